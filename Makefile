@@ -1,0 +1,43 @@
+# `make audit` and `make test` set everything up on a fresh machine:
+# a virtualenv with the package, and Coq from the distribution when it is missing.
+PY    ?= python3
+VENV  ?= .venv
+BIN   := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: audit audit-quick test bench coq-tools proofs clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $(STAMP)
+
+# Coq is a system package; install it when we are root, otherwise say what to run.
+coq-tools:
+	@if ! command -v coqc >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Coq from the distribution's packages (apt-get install -y coq)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq coq >/dev/null; \
+	  else \
+	    echo "Coq is not installed: run 'sudo apt-get install -y coq' (the audit reports Coq as skipped until then)"; \
+	  fi; \
+	fi
+
+proofs: coq-tools
+	$(MAKE) -C proofs/coq
+
+audit: $(STAMP) coq-tools
+	$(BIN)/absorb audit
+
+audit-quick: $(STAMP) coq-tools
+	$(BIN)/absorb audit --quick
+
+test: $(STAMP) coq-tools
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis
+	-$(MAKE) -C proofs/coq clean

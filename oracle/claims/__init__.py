@@ -1,0 +1,15 @@
+"""One module per claim of proofs/claims.toml; each registers its oracle checks.
+
+    skip_reduction   -- skip-reduction (Lemma 4)
+    homogeneous      -- homogeneous-impossible (Prop. 5), homogeneous-any-width
+    gated            -- gated-impossible (Prop. 6), gated-continuity
+    depth            -- depth-impossible (Cor. 7), depth-any
+    relu_gelu        -- relu-gelu-iff (Thms. 8 and 10)
+    non_generic      -- non-generic (Cor. 11)
+    absorption_width -- absorption-width
+    glu_flip         -- glu-flip
+    boundary         -- the boundary counterexamples (each hypothesis is needed)
+"""
+
+CLAIM_MODULES = ["skip_reduction", "homogeneous", "gated", "depth", "relu_gelu",
+                 "non_generic", "absorption_width", "glu_flip", "boundary"]

@@ -1,0 +1,144 @@
+"""What every claim module shares: certificates, registered checks, and the runner.
+
+A claim module registers
+
+  * oracle checks -- ``@oracle_check(claim, strategy, recheck, precision)`` on a
+    function ``instance -> Certificate``; the registry's ``oracle`` field names one.
+    ``recheck(cert_dict) -> bool`` must re-verify the certificate from its JSON
+    form alone (weights and witnesses are stored in the certificate as exact
+    strings or float lists), without trusting the function that produced it.
+  * boundary counterexamples -- ``@counterexample(claims, dropped)`` on a function
+    ``() -> Certificate`` whose ``holds`` means: the conclusion of the claim
+    really fails on this explicit instance once the hypothesis is dropped.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable, Optional
+
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+
+@dataclass
+class Certificate:
+    """The outcome of one check, with the data that lets anyone re-check it."""
+
+    claim: str
+    holds: bool
+    exact: bool  # rests on exact rationals, rigorous balls, or a proved theorem
+    method: str  # e.g. "exact rationals", "arb balls at 128 bits", "float64 (not exact)"
+    data: dict[str, Any] = field(default_factory=dict)
+    reason: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"claim": self.claim, "holds": self.holds, "exact": self.exact,
+                "method": self.method, "reason": self.reason, "data": self.data}
+
+
+@dataclass
+class CheckInfo:
+    """Metadata attached to a registered oracle check."""
+
+    claim: str
+    strategy: st.SearchStrategy
+    recheck: Callable[[dict[str, Any]], bool]
+    precision: str
+
+
+@dataclass
+class CounterexampleInfo:
+    """Metadata attached to a registered boundary counterexample."""
+
+    claims: tuple[str, ...]
+    dropped: str  # the hypothesis tag that this instance drops
+    description: str
+
+
+def oracle_check(claim: str, strategy: st.SearchStrategy,
+                 recheck: Callable[[dict[str, Any]], bool], precision: str) -> Callable:
+    """Register a function instance -> Certificate as the oracle check of a claim."""
+    def wrap(fn: Callable[[Any], Certificate]) -> Callable[[Any], Certificate]:
+        fn.check_info = CheckInfo(claim, strategy, recheck, precision)  # type: ignore[attr-defined]
+        return fn
+    return wrap
+
+
+COUNTEREXAMPLES: list[Callable[[], Certificate]] = []
+
+
+def counterexample(claims: tuple[str, ...], dropped: str, description: str) -> Callable:
+    """Register a function () -> Certificate exhibiting a boundary case of some claims."""
+    def wrap(fn: Callable[[], Certificate]) -> Callable[[], Certificate]:
+        fn.counterexample_info = CounterexampleInfo(tuple(claims), dropped, description)  # type: ignore[attr-defined]
+        COUNTEREXAMPLES.append(fn)
+        return fn
+    return wrap
+
+
+def resolve(ref: str) -> Callable:
+    """Import 'package.module:function' and return the function."""
+    mod, _, name = ref.partition(":")
+    return getattr(importlib.import_module(mod), name)
+
+
+@dataclass
+class RunResult:
+    """What running one oracle check on generated instances gave."""
+
+    claim: str
+    instances: int
+    passed: bool
+    exact_instances: int
+    precision: str
+    seconds: float
+    failure: Optional[str] = None
+    sample: Optional[dict[str, Any]] = None  # one certificate, for the report
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return dict(self.__dict__)
+
+
+def run_check(fn: Callable[[Any], Certificate], n: int, seed: int = 0) -> RunResult:
+    """Run a registered check on n hypothesis-generated instances; every certificate is re-checked."""
+    info: CheckInfo = fn.check_info  # type: ignore[attr-defined]
+    certs: list[Certificate] = []
+    start = time.perf_counter()
+
+    @settings(max_examples=n, database=None, deadline=None, derandomize=True,
+              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @given(info.strategy)
+    def body(instance: Any) -> None:
+        cert = fn(instance)
+        certs.append(cert)
+        assert cert.holds, f"check failed: {cert.reason}"
+        assert info.recheck(cert.as_dict()), "certificate did not re-check from its own data"
+
+    failure = None
+    try:
+        body()
+    except Exception as e:  # the runner reports any failure instead of crashing the audit
+        failure = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+    return RunResult(
+        claim=info.claim, instances=len(certs), passed=failure is None and bool(certs),
+        exact_instances=sum(c.exact for c in certs), precision=info.precision,
+        seconds=time.perf_counter() - start, failure=failure,
+        sample=certs[0].as_dict() if certs else None)
+
+
+# ---------------------------------------------------------------- helpers for data
+
+def q_str(x: Fraction) -> str:
+    """Exact string form of a rational, for certificates."""
+    return f"{x.numerator}/{x.denominator}" if x.denominator != 1 else str(x.numerator)
+
+
+def q_parse(s: str) -> Fraction:
+    """Inverse of q_str."""
+    return Fraction(s)
