@@ -1,0 +1,4 @@
+import SkipAbsorption.Basic
+import SkipAbsorption.Homogeneous
+import SkipAbsorption.Gated
+import SkipAbsorption.Depth
