@@ -281,3 +281,26 @@ Qed.
 (** Nonzero matrix: some entry in the [d x d] range is nonzero. *)
 Definition nonzero_mat (d : nat) (M : mat) : Prop :=
   exists i j, (i < d)%nat /\ (j < d)%nat /\ M i j <> 0.
+
+Lemma mv_plus : forall n A x y i,
+  mv n A (fun j => x j + y j) i = mv n A x i + mv n A y i.
+Proof. intros. unfold mv. rewrite <- sum_plus. apply sum_ext. intros. ring. Qed.
+
+Lemma mv_minus : forall n A x y i,
+  mv n A (fun j => x j - y j) i = mv n A x i - mv n A y i.
+Proof. intros. unfold mv. rewrite <- sum_minus. apply sum_ext. intros. ring. Qed.
+
+Lemma mv_row_ext : forall n A B x i,
+  (forall j, (j < n)%nat -> A i j = B i j) -> mv n A x i = mv n B x i.
+Proof. intros. unfold mv. apply sum_ext. intros. rewrite H by assumption. reflexivity. Qed.
+
+Lemma matmul_assoc : forall n A B C i j,
+  matmul n A (matmul n B C) i j = matmul n (matmul n A B) C i j.
+Proof.
+  intros. change (matmul n A (matmul n B C) i j) with (mv n A (fun k => matmul n B C k j) i).
+  change (matmul n (matmul n A B) C i j) with (mv n (matmul n A B) (fun k => C k j) i).
+  rewrite mv_matmul. reflexivity.
+Qed.
+
+Lemma matmul_ident_l : forall n A i j, (i < n)%nat -> matmul n ident A i j = A i j.
+Proof. intros. unfold matmul, ident. apply (sum_kron_l n (fun k => A k j)). assumption. Qed.
