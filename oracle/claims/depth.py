@@ -1,0 +1,202 @@
+"""Claims depth-impossible (Cor. 7) and depth-any.
+
+A map is flat at 0 when it vanishes there and is o(|x|). Bias-free relu2, reglu, bilinear blocks
+(homogeneous of degree 2) and swiglu, geglu blocks (gate vanishing and continuous at 0) are flat.
+A residual stack F = F_L o ... o F_1 with F_l(x) = M_l x + B_l(x) is then P x + (flat) with
+P = M_L ... M_1, while any composition of flat plain blocks, of any number and widths, is flat.
+So F(t v)/t -> P v and the plain composition's quotient -> 0: when P v != 0 they differ.
+
+Certificate: the exact product P, a direction v with P v != 0, the first t = 2^-j where the two
+compositions differ rigorously at t v (exact rationals when every block is polynomial, arb balls
+otherwise), and a t where (F(tv) - Q(tv))/t is enclosed within a stated rational distance of P v
+(less than half of max |(P v)_i|).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Optional
+
+from hypothesis import strategies as st
+
+from .. import arith
+from ..blocks import Block, Stack
+from ..strategies import blocks
+from .base import Certificate, oracle_check
+from .gated import BALL_PREC, choose_direction, ray_witness, verify_ray_witness
+from .skip_reduction import (is_zero_matrix, property_is_proved, qeye, qmat_str, qmatmul,
+                             qmatvec, qvec_parse, qvec_str, safe_recheck, skip_matrix,
+                             stack_from_json, stack_to_json)
+
+CLAIM_ID = "depth-impossible"
+CLAIM_ANY = "depth-any"
+KINDS = ["relu2", "reglu", "bilinear", "swiglu", "geglu"]
+
+
+@dataclass
+class DepthInstance:
+    """A residual stack, a plain stack (any depth and widths), optionally a direction v."""
+
+    residual: Stack
+    plain: Stack
+    direction: Optional[list[Fraction]] = None
+
+
+def is_flat(b: Block) -> bool:
+    """Flat at 0, re-derived: homogeneous of block degree > 1, or a gate vanishing and continuous at 0."""
+    if b.has_bias:
+        return False
+    a = b.act
+    if a.block_degree is not None and a.block_degree > 1:
+        return property_is_proved(b.activation, "homogeneity_degree")
+    return a.gated and a.value_at_0 == 0 and property_is_proved(b.activation, "value_at_0") \
+        and a.continuous_at_0 and property_is_proved(b.activation, "continuous_at_0")
+
+
+def skip_product(s: Stack) -> list[list[Fraction]]:
+    """M_L ... M_1 exactly (the first block's skip is applied first)."""
+    P = qeye(s.blocks[0].d)
+    for b in s.blocks:
+        P = qmatmul(skip_matrix(b), P)
+    return P
+
+
+def _hypotheses(R: Stack, Q: Stack, identity: bool) -> dict[str, Any]:
+    d = R.blocks[0].d
+    h = {
+        "residual_blocks_residual": all(b.kind == "residual" for b in R.blocks),
+        "plain_blocks_plain": all(b.kind == "plain" for b in Q.blocks),
+        "res_blocks_flat": all(is_flat(b) for b in R.blocks),
+        "plain_blocks_flat": all(is_flat(b) for b in Q.blocks),
+        "d_pos": d > 0,
+        "dims_match": Q.blocks[0].d == d,
+        "skip_product_nonzero": not is_zero_matrix(skip_product(R)),
+    }
+    if identity:
+        h["identity_skips"] = all(skip_matrix(b) == qeye(d) for b in R.blocks)
+    return h
+
+
+def _backend(R: Stack, Q: Stack) -> str:
+    exact = all(b.act.exact is not None for b in R.blocks + Q.blocks)
+    return "exact" if exact else "ball"
+
+
+def _evaluator(s: Stack, backend: str):
+    if backend == "exact":
+        return lambda x: s.evaluate(x, "exact")
+    return lambda x: s.evaluate(x, "ball", BALL_PREC)
+
+
+def _certify(data: dict[str, Any], identity: bool) -> Certificate:
+    with arith.precision("ball", BALL_PREC):
+        return _certify_at_prec(data, identity)
+
+
+def _certify_at_prec(data: dict[str, Any], identity: bool) -> Certificate:
+    claim = CLAIM_ID if identity else CLAIM_ANY
+    R, Q = stack_from_json(data["residual"]), stack_from_json(data["plain"])
+    hyp = _hypotheses(R, Q, identity)
+    out: dict[str, Any] = {"residual": data["residual"], "plain": data["plain"],
+                           "hypotheses": hyp, "direction": data.get("direction")}
+    backend = _backend(R, Q)
+    method = "exact rationals" if backend == "exact" else f"arb balls at {BALL_PREC} bits"
+    failed = [k for k, v in hyp.items() if v is False]
+    if failed:
+        return Certificate(claim, False, True, method, out, "hypothesis fails: " + ", ".join(failed))
+    P = skip_product(R)
+    out["skip_product"] = qmat_str(P)
+    given = qvec_parse(data["direction"]) if data.get("direction") is not None else None
+    v = choose_direction(P, given)
+    ray = ray_witness(_evaluator(R, backend), _evaluator(Q, backend), v, qmatvec(P, v), backend)
+    out["ray"] = ray
+    ok = ray["witness"] is not None and ray["quotient"] is not None
+    reason = ("the stacks differ rigorously at t v; the quotient is enclosed near M_L...M_1 v"
+              if ok else "no rigorous witness found")
+    return Certificate(claim, ok, ok, method, out, reason)
+
+
+def _instance_data(instance: Any) -> dict[str, Any]:
+    if isinstance(instance, tuple):
+        instance = DepthInstance(*instance)
+    return {"residual": stack_to_json(instance.residual), "plain": stack_to_json(instance.plain),
+            "direction": qvec_str(instance.direction) if instance.direction is not None else None}
+
+
+def _recheck(cert: dict[str, Any], identity: bool) -> bool:
+    if cert.get("claim") != (CLAIM_ID if identity else CLAIM_ANY) or not cert.get("holds"):
+        return False
+    data = cert["data"]
+    R, Q = stack_from_json(data["residual"]), stack_from_json(data["plain"])
+    hyp = _hypotheses(R, Q, identity)
+    if hyp != data["hypotheses"] or any(v is False for v in hyp.values()):
+        return False
+    P = skip_product(R)
+    ray = data["ray"]
+    if data["skip_product"] != qmat_str(P) or qvec_parse(ray["Pv"]) != qmatvec(P, qvec_parse(ray["v"])):
+        return False
+    backend = ray["backend"]
+    if backend != _backend(R, Q) and backend != "ball":
+        return False
+    with arith.precision("ball", BALL_PREC):
+        return verify_ray_witness(_evaluator(R, backend), _evaluator(Q, backend), ray)
+
+
+@safe_recheck
+def recheck_identity_skips(cert: dict[str, Any]) -> bool:
+    """Re-verify a depth-impossible certificate from its JSON alone."""
+    return _recheck(cert, True)
+
+
+@safe_recheck
+def recheck_general_skips(cert: dict[str, Any]) -> bool:
+    """Re-verify a depth-any certificate from its JSON alone."""
+    return _recheck(cert, False)
+
+
+# ================================================================ strategies
+
+def _direction(d: int) -> st.SearchStrategy:
+    q = st.builds(Fraction, st.integers(-4, 4), st.integers(1, 2))
+    return st.one_of(st.none(), st.lists(q, min_size=d, max_size=d))
+
+
+@st.composite
+def depth_instances(draw: st.DrawFn, identity: bool) -> DepthInstance:
+    """A residual stack of 1..3 flat blocks and a plain stack of 1..3 flat blocks of any widths."""
+    d = draw(st.integers(1, 3))
+    L = draw(st.integers(1, 3))
+    widths = [draw(st.integers(1, 4)) for _ in range(L)]
+    skip = "identity" if identity else draw(st.sampled_from(["any", "identity", "mixed"]))
+    res = []
+    for m in widths:
+        sk = skip if skip != "mixed" else draw(st.sampled_from(["any", "identity"]))
+        res.append(draw(blocks(draw(st.sampled_from(KINDS)), d=d, m=m, skip=sk)))
+    R = Stack(res)
+    if not identity:
+        from hypothesis import assume
+        assume(not is_zero_matrix(skip_product(R)))
+    # Half of the candidates copy the residual stack's depth and widths (the paper's statement).
+    if draw(st.booleans()):
+        pw = widths
+    else:
+        pw = [draw(st.integers(1, 4)) for _ in range(draw(st.integers(1, 3)))]
+    Q = Stack([draw(blocks(draw(st.sampled_from(KINDS)), d=d, m=m, skip="none")) for m in pw])
+    return DepthInstance(R, Q, draw(_direction(d)))
+
+
+# ================================================================ registered checks
+
+@oracle_check(CLAIM_ID, depth_instances(True), recheck_identity_skips,
+              f"exact rationals (polynomial kinds), arb balls at {BALL_PREC} bits otherwise")
+def check_identity_skips(instance: Any) -> Certificate:
+    """Certify that a residual stack with identity skips is no composition of flat plain blocks."""
+    return _certify(_instance_data(instance), True)
+
+
+@oracle_check(CLAIM_ANY, depth_instances(False), recheck_general_skips,
+              f"exact rationals (polynomial kinds), arb balls at {BALL_PREC} bits otherwise")
+def check_general_skips(instance: Any) -> Certificate:
+    """Certify the same with skips M_l whose product is nonzero (checked exactly)."""
+    return _certify(_instance_data(instance), False)

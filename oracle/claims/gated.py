@@ -1,0 +1,320 @@
+"""Claims gated-impossible (Prop. 6) and gated-continuity.
+
+A bias-free gated block B(x) = W_down (g(W_gate x) * (W_up x)) with g(0) = 0 is flat at the
+origin: B(0) = 0 and |B(x)|/|x| -> 0 (each unit is g(a.x) (u.x) and g(a.x) -> 0). Hence
+F(x) = M x + B(x) has F(t v)/t -> M v while every such plain block B' has B'(t v)/t -> 0, so
+F != B' as soon as M v != 0.
+
+check_jacobian (gated-impossible, same gate and width): the Jacobian of a gated block at 0 is
+W_down diag(g(0)) W_up (the term with g'(0) is multiplied by W_up 0 = 0), which is the zero
+matrix exactly because g(0) = 0 (catalog value, re-derived by sympy); F's Jacobian is M.
+
+check_continuity (gated-continuity, any width, any candidate gate vanishing at 0 and continuous
+there): no derivative is used. Both checks also give a rigorous pointwise witness: along
+x = t v, t = 2^-j, the first j at which the arb enclosure of F(x) - B'(x) excludes 0, and a t at
+which the enclosure of the difference quotient (F(t v) - B'(t v))/t lies within a stated
+rational distance of M v (less than half of max |(M v)_i|).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable, Optional
+
+from hypothesis import strategies as st
+
+from .. import activations, arith
+from ..blocks import Block, exact_matrix
+from ..strategies import blocks
+from .base import Certificate, oracle_check, q_parse, q_str
+from .skip_reduction import (ball_abs_upper, ball_str, block_from_json, block_to_json,
+                             is_zero_matrix, property_is_proved, q_to_arb, qmat_str, qmatmul,
+                             qmatvec, qvec_parse, qvec_str, safe_recheck, skip_matrix)
+
+CLAIM_JAC = "gated-impossible"
+CLAIM_CONT = "gated-continuity"
+BALL_PREC = 256
+MAX_J = 200
+
+# Gates with g(0) = 0 that are differentiable at 0 and not homogeneous (the Prop. 6 gates).
+SMOOTH_GATES = [n for n, a in activations.CATALOG.items()
+                if a.gated and a.value_at_0 == 0 and a.differentiable_at_0
+                and a.block_degree is None]
+# Gates with g(0) = 0 and g continuous at 0 (candidates for gated-continuity).
+CONTINUOUS_GATES = [n for n, a in activations.CATALOG.items()
+                    if a.gated and a.value_at_0 == 0 and a.continuous_at_0]
+
+
+@dataclass
+class GatedInstance:
+    """A residual gated block F, a candidate plain gated block B', optionally a direction v."""
+
+    residual: Block
+    plain: Block
+    direction: Optional[list[Fraction]] = None
+
+
+# ================================================================ ray witness (shared with depth)
+
+Evaluator = Callable[[list[Fraction]], list[Any]]
+
+
+def _diff_at(f: Evaluator, p: Evaluator, x: list[Fraction], backend: str) -> list[Any]:
+    if backend == "exact":
+        return [Fraction(a) - Fraction(b) for a, b in zip(f(x), p(x))]
+    return [a - b for a, b in zip(f(x), p(x))]
+
+
+def _nonzero(v: Any, backend: str) -> bool:
+    return v != 0 if backend == "exact" else not v.contains(0)
+
+
+def _quotient_error(D: list[Any], t: Fraction, Pv: list[Fraction], backend: str
+                    ) -> tuple[Fraction, list[str]]:
+    """An exact rational upper bound of max_i |D_i/t - (Pv)_i|, and the quotient for display."""
+    if backend == "exact":
+        qt = [d / t for d in D]
+        return max(abs(a - b) for a, b in zip(qt, Pv)), qvec_str(qt)
+    qt = [d / q_to_arb(t) for d in D]
+    return max(ball_abs_upper(a - q_to_arb(b)) for a, b in zip(qt, Pv)), [ball_str(a) for a in qt]
+
+
+def _show(D: list[Any], backend: str) -> list[str]:
+    return qvec_str(D) if backend == "exact" else [ball_str(v) for v in D]
+
+
+def ray_witness(f: Evaluator, p: Evaluator, v: list[Fraction], Pv: list[Fraction],
+                backend: str, max_j: int = MAX_J) -> dict[str, Any]:
+    """Search t = 2^-j: the first t with f(tv) != p(tv) rigorously, and a t where the quotient is near Pv."""
+    target = max(abs(a) for a in Pv) / 2
+    out: dict[str, Any] = {"v": qvec_str(v), "Pv": qvec_str(Pv), "backend": backend,
+                           "witness": None, "quotient": None}
+    for j in range(max_j + 1):
+        t = Fraction(1, 2**j)
+        x = [t * a for a in v]
+        D = _diff_at(f, p, x, backend)
+        if out["witness"] is None and any(_nonzero(a, backend) for a in D):
+            out["witness"] = {"j": j, "x": qvec_str(x), "difference": _show(D, backend)}
+        err, qt = _quotient_error(D, t, Pv, backend)
+        if err < target:
+            out["quotient"] = {"j": j, "quotient": qt, "error_bound": q_str(err),
+                               "half_max_Pv": q_str(target)}
+            break
+    return out
+
+
+def verify_ray_witness(f: Evaluator, p: Evaluator, w: dict[str, Any]) -> bool:
+    """Re-verify a ray_witness record directly at its stored points (not by repeating the search)."""
+    backend = w["backend"]
+    v, Pv = qvec_parse(w["v"]), qvec_parse(w["Pv"])
+    if not any(Pv) or w["witness"] is None or w["quotient"] is None:
+        return False
+    wit = w["witness"]
+    t = Fraction(1, 2 ** int(wit["j"]))
+    x = qvec_parse(wit["x"])
+    if x != [t * a for a in v]:
+        return False
+    D = _diff_at(f, p, x, backend)
+    # The stored values must be what the weights give (a tampered weight changes them).
+    if not any(_nonzero(a, backend) for a in D) or _show(D, backend) != wit["difference"]:
+        return False
+    qu = w["quotient"]
+    t = Fraction(1, 2 ** int(qu["j"]))
+    D = _diff_at(f, p, [t * a for a in v], backend)
+    err, shown = _quotient_error(D, t, Pv, backend)
+    bound, half = q_parse(qu["error_bound"]), q_parse(qu["half_max_Pv"])
+    return half == max(abs(a) for a in Pv) / 2 and err <= bound < half and shown == qu["quotient"]
+
+
+# ================================================================ hypotheses and Jacobians
+
+def _gate_facts(name: str) -> dict[str, bool]:
+    a = activations.get(name)
+    return {
+        "gated": a.gated,
+        "gate_zero_at_0": a.gated and a.value_at_0 == 0 and property_is_proved(name, "value_at_0"),
+        "gate_continuous_at_0": a.continuous_at_0 and property_is_proved(name, "continuous_at_0"),
+        "gate_differentiable_at_0": a.differentiable_at_0
+        and property_is_proved(name, "differentiable_at_0"),
+    }
+
+
+def jacobian_at_0(b: Block) -> list[list[Fraction]]:
+    """Exact Jacobian at 0 of a bias-free gated block: W_down diag(g(0)) W_up.
+
+    The product rule also gives W_down diag(g'(0) (W_up 0)) W_gate, which is 0 because the
+    value factor W_up x vanishes at x = 0 (g'(0) only has to exist).
+    """
+    g0 = b.act.value_at_0
+    W, U = exact_matrix(b.W_down), exact_matrix(b.W_up)
+    return qmatmul([[w * g0 for w in row] for row in W], U)
+
+
+def _hypotheses(F: Block, P: Block, jac: bool) -> dict[str, Any]:
+    gF, gP = _gate_facts(F.activation), _gate_facts(P.activation)
+    M = skip_matrix(F) if F.kind == "residual" else None
+    h = {
+        "residual_is_residual": F.kind == "residual", "candidate_is_plain": P.kind == "plain",
+        "bias_free": not F.has_bias and not P.has_bias,
+        "gated": gF["gated"] and gP["gated"],
+        "gate_zero_at_0": gF["gate_zero_at_0"] and gP["gate_zero_at_0"],
+        "M_nonzero": M is not None and not is_zero_matrix(M),
+    }
+    if jac:
+        h["gate_differentiable_at_0"] = gF["gate_differentiable_at_0"] and \
+            gP["gate_differentiable_at_0"]
+        h["same_gate_and_width"] = F.activation == P.activation and F.m == P.m
+    else:
+        h["gate_continuous_at_0"] = gF["gate_continuous_at_0"] and gP["gate_continuous_at_0"]
+    return h
+
+
+def choose_direction(M: list[list[Fraction]], given: Optional[list[Fraction]]
+                     ) -> Optional[list[Fraction]]:
+    """The given direction if M v != 0, else the basis vector of M's largest nonzero column."""
+    if given is not None and any(qmatvec(M, given)):
+        return given
+    d = len(M)
+    cols = [max(abs(M[i][j]) for i in range(d)) for j in range(d)]
+    best = max(range(d), key=lambda j: cols[j])
+    if cols[best] == 0:
+        return None
+    return [Fraction(int(i == best)) for i in range(d)]
+
+
+def _evaluator(b: Any, backend: str) -> Evaluator:
+    if backend == "exact":
+        return lambda x: b.evaluate(x, "exact")
+    return lambda x: b.evaluate(x, "ball", BALL_PREC)
+
+
+def _certify(data: dict[str, Any], jac: bool) -> Certificate:
+    with arith.precision("ball", BALL_PREC):
+        return _certify_at_prec(data, jac)
+
+
+def _certify_at_prec(data: dict[str, Any], jac: bool) -> Certificate:
+    claim = CLAIM_JAC if jac else CLAIM_CONT
+    F, P = block_from_json(data["residual"]), block_from_json(data["plain"])
+    hyp = _hypotheses(F, P, jac)
+    out: dict[str, Any] = {"residual": data["residual"], "plain": data["plain"],
+                           "hypotheses": hyp, "direction": data.get("direction")}
+    method = f"exact rationals + arb balls at {BALL_PREC} bits"
+    failed = [k for k, v in hyp.items() if v is False]
+    if failed:
+        return Certificate(claim, False, True, method, out, "hypothesis fails: " + ", ".join(failed))
+    M = skip_matrix(F)
+    ok = True
+    if jac:
+        JB, JP = jacobian_at_0(F.without_skip()), jacobian_at_0(P)
+        JF = [[m + b for m, b in zip(r1, r2)] for r1, r2 in zip(M, JB)]
+        out["jacobian"] = {"g0_residual": q_str(F.act.value_at_0),
+                           "g0_candidate": q_str(P.act.value_at_0),
+                           "J_B": qmat_str(JB), "J_candidate": qmat_str(JP), "J_F": qmat_str(JF),
+                           "J_B_is_zero": is_zero_matrix(JB), "J_candidate_is_zero": is_zero_matrix(JP),
+                           "J_F_equals_M": JF == M, "jacobians_differ": JF != JP}
+        ok = is_zero_matrix(JB) and is_zero_matrix(JP) and JF == M and JF != JP
+    given = qvec_parse(data["direction"]) if data.get("direction") is not None else None
+    v = choose_direction(M, given)
+    backend = "exact" if F.act.exact is not None and P.act.exact is not None else "ball"
+    ray = ray_witness(_evaluator(F, backend), _evaluator(P, backend), v, qmatvec(M, v), backend)
+    out["ray"] = ray
+    ok = ok and ray["witness"] is not None and ray["quotient"] is not None
+    reason = ("F and B' differ at a rigorously enclosed point; (F - B')(tv)/t is enclosed near Mv"
+              if ok else "no rigorous witness found")
+    return Certificate(claim, ok, ok, method, out, reason)
+
+
+def _instance_data(instance: Any) -> dict[str, Any]:
+    if isinstance(instance, tuple):
+        instance = GatedInstance(*instance)
+    return {"residual": block_to_json(instance.residual), "plain": block_to_json(instance.plain),
+            "direction": qvec_str(instance.direction) if instance.direction is not None else None}
+
+
+def _recheck(cert: dict[str, Any], jac: bool) -> bool:
+    if cert.get("claim") != (CLAIM_JAC if jac else CLAIM_CONT) or not cert.get("holds"):
+        return False
+    data = cert["data"]
+    F, P = block_from_json(data["residual"]), block_from_json(data["plain"])
+    hyp = _hypotheses(F, P, jac)
+    if hyp != data["hypotheses"] or any(v is False for v in hyp.values()):
+        return False
+    M = skip_matrix(F)
+    ray = data["ray"]
+    if qvec_parse(ray["Pv"]) != qmatvec(M, qvec_parse(ray["v"])):
+        return False
+    if jac:
+        JB, JP = jacobian_at_0(F.without_skip()), jacobian_at_0(P)
+        j = data["jacobian"]
+        if not (is_zero_matrix(JB) and is_zero_matrix(JP) and j["J_F"] == qmat_str(M)
+                and M != JP and j["J_B"] == qmat_str(JB) and j["J_candidate"] == qmat_str(JP)):
+            return False
+    backend = ray["backend"]
+    if backend == "exact" and (F.act.exact is None or P.act.exact is None):
+        return False
+    with arith.precision("ball", BALL_PREC):
+        return verify_ray_witness(_evaluator(F, backend), _evaluator(P, backend), ray)
+
+
+@safe_recheck
+def recheck_jacobian(cert: dict[str, Any]) -> bool:
+    """Re-verify a gated-impossible certificate from its JSON alone."""
+    return _recheck(cert, True)
+
+
+@safe_recheck
+def recheck_continuity(cert: dict[str, Any]) -> bool:
+    """Re-verify a gated-continuity certificate from its JSON alone."""
+    return _recheck(cert, False)
+
+
+# ================================================================ strategies
+
+def _nonzero_skip(b: Block) -> bool:
+    return not is_zero_matrix(skip_matrix(b))
+
+
+def _direction(d: int) -> st.SearchStrategy:
+    q = st.builds(Fraction, st.integers(-4, 4), st.integers(1, 2))
+    return st.one_of(st.none(), st.lists(q, min_size=d, max_size=d))
+
+
+@st.composite
+def jacobian_instances(draw: st.DrawFn) -> GatedInstance:
+    """A residual smooth-gated block with nonzero M and a plain block of the same gate and width."""
+    gate = draw(st.sampled_from(SMOOTH_GATES))
+    d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
+    F = draw(blocks(gate, d=d, m=m, skip=draw(st.sampled_from(["identity", "any"])))
+             .filter(_nonzero_skip))
+    P = draw(st.one_of(blocks(gate, d=d, m=m, skip="none"), st.just(F.without_skip())))
+    return GatedInstance(F, P, draw(_direction(d)))
+
+
+@st.composite
+def continuity_instances(draw: st.DrawFn) -> GatedInstance:
+    """A residual smooth-gated block with nonzero M and a plain block of any zero-at-0 gate and width."""
+    gate = draw(st.sampled_from(SMOOTH_GATES))
+    d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
+    F = draw(blocks(gate, d=d, m=m, skip=draw(st.sampled_from(["identity", "any"])))
+             .filter(_nonzero_skip))
+    P = draw(blocks(draw(st.sampled_from(CONTINUOUS_GATES)), d=d, m=draw(st.integers(1, 6)),
+                    skip="none"))
+    return GatedInstance(F, P, draw(_direction(d)))
+
+
+# ================================================================ registered checks
+
+@oracle_check(CLAIM_JAC, jacobian_instances(), recheck_jacobian,
+              f"exact Jacobians + arb balls at {BALL_PREC} bits")
+def check_jacobian(instance: Any) -> Certificate:
+    """Certify F != B' for a smooth gate (g(0) = 0): Jacobians M and 0 at the origin, plus a witness."""
+    return _certify(_instance_data(instance), True)
+
+
+@oracle_check(CLAIM_CONT, continuity_instances(), recheck_continuity,
+              f"arb balls at {BALL_PREC} bits")
+def check_continuity(instance: Any) -> Certificate:
+    """Certify F != B' for any-width candidates with a gate vanishing and continuous at 0."""
+    return _certify(_instance_data(instance), False)

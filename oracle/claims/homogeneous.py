@@ -1,0 +1,325 @@
+"""Claims homogeneous-impossible (Prop. 5) and homogeneous-any-width.
+
+Let B, B' be positively homogeneous of degree k (bias-free relu2, reglu, bilinear blocks:
+k = 2), F(x) = M x + B(x) and e = F - B'. Then, for every x and s > 0,
+
+    e(s x) - s^k e(x) = (s - s^k) M x,
+
+because the degree-k parts cancel. With s = 2 and M x != 0 the right side is nonzero, so
+e(x) or e(2x) is nonzero: an exact witness that F != B'. Nothing here uses the widths.
+
+Quantitative form (any width): from the same identity and the triangle inequality,
+max(|e(v)|, |e(s v)|) >= ((s - s^k)/(1 + s^k)) |M v| for 0 < s < 1; for k = 2 and a rational s
+near sqrt 2 - 1 the factor is a rational lower bound of (sqrt 2 - 1)/2 within 1e-6.
+Both sides are compared through exact squared Euclidean norms.
+
+The general-k constant c_k = max_{0<s<1} |s - s^k|/(1 + s^k) (absolute value: for k < 1 the
+difference s - s^k is negative, see the informal proof's correction) is computed with mpmath
+for k = 2, 3, 1/2 and compared with its closed form; for k = 3 the inequality is also checked
+exactly on degree-3 maps x -> W_down relu(W_up x)^3 built from the instance's weights.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Optional
+
+import mpmath
+import numpy as np
+from hypothesis import strategies as st
+
+from .. import activations
+from ..blocks import Block
+from ..strategies import blocks
+from .base import Certificate, oracle_check, q_str
+from .skip_reduction import (block_from_json, block_to_json, exact_matrix, is_zero_matrix,
+                             property_is_proved, qmatvec, qvec_parse, qvec_str, safe_recheck,
+                             skip_matrix)
+
+CLAIM_SAME = "homogeneous-impossible"
+CLAIM_ANY = "homogeneous-any-width"
+DEGREE_2 = [n for n, a in activations.CATALOG.items() if a.block_degree == 2]
+
+# A rational close to sqrt 2 - 1 (from the convergent 577/408 of sqrt 2).
+S_NEAR_SQRT2_M1 = Fraction(169, 408)
+TOLERANCE = Fraction(1, 10**6)
+
+
+@dataclass
+class HomogeneousInstance:
+    """A residual block F, a candidate plain block B', and optionally a point to use."""
+
+    residual: Block
+    plain: Block
+    point: Optional[list[Fraction]] = None
+
+
+# ================================================================ exact pieces
+
+def sqnorm(v: list[Fraction]) -> Fraction:
+    """Exact squared Euclidean norm."""
+    return sum((x * x for x in v), Fraction(0))
+
+
+def error_map(F: Block, P: Block, x: list[Fraction]) -> list[Fraction]:
+    """e(x) = F(x) - P(x) in exact rationals."""
+    return [Fraction(a) - Fraction(b) for a, b in zip(F.evaluate(x, "exact"), P.evaluate(x, "exact"))]
+
+
+def scaling_identity(F: Block, P: Block, x: list[Fraction], k: int,
+                     s: Fraction = Fraction(2)) -> dict[str, Any]:
+    """Evaluate e(s x) - s^k e(x) and (s - s^k) M x exactly; 'holds' says if they agree."""
+    M = skip_matrix(F)
+    ex = error_map(F, P, x)
+    esx = error_map(F, P, [s * v for v in x])
+    lhs = [b - s**k * a for a, b in zip(ex, esx)]
+    Mx = qmatvec(M, x)
+    rhs = [(s - s**k) * v for v in Mx]
+    return {"x": qvec_str(x), "s": q_str(s), "k": k, "Mx": qvec_str(Mx), "e_x": qvec_str(ex),
+            "e_sx": qvec_str(esx), "lhs": qvec_str(lhs), "rhs": qvec_str(rhs), "holds": lhs == rhs}
+
+
+def relu_power(W_up: np.ndarray, W_down: np.ndarray, x: list[Fraction], k: int) -> list[Fraction]:
+    """x -> W_down relu(W_up x)^k exactly: a positively homogeneous map of integer degree k."""
+    up = qmatvec(exact_matrix(W_up), x)
+    hidden = [max(u, Fraction(0)) ** k for u in up]
+    return qmatvec(exact_matrix(W_down), hidden)
+
+
+def ratio(s: Fraction, k: int) -> Fraction:
+    """(s - s^k)/(1 + s^k) for integer k, exactly."""
+    return (s - s**k) / (1 + s**k)
+
+
+def sqrt2_constant_bounds(c: Fraction) -> dict[str, bool]:
+    """Exact checks that c <= (sqrt 2 - 1)/2 and (sqrt 2 - 1)/2 - c < 1e-6."""
+    # c <= (sqrt2 - 1)/2  <=>  2c + 1 <= sqrt2  <=>  (2c + 1)^2 <= 2 (both sides positive).
+    below = 2 * c + 1 > 0 and (2 * c + 1) ** 2 <= 2
+    # (sqrt2 - 1)/2 < c + tol  <=>  sqrt2 < 2(c + tol) + 1  <=>  2 < (2(c + tol) + 1)^2.
+    close = (2 * (c + TOLERANCE) + 1) ** 2 > 2
+    return {"lower_bound": below, "within_1e-6": close}
+
+
+def half_constant_bounds(r: Fraction) -> dict[str, Any]:
+    """k = 1/2 with s = r^2: |s - s^k|/(1 + s^k) = (r - r^2)/(1 + r) against 3 - 2 sqrt 2, exactly."""
+    c = (r - r * r) / (1 + r)
+    # c <= 3 - 2 sqrt2  <=>  2 sqrt2 <= 3 - c  <=>  8 <= (3 - c)^2 (3 - c > 0).
+    below = 3 - c > 0 and (3 - c) ** 2 >= 8
+    close = 3 - c - TOLERANCE > 0 and (3 - c - TOLERANCE) ** 2 < 8
+    return {"s": q_str(r * r), "value": q_str(c), "lower_bound": below, "within_1e-6": close}
+
+
+@functools.lru_cache(maxsize=None)
+def numeric_constant(k_num: int, k_den: int) -> tuple[str, str]:
+    """c_k = max_{0<s<1} |s - s^k|/(1 + s^k) by mpmath (40 digits): (maximiser, value)."""
+    with mpmath.workdps(40):
+        k = mpmath.mpf(k_num) / k_den
+        f = lambda s: abs(s - s**k) / (1 + s**k)  # noqa: E731
+        # A grid start, then Newton on f' (f is smooth on (0,1) since s != s^k there).
+        grid = [mpmath.mpf(i) / 200 for i in range(1, 200)]
+        s0 = max(grid, key=f)
+        s_star = mpmath.findroot(lambda s: mpmath.diff(f, s), s0)
+        return mpmath.nstr(s_star, 30), mpmath.nstr(f(s_star), 30)
+
+
+def general_k_constants() -> dict[str, Any]:
+    """mpmath maxima for k = 2, 3, 1/2 compared with the closed forms (numeric, 40 digits)."""
+    out = {}
+    with mpmath.workdps(40):
+        closed = {"2": (mpmath.sqrt(2) - 1) / 2, "3": mpmath.mpf(1) / 3,
+                  "1/2": 3 - 2 * mpmath.sqrt(2)}
+        for key, (a, b) in {"2": (2, 1), "3": (3, 1), "1/2": (1, 2)}.items():
+            s_star, val = numeric_constant(a, b)
+            agree = abs(mpmath.mpf(val) - closed[key]) < mpmath.mpf(10) ** -25
+            out[key] = {"maximiser": s_star, "value": val, "matches_closed_form": bool(agree)}
+    return out
+
+
+# ================================================================ the certificate
+
+def _hypotheses(F: Block, P: Block, same_width: bool) -> dict[str, Any]:
+    """Exact and symbolic checks of the claim's hypotheses on this pair."""
+    kF, kP = F.act.block_degree, P.act.block_degree
+    M = skip_matrix(F) if F.kind == "residual" else None
+    h = {
+        "residual_is_residual": F.kind == "residual",
+        "candidate_is_plain": P.kind == "plain",
+        "bias_free": not F.has_bias and not P.has_bias,
+        "k": kF,
+        "k_candidate": kP,
+        "same_degree": kF is not None and kF == kP,
+        "k_pos": kF is not None and kF > 0,
+        "k_ne_1": kF is not None and kF != 1,
+        "M_nonzero": M is not None and not is_zero_matrix(M),
+        # sympy re-derivation of the scalar function's homogeneity degree (catalog check).
+        "sigma_homogeneous": kF is not None and property_is_proved(F.activation, "homogeneity_degree"),
+        "tau_homogeneous": kP is not None and property_is_proved(P.activation, "homogeneity_degree"),
+    }
+    if same_width:
+        h["same_kind_and_width"] = F.activation == P.activation and F.m == P.m
+    return h
+
+
+def _choose_point(F: Block, point: Optional[list[Fraction]]) -> Optional[list[Fraction]]:
+    """The given point if M x != 0 there, otherwise a basis vector with a nonzero M column."""
+    M = skip_matrix(F)
+    if point is not None and any(v != 0 for v in qmatvec(M, point)):
+        return point
+    for j in range(F.d):
+        e = [Fraction(int(i == j)) for i in range(F.d)]
+        if any(v != 0 for v in qmatvec(M, e)):
+            return e
+    return None
+
+
+def _quantitative(F: Block, P: Block, v: list[Fraction]) -> dict[str, Any]:
+    """The k = 2 gap bound at v and the k = 3 inequality on relu^3 maps, all exact."""
+    s = S_NEAR_SQRT2_M1
+    ident = scaling_identity(F, P, v, 2, s)
+    c = ratio(s, 2)
+    Mv = qmatvec(skip_matrix(F), v)
+    big = max(sqnorm(qvec_parse(ident["e_x"])), sqnorm(qvec_parse(ident["e_sx"])))
+    # max(|e(v)|, |e(sv)|) >= c |Mv|  <=>  max of squared norms >= c^2 |Mv|^2.
+    gap = {"s": q_str(s), "constant": q_str(c), "identity": ident,
+           "max_sq_norm": q_str(big), "bound_sq": q_str(c * c * sqnorm(Mv)),
+           "M_is_identity": skip_matrix(F) == [[Fraction(int(i == j)) for j in range(F.d)]
+                                               for i in range(F.d)],
+           "holds": ident["holds"] and big >= c * c * sqnorm(Mv),
+           "constant_vs_sqrt2": sqrt2_constant_bounds(c)}
+    # Degree 3: e3 = M x + H3(x) - H3'(x) with H3, H3' relu-cube maps from the two blocks' weights.
+    s3, M = Fraction(1, 2), skip_matrix(F)
+
+    def e3(x: list[Fraction]) -> list[Fraction]:
+        a = relu_power(F.W_up, F.W_down, x, 3)
+        b = relu_power(P.W_up, P.W_down, x, 3)
+        return [m + p - q for m, p, q in zip(qmatvec(M, x), a, b)]
+    ev, esv = e3(v), e3([s3 * t for t in v])
+    lhs = [b - s3**3 * a for a, b in zip(ev, esv)]
+    rhs = [(s3 - s3**3) * t for t in Mv]
+    c3 = ratio(s3, 3)
+    big3 = max(sqnorm(ev), sqnorm(esv))
+    cubic = {"s": q_str(s3), "constant": q_str(c3), "constant_is_one_third": c3 == Fraction(1, 3),
+             "e_v": qvec_str(ev), "e_sv": qvec_str(esv), "identity": lhs == rhs,
+             "holds": lhs == rhs and big3 >= c3 * c3 * sqnorm(Mv)}
+    return {"k2": gap, "k3": cubic, "k_half": half_constant_bounds(S_NEAR_SQRT2_M1),
+            "numeric_constants": general_k_constants()}
+
+
+def _certify(data: dict[str, Any], same_width: bool) -> Certificate:
+    """Recompute a homogeneous certificate from its data (used by the checks and their rechecks)."""
+    claim = CLAIM_SAME if same_width else CLAIM_ANY
+    F, P = block_from_json(data["residual"]), block_from_json(data["plain"])
+    hyp = _hypotheses(F, P, same_width)
+    out: dict[str, Any] = {"residual": data["residual"], "plain": data["plain"],
+                           "hypotheses": hyp}
+    failed = [k for k, v in hyp.items() if v is False]
+    if failed:
+        return Certificate(claim, False, True, "exact rationals", out,
+                           "hypothesis fails: " + ", ".join(failed))
+    k = hyp["k"]
+    given = qvec_parse(data["point"]) if data.get("point") is not None else None
+    x = _choose_point(F, given)
+    if x is None:  # cannot happen when M != 0; kept as a guard
+        return Certificate(claim, False, True, "exact rationals", out, "no x with Mx != 0")
+    out["point"] = qvec_str(given) if given is not None else None
+    ident = scaling_identity(F, P, x, k)
+    ex, e2x = qvec_parse(ident["e_x"]), qvec_parse(ident["e_sx"])
+    w = x if any(ex) else [2 * v for v in x]
+    ew = ex if any(ex) else e2x
+    out["scaling"] = ident
+    out["witness"] = {"x": qvec_str(w), "F": qvec_str([Fraction(v) for v in F.evaluate(w, "exact")]),
+                      "candidate": qvec_str([Fraction(v) for v in P.evaluate(w, "exact")]),
+                      "difference": qvec_str(ew), "differs": any(ew)}
+    ok = ident["holds"] and any(v != 0 for v in qvec_parse(ident["Mx"])) and any(ew)
+    if not same_width:
+        q = _quantitative(F, P, x)
+        out["quantitative"] = q
+        ok = ok and q["k2"]["holds"] and all(q["k2"]["constant_vs_sqrt2"].values()) \
+            and q["k3"]["holds"] and q["k3"]["constant_is_one_third"] \
+            and q["k_half"]["lower_bound"] and q["k_half"]["within_1e-6"] \
+            and all(c["matches_closed_form"] for c in q["numeric_constants"].values())
+    reason = (f"e(2x) - 2^{k} e(x) = (2 - 2^{k}) M x != 0 exactly, so F != B' at the witness"
+              if ok else "the scaling certificate did not verify")
+    return Certificate(claim, ok, ok, "exact rationals (mpmath only for the reported c_k values)",
+                       out, reason)
+
+
+def _instance_data(instance: Any) -> dict[str, Any]:
+    if isinstance(instance, tuple):
+        instance = HomogeneousInstance(*instance)
+    return {"residual": block_to_json(instance.residual), "plain": block_to_json(instance.plain),
+            "point": qvec_str(instance.point) if instance.point is not None else None}
+
+
+def _recheck(cert: dict[str, Any], same_width: bool) -> bool:
+    claim = CLAIM_SAME if same_width else CLAIM_ANY
+    if cert.get("claim") != claim or not cert.get("holds"):
+        return False
+    data = cert["data"]
+    again = _certify({"residual": data["residual"], "plain": data["plain"],
+                      "point": data.get("point")}, same_width)
+    keys = ["hypotheses", "scaling", "witness"] + ([] if same_width else ["quantitative"])
+    return again.holds and again.exact == cert["exact"] and \
+        all(again.data[k] == data[k] for k in keys)
+
+
+@safe_recheck
+def recheck_same_width(cert: dict[str, Any]) -> bool:
+    """Re-derive a homogeneous-impossible certificate from its JSON alone."""
+    return _recheck(cert, True)
+
+
+@safe_recheck
+def recheck_any_width(cert: dict[str, Any]) -> bool:
+    """Re-derive a homogeneous-any-width certificate from its JSON alone."""
+    return _recheck(cert, False)
+
+
+# ================================================================ strategies
+
+def _nonzero_skip(b: Block) -> bool:
+    return not is_zero_matrix(skip_matrix(b))
+
+
+def _point(d: int) -> st.SearchStrategy:
+    q = st.builds(Fraction, st.integers(-6, 6), st.integers(1, 4))
+    return st.one_of(st.none(), st.lists(q, min_size=d, max_size=d))
+
+
+@st.composite
+def same_width_instances(draw: st.DrawFn) -> HomogeneousInstance:
+    """A degree-2 residual block with nonzero M and a plain block of the same kind and width."""
+    kind = draw(st.sampled_from(DEGREE_2))
+    d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
+    F = draw(blocks(kind, d=d, m=m, skip=draw(st.sampled_from(["identity", "any"])))
+             .filter(_nonzero_skip))
+    # Candidates: independent weights, or B itself (then e(x) = M x exactly).
+    P = draw(st.one_of(blocks(kind, d=d, m=m, skip="none"), st.just(F.without_skip())))
+    return HomogeneousInstance(F, P, draw(_point(d)))
+
+
+@st.composite
+def any_width_instances(draw: st.DrawFn) -> HomogeneousInstance:
+    """A degree-2 residual block with nonzero M and a degree-2 plain block of any kind and width."""
+    kind = draw(st.sampled_from(DEGREE_2))
+    d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
+    F = draw(blocks(kind, d=d, m=m, skip=draw(st.sampled_from(["identity", "any"])))
+             .filter(_nonzero_skip))
+    P = draw(blocks(draw(st.sampled_from(DEGREE_2)), d=d, m=draw(st.integers(1, 5)), skip="none"))
+    return HomogeneousInstance(F, P, draw(_point(d)))
+
+
+# ================================================================ registered checks
+
+@oracle_check(CLAIM_SAME, same_width_instances(), recheck_same_width, "exact rationals")
+def check_same_width(instance: Any) -> Certificate:
+    """Certify F != B' for a degree-2 residual block and a same-kind, same-width plain block."""
+    return _certify(_instance_data(instance), True)
+
+
+@oracle_check(CLAIM_ANY, any_width_instances(), recheck_any_width, "exact rationals")
+def check_any_width(instance: Any) -> Certificate:
+    """Certify F != B' for any-width degree-2 candidates, with the quantitative gap for k = 2."""
+    return _certify(_instance_data(instance), False)

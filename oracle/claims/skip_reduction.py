@@ -1,0 +1,385 @@
+"""Claim skip-reduction (Lemma 4): an invertible skip matrix reduces to the identity.
+
+For invertible M, F(x) = M x + W_down s(W_up x) equals M G(x) with the reduced block
+G(x) = x + (M^-1 W_down) s(W_up x); the residual-free class is closed under
+left-multiplying its output matrix by an invertible matrix, so F is absorbable iff G is.
+
+The check verifies, in exact rationals:
+  * M^-1 is an inverse of M, and M (M^-1 W_down) = W_down, M^-1 (M W_down) = W_down
+    (left-multiplying the output matrix by M^-1 and back is the identity on blocks);
+  * M G(x) = F(x) at sample points -- exactly for the piecewise-polynomial kinds, with arb
+    balls for the others (there the decisive step is the exact matrix identity above, since
+    F and M G share the same hidden vector; the balls are a consistency check);
+  * for blocks built with W_down[:, S] W_up[S, :] = -M: the reduced block satisfies the same
+    condition with -I, and the sign-flipped plain block of the reduced block, with its output
+    matrix multiplied back by M, equals F at the sample points.
+
+This module also holds the small JSON/evaluation helpers shared by the claim modules of
+issue 3 (homogeneous, gated, depth): a certificate stores weights as float lists (a float's
+JSON repr round-trips exactly) and points as exact rational strings.
+"""
+
+from __future__ import annotations
+
+import functools
+from fractions import Fraction
+from typing import Any, Optional, Sequence
+
+import numpy as np
+from flint import arb
+from hypothesis import strategies as st
+
+from .. import activations, arith
+from ..blocks import Block, Stack, exact_inverse, exact_matrix
+from ..strategies import ConditionInstance, blocks, condition_blocks
+from .base import Certificate, oracle_check, q_parse, q_str
+
+CLAIM = "skip-reduction"
+BALL_PREC = 128
+Q = Fraction
+QMat = list[list[Fraction]]
+QVec = list[Fraction]
+
+# ================================================================ shared helpers
+
+_WEIGHTS = ("W_up", "W_down", "W_gate", "b_up", "b_gate", "b_down", "M")
+
+
+def block_to_json(b: Block) -> dict[str, Any]:
+    """A block as JSON-ready data: float lists (exact round-trip) plus activation and kind."""
+    out: dict[str, Any] = {"activation": b.activation, "kind": b.kind}
+    for name in _WEIGHTS:
+        v = getattr(b, name)
+        if v is not None:
+            out[name] = np.asarray(v, dtype=np.float64).tolist()
+    return out
+
+
+def block_from_json(data: dict[str, Any]) -> Block:
+    """Inverse of block_to_json; validation of the Block rejects malformed data."""
+    kw = {name: np.array(data[name], dtype=np.float64) for name in _WEIGHTS if name in data}
+    return Block(data["activation"], kind=data.get("kind", "residual"), **kw)
+
+
+def stack_to_json(s: Stack) -> list[dict[str, Any]]:
+    """A stack as a list of block records, first block first."""
+    return [block_to_json(b) for b in s.blocks]
+
+
+def stack_from_json(data: list[dict[str, Any]]) -> Stack:
+    """Inverse of stack_to_json."""
+    return Stack([block_from_json(b) for b in data])
+
+
+def qvec_str(v: Sequence[Fraction]) -> list[str]:
+    """A rational vector as exact strings."""
+    return [q_str(Fraction(x)) for x in v]
+
+
+def qvec_parse(v: Sequence[str]) -> QVec:
+    """Inverse of qvec_str."""
+    return [q_parse(str(x)) for x in v]
+
+
+def qmat_str(a: QMat) -> list[list[str]]:
+    """A rational matrix as exact strings."""
+    return [qvec_str(r) for r in a]
+
+
+def qmat_parse(a: Sequence[Sequence[str]]) -> QMat:
+    """Inverse of qmat_str."""
+    return [qvec_parse(r) for r in a]
+
+
+def qmatmul(a: QMat, b: QMat) -> QMat:
+    """Exact product of two rational matrices."""
+    cols = list(zip(*b))
+    return [[sum((x * y for x, y in zip(r, c)), Fraction(0)) for c in cols] for r in a]
+
+
+def qmatvec(a: QMat, x: Sequence[Fraction]) -> QVec:
+    """Exact matrix-vector product."""
+    return [sum((p * q for p, q in zip(r, x)), Fraction(0)) for r in a]
+
+
+def qeye(d: int) -> QMat:
+    """The d x d identity as Fractions."""
+    return [[Fraction(int(i == j)) for j in range(d)] for i in range(d)]
+
+
+def is_zero_matrix(a: QMat) -> bool:
+    """True when every entry is exactly 0."""
+    return all(v == 0 for r in a for v in r)
+
+
+def skip_matrix(b: Block) -> QMat:
+    """The exact skip matrix of a residual block (identity when M is absent)."""
+    return qeye(b.d) if b.M is None else exact_matrix(b.M)
+
+
+def has_exact_form(b: Block) -> bool:
+    """True when the block's activation has an exact rational form (relu, relu2, reglu, bilinear)."""
+    return b.act.exact is not None
+
+
+def ball_str(x: arb) -> str:
+    """Display form of a ball."""
+    return x.str(20, radius=True)
+
+
+def ball_excludes_zero(x: arb) -> bool:
+    """True when the ball provably does not contain 0."""
+    return not x.contains(0)
+
+
+def ball_abs_upper(x: arb) -> Fraction:
+    """An exact rational upper bound of |x| over the ball (Arb's upper endpoint is exact)."""
+    return max(_arb_to_q(x.upper()), -_arb_to_q(x.lower()))
+
+
+def _arb_to_q(x: arb) -> Fraction:
+    """The exact value of an exact arb (a midpoint or an endpoint) as a Fraction."""
+    man, exp = x.mid().man_exp()
+    man, exp = int(man), int(exp)
+    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+
+
+def q_to_arb(x: Fraction) -> arb:
+    """An exact rational as a (possibly rounded, but enclosing) ball."""
+    return arb(x.numerator) / x.denominator
+
+
+# The cheap single-property re-derivations of the catalog (each well under a second); the
+# pointwise identities are only available through the full check_properties.
+_SINGLE_CHECKS = {
+    "value_at_0": activations._check_value_at_0,
+    "continuous_at_0": activations._check_continuity,
+    "differentiable_at_0": activations._check_differentiability,
+    "homogeneity_degree": activations._check_homogeneity,
+}
+
+
+@functools.lru_cache(maxsize=None)
+def derived_property(name: str, prop: str) -> tuple[bool, str]:
+    """Re-derive one declared property of a catalog entry: (declaration verified, method)."""
+    a = activations.get(name)
+    if prop in _SINGLE_CHECKS:
+        c = _SINGLE_CHECKS[prop](a)
+        return c.holds, c.method
+    found = {c.prop: (c.holds, c.method) for c in activations.check_properties(a)}
+    return found[prop]
+
+
+def property_is_proved(name: str, prop: str) -> bool:
+    """True when the declared property holds and was re-derived symbolically (sympy)."""
+    holds, method = derived_property(name, prop)
+    return holds and method.startswith("sympy")
+
+
+def safe_recheck(fn):
+    """Decorator: a recheck that raises on malformed data answers False instead."""
+    @functools.wraps(fn)
+    def wrapped(cert: dict[str, Any]) -> bool:
+        try:
+            return bool(fn(cert))
+        except Exception:  # malformed or tampered JSON is simply not a valid certificate
+            return False
+    return wrapped
+
+
+# ================================================================ the reduction itself
+
+def _output_pieces(b: Block, W_down: QMat, x: QVec, backend: str) -> list[Any]:
+    """W_down h(x) for the hidden vector h of block b, with W_down given as exact Fractions."""
+    plain = Block(b.activation, W_up=b.W_up, W_down=np.zeros((b.d, b.m)), W_gate=b.W_gate,
+                  kind="plain")
+    # The hidden vector: evaluate the plain block with W_down = e_i columns one at a time would
+    # be wasteful, so compute it directly with the catalog function.
+    act = b.act
+    fn = act.exact if backend == "exact" else act.ball
+    conv = (lambda v: v) if backend == "exact" else q_to_arb  # noqa: E731
+    xs = [conv(v) for v in x]
+    up = [sum((conv(Fraction(float(w))) * xi for w, xi in zip(row, xs)), conv(Fraction(0)))
+          for row in plain.W_up]
+    if b.gated:
+        gp = [sum((conv(Fraction(float(w))) * xi for w, xi in zip(row, xs)), conv(Fraction(0)))
+              for row in plain.W_gate]
+        hidden = [fn(g) * u for g, u in zip(gp, up)]
+    else:
+        hidden = [fn(u) for u in up]
+    return [sum((conv(w) * h for w, h in zip(row, hidden)), conv(Fraction(0))) for row in W_down]
+
+
+def _reduction_facts(b: Block) -> tuple[Optional[QMat], dict[str, Any]]:
+    """Exact inverse of M, reduced output matrix and the round-trip identities."""
+    M = skip_matrix(b)
+    Minv = exact_inverse(M)
+    if Minv is None:
+        return None, {"M_invertible": False}
+    W = exact_matrix(b.W_down)
+    Wred = qmatmul(Minv, W)
+    facts = {
+        "M_invertible": True,
+        "M_inverse": qmat_str(Minv),
+        "W_down_reduced": qmat_str(Wred),
+        "M_times_Minv_is_I": qmatmul(M, Minv) == qeye(b.d),
+        "Minv_times_M_is_I": qmatmul(Minv, M) == qeye(b.d),
+        "M_times_reduced_is_W_down": qmatmul(M, Wred) == W,
+        "Minv_times_M_W_down_is_W_down": qmatmul(Minv, qmatmul(M, W)) == W,
+    }
+    return Minv, facts
+
+
+def _point_check(b: Block, Wred: QMat, x: QVec) -> dict[str, Any]:
+    """Compare F(x) = Mx + B(x) with M G(x), G(x) = x + Wred h(x), at one point."""
+    M = skip_matrix(b)
+    if has_exact_form(b):
+        F = [Fraction(v) for v in b.evaluate(x, "exact")]
+        G = [xi + r for xi, r in zip(x, _output_pieces(b, Wred, x, "exact"))]
+        MG = qmatvec(M, G)
+        return {"x": qvec_str(x), "F": qvec_str(F), "M_G": qvec_str(MG), "equal": F == MG,
+                "backend": "exact"}
+    F = b.evaluate(x, "ball", BALL_PREC)
+    G = [q_to_arb(xi) + r for xi, r in zip(x, _output_pieces(b, Wred, x, "ball"))]
+    MG = [sum((q_to_arb(mij) * gj for mij, gj in zip(row, G)), arb(0)) for row in M]
+    diff = [f - g for f, g in zip(F, MG)]
+    return {"x": qvec_str(x), "F": [ball_str(v) for v in F], "M_G": [ball_str(v) for v in MG],
+            "equal": all(dv.contains(0) and dv.rad() < arb(2) ** -90 for dv in diff),
+            "backend": f"arb {BALL_PREC} bits"}
+
+
+def _sign_flip_check(b: Block, Wred: QMat, S: Sequence[int], x: QVec) -> dict[str, Any]:
+    """The plain block W (M Wred) s(D_S W_up x) against F(x) at one point."""
+    up = np.asarray(b.W_up).copy()
+    for i in S:
+        up[i] = -up[i]
+    Wback = qmatmul(skip_matrix(b), Wred)
+    flipped = Block(b.activation, W_up=up, W_down=np.zeros((b.d, b.m)), kind="plain")
+    if has_exact_form(b):
+        F = [Fraction(v) for v in b.evaluate(x, "exact")]
+        P = _output_pieces(flipped, Wback, x, "exact")
+        return {"x": qvec_str(x), "F": qvec_str(F), "plain": qvec_str(P), "equal": F == P}
+    F = b.evaluate(x, "ball", BALL_PREC)
+    P = _output_pieces(flipped, Wback, x, "ball")
+    diff = [f - p for f, p in zip(F, P)]
+    return {"x": qvec_str(x), "F": [ball_str(v) for v in F], "plain": [ball_str(v) for v in P],
+            "equal": all(dv.contains(0) and dv.rad() < arb(2) ** -90 for dv in diff)}
+
+
+def default_points(d: int) -> list[QVec]:
+    """Deterministic sample points: the basis vectors, their negatives and two mixed points."""
+    pts = []
+    for j in range(d):
+        e = [Fraction(int(i == j)) for i in range(d)]
+        pts += [e, [-v for v in e]]
+    pts.append([Fraction(1 + 2 * i, 3 + i) * (-1) ** i for i in range(d)])
+    pts.append([Fraction(5, 7) - Fraction(i, 2) for i in range(d)])
+    return pts
+
+
+def _unpack(instance: Any) -> tuple[Block, Optional[tuple[int, ...]], Optional[list[QVec]]]:
+    """Accept a Block, a ConditionInstance, or (one of those, points)."""
+    points = None
+    if isinstance(instance, tuple) and len(instance) == 2 and not isinstance(instance[0], int):
+        instance, points = instance
+    if isinstance(instance, ConditionInstance):
+        return instance.block, tuple(instance.S), points
+    return instance, None, points
+
+
+def _certify(data: dict[str, Any]) -> Certificate:
+    """Recompute every fact of a skip-reduction certificate from its data (used by check and recheck)."""
+    with arith.precision("ball", BALL_PREC):
+        return _certify_at_prec(data)
+
+
+def _certify_at_prec(data: dict[str, Any]) -> Certificate:
+    b = block_from_json(data["block"])
+    S = data.get("S")
+    points = [qvec_parse(p) for p in data["points"]]
+    if b.kind != "residual":
+        return Certificate(CLAIM, False, False, "input", {}, "the block is not residual")
+    if b.has_bias:
+        return Certificate(CLAIM, False, False, "input", {}, "the claim is stated bias-free")
+    Minv, facts = _reduction_facts(b)
+    if Minv is None:
+        return Certificate(CLAIM, False, True, "exact rationals", facts,
+                           "M is singular: hypothesis M_invertible fails, nothing to reduce")
+    Wred = qmat_parse(facts["W_down_reduced"])
+    out: dict[str, Any] = {"block": data["block"], "points": data["points"], "reduction": facts,
+                           "point_checks": [_point_check(b, Wred, x) for x in points]}
+    ok = all(facts[k] for k in facts if k.startswith(("M_times", "Minv_times")))
+    ok = ok and all(p["equal"] for p in out["point_checks"])
+    exact = True
+    if S is not None:
+        S = [int(i) for i in S]
+        U = exact_matrix(b.W_up)
+        W = exact_matrix(b.W_down)
+        US = [U[i] for i in S]
+        cond = qmatmul([[row[i] for i in S] for row in W], US)
+        cond_red = qmatmul([[row[i] for i in S] for row in Wred], US)
+        negM = [[-v for v in r] for r in skip_matrix(b)]
+        negI = [[-v for v in r] for r in qeye(b.d)]
+        sign_ok = b.act.odd_part_identity and not b.gated
+        flips = [_sign_flip_check(b, Wred, S, x) for x in points] if sign_ok else []
+        out["S"] = S
+        out["condition"] = {"original_equals_minus_M": cond == negM,
+                            "reduced_equals_minus_I": cond_red == negI,
+                            "odd_part_identity": sign_ok,
+                            "sign_flip_checks": flips}
+        ok = ok and cond == negM and cond_red == negI and sign_ok
+        ok = ok and all(f["equal"] for f in flips)
+        # Away from the exact kinds the sign-flip equality rests on s(z) - s(-z) = z, which must
+        # have been proved symbolically for the certificate to be called exact.
+        if not has_exact_form(b):
+            exact = property_is_proved(b.activation, "odd_part_identity")
+    method = ("exact rationals" if has_exact_form(b)
+              else f"exact matrix identities + arb balls at {BALL_PREC} bits")
+    reason = ("F = M G with G the reduced block, checked exactly" if ok
+              else "a reduction identity failed")
+    return Certificate(CLAIM, ok, exact and ok, method, out, reason)
+
+
+def _strategy() -> st.SearchStrategy:
+    kinds = sorted(activations.CATALOG)
+    odd = [n for n, a in activations.CATALOG.items() if a.odd_part_identity and not a.gated]
+    point = lambda d: st.lists(  # noqa: E731
+        st.builds(Fraction, st.integers(-8, 8), st.integers(1, 4)), min_size=d, max_size=d)
+    plain = st.sampled_from(kinds).flatmap(
+        lambda a: blocks(a, max_d=3, max_m=4, skip="invertible"))
+    cond = st.sampled_from(odd).flatmap(
+        lambda a: condition_blocks(a, skip="invertible", others=1))
+    inst = st.one_of(plain, cond)
+
+    def with_points(i: Any) -> st.SearchStrategy:
+        d = (i.block if isinstance(i, ConditionInstance) else i).d
+        return st.tuples(st.just(i), st.lists(point(d), min_size=1, max_size=3))
+    return inst.flatmap(with_points)
+
+
+STRATEGY = _strategy()
+
+
+@safe_recheck
+def recheck(cert: dict[str, Any]) -> bool:
+    """Re-derive a skip-reduction certificate from its JSON and compare every stored fact."""
+    data = cert["data"]
+    if cert.get("claim") != CLAIM or not cert.get("holds"):
+        return False
+    again = _certify({"block": data["block"], "points": data["points"], "S": data.get("S")})
+    if not again.holds or again.exact != cert["exact"]:
+        return False
+    # Every stored value must be what the weights give: a tampered point, weight or inverse fails.
+    return again.data["reduction"] == data["reduction"] and \
+        again.data["point_checks"] == data["point_checks"] and \
+        again.data.get("condition") == data.get("condition")
+
+
+@oracle_check(CLAIM, STRATEGY, recheck, "exact rationals (relu-type), arb balls otherwise")
+def check(instance: Any) -> Certificate:
+    """Certify the reduction F = M G for a block with invertible M (and the condition, if given)."""
+    b, S, points = _unpack(instance)
+    points = points if points is not None else default_points(b.d)
+    data = {"block": block_to_json(b), "points": [qvec_str(p) for p in points],
+            "S": list(S) if S is not None else None}
+    return _certify(data)
