@@ -1,0 +1,540 @@
+"""Decide whether one concrete residual block absorbs its skip: verdict, certificate, constructed B'.
+
+``decide(block)`` returns a :class:`Verdict`; ``run(args)`` is ``absorb check``.
+The verdict always names the claim it rests on and says whether it is exact:
+
+* relu2, reglu, bilinear (block homogeneous of degree 2): ``homogeneous-impossible``
+  once the block is bias-free and M != 0 (both checked exactly);
+* swiglu, geglu, geglu_tanh (gate with g(0) = 0, differentiable at 0):
+  ``gated-impossible`` under the same checks;
+* relu, gelu, gelu_tanh, silu and glu: the index condition
+  W_down[:,S] W_up[S,:] = -M decides (``relu-gelu-iff``, ``glu-flip``).  When an S
+  exists the sign-flip construction gives B' for *any* weights (also with biases,
+  after a correction of b_down); when none exists the block is not absorbable
+  only where the converse is proved: relu and gelu, nondegenerate, d >= 2,
+  invertible M, no biases.  Everything else is reported as undecided, with why.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from . import activations, search
+from .blocks import Block, exact_inverse, exact_matrix, exact_rank, nondegeneracy
+from .errors import InputError
+
+NECESSITY_PROVED = ("relu", "gelu")  # activations for which relu-gelu-iff proves the converse
+_LARGE = 200_000  # m*d above which work is reported on stderr and exact spot checks are thinned
+
+
+@dataclass
+class Verdict:
+    """The decision for one block, with everything needed to re-check it."""
+
+    verdict: str  # "absorbable" | "not_absorbable" | "undecided"
+    claim: Optional[str]
+    exact: bool
+    reason: str
+    certificate: dict[str, Any] = field(default_factory=dict)
+    plain: Optional[Block] = None  # the residual-free block when absorbable
+
+    def as_dict(self, plain_path: Optional[str] = None) -> dict[str, Any]:
+        """The JSON document of ``absorb check --json``."""
+        out = {"verdict": self.verdict, "claim": self.claim, "exact": self.exact,
+               "reason": self.reason, "certificate": self.certificate}
+        if plain_path is not None:
+            out["plain_block"] = plain_path
+        return out
+
+
+Progress = Callable[[str], None]
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+def stderr_progress(prefix: str = "absorb check") -> Progress:
+    """A progress callback printing timed stage messages on stderr."""
+    t0 = time.perf_counter()
+
+    def say(msg: str) -> None:
+        print(f"{prefix}: [{time.perf_counter() - t0:6.1f}s] {msg}", file=sys.stderr, flush=True)
+    return say
+
+
+# ------------------------------------------------------------------ small exact helpers
+
+@functools.lru_cache(maxsize=None)
+def _activation_checks(name: str) -> tuple[tuple[str, bool], ...]:
+    """Re-derive the catalog's declared properties of an activation (sympy / 60 digits)."""
+    return tuple((c.prop, bool(c.holds)) for c in activations.check_properties(activations.get(name)))
+
+
+def _properties_ok(name: str, needed: tuple[str, ...]) -> bool:
+    checks = dict(_activation_checks(name))
+    return all(checks.get(p, False) for p in needed)
+
+
+def _nonzero_biases(block: Block) -> list[str]:
+    return [n for n in ("b_up", "b_gate", "b_down")
+            if getattr(block, n) is not None and np.any(getattr(block, n) != 0)]
+
+
+def _first_nonzero(M: np.ndarray) -> Optional[list[Any]]:
+    nz = np.argwhere(M != 0)
+    if nz.size == 0:
+        return None
+    i, j = (int(v) for v in nz[0])
+    return [i, j, float(M[i, j])]
+
+
+def invertibility(M: np.ndarray) -> dict[str, Any]:
+    """Exact invertibility of the skip matrix: {'invertible': True/False/None, 'method': ...}."""
+    d = M.shape[0]
+    off = M - np.diag(np.diag(M))
+    if not np.any(off):
+        ok = bool(np.all(np.diag(M) != 0))
+        return {"invertible": ok, "method": "diagonal: exact"}
+    if d <= 64:
+        inv = exact_inverse(exact_matrix(M))
+        return {"invertible": inv is not None, "method": "exact Gauss-Jordan over the rationals"}
+    # rank modulo a prime never exceeds the rational rank, so full rank mod p proves invertibility
+    if search._rank_mod_p_lower(M) == d:  # noqa: SLF001 - the helper is exact and cheap
+        return {"invertible": True, "method": "full rank modulo a prime"}
+    return {"invertible": None, "method": "rank modulo a prime below d: not decided"}
+
+
+def row_rank_is_full(W_up: np.ndarray) -> dict[str, Any]:
+    """Exactly establish rank W_up = d when possible (small: rational elimination; large: mod p on d rows)."""
+    m, d = W_up.shape
+    if m < d:
+        return {"rank_is_d": False, "method": "fewer rows than columns"}
+    if m * d * d <= 2_000_000:
+        r = exact_rank(exact_matrix(W_up))
+        return {"rank_is_d": r == d, "rank": r, "method": "exact over the rationals"}
+    # pick d promising rows with pivoted QR (float), then prove their rank exactly mod p
+    from scipy.linalg import qr
+
+    _, _, piv = qr(W_up.T, mode="economic", pivoting=True)
+    rows = np.sort(piv[:d])
+    if search._rank_mod_p_lower(W_up[rows]) == d:  # noqa: SLF001
+        return {"rank_is_d": True, "method": "d rows of full rank modulo a prime", "rows": rows[:8].tolist()}
+    return {"rank_is_d": None, "method": "not established (mod-p rank of chosen rows below d)"}
+
+
+# ------------------------------------------------------------------ the sign-flip construction
+
+def flip_block(block: Block, S: Any) -> tuple[Block, dict[str, Any]]:
+    """B' from the sign flips of SPEC.md for index set S; also the exact b_down correction used."""
+    S = np.asarray(sorted(int(i) for i in S), dtype=np.int64)
+    W_up, W_down = block.W_up.copy(), block.W_down.copy()
+    W_gate = None if block.W_gate is None else block.W_gate.copy()
+    b_up = None if block.b_up is None else block.b_up.copy()
+    b_gate = None if block.b_gate is None else block.b_gate.copy()
+    if block.gated:
+        # g(-z) = 1 - g(z): flip the gate rows (and gate biases) and negate the output columns
+        W_gate[S] = -W_gate[S]
+        if b_gate is not None:
+            b_gate[S] = -b_gate[S]
+        W_down[:, S] = -W_down[:, S]
+    else:
+        # s(-z) = s(z) - z: flip the up rows (and up biases)
+        W_up[S] = -W_up[S]
+        if b_up is not None:
+            b_up[S] = -b_up[S]
+    note: dict[str, Any] = {}
+    b_down = None if block.b_down is None else block.b_down.copy()
+    if block.b_up is not None and np.any(block.b_up[S] != 0):
+        # the flipped units also lose the constant W_S b_up[S]; add it back, exactly
+        corr = [sum((Fraction(float(block.W_down[k, i])) * Fraction(float(block.b_up[i])) for i in S),
+                    Fraction(0)) for k in range(block.d)]
+        base = [Fraction(0)] * block.d if b_down is None else [Fraction(float(v)) for v in b_down]
+        want = [a + c for a, c in zip(base, corr)]
+        b_down = np.array([float(v) for v in want])
+        rounded = [Fraction(float(v)) != v for v in want]
+        note = {"b_down_correction": [str(c) for c in corr[:16]], "b_down_rounded": any(rounded)}
+    plain = Block(block.activation, W_up=W_up, W_down=W_down, W_gate=W_gate, b_up=b_up,
+                  b_gate=b_gate, b_down=b_down, kind="plain")
+    return plain, note
+
+
+def _spot_points(d: int, rng: np.random.Generator, n_random: int, n_basis: int) -> list[list[Fraction]]:
+    pts: list[list[Fraction]] = []
+    for j in range(min(d, n_basis)):
+        for s in (1, -1):
+            x = [Fraction(0)] * d
+            x[j] = Fraction(s)
+            pts.append(x)
+    for _ in range(n_random):
+        pts.append([Fraction(int(v), 64) for v in rng.integers(-256, 257, size=d)])
+    return pts
+
+
+def verify_equal_at_points(F: Block, P: Block, points: list[list[Fraction]],
+                           backend: str) -> dict[str, Any]:
+    """Evaluate F and P at the points: exactly ('exact') or with arb balls ('ball')."""
+    from . import arith
+
+    worst_rad = 0.0
+    for x in points:
+        a = F.evaluate(x, backend)
+        b = P.evaluate(x, backend)
+        if backend == "exact":
+            if any(u != v for u, v in zip(a, b)):
+                return {"agree": False, "backend": backend, "point": [str(v) for v in x]}
+        else:
+            for u, v in zip(a, b):
+                diff = u - v
+                if not diff.contains(0):
+                    return {"agree": False, "backend": backend, "point": [str(v) for v in x],
+                            "difference": list(arith.ball_to_interval(diff))}
+                worst_rad = max(worst_rad, float(diff.rad()))
+    out = {"agree": True, "backend": backend, "points": len(points)}
+    if backend == "ball":
+        out["max_ball_radius"] = worst_rad
+        out["precision_bits"] = arith.DEFAULT_PREC
+    return out
+
+
+# ------------------------------------------------------------------ decision
+
+def decide(block: Block, progress: Progress = _quiet, max_exhaustive: int = 36) -> Verdict:
+    """The verdict for a residual block, with the claim it rests on and a re-checkable certificate."""
+    if block.kind != "residual":
+        raise InputError("check expects a residual block (kind = residual); this file is a plain block")
+    act = block.act
+    M = block.skip()
+    m, d = block.m, block.d
+    info = {"activation": block.activation, "d": d, "m": m,
+            "M": "identity" if block.M is None else "given", "biases": _nonzero_biases(block)}
+
+    if not np.any(M != 0):
+        # F = B: the block itself, without its (zero) skip, is residual-free
+        return Verdict("absorbable", None, True,
+                       "M = 0 exactly: the skip term vanishes and B itself is residual-free",
+                       {"kind": "zero_skip", "block": info,
+                        "absorption_width": {"value": None, "at_most": m}},
+                       block.without_skip())
+
+    deg = act.block_degree
+    if deg is not None and deg != 1:
+        return _decide_homogeneous(block, info, deg)
+    if act.gated and act.value_at_0 == 0:
+        return _decide_gated_zero(block, info)
+    if (act.gated and act.flip_symmetry) or (not act.gated and act.odd_part_identity):
+        return _decide_index_condition(block, info, progress, max_exhaustive)
+    return Verdict("undecided", None, False,
+                   f"no decision procedure for activation {block.activation!r}",
+                   {"kind": "unsupported", "block": info})
+
+
+def _decide_homogeneous(block: Block, info: dict[str, Any], deg: int) -> Verdict:
+    claim = "homogeneous-impossible"
+    biases = _nonzero_biases(block)
+    if biases:
+        return Verdict("undecided", claim, False,
+                       f"nonzero biases ({', '.join(biases)}) put the block outside Prop. 5; "
+                       "biased blocks can absorb (SPEC.md: a width-4 biased relu2 block equals x for d = 1)",
+                       {"kind": "hypothesis_failed", "hypothesis": "bias_free", "nonzero_biases": biases,
+                        "block": info})
+    entry = _first_nonzero(block.skip())
+    props = dict(_activation_checks(block.activation))
+    cert = {"kind": "homogeneous", "degree": deg, "bias_free": True, "M_nonzero_entry": entry,
+            "activation_properties_verified": props["homogeneity_degree"],
+            "scaling_points": {"x": f"e_{entry[1]}", "2x": f"2 e_{entry[1]}"},
+            "block": info, "absorption_width": {"value": None, "note": "no width works (homogeneous-any-width)"}}
+    if not props["homogeneity_degree"]:
+        return Verdict("undecided", claim, False, "the activation's homogeneity could not be re-derived", cert)
+    return Verdict("not_absorbable", claim, True,
+                   f"the block is positively homogeneous of degree {deg} != 1, bias-free, and "
+                   f"M[{entry[0]},{entry[1]}] = {entry[2]!r} != 0: comparing x and 2x gives "
+                   f"(2 - 2^{deg}) M x = 0, impossible for x = e_{entry[1]}", cert)
+
+
+def _decide_gated_zero(block: Block, info: dict[str, Any]) -> Verdict:
+    claim = "gated-impossible"
+    biases = _nonzero_biases(block)
+    if biases:
+        return Verdict("undecided", claim, False,
+                       f"nonzero biases ({', '.join(biases)}) put the block outside Prop. 6; "
+                       "biased gated blocks can absorb (SPEC.md: a zero gate row with gate bias c "
+                       "computes silu(c) u.x, a linear map)",
+                       {"kind": "hypothesis_failed", "hypothesis": "bias_free", "nonzero_biases": biases,
+                        "block": info})
+    entry = _first_nonzero(block.skip())
+    ok = _properties_ok(block.activation, ("value_at_0", "differentiable_at_0"))
+    act = block.act
+    cert = {"kind": "gated_zero", "gate": block.activation, "gate_value_at_0": str(act.value_at_0),
+            "gate_differentiable_at_0": act.differentiable_at_0, "activation_properties_verified": ok,
+            "bias_free": True, "M_nonzero_entry": entry, "block": info,
+            "absorption_width": {"value": None, "note": "no width works (gated-continuity)"}}
+    if not ok:
+        return Verdict("undecided", claim, False, "the gate's properties at 0 could not be re-derived", cert)
+    return Verdict("not_absorbable", claim, True,
+                   f"gate {act.name} has g(0) = 0 and is differentiable at 0, the block is bias-free, and "
+                   f"M[{entry[0]},{entry[1]}] = {entry[2]!r} != 0: every residual-free block has "
+                   "Jacobian 0 at the origin while this one has Jacobian M", cert)
+
+
+def _decide_index_condition(block: Block, info: dict[str, Any], progress: Progress,
+                            max_exhaustive: int) -> Verdict:
+    m, d = block.m, block.d
+    M = block.skip()
+    claim = "glu-flip" if block.gated else "relu-gelu-iff"
+    big = m * d >= _LARGE
+    say = progress if big else _quiet
+    say(f"block {block.activation}, d = {d}, m = {m}: exact nondegeneracy check")
+    nd = nondegeneracy(block.W_up, block.W_down)
+    say("exact invertibility of M")
+    inv = invertibility(M)
+    say("index-set search (necessary conditions, exhaustive search or relaxation certificate)")
+    t0 = time.perf_counter()
+    res = search.find_index_set(block.W_up, block.W_down, M, max_exhaustive=max_exhaustive)
+    say(f"search: {res.status} by {res.method} in {time.perf_counter() - t0:.1f}s")
+    hyp = {"nondegenerate": nd.as_dict(), "d": d, "d_ge_2": d >= 2, "M_invertible": inv,
+           "bias_free": not _nonzero_biases(block)}
+    search_cert = search._jsonable(res.certificate)  # noqa: SLF001
+
+    if res.status == "found":
+        S = sorted(res.S)
+        say(f"verifying the sign-flip block B' (|S| = {len(S)})")
+        if not search.verify_index_set(block.W_up, block.W_down, M, S):
+            raise RuntimeError("search returned an index set that fails the exact check")  # pragma: no cover
+        plain, note = flip_block(block, S)
+        rng = np.random.default_rng(12345)
+        exact_eval = block.act.exact is not None
+        if exact_eval:
+            pts = _spot_points(d, rng, n_random=2 if big else 6, n_basis=1 if big else 4)
+            check = verify_equal_at_points(block, plain, pts, "exact")
+        else:
+            pts = _spot_points(d, rng, n_random=1 if big else 3, n_basis=1 if big else 2)
+            check = verify_equal_at_points(block, plain, pts, "ball")
+        if not check["agree"]:  # pragma: no cover - would mean the construction is wrong
+            raise RuntimeError(f"constructed block differs from the residual block: {check}")
+        width = _width_absorbable(block, nd)
+        props_ok = _properties_ok(block.activation, ("flip_symmetry",) if block.gated
+                                  else ("odd_part_identity",))
+        rounded = note.get("b_down_rounded", False)
+        cert = {"kind": "index_set", "S": S, "size": len(S),
+                "identity": "W_down[:,S] W_up[S,:] = -M verified exactly (multi-modular integer arithmetic)",
+                "construction": "flip gate rows in S and negate their output columns" if block.gated
+                else "flip the rows of W_up (and b_up) in S",
+                "spot_check": check, "activation_properties_verified": props_ok,
+                "search": {"method": res.method, **search_cert}, "hypotheses": hyp, "block": info,
+                "absorption_width": width, **note}
+        sym = "g(z) + g(-z) = 1" if block.gated else "s(z) - s(-z) = z"
+        reason = (f"index set S of size {len(S)} with W_down[:,S] W_up[S,:] = -M exactly; "
+                  f"since {sym}, the sign-flip block equals x -> Mx + B(x) for every x")
+        if _nonzero_biases(block):
+            reason += " (biases: b_down corrected by W_down[:,S] b_up[S])"
+        if rounded:
+            reason += "; the corrected b_down is not a float64, the emitted file holds it rounded"
+        return Verdict("absorbable", claim, props_ok and not rounded, reason, cert, plain)
+
+    # no index set, or the search could not decide
+    if res.status == "none":
+        cert_kind = "no_index_set"
+        what = f"no index set S gives W_down[:,S] W_up[S,:] = -M ({res.method})"
+    else:
+        cert_kind = "search_inconclusive"
+        what = f"the index-set search was inconclusive ({res.method})"
+    cert = {"kind": cert_kind, "search": {"method": res.method, "exact": res.exact, **search_cert},
+            "hypotheses": hyp, "block": info}
+    blockers = []
+    if res.status != "none":
+        blockers.append("the search neither found S nor certified that none exists")
+    if _nonzero_biases(block):
+        blockers.append("nonzero biases are outside the theorem (its converse is proved bias-free only)")
+    if block.activation not in NECESSITY_PROVED:
+        blockers.append(f"the converse (no S => not absorbable) is proved for relu and gelu only, "
+                        f"not for {block.activation}")
+    if d < 2:
+        blockers.append("d = 1 is outside the theorem (d >= 2)")
+    if not nd.ok:
+        blockers.append("the block is degenerate (zero or collinear rows of W_up, or zero columns "
+                        "of W_down)")
+    if inv["invertible"] is not True:
+        blockers.append("M is not (proved) invertible")
+    if blockers:
+        cert["absorption_width"] = _width_not_absorbable(block, nd, exact_only=False)
+        return Verdict("undecided", claim, False, what + "; but " + "; ".join(blockers), cert)
+    cert["absorption_width"] = _width_not_absorbable(block, nd, exact_only=True)
+    return Verdict("not_absorbable", claim, bool(res.exact),
+                   what + f"; the block is a nondegenerate bias-free {block.activation} block with "
+                   "d >= 2 and invertible M, so by the theorem no residual-free block of the same width "
+                   "equals it", cert)
+
+
+def _width_absorbable(block: Block, nd: Any) -> dict[str, Any]:
+    m = block.m
+    if block.activation == "relu" and nd.ok and not _nonzero_biases(block):
+        # every unit of a nondegenerate relu block puts a distinct kink hyperplane into F,
+        # and each hyperplane needs at least one unit of B'
+        return {"value": m, "reason": "absorbable at width m; F has m distinct kink hyperplanes"}
+    return {"value": None, "at_most": m, "reason": "absorbable at width m; smaller widths not examined"}
+
+
+def _width_not_absorbable(block: Block, nd: Any, exact_only: bool) -> dict[str, Any]:
+    """The absorption-width statement for a block without an index set."""
+    m, d = block.m, block.d
+    if block.gated or _nonzero_biases(block):
+        return {"value": None, "reason": "not examined for gated or biased blocks"}
+    rk = row_rank_is_full(block.W_up)
+    out: dict[str, Any] = {"value": None, "rank_W_up": rk}
+    if rk["rank_is_d"]:
+        out["at_most"] = m + d
+        out["reason"] = "m + d units suffice since rank W_up = d (absorption-width)"
+    else:
+        out["reason"] = "rank W_up = d not established; the m + d construction does not apply"
+        return out
+    M = block.skip()
+    if (block.activation == "relu" and nd.ok and block.M is None and m <= 12 and d <= 6):
+        # lower bound of absorption-width: all I + W_S U_S invertible => exactly m + d
+        U, W = exact_matrix(block.W_up), exact_matrix(block.W_down)
+        singular = None
+        for mask in range(1 << m):
+            S = [i for i in range(m) if (mask >> i) & 1]
+            A = [[Fraction(int(r == c)) + sum((W[r][i] * U[i][c] for i in S), Fraction(0))
+                  for c in range(d)] for r in range(d)]
+            if exact_rank(A) < d:
+                singular = S
+                break
+        if singular is None:
+            out["value"] = m + d
+            out["reason"] = ("exactly m + d: rank W_up = d and every I + W_down[:,S] W_up[S,:] is "
+                             f"invertible (all 2^{m} sets checked exactly; absorption-width)")
+        else:
+            out["reason"] += f"; I + W_S U_S is singular for S = {singular}, so the lower bound m + d is not claimed"
+    else:
+        out["reason"] += "; whether fewer than m + d units suffice is not established here"
+    return out
+
+
+# ------------------------------------------------------------------ re-checking
+
+def recheck_certificate(block: Block, cert: dict[str, Any]) -> bool:
+    """Re-verify a certificate from its JSON form and the block's weights only."""
+    kind = cert.get("kind")
+    M = block.skip()
+    try:
+        if kind == "zero_skip":
+            return M is not None and not np.any(M != 0)
+        if kind == "homogeneous":
+            i, j, v = cert["M_nonzero_entry"]
+            deg = block.act.block_degree
+            return (not _nonzero_biases(block) and deg == cert["degree"] and deg is not None
+                    and deg > 0 and deg != 1 and float(M[i, j]) == float(v) and v != 0
+                    and _properties_ok(block.activation, ("homogeneity_degree",)))
+        if kind == "gated_zero":
+            i, j, v = cert["M_nonzero_entry"]
+            a = block.act
+            return (not _nonzero_biases(block) and a.gated and a.value_at_0 == 0
+                    and a.differentiable_at_0 and float(M[i, j]) == float(v) and v != 0
+                    and _properties_ok(block.activation, ("value_at_0", "differentiable_at_0")))
+        if kind == "index_set":
+            return search.verify_index_set(block.W_up, block.W_down, M, cert["S"])
+        if kind == "no_index_set":
+            if not _recheck_no_set(block, cert["search"]):
+                return False
+            h = cert.get("hypotheses", {})
+            # the stated hypothesis facts must be true of this block
+            if h.get("nondegenerate", {}).get("nondegenerate") is not None:
+                if nondegeneracy(block.W_up, block.W_down).ok != h["nondegenerate"]["nondegenerate"]:
+                    return False
+            if h.get("M_invertible", {}).get("invertible") is True:
+                if invertibility(M)["invertible"] is not True:
+                    return False
+            return True
+        if kind == "hypothesis_failed":
+            return sorted(_nonzero_biases(block)) == sorted(cert["nonzero_biases"])
+        if kind == "search_inconclusive":
+            return True  # states only that nothing was proved
+    except (KeyError, TypeError, ValueError, IndexError):
+        return False
+    return False
+
+
+def _recheck_no_set(block: Block, sc: dict[str, Any]) -> bool:
+    M = block.skip()
+    kind = sc.get("kind")
+    if kind == "linear":
+        Y = search.decode_matrix(sc["Y"])
+        return bool(search.check_linear_certificate(block.W_up, block.W_down, M, Y)["certified"])
+    if kind == "necessary_conditions":
+        return not search.necessary_conditions(block.W_up, block.W_down, M)["possible"]
+    if kind == "exhaustive":
+        return search.exhaustive_search(block.W_up, block.W_down, M, max_m=40, limit=1) == []
+    return False
+
+
+# ------------------------------------------------------------------ command line
+
+def _summary(v: Verdict, plain_path: Optional[str]) -> str:
+    c = v.certificate
+    b = c.get("block", {})
+    lines = [f"verdict: {v.verdict}" + (" (exact)" if v.exact else " (not exact)"),
+             f"block:   {b.get('activation')} d = {b.get('d')}, m = {b.get('m')}, "
+             f"M = {b.get('M')}, biases: {', '.join(b.get('biases') or []) or 'none'}",
+             f"claim:   {v.claim or '-'}",
+             f"reason:  {v.reason}"]
+    s = c.get("search", {})
+    if c.get("kind") == "index_set":
+        lines.append(f"S:       {c['S'][:40]}{' ...' if len(c['S']) > 40 else ''} (|S| = {c['size']})")
+    if s.get("kind") == "linear":
+        lines.append(f"certificate: linear functional Y (d x d); lower bound {s['lower_bound']:.6g} > 0; "
+                     f"min over S of ||W_S U_S + M||_F >= {s['distance_lower_bound']:.6g} "
+                     f"({s.get('check_method')})")
+    elif s.get("kind") == "necessary_conditions":
+        lines.append(f"certificate: necessary condition(s) violated: {', '.join(s.get('violated', []))}")
+    elif s.get("kind") == "exhaustive":
+        lines.append(f"certificate: exhaustive exact search over {s.get('nonzero_units')} nonzero units")
+    w = c.get("absorption_width")
+    if w:
+        val = w.get("value")
+        lines.append("width:   " + (f"minimal absorption width {val}" if val is not None
+                                    else (f"at most {w['at_most']}" if w.get("at_most") else "unknown"))
+                     + (f" -- {w.get('reason')}" if w.get("reason") else ""))
+    if plain_path:
+        lines.append(f"wrote:   {plain_path} (residual-free block, kind = plain)")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``absorb check FILE [--json] [--emit OUT]``."""
+    from . import io as bio
+    from .cli import emit_json
+
+    path = Path(args.file)
+    fmt = bio.detect_format(path)
+    block = bio.read_block(path)
+    progress = stderr_progress() if block.m * block.d >= _LARGE else _quiet
+    v = decide(block, progress=progress)
+    written = None
+    if getattr(args, "emit", None):
+        if v.plain is None:
+            print(f"absorb check: nothing emitted: verdict is {v.verdict}", file=sys.stderr)
+        else:
+            out_fmt = bio.format_for_output(args.emit, fmt)
+            bio.write_block(v.plain, args.emit, out_fmt)
+            # re-read what was written and confirm it is the constructed block bit for bit
+            back = bio.read_block(args.emit)
+            for name in ("W_up", "W_down", "W_gate", "b_up", "b_gate", "b_down"):
+                a, b = getattr(back, name), getattr(v.plain, name)
+                if (a is None) != (b is None) or (a is not None and not np.array_equal(a, b)):
+                    raise InputError(f"{args.emit}: re-read block differs in {name}")  # pragma: no cover
+            written = str(args.emit)
+    if args.json:
+        emit_json(v.as_dict(written))
+    else:
+        print(_summary(v, written))
+    return 0
