@@ -106,6 +106,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     except KeyboardInterrupt:
         print(f"absorb {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) went away; stop quietly like other Unix tools.
+        sys.stderr.close()
+        return 141
 
 
 def emit_json(doc: Any) -> None:
