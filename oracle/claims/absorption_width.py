@@ -1,0 +1,322 @@
+"""Oracle check of absorption-width: m + d units absorb the skip; generically no fewer do (relu).
+
+Upper bound (proofs/informal/absorption-width.md, part (A)). With rank W_up = d pick d
+independent rows u_{i_1..i_d}, solve sum_k b_k u_{i_k}^T = -I exactly, replace w_{i_k} by
+w_{i_k} - b_k and append the units (-u_{i_k}, b_k). The result is a residual-free block of width
+m + d equal to x + B(x) for every s with s(z) - s(-z) = z. Checked exactly in rationals for relu
+and with arb ball enclosures (evidence; the identity is proved) for gelu, gelu_tanh and silu.
+
+Lower bound (part (B), relu, nondegenerate). The minimal width is m + C with
+C = min over disjoint S, T of |T| + 2 rank((I + W_S U_S) P_T), P_T the orthogonal projector onto
+the complement of span{u_i : i in T}. The check enumerates every (S, T) exactly, reports all
+det(I + W_S U_S), confirms C = d when they are all nonzero (so no block of width m + d - 1 of
+the only possible form exists), and builds and verifies the width m + C block of the proof.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Optional, Sequence
+
+from hypothesis import assume
+from hypothesis import strategies as st
+
+from ..blocks import Block, exact_inverse, exact_rank, nondegeneracy
+from ..strategies import nondegenerate_blocks
+from .base import Certificate, oracle_check
+from .relu_gelu import (ODD_ACTS, balls_agree, eval_ball, eval_plain_q, identity, index_sum,
+                        matmul, nullspace, qmat, qvec, smat, svec, transpose)
+
+CLAIM = "absorption-width"
+MAX_LOWER_M = 5  # the (S, T) enumeration has 3^m terms
+
+
+# ---------------------------------------------------------------- exact linear algebra
+
+def det(a: list[list[Fraction]]) -> Fraction:
+    """Exact determinant by Gaussian elimination."""
+    a = [list(r) for r in a]
+    n, out = len(a), Fraction(1)
+    for c in range(n):
+        piv = next((r for r in range(c, n) if a[r][c] != 0), None)
+        if piv is None:
+            return Fraction(0)
+        if piv != c:
+            a[c], a[piv] = a[piv], a[c]
+            out = -out
+        out *= a[c][c]
+        for r in range(c + 1, n):
+            f = a[r][c] / a[c][c]
+            if f:
+                a[r] = [x - f * y for x, y in zip(a[r], a[c])]
+    return out
+
+
+def _rank_cols(a: list[list[Fraction]], cols: list[list[Fraction]]) -> int:
+    """rank(a K) where K has the given column vectors."""
+    if not cols:
+        return 0
+    K = transpose(cols)
+    return exact_rank(matmul(a, K))
+
+
+def _independent_rows(rows: list[list[Fraction]]) -> list[int]:
+    """Indices of a maximal independent subset of the rows (greedy, exact)."""
+    chosen: list[int] = []
+    for i in range(len(rows)):
+        if exact_rank([rows[j] for j in chosen + [i]]) == len(chosen) + 1:
+            chosen.append(i)
+    return chosen
+
+
+def _rref_rows(a: list[list[Fraction]]) -> tuple[list[list[Fraction]], list[int]]:
+    """Nonzero rows of the reduced row echelon form and their pivot columns."""
+    rows = [list(r) for r in a]
+    piv_cols, r = [], 0
+    ncols = len(rows[0]) if rows else 0
+    for c in range(ncols):
+        piv = next((k for k in range(r, len(rows)) if rows[k][c] != 0), None)
+        if piv is None:
+            continue
+        rows[r], rows[piv] = rows[piv], rows[r]
+        p = rows[r][c]
+        rows[r] = [v / p for v in rows[r]]
+        for k in range(len(rows)):
+            if k != r and rows[k][c] != 0:
+                f = rows[k][c]
+                rows[k] = [x - f * y for x, y in zip(rows[k], rows[r])]
+        piv_cols.append(c)
+        r += 1
+    return rows[:r], piv_cols
+
+
+def is_dyadic(v: Fraction) -> bool:
+    """True when v is an integer over a power of two (exactly representable given enough bits)."""
+    den = Fraction(v).denominator
+    return den & (den - 1) == 0
+
+
+# ---------------------------------------------------------------- constructions
+
+def build_block(U: list, W: list, S: Sequence[int], T: Sequence[int],
+                M: Optional[list] = None) -> tuple[list, list]:
+    """The residual-free block of width m + |T| + 2 rank(A P_T) from the proof of part (A).
+
+    A = M + W_S U_S. Units: (u_i, w_i) off S and T; (-u_i, w_i) on S \\ T; on T the pair
+    (u_i, w_i + z_i), (-u_i, -z_i) with z_i = y_i - [i in S] w_i where A (I - P_T) = sum y_i u_i^T;
+    and a pair (l_q, b_q), (-l_q, -b_q) for a rank factorization A P_T = sum b_q l_q^T.
+    """
+    d, m = len(W), len(U)
+    M = identity(d) if M is None else M
+    S, T = set(S), set(T)
+    A = [[x + y for x, y in zip(ra, rb)] for ra, rb in zip(M, index_sum(U, W, sorted(S)))]
+    basis = _independent_rows([U[i] for i in sorted(T)])
+    Tl = [sorted(T)[k] for k in basis]
+    R = [U[i] for i in Tl]
+    y = {i: [Fraction(0)] * d for i in T}
+    if R:
+        G = exact_inverse(matmul(R, transpose(R)))
+        Y = matmul(matmul(A, transpose(R)), G)  # A (I - P_T) = Y R
+        for k, i in enumerate(Tl):
+            y[i] = [Y[a][k] for a in range(d)]
+        P = [[Fraction(int(a == b)) - v for b, v in enumerate(row)]
+             for a, row in enumerate(matmul(transpose(R), matmul(G, R)))]
+    else:
+        P = identity(d)
+    AP = matmul(A, P)
+    L, piv = _rref_rows(AP)
+    Bq = [[AP[a][c] for a in range(d)] for c in piv]  # AP = sum_q Bq[q] L[q]^T
+    up, down_cols = [], []
+    for i in range(m):
+        w = [W[a][i] for a in range(d)]
+        if i in T:
+            z = [yv - (wv if i in S else 0) for yv, wv in zip(y[i], w)]
+            up += [list(U[i]), [-v for v in U[i]]]
+            down_cols += [[a + b for a, b in zip(w, z)], [-v for v in z]]
+        elif i in S:
+            up.append([-v for v in U[i]])
+            down_cols.append(w)
+        else:
+            up.append(list(U[i]))
+            down_cols.append(w)
+    for l, b in zip(L, Bq):
+        up += [list(l), [-v for v in l]]
+        down_cols += [list(b), [-v for v in b]]
+    return up, transpose(down_cols)
+
+
+def spec_construction(U: list, W: list) -> Optional[dict[str, Any]]:
+    """SPEC's m + d recipe; prefers d independent rows whose inverse is dyadic. None if rank < d."""
+    d, m = len(W), len(U)
+    first = None
+    for rows in itertools.combinations(range(m), d):
+        inv = exact_inverse([U[i] for i in rows])
+        if inv is None:
+            continue
+        first = first or (rows, inv)
+        if all(is_dyadic(v) for r in inv for v in r):
+            first = (rows, inv)
+            break
+    if first is None:
+        return None
+    rows, inv = first
+    # sum_k b_k u_{i_k}^T = [b_1..b_d] U_I = -I, so [b_1..b_d] = -U_I^{-1}.
+    Bm = [[-v for v in r] for r in inv]
+    b = [[Bm[a][k] for a in range(d)] for k in range(d)]
+    up = [list(r) for r in U] + [[-v for v in U[i]] for i in rows]
+    cols = [[W[a][i] for a in range(d)] for i in range(m)]
+    for k, i in enumerate(rows):
+        cols[i] = [x - y for x, y in zip(cols[i], b[k])]
+    cols += b
+    return {"rows": list(rows), "b": b, "W_up": up, "W_down": transpose(cols)}
+
+
+def lower_bound_table(U: list, W: list) -> dict[str, Any]:
+    """Exact C = min over disjoint (S, T) of |T| + 2 rank((I + W_S U_S) P_T), and all det(I + W_S U_S)."""
+    m, d = len(U), len(W)
+    I = identity(d)
+    dets, best = {}, None
+    A_of = {}
+    for S in itertools.chain.from_iterable(itertools.combinations(range(m), k) for k in range(m + 1)):
+        A = [[x + y for x, y in zip(ra, rb)] for ra, rb in zip(I, index_sum(U, W, S))]
+        A_of[S] = A
+        dets[S] = det(A)
+    for S, A in A_of.items():
+        rest = [i for i in range(m) if i not in S]
+        for k in range(len(rest) + 1):
+            for T in itertools.combinations(rest, k):
+                K = nullspace([U[i] for i in T], d) if T else identity(d)
+                cost = len(T) + 2 * _rank_cols(A, K)
+                if best is None or cost < best[0]:
+                    best = (cost, S, T)
+    return {"C": best[0], "argmin_S": list(best[1]), "argmin_T": list(best[2]),
+            "pairs": 3 ** m, "dets": {",".join(map(str, S)): str(v) for S, v in dets.items()},
+            "all_invertible": all(v != 0 for v in dets.values())}
+
+
+# ---------------------------------------------------------------- verification
+
+def verify_equal(U: list, W: list, up: list, down: list, pts: list,
+                 acts: Sequence[str] = ODD_ACTS) -> tuple[bool, dict[str, Any]]:
+    """x + B(x) == B'(x) at pts: exact for relu, arb balls for the others."""
+    d = len(W)
+    I = identity(d)
+    out, ok = {}, True
+    for act in acts:
+        rows = []
+        for p in pts:
+            if act == "relu":
+                lhs, rhs = eval_plain_q("relu", U, W, p, M=I), eval_plain_q("relu", up, down, p)
+                good = lhs == rhs
+                rows.append({"x": svec(p), "equal": good})
+            else:
+                good, width = balls_agree(eval_ball(act, U, W, p, M=I), eval_ball(act, up, down, p))
+                rows.append({"x": svec(p), "equal": good, "diff_bound": width})
+            ok = ok and good
+        out[act] = rows
+    return ok, out
+
+
+# ---------------------------------------------------------------- instances
+
+@dataclass
+class WidthInstance:
+    """A nondegenerate block with rank W_up = d and points to compare at."""
+
+    block: Block
+    points: list[list[Fraction]]
+
+
+@st.composite
+def _instances(draw: st.DrawFn) -> WidthInstance:
+    d = draw(st.integers(2, 3))
+    m = draw(st.integers(d, MAX_LOWER_M if d == 2 else 4))
+    b = draw(nondegenerate_blocks("relu", d=d, m=m))
+    assume(exact_rank(qmat(b.W_up)) == d)
+    coord = st.builds(Fraction, st.integers(-30, 30), st.sampled_from([1, 2, 3, 4, 8]))
+    pts = draw(st.lists(st.lists(coord, min_size=d, max_size=d), min_size=2, max_size=4))
+    return WidthInstance(b, pts)
+
+
+STRATEGY = _instances()
+
+
+def _all_dyadic(*mats: list) -> bool:
+    return all(is_dyadic(v) for a in mats for row in a for v in row)
+
+
+@oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c),
+              precision="exact (relu, lower bound); arb 128 bits as evidence (gelu, gelu_tanh, silu)")
+def check(inst: WidthInstance) -> Certificate:
+    """Build and verify the width m + d block; compute the exact minimal relu width m + C."""
+    b = inst.block
+    U, W = qmat(b.W_up), qmat(b.W_down)
+    d, m = b.d, b.m
+    pts = [qvec(p) for p in inst.points] + [[Fraction(0)] * d]
+    con = spec_construction(U, W)
+    if con is None:
+        return Certificate(CLAIM, False, False, "exact rank", {"rank": exact_rank(U)}, "rank W_up < d")
+    bsum = matmul(transpose(con["b"]), [U[i] for i in con["rows"]])
+    alg = bsum == [[-v for v in r] for r in identity(d)]
+    ok_up, rows_up = verify_equal(U, W, con["W_up"], con["W_down"], pts)
+    dy = _all_dyadic(con["W_up"], con["W_down"])
+    data: dict[str, Any] = {
+        "W_up": smat(U), "W_down": smat(W), "d": d, "m": m, "rank_W_up": exact_rank(U),
+        "construction": {"rows": con["rows"], "b": smat(con["b"]), "W_up": smat(con["W_up"]),
+                         "W_down": smat(con["W_down"]), "width": len(con["W_up"]),
+                         "sum_b_u_equals_minus_I": alg, "points": rows_up,
+                         "dyadic": dy, "float64_note": "" if dy else
+                         "some weights are non-dyadic rationals: float64 cannot hold them exactly; "
+                         "the relu verification is exact in rationals"}}
+    holds = alg and ok_up and len(con["W_up"]) == m + d
+    nondeg = nondegeneracy(b.W_up, b.W_down).ok
+    if nondeg and m <= MAX_LOWER_M:
+        lb = lower_bound_table(U, W)
+        up2, down2 = build_block(U, W, lb["argmin_S"], lb["argmin_T"])
+        ok_min, rows_min = verify_equal(U, W, up2, down2, pts, acts=("relu",))
+        lb.update({"min_width": m + lb["C"], "min_block": {"W_up": smat(up2), "W_down": smat(down2),
+                                                          "points": rows_min}})
+        # With every I + W_S U_S invertible the proof gives C = 2d - rank W_up = d.
+        bound_ok = lb["C"] <= d and len(up2) == m + lb["C"] and ok_min
+        if lb["all_invertible"]:
+            bound_ok = bound_ok and lb["C"] == d
+        lb["minimal_width_is_m_plus_d"] = lb["C"] == d
+        data["lower_bound"] = lb
+        holds = holds and bound_ok
+    return Certificate(CLAIM, holds, exact=holds,
+                       method="exact rationals (relu, algebra, lower bound); arb balls as evidence",
+                       data=data, reason="" if holds else "construction or lower bound failed")
+
+
+def recheck(cert: dict[str, Any]) -> bool:
+    """Re-verify an absorption-width certificate from its data alone."""
+    try:
+        data = cert["data"]
+        U, W = qmat(data["W_up"]), qmat(data["W_down"])
+        d, m = len(W), len(U)
+        con = data["construction"]
+        up, down, b = qmat(con["W_up"]), qmat(con["W_down"]), qmat(con["b"])
+        rows = con["rows"]
+        if len(up) != m + d or len(down) != d or any(len(r) != m + d for r in down):
+            return False
+        if matmul(transpose(b), [U[i] for i in rows]) != [[-v for v in r] for r in identity(d)]:
+            return False
+        pts = [qvec(r["x"]) for r in con["points"]["relu"]]
+        if not pts or not verify_equal(U, W, up, down, pts)[0]:
+            return False
+        if "lower_bound" in data:
+            lb = data["lower_bound"]
+            fresh = lower_bound_table(U, W)
+            if fresh["C"] != lb["C"] or fresh["dets"] != lb["dets"] or fresh["C"] > d:
+                return False
+            if fresh["all_invertible"] and fresh["C"] != d:
+                return False
+            up2, down2 = qmat(lb["min_block"]["W_up"]), qmat(lb["min_block"]["W_down"])
+            if len(up2) != m + fresh["C"]:
+                return False
+            return verify_equal(U, W, up2, down2, pts, acts=("relu",))[0]
+        return True
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, IndexError):
+        return False

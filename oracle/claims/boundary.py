@@ -1,0 +1,370 @@
+"""Boundary counterexamples: drop one hypothesis and the conclusion of a claim really fails.
+
+Each function builds an explicit instance (proofs/informal/boundary-cases.md), verifies the
+identity "residual block == residual-free block" (exactly in rationals where the activation
+allows, otherwise with arb ball enclosures, which are evidence for an identity proved by
+hand), confirms that the dropped hypothesis indeed fails on the instance, and returns a
+Certificate whose data suffices for ``recheck_counterexample``.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Callable
+
+from flint import arb
+
+from .. import activations, arith
+from ..blocks import exact_rank
+from .base import Certificate, counterexample
+from .relu_gelu import (BALL_PREC, all_index_sets_exact, balls_agree, eval_ball, eval_plain_q,
+                        identity, line_key, qmat, qvec, smat, svec)
+
+Q = Fraction
+# Sample points: integers, halves, thirds, sevenths, the break points and 0.
+POINTS_1D = sorted({Q(n, k) for n in range(-12, 13) for k in (1, 2, 3, 7)})
+POINTS_2D = [[a, b] for a in (Q(-5, 2), Q(-1), Q(0), Q(1, 3), Q(2)) for b in (Q(-7, 3), Q(0), Q(1), Q(5, 2))]
+
+
+def _neg(a: list) -> list:
+    return [[-v for v in row] for row in a]
+
+
+def _exact_compare(lhs: Callable, rhs: Callable, pts: list) -> tuple[bool, int]:
+    bad = sum(1 for p in pts if lhs(p) != rhs(p))
+    return bad == 0, len(pts)
+
+
+def _ball_compare(lhs: Callable, rhs: Callable, pts: list) -> tuple[bool, float]:
+    worst, ok = 0.0, True
+    for p in pts:
+        good, w = balls_agree(lhs(p), rhs(p))
+        ok, worst = ok and good, max(worst, w)
+    return ok, worst
+
+
+def _spec(act: str, W_up: Any, W_down: Any, **kw: Any) -> dict[str, Any]:
+    """A block as exact strings (weights may also be closed-form strings for balls)."""
+    out = {"activation": act, "W_up": smat(W_up), "W_down": W_down if isinstance(W_down, str) else smat(W_down)}
+    for k, v in kw.items():
+        if v is not None:
+            out[k] = smat(v) if isinstance(v[0], list) else svec(v)
+    return out
+
+
+# ---------------------------------------------------------------- 1. k = 1
+
+def _relu_flip_instance() -> tuple[list, list, list, list]:
+    U, W = identity(2), _neg(identity(2))
+    return U, W, _neg(U), W
+
+
+@counterexample(claims=("homogeneous-impossible", "homogeneous-any-width"),
+                dropped="k_ne_1",
+                description="relu is homogeneous of degree 1: x + B(x) with W_up = I, W_down = -I "
+                            "equals the relu block with W_up = -I, W_down = -I; two such blocks "
+                            "compose to two plain blocks")
+def relu_degree_one() -> Certificate:
+    """k = 1: a relu residual block (and a stack of two) equals residual-free relu blocks."""
+    U, W, U2, W2 = _relu_flip_instance()
+    I = identity(2)
+    F = lambda x: eval_plain_q("relu", U, W, x, M=I)  # noqa: E731
+    G = lambda x: eval_plain_q("relu", U2, W2, x)  # noqa: E731
+    ok1, n = _exact_compare(F, G, POINTS_2D)
+    ok2, _ = _exact_compare(lambda x: F(F(x)), lambda x: G(G(x)), POINTS_2D)
+    # Piecewise identity: coordinatewise x_k - relu(x_k) = -relu(-x_k), checked on both signs.
+    piece = all(t - max(t, 0) == -max(-t, 0) for t in (Q(-3), Q(-1, 2), Q(0), Q(1, 5), Q(4)))
+    S = all_index_sets_exact(U, W, I)
+    holds = ok1 and ok2 and piece and S == [(0, 1)]
+    return Certificate("homogeneous-impossible", holds, exact=True, method="exact rationals",
+                       data={"kind": "relu_degree_one", "residual": _spec("relu", U, W, M=I),
+                             "plain": _spec("relu", U2, W2), "points": [svec(p) for p in POINTS_2D],
+                             "depth": 2, "index_sets": [list(s) for s in S], "degree": 1})
+
+
+@counterexample(claims=("depth-impossible", "depth-any"), dropped="res_blocks_flat",
+                description="relu blocks are not o(|x|) at 0: the depth-2 relu stack of "
+                            "relu_degree_one equals a composition of two residual-free relu blocks")
+def relu_stack_not_flat() -> Certificate:
+    """Drop flatness in the depth theorems: a residual relu stack equals a residual-free stack."""
+    cert = relu_degree_one()
+    cert.claim = "depth-impossible"
+    return cert
+
+
+# ---------------------------------------------------------------- 2. biased relu2
+
+RELU2_PLAIN = {"W_up": [[Q(1)], [Q(-1)], [Q(1)], [Q(-1)]], "b_up": [Q(1), Q(-1), Q(-1), Q(1)],
+               "W_down": [[Q(1, 4), Q(1, 4), Q(-1, 4), Q(-1, 4)]]}
+
+
+def relu2_pieces(W_up: list, b_up: list, W_down: list) -> list[tuple[str, list[Fraction]]]:
+    """The biased relu2 block as a polynomial (coefficients of 1, x, x^2) on each piece of R (d = 1)."""
+    breaks = sorted({-b / r[0] for r, b in zip(W_up, b_up) if r[0] != 0})
+    probes = ([breaks[0] - 1] + [(a + c) / 2 for a, c in zip(breaks, breaks[1:])] + [breaks[-1] + 1]) \
+        if breaks else [Q(0)]
+    out = []
+    for probe in probes:
+        coeffs = [Q(0)] * 3
+        for r, b, w in zip(W_up, b_up, W_down[0]):
+            a = r[0]
+            if a * probe + b > 0:  # the unit is active on this whole piece: add w (a x + b)^2
+                coeffs[0] += w * b * b
+                coeffs[1] += w * 2 * a * b
+                coeffs[2] += w * a * a
+        out.append((str(probe), coeffs))
+    return out
+
+
+@counterexample(claims=("homogeneous-impossible", "homogeneous-any-width"), dropped="bias_free",
+                description="(relu(x+1)^2 + relu(-x-1)^2 - relu(x-1)^2 - relu(1-x)^2)/4 = x: a biased "
+                            "width-4 relu2 block equals x + B(x) with W_down = 0")
+def biased_relu2() -> Certificate:
+    """Biases break homogeneity: a width-4 biased relu2 block computes x exactly."""
+    P = RELU2_PLAIN
+    B_up = [[Q(1)], [Q(2)], [Q(-1)], [Q(3)]]  # any weights; W_down = 0 makes B = 0
+    B_down = [[Q(0)] * 4]
+    F = lambda x: eval_plain_q("relu2", B_up, B_down, x, M=[[Q(1)]])  # noqa: E731
+    G = lambda x: eval_plain_q("relu2", P["W_up"], P["W_down"], x, b_up=P["b_up"])  # noqa: E731
+    ok, n = _exact_compare(F, G, [[t] for t in POINTS_1D])
+    pieces = relu2_pieces(P["W_up"], P["b_up"], P["W_down"])
+    poly_ok = all(c == [0, 1, 0] for _, c in pieces)
+    # Homogeneity of degree 2 fails for the biased block: B'(2x) != 4 B'(x) at x = 1.
+    nonhom = G([Q(2)]) != [4 * v for v in G([Q(1)])]
+    holds = ok and poly_ok and nonhom
+    return Certificate("homogeneous-impossible", holds, exact=True,
+                       method="exact polynomial identity on each piece + exact rationals",
+                       data={"kind": "biased_relu2", "residual": _spec("relu2", B_up, B_down, M=[[Q(1)]]),
+                             "plain": _spec("relu2", P["W_up"], P["W_down"], b_up=P["b_up"]),
+                             "pieces": [[p, svec(c)] for p, c in pieces],
+                             "points": [[q] for q in svec(POINTS_1D)], "plain_not_homogeneous": nonhom})
+
+
+# ---------------------------------------------------------------- 3. biased swiglu
+
+def _swiglu_plain(d: int) -> dict[str, Any]:
+    # Gate row 0 with gate bias 1: each unit computes silu(1) (e_k . x); output 1/silu(1) = 1 + e^-1.
+    return {"W_gate": [[Q(0)] * d for _ in range(d)], "b_gate": [Q(1)] * d, "W_up": identity(d),
+            "W_down": "(1 + exp(-1)) * I"}
+
+
+def _closed_form_down(d: int) -> list:
+    with arith.precision("ball", BALL_PREC):
+        c = 1 + arb(-1).exp()
+        return [[c if i == j else arb(0) for j in range(d)] for i in range(d)]
+
+
+@counterexample(claims=("gated-impossible", "gated-continuity"), dropped="bias_free",
+                description="a swiglu unit with zero gate row and gate bias 1 computes silu(1)(u.x); "
+                            "d such units with outputs e_k / silu(1) = (1 + e^-1) e_k equal x")
+def biased_swiglu() -> Certificate:
+    """Gate biases make the gate nonzero at 0: a biased width-d swiglu block equals x (d = 2)."""
+    d = 2
+    P = _swiglu_plain(d)
+    Bg, Bu, Bd = [[Q(1), Q(-1)], [Q(2), Q(1)]], [[Q(1), Q(0)], [Q(1), Q(1)]], [[Q(0)] * d for _ in range(d)]
+    down = _closed_form_down(d)
+    F = lambda x: eval_ball("swiglu", Bu, Bd, x, M=identity(d), W_gate=Bg)  # noqa: E731
+    G = lambda x: eval_ball("swiglu", P["W_up"], down, x, W_gate=P["W_gate"], b_gate=P["b_gate"])  # noqa: E731
+    ok, worst = _ball_compare(F, G, POINTS_2D)
+    # The gate at the origin: silu(1) is enclosed away from 0, so the effective gate is not zero at 0.
+    with arith.precision("ball", BALL_PREC):
+        g1 = activations.get("swiglu").ball(arb(1))
+    gate_nonzero = not g1.contains(0)
+    holds = ok and gate_nonzero
+    return Certificate("gated-impossible", holds, exact=False,
+                       method=f"arb balls at {BALL_PREC} bits (identity proved: silu(1)(1 + e^-1) = 1)",
+                       data={"kind": "biased_swiglu", "d": d,
+                             "residual": _spec("swiglu", Bu, Bd, W_gate=Bg, M=identity(d)),
+                             "plain": {"activation": "swiglu", "W_up": smat(P["W_up"]),
+                                       "W_gate": smat(P["W_gate"]), "b_gate": svec(P["b_gate"]),
+                                       "W_down": P["W_down"]},
+                             "points": [svec(p) for p in POINTS_2D], "max_diff_bound": worst,
+                             "silu_1": str(g1)})
+
+
+# ---------------------------------------------------------------- 4. glu
+
+GLU = {"W_gate": [[Q(1), Q(2)], [Q(-1), Q(1)]], "W_up": identity(2), "W_down": _neg(identity(2))}
+
+
+@counterexample(claims=("gated-impossible", "gated-continuity"), dropped="gate_zero_at_0",
+                description="sigmoid gate, g(0) = 1/2: x + B(x) with W_up = I, W_down = -I equals the "
+                            "glu block with the gate rows and output columns negated")
+def glu_gate_half() -> Certificate:
+    """g(0) != 0: a glu residual block equals a glu block of the same width (sign flip)."""
+    G0 = GLU
+    G2, W2 = _neg(G0["W_gate"]), _neg(G0["W_down"])
+    F = lambda x: eval_ball("glu", G0["W_up"], G0["W_down"], x, M=identity(2), W_gate=G0["W_gate"])  # noqa: E731
+    G = lambda x: eval_ball("glu", G0["W_up"], W2, x, W_gate=G2)  # noqa: E731
+    ok, worst = _ball_compare(F, G, POINTS_2D)
+    with arith.precision("ball", BALL_PREC):
+        g0 = activations.get("glu").ball(arb(0))
+    half = g0.contains(Q(1, 2).numerator / arb(2)) and g0.rad() == 0 and not g0.contains(0)
+    holds = ok and half
+    return Certificate("gated-impossible", holds, exact=False,
+                       method=f"arb balls at {BALL_PREC} bits (identity proved from g(z) + g(-z) = 1)",
+                       data={"kind": "glu_gate_half",
+                             "residual": _spec("glu", G0["W_up"], G0["W_down"], W_gate=G0["W_gate"], M=identity(2)),
+                             "plain": _spec("glu", G0["W_up"], W2, W_gate=G2),
+                             "points": [svec(p) for p in POINTS_2D], "max_diff_bound": worst,
+                             "g_at_0": str(g0)})
+
+
+# ---------------------------------------------------------------- 5. width m + d
+
+@counterexample(claims=("relu-gelu-iff",), dropped="same_width",
+                description="W_up = W_down = I (d = m = 2): no index set gives -I, yet x + B(x) = "
+                            "2 relu(x_k) - relu(-x_k) coordinatewise, a relu block of width m + d = 4")
+def width_m_plus_d() -> Certificate:
+    """A nondegenerate relu block with no index set is absorbed at width m + d."""
+    from .absorption_width import spec_construction
+    U, W, I = identity(2), identity(2), identity(2)
+    S = all_index_sets_exact(U, W, I)
+    con = spec_construction(U, W)
+    F = lambda x: eval_plain_q("relu", U, W, x, M=I)  # noqa: E731
+    G = lambda x: eval_plain_q("relu", con["W_up"], con["W_down"], x)  # noqa: E731
+    ok, _ = _exact_compare(F, G, POINTS_2D)
+    holds = ok and S == [] and len(con["W_up"]) == 4
+    return Certificate("relu-gelu-iff", holds, exact=True, method="exact rationals, all 2^m index sets",
+                       data={"kind": "width_m_plus_d", "residual": _spec("relu", U, W, M=I),
+                             "plain": _spec("relu", con["W_up"], con["W_down"]), "index_sets": [],
+                             "points": [svec(p) for p in POINTS_2D], "width": 4, "m": 2, "d": 2})
+
+
+# ---------------------------------------------------------------- 6. singular M
+
+@counterexample(claims=("homogeneous-impossible", "gated-impossible"), dropped="M_nonzero",
+                description="M = 0: F = B, so B' = B absorbs (relu2 and swiglu blocks)")
+def zero_skip() -> Certificate:
+    """M = 0 is trivially absorbable: the residual-free block is B itself."""
+    Z = [[Q(0)] * 2 for _ in range(2)]
+    U, W, Gt = [[Q(1), Q(-2)], [Q(3), Q(1)], [Q(-1), Q(1)]], [[Q(1), Q(2), Q(-1)], [Q(0), Q(1), Q(1)]], \
+        [[Q(2), Q(1)], [Q(-1), Q(1)], [Q(1), Q(1)]]
+    ok2, _ = _exact_compare(lambda x: eval_plain_q("relu2", U, W, x, M=Z),
+                            lambda x: eval_plain_q("relu2", U, W, x), POINTS_2D)
+    oks, worst = _ball_compare(lambda x: eval_ball("swiglu", U, W, x, M=Z, W_gate=Gt),
+                               lambda x: eval_ball("swiglu", U, W, x, W_gate=Gt), POINTS_2D)
+    holds = ok2 and oks
+    return Certificate("homogeneous-impossible", holds, exact=True,
+                       method="exact rationals (relu2); swiglu weights identical, balls as evidence",
+                       data={"kind": "zero_skip", "M": smat(Z), "relu2": _spec("relu2", U, W),
+                             "swiglu": _spec("swiglu", U, W, W_gate=Gt),
+                             "points": [svec(p) for p in POINTS_2D], "max_diff_bound": worst})
+
+
+@counterexample(claims=("skip-reduction", "relu-gelu-iff"), dropped="M_invertible",
+                description="M = (1/2) 1 1^T (d = 2, singular, doubly stochastic): a width-1 relu block "
+                            "absorbs Mx with S = {1}, |S| = 1 < d; the identity skip with the same B "
+                            "is not absorbable at width 1")
+def singular_skip() -> Certificate:
+    """A singular nonzero M absorbed at width 1 < d, so |S| >= d and the reduction to M = I fail."""
+    M = [[Q(1, 2), Q(1, 2)], [Q(1, 2), Q(1, 2)]]
+    U, W = [[Q(1), Q(1)]], [[Q(-1, 2)], [Q(-1, 2)]]
+    U2 = _neg(U)
+    ok, _ = _exact_compare(lambda x: eval_plain_q("relu", U, W, x, M=M),
+                           lambda x: eval_plain_q("relu", U2, W, x), POINTS_2D)
+    S = all_index_sets_exact(U, W, M)
+    S_identity = all_index_sets_exact(U, W, identity(2))
+    rank_M = exact_rank(M)
+    holds = ok and S == [(0,)] and rank_M == 1 and S_identity == []
+    return Certificate("relu-gelu-iff", holds, exact=True, method="exact rationals",
+                       data={"kind": "singular_skip", "residual": _spec("relu", U, W, M=M),
+                             "plain": _spec("relu", U2, W), "index_sets": [list(s) for s in S],
+                             "rank_M": rank_M, "index_sets_for_identity_skip": [],
+                             "points": [svec(p) for p in POINTS_2D]})
+
+
+# ---------------------------------------------------------------- further: nondegeneracy
+
+@counterexample(claims=("relu-gelu-iff",), dropped="nondegenerate",
+                description="collinear rows, d = 1: x + 2 relu(x) + 2 relu(-x) = 3 relu(x) + relu(-x), "
+                            "yet the subset sums of w_i u_i are 0, 2, -2, 0, never -1")
+def collinear_rows() -> Certificate:
+    """Nondegeneracy is needed for necessity: a degenerate block absorbs without an index set."""
+    U, W, I = [[Q(1)], [Q(-1)]], [[Q(2), Q(2)]], [[Q(1)]]
+    U2, W2 = [[Q(1)], [Q(-1)]], [[Q(3), Q(1)]]
+    ok, _ = _exact_compare(lambda x: eval_plain_q("relu", U, W, x, M=I),
+                           lambda x: eval_plain_q("relu", U2, W2, x), [[t] for t in POINTS_1D])
+    S = all_index_sets_exact(U, W, I)
+    degenerate = line_key(U[0]) == line_key(U[1])
+    holds = ok and S == [] and degenerate
+    return Certificate("relu-gelu-iff", holds, exact=True, method="exact rationals",
+                       data={"kind": "collinear_rows", "residual": _spec("relu", U, W, M=I),
+                             "plain": _spec("relu", U2, W2), "index_sets": [],
+                             "points": [[q] for q in svec(POINTS_1D)]})
+
+
+BOUNDARY = [relu_degree_one, relu_stack_not_flat, biased_relu2, biased_swiglu, glu_gate_half, width_m_plus_d,
+            zero_skip, singular_skip, collinear_rows]
+
+
+# ---------------------------------------------------------------- re-checking
+
+def _block_fn(spec: dict[str, Any], exact: bool, M: Any = None) -> Callable:
+    act = spec["activation"]
+    U = qmat(spec["W_up"])
+    d = len(U[0])
+    if isinstance(spec["W_down"], str):
+        if spec["W_down"] != "(1 + exp(-1)) * I":
+            raise ValueError("unknown closed form")
+        W: Any = _closed_form_down(d)
+    else:
+        W = qmat(spec["W_down"])
+    Mq = qmat(spec["M"]) if "M" in spec else (qmat(M) if M is not None else None)
+    b_up = qvec(spec["b_up"]) if "b_up" in spec else None
+    if exact:
+        return lambda x: eval_plain_q(act, U, W, x, M=Mq, b_up=b_up)
+    G = qmat(spec["W_gate"]) if "W_gate" in spec else None
+    bg = qvec(spec["b_gate"]) if "b_gate" in spec else None
+    return lambda x: eval_ball(act, U, W, x, M=Mq, W_gate=G, b_up=b_up, b_gate=bg)
+
+
+def recheck_counterexample(cert: dict[str, Any]) -> bool:
+    """Re-verify a boundary certificate from its data: both sides agree at every stored point,
+    and the fact that makes the instance a boundary case still holds."""
+    try:
+        data = cert["data"]
+        kind = data["kind"]
+        pts = [qvec(p) for p in data["points"]]
+        if not pts:
+            return False
+        if kind == "zero_skip":
+            Mz = qmat(data["M"])
+            if any(v != 0 for r in Mz for v in r):
+                return False
+            ok = _exact_compare(_block_fn(data["relu2"], True, Mz), _block_fn(data["relu2"], True), pts)[0]
+            sw = data["swiglu"]
+            return ok and _ball_compare(_block_fn(sw, False, Mz), _block_fn(sw, False), pts)[0]
+        res, pl = data["residual"], data["plain"]
+        exact = activations.get(res["activation"]).exact is not None
+        if res["activation"] != pl["activation"]:
+            return False
+        cmp = _exact_compare if exact else _ball_compare
+        if not cmp(_block_fn(res, exact), _block_fn(pl, exact), pts)[0]:
+            return False
+        U, M = qmat(res["W_up"]), qmat(res["M"])
+        if kind == "relu_degree_one":
+            # Depth 2 as well: (x + B) o (x + B) equals B' o B'.
+            F, G = _block_fn(res, True), _block_fn(pl, True)
+            return all(F(F(p)) == G(G(p)) for p in pts) and "b_up" not in pl
+        if kind == "biased_relu2":
+            pieces = relu2_pieces(qmat(pl["W_up"]), qvec(pl["b_up"]), qmat(pl["W_down"]))
+            G = _block_fn(pl, True)
+            return all(c == [0, 1, 0] for _, c in pieces) and any(v != 0 for v in qvec(pl["b_up"])) \
+                and G([Q(2)]) != [4 * v for v in G([Q(1)])]
+        if kind == "biased_swiglu":
+            return any(v != 0 for v in qvec(pl["b_gate"])) and "b_gate" not in res
+        if kind == "glu_gate_half":
+            return res["activation"] == "glu" and len(U) == len(qmat(pl["W_up"]))
+        W = qmat(res["W_down"])
+        S = all_index_sets_exact(U, W, M)
+        if kind == "width_m_plus_d":
+            return S == [] and len(qmat(pl["W_up"])) == len(U) + len(M) \
+                and len(set(map(line_key, U))) == len(U)
+        if kind == "singular_skip":
+            return exact_rank(M) < len(M) and any(len(s) < len(M) for s in S) and len(U) < len(M)
+        if kind == "collinear_rows":
+            return S == [] and len(qmat(pl["W_up"])) == len(U)
+        return False
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, IndexError):
+        return False

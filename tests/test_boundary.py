@@ -1,0 +1,93 @@
+"""Boundary counterexamples: each really violates the conclusion once its hypothesis is dropped."""
+
+import copy
+import json
+from fractions import Fraction
+
+import pytest
+
+from oracle.claims import boundary as bd
+from oracle.claims.base import COUNTEREXAMPLES
+from oracle.claims.relu_gelu import (all_index_sets_exact, eval_ball, eval_plain_q, identity, qmat)
+
+Q = Fraction
+EXPECTED = {
+    "relu_degree_one": ("k_ne_1", {"homogeneous-impossible", "homogeneous-any-width", "depth-impossible"}),
+    "biased_relu2": ("bias_free", {"homogeneous-impossible", "homogeneous-any-width"}),
+    "biased_swiglu": ("bias_free", {"gated-impossible", "gated-continuity"}),
+    "glu_gate_half": ("gate_zero_at_0", {"gated-impossible", "gated-continuity"}),
+    "width_m_plus_d": ("same_width", {"relu-gelu-iff"}),
+    "zero_skip": ("M_nonzero", {"homogeneous-impossible", "gated-impossible"}),
+    "singular_skip": ("M_invertible", {"skip-reduction", "relu-gelu-iff"}),
+    "collinear_rows": ("nondegenerate", {"relu-gelu-iff"}),
+}
+
+
+@pytest.mark.parametrize("fn", bd.BOUNDARY, ids=lambda f: f.__name__)
+def test_registered_holds_and_rechecks(fn):
+    assert fn in COUNTEREXAMPLES
+    dropped, claims = EXPECTED[fn.__name__]
+    info = fn.counterexample_info
+    assert info.dropped == dropped and set(info.claims) == claims
+    cert = fn()
+    assert cert.holds
+    d = json.loads(json.dumps(cert.as_dict()))  # the JSON form alone must suffice
+    assert bd.recheck_counterexample(d)
+
+
+def test_relu_k1_block_equals_plain_block():
+    # Prop. 5 with k = 1 would forbid this: x + B(x) equals a residual-free relu block of width 2.
+    U, W = identity(2), [[-1, 0], [0, -1]]
+    for x in ([Q(3), Q(-2)], [Q(-1, 3), Q(5, 7)], [Q(0), Q(-4)]):
+        lhs = eval_plain_q("relu", qmat(U), qmat(W), x, M=identity(2))
+        assert lhs == eval_plain_q("relu", [[-1, 0], [0, -1]], qmat(W), x)
+        assert lhs == [-max(-v, 0) for v in x]
+
+
+def test_biased_relu2_is_the_identity_map():
+    P = bd.RELU2_PLAIN
+    for t in (Q(-7, 3), Q(-1), Q(0), Q(1, 2), Q(1), Q(9)):
+        assert eval_plain_q("relu2", P["W_up"], P["W_down"], [t], b_up=P["b_up"]) == [t]
+    assert [c for _, c in bd.relu2_pieces(P["W_up"], P["b_up"], P["W_down"])] == [[0, 1, 0]] * 3
+
+
+def test_biased_swiglu_has_nonzero_derivative_at_0():
+    # silu(1) (1 + e^-1) = 1: the biased unit passes x through, so F = x is absorbed.
+    val = eval_ball("swiglu", identity(2), bd._closed_form_down(2), [Q(2), Q(-3)],
+                    W_gate=[[0, 0], [0, 0]], b_gate=[1, 1])
+    assert all((v - t).contains(0) and float((v - t).rad()) < 1e-30 for v, t in zip(val, (2, -3)))
+
+
+def test_glu_block_absorbs_identity_skip():
+    cert = bd.glu_gate_half()
+    assert cert.data["g_at_0"].startswith("0.5")
+    assert cert.data["max_diff_bound"] < 2.0 ** -80
+
+
+def test_width_m_plus_d_has_no_index_set():
+    assert all_index_sets_exact(identity(2), identity(2), identity(2)) == []
+    cert = bd.width_m_plus_d()
+    assert len(cert.data["plain"]["W_up"]) == 4
+
+
+def test_singular_skip_index_set_smaller_than_d():
+    cert = bd.singular_skip()
+    assert cert.data["index_sets"] == [[0]] and cert.data["rank_M"] == 1
+
+
+@pytest.mark.parametrize("fn", bd.BOUNDARY, ids=lambda f: f.__name__)
+def test_tampered_weight_rejected(fn):
+    d = fn().as_dict()
+    bad = copy.deepcopy(d)
+    if fn is bd.zero_skip:
+        # B' = B for every B here, so the weights are free; what matters is M = 0.
+        bad["data"]["M"][0][0] = "1/1024"
+    else:
+        bad["data"]["plain"]["W_up"][0][0] = "5/3"
+    assert not bd.recheck_counterexample(bad)
+
+
+def test_tampered_skip_rejected():
+    d = bd.singular_skip().as_dict()
+    d["data"]["residual"]["M"] = [["1", "0"], ["0", "1"]]  # invertible M: no width-1 absorber
+    assert not bd.recheck_counterexample(d)

@@ -1,0 +1,97 @@
+"""absorption-width: the m + d construction, and the exact minimal relu width m + C."""
+
+import copy
+from fractions import Fraction
+
+import numpy as np
+from hypothesis import given, settings
+
+from oracle.blocks import Block
+from oracle.claims import absorption_width as aw
+from oracle.claims.base import run_check
+from oracle.claims.relu_gelu import identity, qvec
+
+Q = Fraction
+PTS = [[Q(a), Q(b)] for a in (-3, -1, 0, 1, 2) for b in (-2, 0, 1)] + [[Q(1, 3), Q(-5, 7)]]
+
+
+@settings(max_examples=100, deadline=None)
+@given(inst=aw.STRATEGY)
+def test_certificate_holds_and_rechecks(inst):
+    cert = aw.check(inst)
+    assert cert.holds and cert.exact
+    con = cert.data["construction"]
+    assert con["width"] == inst.block.m + inst.block.d and con["sum_b_u_equals_minus_I"]
+    lb = cert.data["lower_bound"]
+    if lb["all_invertible"]:
+        assert lb["C"] == inst.block.d and lb["minimal_width_is_m_plus_d"]
+    assert aw.recheck(cert.as_dict())
+
+
+def test_run_check_passes():
+    res = run_check(aw.check, 20)
+    assert res.passed and res.instances == 20
+
+
+def test_identity_block_needs_exactly_m_plus_d():
+    U, W = identity(2), identity(2)
+    lb = aw.lower_bound_table(U, W)
+    assert lb["all_invertible"] and lb["C"] == 2
+    assert sorted(lb["dets"].values()) == ["1", "2", "2", "4"]
+
+
+def test_singular_case_goes_below_m_plus_d():
+    # absorption-width.md, Examples: W_down = diag(-1, 1) absorbs at width 3 = m + d - 1.
+    U, W = identity(2), [[Q(-1), Q(0)], [Q(0), Q(1)]]
+    lb = aw.lower_bound_table(U, W)
+    assert not lb["all_invertible"] and lb["C"] == 1
+    up, down = aw.build_block(U, W, lb["argmin_S"], lb["argmin_T"])
+    assert len(up) == 3
+    ok, _ = aw.verify_equal(U, W, up, down, PTS, acts=("relu",))
+    assert ok
+
+
+def test_non_dyadic_weights_are_flagged():
+    b = Block("relu", W_up=np.array([[1.0, 2.0], [3.0, 1.0]]), W_down=np.array([[1.0, 0.5], [-1.0, 2.0]]))
+    cert = aw.check(aw.WidthInstance(b, [[Q(1), Q(-1)], [Q(2), Q(5)]]))
+    assert cert.holds
+    con = cert.data["construction"]
+    assert con["dyadic"] is False and "float64 cannot hold" in con["float64_note"]
+    assert con["b"] == [["1/5", "-3/5"], ["-2/5", "1/5"]]  # -U_I^{-1}, det U_I = -5
+
+
+def test_dyadic_rows_preferred():
+    b = Block("relu", W_up=np.array([[1.0, 2.0], [3.0, 1.0], [1.0, 0.0], [0.0, 1.0]]),
+              W_down=np.ones((2, 4)))
+    cert = aw.check(aw.WidthInstance(b, [[Q(1), Q(-1)]]))
+    # rows 0, 1 have det -5 (non-dyadic inverse); rows 0, 2 have det -2 and are taken instead
+    assert cert.data["construction"]["dyadic"] is True and cert.data["construction"]["rows"] == [0, 2]
+
+
+def _cert():
+    b = Block("relu", W_up=np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
+              W_down=np.array([[1.0, 0.5, -1.0], [2.0, 1.0, 0.25]]))
+    return aw.check(aw.WidthInstance(b, PTS)).as_dict()
+
+
+def test_tampered_certificates_rejected():
+    d = _cert()
+    assert d["holds"] and aw.recheck(d)
+    bad = copy.deepcopy(d)
+    bad["data"]["construction"]["b"][0][0] = "2"
+    assert not aw.recheck(bad)
+    bad = copy.deepcopy(d)
+    bad["data"]["construction"]["W_down"][0][-1] = "7"
+    assert not aw.recheck(bad)
+    bad = copy.deepcopy(d)
+    bad["data"]["lower_bound"]["C"] = 1
+    assert not aw.recheck(bad)
+
+
+def test_near_miss_weight_fails():
+    d = _cert()["data"]
+    U, W = aw.qmat(d["W_up"]), aw.qmat(d["W_down"])
+    up, down = aw.qmat(d["construction"]["W_up"]), aw.qmat(d["construction"]["W_down"])
+    down[0][-1] += Q(1, 2 ** 30)
+    ok, rows = aw.verify_equal(U, W, up, down, [qvec(p) for p in (["1", "1"], ["-1", "2"])])
+    assert not ok
