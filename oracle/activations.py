@@ -128,7 +128,8 @@ def _gelu_b(z: arb) -> arb:
 
 
 def _gelu_tanh_b(z: arb) -> arb:
-    inner = (arb(2) / arb.pi()).sqrt() * (z + arb(_GELU_TANH_C) * z**3)
+    # z*z*z, not z**3: arb's power of a ball that straddles 0 is nan.
+    inner = (arb(2) / arb.pi()).sqrt() * (z + arb(_GELU_TANH_C) * z * z * z)
     return z / 2 * (1 + inner.tanh())
 
 

@@ -146,6 +146,15 @@ def audit(quick: bool = False) -> dict[str, Any]:
                             f"{out['oracle'].get('failure') or out['oracle'].get('detail', '')}")
     problems += [f"counterexample {cx['name']} not verified: {cx['detail']}" for cx in cexs
                  if not cx["verified"]]
+    # A counterexample must drop a hypothesis that its claims really have.
+    tags = {c["id"]: set(c.get("hypotheses", [])) for c in registry}
+    for cx in cexs:
+        for cid in cx["claims"]:
+            if cid not in tags:
+                problems.append(f"counterexample {cx['name']} names unknown claim {cid}")
+            elif cx["dropped"] not in tags[cid]:
+                problems.append(f"counterexample {cx['name']} drops {cx['dropped']!r}, "
+                                f"which is not a hypothesis of {cid}")
     problems += [f"activation {a['name']}: a declared property did not re-derive" for a in catalog
                  if not a["all_verified"]]
     return {

@@ -12,7 +12,8 @@ from oracle.claims.relu_gelu import (all_index_sets_exact, eval_ball, eval_plain
 
 Q = Fraction
 EXPECTED = {
-    "relu_degree_one": ("k_ne_1", {"homogeneous-impossible", "homogeneous-any-width", "depth-impossible"}),
+    "relu_degree_one": ("k_ne_1", {"homogeneous-impossible", "homogeneous-any-width"}),
+    "relu_stack_not_flat": ("res_blocks_flat", {"depth-impossible", "depth-any"}),
     "biased_relu2": ("bias_free", {"homogeneous-impossible", "homogeneous-any-width"}),
     "biased_swiglu": ("bias_free", {"gated-impossible", "gated-continuity"}),
     "glu_gate_half": ("gate_zero_at_0", {"gated-impossible", "gated-continuity"}),
