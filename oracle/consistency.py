@@ -228,8 +228,10 @@ def parse_assumptions(output: str) -> dict[str, list[str]]:
             continue
         if line.startswith("Closed under the global context") or line.strip().startswith(": string"):
             continue
-        m = re.match(r"^(\S+)\s*:", line)
-        if m and not line.startswith(" ") and line.strip() != "Axioms:":
+        # An axiom starts at column 0 as "name : type" or, when the type is long, as "name"
+        # alone with the type on indented lines below.
+        m = re.match(r"^(\S+)(?:\s+:.*)?$", line)
+        if m and line.strip() != "Axioms:":
             result[current].append(m.group(1))
     return result
 
@@ -293,8 +295,10 @@ def _judge(theorems: list[str], assumptions: dict[str, list[str]], cached: bool 
     bad = {t: ax for t, ax in bad.items() if ax}
     if bad:
         return CoqBuild("failed", f"axioms beyond the reals: {bad}", assumptions)
-    note = " (assumptions cached for these sources)" if cached else ""
-    return CoqBuild("compiled", f"{len(theorems)} theorems, only the reals' axioms{note}", assumptions)
+    used = sorted({a.rsplit(".", 1)[-1] for ax in assumptions.values() for a in ax})
+    note = "; Print Assumptions cached for these sources" if cached else ""
+    return CoqBuild("compiled", f"{len(theorems)} theorems; axioms used: {', '.join(used) or 'none'} "
+                    f"(the standard library's reals and its Rpower){note}", assumptions)
 
 
 def check_all(root: Path = ROOT, compile_coq: bool = True) -> dict[str, Any]:

@@ -502,7 +502,8 @@ def _summary(v: Verdict, plain_path: Optional[str]) -> str:
     if w:
         val = w.get("value")
         lines.append("width:   " + (f"minimal absorption width {val}" if val is not None
-                                    else (f"at most {w['at_most']}" if w.get("at_most") else "unknown"))
+                                    else (f"at most {w['at_most']}" if w.get("at_most")
+                                          else w.get("note", "unknown")))
                      + (f" -- {w.get('reason')}" if w.get("reason") else ""))
     if plain_path:
         lines.append(f"wrote:   {plain_path} (residual-free block, kind = plain)")
