@@ -279,22 +279,32 @@ def exact_matrix(a: np.ndarray) -> list[list[Fraction]]:
     return [[Fraction(float(v)) for v in row] for row in np.atleast_2d(a)]
 
 
-def exact_rank(a: Sequence[Sequence[Fraction]]) -> int:
-    """Rank of a rational matrix by exact Gaussian elimination."""
+def rref(a: Sequence[Sequence[Fraction]], ncols: Optional[int] = None
+         ) -> tuple[list[list[Fraction]], list[int]]:
+    """Exact reduced row echelon form: its nonzero rows and their pivot columns."""
     rows = [list(map(Fraction, r)) for r in a]
-    rank, ncols = 0, len(rows[0]) if rows else 0
+    ncols = ncols if ncols is not None else (len(rows[0]) if rows else 0)
+    pivots: list[int] = []
+    r = 0
     for c in range(ncols):
-        piv = next((r for r in range(rank, len(rows)) if rows[r][c] != 0), None)
+        piv = next((k for k in range(r, len(rows)) if rows[k][c] != 0), None)
         if piv is None:
             continue
-        rows[rank], rows[piv] = rows[piv], rows[rank]
-        p = rows[rank]
-        for r in range(len(rows)):
-            if r != rank and rows[r][c] != 0:
-                f = rows[r][c] / p[c]
-                rows[r] = [x - f * y for x, y in zip(rows[r], p)]
-        rank += 1
-    return rank
+        rows[r], rows[piv] = rows[piv], rows[r]
+        p = rows[r][c]
+        rows[r] = [v / p for v in rows[r]]
+        for k in range(len(rows)):
+            if k != r and rows[k][c] != 0:
+                f = rows[k][c]
+                rows[k] = [x - f * y for x, y in zip(rows[k], rows[r])]
+        pivots.append(c)
+        r += 1
+    return rows[:r], pivots
+
+
+def exact_rank(a: Sequence[Sequence[Fraction]]) -> int:
+    """Rank of a rational matrix by exact Gaussian elimination."""
+    return len(rref(a)[1])
 
 
 def exact_inverse(a: Sequence[Sequence[Fraction]]) -> Optional[list[list[Fraction]]]:

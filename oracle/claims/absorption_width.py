@@ -23,7 +23,7 @@ from typing import Any, Optional, Sequence
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from ..blocks import Block, exact_inverse, exact_rank, nondegeneracy
+from ..blocks import Block, exact_inverse, exact_rank, nondegeneracy, rref
 from ..strategies import nondegenerate_blocks
 from .base import Certificate, oracle_check
 from .relu_gelu import (ODD_ACTS, balls_agree, eval_ball, eval_plain_q, identity, index_sum,
@@ -71,27 +71,6 @@ def _independent_rows(rows: list[list[Fraction]]) -> list[int]:
     return chosen
 
 
-def _rref_rows(a: list[list[Fraction]]) -> tuple[list[list[Fraction]], list[int]]:
-    """Nonzero rows of the reduced row echelon form and their pivot columns."""
-    rows = [list(r) for r in a]
-    piv_cols, r = [], 0
-    ncols = len(rows[0]) if rows else 0
-    for c in range(ncols):
-        piv = next((k for k in range(r, len(rows)) if rows[k][c] != 0), None)
-        if piv is None:
-            continue
-        rows[r], rows[piv] = rows[piv], rows[r]
-        p = rows[r][c]
-        rows[r] = [v / p for v in rows[r]]
-        for k in range(len(rows)):
-            if k != r and rows[k][c] != 0:
-                f = rows[k][c]
-                rows[k] = [x - f * y for x, y in zip(rows[k], rows[r])]
-        piv_cols.append(c)
-        r += 1
-    return rows[:r], piv_cols
-
-
 def is_dyadic(v: Fraction) -> bool:
     """True when v is an integer over a power of two (exactly representable given enough bits)."""
     den = Fraction(v).denominator
@@ -126,7 +105,7 @@ def build_block(U: list, W: list, S: Sequence[int], T: Sequence[int],
     else:
         P = identity(d)
     AP = matmul(A, P)
-    L, piv = _rref_rows(AP)
+    L, piv = rref(AP)
     Bq = [[AP[a][c] for a in range(d)] for c in piv]  # AP = sum_q Bq[q] L[q]^T
     up, down_cols = [], []
     for i in range(m):

@@ -25,7 +25,7 @@ from flint import arb
 from hypothesis import strategies as st
 
 from .. import activations, arith
-from ..blocks import Block, exact_rank
+from ..blocks import Block, exact_rank, rref
 from ..strategies import condition_blocks, dyadic_weights, nondegenerate_blocks
 from .base import Certificate, oracle_check, q_str
 
@@ -215,22 +215,7 @@ def line_key(row: Sequence[Fraction]) -> Optional[tuple[int, ...]]:
 
 def nullspace(a: QMat, d: int) -> QMat:
     """A basis (list of vectors) of {x in Q^d : a x = 0}, by exact reduced row echelon form."""
-    rows = [list(r) for r in a]
-    pivots: list[int] = []
-    r = 0
-    for c in range(d):
-        piv = next((k for k in range(r, len(rows)) if rows[k][c] != 0), None)
-        if piv is None:
-            continue
-        rows[r], rows[piv] = rows[piv], rows[r]
-        p = rows[r][c]
-        rows[r] = [v / p for v in rows[r]]
-        for k in range(len(rows)):
-            if k != r and rows[k][c] != 0:
-                f = rows[k][c]
-                rows[k] = [x - f * y for x, y in zip(rows[k], rows[r])]
-        pivots.append(c)
-        r += 1
+    rows, pivots = rref(a, d)
     free = [c for c in range(d) if c not in pivots]
     basis = []
     for fc in free:
