@@ -260,16 +260,34 @@ class Nondegeneracy:
 
 def nondegeneracy(W_up: np.ndarray, W_down: np.ndarray) -> Nondegeneracy:
     """Check exactly: rows of W_up nonzero and pairwise non-collinear, columns of W_down nonzero."""
-    ints, _ = arith.matrix_to_dyadic_ints(W_up)
-    zero_rows, collinear, seen = [], [], {}
-    for i, row in enumerate(ints):
-        key = _canonical_direction(row)
-        if key is None:
-            zero_rows.append(i)
-        elif key in seen:
-            collinear.append((seen[key], i))
-        else:
-            seen[key] = i
+    up = np.asarray(W_up, dtype=np.float64)
+    nz = up != 0
+    zero_rows = [int(i) for i in np.flatnonzero(~nz.any(axis=1))]
+    live = np.flatnonzero(nz.any(axis=1))
+    # Divide each row by its first nonzero entry. If u = c v exactly, both rows have the same
+    # zero pattern and every quotient is the same real number, and IEEE division rounds it
+    # correctly, so the normalised rows are bitwise equal (after folding -0.0 into 0.0).
+    # Equal keys are only candidates (rounding can merge distinct directions); each candidate
+    # group is then settled exactly on integer rows.
+    first = np.argmax(nz[live], axis=1)
+    with np.errstate(all="ignore"):
+        normed = up[live] / up[live, first][:, None] + 0.0
+    groups: dict[bytes, list[int]] = {}
+    for i, row in zip(live, normed):
+        groups.setdefault(row.tobytes(), []).append(int(i))
+    collinear = []
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        ints, _ = arith.matrix_to_dyadic_ints(up[members])
+        seen: dict[tuple[int, ...], int] = {}
+        for i, row in zip(members, ints):
+            key = _canonical_direction(row)
+            if key in seen:
+                collinear.append((seen[key], i))
+            else:
+                seen[key] = i
+    collinear.sort()
     zero_cols = [int(j) for j in np.flatnonzero(~np.any(np.asarray(W_down) != 0, axis=0))]
     return Nondegeneracy(zero_rows, collinear, zero_cols)
 
