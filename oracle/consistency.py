@@ -326,6 +326,5 @@ def copy_sources(dst: Path, root: Path = ROOT) -> Path:
 
 
 if __name__ == "__main__":  # pragma: no cover - convenience for developers
-    import json
     print(json.dumps(check_all(), indent=2))
     os._exit(0)

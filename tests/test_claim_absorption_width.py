@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from oracle.blocks import Block
 from oracle.claims import absorption_width as aw
 from oracle.claims.base import run_check
-from oracle.claims.relu_gelu import identity, qvec
+from oracle.claims.exact import (identity, qvec)
 
 Q = Fraction
 PTS = [[Q(a), Q(b)] for a in (-3, -1, 0, 1, 2) for b in (-2, 0, 1)] + [[Q(1, 3), Q(-5, 7)]]

@@ -7,6 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 
 from oracle.blocks import Block
+from oracle.claims import exact as ex
 from oracle.claims import relu_gelu as rg
 from oracle.claims.base import run_check
 
@@ -81,12 +82,12 @@ def test_necessity_witnesses_are_exact():
     assert cert.holds and cert.data["index_sets"] == []
     methods = [w["witness"]["method"] for w in cert.data["witnesses"]]
     assert methods == ["kink", "linear part", "kink"]
-    U, W = rg.qmat(cert.data["W_up"]), rg.qmat(cert.data["W_down"])
+    U, W = ex.qmat(cert.data["W_up"]), ex.qmat(cert.data["W_down"])
     for w in cert.data["witnesses"]:
-        x = rg.qvec(w["witness"]["x"])
-        lhs = rg.eval_plain_q("relu", U, W, x, M=rg.identity(2))
-        rhs = rg.eval_plain_q("relu", rg.qmat(w["C_up"]), rg.qmat(w["C_down"]), x)
-        assert lhs != rhs and rg.svec(lhs) == w["witness"]["F"]
+        x = ex.qvec(w["witness"]["x"])
+        lhs = ex.eval_plain_q("relu", U, W, x, M=ex.identity(2))
+        rhs = ex.eval_plain_q("relu", ex.qmat(w["C_up"]), ex.qmat(w["C_down"]), x)
+        assert lhs != rhs and ex.svec(lhs) == w["witness"]["F"]
     assert rg.recheck(cert.as_dict())
 
 
@@ -99,7 +100,7 @@ def test_tampered_witness_rejected():
 
 def test_kink_witness_none_for_the_true_absorber():
     U, W = [[Q(1), Q(0)], [Q(0), Q(1)]], [[Q(-1), Q(0)], [Q(0), Q(-1)]]
-    assert rg.kink_witness(U, W, rg.identity(2), [[Q(-1), Q(0)], [Q(0), Q(-1)]], W) is None
+    assert rg.kink_witness(U, W, ex.identity(2), [[Q(-1), Q(0)], [Q(0), Q(-1)]], W) is None
     # A positively rescaled flipped unit (output divided by the scale) is the same function.
-    assert rg.kink_witness(U, W, rg.identity(2), [[Q(-2), Q(0)], [Q(0), Q(-1)]],
+    assert rg.kink_witness(U, W, ex.identity(2), [[Q(-2), Q(0)], [Q(0), Q(-1)]],
                            [[Q(-1, 2), Q(0)], [Q(0), Q(-1)]]) is None

@@ -9,6 +9,9 @@
     absorption_width -- absorption-width
     glu_flip         -- glu-flip
     boundary         -- the boundary counterexamples (each hypothesis is needed)
+
+Shared machinery: base.py (certificates, registration, the runner) and exact.py
+(exact-rational matrices, ball evaluation, JSON forms of blocks).
 """
 
 CLAIM_MODULES = ["skip_reduction", "homogeneous", "gated", "depth", "relu_gelu",

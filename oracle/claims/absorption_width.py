@@ -26,8 +26,9 @@ from hypothesis import strategies as st
 from ..blocks import Block, exact_inverse, exact_rank, nondegeneracy, rref
 from ..strategies import nondegenerate_blocks
 from .base import Certificate, oracle_check
-from .relu_gelu import (ODD_ACTS, balls_agree, eval_ball, eval_plain_q, identity, index_sum,
-                        matmul, nullspace, qmat, qvec, smat, svec, transpose)
+from .exact import (balls_agree, eval_ball, eval_plain_q, identity, index_sum, matmul, nullspace,
+                    qmat, qvec, smat, svec, transpose)
+from .relu_gelu import (ODD_ACTS)
 
 CLAIM = "absorption-width"
 MAX_LOWER_M = 5  # the (S, T) enumeration has 3^m terms

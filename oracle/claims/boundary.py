@@ -17,8 +17,8 @@ from flint import arb
 from .. import activations, arith
 from ..blocks import exact_rank
 from .base import Certificate, counterexample
-from .relu_gelu import (BALL_PREC, all_index_sets_exact, balls_agree, eval_ball, eval_plain_q,
-                        identity, line_key, qmat, qvec, smat, svec)
+from .exact import (BALL_PREC, all_index_sets_exact, balls_agree, eval_ball, eval_plain_q, identity,
+                    line_key, qmat, qvec, smat, svec)
 
 Q = Fraction
 # Sample points: integers, halves, thirds, sevenths, the break points and 0.

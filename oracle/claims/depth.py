@@ -25,9 +25,8 @@ from ..blocks import Block, Stack
 from ..strategies import blocks
 from .base import Certificate, oracle_check
 from .gated import BALL_PREC, choose_direction, ray_witness, verify_ray_witness
-from .skip_reduction import (is_zero_matrix, property_is_proved, qeye, qmat_str, qmatmul,
-                             qmatvec, qvec_parse, qvec_str, safe_recheck, skip_matrix,
-                             stack_from_json, stack_to_json)
+from .exact import (identity, is_zero_matrix, matmul, matvec_q, property_is_proved, qvec,
+                    safe_recheck, skip_matrix, smat, stack_from_json, stack_to_json, svec)
 
 CLAIM_ID = "depth-impossible"
 CLAIM_ANY = "depth-any"
@@ -56,13 +55,13 @@ def is_flat(b: Block) -> bool:
 
 def skip_product(s: Stack) -> list[list[Fraction]]:
     """M_L ... M_1 exactly (the first block's skip is applied first)."""
-    P = qeye(s.blocks[0].d)
+    P = identity(s.blocks[0].d)
     for b in s.blocks:
-        P = qmatmul(skip_matrix(b), P)
+        P = matmul(skip_matrix(b), P)
     return P
 
 
-def _hypotheses(R: Stack, Q: Stack, identity: bool) -> dict[str, Any]:
+def _hypotheses(R: Stack, Q: Stack, identity_skips: bool) -> dict[str, Any]:
     d = R.blocks[0].d
     h = {
         "residual_blocks_residual": all(b.kind == "residual" for b in R.blocks),
@@ -73,8 +72,8 @@ def _hypotheses(R: Stack, Q: Stack, identity: bool) -> dict[str, Any]:
         "dims_match": Q.blocks[0].d == d,
         "skip_product_nonzero": not is_zero_matrix(skip_product(R)),
     }
-    if identity:
-        h["identity_skips"] = all(skip_matrix(b) == qeye(d) for b in R.blocks)
+    if identity_skips:
+        h["identity_skips"] = all(skip_matrix(b) == identity(d) for b in R.blocks)
     return h
 
 
@@ -89,15 +88,15 @@ def _evaluator(s: Stack, backend: str):
     return lambda x: s.evaluate(x, "ball", BALL_PREC)
 
 
-def _certify(data: dict[str, Any], identity: bool) -> Certificate:
+def _certify(data: dict[str, Any], identity_skips: bool) -> Certificate:
     with arith.precision("ball", BALL_PREC):
-        return _certify_at_prec(data, identity)
+        return _certify_at_prec(data, identity_skips)
 
 
-def _certify_at_prec(data: dict[str, Any], identity: bool) -> Certificate:
-    claim = CLAIM_ID if identity else CLAIM_ANY
+def _certify_at_prec(data: dict[str, Any], identity_skips: bool) -> Certificate:
+    claim = CLAIM_ID if identity_skips else CLAIM_ANY
     R, Q = stack_from_json(data["residual"]), stack_from_json(data["plain"])
-    hyp = _hypotheses(R, Q, identity)
+    hyp = _hypotheses(R, Q, identity_skips)
     out: dict[str, Any] = {"residual": data["residual"], "plain": data["plain"],
                            "hypotheses": hyp, "direction": data.get("direction")}
     backend = _backend(R, Q)
@@ -106,10 +105,10 @@ def _certify_at_prec(data: dict[str, Any], identity: bool) -> Certificate:
     if failed:
         return Certificate(claim, False, True, method, out, "hypothesis fails: " + ", ".join(failed))
     P = skip_product(R)
-    out["skip_product"] = qmat_str(P)
-    given = qvec_parse(data["direction"]) if data.get("direction") is not None else None
+    out["skip_product"] = smat(P)
+    given = qvec(data["direction"]) if data.get("direction") is not None else None
     v = choose_direction(P, given)
-    ray = ray_witness(_evaluator(R, backend), _evaluator(Q, backend), v, qmatvec(P, v), backend)
+    ray = ray_witness(_evaluator(R, backend), _evaluator(Q, backend), v, matvec_q(P, v), backend)
     out["ray"] = ray
     ok = ray["witness"] is not None and ray["quotient"] is not None
     reason = ("the stacks differ rigorously at t v; the quotient is enclosed near M_L...M_1 v"
@@ -121,20 +120,20 @@ def _instance_data(instance: Any) -> dict[str, Any]:
     if isinstance(instance, tuple):
         instance = DepthInstance(*instance)
     return {"residual": stack_to_json(instance.residual), "plain": stack_to_json(instance.plain),
-            "direction": qvec_str(instance.direction) if instance.direction is not None else None}
+            "direction": svec(instance.direction) if instance.direction is not None else None}
 
 
-def _recheck(cert: dict[str, Any], identity: bool) -> bool:
-    if cert.get("claim") != (CLAIM_ID if identity else CLAIM_ANY) or not cert.get("holds"):
+def _recheck(cert: dict[str, Any], identity_skips: bool) -> bool:
+    if cert.get("claim") != (CLAIM_ID if identity_skips else CLAIM_ANY) or not cert.get("holds"):
         return False
     data = cert["data"]
     R, Q = stack_from_json(data["residual"]), stack_from_json(data["plain"])
-    hyp = _hypotheses(R, Q, identity)
+    hyp = _hypotheses(R, Q, identity_skips)
     if hyp != data["hypotheses"] or any(v is False for v in hyp.values()):
         return False
     P = skip_product(R)
     ray = data["ray"]
-    if data["skip_product"] != qmat_str(P) or qvec_parse(ray["Pv"]) != qmatvec(P, qvec_parse(ray["v"])):
+    if data["skip_product"] != smat(P) or qvec(ray["Pv"]) != matvec_q(P, qvec(ray["v"])):
         return False
     backend = ray["backend"]
     if backend != _backend(R, Q) and backend != "ball":
@@ -163,18 +162,18 @@ def _direction(d: int) -> st.SearchStrategy:
 
 
 @st.composite
-def depth_instances(draw: st.DrawFn, identity: bool) -> DepthInstance:
+def depth_instances(draw: st.DrawFn, identity_skips: bool) -> DepthInstance:
     """A residual stack of 1..3 flat blocks and a plain stack of 1..3 flat blocks of any widths."""
     d = draw(st.integers(1, 3))
     L = draw(st.integers(1, 3))
     widths = [draw(st.integers(1, 4)) for _ in range(L)]
-    skip = "identity" if identity else draw(st.sampled_from(["any", "identity", "mixed"]))
+    skip = "identity" if identity_skips else draw(st.sampled_from(["any", "identity", "mixed"]))
     res = []
     for m in widths:
         sk = skip if skip != "mixed" else draw(st.sampled_from(["any", "identity"]))
         res.append(draw(blocks(draw(st.sampled_from(KINDS)), d=d, m=m, skip=sk)))
     R = Stack(res)
-    if not identity:
+    if not identity_skips:
         from hypothesis import assume
         assume(not is_zero_matrix(skip_product(R)))
     # Half of the candidates copy the residual stack's depth and widths (the paper's statement).

@@ -28,9 +28,9 @@ from .. import activations, arith
 from ..blocks import Block, exact_matrix
 from ..strategies import blocks
 from .base import Certificate, oracle_check, q_parse, q_str
-from .skip_reduction import (ball_abs_upper, ball_str, block_from_json, block_to_json,
-                             is_zero_matrix, property_is_proved, q_to_arb, qmat_str, qmatmul,
-                             qmatvec, qvec_parse, qvec_str, safe_recheck, skip_matrix)
+from .exact import (ball_abs_upper, ball_str, block_from_json, block_to_json, is_zero_matrix,
+                    matmul, matvec_q, property_is_proved, qvec, safe_recheck, skip_matrix, smat,
+                    svec, to_arb)
 
 CLAIM_JAC = "gated-impossible"
 CLAIM_CONT = "gated-continuity"
@@ -75,27 +75,27 @@ def _quotient_error(D: list[Any], t: Fraction, Pv: list[Fraction], backend: str
     """An exact rational upper bound of max_i |D_i/t - (Pv)_i|, and the quotient for display."""
     if backend == "exact":
         qt = [d / t for d in D]
-        return max(abs(a - b) for a, b in zip(qt, Pv)), qvec_str(qt)
-    qt = [d / q_to_arb(t) for d in D]
-    return max(ball_abs_upper(a - q_to_arb(b)) for a, b in zip(qt, Pv)), [ball_str(a) for a in qt]
+        return max(abs(a - b) for a, b in zip(qt, Pv)), svec(qt)
+    qt = [d / to_arb(t) for d in D]
+    return max(ball_abs_upper(a - to_arb(b)) for a, b in zip(qt, Pv)), [ball_str(a) for a in qt]
 
 
 def _show(D: list[Any], backend: str) -> list[str]:
-    return qvec_str(D) if backend == "exact" else [ball_str(v) for v in D]
+    return svec(D) if backend == "exact" else [ball_str(v) for v in D]
 
 
 def ray_witness(f: Evaluator, p: Evaluator, v: list[Fraction], Pv: list[Fraction],
                 backend: str, max_j: int = MAX_J) -> dict[str, Any]:
     """Search t = 2^-j: the first t with f(tv) != p(tv) rigorously, and a t where the quotient is near Pv."""
     target = max(abs(a) for a in Pv) / 2
-    out: dict[str, Any] = {"v": qvec_str(v), "Pv": qvec_str(Pv), "backend": backend,
+    out: dict[str, Any] = {"v": svec(v), "Pv": svec(Pv), "backend": backend,
                            "witness": None, "quotient": None}
     for j in range(max_j + 1):
         t = Fraction(1, 2**j)
         x = [t * a for a in v]
         D = _diff_at(f, p, x, backend)
         if out["witness"] is None and any(_nonzero(a, backend) for a in D):
-            out["witness"] = {"j": j, "x": qvec_str(x), "difference": _show(D, backend)}
+            out["witness"] = {"j": j, "x": svec(x), "difference": _show(D, backend)}
         err, qt = _quotient_error(D, t, Pv, backend)
         if err < target:
             out["quotient"] = {"j": j, "quotient": qt, "error_bound": q_str(err),
@@ -107,12 +107,12 @@ def ray_witness(f: Evaluator, p: Evaluator, v: list[Fraction], Pv: list[Fraction
 def verify_ray_witness(f: Evaluator, p: Evaluator, w: dict[str, Any]) -> bool:
     """Re-verify a ray_witness record directly at its stored points (not by repeating the search)."""
     backend = w["backend"]
-    v, Pv = qvec_parse(w["v"]), qvec_parse(w["Pv"])
+    v, Pv = qvec(w["v"]), qvec(w["Pv"])
     if not any(Pv) or w["witness"] is None or w["quotient"] is None:
         return False
     wit = w["witness"]
     t = Fraction(1, 2 ** int(wit["j"]))
-    x = qvec_parse(wit["x"])
+    x = qvec(wit["x"])
     if x != [t * a for a in v]:
         return False
     D = _diff_at(f, p, x, backend)
@@ -148,7 +148,7 @@ def jacobian_at_0(b: Block) -> list[list[Fraction]]:
     """
     g0 = b.act.value_at_0
     W, U = exact_matrix(b.W_down), exact_matrix(b.W_up)
-    return qmatmul([[w * g0 for w in row] for row in W], U)
+    return matmul([[w * g0 for w in row] for row in W], U)
 
 
 def _hypotheses(F: Block, P: Block, jac: bool) -> dict[str, Any]:
@@ -173,7 +173,7 @@ def _hypotheses(F: Block, P: Block, jac: bool) -> dict[str, Any]:
 def choose_direction(M: list[list[Fraction]], given: Optional[list[Fraction]]
                      ) -> Optional[list[Fraction]]:
     """The given direction if M v != 0, else the basis vector of M's largest nonzero column."""
-    if given is not None and any(qmatvec(M, given)):
+    if given is not None and any(matvec_q(M, given)):
         return given
     d = len(M)
     cols = [max(abs(M[i][j]) for i in range(d)) for j in range(d)]
@@ -211,14 +211,14 @@ def _certify_at_prec(data: dict[str, Any], jac: bool) -> Certificate:
         JF = [[m + b for m, b in zip(r1, r2)] for r1, r2 in zip(M, JB)]
         out["jacobian"] = {"g0_residual": q_str(F.act.value_at_0),
                            "g0_candidate": q_str(P.act.value_at_0),
-                           "J_B": qmat_str(JB), "J_candidate": qmat_str(JP), "J_F": qmat_str(JF),
+                           "J_B": smat(JB), "J_candidate": smat(JP), "J_F": smat(JF),
                            "J_B_is_zero": is_zero_matrix(JB), "J_candidate_is_zero": is_zero_matrix(JP),
                            "J_F_equals_M": JF == M, "jacobians_differ": JF != JP}
         ok = is_zero_matrix(JB) and is_zero_matrix(JP) and JF == M and JF != JP
-    given = qvec_parse(data["direction"]) if data.get("direction") is not None else None
+    given = qvec(data["direction"]) if data.get("direction") is not None else None
     v = choose_direction(M, given)
     backend = "exact" if F.act.exact is not None and P.act.exact is not None else "ball"
-    ray = ray_witness(_evaluator(F, backend), _evaluator(P, backend), v, qmatvec(M, v), backend)
+    ray = ray_witness(_evaluator(F, backend), _evaluator(P, backend), v, matvec_q(M, v), backend)
     out["ray"] = ray
     ok = ok and ray["witness"] is not None and ray["quotient"] is not None
     reason = ("F and B' differ at a rigorously enclosed point; (F - B')(tv)/t is enclosed near Mv"
@@ -230,7 +230,7 @@ def _instance_data(instance: Any) -> dict[str, Any]:
     if isinstance(instance, tuple):
         instance = GatedInstance(*instance)
     return {"residual": block_to_json(instance.residual), "plain": block_to_json(instance.plain),
-            "direction": qvec_str(instance.direction) if instance.direction is not None else None}
+            "direction": svec(instance.direction) if instance.direction is not None else None}
 
 
 def _recheck(cert: dict[str, Any], jac: bool) -> bool:
@@ -243,13 +243,13 @@ def _recheck(cert: dict[str, Any], jac: bool) -> bool:
         return False
     M = skip_matrix(F)
     ray = data["ray"]
-    if qvec_parse(ray["Pv"]) != qmatvec(M, qvec_parse(ray["v"])):
+    if qvec(ray["Pv"]) != matvec_q(M, qvec(ray["v"])):
         return False
     if jac:
         JB, JP = jacobian_at_0(F.without_skip()), jacobian_at_0(P)
         j = data["jacobian"]
-        if not (is_zero_matrix(JB) and is_zero_matrix(JP) and j["J_F"] == qmat_str(M)
-                and M != JP and j["J_B"] == qmat_str(JB) and j["J_candidate"] == qmat_str(JP)):
+        if not (is_zero_matrix(JB) and is_zero_matrix(JP) and j["J_F"] == smat(M)
+                and M != JP and j["J_B"] == smat(JB) and j["J_candidate"] == smat(JP)):
             return False
     backend = ray["backend"]
     if backend == "exact" and (F.act.exact is None or P.act.exact is None):

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from .. import activations, arith
 from ..strategies import condition_blocks
 from .base import Certificate, oracle_check
-from .relu_gelu import (BALL_PREC, BALL_TOL, balls_agree, eval_ball, index_sum, matvec_q, qmat,
-                        qvec, smat, svec, to_arb)
+from .exact import (BALL_PREC, BALL_TOL, balls_agree, eval_ball, index_sum, matvec_q, qmat, qvec,
+                    smat, svec, to_arb)
 
 CLAIM = "glu-flip"
 

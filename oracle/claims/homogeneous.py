@@ -34,9 +34,9 @@ from .. import activations
 from ..blocks import Block
 from ..strategies import blocks
 from .base import Certificate, oracle_check, q_str
-from .skip_reduction import (block_from_json, block_to_json, exact_matrix, is_zero_matrix,
-                             property_is_proved, qmatvec, qvec_parse, qvec_str, safe_recheck,
-                             skip_matrix)
+from .exact import (block_from_json, block_to_json, is_zero_matrix, matvec_q, property_is_proved,
+                    qvec, safe_recheck, skip_matrix, svec)
+from .skip_reduction import (exact_matrix)
 
 CLAIM_SAME = "homogeneous-impossible"
 CLAIM_ANY = "homogeneous-any-width"
@@ -75,17 +75,17 @@ def scaling_identity(F: Block, P: Block, x: list[Fraction], k: int,
     ex = error_map(F, P, x)
     esx = error_map(F, P, [s * v for v in x])
     lhs = [b - s**k * a for a, b in zip(ex, esx)]
-    Mx = qmatvec(M, x)
+    Mx = matvec_q(M, x)
     rhs = [(s - s**k) * v for v in Mx]
-    return {"x": qvec_str(x), "s": q_str(s), "k": k, "Mx": qvec_str(Mx), "e_x": qvec_str(ex),
-            "e_sx": qvec_str(esx), "lhs": qvec_str(lhs), "rhs": qvec_str(rhs), "holds": lhs == rhs}
+    return {"x": svec(x), "s": q_str(s), "k": k, "Mx": svec(Mx), "e_x": svec(ex),
+            "e_sx": svec(esx), "lhs": svec(lhs), "rhs": svec(rhs), "holds": lhs == rhs}
 
 
 def relu_power(W_up: np.ndarray, W_down: np.ndarray, x: list[Fraction], k: int) -> list[Fraction]:
     """x -> W_down relu(W_up x)^k exactly: a positively homogeneous map of integer degree k."""
-    up = qmatvec(exact_matrix(W_up), x)
+    up = matvec_q(exact_matrix(W_up), x)
     hidden = [max(u, Fraction(0)) ** k for u in up]
-    return qmatvec(exact_matrix(W_down), hidden)
+    return matvec_q(exact_matrix(W_down), hidden)
 
 
 def ratio(s: Fraction, k: int) -> Fraction:
@@ -165,11 +165,11 @@ def _hypotheses(F: Block, P: Block, same_width: bool) -> dict[str, Any]:
 def _choose_point(F: Block, point: Optional[list[Fraction]]) -> Optional[list[Fraction]]:
     """The given point if M x != 0 there, otherwise a basis vector with a nonzero M column."""
     M = skip_matrix(F)
-    if point is not None and any(v != 0 for v in qmatvec(M, point)):
+    if point is not None and any(v != 0 for v in matvec_q(M, point)):
         return point
     for j in range(F.d):
         e = [Fraction(int(i == j)) for i in range(F.d)]
-        if any(v != 0 for v in qmatvec(M, e)):
+        if any(v != 0 for v in matvec_q(M, e)):
             return e
     return None
 
@@ -179,8 +179,8 @@ def _quantitative(F: Block, P: Block, v: list[Fraction]) -> dict[str, Any]:
     s = S_NEAR_SQRT2_M1
     ident = scaling_identity(F, P, v, 2, s)
     c = ratio(s, 2)
-    Mv = qmatvec(skip_matrix(F), v)
-    big = max(sqnorm(qvec_parse(ident["e_x"])), sqnorm(qvec_parse(ident["e_sx"])))
+    Mv = matvec_q(skip_matrix(F), v)
+    big = max(sqnorm(qvec(ident["e_x"])), sqnorm(qvec(ident["e_sx"])))
     # max(|e(v)|, |e(sv)|) >= c |Mv|  <=>  max of squared norms >= c^2 |Mv|^2.
     gap = {"s": q_str(s), "constant": q_str(c), "identity": ident,
            "max_sq_norm": q_str(big), "bound_sq": q_str(c * c * sqnorm(Mv)),
@@ -194,14 +194,14 @@ def _quantitative(F: Block, P: Block, v: list[Fraction]) -> dict[str, Any]:
     def e3(x: list[Fraction]) -> list[Fraction]:
         a = relu_power(F.W_up, F.W_down, x, 3)
         b = relu_power(P.W_up, P.W_down, x, 3)
-        return [m + p - q for m, p, q in zip(qmatvec(M, x), a, b)]
+        return [m + p - q for m, p, q in zip(matvec_q(M, x), a, b)]
     ev, esv = e3(v), e3([s3 * t for t in v])
     lhs = [b - s3**3 * a for a, b in zip(ev, esv)]
     rhs = [(s3 - s3**3) * t for t in Mv]
     c3 = ratio(s3, 3)
     big3 = max(sqnorm(ev), sqnorm(esv))
     cubic = {"s": q_str(s3), "constant": q_str(c3), "constant_is_one_third": c3 == Fraction(1, 3),
-             "e_v": qvec_str(ev), "e_sv": qvec_str(esv), "identity": lhs == rhs,
+             "e_v": svec(ev), "e_sv": svec(esv), "identity": lhs == rhs,
              "holds": lhs == rhs and big3 >= c3 * c3 * sqnorm(Mv)}
     return {"k2": gap, "k3": cubic, "k_half": half_constant_bounds(S_NEAR_SQRT2_M1),
             "numeric_constants": general_k_constants()}
@@ -219,20 +219,20 @@ def _certify(data: dict[str, Any], same_width: bool) -> Certificate:
         return Certificate(claim, False, True, "exact rationals", out,
                            "hypothesis fails: " + ", ".join(failed))
     k = hyp["k"]
-    given = qvec_parse(data["point"]) if data.get("point") is not None else None
+    given = qvec(data["point"]) if data.get("point") is not None else None
     x = _choose_point(F, given)
     if x is None:  # cannot happen when M != 0; kept as a guard
         return Certificate(claim, False, True, "exact rationals", out, "no x with Mx != 0")
-    out["point"] = qvec_str(given) if given is not None else None
+    out["point"] = svec(given) if given is not None else None
     ident = scaling_identity(F, P, x, k)
-    ex, e2x = qvec_parse(ident["e_x"]), qvec_parse(ident["e_sx"])
+    ex, e2x = qvec(ident["e_x"]), qvec(ident["e_sx"])
     w = x if any(ex) else [2 * v for v in x]
     ew = ex if any(ex) else e2x
     out["scaling"] = ident
-    out["witness"] = {"x": qvec_str(w), "F": qvec_str([Fraction(v) for v in F.evaluate(w, "exact")]),
-                      "candidate": qvec_str([Fraction(v) for v in P.evaluate(w, "exact")]),
-                      "difference": qvec_str(ew), "differs": any(ew)}
-    ok = ident["holds"] and any(v != 0 for v in qvec_parse(ident["Mx"])) and any(ew)
+    out["witness"] = {"x": svec(w), "F": svec([Fraction(v) for v in F.evaluate(w, "exact")]),
+                      "candidate": svec([Fraction(v) for v in P.evaluate(w, "exact")]),
+                      "difference": svec(ew), "differs": any(ew)}
+    ok = ident["holds"] and any(v != 0 for v in qvec(ident["Mx"])) and any(ew)
     if not same_width:
         q = _quantitative(F, P, x)
         out["quantitative"] = q
@@ -250,7 +250,7 @@ def _instance_data(instance: Any) -> dict[str, Any]:
     if isinstance(instance, tuple):
         instance = HomogeneousInstance(*instance)
     return {"residual": block_to_json(instance.residual), "plain": block_to_json(instance.plain),
-            "point": qvec_str(instance.point) if instance.point is not None else None}
+            "point": svec(instance.point) if instance.point is not None else None}
 
 
 def _recheck(cert: dict[str, Any], same_width: bool) -> bool:

@@ -21,7 +21,6 @@ JSON repr round-trips exactly) and points as exact rational strings.
 
 from __future__ import annotations
 
-import functools
 from fractions import Fraction
 from typing import Any, Optional, Sequence
 
@@ -30,162 +29,18 @@ from flint import arb
 from hypothesis import strategies as st
 
 from .. import activations, arith
-from ..blocks import Block, Stack, exact_inverse, exact_matrix
+from ..blocks import Block, exact_inverse, exact_matrix
 from ..strategies import ConditionInstance, blocks, condition_blocks
-from .base import Certificate, oracle_check, q_parse, q_str
+from .base import Certificate, oracle_check
+from .exact import (ball_str, block_from_json, block_to_json, has_exact_form, identity, matmul,
+                    matvec_q, property_is_proved, qmat, qvec, safe_recheck, skip_matrix, smat, svec,
+                    to_arb)
 
 CLAIM = "skip-reduction"
 BALL_PREC = 128
 Q = Fraction
 QMat = list[list[Fraction]]
 QVec = list[Fraction]
-
-# ================================================================ shared helpers
-
-_WEIGHTS = ("W_up", "W_down", "W_gate", "b_up", "b_gate", "b_down", "M")
-
-
-def block_to_json(b: Block) -> dict[str, Any]:
-    """A block as JSON-ready data: float lists (exact round-trip) plus activation and kind."""
-    out: dict[str, Any] = {"activation": b.activation, "kind": b.kind}
-    for name in _WEIGHTS:
-        v = getattr(b, name)
-        if v is not None:
-            out[name] = np.asarray(v, dtype=np.float64).tolist()
-    return out
-
-
-def block_from_json(data: dict[str, Any]) -> Block:
-    """Inverse of block_to_json; validation of the Block rejects malformed data."""
-    kw = {name: np.array(data[name], dtype=np.float64) for name in _WEIGHTS if name in data}
-    return Block(data["activation"], kind=data.get("kind", "residual"), **kw)
-
-
-def stack_to_json(s: Stack) -> list[dict[str, Any]]:
-    """A stack as a list of block records, first block first."""
-    return [block_to_json(b) for b in s.blocks]
-
-
-def stack_from_json(data: list[dict[str, Any]]) -> Stack:
-    """Inverse of stack_to_json."""
-    return Stack([block_from_json(b) for b in data])
-
-
-def qvec_str(v: Sequence[Fraction]) -> list[str]:
-    """A rational vector as exact strings."""
-    return [q_str(Fraction(x)) for x in v]
-
-
-def qvec_parse(v: Sequence[str]) -> QVec:
-    """Inverse of qvec_str."""
-    return [q_parse(str(x)) for x in v]
-
-
-def qmat_str(a: QMat) -> list[list[str]]:
-    """A rational matrix as exact strings."""
-    return [qvec_str(r) for r in a]
-
-
-def qmat_parse(a: Sequence[Sequence[str]]) -> QMat:
-    """Inverse of qmat_str."""
-    return [qvec_parse(r) for r in a]
-
-
-def qmatmul(a: QMat, b: QMat) -> QMat:
-    """Exact product of two rational matrices."""
-    cols = list(zip(*b))
-    return [[sum((x * y for x, y in zip(r, c)), Fraction(0)) for c in cols] for r in a]
-
-
-def qmatvec(a: QMat, x: Sequence[Fraction]) -> QVec:
-    """Exact matrix-vector product."""
-    return [sum((p * q for p, q in zip(r, x)), Fraction(0)) for r in a]
-
-
-def qeye(d: int) -> QMat:
-    """The d x d identity as Fractions."""
-    return [[Fraction(int(i == j)) for j in range(d)] for i in range(d)]
-
-
-def is_zero_matrix(a: QMat) -> bool:
-    """True when every entry is exactly 0."""
-    return all(v == 0 for r in a for v in r)
-
-
-def skip_matrix(b: Block) -> QMat:
-    """The exact skip matrix of a residual block (identity when M is absent)."""
-    return qeye(b.d) if b.M is None else exact_matrix(b.M)
-
-
-def has_exact_form(b: Block) -> bool:
-    """True when the block's activation has an exact rational form (relu, relu2, reglu, bilinear)."""
-    return b.act.exact is not None
-
-
-def ball_str(x: arb) -> str:
-    """Display form of a ball."""
-    return x.str(20, radius=True)
-
-
-def ball_excludes_zero(x: arb) -> bool:
-    """True when the ball provably does not contain 0."""
-    return not x.contains(0)
-
-
-def ball_abs_upper(x: arb) -> Fraction:
-    """An exact rational upper bound of |x| over the ball (Arb's upper endpoint is exact)."""
-    return max(_arb_to_q(x.upper()), -_arb_to_q(x.lower()))
-
-
-def _arb_to_q(x: arb) -> Fraction:
-    """The exact value of an exact arb (a midpoint or an endpoint) as a Fraction."""
-    man, exp = x.mid().man_exp()
-    man, exp = int(man), int(exp)
-    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
-
-
-def q_to_arb(x: Fraction) -> arb:
-    """An exact rational as a (possibly rounded, but enclosing) ball."""
-    return arb(x.numerator) / x.denominator
-
-
-# The cheap single-property re-derivations of the catalog (each well under a second); the
-# pointwise identities are only available through the full check_properties.
-_SINGLE_CHECKS = {
-    "value_at_0": activations._check_value_at_0,
-    "continuous_at_0": activations._check_continuity,
-    "differentiable_at_0": activations._check_differentiability,
-    "homogeneity_degree": activations._check_homogeneity,
-}
-
-
-@functools.lru_cache(maxsize=None)
-def derived_property(name: str, prop: str) -> tuple[bool, str]:
-    """Re-derive one declared property of a catalog entry: (declaration verified, method)."""
-    a = activations.get(name)
-    if prop in _SINGLE_CHECKS:
-        c = _SINGLE_CHECKS[prop](a)
-        return c.holds, c.method
-    found = {c.prop: (c.holds, c.method) for c in activations.check_properties(a)}
-    return found[prop]
-
-
-def property_is_proved(name: str, prop: str) -> bool:
-    """True when the declared property holds and was re-derived symbolically (sympy)."""
-    holds, method = derived_property(name, prop)
-    return holds and method.startswith("sympy")
-
-
-def safe_recheck(fn):
-    """Decorator: a recheck that raises on malformed data answers False instead."""
-    @functools.wraps(fn)
-    def wrapped(cert: dict[str, Any]) -> bool:
-        try:
-            return bool(fn(cert))
-        except Exception:  # malformed or tampered JSON is simply not a valid certificate
-            return False
-    return wrapped
-
 
 # ================================================================ the reduction itself
 
@@ -197,7 +52,7 @@ def _output_pieces(b: Block, W_down: QMat, x: QVec, backend: str) -> list[Any]:
     # be wasteful, so compute it directly with the catalog function.
     act = b.act
     fn = act.exact if backend == "exact" else act.ball
-    conv = (lambda v: v) if backend == "exact" else q_to_arb  # noqa: E731
+    conv = (lambda v: v) if backend == "exact" else to_arb  # noqa: E731
     xs = [conv(v) for v in x]
     up = [sum((conv(Fraction(float(w))) * xi for w, xi in zip(row, xs)), conv(Fraction(0)))
           for row in plain.W_up]
@@ -217,15 +72,15 @@ def _reduction_facts(b: Block) -> tuple[Optional[QMat], dict[str, Any]]:
     if Minv is None:
         return None, {"M_invertible": False}
     W = exact_matrix(b.W_down)
-    Wred = qmatmul(Minv, W)
+    Wred = matmul(Minv, W)
     facts = {
         "M_invertible": True,
-        "M_inverse": qmat_str(Minv),
-        "W_down_reduced": qmat_str(Wred),
-        "M_times_Minv_is_I": qmatmul(M, Minv) == qeye(b.d),
-        "Minv_times_M_is_I": qmatmul(Minv, M) == qeye(b.d),
-        "M_times_reduced_is_W_down": qmatmul(M, Wred) == W,
-        "Minv_times_M_W_down_is_W_down": qmatmul(Minv, qmatmul(M, W)) == W,
+        "M_inverse": smat(Minv),
+        "W_down_reduced": smat(Wred),
+        "M_times_Minv_is_I": matmul(M, Minv) == identity(b.d),
+        "Minv_times_M_is_I": matmul(Minv, M) == identity(b.d),
+        "M_times_reduced_is_W_down": matmul(M, Wred) == W,
+        "Minv_times_M_W_down_is_W_down": matmul(Minv, matmul(M, W)) == W,
     }
     return Minv, facts
 
@@ -236,14 +91,14 @@ def _point_check(b: Block, Wred: QMat, x: QVec) -> dict[str, Any]:
     if has_exact_form(b):
         F = [Fraction(v) for v in b.evaluate(x, "exact")]
         G = [xi + r for xi, r in zip(x, _output_pieces(b, Wred, x, "exact"))]
-        MG = qmatvec(M, G)
-        return {"x": qvec_str(x), "F": qvec_str(F), "M_G": qvec_str(MG), "equal": F == MG,
+        MG = matvec_q(M, G)
+        return {"x": svec(x), "F": svec(F), "M_G": svec(MG), "equal": F == MG,
                 "backend": "exact"}
     F = b.evaluate(x, "ball", BALL_PREC)
-    G = [q_to_arb(xi) + r for xi, r in zip(x, _output_pieces(b, Wred, x, "ball"))]
-    MG = [sum((q_to_arb(mij) * gj for mij, gj in zip(row, G)), arb(0)) for row in M]
+    G = [to_arb(xi) + r for xi, r in zip(x, _output_pieces(b, Wred, x, "ball"))]
+    MG = [sum((to_arb(mij) * gj for mij, gj in zip(row, G)), arb(0)) for row in M]
     diff = [f - g for f, g in zip(F, MG)]
-    return {"x": qvec_str(x), "F": [ball_str(v) for v in F], "M_G": [ball_str(v) for v in MG],
+    return {"x": svec(x), "F": [ball_str(v) for v in F], "M_G": [ball_str(v) for v in MG],
             "equal": all(dv.contains(0) and dv.rad() < arb(2) ** -90 for dv in diff),
             "backend": f"arb {BALL_PREC} bits"}
 
@@ -253,16 +108,16 @@ def _sign_flip_check(b: Block, Wred: QMat, S: Sequence[int], x: QVec) -> dict[st
     up = np.asarray(b.W_up).copy()
     for i in S:
         up[i] = -up[i]
-    Wback = qmatmul(skip_matrix(b), Wred)
+    Wback = matmul(skip_matrix(b), Wred)
     flipped = Block(b.activation, W_up=up, W_down=np.zeros((b.d, b.m)), kind="plain")
     if has_exact_form(b):
         F = [Fraction(v) for v in b.evaluate(x, "exact")]
         P = _output_pieces(flipped, Wback, x, "exact")
-        return {"x": qvec_str(x), "F": qvec_str(F), "plain": qvec_str(P), "equal": F == P}
+        return {"x": svec(x), "F": svec(F), "plain": svec(P), "equal": F == P}
     F = b.evaluate(x, "ball", BALL_PREC)
     P = _output_pieces(flipped, Wback, x, "ball")
     diff = [f - p for f, p in zip(F, P)]
-    return {"x": qvec_str(x), "F": [ball_str(v) for v in F], "plain": [ball_str(v) for v in P],
+    return {"x": svec(x), "F": [ball_str(v) for v in F], "plain": [ball_str(v) for v in P],
             "equal": all(dv.contains(0) and dv.rad() < arb(2) ** -90 for dv in diff)}
 
 
@@ -296,7 +151,7 @@ def _certify(data: dict[str, Any]) -> Certificate:
 def _certify_at_prec(data: dict[str, Any]) -> Certificate:
     b = block_from_json(data["block"])
     S = data.get("S")
-    points = [qvec_parse(p) for p in data["points"]]
+    points = [qvec(p) for p in data["points"]]
     if b.kind != "residual":
         return Certificate(CLAIM, False, False, "input", {}, "the block is not residual")
     if b.has_bias:
@@ -305,7 +160,7 @@ def _certify_at_prec(data: dict[str, Any]) -> Certificate:
     if Minv is None:
         return Certificate(CLAIM, False, True, "exact rationals", facts,
                            "M is singular: hypothesis M_invertible fails, nothing to reduce")
-    Wred = qmat_parse(facts["W_down_reduced"])
+    Wred = qmat(facts["W_down_reduced"])
     out: dict[str, Any] = {"block": data["block"], "points": data["points"], "reduction": facts,
                            "point_checks": [_point_check(b, Wred, x) for x in points]}
     ok = all(facts[k] for k in facts if k.startswith(("M_times", "Minv_times")))
@@ -316,10 +171,10 @@ def _certify_at_prec(data: dict[str, Any]) -> Certificate:
         U = exact_matrix(b.W_up)
         W = exact_matrix(b.W_down)
         US = [U[i] for i in S]
-        cond = qmatmul([[row[i] for i in S] for row in W], US)
-        cond_red = qmatmul([[row[i] for i in S] for row in Wred], US)
+        cond = matmul([[row[i] for i in S] for row in W], US)
+        cond_red = matmul([[row[i] for i in S] for row in Wred], US)
         negM = [[-v for v in r] for r in skip_matrix(b)]
-        negI = [[-v for v in r] for r in qeye(b.d)]
+        negI = [[-v for v in r] for r in identity(b.d)]
         sign_ok = b.act.odd_part_identity and not b.gated
         flips = [_sign_flip_check(b, Wred, S, x) for x in points] if sign_ok else []
         out["S"] = S
@@ -380,6 +235,6 @@ def check(instance: Any) -> Certificate:
     """Certify the reduction F = M G for a block with invertible M (and the condition, if given)."""
     b, S, points = _unpack(instance)
     points = points if points is not None else default_points(b.d)
-    data = {"block": block_to_json(b), "points": [qvec_str(p) for p in points],
+    data = {"block": block_to_json(b), "points": [svec(p) for p in points],
             "S": list(S) if S is not None else None}
     return _certify(data)
