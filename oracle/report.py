@@ -101,6 +101,29 @@ def markdown(doc: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
+def svg_oracle_chart(doc: dict[str, Any]) -> str:
+    """A horizontal bar chart (inline SVG, no dependencies) of oracle time per claim."""
+    claims = doc["claims"]
+    secs = [float(c["oracle"].get("seconds", 0.0)) for c in claims]
+    top = max(secs + [1e-9])
+    bar_w, label_w, row_h = 360, 190, 18
+    height = row_h * len(claims) + 30
+    parts = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{label_w + bar_w + 120}' height='{height}' "
+             "font-family='sans-serif' font-size='11'>",
+             f"<text x='0' y='12'>oracle time per claim ({doc['instances_per_claim']} instances each)</text>"]
+    for i, (c, t) in enumerate(zip(claims, secs)):
+        y = 22 + i * row_h
+        ok = c["oracle"]["status"] == "pass"
+        w = max(1.0, bar_w * t / top)
+        parts.append(f"<text x='0' y='{y + 12}'>{html.escape(c['id'])}</text>")
+        parts.append(f"<rect x='{label_w}' y='{y + 2}' width='{w:.1f}' height='{row_h - 5}' "
+                     f"fill='{'#5a9' if ok else '#c55'}'/>")
+        parts.append(f"<text x='{label_w + w + 4:.1f}' y='{y + 12}'>{t:.2f} s "
+                     f"{'' if ok else c['oracle']['status']}</text>")
+    parts.append("</svg>")
+    return "".join(parts)
+
+
 def html_report(doc: dict[str, Any]) -> str:
     """A self-contained HTML page with the same content as the Markdown report."""
     esc = html.escape
@@ -121,7 +144,8 @@ def html_report(doc: dict[str, Any]) -> str:
             f"padding:.2em .5em}}table{{border-collapse:collapse}}</style></head><body>"
             f"<h1>Skip-absorption audit: {'passed' if doc['ok'] else 'failed'}</h1>"
             f"<table><tr>{head}</tr>{''.join(body)}</table>"
-            f"<p>Lean: written, not compiled in this environment.</p>{details}</body></html>")
+            f"<p>Lean: written, not compiled in this environment.</p>{svg_oracle_chart(doc)}"
+            f"{details}</body></html>")
 
 
 def write_report(doc: dict[str, Any], path: str) -> None:
@@ -129,7 +153,10 @@ def write_report(doc: dict[str, Any], path: str) -> None:
     from .errors import InputError
     p = Path(path)
     if p.suffix == ".md":
-        p.write_text(markdown(doc))
+        # The chart goes next to the Markdown file, which links it.
+        chart = p.with_suffix(".svg")
+        chart.write_text(svg_oracle_chart(doc))
+        p.write_text(markdown(doc) + f"\n![oracle time per claim]({chart.name})\n")
     elif p.suffix in (".html", ".htm"):
         p.write_text(html_report(doc))
     else:

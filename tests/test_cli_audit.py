@@ -1,0 +1,129 @@
+"""The `absorb` command itself: audit (JSON, reports, failure paths), activations, help.
+
+Names every claim of the registry: skip-reduction, homogeneous-impossible,
+homogeneous-any-width, gated-impossible, gated-continuity, depth-impossible, depth-any,
+relu-gelu-iff, non-generic, absorption-width, glu-flip.
+"""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from oracle import audit, cli, consistency
+from oracle.claims import base
+
+REGISTRY_IDS = [c["id"] for c in consistency.load_registry()]
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "oracle.cli", *args], capture_output=True, text=True,
+                          timeout=900)
+
+
+@pytest.fixture(scope="module")
+def quick_doc() -> dict:
+    return audit.audit(quick=True)
+
+
+def test_quick_audit_passes_and_lists_every_claim(quick_doc):
+    assert quick_doc["ok"], quick_doc["problems"]
+    assert [c["id"] for c in quick_doc["claims"]] == REGISTRY_IDS
+    for c in quick_doc["claims"]:
+        assert c["oracle"]["status"] == "pass"
+        assert c["oracle"]["instances"] == audit.QUICK_INSTANCES
+        assert c["informal_status"] == "ok"
+        if c["lean"]["status"] != "absent":
+            assert c["lean"]["detail"].startswith("written, not compiled in this environment")
+        if c["coq"]["status"] == "checked":
+            assert set(c["coq"]["assumptions"]) == set(c["coq"]["names"])
+    # Every boundary case of SPEC.md is there and verified.
+    names = {cx["name"] for cx in quick_doc["counterexamples"] if cx["verified"]}
+    assert {"relu_degree_one", "biased_relu2", "biased_swiglu", "glu_gate_half", "width_m_plus_d",
+            "zero_skip", "singular_skip"} <= names
+    expected_coq = "checked" if consistency.coq_available() else "skipped"
+    assert {c["coq"]["status"] for c in quick_doc["claims"]} <= {expected_coq, "absent"}
+
+
+def test_reports_render_every_claim(quick_doc, tmp_path):
+    from oracle import report
+    md, html = tmp_path / "a.md", tmp_path / "a.html"
+    report.write_report(quick_doc, str(md))
+    report.write_report(quick_doc, str(html))
+    for path in (md, html):
+        text = path.read_text()
+        for cid in REGISTRY_IDS:
+            assert cid in text
+        assert "written, not compiled in this environment" in text
+    assert "audit PASSED" in report.terminal_table(quick_doc)
+    assert "<svg" in html.read_text()
+
+
+def test_a_failing_oracle_check_fails_the_audit(monkeypatch):
+    real = base.resolve
+
+    def broken(ref):
+        fn = real(ref)
+        if ref.endswith("homogeneous:check_same_width"):
+            def wrong(instance):
+                cert = fn(instance)
+                cert.holds = False
+                cert.reason = "deliberately broken"
+                return cert
+            wrong.check_info = fn.check_info
+            return wrong
+        return fn
+
+    monkeypatch.setattr(base, "resolve", broken)
+    monkeypatch.setattr(audit, "QUICK_INSTANCES", 3)
+    doc = audit.audit(quick=True)
+    assert not doc["ok"]
+    row = next(c for c in doc["claims"] if c["id"] == "homogeneous-impossible")
+    assert row["oracle"]["status"] == "FAILED"
+    assert any("homogeneous-impossible: oracle check FAILED" in p for p in doc["problems"])
+
+
+def test_a_missing_oracle_module_shows_as_missing(monkeypatch):
+    registry = consistency.load_registry()
+    registry[0] = dict(registry[0], oracle="oracle.claims.not_there:check")
+    monkeypatch.setattr(consistency, "load_registry", lambda root=consistency.ROOT: registry)
+    monkeypatch.setattr(audit, "QUICK_INSTANCES", 2)
+    doc = audit.audit(quick=True)
+    assert doc["claims"][0]["oracle"]["status"] == "missing"
+    assert not doc["ok"]
+
+
+def test_audit_rejects_a_bad_report_suffix_with_exit_2():
+    r = run_cli("audit", "--quick", "--report", "out.pdf")
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == ["absorb audit: error: --report must end in .md or .html, got 'out.pdf'"]
+
+
+def test_activations_json_lists_the_checked_catalog():
+    r = run_cli("activations", "--json")
+    assert r.returncode == 0
+    doc = json.loads(r.stdout)
+    assert doc["all_verified"] is True
+    assert len(doc["activations"]) == 11
+    glu = next(a for a in doc["activations"] if a["name"] == "glu")
+    assert glu["declared"]["value_at_0"] == "1/2" and glu["declared"]["flip_symmetry"] is True
+    assert all(c["verified"] for a in doc["activations"] for c in a["checks"])
+
+
+def test_help_lists_every_command_of_the_design():
+    r = run_cli("--help")
+    assert r.returncode == 0
+    for cmd in ("audit", "check", "witness", "activations", "scan"):
+        assert cmd in r.stdout
+
+
+def test_no_command_prints_help_and_exits_2(capsys):
+    assert cli.main([]) == 2
+    assert "COMMAND" in capsys.readouterr().out
+
+
+def test_unbuilt_command_says_so(monkeypatch, capsys):
+    monkeypatch.setitem(cli.COMMANDS, "scan", ("oracle.no_such_module", "placeholder"))
+    assert cli.main(["scan", "x.safetensors"]) == 2
+    assert capsys.readouterr().err.strip() == "absorb scan: not built yet"
