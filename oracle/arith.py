@@ -14,7 +14,9 @@ from typing import Any, Iterator, Sequence
 
 import mpmath
 import numpy as np
-from flint import arb, arb_mat, ctx
+from flint import arb, arb_mat, ctx, fmpq, fmpz
+
+from .errors import InputError
 
 BACKENDS = ("float64", "mp", "ball", "exact")
 DEFAULT_PREC = 128  # bits, for "mp" and "ball"
@@ -66,7 +68,7 @@ def convert_vector(x: Sequence[Any], backend: str) -> Any:
     if backend == "mp":
         return [_to_mpf(v) for v in x]
     if backend == "ball":
-        return [_to_arb(v) for v in x]
+        return [to_arb(v) for v in x]
     raise ValueError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
 
 
@@ -76,14 +78,23 @@ def _to_mpf(v: Any) -> Any:
     return mpmath.mpf(v)
 
 
-def _to_arb(v: Any) -> arb:
+def to_arb(v: Any) -> arb:
+    """A ball enclosing a number: exact for floats, ints and dyadic Fractions, else correctly
+    rounded at the working precision; strings are read as exact rationals."""
     if isinstance(v, arb):
         return v
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        if not np.isfinite(f):
+            raise InputError(f"coordinate {f} is not finite")
+        return arb(f)  # exact: a finite float64 is a dyadic rational
+    if isinstance(v, (int, np.integer)):
+        return arb(fmpz(int(v)))
+    if isinstance(v, str):
+        v = Fraction(v)
     if isinstance(v, Fraction):
-        return arb(v.numerator) / v.denominator
-    if isinstance(v, (int, float)):
-        return arb(v)
-    return arb(str(v))
+        return arb(fmpq(v.numerator, v.denominator))
+    raise InputError(f"cannot convert a coordinate of type {type(v).__name__} to a ball")
 
 
 def matvec(a: Any, x: Any, backend: str) -> Any:

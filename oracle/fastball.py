@@ -21,34 +21,17 @@ the block at the given point.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
-from flint import arb, arb_mat, fmpq, fmpz
+from flint import arb, arb_mat
 
 from . import arith
+from .arith import to_arb
 from .blocks import Block
 from .errors import InputError
 
 __all__ = ["BallBlock", "prepare", "eval_ball_batch", "eval_interval_batch", "to_arb"]
-
-
-def to_arb(v: Any) -> arb:
-    """An exact (or, for non-dyadic rationals, correctly enclosing) ball for one input coordinate."""
-    if isinstance(v, arb):
-        return v
-    if isinstance(v, (float, np.floating)):
-        f = float(v)
-        if not np.isfinite(f):
-            raise InputError(f"point coordinate {f} is not finite")
-        return arb(f)  # exact: a finite float64 is a dyadic rational
-    if isinstance(v, (int, np.integer)):
-        return arb(fmpz(int(v)))
-    if isinstance(v, Fraction):
-        # a ball around p/q at the working precision (exact when q is a power of two)
-        return arb(fmpq(v.numerator, v.denominator))
-    raise InputError(f"cannot convert point coordinate of type {type(v).__name__} to a ball")
 
 
 def _matrix_from_f64(a: np.ndarray) -> arb_mat:

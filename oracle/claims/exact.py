@@ -15,6 +15,7 @@ import numpy as np
 from flint import arb
 
 from .. import activations, arith
+from ..arith import to_arb
 from ..blocks import Block, Stack, exact_matrix, rref
 from .base import q_str
 
@@ -119,14 +120,6 @@ def eval_plain_q(act: str, W_up: QMat, W_down: QMat, x: QVec, M: Optional[QMat] 
     if M is not None:
         out = [o + v for o, v in zip(out, matvec_q(M, x))]
     return out
-
-
-def to_arb(v: Any) -> arb:
-    """An exact rational (or arb) as a ball at the current precision."""
-    if isinstance(v, arb):
-        return v
-    v = Fraction(v)
-    return arb(v.numerator) / v.denominator
 
 
 def _avec(a: Any, x: Sequence[arb]) -> list[arb]:
@@ -243,6 +236,11 @@ def is_zero_matrix(a: QMat) -> bool:
 def skip_matrix(b: Block) -> QMat:
     """The exact skip matrix of a residual block (identity when M is absent)."""
     return identity(b.d) if b.M is None else exact_matrix(b.M)
+
+
+def has_nonzero_skip(b: Block) -> bool:
+    """True when the residual block's skip matrix is not exactly zero."""
+    return not is_zero_matrix(skip_matrix(b))
 
 
 def has_exact_form(b: Block) -> bool:

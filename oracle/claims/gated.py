@@ -28,9 +28,9 @@ from .. import activations, arith
 from ..blocks import Block, exact_matrix
 from ..strategies import blocks
 from .base import Certificate, oracle_check, q_parse, q_str
-from .exact import (ball_abs_upper, ball_str, block_from_json, block_to_json, is_zero_matrix,
-                    matmul, matvec_q, property_is_proved, qvec, safe_recheck, skip_matrix, smat,
-                    svec, to_arb)
+from .exact import (has_nonzero_skip, ball_abs_upper, ball_str, block_from_json, block_to_json,
+                    is_zero_matrix, matmul, matvec_q, property_is_proved, qvec, safe_recheck,
+                    skip_matrix, smat, svec, to_arb)
 
 CLAIM_JAC = "gated-impossible"
 CLAIM_CONT = "gated-continuity"
@@ -272,10 +272,6 @@ def recheck_continuity(cert: dict[str, Any]) -> bool:
 
 # ================================================================ strategies
 
-def _nonzero_skip(b: Block) -> bool:
-    return not is_zero_matrix(skip_matrix(b))
-
-
 def _direction(d: int) -> st.SearchStrategy:
     q = st.builds(Fraction, st.integers(-4, 4), st.integers(1, 2))
     return st.one_of(st.none(), st.lists(q, min_size=d, max_size=d))
@@ -287,7 +283,7 @@ def jacobian_instances(draw: st.DrawFn) -> GatedInstance:
     gate = draw(st.sampled_from(SMOOTH_GATES))
     d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
     F = draw(blocks(gate, d=d, m=m, skip=draw(st.sampled_from(["identity", "any"])))
-             .filter(_nonzero_skip))
+             .filter(has_nonzero_skip))
     P = draw(st.one_of(blocks(gate, d=d, m=m, skip="none"), st.just(F.without_skip())))
     return GatedInstance(F, P, draw(_direction(d)))
 
@@ -298,7 +294,7 @@ def continuity_instances(draw: st.DrawFn) -> GatedInstance:
     gate = draw(st.sampled_from(SMOOTH_GATES))
     d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
     F = draw(blocks(gate, d=d, m=m, skip=draw(st.sampled_from(["identity", "any"])))
-             .filter(_nonzero_skip))
+             .filter(has_nonzero_skip))
     P = draw(blocks(draw(st.sampled_from(CONTINUOUS_GATES)), d=d, m=draw(st.integers(1, 6)),
                     skip="none"))
     return GatedInstance(F, P, draw(_direction(d)))

@@ -34,8 +34,8 @@ from .. import activations
 from ..blocks import Block
 from ..strategies import blocks
 from .base import Certificate, oracle_check, q_str
-from .exact import (block_from_json, block_to_json, is_zero_matrix, matvec_q, property_is_proved,
-                    qvec, safe_recheck, skip_matrix, svec)
+from .exact import (has_nonzero_skip, block_from_json, block_to_json, is_zero_matrix, matvec_q,
+                    property_is_proved, qvec, safe_recheck, skip_matrix, svec)
 from .skip_reduction import (exact_matrix)
 
 CLAIM_SAME = "homogeneous-impossible"
@@ -279,10 +279,6 @@ def recheck_any_width(cert: dict[str, Any]) -> bool:
 
 # ================================================================ strategies
 
-def _nonzero_skip(b: Block) -> bool:
-    return not is_zero_matrix(skip_matrix(b))
-
-
 def _point(d: int) -> st.SearchStrategy:
     q = st.builds(Fraction, st.integers(-6, 6), st.integers(1, 4))
     return st.one_of(st.none(), st.lists(q, min_size=d, max_size=d))
@@ -294,7 +290,7 @@ def same_width_instances(draw: st.DrawFn) -> HomogeneousInstance:
     kind = draw(st.sampled_from(DEGREE_2))
     d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
     F = draw(blocks(kind, d=d, m=m, skip=draw(st.sampled_from(["identity", "any"])))
-             .filter(_nonzero_skip))
+             .filter(has_nonzero_skip))
     # Candidates: independent weights, or B itself (then e(x) = M x exactly).
     P = draw(st.one_of(blocks(kind, d=d, m=m, skip="none"), st.just(F.without_skip())))
     return HomogeneousInstance(F, P, draw(_point(d)))
@@ -306,7 +302,7 @@ def any_width_instances(draw: st.DrawFn) -> HomogeneousInstance:
     kind = draw(st.sampled_from(DEGREE_2))
     d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
     F = draw(blocks(kind, d=d, m=m, skip=draw(st.sampled_from(["identity", "any"])))
-             .filter(_nonzero_skip))
+             .filter(has_nonzero_skip))
     P = draw(blocks(draw(st.sampled_from(DEGREE_2)), d=d, m=draw(st.integers(1, 5)), skip="none"))
     return HomogeneousInstance(F, P, draw(_point(d)))
 
