@@ -3,6 +3,7 @@
     (and nothing from this development). *)
 
 From SkipAbsorption Require Import Linalg SkipReduction Homogeneous Gated Depth SignFlip Activations.
+From SkipAbsorption Require Import Quantitative Width NonGeneric.
 
 Locate SkipAbsorption.SkipReduction.skip_reduction.
 Print Assumptions SkipAbsorption.SkipReduction.skip_reduction.
@@ -62,3 +63,31 @@ Locate SkipAbsorption.Activations.geglu_block_flat.
 Print Assumptions SkipAbsorption.Activations.geglu_block_flat.
 Locate SkipAbsorption.Activations.relu2_stack_not_swiglu_stack.
 Print Assumptions SkipAbsorption.Activations.relu2_stack_not_swiglu_stack.
+Locate SkipAbsorption.Quantitative.homogeneous_any_width_gap.
+Print Assumptions SkipAbsorption.Quantitative.homogeneous_any_width_gap.
+Locate SkipAbsorption.Quantitative.homogeneous_gap_radius.
+Print Assumptions SkipAbsorption.Quantitative.homogeneous_gap_radius.
+Locate SkipAbsorption.Quantitative.homogeneous_gap_deg2.
+Print Assumptions SkipAbsorption.Quantitative.homogeneous_gap_deg2.
+Locate SkipAbsorption.Quantitative.c2_value.
+Print Assumptions SkipAbsorption.Quantitative.c2_value.
+Locate SkipAbsorption.Quantitative.c2_is_max.
+Print Assumptions SkipAbsorption.Quantitative.c2_is_max.
+Locate SkipAbsorption.Quantitative.relu2_gap_instance.
+Print Assumptions SkipAbsorption.Quantitative.relu2_gap_instance.
+Locate SkipAbsorption.Width.absorption_width_any_M.
+Print Assumptions SkipAbsorption.Width.absorption_width_any_M.
+Locate SkipAbsorption.Width.rank_step.
+Print Assumptions SkipAbsorption.Width.rank_step.
+Locate SkipAbsorption.Width.basis_extraction.
+Print Assumptions SkipAbsorption.Width.basis_extraction.
+Locate SkipAbsorption.Width.extra_units_absorb_M.
+Print Assumptions SkipAbsorption.Width.extra_units_absorb_M.
+Locate SkipAbsorption.Width.absorption_width_instance.
+Print Assumptions SkipAbsorption.Width.absorption_width_instance.
+Locate SkipAbsorption.NonGeneric.non_generic_scaling.
+Print Assumptions SkipAbsorption.NonGeneric.non_generic_scaling.
+Locate SkipAbsorption.NonGeneric.non_generic_dense.
+Print Assumptions SkipAbsorption.NonGeneric.non_generic_dense.
+Locate SkipAbsorption.NonGeneric.non_generic_instance.
+Print Assumptions SkipAbsorption.NonGeneric.non_generic_instance.

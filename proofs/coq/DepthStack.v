@@ -1,0 +1,315 @@
+(** * Deep stacks of blocks: the GL(d) symmetry of residual-free stacks, and
+    per-layer absorption of residual stacks.
+
+    A layer is a bias-free ungated block [x -> W_down sigma(W_up x)] of
+    hidden width [width]; all layers share the dimension [d] and the
+    activation [sigma].  Stacks are lists applied head first, as in Depth.v
+    ([plain_comp], [res_comp_id], [res_comp]). *)
+
+From Coq Require Import Reals Lra Lia List.
+From SkipAbsorption Require Import Linalg Depth Width Activations.
+Import ListNotations.
+Open Scope R_scope.
+
+Record layer := mk_layer { width : nat; Wdown : mat; Wup : mat }.
+
+Definition layer_block (d : nat) (sigma : R -> R) (L : layer) : vec -> vec :=
+  block d (width L) sigma (Wdown L) (Wup L).
+
+(** [F] reads only the coordinates [0 .. d-1] of its input (on the output
+    coordinates [0 .. d-1]). *)
+Definition local (d : nat) (F : vec -> vec) : Prop :=
+  forall x y, (forall j, (j < d)%nat -> x j = y j) ->
+  forall i, (i < d)%nat -> F x i = F y i.
+
+(** ** Locality *)
+
+Lemma block_local_all : forall d m sigma Wd Wu x y,
+  (forall j, (j < d)%nat -> x j = y j) ->
+  forall i, block d m sigma Wd Wu x i = block d m sigma Wd Wu y i.
+Proof.
+  intros d m sigma Wd Wu x y Hxy i. unfold block, readout. apply sum_ext.
+  intros l Hl. f_equal. f_equal. apply mv_ext. exact Hxy.
+Qed.
+
+Lemma block_local : forall d m sigma Wd Wu, local d (block d m sigma Wd Wu).
+Proof. intros d m sigma Wd Wu x y Hxy i _. apply block_local_all. exact Hxy. Qed.
+
+Lemma plain_stack_local : forall d sigma (Ls : list layer),
+  local d (plain_comp (map (layer_block d sigma) Ls)).
+Proof.
+  intros d sigma Ls. induction Ls as [|L Ls IH]; intros x y Hxy i Hi; simpl.
+  - apply Hxy. exact Hi.
+  - apply IH; [|exact Hi]. intros j Hj. apply block_local_all. exact Hxy.
+Qed.
+
+(** ** (a) GL(d) invariance of residual-free stacks *)
+
+(** Gauge one layer: output side by [A], input side by [Pinv]:
+    [W_down -> A W_down], [W_up -> W_up Pinv]. *)
+Definition gauge_layer (d : nat) (A Pinv : mat) (L : layer) : layer :=
+  mk_layer (width L) (matmul d A (Wdown L)) (matmul d (Wup L) Pinv).
+
+(** Gauge a stack with the pairs [(A_1, A_1inv), ..., (A_L, A_Linv)]:
+    layer [l] gets [A_l W_down^l] and [W_up^l A_(l-1)inv], with [Pinv] in the
+    role of [A_0inv]. *)
+Fixpoint gauge_stack (d : nat) (Pinv : mat) (Ls : list layer) (gs : list (mat * mat))
+  : list layer :=
+  match Ls, gs with
+  | L :: Ls', (A, Ainv) :: gs' => gauge_layer d A Pinv L :: gauge_stack d Ainv Ls' gs'
+  | _, _ => []
+  end.
+
+(** The output gauge: the last [A] of [gs] ([P] if [gs] is empty). *)
+Fixpoint out_gauge (P : mat) (gs : list (mat * mat)) : mat :=
+  match gs with
+  | [] => P
+  | (A, _) :: gs' => out_gauge A gs'
+  end.
+
+(** [Ainv] is a left inverse of [A] on [d x d] (for square matrices this is
+    the same as a two-sided inverse, i.e. [A] in GL(d)). *)
+Definition left_inv (d : nat) (Ainv A : mat) : Prop :=
+  forall i j, (i < d)%nat -> (j < d)%nat -> matmul d Ainv A i j = ident i j.
+
+Lemma gauge_layer_fun : forall d sigma A Pinv L x i,
+  layer_block d sigma (gauge_layer d A Pinv L) x i =
+  mv d A (layer_block d sigma L (mv d Pinv x)) i.
+Proof.
+  intros. unfold layer_block, gauge_layer, block. simpl.
+  rewrite readout_matmul. apply mv_ext. intros k _. unfold readout.
+  apply sum_ext. intros l _. rewrite mv_matmul. reflexivity.
+Qed.
+
+Lemma mv_left_inv : forall d Pinv P y j,
+  left_inv d Pinv P -> (j < d)%nat -> mv d Pinv (mv d P y) j = y j.
+Proof.
+  intros d Pinv P y j H Hj. rewrite <- mv_matmul.
+  rewrite (mv_row_ext d (matmul d Pinv P) ident) by (intros; apply H; assumption).
+  apply mv_ident. exact Hj.
+Qed.
+
+(** The gauged stack computes the original stack followed by the output
+    gauge, when its input is transformed by [P] (with left inverse [Pinv]). *)
+Lemma gauge_stack_fun : forall d sigma (Ls : list layer) (gs : list (mat * mat)) Pinv P,
+  length gs = length Ls ->
+  Forall (fun p => left_inv d (snd p) (fst p)) gs ->
+  left_inv d Pinv P ->
+  forall y i, (i < d)%nat ->
+    plain_comp (map (layer_block d sigma) (gauge_stack d Pinv Ls gs)) (mv d P y) i =
+    mv d (out_gauge P gs) (plain_comp (map (layer_block d sigma) Ls) y) i.
+Proof.
+  intros d sigma Ls. induction Ls as [|L Ls IH]; intros gs Pinv P Hlen Hgs HP y i Hi.
+  - destruct gs as [|g gs]; [|discriminate]. reflexivity.
+  - destruct gs as [|[A Ainv] gs]; [discriminate|]. simpl in Hlen |- *.
+    inversion Hgs as [|p l HA Hgs']; subst. simpl in HA.
+    rewrite <- (IH gs Ainv A ltac:(lia) Hgs' HA (layer_block d sigma L y) i Hi).
+    apply plain_stack_local; [|exact Hi].
+    intros j Hj. rewrite gauge_layer_fun. apply mv_ext. intros k Hk.
+    apply block_local_all. intros j' Hj'. apply mv_left_inv; assumption.
+Qed.
+
+Lemma out_gauge_last : forall (gs : list (mat * mat)) P,
+  out_gauge P (gs ++ [(ident, ident)]) = ident.
+Proof. induction gs as [|[A Ainv] gs IH]; intros P; simpl; [reflexivity|apply IH]. Qed.
+
+Lemma length_snoc : forall (A : Type) (l : list A) (a : A), length (l ++ [a]) = S (length l).
+Proof. intros A l a. induction l as [|b l IH]; simpl; [reflexivity|rewrite IH; reflexivity]. Qed.
+
+(** GL(d) invariance, stacks of any length [L >= 1]: for the [L - 1]
+    interfaces [l = 1 .. L-1] take [A_l] with a left inverse [A_l^-1]
+    (for square matrices: [A_l] in GL(d)); replacing [W_down^l] by
+    [A_l W_down^l] and [W_up^(l+1)] by [W_up^(l+1) A_l^-1] leaves the
+    function of the residual-free stack unchanged.  The last layer keeps its
+    [W_down] (gauge pair [(I, I)]) and the first its [W_up] ([Pinv = I]). *)
+Theorem plain_stack_gauge_invariance :
+  forall (d : nat) (sigma : R -> R) (Ls : list layer) (gs : list (mat * mat))
+         (gauge_length : S (length gs) = length Ls)
+         (gauge_invertible : Forall (fun p => left_inv d (snd p) (fst p)) gs),
+  forall x i, (i < d)%nat ->
+    plain_comp (map (layer_block d sigma) (gauge_stack d ident Ls (gs ++ [(ident, ident)]))) x i =
+    plain_comp (map (layer_block d sigma) Ls) x i.
+Proof.
+  intros d sigma Ls gs gauge_length gauge_invertible x i Hi.
+  assert (Hid : left_inv d ident ident) by (intros i' j' Hi' Hj'; apply matmul_ident_l; exact Hi').
+  assert (Hall : Forall (fun p => left_inv d (snd p) (fst p)) (gs ++ [(ident, ident)])).
+  { apply Forall_app. split; [exact gauge_invertible|]. constructor; [exact Hid|constructor]. }
+  rewrite (plain_stack_local d sigma _ x (mv d ident x));
+    [|intros j Hj; symmetry; apply mv_ident; exact Hj|exact Hi].
+  rewrite (gauge_stack_fun d sigma Ls (gs ++ [(ident, ident)]) ident ident); 
+    [|rewrite length_snoc; exact gauge_length|exact Hall|exact Hid|exact Hi].
+  rewrite out_gauge_last. apply mv_ident. exact Hi.
+Qed.
+
+(** The two-layer case written out: [W_down^1 -> A W_down^1],
+    [W_up^2 -> W_up^2 A^-1]. *)
+Corollary plain_pair_gauge_invariance :
+  forall (d m1 m2 : nat) (sigma : R -> R) (Wd1 Wu1 Wd2 Wu2 A Ainv : mat)
+         (gauge_invertible : left_inv d Ainv A),
+  forall x i, (i < d)%nat ->
+    block d m2 sigma Wd2 (matmul d Wu2 Ainv) (block d m1 sigma (matmul d A Wd1) Wu1 x) i =
+    block d m2 sigma Wd2 Wu2 (block d m1 sigma Wd1 Wu1 x) i.
+Proof.
+  intros d m1 m2 sigma Wd1 Wu1 Wd2 Wu2 A Ainv HA x i Hi.
+  pose proof (plain_stack_gauge_invariance d sigma
+                [mk_layer m1 Wd1 Wu1; mk_layer m2 Wd2 Wu2] [(A, Ainv)]
+                eq_refl ltac:(constructor; [exact HA|constructor]) x i Hi) as H.
+  simpl in H. unfold layer_block in H. simpl in H. rewrite <- H.
+  (* the gauged first layer has [W_up^1 I] and the second [I W_down^2] *)
+  rewrite (block_ext d m2 sigma Wd2 (matmul d Wu2 Ainv) (matmul d ident Wd2) (matmul d Wu2 Ainv));
+    [| intros i' l Hi' Hl; symmetry; apply matmul_ident_l; exact Hi' | intros; reflexivity | exact Hi].
+  apply block_local; [|exact Hi]. intros j Hj.
+  apply block_ext; [intros; reflexivity| |exact Hj].
+  intros l j' Hl Hj'. symmetry. apply matmul_ident_r. exact Hj'.
+Qed.
+
+(** ** (b) Per-layer absorption of residual stacks *)
+
+(** Composition lemma: if each residual block [x -> x + B_l x] equals the
+    plain block [P_l] (all of them local), the residual stack equals the
+    plain stack. *)
+Lemma res_stack_eq_plain_stack :
+  forall d (Bs Ps : list (vec -> vec)),
+  Forall2 (fun B P => local d B /\ local d P /\
+             forall x i, (i < d)%nat -> x i + B x i = P x i) Bs Ps ->
+  forall x y, (forall j, (j < d)%nat -> x j = y j) ->
+  forall i, (i < d)%nat -> res_comp_id Bs x i = plain_comp Ps y i.
+Proof.
+  intros d Bs Ps H. induction H as [|B P Bs Ps [HB [HP Heq]] _ IH];
+    intros x y Hxy i Hi; simpl.
+  - apply Hxy. exact Hi.
+  - apply IH; [|exact Hi]. intros j Hj. rewrite (HB x y Hxy j Hj), (Hxy j Hj).
+    apply Heq. exact Hj.
+Qed.
+
+(** The same with general skip matrices [M_l]: [x -> M_l x + B_l x]. *)
+Lemma res_stack_skips_eq_plain_stack :
+  forall d (res : list (mat * (vec -> vec))) (Ps : list (vec -> vec)),
+  Forall2 (fun p P => local d (snd p) /\ local d P /\
+             forall x i, (i < d)%nat -> mv d (fst p) x i + snd p x i = P x i) res Ps ->
+  forall x y, (forall j, (j < d)%nat -> x j = y j) ->
+  forall i, (i < d)%nat -> res_comp d res x i = plain_comp Ps y i.
+Proof.
+  intros d res Ps H. induction H as [|[M B] P res Ps [HB [HP Heq]] _ IH];
+    intros x y Hxy i Hi; simpl in *.
+  - apply Hxy. exact Hi.
+  - apply IH; [|exact Hi]. intros j Hj. rewrite (HB x y Hxy j Hj), (mv_ext d M x y j Hxy).
+    apply Heq. exact Hj.
+Qed.
+
+(** Widths [m_l + d] per layer suffice: if [sigma z - sigma (-z) = z] and
+    every [W_up^l] has rank [d] (its rows span [R^d]), the residual stack
+    [(I + B_L) o ... o (I + B_1)] equals a residual-free stack whose layer [l]
+    has width [m_l + d]. *)
+Theorem depth_width :
+  forall (d : nat) (sigma : R -> R) (layers : list layer)
+         (sigma_odd_part : forall z, sigma z - sigma (-z) = z)
+         (rows_span : Forall (fun L => forall y : vec, exists c : vec,
+            forall j, (j < d)%nat -> sum (width L) (fun l => c l * Wup L l j) = y j) layers),
+  exists plains : list layer,
+    map width plains = map (fun L => (width L + d)%nat) layers /\
+    forall x i, (i < d)%nat ->
+      res_comp_id (map (layer_block d sigma) layers) x i =
+      plain_comp (map (layer_block d sigma) plains) x i.
+Proof.
+  intros d sigma layers sigma_odd_part rows_span.
+  assert (Hgen : exists plains : list layer,
+    map width plains = map (fun L => (width L + d)%nat) layers /\
+    Forall2 (fun B P => local d B /\ local d P /\
+               forall x i, (i < d)%nat -> x i + B x i = P x i)
+            (map (layer_block d sigma) layers) (map (layer_block d sigma) plains)).
+  { induction rows_span as [|L layers HL _ IH].
+    - exists []. split; constructor.
+    - destruct IH as (plains & Hw & H2).
+      destruct (absorption_width_any_M d (width L) sigma ident (Wdown L) (Wup L)
+                  sigma_odd_part HL) as (Wd' & Wu' & HL').
+      exists (mk_layer (width L + d) Wd' Wu' :: plains). split.
+      + simpl. rewrite Hw. reflexivity.
+      + simpl. constructor; [|exact H2]. split; [apply block_local|]. split; [apply block_local|].
+        intros x i Hi. rewrite <- (mv_ident d x i Hi). apply HL'. exact Hi. }
+  destruct Hgen as (plains & Hw & H2). exists plains. split; [exact Hw|].
+  intros x i Hi. apply (res_stack_eq_plain_stack d _ _ H2 x x (fun _ _ => eq_refl) i Hi).
+Qed.
+
+(** The same for residual stacks with arbitrary skip matrices
+    [x -> M_l x + B_l x] (singular [M_l] allowed). *)
+Theorem depth_width_skips :
+  forall (d : nat) (sigma : R -> R) (layers : list (mat * layer))
+         (sigma_odd_part : forall z, sigma z - sigma (-z) = z)
+         (rows_span : Forall (fun p => forall y : vec, exists c : vec,
+            forall j, (j < d)%nat -> sum (width (snd p)) (fun l => c l * Wup (snd p) l j) = y j)
+            layers),
+  exists plains : list layer,
+    map width plains = map (fun p => (width (snd p) + d)%nat) layers /\
+    forall x i, (i < d)%nat ->
+      res_comp d (map (fun p => (fst p, layer_block d sigma (snd p))) layers) x i =
+      plain_comp (map (layer_block d sigma) plains) x i.
+Proof.
+  intros d sigma layers sigma_odd_part rows_span.
+  assert (Hgen : exists plains : list layer,
+    map width plains = map (fun p => (width (snd p) + d)%nat) layers /\
+    Forall2 (fun p P => local d (snd p) /\ local d P /\
+               forall x i, (i < d)%nat -> mv d (fst p) x i + snd p x i = P x i)
+            (map (fun p => (fst p, layer_block d sigma (snd p))) layers)
+            (map (layer_block d sigma) plains)).
+  { induction rows_span as [|[M L] layers HL _ IH].
+    - exists []. split; constructor.
+    - destruct IH as (plains & Hw & H2). simpl in HL.
+      destruct (absorption_width_any_M d (width L) sigma M (Wdown L) (Wup L)
+                  sigma_odd_part HL) as (Wd' & Wu' & HL').
+      exists (mk_layer (width L + d) Wd' Wu' :: plains). split.
+      + simpl. rewrite Hw. reflexivity.
+      + simpl. constructor; [|exact H2]. simpl.
+        split; [apply block_local|]. split; [apply block_local|]. exact HL'. }
+  destruct Hgen as (plains & Hw & H2). exists plains. split; [exact Hw|].
+  intros x i Hi. apply (res_stack_skips_eq_plain_stack d _ _ H2 x x (fun _ _ => eq_refl) i Hi).
+Qed.
+
+(** ** Instances *)
+
+(** (a) [d = 2], two relu layers with [W_up = W_down = I]; gauge the interface
+    by the shear [A = [[1, 1], [0, 1]]], [A^-1 = [[1, -1], [0, 1]]].  The gauged
+    stack computes [h = (relu x_1 + relu x_2, relu x_2)] and then
+    [(relu(h_1 - h_2), relu h_2) = (relu x_1, relu x_2)], the same as
+    [relu(relu x)]. *)
+Definition shear : mat := fun i j =>
+  match i, j with 0%nat, 0%nat => 1 | 0%nat, 1%nat => 1 | 1%nat, 1%nat => 1 | _, _ => 0 end.
+Definition shear_inv : mat := fun i j =>
+  match i, j with 0%nat, 0%nat => 1 | 0%nat, 1%nat => -1 | 1%nat, 1%nat => 1 | _, _ => 0 end.
+
+Lemma gl_invariance_instance :
+  forall x i, (i < 2)%nat ->
+    block 2 2 relu ident shear_inv (block 2 2 relu shear ident x) i =
+    block 2 2 relu ident ident (block 2 2 relu ident ident x) i.
+Proof.
+  intros x i Hi.
+  assert (HA : left_inv 2 shear_inv shear).
+  { intros i' j' Hi' Hj'. unfold matmul, shear, shear_inv, ident, kron.
+    destruct i' as [|[|]], j' as [|[|]]; simpl; try lia; ring. }
+  rewrite <- (plain_pair_gauge_invariance 2 2 2 relu ident ident ident ident shear shear_inv HA x i Hi).
+  transitivity (block 2 2 relu ident (matmul 2 ident shear_inv) (block 2 2 relu shear ident x) i).
+  - apply block_ext; [intros; reflexivity| |exact Hi].
+    intros l j Hl Hj. symmetry. apply matmul_ident_l. exact Hl.
+  - apply block_local; [|exact Hi]. intros j Hj.
+    apply block_ext; [|intros; reflexivity|exact Hj].
+    intros i' l Hi' Hl. symmetry. apply matmul_ident_r. exact Hl.
+Qed.
+
+(** (b) [d = 1], two residual layers [x -> x + relu x]: the residual stack
+    equals a plain relu stack of widths [2, 2] (each layer:
+    [x + relu x = 2 relu x - relu(-x)]). *)
+Lemma depth_width_instance :
+  exists plains : list layer,
+    map width plains = [2%nat; 2%nat] /\
+    forall x, res_comp_id [block 1 1 relu ident ident; block 1 1 relu ident ident] x 0%nat =
+              plain_comp (map (layer_block 1 relu) plains) x 0%nat.
+Proof.
+  set (L := mk_layer 1 ident ident).
+  assert (HL : forall y : vec, exists c : vec,
+            forall j, (j < 1)%nat -> sum (width L) (fun l => c l * Wup L l j) = y j).
+  { intros y. exists y. intros j Hj. destruct j; [|lia].
+    unfold L, ident, kron. simpl. ring. }
+  destruct (depth_width 1 relu [L; L] relu_odd_part
+              (Forall_cons _ HL (Forall_cons _ HL (Forall_nil _)))) as (plains & Hw & Heq).
+  exists plains. split; [exact Hw|]. intros x. exact (Heq x 0%nat ltac:(lia)).
+Qed.
