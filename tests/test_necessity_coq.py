@@ -87,6 +87,24 @@ def test_instance_states_the_hand_checkable_fact():
             "x i + relu (x i) = block 2 2 relu Wd' Wu' x i)") in flat
 
 
+def test_lean_mirror_is_registered_and_states_the_same_theorem():
+    c = claim()
+    assert c["lean"][:3] == ["SkipAbsorption.relu_iff", "SkipAbsorption.relu_necessity",
+                             "SkipAbsorption.relu_necessity_structure"]
+    assert "lean_absent" not in c
+    root_module = (C.ROOT / "lean" / "SkipAbsorption.lean").read_text()
+    assert "import SkipAbsorption.Necessity" in root_module
+    stmt = squash(C.lean_statement(C.ROOT, "SkipAbsorption.relu_necessity") or "")
+    assert "(nondegenerate : nondegenerate_block Wd Wu)" in stmt
+    assert ("(absorbed : ∀ (x : Fin d → ℝ) (i : Fin d), skip M x i + ungated relu Wu Wd x i "
+            "= ungated relu Wu' Wd' x i)") in stmt
+    assert stmt.endswith("∃ S : Fin m → Bool, index_condition_holds S M Wd Wu :=")
+    iff = squash(C.lean_statement(C.ROOT, "SkipAbsorption.relu_iff") or "")
+    assert "(nondegenerate : nondegenerate_block Wd Wu)" in iff and "↔" in iff
+    src = C.strip_lean_comments((C.ROOT / "lean/SkipAbsorption/Necessity.lean").read_text())
+    assert not C.LEAN_FORBIDDEN.search(src)
+
+
 def test_renamed_binder_of_relu_iff_is_caught(tmp_path):
     copy = C.copy_sources(tmp_path)
     f = copy / "proofs" / "coq" / "Necessity.v"
@@ -95,6 +113,16 @@ def test_renamed_binder_of_relu_iff_is_caught(tmp_path):
     f.write_text(text[:i] + text[i:].replace("(nondegenerate :", "(nondeg :", 1))
     assert (f"{CLAIM}: hypothesis tag 'nondegenerate' is not a named binder of Coq {NEC}.relu_iff"
             in [str(x) for x in C.static_findings(copy)])
+
+
+def test_renamed_binder_of_lean_relu_iff_is_caught(tmp_path):
+    copy = C.copy_sources(tmp_path)
+    f = copy / "lean" / "SkipAbsorption" / "Necessity.lean"
+    text = f.read_text()
+    i = text.index("theorem relu_iff")
+    f.write_text(text[:i] + text[i:].replace("(nondegenerate :", "(nondeg :", 1))
+    assert (f"{CLAIM}: hypothesis tag 'nondegenerate' is not a named binder of Lean "
+            "SkipAbsorption.relu_iff" in [str(x) for x in C.static_findings(copy)])
 
 
 def _build(root: Path) -> C.CoqBuild:
