@@ -2,3 +2,4 @@ import SkipAbsorption.Basic
 import SkipAbsorption.Homogeneous
 import SkipAbsorption.Gated
 import SkipAbsorption.Depth
+import SkipAbsorption.Necessity

@@ -4,6 +4,7 @@
 
 From SkipAbsorption Require Import Linalg SkipReduction Homogeneous Gated Depth SignFlip Activations.
 From SkipAbsorption Require Import Quantitative Width NonGeneric.
+From SkipAbsorption Require Import Necessity.
 
 Locate SkipAbsorption.SkipReduction.skip_reduction.
 Print Assumptions SkipAbsorption.SkipReduction.skip_reduction.
@@ -91,3 +92,11 @@ Locate SkipAbsorption.NonGeneric.non_generic_dense.
 Print Assumptions SkipAbsorption.NonGeneric.non_generic_dense.
 Locate SkipAbsorption.NonGeneric.non_generic_instance.
 Print Assumptions SkipAbsorption.NonGeneric.non_generic_instance.
+Locate SkipAbsorption.Necessity.relu_iff.
+Print Assumptions SkipAbsorption.Necessity.relu_iff.
+Locate SkipAbsorption.Necessity.relu_necessity.
+Print Assumptions SkipAbsorption.Necessity.relu_necessity.
+Locate SkipAbsorption.Necessity.relu_necessity_structure.
+Print Assumptions SkipAbsorption.Necessity.relu_necessity_structure.
+Locate SkipAbsorption.Necessity.relu_not_absorbable_instance.
+Print Assumptions SkipAbsorption.Necessity.relu_not_absorbable_instance.
