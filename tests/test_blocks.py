@@ -33,8 +33,10 @@ def test_backends_agree_on_one_block(b, data):
         try:
             man, exp = mp[i].man_exp if mp[i] != 0 else (0, 0)
             point = arb(int(man) * (-1 if mp[i] < 0 else 1)) * arb(2) ** int(exp)
-            # 200-bit mp and the 128-bit ball: the ball, widened by 2^-190, holds the mp value.
-            assert (balls[i] + arb(0, 2.0**-190)).contains(point)
+            # The 200-bit mp value carries a rounding error relative to the size of the terms
+            # (about 2^-199 per operation times |value|), so the ball is widened by 2^-190 * scale;
+            # a fixed 2^-190 was too tight for outputs near 600 (hypothesis found one, 568.45).
+            assert (balls[i] + arb(0, 2.0**-190 * scale)).contains(point)
         finally:
             ctx.prec = old
     if b.act.exact is not None:
