@@ -41,7 +41,8 @@ _KEY = re.compile(r"^([A-Za-z_]+)\.(0|[1-9][0-9]*)$")
 
 # Exact procedures run on Fractions; above these sizes the verdict reports what was skipped.
 MAX_EXACT_ENTRIES = 4096      # m * d per block for the exact (Fraction) procedures
-MAX_INDEX_SEARCH_M = 14       # 2^m index sets per block
+MAX_INDEX_SEARCH_M = 14       # 2^m index sets per block ...
+INDEX_SEARCH_BUDGET = 4_000_000   # ... and 2^m m d^2 exact additions per block
 MAX_RANK_PARAMS = 400         # N = 2 d sum m_l for the Jacobian rank certificate
 
 
@@ -234,6 +235,13 @@ def decide_stack(stack: Stack) -> dict[str, Any]:
                          "has no skips to absorb")
     info = _summary(stack)
     act = stack.blocks[0].act
+    if len(stack.blocks) == 1:
+        # One block: the single-block decision procedure (absorb check on a block file) applies.
+        from . import decide as single
+        from .claims.exact import block_to_json
+        v = single.decide(stack.blocks[0])
+        return _result(v.verdict, v.claim, v.exact, "one block: " + v.reason,
+                       {**info, "block": block_to_json(stack.blocks[0]), "block_certificate": v.certificate})
     # Flat at 0 (o(|x|)): homogeneous of block degree > 1, or a gate vanishing and continuous at 0.
     if (act.block_degree is not None and act.block_degree > 1) or \
             (act.gated and act.value_at_0 == 0 and act.continuous_at_0):
@@ -251,7 +259,9 @@ def decide_stack(stack: Stack) -> dict[str, Any]:
     d = info["d"]
     # 1. Every block absorbs its own skip at the same width: the sign flips give the plain stack
     #    (relu-gelu-iff (A), any activation with s(z) - s(-z) = z, any M_l).
-    if not biased and max(info["widths"]) <= MAX_INDEX_SEARCH_M:
+    searchable = all(b.m <= MAX_INDEX_SEARCH_M and 2 ** b.m * b.m * b.d ** 2 <= INDEX_SEARCH_BUDGET
+                     for b in stack.blocks)
+    if not biased and searchable:
         Ms = [identity(d) if b.M is None else qmat(b.M) for b in stack.blocks]
         sets = [all_index_sets_exact(U, W, M) for (U, W), M in zip(layers, Ms)]
         info["index_sets"] = [[list(s) for s in S[:4]] for S in sets]
@@ -272,12 +282,6 @@ def decide_stack(stack: Stack) -> dict[str, Any]:
         return _result("undecided", None, False,
                        f"{act.name}: the stack claims are proved for relu; depth-width still gives a plain "
                        "stack of widths m_l + 2d - rank W_up,l", {**info, **_width_info(layers)})
-    if len(layers) == 1:
-        from . import decide as single
-        from .claims.exact import block_to_json
-        v = single.decide(stack.blocks[0])
-        return _result(v.verdict, v.claim, v.exact, "one block: " + v.reason,
-                       {**info, "block": block_to_json(stack.blocks[0]), "block_certificate": v.certificate})
     residual = ds.layers_to_json(layers)
     # 2. depth-narrow for the same widths.
     cond = ds.narrow_conditions(layers, info["widths"])
@@ -289,7 +293,7 @@ def decide_stack(stack: Stack) -> dict[str, Any]:
                        + "; no plain stack of these widths equals the residual stack",
                        {**info, "residual": residual, "conditions": cond})
     # 3. depth-d2.
-    if d == 2 and len(layers) == 2:
+    if d == 2 and len(layers) == 2 and searchable:
         c2 = ds.d2_conditions(layers)
         if c2["applies"] and c2["kink_rays"] == c2["expected_kink_rays"]:
             return _result("not_absorbable", "depth-d2", True,

@@ -190,3 +190,16 @@ def test_large_stack_uses_the_rigorous_norm_bound():
     assert r["certificate"]["part"] == "a" and all(r["certificate"]["norm_ok"])
     wide = Stack([Block("relu", W_up=rng.standard_normal((100, 50)), W_down=rng.standard_normal((50, 100)))] * 2)
     assert stacks.decide_stack(wide)["verdict"] == "undecided"
+
+
+@pytest.mark.parametrize("name,verdict,claim", [
+    ("relu_stack_near_identity", "not_absorbable", "depth-d2"),
+    ("relu_stack_narrow", "not_absorbable", "depth-narrow"),
+    ("relu_stack_generic", "undecided", "depth-dimension"),
+])
+def test_example_stack_files(name, verdict, claim):
+    from pathlib import Path
+    p = Path(__file__).resolve().parent.parent / "examples" / f"{name}.npz"
+    r = stacks.decide_stack(stacks.read_stack(p))
+    assert (r["verdict"], r["claim"]) == (verdict, claim)
+    assert stacks.recheck_decision(_json(r))

@@ -54,6 +54,7 @@ Layer = tuple[QMat, QMat]  # (U or V: m x d, W: d x m)
 
 MAX_DET_M = 12        # 2^m piece determinants are enumerated up to this width
 MAX_TRANSVERSAL_M = 12
+TRANSVERSAL_BUDGET = 4_000_000  # m_1 2^(m_1 - 1) m_2 d vector operations
 Q = Fraction
 
 
@@ -211,8 +212,9 @@ def transversal(layers: Sequence[Layer]) -> dict[str, Any]:
     """
     (U1, W1), (U2, _) = layers[0], layers[1]
     m1, d = len(U1), len(W1)
-    if m1 > MAX_TRANSVERSAL_M:
-        return {"ok": False, "checked": 0, "reason": f"m_1 = {m1} > {MAX_TRANSVERSAL_M}: not enumerated"}
+    if m1 > MAX_TRANSVERSAL_M or m1 * 2 ** (m1 - 1) * len(U2) * d > TRANSVERSAL_BUDGET:
+        return {"ok": False, "checked": 0, "reason": f"m_1 = {m1}, m_2 = {len(U2)}, d = {d}: too many "
+                "patterns to enumerate"}
     coeff = [[sum((W1[a][k] * u2[a] for a in range(d)), Fraction(0)) for k in range(m1)] for u2 in U2]
     checked = 0
     for i in range(m1):
@@ -387,8 +389,9 @@ def homeomorphism_2d(U: QMat, W: QMat) -> dict[str, Any]:
     if any(s == 0 for s in signs) or len({s > 0 for s in signs}) != 1:
         return {**out, "ok": False, "reason": "a piece is singular or the orientation changes (fold)"}
     pos = signs[0] > 0
-    for e in ([Q(1), Q(0)], [Q(0), Q(1)], [Q(1), Q(1)], [Q(1), Q(2)], [Q(2), Q(1)], [Q(1), Q(3)],
-              [Q(-1), Q(1)], [Q(3), Q(-1)]):
+    # A reference direction on no image ray; among n + 1 distinct directions one always works.
+    for k in range(1, n + 3):
+        e = [Q(1), Q(k)]
         if not any(same_ray(a, e) for a in imgs):
             break
     count = 0
