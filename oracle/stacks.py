@@ -415,3 +415,58 @@ def recheck_decision(result: dict[str, Any]) -> bool:
         return False
     except (KeyError, TypeError, ValueError, ZeroDivisionError, IndexError):
         return False
+
+
+# ================================================================ command-line helpers (for `absorb check`)
+
+def is_stack_file(path: str | os.PathLike) -> bool:
+    """True when the file's metadata says kind = residual_stack / plain_stack (or it names arrays
+    like W_up.0): then `absorb check` should read it with read_stack instead of read_block."""
+    p = Path(path)
+    fmt = detect_format(p)
+    try:
+        if fmt == "npz":
+            with np.load(p, allow_pickle=False) as npz:
+                if "kind" in npz.files:
+                    arr = npz["kind"]
+                    if arr.ndim == 0 and arr.dtype.kind in "US" and str(arr.item()) in STACK_KINDS:
+                        return True
+                return any(_KEY.match(k) for k in npz.files)
+        with _safe_open(p) as f:
+            meta = f.metadata() or {}
+            return meta.get("kind") in STACK_KINDS or any(_KEY.match(k) for k in f.keys())
+    except InputError:
+        raise
+    except Exception as e:  # unreadable member: let the reader produce its one-line error
+        raise InputError(f"{p}: unreadable: {_one_line(e)}") from None
+
+
+def plain_stack_from_result(result: dict[str, Any], activation: str) -> Stack:
+    """The plain stack of an 'absorbable' decision as a Stack (exact rationals rounded to float64
+    only when they are dyadic; otherwise an InputError says the weights are not representable)."""
+    from fractions import Fraction
+    blocks = []
+    for rec in result["plain_stack"]:
+        arrs = {}
+        for name in ("W_up", "W_down"):
+            vals = [[Fraction(v) for v in row] for row in rec[name]]
+            if any(q.denominator & (q.denominator - 1) for row in vals for q in row):
+                raise InputError("the plain stack has non-dyadic weights that float64 cannot hold exactly")
+            arrs[name] = np.array([[float(q) for q in row] for row in vals])
+        blocks.append(Block(activation, kind="plain", **arrs))
+    return Stack(blocks)
+
+
+def format_decision(result: dict[str, Any]) -> str:
+    """A short terminal rendering of a decide_stack result."""
+    c = result["certificate"]
+    head = (f"stack: {c.get('activation')}, d = {c.get('d')}, {c.get('layers')} blocks, widths "
+            f"{c.get('widths')}")
+    lines = [head, f"verdict: {result['verdict']}" + (f" ({result['claim']}, "
+             f"{'exact' if result['exact'] else 'not exact'})" if result["claim"] else ""),
+             f"reason: {result['reason']}"]
+    rc = c.get("rank_certificate")
+    if rc:
+        lines.append(f"rank certificate: rank {rc['rank']} at {len(rc['points'])} points, D_plain = "
+                     f"{rc['D_plain']}, N - m = {rc['N_minus_m']}")
+    return "\n".join(lines)

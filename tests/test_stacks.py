@@ -203,3 +203,25 @@ def test_example_stack_files(name, verdict, claim):
     r = stacks.decide_stack(stacks.read_stack(p))
     assert (r["verdict"], r["claim"]) == (verdict, claim)
     assert stacks.recheck_decision(_json(r))
+
+
+def test_cli_helpers(tmp_path):
+    from pathlib import Path
+    ex = Path(__file__).resolve().parent.parent / "examples"
+    assert stacks.is_stack_file(ex / "relu_stack_generic.npz")
+    assert not stacks.is_stack_file(ex / "relu_absorbable.npz")   # a block file
+    st = Stack([Block("relu", W_up=I2, W_down=-I2)] * 2)
+    r = stacks.decide_stack(st)
+    plain = stacks.plain_stack_from_result(r, "relu")
+    assert [b.kind for b in plain.blocks] == ["plain", "plain"]
+    assert np.array_equal(plain.blocks[0].W_up, -I2)
+    x = np.array([[1.5, -2.0], [-0.25, 3.0]])
+    assert np.array_equal(plain.eval_f64(x), st.eval_f64(x))
+    stacks.write_stack(plain, tmp_path / "p.safetensors")
+    assert stacks.is_stack_file(tmp_path / "p.safetensors")
+    assert stacks.stack_kind(stacks.read_stack(tmp_path / "p.safetensors")) == "plain_stack"
+    text = stacks.format_decision(stacks.decide_stack(stacks.read_stack(ex / "relu_stack_generic.npz")))
+    assert "verdict: undecided (depth-dimension, not exact)" in text and "rank 18" in text
+    bad = dict(r, plain_stack=[{"W_up": [["1/3", "0"], ["0", "1"]], "W_down": [["1", "0"], ["0", "1"]]}])
+    with pytest.raises(InputError, match="non-dyadic"):
+        stacks.plain_stack_from_result(bad, "relu")
