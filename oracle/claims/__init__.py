@@ -8,6 +8,7 @@
     non_generic      -- non-generic (Cor. 11)
     absorption_width -- absorption-width
     glu_flip         -- glu-flip
+    depth_stacks     -- depth-narrow, depth-d2, depth-dimension, depth-width (the open problem)
     boundary         -- the boundary counterexamples (each hypothesis is needed)
 
 Shared machinery: base.py (certificates, registration, the runner) and exact.py
@@ -15,4 +16,4 @@ Shared machinery: base.py (certificates, registration, the runner) and exact.py
 """
 
 CLAIM_MODULES = ["skip_reduction", "homogeneous", "gated", "depth", "relu_gelu",
-                 "non_generic", "absorption_width", "glu_flip", "boundary"]
+                 "non_generic", "absorption_width", "glu_flip", "depth_stacks", "boundary"]

@@ -1,0 +1,36 @@
+"""Write the example stack files of the depth claims (run from the repository root).
+
+  relu_stack_near_identity.npz  d = 2, widths (3, 3), |W_l| |U_l| < 1: not a plain stack of the
+                                same widths (depth-d2, exact)
+  relu_stack_narrow.npz         d = 3, widths (4, 3), near identity: not a plain stack of the same
+                                widths (depth-narrow part (c), exact)
+  relu_stack_generic.npz        d = 2, widths (3, 3), larger weights: undecided, with the
+                                depth-dimension rank certificate and the depth-width construction
+"""
+
+from pathlib import Path
+
+import numpy as np
+
+from oracle.blocks import Block, Stack
+from oracle.stacks import write_stack
+
+OUT = Path(__file__).resolve().parent
+
+
+def _stack(d: int, widths: list[int], scale: float, seed: int) -> Stack:
+    """Dyadic weights: W_up entries k/8, W_down entries k/256 scaled."""
+    rng = np.random.default_rng(seed)
+    return Stack([Block("relu", W_up=np.round(rng.standard_normal((m, d)) * 8) / 8,
+                        W_down=np.round(rng.standard_normal((d, m)) * 256 * scale) / 256) for m in widths])
+
+
+def main() -> None:
+    """Create the three example stacks."""
+    write_stack(_stack(2, [3, 3], 0.05, 3), OUT / "relu_stack_near_identity.npz")
+    write_stack(_stack(3, [4, 3], 0.02, 3), OUT / "relu_stack_narrow.npz")
+    write_stack(_stack(2, [3, 3], 1.0, 3), OUT / "relu_stack_generic.npz")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,472 @@
+"""Stack files and the decision for a whole stack of blocks (the paper's open problem).
+
+Stack file format (.npz, or .safetensors with the same names):
+
+  arrays    ``W_up.<l>`` (m_l x d) and ``W_down.<l>`` (d x m_l) for every block l = 0 .. L-1,
+            block 0 applied first; optionally ``W_gate.<l>``, ``b_up.<l>``, ``b_gate.<l>``,
+            ``b_down.<l>`` and ``M.<l>`` (d x d skip of a residual block; absent = identity).
+            Indices are decimal without leading zeros.
+  metadata  ``kind``: ``residual_stack`` (x -> M_l x + B_l(x) per block) or ``plain_stack``;
+            ``layers``: L as a decimal string (must match the indices present);
+            ``activation``: a catalog name, shared by every block.
+            In .npz files metadata are 0-d string arrays; in .safetensors the metadata map.
+
+``read_stack(path)`` validates everything (unknown names, missing or extra indices, shapes,
+NaN/Inf, pickles) and raises ``InputError`` with a one-line message. ``decide_stack(stack)``
+returns ``{"verdict", "claim", "exact", "reason", "certificate"}`` (plus ``"plain_stack"`` when
+absorbable), where the verdict is about a plain stack of the *same* depth and widths.
+``recheck_decision`` re-verifies an exact verdict from that dictionary alone.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import zipfile
+from pathlib import Path
+from typing import Any, Optional
+
+import numpy as np
+
+from . import activations
+from .blocks import Block, Stack
+from .errors import InputError
+from .io import _IGNORED_SAFETENSORS_META, _meta_string, _one_line, _safe_open, detect_format
+
+STACK_KINDS = ("residual_stack", "plain_stack")
+STACK_ARRAYS = ("W_up", "W_down", "W_gate", "b_up", "b_gate", "b_down", "M")
+STACK_META = ("kind", "layers", "activation")
+MAX_LAYERS = 4096
+_KEY = re.compile(r"^([A-Za-z_]+)\.(0|[1-9][0-9]*)$")
+
+# Exact procedures run on Fractions; above these sizes the verdict reports what was skipped.
+MAX_EXACT_ENTRIES = 4096      # m * d per block for the exact (Fraction) procedures
+MAX_INDEX_SEARCH_M = 14       # 2^m index sets per block ...
+INDEX_SEARCH_BUDGET = 4_000_000   # ... and 2^m m d^2 exact additions per block
+MAX_RANK_PARAMS = 400         # N = 2 d sum m_l for the Jacobian rank certificate
+
+
+# ================================================================ reading and writing
+
+def _split_key(name: str, path: Path) -> tuple[str, int]:
+    m = _KEY.match(name)
+    if not m or m.group(1) not in STACK_ARRAYS:
+        raise InputError(f"{path}: unknown array {name!r}; stack arrays are "
+                         f"{', '.join(a + '.<l>' for a in STACK_ARRAYS)}")
+    return m.group(1), int(m.group(2))
+
+
+def _build_stack(arrays: dict[str, np.ndarray], meta: dict[str, str], path: Path) -> Stack:
+    for k in ("kind", "layers", "activation"):
+        if k not in meta:
+            raise InputError(f"{path}: metadata {k!r} is missing (a stack file needs kind, layers, activation)")
+    kind = meta["kind"]
+    if kind not in STACK_KINDS:
+        raise InputError(f"{path}: kind must be one of {', '.join(STACK_KINDS)}, got {kind!r}")
+    if not re.fullmatch(r"[1-9][0-9]{0,5}", meta["layers"]):
+        raise InputError(f"{path}: layers must be a positive decimal integer, got {meta['layers']!r}")
+    L = int(meta["layers"])
+    if L > MAX_LAYERS:
+        raise InputError(f"{path}: layers = {L} exceeds the limit {MAX_LAYERS}")
+    activations.get(meta["activation"])  # unknown activation -> InputError
+    per: list[dict[str, np.ndarray]] = [{} for _ in range(L)]
+    for name, arr in arrays.items():
+        base, idx = _split_key(name, path)
+        if idx >= L:
+            raise InputError(f"{path}: array {name!r} has index {idx} but layers = {L}")
+        if arr.dtype.kind not in "biuf":
+            raise InputError(f"{path}: array {name!r} has non-numeric dtype {arr.dtype}")
+        per[idx][base] = arr
+    blocks = []
+    for idx, rec in enumerate(per):
+        for need in ("W_up", "W_down"):
+            if need not in rec:
+                raise InputError(f"{path}: block {idx} has no {need}.{idx}")
+        try:
+            blocks.append(Block(meta["activation"], kind="residual" if kind == "residual_stack" else "plain",
+                                **rec))
+        except InputError as e:
+            raise InputError(f"{path}: block {idx}: {e}") from None
+    try:
+        return Stack(blocks)
+    except InputError as e:
+        raise InputError(f"{path}: {e}") from None
+
+
+def _read_npz(path: Path) -> Stack:
+    try:
+        npz = np.load(path, allow_pickle=False)
+    except ValueError as e:
+        raise InputError(f"{path}: cannot load: {_one_line(e)}") from None
+    except (OSError, EOFError, zipfile.BadZipFile) as e:
+        raise InputError(f"{path}: not a readable .npz archive: {_one_line(e)}") from None
+    if not isinstance(npz, np.lib.npyio.NpzFile):
+        raise InputError(f"{path}: not an .npz archive of named arrays")
+    arrays: dict[str, np.ndarray] = {}
+    meta: dict[str, str] = {}
+    with npz:
+        if len(npz.files) > 8 * MAX_LAYERS + len(STACK_META):
+            raise InputError(f"{path}: too many arrays ({len(npz.files)})")
+        for key in npz.files:
+            try:
+                arr = npz[key]
+            except ValueError as e:  # object arrays are refused under allow_pickle=False
+                raise InputError(f"{path}: array {key!r} refused: {_one_line(e)}") from None
+            except Exception as e:
+                raise InputError(f"{path}: array {key!r} unreadable: {_one_line(e)}") from None
+            if key in STACK_META:
+                meta[key] = _meta_string(key, arr, path)
+            else:
+                arrays[key] = arr
+    return _build_stack(arrays, meta, path)
+
+
+def _read_safetensors(path: Path) -> Stack:
+    arrays: dict[str, np.ndarray] = {}
+    with _safe_open(path) as f:
+        raw_meta = f.metadata() or {}
+        keys = list(f.keys())
+        if len(keys) > 8 * MAX_LAYERS:
+            raise InputError(f"{path}: too many tensors ({len(keys)})")
+        for key in keys:
+            _split_key(key, path)
+            try:
+                arrays[key] = np.array(f.get_tensor(key))
+            except Exception as e:
+                raise InputError(f"{path}: tensor {key!r} unreadable: {_one_line(e)}") from None
+    unknown = sorted(set(raw_meta) - set(STACK_META) - set(_IGNORED_SAFETENSORS_META))
+    if unknown:
+        raise InputError(f"{path}: unknown metadata key(s) {', '.join(unknown)}; allowed: {', '.join(STACK_META)}")
+    return _build_stack(arrays, {k: raw_meta[k] for k in STACK_META if k in raw_meta}, path)
+
+
+def read_stack(path: str | os.PathLike) -> Stack:
+    """Read and validate a stack file; every defect raises InputError with a one-line message."""
+    p = Path(path)
+    fmt = detect_format(p)
+    return _read_npz(p) if fmt == "npz" else _read_safetensors(p)
+
+
+def stack_kind(stack: Stack) -> str:
+    """'residual_stack' or 'plain_stack' (all blocks of a stack file share one kind)."""
+    kinds = {b.kind for b in stack.blocks}
+    if len(kinds) != 1:
+        raise InputError("a stack mixes residual and plain blocks")
+    return "residual_stack" if kinds == {"residual"} else "plain_stack"
+
+
+def write_stack(stack: Stack, path: str | os.PathLike, fmt: Optional[str] = None) -> str:
+    """Write a stack file ('npz' or 'safetensors', default from the extension); returns the format."""
+    p = Path(path)
+    fmt = fmt or ("safetensors" if p.suffix.lower() == ".safetensors" else "npz")
+    if fmt not in ("npz", "safetensors"):
+        raise InputError(f"unknown stack-file format {fmt!r}")
+    acts = {b.activation for b in stack.blocks}
+    if len(acts) != 1:
+        raise InputError("a stack file holds one activation for all blocks")
+    arrays: dict[str, np.ndarray] = {}
+    for l, b in enumerate(stack.blocks):
+        for name in STACK_ARRAYS:
+            v = getattr(b, name)
+            if v is not None:
+                arrays[f"{name}.{l}"] = np.ascontiguousarray(np.asarray(v, dtype=np.float64))
+    meta = {"kind": stack_kind(stack), "layers": str(len(stack.blocks)), "activation": acts.pop()}
+    try:
+        if fmt == "npz":
+            with open(p, "wb") as fh:
+                np.savez(fh, **arrays, **{k: np.array(v) for k, v in meta.items()})
+        else:
+            from safetensors.numpy import save_file
+            save_file(arrays, str(p), metadata=meta)
+    except OSError as e:
+        raise InputError(f"{p}: cannot write: {_one_line(e)}") from None
+    return fmt
+
+
+# ================================================================ the decision
+
+def _result(verdict: str, claim: Optional[str], exact: bool, reason: str,
+            certificate: dict[str, Any], plain: Optional[list[dict[str, Any]]] = None) -> dict[str, Any]:
+    out = {"verdict": verdict, "claim": claim, "exact": exact, "reason": reason, "certificate": certificate}
+    if plain is not None:
+        out["plain_stack"] = plain
+    return out
+
+
+def _summary(stack: Stack) -> dict[str, Any]:
+    b0 = stack.blocks[0]
+    return {"activation": b0.activation, "d": b0.d, "layers": len(stack.blocks),
+            "widths": [b.m for b in stack.blocks]}
+
+
+def _flat_decision(stack: Stack, info: dict[str, Any]) -> dict[str, Any]:
+    from .claims.depth import is_flat, skip_product
+    from .claims.exact import is_zero_matrix, smat
+    flat = [is_flat(b) for b in stack.blocks]
+    if not all(flat):
+        return _result("undecided", None, False, "a block has biases (not flat at 0): the depth "
+                       "theorems do not apply", {**info, "flat": flat})
+    from .claims.exact import stack_to_json
+    P = skip_product(stack)
+    ident = all(b.M is None or np.array_equal(b.M, np.eye(b.d)) for b in stack.blocks)
+    cert = {**info, "flat": flat, "skip_product": smat(P)}
+    if sum(b.m * b.d for b in stack.blocks) <= 16 * MAX_EXACT_ENTRIES:
+        cert["blocks"] = stack_to_json(stack)
+    if is_zero_matrix(P):
+        return _result("undecided", None, True, "the skip product M_L ... M_1 is 0: the depth theorems "
+                       "do not apply", cert)
+    return _result("not_absorbable", "depth-impossible" if ident else "depth-any", True,
+                   "every block is flat at 0 (o(|x|)) and M_L ... M_1 != 0: the stack has derivative "
+                   "M_L ... M_1 != 0 at 0, every composition of flat plain blocks has derivative 0", cert)
+
+
+def _flip_stack(layers: list, sets: list) -> list:
+    return [([[-v for v in u] if i in set(S) else list(u) for i, u in enumerate(U)], W)
+            for (U, W), S in zip(layers, sets)]
+
+
+def decide_stack(stack: Stack) -> dict[str, Any]:
+    """Decide whether a residual stack equals a plain stack of the same depth and widths."""
+    from .claims import depth_stacks as ds
+    from .claims.exact import all_index_sets_exact, identity, qmat
+
+    if stack_kind(stack) != "residual_stack":
+        raise InputError("decide_stack needs a residual stack (kind residual_stack); a plain stack "
+                         "has no skips to absorb")
+    info = _summary(stack)
+    act = stack.blocks[0].act
+    if len(stack.blocks) == 1:
+        # One block: the single-block decision procedure (absorb check on a block file) applies.
+        from . import decide as single
+        from .claims.exact import block_to_json
+        v = single.decide(stack.blocks[0])
+        return _result(v.verdict, v.claim, v.exact, "one block: " + v.reason,
+                       {**info, "block": block_to_json(stack.blocks[0]), "block_certificate": v.certificate})
+    # Flat at 0 (o(|x|)): homogeneous of block degree > 1, or a gate vanishing and continuous at 0.
+    if (act.block_degree is not None and act.block_degree > 1) or \
+            (act.gated and act.value_at_0 == 0 and act.continuous_at_0):
+        return _flat_decision(stack, info)
+    if act.gated or not act.odd_part_identity:
+        return _result("undecided", None, False, f"no stack claim covers activation {act.name!r}", info)
+
+    big = max(b.m * b.d for b in stack.blocks) > MAX_EXACT_ENTRIES
+    biased = any(b.has_bias for b in stack.blocks)
+    ident = all(b.M is None or np.array_equal(b.M, np.eye(b.d)) for b in stack.blocks)
+    if big:
+        return _large_decision(stack, info, biased, ident)
+
+    layers = ds.layers_of(stack)
+    d = info["d"]
+    # 1. Every block absorbs its own skip at the same width: the sign flips give the plain stack
+    #    (relu-gelu-iff (A), any activation with s(z) - s(-z) = z, any M_l).
+    searchable = all(b.m <= MAX_INDEX_SEARCH_M and 2 ** b.m * b.m * b.d ** 2 <= INDEX_SEARCH_BUDGET
+                     for b in stack.blocks)
+    if not biased and searchable:
+        Ms = [identity(d) if b.M is None else qmat(b.M) for b in stack.blocks]
+        sets = [all_index_sets_exact(U, W, M) for (U, W), M in zip(layers, Ms)]
+        info["index_sets"] = [[list(s) for s in S[:4]] for S in sets]
+        if all(sets):
+            plain = _flip_stack(layers, [S[0] for S in sets])
+            cert = {**info, "residual": ds.layers_to_json(layers), "skips": [
+                ds.smat(M) for M in Ms], "chosen_sets": [list(S[0]) for S in sets]}
+            return _result("absorbable", "relu-gelu-iff", True,
+                           "every block satisfies W_S U_S = -M for some S: flipping those rows gives "
+                           "plain blocks equal to the residual ones", cert, ds.layers_to_json(plain))
+    else:
+        info["index_sets"] = None
+    if biased or not ident:
+        return _result("undecided", None, False, "biases or skip matrices other than I: the stack "
+                       "claims (depth-narrow, depth-d2, depth-dimension) assume bias-free identity skips",
+                       info)
+    if act.name != "relu":
+        return _result("undecided", None, False,
+                       f"{act.name}: the stack claims are proved for relu; depth-width still gives a plain "
+                       "stack of widths m_l + 2d - rank W_up,l", {**info, **_width_info(layers)})
+    residual = ds.layers_to_json(layers)
+    # 2. depth-narrow for the same widths.
+    cond = ds.narrow_conditions(layers, info["widths"])
+    if cond["applies"]:
+        return _result("not_absorbable", "depth-narrow", True,
+                       f"depth-narrow part ({cond['part']}): every piece I + W_l D U_l is invertible"
+                       + (", both blocks are nondegenerate and the layer-2 kinks are transversal"
+                          if cond["part"] == "c" else "")
+                       + "; no plain stack of these widths equals the residual stack",
+                       {**info, "residual": residual, "conditions": cond})
+    # 3. depth-d2.
+    if d == 2 and len(layers) == 2 and searchable:
+        c2 = ds.d2_conditions(layers)
+        if c2["applies"] and c2["kink_rays"] == c2["expected_kink_rays"]:
+            return _result("not_absorbable", "depth-d2", True,
+                           "d = 2, two homeomorphic nondegenerate blocks with kink rays in general "
+                           "position, and some block has no index set: no plain stack of widths "
+                           f"({info['widths'][0]}, {info['widths'][1]}) equals the residual stack",
+                           {**info, "residual": residual, "conditions": c2})
+    # 4. Undecided: the generic statement with its rank certificate, and the wider construction.
+    cert: dict[str, Any] = {**info, "residual": residual, "narrow_conditions": cond,
+                            **_width_info(layers)}
+    N = 2 * d * sum(info["widths"])
+    reason = ("no proved claim decides this stack; depth-width: it IS a plain stack of widths "
+              f"{cert['absorbing_widths']}")
+    if N <= MAX_RANK_PARAMS:
+        rc = ds.rank_certificate(layers)
+        cert["rank_certificate"] = rc
+        if rc["certified"]:
+            reason += (f"; depth-dimension: the Jacobian rank {rc['rank']} exceeds D_plain = "
+                       f"{rc['D_plain']}, so ALMOST EVERY stack with these activation patterns is no "
+                       "plain stack of the same widths (this says nothing about this one stack)")
+    else:
+        cert["rank_certificate"] = None
+        reason += f"; rank certificate skipped (N = {N} > {MAX_RANK_PARAMS} parameters)"
+    return _result("undecided", "depth-dimension" if cert["rank_certificate"] and
+                   cert["rank_certificate"]["certified"] else None, False, reason, cert)
+
+
+def _width_info(layers: list) -> dict[str, Any]:
+    from .claims import depth_stacks as ds
+    d = len(layers[0][1])
+    ranks = [ds.qrank(U) for U, _ in layers]
+    return {"absorbing_widths": [len(U) + 2 * d - r for (U, _), r in zip(layers, ranks)],
+            "ranks_W_up": ranks}
+
+
+def _float_norm_sq_upper(a: np.ndarray) -> float:
+    """A rigorous upper bound of |a|_F^2 from float64 arithmetic: each square and each addition
+    has relative error <= 2^-53, so any summation order is within (1 + 2^-53)^(n+1) <= 1 + 2n 2^-53
+    (n 2^-53 < 1e-3); underflowed squares are covered by n * 2^-1022."""
+    a = np.asarray(a, dtype=np.float64)
+    n = a.size
+    s = float(np.sum(a * a))
+    return s * (1 + 2 * (n + 1) * 2.0 ** -53) + n * 2.0 ** -1022
+
+
+def _large_decision(stack: Stack, info: dict[str, Any], biased: bool, ident: bool) -> dict[str, Any]:
+    """Stacks too large for the exact procedures: only depth-narrow parts (a)/(b) with the norm bound."""
+    d, widths = info["d"], info["widths"]
+    from .claims.depth_stacks import narrow_part
+    part = narrow_part(d, widths, widths)
+    if stack.blocks[0].activation == "relu" and not biased and ident and part in ("a", "b"):
+        bounds = [(_float_norm_sq_upper(b.W_up), _float_norm_sq_upper(b.W_down)) for b in stack.blocks]
+        # The product is rounded up by one more relative 2^-52 before comparing with 1.
+        ok = [bu * bw * (1 + 2.0 ** -52) < 1 for bu, bw in bounds]
+        cert = {**info, "part": part, "norm_bounds_sq": [[bu, bw] for bu, bw in bounds], "norm_ok": ok,
+                "method": "rigorous float64 upper bounds of the Frobenius norms"}
+        if all(ok):
+            return _result("not_absorbable", "depth-narrow", True,
+                           f"depth-narrow part ({part}): |W_l|_F |U_l|_F < 1 (rigorous bound) makes every "
+                           "piece invertible", cert)
+        return _result("undecided", None, False, "too large for the exact procedures and the norm bound "
+                       "is not below 1", cert)
+    return _result("undecided", None, False,
+                   f"too large for the exact procedures (m d > {MAX_EXACT_ENTRIES} in some block); the "
+                   "generic statements of depth-dimension and depth-d2 do not decide one stack", info)
+
+
+# ================================================================ re-checking a decision
+
+def recheck_decision(result: dict[str, Any]) -> bool:
+    """Re-verify an exact verdict of decide_stack from its dictionary alone (False if it does not hold)."""
+    from .claims import depth_stacks as ds
+    from .claims.exact import all_index_sets_exact, qmat
+    try:
+        cert = result["certificate"]
+        claim = result["claim"]
+        if not result.get("exact"):
+            rc = cert.get("rank_certificate")
+            if claim == "depth-dimension":
+                return ds.check_rank_certificate(ds.layers_from_json(cert["residual"]), rc)
+            return False
+        if "block_certificate" in cert:  # a stack of one block, decided by oracle.decide
+            from . import decide as single
+            from .claims.exact import block_from_json
+            return single.recheck_certificate(block_from_json(cert["block"]), cert["block_certificate"])
+        if claim in ("depth-impossible", "depth-any"):
+            from .claims.depth import is_flat, skip_product
+            from .claims.exact import is_zero_matrix, smat, stack_from_json
+            st = stack_from_json(cert["blocks"])
+            P = skip_product(st)
+            ident = all(b.M is None or np.array_equal(b.M, np.eye(b.d)) for b in st.blocks)
+            return (all(is_flat(b) for b in st.blocks) and not is_zero_matrix(P) and smat(P) == cert["skip_product"]
+                    and claim == ("depth-impossible" if ident else "depth-any")
+                    and result["verdict"] == "not_absorbable")
+        if claim == "relu-gelu-iff" and result["verdict"] == "absorbable":
+            layers = ds.layers_from_json(cert["residual"])
+            plain = ds.layers_from_json(result["plain_stack"])
+            Ms = [qmat(M) for M in cert["skips"]]
+            if len(plain) != len(layers):
+                return False
+            for (U, W), (V, W2), M, S in zip(layers, plain, Ms, cert["chosen_sets"]):
+                if W2 != W or len(V) != len(U):
+                    return False
+                if tuple(S) not in all_index_sets_exact(U, W, M):
+                    return False
+                if any(V[i] != ([-v for v in U[i]] if i in S else U[i]) for i in range(len(U))):
+                    return False
+            return True
+        if claim == "depth-narrow" and "conditions" in cert:
+            layers = ds.layers_from_json(cert["residual"])
+            fresh = ds.narrow_conditions(layers, [len(U) for U, _ in layers])
+            return fresh["applies"] and fresh == cert["conditions"] and result["verdict"] == "not_absorbable"
+        if claim == "depth-d2":
+            layers = ds.layers_from_json(cert["residual"])
+            fresh = ds.d2_conditions(layers)
+            return (fresh["applies"] and fresh == cert["conditions"] and not all(fresh["index_sets"])
+                    and fresh["kink_rays"] == fresh["expected_kink_rays"]
+                    and result["verdict"] == "not_absorbable")
+        return False
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, IndexError):
+        return False
+
+
+# ================================================================ command-line helpers (for `absorb check`)
+
+def is_stack_file(path: str | os.PathLike) -> bool:
+    """True when the file's metadata says kind = residual_stack / plain_stack (or it names arrays
+    like W_up.0): then `absorb check` should read it with read_stack instead of read_block."""
+    p = Path(path)
+    fmt = detect_format(p)
+    try:
+        if fmt == "npz":
+            with np.load(p, allow_pickle=False) as npz:
+                if "kind" in npz.files:
+                    arr = npz["kind"]
+                    if arr.ndim == 0 and arr.dtype.kind in "US" and str(arr.item()) in STACK_KINDS:
+                        return True
+                return any(_KEY.match(k) for k in npz.files)
+        with _safe_open(p) as f:
+            meta = f.metadata() or {}
+            return meta.get("kind") in STACK_KINDS or any(_KEY.match(k) for k in f.keys())
+    except InputError:
+        raise
+    except Exception as e:  # unreadable member: let the reader produce its one-line error
+        raise InputError(f"{p}: unreadable: {_one_line(e)}") from None
+
+
+def plain_stack_from_result(result: dict[str, Any], activation: str) -> Stack:
+    """The plain stack of an 'absorbable' decision as a Stack (exact rationals rounded to float64
+    only when they are dyadic; otherwise an InputError says the weights are not representable)."""
+    from fractions import Fraction
+    blocks = []
+    for rec in result["plain_stack"]:
+        arrs = {}
+        for name in ("W_up", "W_down"):
+            vals = [[Fraction(v) for v in row] for row in rec[name]]
+            if any(q.denominator & (q.denominator - 1) for row in vals for q in row):
+                raise InputError("the plain stack has non-dyadic weights that float64 cannot hold exactly")
+            arrs[name] = np.array([[float(q) for q in row] for row in vals])
+        blocks.append(Block(activation, kind="plain", **arrs))
+    return Stack(blocks)
+
+
+def format_decision(result: dict[str, Any]) -> str:
+    """A short terminal rendering of a decide_stack result."""
+    c = result["certificate"]
+    head = (f"stack: {c.get('activation')}, d = {c.get('d')}, {c.get('layers')} blocks, widths "
+            f"{c.get('widths')}")
+    lines = [head, f"verdict: {result['verdict']}" + (f" ({result['claim']}, "
+             f"{'exact' if result['exact'] else 'not exact'})" if result["claim"] else ""),
+             f"reason: {result['reason']}"]
+    rc = c.get("rank_certificate")
+    if rc:
+        lines.append(f"rank certificate: rank {rc['rank']} at {len(rc['points'])} points, D_plain = "
+                     f"{rc['D_plain']}, N - m = {rc['N_minus_m']}")
+    return "\n".join(lines)
