@@ -163,7 +163,7 @@ def ray_data() -> dict[str, Any]:
         if act == "relu":
             # Both sides have degree 1: e(tx) = t e(x) for t > 0, one line for all t.
             big = _ray_gap(F, P, x, Fraction(1))
-            pred = {"small": ("t |F(x) - B'(x)|", 1, big), "large": ("t |F(x) - B'(x)|", 1, big)}
+            pred = {"small": ("t |F(x) − B'(x)|", 1, big), "large": ("t |F(x) − B'(x)|", 1, big)}
         else:
             if act == "relu2":
                 lim_F, lim_P = F.without_skip(), P
@@ -172,8 +172,8 @@ def ray_data() -> dict[str, Any]:
                 lim_P = Block("reglu", P.W_up, P.W_down, W_gate=P.W_gate, kind="plain")
             a, b = lim_F.evaluate(xq, "ball", BALL_BITS), lim_P.evaluate(xq, "ball", BALL_BITS)
             c2 = _ball_norm([p - q for p, q in zip(a, b)])
-            pred = {"small": ("t |Mx|", 1, Mx), "large": ("t^2 |B(x) - B'(x)|" if act == "relu2"
-                                                          else "t^2 |R(x) - R'(x)| (reglu limits)", 2, c2)}
+            pred = {"small": ("t |Mx|", 1, Mx), "large": ("t² |B(x) − B'(x)|" if act == "relu2"
+                                                          else "t² |R(x) − R'(x)| (reglu limits)", 2, c2)}
         out[act] = {"t": ts, "gap": gaps, "slope_small_t": _slope(ts, gaps, slice(0, 4)),
                     "slope_large_t": _slope(ts, gaps, slice(-4, None)), "predicted": pred,
                     "x": [float(v) for v in x], "d": F.d, "m": F.m}

@@ -564,7 +564,8 @@ def markdown(doc: dict[str, Any], ctx: Optional[ReportContext] = None) -> str:
             out += [f"**Coq:** absent. {coq['detail']}", ""]
         else:
             out += [f"**Coq:** {coq['status']}, scope **{f['scope']}**."
-                    + (f" {f['scope_note']}" if f["scope_note"] else ""), ""]
+                    + (f" {f['scope_note']}" if f["scope_note"] else "")
+                    + (f" {coq['detail']}" if coq["status"] != "checked" else ""), ""]
             for d in f["coq"]:
                 ax = d["assumptions"]
                 out += [f"- `{d['name']}` in {_md_link(d['file'])}; Print Assumptions: "
@@ -707,7 +708,8 @@ def html_report(doc: dict[str, Any], ctx: Optional[ReportContext] = None) -> str
             s.append(f"<h3>Coq: absent</h3><p>{esc(coq['detail'])}</p>")
         else:
             s.append(f"<h3>Coq: {esc(coq['status'])}, scope <i>{esc(f['scope'])}</i></h3>"
-                     + (f"<p>{esc(f['scope_note'])}</p>" if f["scope_note"] else ""))
+                     + (f"<p>{esc(f['scope_note'])}</p>" if f["scope_note"] else "")
+                     + (f"<p class='bad'>{esc(coq['detail'])}</p>" if coq["status"] != "checked" else ""))
             for d in f["coq"]:
                 ax = d["assumptions"]
                 axt = ", ".join(ax) if ax else ("closed under the global context" if ax == [] else "not available")

@@ -299,6 +299,23 @@ def test_reports_are_self_contained_and_links_resolve(reports):
         assert (md_path.parent / href).resolve().exists(), href
 
 
+def test_a_failing_audit_still_renders_with_its_failures(small_doc, tmp_path):
+    doc = json.loads(json.dumps(small_doc, default=str))
+    doc["ok"] = False
+    doc["problems"] = ["x: something failed"]
+    doc["claims"][0]["oracle"] = {"status": "missing", "detail": "oracle.claims.gone: no module"}
+    doc["claims"][1]["coq"] = {"status": "FAILED", "detail": "coqc: boom", "names": doc["claims"][1]["coq"]["names"]}
+    doc["counterexamples"][0].update(verified=False, data=None, detail="ValueError: broken")
+    for c in doc["claims"]:
+        c["boundary"] = [cx for cx in doc["counterexamples"] if c["id"] in cx["claims"]]
+    out = tmp_path / "failed.html"
+    report.write_report(doc, str(out))
+    text = out.read_text()
+    assert "Skip-absorption audit: FAILED" in text and "x: something failed" in text
+    assert "missing: oracle.claims.gone: no module" in text and "coqc: boom" in text
+    assert "NOT verified" in text and "no stored points to evaluate" in text
+
+
 def test_pinned_statement_is_shown_when_the_file_has_it(small_doc, tmp_path, monkeypatch):
     c = next(c for c in small_doc["claims"] if c["coq"].get("names"))
     name = c["coq"]["names"][0]
