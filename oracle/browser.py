@@ -86,10 +86,14 @@ def probe(html_path: str | Path, chromium: Optional[str] = None, timeout: int = 
     with tempfile.TemporaryDirectory(prefix="absorb-probe-") as tmp:
         work = Path(tmp)
         # The copy sits next to the original so that relative links resolve the same way.
-        copy = page.with_name(f".probe-{page.stem}-{work.name}.html")
         at = text.rfind("</body>")
-        copy.write_text(text[:at] + PROBE_SCRIPT + text[at:] if at >= 0 else text + PROBE_SCRIPT,
-                        encoding="utf-8")
+        probed = text[:at] + PROBE_SCRIPT + text[at:] if at >= 0 else text + PROBE_SCRIPT
+        copy = page.with_name(f".probe-{page.stem}-{work.name}.html")
+        try:
+            copy.write_text(probed, encoding="utf-8")
+        except OSError:  # a read-only folder: figures are data URIs, so only links would differ
+            copy = work / "page.html"
+            copy.write_text(probed, encoding="utf-8")
         try:
             r = _run(exe, ["--dump-dom", "--virtual-time-budget=10000",
                            f"--window-size={window[0]},{window[1]}", copy.as_uri()], work, timeout)

@@ -351,10 +351,14 @@ def _relaxation_point(U: np.ndarray, W: np.ndarray, M: np.ndarray, max_iter: int
             "seconds": time.perf_counter() - t}
 
 
-@functools.lru_cache(maxsize=None)
-def relaxation_data(sizes: tuple[int, ...] = (2, 4, 8, 16, 32, 64), seeds: int = 3,
+def relaxation_data(sizes: Sequence[int] = (2, 4, 8, 16, 32, 64), seeds: int = 3,
                     minilm: bool = True) -> dict[str, Any]:
     """Certified and measured distances to the nearest index set for random blocks (m = 4d) and MiniLM."""
+    return _relaxation_data(tuple(int(d) for d in sizes), int(seeds), bool(minilm))
+
+
+@functools.lru_cache(maxsize=None)  # normalised arguments, so every caller shares one run
+def _relaxation_data(sizes: tuple[int, ...], seeds: int, minilm: bool) -> dict[str, Any]:
     points = []
     for d in sizes:
         for seed in range(seeds):
@@ -580,13 +584,19 @@ def depth_fit_figure(path: Optional[Path] = None) -> tuple[Optional[Figure], str
         runs = doc["runs"]
         if not isinstance(runs, list) or not runs:
             raise ValueError("no runs")
-        rows = []
+        rows, skipped = [], []
         for r in runs:
-            w, e = int(r["added_width"]), float(r["best_error"])
-            if not math.isfinite(e) or e < 0:
-                raise ValueError(f"best_error {r['best_error']!r} is not a finite non-negative number")
+            try:
+                w, e = int(r["added_width"]), float(r["best_error"])
+            except (KeyError, TypeError, ValueError):
+                w, e = 0, math.nan
+            if not math.isfinite(e) or e < 0:  # a run without a usable error is left out, and said so
+                skipped.append(str(r.get("label", "?")) if isinstance(r, dict) else "?")
+                continue
             rows.append((str(r.get("label", f"d = {r.get('d')}")), w, e, r))
-    except (OSError, ValueError, KeyError, TypeError) as e:
+        if not rows:
+            raise ValueError("no run has a finite, non-negative best_error")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         return None, f"{path.name} is unreadable ({type(e).__name__}: {e}); no depth-fit figure"
     floor = min([e for _, _, e, _ in rows if e > 0] + [1e-16]) / 10
     with _rc():
@@ -611,6 +621,8 @@ def depth_fit_figure(path: Optional[Path] = None) -> tuple[Optional[Figure], str
         + (f", generated {doc.get('generated')}" if doc.get("generated") else "") + "). "
         "A small error does not show an exact representation, and a large one does not show that "
         "none exists; what to see is how the error falls as width is added. "
+        + (f"{len(skipped)} run(s) without a finite error left out ({', '.join(skipped[:5])}). "
+           if skipped else "")
         + (str(doc.get("note")) if doc.get("note") else ""))
     return Figure("depth-fit", "Depth fits", caption, svg,
                   {"runs": [{"label": lab, "added_width": w, "best_error": e} for lab, w, e, _ in rows]}), ""

@@ -192,6 +192,12 @@ def test_depth_fit_figure_from_a_results_file(tmp_path, monkeypatch):
     path.write_text('{"runs": [{"added_width": 1, "best_error": NaN}]}')
     fig, note = figures.depth_fit_figure(path)
     assert fig is None and "unreadable" in note
+    runs[0]["best_error"] = None  # one bad run is left out, and the caption says so
+    path.write_text(json.dumps({"script": "s", "runs": runs}))
+    fig, note = figures.depth_fit_figure(path)
+    assert len(fig.data["runs"]) == 9 and "1 run(s) without a finite error left out" in fig.caption
+    path.write_text(json.dumps({"runs": "not a list"}))
+    assert figures.depth_fit_figure(path)[0] is None
     path.write_text("not json")
     assert figures.depth_fit_figure(path)[0] is None
 
