@@ -5,11 +5,11 @@ VENV  ?= .venv
 BIN   := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: audit audit-quick test bench coq-tools proofs clean
+.PHONY: audit audit-quick test bench coq-tools chromium-tools report-screenshot proofs clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test,report]'
 	touch $(STAMP)
 
 # Coq is a system package; install it when we are root, otherwise say what to run.
@@ -23,6 +23,17 @@ coq-tools:
 	  fi; \
 	fi
 
+# Chromium renders the HTML report in the tests (headless); a system package like Coq.
+chromium-tools:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Chromium from the distribution's packages (apt-get install -y chromium)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "Chromium is not installed: run 'sudo apt-get install -y chromium' (the report's browser test fails until then)"; \
+	  fi; \
+	fi
+
 proofs: coq-tools
 	$(MAKE) -C proofs/coq
 
@@ -32,8 +43,14 @@ audit: $(STAMP) coq-tools
 audit-quick: $(STAMP) coq-tools
 	$(BIN)/absorb audit --quick
 
-test: $(STAMP) coq-tools
+test: $(STAMP) coq-tools chromium-tools
 	$(BIN)/python -m pytest
+
+# The README's screenshot: the full audit's HTML report, rendered by headless Chromium.
+report-screenshot: $(STAMP) coq-tools chromium-tools
+	mkdir -p reports
+	-$(BIN)/absorb audit --report reports/audit.html
+	$(BIN)/python -m oracle.browser reports/audit.html --screenshot docs/audit-report.png
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

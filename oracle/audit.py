@@ -75,16 +75,19 @@ def _counterexamples() -> tuple[list[dict[str, Any]], Optional[str]]:
     for fn in base.COUNTEREXAMPLES:
         info: base.CounterexampleInfo = fn.counterexample_info  # type: ignore[attr-defined]
         start = time.perf_counter()
+        data = None
         try:
             cert = fn()
             ok, detail, exact = cert.holds, cert.reason, cert.exact
-            method = cert.method
+            method, data = cert.method, cert.data
         except Exception as e:  # a crashing counterexample is reported, not fatal
             ok, detail, exact, method = False, f"{type(e).__name__}: {e}", False, "-"
         out.append({"name": fn.__name__, "claims": list(info.claims), "dropped": info.dropped,
                     "description": info.description, "verified": ok, "exact": exact,
                     "method": method, "detail": detail,
-                    "seconds": round(time.perf_counter() - start, 3)})
+                    "seconds": round(time.perf_counter() - start, 3),
+                    # the concrete weights and points, for the report
+                    "data": data})
     return out, None
 
 
@@ -112,7 +115,8 @@ def audit(quick: bool = False) -> dict[str, Any]:
                      if "instances" in oracle else f": {oracle.get('detail', '')}"))
         claims_out.append({"id": c["id"], "title": c["title"], "paper_ref": c["paper_ref"],
                            "statement": c["statement"], "hypotheses": c.get("hypotheses", []),
-                           "informal": c.get("informal"), "oracle": oracle})
+                           "informal": c.get("informal"), "oracle": oracle,
+                           "registry": dict(c)})  # every registry field, for the report
 
     _progress("boundary counterexamples")
     cexs, cex_problem = _counterexamples()
@@ -168,6 +172,7 @@ def audit(quick: bool = False) -> dict[str, Any]:
         "lean": {"status": "written, not compiled in this environment"},
         "activations": catalog,
         "seconds": round(time.perf_counter() - t0, 1),
+        "run": report.run_info(),  # version, commit, date, machine, Coq version
     }
 
 
@@ -176,6 +181,9 @@ def run(args: argparse.Namespace) -> int:
     if args.report and not args.report.endswith((".md", ".html", ".htm")):
         from .errors import InputError
         raise InputError(f"--report must end in .md or .html, got {args.report!r}")
+    if args.report:
+        from . import figures
+        figures.require_matplotlib()  # fail in one line now, not after the whole audit
     doc = audit(quick=args.quick)
     if args.report:
         report.write_report(doc, args.report)

@@ -57,7 +57,7 @@ def test_reports_render_every_claim(quick_doc, tmp_path):
             assert cid in text
         assert "written, not compiled in this environment" in text
     assert "audit PASSED" in report.terminal_table(quick_doc)
-    assert "<svg" in html.read_text()
+    assert "data:image/svg+xml;base64," in html.read_text()  # figures embedded, no side files
 
 
 def test_a_failing_oracle_check_fails_the_audit(monkeypatch):

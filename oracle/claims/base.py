@@ -14,6 +14,7 @@ A claim module registers
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import time
 from dataclasses import dataclass, field
@@ -99,6 +100,9 @@ class RunResult:
     seconds: float
     failure: Optional[str] = None
     sample: Optional[dict[str, Any]] = None  # one certificate, for the report
+    # One entry per generated instance: {"d", "m", ("depth"), "seconds"}; d and m are None
+    # when the instance holds no block (the report then shows times only).
+    sizes: list[dict[str, Any]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -109,16 +113,21 @@ def run_check(fn: Callable[[Any], Certificate], n: int, seed: int = 0) -> RunRes
     """Run a registered check on n hypothesis-generated instances; every certificate is re-checked."""
     info: CheckInfo = fn.check_info  # type: ignore[attr-defined]
     certs: list[Certificate] = []
+    sizes: list[dict[str, Any]] = []
     start = time.perf_counter()
 
     @settings(max_examples=n, database=None, deadline=None, derandomize=True,
               phases=[Phase.generate], suppress_health_check=list(HealthCheck))
     @given(info.strategy)
     def body(instance: Any) -> None:
+        t = time.perf_counter()
         cert = fn(instance)
         certs.append(cert)
+        ok = cert.holds and info.recheck(cert.as_dict())
+        sizes.append({**(instance_size(instance) or {"d": None, "m": None}),
+                      "seconds": round(time.perf_counter() - t, 6)})
         assert cert.holds, f"check failed: {cert.reason}"
-        assert info.recheck(cert.as_dict()), "certificate did not re-check from its own data"
+        assert ok, "certificate did not re-check from its own data"
 
     failure = None
     try:
@@ -129,7 +138,38 @@ def run_check(fn: Callable[[Any], Certificate], n: int, seed: int = 0) -> RunRes
         claim=info.claim, instances=len(certs), passed=failure is None and bool(certs),
         exact_instances=sum(c.exact for c in certs), precision=info.precision,
         seconds=time.perf_counter() - start, failure=failure,
-        sample=certs[0].as_dict() if certs else None)
+        sample=certs[0].as_dict() if certs else None, sizes=sizes)
+
+
+def instance_size(instance: Any, _depth: int = 0) -> Optional[dict[str, Any]]:
+    """d and m of the first block (or stack) inside a generated instance, or None if there is none.
+
+    Instances are dataclasses, tuples or blocks; a stack reports its d, its widest block's m
+    and its number of blocks. A class may define ``size() -> dict`` to say it itself.
+    """
+    from ..blocks import Block, Stack  # late: blocks imports the catalog, which is heavy
+
+    own = getattr(instance, "size", None)
+    if callable(own) and not isinstance(instance, (Block, Stack)):
+        return own()
+    if isinstance(instance, Block):
+        return {"d": instance.d, "m": instance.m}
+    if isinstance(instance, Stack):
+        return {"d": instance.blocks[0].d, "m": max(b.m for b in instance.blocks),
+                "depth": len(instance.blocks)}
+    if _depth >= 3:
+        return None
+    if dataclasses.is_dataclass(instance) and not isinstance(instance, type):
+        parts: Any = [getattr(instance, f.name) for f in dataclasses.fields(instance)]
+    elif isinstance(instance, (tuple, list)):
+        parts = instance[:8]  # points and weights lists are long and hold no blocks
+    else:
+        return None
+    for part in parts:
+        found = instance_size(part, _depth + 1)
+        if found is not None:
+            return found
+    return None
 
 
 # ---------------------------------------------------------------- helpers for data
