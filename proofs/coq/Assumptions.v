@@ -2,7 +2,7 @@
     output lists only the standard library's axiomatisation of the reals
     (and nothing from this development). *)
 
-From SkipAbsorption Require Import Linalg SkipReduction Homogeneous Gated Depth SignFlip Activations.
+From SkipAbsorption Require Import Linalg SkipReduction Homogeneous Gated Depth SignFlip Activations Necessity.
 
 Locate SkipAbsorption.SkipReduction.skip_reduction.
 Print Assumptions SkipAbsorption.SkipReduction.skip_reduction.
@@ -62,3 +62,11 @@ Locate SkipAbsorption.Activations.geglu_block_flat.
 Print Assumptions SkipAbsorption.Activations.geglu_block_flat.
 Locate SkipAbsorption.Activations.relu2_stack_not_swiglu_stack.
 Print Assumptions SkipAbsorption.Activations.relu2_stack_not_swiglu_stack.
+Locate SkipAbsorption.Necessity.relu_iff.
+Print Assumptions SkipAbsorption.Necessity.relu_iff.
+Locate SkipAbsorption.Necessity.relu_necessity.
+Print Assumptions SkipAbsorption.Necessity.relu_necessity.
+Locate SkipAbsorption.Necessity.relu_necessity_structure.
+Print Assumptions SkipAbsorption.Necessity.relu_necessity_structure.
+Locate SkipAbsorption.Necessity.relu_not_absorbable_instance.
+Print Assumptions SkipAbsorption.Necessity.relu_not_absorbable_instance.

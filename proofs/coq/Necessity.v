@@ -1,0 +1,695 @@
+(** * Necessity of the sign-flip condition for relu blocks (Thm. 8, relu half)
+
+    If a nondegenerate bias-free relu block [B] satisfies
+    [M x + B x = B' x] for every [x], where [B'] is any bias-free relu
+    block of the same width, then [W_down[:,S] W_up[S,:] = -M] for some
+    index set [S].  No assumption on [d] (any [d >= 0]) or on [M].
+    Moreover [B'] is [B] with the rows in [S] sign-flipped and every unit
+    positively rescaled, up to a permutation of the units.
+
+    Outline.
+    - [relu z = z/2 + |z|/2]: comparing the identity at [x] and [-x]
+      separates a linear identity (the odd parts) from the identity
+      [sum_l Wd_il |u_l.x| = sum_k Wd'_ik |u'_k.x|] (the even parts).
+    - Kink lemma: if [sum_k c_k |v_k.x| = 0] for all [x], then for every
+      [x0] and [u] the second difference of this function at [x0] in
+      direction [u] shows [sum_{k : v_k.x0 = 0} c_k |v_k.u| = 0].
+    - Point lemma: for a nonzero [u] and finitely many [v_k] there is
+      [x0] orthogonal to [u] with [v_k.x0 <> 0] unless [v_k] is a multiple
+      of [u] (a real vector space is not a finite union of proper
+      subspaces; explicit construction by induction).
+    - Counting: every line of [B] carries a unit of [B']; the map from
+      lines to such units is injective on [0..m-1], hence onto; then the
+      kink identity reads [w_l = |lam_l| w'_(p l)] and the odd parts give
+      the index condition. *)
+
+From Coq Require Import Reals Lra Lia List.
+From SkipAbsorption Require Import Linalg SignFlip Activations.
+Import ListNotations.
+Open Scope R_scope.
+
+(** ** The hypotheses of the theorem *)
+
+(** Every row [u_l] of [W_up] is nonzero. *)
+Definition rows_nonzero (d m : nat) (Wu : mat) : Prop :=
+  forall l, (l < m)%nat -> exists j, (j < d)%nat /\ Wu l j <> 0.
+
+(** No row of [W_up] is a multiple of another one. *)
+Definition rows_noncollinear (d m : nat) (Wu : mat) : Prop :=
+  forall l l', (l < m)%nat -> (l' < m)%nat -> l <> l' ->
+    ~ (exists c, forall j, (j < d)%nat -> Wu l' j = c * Wu l j).
+
+(** Every column [w_l] of [W_down] is nonzero. *)
+Definition cols_nonzero (d m : nat) (Wd : mat) : Prop :=
+  forall l, (l < m)%nat -> exists i, (i < d)%nat /\ Wd i l <> 0.
+
+Definition nondegenerate_block (d m : nat) (Wd Wu : mat) : Prop :=
+  rows_nonzero d m Wu /\ rows_noncollinear d m Wu /\ cols_nonzero d m Wd.
+
+(** [W_down[:,S] W_up[S,:] = -M] on the [d x d] range. *)
+Definition index_condition_holds (d m : nat) (S : nat -> bool) (M Wd Wu : mat) : Prop :=
+  forall i j, (i < d)%nat -> (j < d)%nat ->
+    sum m (fun l => if S l then Wd i l * Wu l j else 0) = - M i j.
+
+(** ** Finite sums and dot products *)
+
+Definition dot (d : nat) (a b : vec) : R := sum d (fun j => a j * b j).
+
+Lemma dot_comm : forall d a b, dot d a b = dot d b a.
+Proof. intros. unfold dot. apply sum_ext. intros. ring. Qed.
+
+Lemma dot_axpy : forall d a b c s,
+  dot d a (fun j => b j + s * c j) = dot d a b + s * dot d a c.
+Proof. intros. unfold dot. rewrite <- sum_scal_l, <- sum_plus. apply sum_ext. intros. ring. Qed.
+
+Lemma dot_axpy_l : forall d a b c s,
+  dot d (fun j => a j + s * b j) c = dot d a c + s * dot d b c.
+Proof. intros. unfold dot. rewrite <- sum_scal_l, <- sum_plus. apply sum_ext. intros. ring. Qed.
+
+Lemma dot_self_nonneg : forall d a, 0 <= dot d a a.
+Proof. intros. apply sum_nonneg. intros. apply Rle_0_sqr. Qed.
+
+Lemma dot_self_zero : forall d a, dot d a a = 0 -> forall j, (j < d)%nat -> a j = 0.
+Proof.
+  intros d a H j Hj.
+  assert (a j * a j <= dot d a a).
+  { apply (term_le_sum d (fun j => a j * a j)); [intros; apply Rle_0_sqr|assumption]. }
+  pose proof (Rle_0_sqr (a j)). unfold Rsqr in *. nra.
+Qed.
+
+Lemma dot_self_pos : forall d a, (exists j, (j < d)%nat /\ a j <> 0) -> 0 < dot d a a.
+Proof.
+  intros d a [j [Hj Haj]].
+  assert (a j * a j <= dot d a a).
+  { apply (term_le_sum d (fun j => a j * a j)); [intros; apply Rle_0_sqr|assumption]. }
+  assert (0 < a j * a j) by (apply Rsqr_pos_lt; assumption). lra.
+Qed.
+
+(** Row [k] of [V] applied to [x]: [(V x)_k = V_k . x]. *)
+Lemma mv_dot : forall d (V : mat) x k, mv d V x k = dot d (V k) x.
+Proof. reflexivity. Qed.
+
+Lemma mv_axpy : forall n (A : mat) (x y : vec) s i,
+  mv n A (fun j => x j + s * y j) i = mv n A x i + s * mv n A y i.
+Proof. intros. unfold mv. rewrite <- sum_scal_l, <- sum_plus. apply sum_ext. intros. ring. Qed.
+
+Lemma mv_opp : forall n (A : mat) (x : vec) i, mv n A (fun j => - x j) i = - mv n A x i.
+Proof. intros. unfold mv. rewrite <- sum_opp. apply sum_ext. intros. ring. Qed.
+
+(** A row that is a multiple [c u] of [u] gives [c (u . x)]. *)
+Lemma mv_collinear_row : forall d (V : mat) (u x : vec) k c,
+  (forall j, (j < d)%nat -> V k j = c * u j) -> mv d V x k = c * dot d u x.
+Proof.
+  intros. unfold mv, dot. rewrite <- sum_scal_l. apply sum_ext. intros j Hj.
+  rewrite H by assumption. ring.
+Qed.
+
+(** A nonzero finite sum has a nonzero term. *)
+Lemma sum_nonzero_term : forall n f, sum n f <> 0 -> exists k, (k < n)%nat /\ f k <> 0.
+Proof.
+  induction n as [|n IH]; intros f H; simpl in H; [lra|].
+  destruct (Req_EM_T (f n) 0) as [E|E].
+  - destruct (IH f) as [k [Hk Hfk]]; [lra|]. exists k. split; [lia|assumption].
+  - exists n. split; [lia|assumption].
+Qed.
+
+(** ** Small positive numbers *)
+
+(** Finitely many positive numbers have a positive lower bound. *)
+Lemma pos_below : forall n (r : nat -> R),
+  (forall k, (k < n)%nat -> 0 < r k) -> exists t, 0 < t /\ forall k, (k < n)%nat -> t <= r k.
+Proof.
+  induction n as [|n IH]; intros r Hr.
+  - exists 1. split; [lra|intros; lia].
+  - destruct (IH r) as [t [Ht Hk]]; [intros; apply Hr; lia|].
+    exists (Rmin t (r n)). split.
+    + apply Rmin_glb_lt; [assumption|apply Hr; lia].
+    + intros k Hk'. destruct (Nat.eq_dec k n) as [->|Hne].
+      * apply Rmin_r.
+      * eapply Rle_trans; [apply Rmin_l|apply Hk; lia].
+Qed.
+
+(** A step size [t <= step_bound a b] keeps [a + t b] on the side of [a]. *)
+Definition step_bound (a b : R) : R :=
+  if Req_EM_T a 0 then 1 else Rabs a / (Rabs b + 1).
+
+Lemma step_bound_pos : forall a b, 0 < step_bound a b.
+Proof.
+  intros. unfold step_bound. destruct (Req_EM_T a 0); [lra|].
+  apply Rdiv_lt_0_compat; [apply Rabs_pos_lt; assumption|].
+  pose proof (Rabs_pos b). lra.
+Qed.
+
+Lemma step_bound_small : forall a b t,
+  0 < t -> t <= step_bound a b -> a <> 0 -> Rabs (t * b) < Rabs a.
+Proof.
+  intros a b t Ht Hle Ha. unfold step_bound in Hle.
+  destruct (Req_EM_T a 0) as [E|_]; [contradiction|].
+  pose proof (Rabs_pos b) as Hb.
+  assert (Hq : t * (Rabs b + 1) <= Rabs a).
+  { replace (Rabs a) with (Rabs a / (Rabs b + 1) * (Rabs b + 1)) by (field; lra).
+    apply Rmult_le_compat_r; lra. }
+  rewrite Rabs_mult, (Rabs_pos_eq t) by lra. lra.
+Qed.
+
+Lemma abs_pair : forall a e, Rabs e < Rabs a -> Rabs (a + e) + Rabs (a - e) = 2 * Rabs a.
+Proof.
+  intros a e H. unfold Rabs in *.
+  repeat match goal with
+         | |- context [Rcase_abs ?x] => destruct (Rcase_abs x)
+         | _ : context [Rcase_abs ?x] |- _ => destruct (Rcase_abs x)
+         end; lra.
+Qed.
+
+(** Second difference of [c |a + t b|] at [t = 0]: it is [2 t c |b|] when
+    [a = 0] and vanishes for small [t] otherwise. *)
+Lemma second_difference : forall a b c t,
+  0 < t -> t <= step_bound a b ->
+  c * Rabs (a + t * b) + c * Rabs (a + - t * b) - 2 * (c * Rabs a) =
+  2 * t * (if Req_EM_T a 0 then c * Rabs b else 0).
+Proof.
+  intros a b c t Ht Hle. destruct (Req_EM_T a 0) as [E|E].
+  - subst a. rewrite !Rplus_0_l, Rabs_R0, !Rabs_mult, Rabs_Ropp, (Rabs_pos_eq t) by lra. ring.
+  - replace (a + - t * b) with (a - t * b) by ring.
+    rewrite <- Rmult_plus_distr_l, abs_pair by (apply step_bound_small; assumption). ring.
+Qed.
+
+(** ** The kink lemma *)
+
+(** If [sum_k (c_k |V_k . x| - c'_k |V'_k . x|) = 0] for every [x], then at
+    every point [x0] and in every direction [u] the coefficients of the
+    terms that vanish at [x0] balance:
+    [sum_{k : V_k.x0 = 0} c_k |V_k.u| = sum_{k : V'_k.x0 = 0} c'_k |V'_k.u|]. *)
+Lemma kink : forall d n (c c' : nat -> R) (V V' : mat),
+  (forall x, sum n (fun k => c k * Rabs (mv d V x k) - c' k * Rabs (mv d V' x k)) = 0) ->
+  forall x0 u : vec,
+  sum n (fun k => (if Req_EM_T (mv d V x0 k) 0 then c k * Rabs (mv d V u k) else 0)
+                - (if Req_EM_T (mv d V' x0 k) 0 then c' k * Rabs (mv d V' u k) else 0)) = 0.
+Proof.
+  intros d n c c' V V' H x0 u.
+  destruct (pos_below n (fun k => Rmin (step_bound (mv d V x0 k) (mv d V u k))
+                                       (step_bound (mv d V' x0 k) (mv d V' u k))))
+    as [t [Ht Hle]].
+  { intros. apply Rmin_glb_lt; apply step_bound_pos. }
+  pose proof (H (fun j => x0 j + t * u j)) as Hp.
+  pose proof (H (fun j => x0 j + - t * u j)) as Hm.
+  pose proof (H x0) as H0.
+  set (f := fun x k => c k * Rabs (mv d V x k) - c' k * Rabs (mv d V' x k)) in *.
+  assert (Hsum : sum n (fun k => f (fun j => x0 j + t * u j) k + f (fun j => x0 j + - t * u j) k
+                                 - 2 * f x0 k) = 0).
+  { rewrite sum_minus, sum_plus, sum_scal_l. unfold f. rewrite Hp, Hm, H0. ring. }
+  rewrite (sum_ext n _ (fun k => 2 * t *
+             ((if Req_EM_T (mv d V x0 k) 0 then c k * Rabs (mv d V u k) else 0)
+              - (if Req_EM_T (mv d V' x0 k) 0 then c' k * Rabs (mv d V' u k) else 0))))
+    in Hsum.
+  - rewrite sum_scal_l in Hsum. apply Rmult_integral in Hsum.
+    destruct Hsum as [Hz|Hz]; [lra|exact Hz].
+  - intros k Hk. unfold f. rewrite !mv_axpy.
+    pose proof (Hle k Hk) as Hk'.
+    assert (H1 : t <= step_bound (mv d V x0 k) (mv d V u k))
+      by (eapply Rle_trans; [exact Hk'|apply Rmin_l]).
+    assert (H2 : t <= step_bound (mv d V' x0 k) (mv d V' u k))
+      by (eapply Rle_trans; [exact Hk'|apply Rmin_r]).
+    pose proof (second_difference _ _ (c k) t Ht H1) as E1.
+    pose proof (second_difference _ _ (c' k) t Ht H2) as E2.
+    lra.
+Qed.
+
+(** ** A point off finitely many hyperplanes, inside [u]-perp *)
+
+(** For a nonzero [u] and any rows [V_0 .. V_(n-1)] there is [x0] with
+    [u . x0 = 0] and [V_k . x0 <> 0] for every [V_k] that is not a multiple
+    of [u].  Induction on [n]: if the new row [v] vanishes at the current
+    point [x] and is not a multiple of [u], move [x] by a small step [s] along
+    [y = v - (v.u / u.u) u], which is orthogonal to [u] and has
+    [v . y = y . y > 0]. *)
+Lemma avoid_hyperplanes : forall d (u : vec), 0 < dot d u u -> forall n (V : mat),
+  exists x0, dot d u x0 = 0 /\
+    forall k, (k < n)%nat -> mv d V x0 k = 0 ->
+      exists c, forall j, (j < d)%nat -> V k j = c * u j.
+Proof.
+  intros d u Hu n V. induction n as [|n IH].
+  - exists (fun _ => 0). split; [|intros; lia].
+    unfold dot. apply sum_zero. intros. ring.
+  - destruct IH as [x [Hux Hx]].
+    set (al := dot d (V n) u / dot d u u).
+    set (y := fun j => V n j + - al * u j).
+    assert (Huy : dot d u y = 0).
+    { unfold y. rewrite dot_axpy, (dot_comm d u (V n)). unfold al. field. lra. }
+    assert (Hvy : mv d V y n = dot d y y).
+    { rewrite mv_dot. unfold y at 2. rewrite dot_axpy_l, Huy. ring. }
+    destruct (Req_EM_T (mv d V x n) 0) as [Hxn|Hxn].
+    2:{ exists x. split; [assumption|]. intros k Hk Hk0.
+        destruct (Nat.eq_dec k n) as [->|Hne]; [contradiction|apply Hx; [lia|assumption]]. }
+    destruct (Req_EM_T (dot d y y) 0) as [Hyy|Hyy].
+    { (* the new row is a multiple of u *)
+      exists x. split; [assumption|]. intros k Hk Hk0.
+      destruct (Nat.eq_dec k n) as [->|Hne].
+      - exists al. intros j Hj. pose proof (dot_self_zero d y Hyy j Hj) as E.
+        unfold y in E. lra.
+      - apply Hx; [lia|assumption]. }
+    assert (Hyy' : 0 < dot d y y) by (pose proof (dot_self_nonneg d y); lra).
+    destruct (pos_below n (fun k => step_bound (mv d V x k) (mv d V y k))) as [s [Hs Hsk]].
+    { intros. apply step_bound_pos. }
+    exists (fun j => x j + s * y j). split.
+    + rewrite dot_axpy, Hux, Huy. ring.
+    + intros k Hk Hk0. rewrite mv_axpy in Hk0.
+      destruct (Nat.eq_dec k n) as [->|Hne].
+      * rewrite Hxn, Hvy in Hk0. exfalso. nra.
+      * destruct (Req_EM_T (mv d V x k) 0) as [Hxk|Hxk]; [apply Hx; [lia|assumption]|].
+        exfalso. pose proof (step_bound_small _ _ s Hs (Hsk k ltac:(lia)) Hxk) as Hlt.
+        replace (mv d V x k) with (- (s * mv d V y k)) in Hlt by lra.
+        rewrite Rabs_Ropp in Hlt. lra.
+Qed.
+
+(** Two families of rows stacked into one: rows [0..m-1] of [A], then [B]. *)
+Definition stack (m : nat) (A B : mat) : mat :=
+  fun k => if (k <? m)%nat then A k else B (k - m)%nat.
+
+Lemma mv_stack_l : forall d m A B x k, (k < m)%nat -> mv d (stack m A B) x k = mv d A x k.
+Proof.
+  intros. unfold mv, stack. apply Nat.ltb_lt in H. rewrite H. reflexivity.
+Qed.
+
+Lemma mv_stack_r : forall d m A B x k, mv d (stack m A B) x (m + k)%nat = mv d B x k.
+Proof.
+  intros. unfold mv, stack.
+  replace ((m + k <? m)%nat) with false by (symmetry; apply Nat.ltb_ge; lia).
+  replace (m + k - m)%nat with k by lia. reflexivity.
+Qed.
+
+Lemma stack_l : forall m A B k j, (k < m)%nat -> stack m A B k j = A k j.
+Proof. intros. unfold stack. apply Nat.ltb_lt in H. rewrite H. reflexivity. Qed.
+
+Lemma stack_r : forall m A B k j, stack m A B (m + k)%nat j = B k j.
+Proof.
+  intros. unfold stack.
+  replace ((m + k <? m)%nat) with false by (symmetry; apply Nat.ltb_ge; lia).
+  replace (m + k - m)%nat with k by lia. reflexivity.
+Qed.
+
+(** For the line of [u_l]: a point on the kink hyperplane of unit [l] and on
+    no other kink hyperplane of [B], on which a row of [W'_up] vanishes only
+    when it is a multiple of [u_l]. *)
+Lemma line_point : forall d m (Wu Wu' : mat) l,
+  rows_nonzero d m Wu -> rows_noncollinear d m Wu -> (l < m)%nat ->
+  exists x0, mv d Wu x0 l = 0 /\
+    (forall k, (k < m)%nat -> mv d Wu x0 k = 0 -> k = l) /\
+    (forall k, (k < m)%nat -> mv d Wu' x0 k = 0 ->
+       exists c, forall j, (j < d)%nat -> Wu' k j = c * Wu l j).
+Proof.
+  intros d m Wu Wu' l Hnz Hnc Hl.
+  assert (Hu : 0 < dot d (Wu l) (Wu l)) by (apply dot_self_pos, Hnz; assumption).
+  destruct (avoid_hyperplanes d (Wu l) Hu (m + m) (stack m Wu Wu')) as [x0 [Hux Hx]].
+  exists x0. split; [|split].
+  - exact Hux.
+  - intros k Hk Hk0. destruct (Nat.eq_dec k l) as [E|Hne]; [exact E|exfalso].
+    destruct (Hx k ltac:(lia)) as [c Hc]; [rewrite mv_stack_l; assumption|].
+    apply (Hnc l k Hl Hk (not_eq_sym Hne)). exists c. intros j Hj.
+    rewrite <- (stack_l m Wu Wu' k j Hk). apply Hc. assumption.
+  - intros k Hk Hk0. destruct (Hx (m + k)%nat ltac:(lia)) as [c Hc];
+      [rewrite mv_stack_r; assumption|].
+    exists c. intros j Hj. rewrite <- (stack_r m Wu Wu' k j). apply Hc. assumption.
+Qed.
+
+(** The kink identity along the line of [u_l], in output coordinate [i]:
+    [w_il |u_l|^2] equals the sum over the units [k] of [B'] whose row vanishes
+    at [x0] of [w'_ik |u'_k . u_l|]. *)
+Lemma kink_equation : forall d m (Wd Wu Wd' Wu' : mat) l x0 i,
+  (l < m)%nat ->
+  (forall x, sum m (fun k => Wd i k * Rabs (mv d Wu x k) - Wd' i k * Rabs (mv d Wu' x k)) = 0) ->
+  mv d Wu x0 l = 0 -> (forall k, (k < m)%nat -> mv d Wu x0 k = 0 -> k = l) ->
+  Wd i l * dot d (Wu l) (Wu l) =
+    sum m (fun k => if Req_EM_T (mv d Wu' x0 k) 0 then Wd' i k * Rabs (mv d Wu' (Wu l) k) else 0).
+Proof.
+  intros d m Wd Wu Wd' Wu' l x0 i Hl Heven Hl0 Honly.
+  pose proof (kink d m (Wd i) (Wd' i) Wu Wu' Heven x0 (Wu l)) as K.
+  rewrite sum_minus in K.
+  rewrite (sum_ext m (fun k => if Req_EM_T (mv d Wu x0 k) 0 then Wd i k * Rabs (mv d Wu (Wu l) k) else 0)
+             (fun k => kron l k * (Wd i l * dot d (Wu l) (Wu l)))) in K.
+  - rewrite (sum_kron_l m (fun _ => Wd i l * dot d (Wu l) (Wu l)) l Hl) in K. lra.
+  - intros k Hk. unfold kron. destruct (Nat.eq_dec l k) as [<-|Hne].
+    + destruct (Req_EM_T (mv d Wu x0 l) 0) as [_|E]; [|contradiction].
+      rewrite mv_dot, Rabs_pos_eq by apply dot_self_nonneg. ring.
+    + destruct (Req_EM_T (mv d Wu x0 k) 0) as [E|_]; [|ring].
+      exfalso. apply Hne. symmetry. apply Honly; assumption.
+Qed.
+
+(** ** Finite choice and injective self-maps of [0..n-1] *)
+
+Lemma finite_choice : forall (A : Type) (a0 : A) (P : nat -> A -> Prop) (n : nat),
+  (forall l, (l < n)%nat -> exists a, P l a) ->
+  exists f : nat -> A, forall l, (l < n)%nat -> P l (f l).
+Proof.
+  intros A a0 P n. induction n as [|n IH]; intros H.
+  - exists (fun _ => a0). intros; lia.
+  - destruct IH as [f Hf]; [intros; apply H; lia|].
+    destruct (H n ltac:(lia)) as [a Ha].
+    exists (fun l => if Nat.eq_dec l n then a else f l).
+    intros l Hl. destruct (Nat.eq_dec l n) as [->|Hne]; [assumption|apply Hf; lia].
+Qed.
+
+(** An injective map of [0..n-1] into itself is onto [0..n-1]. *)
+Lemma injective_onto : forall n (f : nat -> nat),
+  (forall l, (l < n)%nat -> (f l < n)%nat) ->
+  (forall l l', (l < n)%nat -> (l' < n)%nat -> f l = f l' -> l = l') ->
+  forall k, (k < n)%nat -> exists l, (l < n)%nat /\ f l = k.
+Proof.
+  induction n as [|n IH]; intros f Hrange Hinj k Hk; [lia|].
+  (* g sends the preimage of n (if any) to f n, and agrees with f elsewhere *)
+  set (g := fun l => if Nat.eq_dec (f l) n then f n else f l).
+  assert (Hfn : forall l, (l < n)%nat -> f l <> f n).
+  { intros l Hl E. apply Hinj in E; lia. }
+  assert (Hfn_range : (f n < S n)%nat) by (apply Hrange; lia).
+  assert (Hg_range : forall l, (l < n)%nat -> (g l < n)%nat).
+  { intros l Hl. unfold g. destruct (Nat.eq_dec (f l) n) as [E|E].
+    - pose proof (Hfn l Hl). lia.
+    - assert (f l < S n)%nat by (apply Hrange; lia). lia. }
+  assert (Hg_inj : forall l l', (l < n)%nat -> (l' < n)%nat -> g l = g l' -> l = l').
+  { intros l l' Hl Hl' E. unfold g in E.
+    destruct (Nat.eq_dec (f l) n) as [E1|E1], (Nat.eq_dec (f l') n) as [E2|E2].
+    - apply Hinj; [lia|lia|congruence].
+    - exfalso. apply (Hfn l' Hl'). congruence.
+    - exfalso. apply (Hfn l Hl). congruence.
+    - apply Hinj; [lia|lia|assumption]. }
+  destruct (Nat.eq_dec k (f n)) as [->|Hkn]; [exists n; split; [lia|reflexivity]|].
+  destruct (Nat.eq_dec k n) as [->|Hkn'].
+  - destruct (IH g Hg_range Hg_inj (f n)) as [l [Hl Hgl]]; [lia|].
+    exists l. split; [lia|]. unfold g in Hgl.
+    destruct (Nat.eq_dec (f l) n) as [E|E]; [assumption|].
+    exfalso. apply (Hfn l Hl). assumption.
+  - destruct (IH g Hg_range Hg_inj k) as [l [Hl Hgl]]; [lia|].
+    exists l. split; [lia|]. unfold g in Hgl.
+    destruct (Nat.eq_dec (f l) n) as [E|E]; [congruence|assumption].
+Qed.
+
+(** Re-indexing a sum through a bijection of [0..n-1], with Kronecker deltas. *)
+Lemma sum_reindex : forall n (p : nat -> nat) (h : nat -> R),
+  (forall l, (l < n)%nat -> (p l < n)%nat) ->
+  (forall l l', (l < n)%nat -> (l' < n)%nat -> p l = p l' -> l = l') ->
+  (forall k, (k < n)%nat -> exists l, (l < n)%nat /\ p l = k) ->
+  sum n h = sum n (fun l => h (p l)).
+Proof.
+  intros n p h Hrange Hinj Hsurj.
+  transitivity (sum n (fun k => sum n (fun l => kron (p l) k * h k))).
+  - apply sum_ext. intros k Hk. rewrite sum_scal_r.
+    destruct (Hsurj k Hk) as [l0 [Hl0 <-]].
+    rewrite (sum_ext n (fun l => kron (p l) (p l0)) (fun l => kron l0 l * 1)).
+    + rewrite (sum_kron_l n (fun _ => 1) l0 Hl0). ring.
+    + intros l Hl. unfold kron.
+      destruct (Nat.eq_dec (p l) (p l0)) as [E|E], (Nat.eq_dec l0 l) as [E'|E']; try ring.
+      * exfalso. apply E'. symmetry. apply Hinj; assumption.
+      * exfalso. apply E. congruence.
+  - rewrite sum_swap. apply sum_ext. intros l Hl.
+    apply (sum_kron_l n h (p l)). apply Hrange. assumption.
+Qed.
+
+(** ** The odd and even parts of the identity *)
+
+Lemma relu_even_part : forall z, relu z + relu (- z) = Rabs z.
+Proof.
+  intros z. unfold relu, Rmax, Rabs.
+  destruct (Rle_dec z 0), (Rle_dec (- z) 0), (Rcase_abs z); lra.
+Qed.
+
+Lemma block_relu_neg : forall d m (Wd Wu : mat) x i,
+  block d m relu Wd Wu (fun j => - x j) i = sum m (fun l => Wd i l * relu (- mv d Wu x l)).
+Proof.
+  intros. unfold block, readout. apply sum_ext. intros. rewrite mv_opp. reflexivity.
+Qed.
+
+(** Odd parts: [2 M x + W_down W_up x = W'_down W'_up x]. *)
+Lemma odd_identity : forall d m (M Wd Wu Wd' Wu' : mat),
+  (forall x i, (i < d)%nat ->
+     mv d M x i + block d m relu Wd Wu x i = block d m relu Wd' Wu' x i) ->
+  forall x i, (i < d)%nat ->
+    2 * mv d M x i + sum m (fun l => Wd i l * mv d Wu x l) =
+    sum m (fun l => Wd' i l * mv d Wu' x l).
+Proof.
+  intros d m M Wd Wu Wd' Wu' Habs x i Hi.
+  pose proof (Habs x i Hi) as Hp. pose proof (Habs (fun j => - x j) i Hi) as Hm.
+  rewrite !block_relu_neg in Hm. rewrite mv_opp in Hm.
+  unfold block, readout in Hp.
+  assert (Hodd : forall (W V : mat),
+    sum m (fun l => W i l * relu (mv d V x l)) - sum m (fun l => W i l * relu (- mv d V x l)) =
+    sum m (fun l => W i l * mv d V x l)).
+  { intros W V. rewrite <- sum_minus. apply sum_ext. intros l _.
+    pose proof (relu_odd_part (mv d V x l)). nra. }
+  rewrite <- (Hodd Wd Wu), <- (Hodd Wd' Wu'). lra.
+Qed.
+
+(** Even parts: [sum_l w_il |u_l . x| = sum_k w'_ik |u'_k . x|]. *)
+Lemma even_identity : forall d m (M Wd Wu Wd' Wu' : mat),
+  (forall x i, (i < d)%nat ->
+     mv d M x i + block d m relu Wd Wu x i = block d m relu Wd' Wu' x i) ->
+  forall i, (i < d)%nat -> forall x,
+    sum m (fun k => Wd i k * Rabs (mv d Wu x k) - Wd' i k * Rabs (mv d Wu' x k)) = 0.
+Proof.
+  intros d m M Wd Wu Wd' Wu' Habs i Hi x.
+  pose proof (Habs x i Hi) as Hp. pose proof (Habs (fun j => - x j) i Hi) as Hm.
+  rewrite !block_relu_neg in Hm. rewrite mv_opp in Hm.
+  unfold block, readout in Hp.
+  assert (Heven : forall (W V : mat),
+    sum m (fun l => W i l * relu (mv d V x l)) + sum m (fun l => W i l * relu (- mv d V x l)) =
+    sum m (fun l => W i l * Rabs (mv d V x l))).
+  { intros W V. rewrite <- sum_plus. apply sum_ext. intros l _.
+    rewrite <- relu_even_part. ring. }
+  rewrite sum_minus, <- (Heven Wd Wu), <- (Heven Wd' Wu'). lra.
+Qed.
+
+(** ** The structure theorem and relu necessity *)
+
+(** Under the hypotheses of Thm. 8 (relu), [B'] is [B] up to a permutation
+    [p] of the units, with row [l] of [W_up] multiplied by [lam_l <> 0] and
+    column [l] of [W_down] divided by [|lam_l|]; the units with [lam_l < 0]
+    form an index set [S] with [W_down[:,S] W_up[S,:] = -M]. *)
+Theorem relu_necessity_structure :
+  forall (d m : nat) (M Wd Wu Wd' Wu' : mat)
+         (nondegenerate : nondegenerate_block d m Wd Wu)
+         (absorbed : forall x i, (i < d)%nat ->
+            mv d M x i + block d m relu Wd Wu x i = block d m relu Wd' Wu' x i),
+  exists (p : nat -> nat) (lam : nat -> R),
+    (forall l, (l < m)%nat -> (p l < m)%nat) /\
+    (forall l l', (l < m)%nat -> (l' < m)%nat -> p l = p l' -> l = l') /\
+    (forall k, (k < m)%nat -> exists l, (l < m)%nat /\ p l = k) /\
+    (forall l, (l < m)%nat -> lam l <> 0) /\
+    (forall l j, (l < m)%nat -> (j < d)%nat -> Wu' (p l) j = lam l * Wu l j) /\
+    (forall i l, (i < d)%nat -> (l < m)%nat -> Wd' i (p l) = Wd i l / Rabs (lam l)) /\
+    exists S : nat -> bool,
+      (forall l, (l < m)%nat -> (S l = true <-> lam l < 0)) /\
+      index_condition_holds d m S M Wd Wu.
+Proof.
+  intros d m M Wd Wu Wd' Wu' [Hnz [Hnc Hcol]] absorbed.
+  pose proof (even_identity d m M Wd Wu Wd' Wu' absorbed) as Heven.
+  pose proof (odd_identity d m M Wd Wu Wd' Wu' absorbed) as Hodd.
+  (* Step 1: every line of B carries a unit of B'. *)
+  assert (Hcarry : forall l, (l < m)%nat -> exists pr : nat * R,
+            (fst pr < m)%nat /\ snd pr <> 0 /\
+            forall j, (j < d)%nat -> Wu' (fst pr) j = snd pr * Wu l j).
+  { intros l Hl.
+    destruct (line_point d m Wu Wu' l Hnz Hnc Hl) as [x0 [Hl0 [Honly Hcoll]]].
+    destruct (Hcol l Hl) as [i [Hi Hw]].
+    pose proof (kink_equation d m Wd Wu Wd' Wu' l x0 i Hl (Heven i Hi) Hl0 Honly) as K.
+    assert (Hu : 0 < dot d (Wu l) (Wu l)) by (apply dot_self_pos, Hnz; assumption).
+    assert (Hne : Wd i l * dot d (Wu l) (Wu l) <> 0)
+      by (apply Rmult_integral_contrapositive; split; lra).
+    rewrite K in Hne. apply sum_nonzero_term in Hne. destruct Hne as [k [Hk Hterm]].
+    destruct (Req_EM_T (mv d Wu' x0 k) 0) as [E|E]; [|contradiction].
+    destruct (Hcoll k Hk E) as [c Hc].
+    exists (k, c). simpl. split; [assumption|split; [|assumption]].
+    intro Hc0. apply Hterm. rewrite (mv_collinear_row d Wu' (Wu l) (Wu l) k c Hc), Hc0.
+    rewrite Rmult_0_l, Rabs_R0. ring. }
+  destruct (finite_choice (nat * R) (0%nat, 0) _ m Hcarry) as [pf Hpf].
+  set (p := fun l => fst (pf l)). set (lam := fun l => snd (pf l)).
+  assert (Hrange : forall l, (l < m)%nat -> (p l < m)%nat) by (intros; apply Hpf; assumption).
+  assert (Hlam : forall l, (l < m)%nat -> lam l <> 0) by (intros; apply Hpf; assumption).
+  assert (Hrow : forall l j, (l < m)%nat -> (j < d)%nat -> Wu' (p l) j = lam l * Wu l j)
+    by (intros; apply Hpf; assumption).
+  (* Step 2: two lines of B never share a unit of B'. *)
+  assert (Hsame : forall l l' c, (l < m)%nat -> (l' < m)%nat ->
+            (forall j, (j < d)%nat -> Wu' (p l') j = c * Wu l j) -> l' = l).
+  { intros l l' c Hl Hl' Hc. destruct (Nat.eq_dec l' l) as [E|Hne]; [exact E|exfalso].
+    apply (Hnc l l' Hl Hl' (not_eq_sym Hne)). exists (c / lam l').
+    intros j Hj. pose proof (Hlam l' Hl') as Hl0.
+    assert (E : lam l' * Wu l' j = c * Wu l j)
+      by (rewrite <- Hrow by assumption; apply Hc; assumption).
+    apply (Rmult_eq_reg_l (lam l')); [|assumption]. rewrite E. field. assumption. }
+  assert (Hinj : forall l l', (l < m)%nat -> (l' < m)%nat -> p l = p l' -> l = l').
+  { intros l l' Hl Hl' E. symmetry. apply (Hsame l l' (lam l) Hl Hl').
+    intros j Hj. rewrite <- E. apply Hrow; assumption. }
+  pose proof (injective_onto m p Hrange Hinj) as Hsurj.
+  (* Step 3: the kink identity gives w_l = |lam_l| w'_(p l). *)
+  assert (Hcol' : forall i l, (i < d)%nat -> (l < m)%nat -> Wd i l = Rabs (lam l) * Wd' i (p l)).
+  { intros i l Hi Hl.
+    destruct (line_point d m Wu Wu' l Hnz Hnc Hl) as [x0 [Hl0 [Honly Hcoll]]].
+    pose proof (kink_equation d m Wd Wu Wd' Wu' l x0 i Hl (Heven i Hi) Hl0 Honly) as K.
+    assert (Hu : 0 < dot d (Wu l) (Wu l)) by (apply dot_self_pos, Hnz; assumption).
+    rewrite (sum_ext m _ (fun k => kron (p l) k * (Wd' i (p l) * (Rabs (lam l) * dot d (Wu l) (Wu l)))))
+      in K.
+    - rewrite (sum_kron_l m (fun _ => Wd' i (p l) * (Rabs (lam l) * dot d (Wu l) (Wu l))) (p l))
+        in K by (apply Hrange; assumption).
+      apply (Rmult_eq_reg_r (dot d (Wu l) (Wu l))); [|lra]. rewrite K. ring.
+    - intros k Hk. destruct (Hsurj k Hk) as [l'' [Hl'' <-]]. unfold kron.
+      destruct (Req_EM_T (mv d Wu' x0 (p l'')) 0) as [E|E].
+      + destruct (Hcoll (p l'') (Hrange l'' Hl'') E) as [c Hc].
+        assert (l'' = l) as -> by (apply (Hsame l l'' c Hl Hl'' Hc)).
+        destruct (Nat.eq_dec (p l) (p l)) as [_|]; [|contradiction].
+        rewrite (mv_collinear_row d Wu' (Wu l) (Wu l) (p l) (lam l)) by (intros; apply Hrow; assumption).
+        rewrite Rabs_mult, (Rabs_pos_eq (dot d (Wu l) (Wu l))) by lra. ring.
+      + destruct (Nat.eq_dec (p l) (p l'')) as [E'|_]; [|ring].
+        exfalso. apply E. rewrite <- E'.
+        rewrite (mv_collinear_row d Wu' (Wu l) x0 (p l) (lam l)) by (intros; apply Hrow; assumption).
+        rewrite <- mv_dot, Hl0. ring. }
+  (* Step 4: the odd parts give the index condition for S = {l : lam_l < 0}. *)
+  set (S := fun l => if Rlt_dec (lam l) 0 then true else false).
+  exists p, lam. split; [exact Hrange|]. split; [exact Hinj|]. split; [exact Hsurj|].
+  split; [exact Hlam|]. split; [exact Hrow|]. split.
+  { intros i l Hi Hl. rewrite (Hcol' i l Hi Hl). field.
+    apply Rabs_no_R0. apply Hlam. assumption. }
+  exists S. split.
+  { intros l Hl. unfold S. destruct (Rlt_dec (lam l) 0); split; intro; congruence || lra. }
+  intros i j Hi Hj.
+  pose proof (Hodd (unit_vec j) i Hi) as H.
+  rewrite mv_unit in H by assumption.
+  rewrite (sum_ext m (fun l => Wd i l * mv d Wu (unit_vec j) l) (fun l => Wd i l * Wu l j)) in H
+    by (intros; rewrite mv_unit by assumption; reflexivity).
+  rewrite (sum_ext m (fun l => Wd' i l * mv d Wu' (unit_vec j) l) (fun l => Wd' i l * Wu' l j)) in H
+    by (intros; rewrite mv_unit by assumption; reflexivity).
+  rewrite (sum_reindex m p (fun k => Wd' i k * Wu' k j) Hrange Hinj Hsurj) in H.
+  rewrite (sum_ext m (fun l => Wd' i (p l) * Wu' (p l) j)
+             (fun l => Wd i l * Wu l j - 2 * (if S l then Wd i l * Wu l j else 0))) in H.
+  - rewrite sum_minus, sum_scal_l in H. lra.
+  - intros l Hl. rewrite Hrow by assumption.
+    pose proof (Hcol' i l Hi Hl) as Hw. unfold S.
+    destruct (Rlt_dec (lam l) 0) as [Hneg|Hpos].
+    + rewrite Rabs_left in Hw by assumption. rewrite Hw. ring.
+    + rewrite Rabs_pos_eq in Hw by lra. rewrite Hw. ring.
+Qed.
+
+(** Necessity (Thm. 8, relu): a nondegenerate relu block that absorbs the
+    skip [M] at the same width satisfies the index condition for some [S].
+    Any [d], any [M]. *)
+Theorem relu_necessity :
+  forall (d m : nat) (M Wd Wu Wd' Wu' : mat)
+         (nondegenerate : nondegenerate_block d m Wd Wu)
+         (absorbed : forall x i, (i < d)%nat ->
+            mv d M x i + block d m relu Wd Wu x i = block d m relu Wd' Wu' x i),
+  exists S : nat -> bool, index_condition_holds d m S M Wd Wu.
+Proof.
+  intros d m M Wd Wu Wd' Wu' nondegenerate absorbed.
+  destruct (relu_necessity_structure d m M Wd Wu Wd' Wu' nondegenerate absorbed)
+    as (p & lam & _ & _ & _ & _ & _ & _ & S & _ & HS).
+  exists S. exact HS.
+Qed.
+
+(** Thm. 8 for relu, both directions: a nondegenerate relu block absorbs the
+    skip [M] at the same width iff [W_down[:,S] W_up[S,:] = -M] for some [S]. *)
+Theorem relu_iff :
+  forall (d m : nat) (M Wd Wu : mat)
+         (nondegenerate : nondegenerate_block d m Wd Wu),
+  (exists Wd' Wu' : mat, forall x i, (i < d)%nat ->
+     mv d M x i + block d m relu Wd Wu x i = block d m relu Wd' Wu' x i) <->
+  (exists S : nat -> bool, index_condition_holds d m S M Wd Wu).
+Proof.
+  intros d m M Wd Wu nondegenerate. split.
+  - intros [Wd' [Wu' absorbed]].
+    exact (relu_necessity d m M Wd Wu Wd' Wu' nondegenerate absorbed).
+  - intros [S index_condition]. exists Wd, (flip_rows S Wu).
+    exact (relu_sign_flip d m M Wd Wu S index_condition).
+Qed.
+
+(** ** Instances *)
+
+(** The identity matrix is nondegenerate as a [d x d] block. *)
+Lemma ident_nondegenerate : forall d, nondegenerate_block d d ident ident.
+Proof.
+  intros d. unfold nondegenerate_block, ident. split; [|split].
+  - intros l Hl. exists l. split; [assumption|]. unfold kron.
+    destruct (Nat.eq_dec l l); [lra|contradiction].
+  - intros l l' Hl Hl' Hne [c Hc]. specialize (Hc l' Hl'). unfold kron in Hc.
+    destruct (Nat.eq_dec l' l'), (Nat.eq_dec l l'); try contradiction. lra.
+  - intros l Hl. exists l. split; [assumption|]. unfold kron.
+    destruct (Nat.eq_dec l l); [lra|contradiction].
+Qed.
+
+Lemma block_ident : forall d sigma x i, (i < d)%nat ->
+  block d d sigma ident ident x i = sigma (x i).
+Proof.
+  intros. unfold block, readout.
+  rewrite (sum_ext d _ (fun l => kron i l * sigma (x l))).
+  - apply (sum_kron_l d (fun l => sigma (x l))). assumption.
+  - intros l Hl. unfold ident. rewrite mv_ident by assumption. reflexivity.
+Qed.
+
+(** In dimension 2, [x -> x + relu(x)] (coordinate-wise; [W_up = W_down = I],
+    [M = I]) equals no relu block of width 2.  The index condition would need
+    [sum_{l in S} I_0l I_l0 = -1], but that sum is 0 or 1. *)
+Corollary relu_not_absorbable_instance :
+  ~ (exists Wd' Wu' : mat, forall (x : vec) i, (i < 2)%nat ->
+       x i + relu (x i) = block 2 2 relu Wd' Wu' x i).
+Proof.
+  intros [Wd' [Wu' H]].
+  destruct (relu_necessity 2 2 ident ident ident Wd' Wu' (ident_nondegenerate 2)) as [S HS].
+  - intros x i Hi. rewrite mv_ident, block_ident by assumption. apply H. assumption.
+  - specialize (HS 0%nat 0%nat ltac:(lia) ltac:(lia)).
+    simpl in HS. unfold ident, kron in HS. simpl in HS.
+    destruct (S 0%nat), (S 1%nat); lra.
+Qed.
+
+(** A matrix written as a list of its rows. *)
+Definition mat_of (rows : list (list R)) : mat := fun i j => nth j (nth i rows nil) 0.
+
+(** A positive instance, [d = 2], [m = 3], [M = I]:
+    rows of [W_up]: u_0 = (1, 2), u_1 = (1, 1), u_2 = (1, -1);
+    columns of [W_down]: w_0 = (2, 1), w_1 = (-1/2, -1/2), w_2 = (-1/2, 1/2).
+    For [S = {1, 2}]: w_1 u_1^T + w_2 u_2^T = [[-1, 0], [0, -1]] = -I. *)
+Definition Wu_ex : mat := mat_of [[1; 2]; [1; 1]; [1; -1]].
+Definition Wd_ex : mat := mat_of [[2; -1/2; -1/2]; [1; -1/2; 1/2]].
+(** [W_up] with rows 1 and 2 negated. *)
+Definition Wu_ex_flipped : mat := mat_of [[1; 2]; [-1; -1]; [-1; 1]].
+Definition S_ex (l : nat) : bool := match l with 1%nat | 2%nat => true | _ => false end.
+
+Lemma ex_nondegenerate : nondegenerate_block 2 3 Wd_ex Wu_ex.
+Proof.
+  split; [|split].
+  - intros l Hl. exists 0%nat. split; [lia|].
+    destruct l as [|[|[|l]]]; try lia; unfold Wu_ex, mat_of; simpl; lra.
+  - intros l l' Hl Hl' Hne [c Hc].
+    pose proof (Hc 0%nat ltac:(lia)) as H0. pose proof (Hc 1%nat ltac:(lia)) as H1.
+    unfold Wu_ex, mat_of in H0, H1.
+    destruct l as [|[|[|l]]], l' as [|[|[|l']]]; try lia; simpl in H0, H1; lra.
+  - intros l Hl. exists 0%nat. split; [lia|].
+    destruct l as [|[|[|l]]]; try lia; unfold Wd_ex, mat_of; simpl; lra.
+Qed.
+
+Lemma ex_index_condition : index_condition_holds 2 3 S_ex ident Wd_ex Wu_ex.
+Proof.
+  intros i j Hi Hj. unfold Wd_ex, Wu_ex, mat_of, ident, kron.
+  destruct i as [|[|i]], j as [|[|j]]; try lia; simpl;
+    repeat destruct (Nat.eq_dec _ _); try congruence; lra.
+Qed.
+
+(** The instance through the iff: the block absorbs [x -> x] at width 3. *)
+Corollary relu_absorbable_instance :
+  exists Wd' Wu' : mat, forall (x : vec) i, (i < 2)%nat ->
+    x i + block 2 3 relu Wd_ex Wu_ex x i = block 2 3 relu Wd' Wu' x i.
+Proof.
+  destruct (proj2 (relu_iff 2 3 ident Wd_ex Wu_ex ex_nondegenerate)
+                  (ex_intro _ S_ex ex_index_condition)) as [Wd' [Wu' H]].
+  exists Wd', Wu'. intros x i Hi. rewrite <- H by assumption. rewrite mv_ident by assumption.
+  reflexivity.
+Qed.
+
+(** The same instance with the flipped block written out:
+    [x + B x = W_down relu(W_up' x)] with rows 1 and 2 of [W_up] negated. *)
+Corollary relu_absorbable_instance_explicit :
+  forall (x : vec) i, (i < 2)%nat ->
+    x i + block 2 3 relu Wd_ex Wu_ex x i = block 2 3 relu Wd_ex Wu_ex_flipped x i.
+Proof.
+  intros x i Hi.
+  rewrite <- (mv_ident 2 x i Hi).
+  rewrite (relu_sign_flip 2 3 ident Wd_ex Wu_ex S_ex ex_index_condition x i Hi).
+  unfold block, readout. apply sum_ext. intros l Hl. f_equal. f_equal.
+  apply mv_row_ext. intros j Hj. unfold flip_rows, Wu_ex_flipped, Wu_ex, mat_of.
+  destruct l as [|[|[|l]]], j as [|[|j]]; try lia; simpl; ring.
+Qed.
