@@ -2,3 +2,5 @@ import SkipAbsorption.Basic
 import SkipAbsorption.Homogeneous
 import SkipAbsorption.Gated
 import SkipAbsorption.Depth
+import SkipAbsorption.Limit
+import SkipAbsorption.RealActivations
