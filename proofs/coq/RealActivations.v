@@ -21,7 +21,7 @@ Open Scope R_scope.
 (** Coquelicot states its equalities on its own structures (e.g.
     [R_AbsRing]); [req] restates the goal on [R] so that [ring] and [field]
     recognise it. *)
-Ltac req := match goal with |- @eq _ ?a ?b => change (@eq R a b) end.
+Local Ltac req := match goal with |- @eq _ ?a ?b => change (@eq R a b) end.
 
 (** ** Elementary facts *)
 
@@ -63,7 +63,8 @@ Proof.
   - apply gauss_continuous.
 Qed.
 
-(** The auxiliary parametric integrand. *)
+(** The auxiliary parametric integrand [e^(-x^2 (1+t^2)/2) / (1+t^2)] and its
+    derivative in [x]. *)
 Definition gaux (x t : R) : R := exp (- x ^ 2 * (1 + t ^ 2) / 2) / (1 + t ^ 2).
 Definition dgaux (x t : R) : R := - x * exp (- x ^ 2 * (1 + t ^ 2) / 2).
 
@@ -73,8 +74,7 @@ Proof. intros. pose proof (pow2_ge_0 t). lra. Qed.
 Lemma gaux_derive : forall x t, is_derive (fun u => gaux u t) x (dgaux x t).
 Proof.
   intros x t. unfold gaux, dgaux. pose proof (one_plus_sq_pos t).
-  auto_derive; [lra|].
-  match goal with |- @eq _ ?a ?b => change (@eq R a b) end.
+  auto_derive; [lra|]. req.
   replace (- (x * (x * 1)) * (1 + t * (t * 1)) * / 2) with (- x ^ 2 * (1 + t ^ 2) / 2)
     by (simpl; field).
   simpl. field. lra.
@@ -139,6 +139,8 @@ Proof.
     apply (ex_derive_continuous (K := R_AbsRing) (V := R_NormedModule)). auto_derive. exact I.
 Qed.
 
+(** [E x = G(x)^2 + 2 int_0^1 gaux x]; its derivative vanishes because the
+    substitution [s = x t] turns [int_0^1 dgaux x t dt] into [- gauss x * G x]. *)
 Definition gauss_energy (x : R) : R := gauss_int x ^ 2 + 2 * gaux_int x.
 
 Lemma gauss_energy_derive : forall x, is_derive gauss_energy x 0.
@@ -357,14 +359,6 @@ Qed.
 (** Reflection of a limit at [+oo] to one at [-oo]. *)
 Lemma is_lim_reflect : forall (f : R -> R) (l : R),
   is_lim (fun z => f (- z)) p_infty l -> is_lim f m_infty l.
-Proof.
-  intros f l H. apply is_lim_spec. intros eps.
-  apply is_lim_spec in H. destruct (H eps) as [N HN].
-  exists (- N). intros z Hz. replace z with (- - z) by ring. apply HN. lra.
-Qed.
-
-Lemma is_lim_reflect_p : forall (f : R -> R) (l : R),
-  is_lim (fun z => f (- z)) m_infty l -> is_lim f p_infty l.
 Proof.
   intros f l H. apply is_lim_spec. intros eps.
   apply is_lim_spec in H. destruct (H eps) as [N HN].
