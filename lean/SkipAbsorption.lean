@@ -2,5 +2,6 @@ import SkipAbsorption.Basic
 import SkipAbsorption.Homogeneous
 import SkipAbsorption.Gated
 import SkipAbsorption.Depth
+import SkipAbsorption.Necessity
 import SkipAbsorption.Limit
 import SkipAbsorption.RealActivations

@@ -12,7 +12,8 @@ The hypothesis `sigma_limit_relu` of `limit_reduction` holds for relu, gelu and 
   distribution function of the standard Gaussian measure `gaussianReal 0 1` (Mathlib's
   `ProbabilityTheory.cdf`, whose limits at `±∞` Mathlib proves). The Coq development instead
   defines `Φ` by the integral `1/2 + (2π)^(-1/2) ∫_0^z e^(-t²/2) dt` and proves those limits
-  from the value of the Gaussian integral; the gelu_tanh case and the odd parts are only in Coq.
+  from the value of the Gaussian integral. The gelu_tanh case and the odd part of gelu are only in
+  Coq; here relu and silu get the full biased iff, gelu the necessity.
 -/
 
 namespace SkipAbsorption
@@ -160,13 +161,52 @@ theorem gelu_limit_relu (z c : ℝ) :
     ProbabilityTheory.tendsto_cdf_atBot (μ := ProbabilityTheory.gaussianReal 0 1)
   exact gate_limit_relu hp hm z c
 
-/-- The limit reduction for gelu blocks with biases (no hypothesis on the activation left). -/
-theorem gelu_limit_reduction {d m m' : ℕ} (M : Fin d → Fin d → ℝ)
-    (Wu : Fin m → Fin d → ℝ) (Wd : Fin d → Fin m → ℝ) (bu : Fin m → ℝ) (bd : Fin d → ℝ)
-    (Wu' : Fin m' → Fin d → ℝ) (Wd' : Fin d → Fin m' → ℝ) (bu' : Fin m' → ℝ) (bd' : Fin d → ℝ)
-    (absorbed : ∀ x : Fin d → ℝ,
-      skip M x + biased gelu Wu Wd bu bd x = biased gelu Wu' Wd' bu' bd' x) :
-    ∀ x : Fin d → ℝ, skip M x + ungated relu Wu Wd x = ungated relu Wu' Wd' x :=
-  limit_reduction M Wu Wd bu bd Wu' Wd' bu' bd' gelu_limit_relu absorbed
+/-- `sigmoid z + sigmoid (-z) = 1`. -/
+theorem sigmoid_sym (z : ℝ) : sigmoid z + sigmoid (-z) = 1 := by
+  have hab : Real.exp (-z) * Real.exp z = 1 := by
+    rw [← Real.exp_add]
+    simp
+  have ha : 0 < 1 + Real.exp (-z) := by linarith [Real.exp_pos (-z)]
+  have hb : 0 < 1 + Real.exp z := by linarith [Real.exp_pos z]
+  unfold sigmoid
+  rw [neg_neg, div_add_div _ _ ha.ne' hb.ne', div_eq_iff (mul_pos ha hb).ne']
+  linear_combination (-1 : ℝ) * hab
+
+/-- The odd part of silu: `silu z - silu (-z) = z`. -/
+theorem silu_odd (z : ℝ) : silu z - silu (-z) = z := by
+  have h := sigmoid_sym z
+  unfold silu
+  linear_combination z * h
+
+/-- Claim `relu-limit` for relu blocks with biases (no hypothesis on the activation left). -/
+theorem relu_biased_iff {d m : ℕ} (M : Fin d → Fin d → ℝ)
+    (Wd : Fin d → Fin m → ℝ) (Wu : Fin m → Fin d → ℝ) (bu : Fin m → ℝ) (bd : Fin d → ℝ)
+    (nondegenerate : nondegenerate_block Wd Wu) :
+    (∃ (Wd' : Fin d → Fin m → ℝ) (Wu' : Fin m → Fin d → ℝ) (bu' : Fin m → ℝ) (bd' : Fin d → ℝ),
+      ∀ (x : Fin d → ℝ) (i : Fin d),
+        skip M x i + biased relu Wu Wd bu bd x i = biased relu Wu' Wd' bu' bd' x i) ↔
+    ∃ S : Fin m → Bool, index_condition_holds S M Wd Wu :=
+  relu_limit_iff M Wd Wu bu bd relu_limit_relu relu_odd nondegenerate
+
+/-- Claim `relu-limit` for silu blocks with biases. -/
+theorem silu_limit_iff {d m : ℕ} (M : Fin d → Fin d → ℝ)
+    (Wd : Fin d → Fin m → ℝ) (Wu : Fin m → Fin d → ℝ) (bu : Fin m → ℝ) (bd : Fin d → ℝ)
+    (nondegenerate : nondegenerate_block Wd Wu) :
+    (∃ (Wd' : Fin d → Fin m → ℝ) (Wu' : Fin m → Fin d → ℝ) (bu' : Fin m → ℝ) (bd' : Fin d → ℝ),
+      ∀ (x : Fin d → ℝ) (i : Fin d),
+        skip M x i + biased silu Wu Wd bu bd x i = biased silu Wu' Wd' bu' bd' x i) ↔
+    ∃ S : Fin m → Bool, index_condition_holds S M Wd Wu :=
+  relu_limit_iff M Wd Wu bu bd silu_limit_relu silu_odd nondegenerate
+
+/-- Necessity for gelu blocks with biases (the odd part of gelu, hence sufficiency, is proved in
+Coq only). -/
+theorem gelu_limit_necessity {d m : ℕ} (M : Fin d → Fin d → ℝ)
+    (Wd : Fin d → Fin m → ℝ) (Wu : Fin m → Fin d → ℝ) (bu : Fin m → ℝ) (bd : Fin d → ℝ)
+    (Wd' : Fin d → Fin m → ℝ) (Wu' : Fin m → Fin d → ℝ) (bu' : Fin m → ℝ) (bd' : Fin d → ℝ)
+    (nondegenerate : nondegenerate_block Wd Wu)
+    (absorbed : ∀ (x : Fin d → ℝ) (i : Fin d),
+      skip M x i + biased gelu Wu Wd bu bd x i = biased gelu Wu' Wd' bu' bd' x i) :
+    ∃ S : Fin m → Bool, index_condition_holds S M Wd Wu :=
+  relu_limit_necessity M Wd Wu bu bd Wd' Wu' bu' bd' gelu_limit_relu nondegenerate absorbed
 
 end SkipAbsorption
