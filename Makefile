@@ -12,14 +12,16 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test,report]'
 	touch $(STAMP)
 
-# Coq is a system package; install it when we are root, otherwise say what to run.
+# Coq and Coquelicot (real analysis for the activations) are system packages;
+# install them when we are root, otherwise say what to run. Quiet when present.
 coq-tools:
-	@if ! command -v coqc >/dev/null 2>&1; then \
+	@if ! command -v coqc >/dev/null 2>&1 || \
+	    ! test -d "$$(coqc -where 2>/dev/null)/user-contrib/Coquelicot"; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing Coq from the distribution's packages (apt-get install -y coq)"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq coq >/dev/null; \
+	    echo "installing Coq and Coquelicot from the distribution's packages (apt-get install -y coq libcoq-coquelicot)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq coq libcoq-coquelicot >/dev/null; \
 	  else \
-	    echo "Coq is not installed: run 'sudo apt-get install -y coq' (the audit reports Coq as skipped until then)"; \
+	    echo "Coq or Coquelicot is missing: run 'sudo apt-get install -y coq libcoq-coquelicot' (until then the audit cannot compile the Coq proofs)"; \
 	  fi; \
 	fi
 

@@ -3,3 +3,5 @@ import SkipAbsorption.Homogeneous
 import SkipAbsorption.Gated
 import SkipAbsorption.Depth
 import SkipAbsorption.Necessity
+import SkipAbsorption.Limit
+import SkipAbsorption.RealActivations

@@ -39,7 +39,9 @@ def test_necessity_theorems_are_registered():
     assert set(c["formal_not_needed"]) == {"d_ge_2", "M_invertible"}
     assert all(len(r) > 40 for r in c["formal_not_needed"].values())
     assert c["formal_scope"].startswith("relu: full")
-    assert "gelu: sufficiency only" in c["formal_scope"]
+    # gelu necessity comes from the limit theorem (Limit.gelu_iff, branch analysis)
+    assert "Limit.gelu_iff" in c["formal_scope"]
+    assert "SkipAbsorption.Limit.gelu_iff" in c["coq"]
 
 
 def test_relu_necessity_statement_has_the_expected_binders():

@@ -3,11 +3,12 @@
 
 From Coq Require Import Reals Lra Lia List.
 From SkipAbsorption Require Import Linalg SkipReduction Homogeneous Gated Depth SignFlip.
+(** relu, sigmoid, silu, the exact gelu and gelu_tanh, with their proved
+    properties, live in [RealActivations] (real analysis with Coquelicot). *)
+From SkipAbsorption Require Export RealActivations.
 Open Scope R_scope.
 
 (** ** Definitions *)
-
-Definition relu (z : R) : R := Rmax z 0.
 
 (** relu2: [max(z,0)^2]. *)
 Definition relu2 (z : R) : R := relu z * relu z.
@@ -16,16 +17,8 @@ Definition relu2 (z : R) : R := relu z * relu z.
 Definition reglu_gate (z : R) : R := relu z.
 Definition bilinear_gate (z : R) : R := z.
 
-Definition sigmoid (z : R) : R := / (1 + exp (- z)).
-
-(** silu (= swish with beta 1); also the swiglu gate. *)
-Definition silu (z : R) : R := z * sigmoid z.
+(** The swiglu gate is silu; the geglu gate is gelu (or gelu_tanh). *)
 Definition swiglu_gate (z : R) : R := silu z.
-
-(** GELU-type function [z * Phi z]; the exact GELU takes [Phi] = the standard
-    normal CDF, which is not in the standard library: the results below
-    assume only [0 <= Phi <= 1] and/or [Phi z + Phi (-z) = 1]. *)
-Definition gelu_like (Phi : R -> R) (z : R) : R := z * Phi z.
 
 (** ** Homogeneity *)
 
@@ -72,80 +65,13 @@ Lemma bilinear_block_homogeneous : forall d m Wd Wg Wu,
   pos_homogeneous d 2 (gblock d m bilinear_gate Wd Wg Wu).
 Proof. intros. apply gblock_homogeneous. exact bilinear_gate_homogeneous. Qed.
 
-(** ** Odd parts and gate symmetry *)
-
-Lemma relu_odd_part : forall z, relu z - relu (- z) = z.
-Proof. intros z. unfold relu, Rmax. destruct (Rle_dec z 0), (Rle_dec (- z) 0); lra. Qed.
-
-Lemma gelu_like_odd_part : forall Phi,
-  (forall z, Phi z + Phi (- z) = 1) ->
-  forall z, gelu_like Phi z - gelu_like Phi (- z) = z.
-Proof.
-  intros Phi H z. unfold gelu_like.
-  replace (z * Phi z - - z * Phi (- z)) with (z * (Phi z + Phi (- z))) by ring.
-  rewrite H. ring.
-Qed.
-
-Lemma sigmoid_flip : forall z, sigmoid z + sigmoid (- z) = 1.
-Proof.
-  intros z. unfold sigmoid. rewrite Ropp_involutive.
-  pose proof (exp_pos z). pose proof (exp_pos (- z)).
-  assert (Hinv : exp (- z) = / exp z).
-  { apply (Rmult_eq_reg_l (exp z)); [|lra].
-    rewrite <- exp_plus, Rinv_r by lra. replace (z + - z) with 0 by ring. apply exp_0. }
-  rewrite Hinv. field. split; lra.
-Qed.
-
-Lemma sigmoid_bounds : forall z, 0 < sigmoid z < 1.
-Proof.
-  intros z. unfold sigmoid. pose proof (exp_pos (- z)). split.
-  - apply Rinv_0_lt_compat. lra.
-  - rewrite <- Rinv_1. apply Rinv_lt_contravar; lra.
-Qed.
-
-(** silu is [z * sigmoid z], a GELU-type function with a symmetric [Phi]. *)
-Lemma silu_is_gelu_like : forall z, silu z = gelu_like sigmoid z.
-Proof. reflexivity. Qed.
-
-Lemma silu_odd_part : forall z, silu z - silu (- z) = z.
-Proof. exact (gelu_like_odd_part sigmoid sigmoid_flip). Qed.
-
 (** ** Gates vanishing at 0 and continuous there *)
-
-Lemma times_bounded_zero : forall s : R -> R, (fun z => z * s z) 0 = 0.
-Proof. intros. simpl. ring. Qed.
-
-Lemma times_bounded_continuous_at_0 : forall s : R -> R,
-  (forall z, Rabs (s z) <= 1) -> continuity_pt (fun z => z * s z) 0.
-Proof.
-  intros s Hs. unfold continuity_pt, continue_in, limit1_in, limit_in.
-  intros eps Heps. exists eps. split; [assumption|].
-  intros z [_ Hz]. simpl in *. unfold R_dist in *.
-  rewrite Rmult_0_l, Rminus_0_r. rewrite Rminus_0_r in Hz.
-  rewrite Rabs_mult. pose proof (Hs z). pose proof (Rabs_pos z). nra.
-Qed.
-
-Lemma unit_interval_abs : forall r, 0 <= r <= 1 -> Rabs r <= 1.
-Proof. intros r Hr. rewrite Rabs_right by lra. lra. Qed.
 
 Lemma swiglu_gate_zero : swiglu_gate 0 = 0.
 Proof. unfold swiglu_gate, silu. ring. Qed.
 
 Lemma swiglu_gate_continuous_at_0 : continuity_pt swiglu_gate 0.
-Proof.
-  apply (times_bounded_continuous_at_0 sigmoid). intros z.
-  apply unit_interval_abs. pose proof (sigmoid_bounds z). lra.
-Qed.
-
-Lemma geglu_gate_zero : forall Phi, gelu_like Phi 0 = 0.
-Proof. intros. unfold gelu_like. ring. Qed.
-
-Lemma geglu_gate_continuous_at_0 : forall Phi,
-  (forall z, 0 <= Phi z <= 1) -> continuity_pt (gelu_like Phi) 0.
-Proof.
-  intros Phi H. apply (times_bounded_continuous_at_0 Phi).
-  intros z. apply unit_interval_abs. apply H.
-Qed.
+Proof. exact silu_continuous_at_0. Qed.
 
 Lemma reglu_gate_zero : reglu_gate 0 = 0.
 Proof. unfold reglu_gate, relu, Rmax. destruct (Rle_dec 0 0); reflexivity. Qed.
@@ -204,18 +130,30 @@ Proof.
     first [exact swiglu_gate_zero | exact swiglu_gate_continuous_at_0].
 Qed.
 
-(** geglu blocks [z * Phi z] for any [Phi] with values in [0,1], any width. *)
+(** geglu blocks (exact gelu gate), any width. *)
 Corollary geglu_not_absorbable :
-  forall (Phi : R -> R) (d m m' : nat) (M Wd Wg Wu Wd' Wg' Wu' : mat),
-  (forall z, 0 <= Phi z <= 1) ->
+  forall (d m m' : nat) (M Wd Wg Wu Wd' Wg' Wu' : mat),
   nonzero_mat d M ->
   ~ (forall x i, (i < d)%nat ->
-       mv d M x i + gblock d m (gelu_like Phi) Wd Wg Wu x i =
-       gblock d m' (gelu_like Phi) Wd' Wg' Wu' x i).
+       mv d M x i + gblock d m gelu Wd Wg Wu x i =
+       gblock d m' gelu Wd' Wg' Wu' x i).
 Proof.
-  intros Phi d m m' M Wd Wg Wu Wd' Wg' Wu' HPhi HM.
+  intros d m m' M Wd Wg Wu Wd' Wg' Wu' HM.
   apply gated_continuity; try assumption;
-    first [apply geglu_gate_zero | apply geglu_gate_continuous_at_0; exact HPhi].
+    first [exact gelu_zero | exact gelu_continuous_at_0].
+Qed.
+
+(** geglu blocks with the tanh-approximated gelu gate, any width. *)
+Corollary geglu_tanh_not_absorbable :
+  forall (d m m' : nat) (M Wd Wg Wu Wd' Wg' Wu' : mat),
+  nonzero_mat d M ->
+  ~ (forall x i, (i < d)%nat ->
+       mv d M x i + gblock d m gelu_tanh Wd Wg Wu x i =
+       gblock d m' gelu_tanh Wd' Wg' Wu' x i).
+Proof.
+  intros d m m' M Wd Wg Wu Wd' Wg' Wu' HM.
+  apply gated_continuity; try assumption;
+    first [exact gelu_tanh_zero | exact gelu_tanh_continuous_at_0].
 Qed.
 
 (** relu blocks: the sign-flip construction. *)
@@ -227,19 +165,23 @@ Corollary relu_sign_flip :
     mv d M x i + block d m relu Wd Wu x i = block d m relu Wd (flip_rows S Wu) x i.
 Proof. intros. apply sign_flip_absorbs; [exact relu_odd_part|assumption|assumption]. Qed.
 
-(** gelu-type blocks with [Phi z + Phi (-z) = 1] (gelu, silu): the sign flip. *)
+(** gelu blocks: the sign flip. *)
 Corollary gelu_sign_flip :
-  forall (Phi : R -> R) (d m : nat) (M Wd Wu : mat) (S : nat -> bool),
-  (forall z, Phi z + Phi (- z) = 1) ->
+  forall (d m : nat) (M Wd Wu : mat) (S : nat -> bool),
   (forall i j, (i < d)%nat -> (j < d)%nat ->
      sum m (fun l => if S l then Wd i l * Wu l j else 0) = - M i j) ->
   forall x i, (i < d)%nat ->
-    mv d M x i + block d m (gelu_like Phi) Wd Wu x i =
-    block d m (gelu_like Phi) Wd (flip_rows S Wu) x i.
-Proof.
-  intros Phi d m M Wd Wu S HPhi Hcond x i Hi.
-  apply sign_flip_absorbs; [apply gelu_like_odd_part; exact HPhi|assumption|assumption].
-Qed.
+    mv d M x i + block d m gelu Wd Wu x i = block d m gelu Wd (flip_rows S Wu) x i.
+Proof. intros. apply sign_flip_absorbs; [exact gelu_odd_part|assumption|assumption]. Qed.
+
+(** gelu_tanh blocks: the sign flip. *)
+Corollary gelu_tanh_sign_flip :
+  forall (d m : nat) (M Wd Wu : mat) (S : nat -> bool),
+  (forall i j, (i < d)%nat -> (j < d)%nat ->
+     sum m (fun l => if S l then Wd i l * Wu l j else 0) = - M i j) ->
+  forall x i, (i < d)%nat ->
+    mv d M x i + block d m gelu_tanh Wd Wu x i = block d m gelu_tanh Wd (flip_rows S Wu) x i.
+Proof. intros. apply sign_flip_absorbs; [exact gelu_tanh_odd_part|assumption|assumption]. Qed.
 
 (** silu blocks: the sign flip. *)
 Corollary silu_sign_flip :
@@ -270,11 +212,12 @@ Proof.
   intros. apply gated_block_flat; [exact swiglu_gate_zero|exact swiglu_gate_continuous_at_0].
 Qed.
 
-Corollary geglu_block_flat : forall Phi d m Wd Wg Wu,
-  (forall z, 0 <= Phi z <= 1) -> flat d (gblock d m (gelu_like Phi) Wd Wg Wu).
-Proof.
-  intros. apply gated_block_flat; [apply geglu_gate_zero|apply geglu_gate_continuous_at_0; assumption].
-Qed.
+Corollary geglu_block_flat : forall d m Wd Wg Wu, flat d (gblock d m gelu Wd Wg Wu).
+Proof. intros. apply gated_block_flat; [exact gelu_zero|exact gelu_continuous_at_0]. Qed.
+
+Corollary geglu_tanh_block_flat : forall d m Wd Wg Wu,
+  flat d (gblock d m gelu_tanh Wd Wg Wu).
+Proof. intros. apply gated_block_flat; [exact gelu_tanh_zero|exact gelu_tanh_continuous_at_0]. Qed.
 
 Lemma relu_continuous_at_0 : continuity_pt reglu_gate 0.
 Proof.

@@ -1,10 +1,10 @@
 (** Prints the axioms every registered theorem depends on.  The expected
     output lists only the standard library's axiomatisation of the reals
-    (and nothing from this development). *)
+    (and nothing from this development); the files that use Coquelicot
+    (RealActivations, Limit) add no axiom of their own. *)
 
-From SkipAbsorption Require Import Linalg SkipReduction Homogeneous Gated Depth SignFlip Activations.
-From SkipAbsorption Require Import Quantitative Width NonGeneric.
-From SkipAbsorption Require Import Necessity.
+From SkipAbsorption Require Import Linalg SkipReduction Homogeneous Gated Depth SignFlip RealActivations Activations.
+From SkipAbsorption Require Import Quantitative Width NonGeneric DepthStack Necessity Limit.
 
 Locate SkipAbsorption.SkipReduction.skip_reduction.
 Print Assumptions SkipAbsorption.SkipReduction.skip_reduction.
@@ -100,3 +100,57 @@ Locate SkipAbsorption.Necessity.relu_necessity_structure.
 Print Assumptions SkipAbsorption.Necessity.relu_necessity_structure.
 Locate SkipAbsorption.Necessity.relu_not_absorbable_instance.
 Print Assumptions SkipAbsorption.Necessity.relu_not_absorbable_instance.
+Locate SkipAbsorption.Activations.geglu_tanh_not_absorbable.
+Print Assumptions SkipAbsorption.Activations.geglu_tanh_not_absorbable.
+Locate SkipAbsorption.Activations.gelu_tanh_sign_flip.
+Print Assumptions SkipAbsorption.Activations.gelu_tanh_sign_flip.
+Locate SkipAbsorption.Activations.geglu_tanh_block_flat.
+Print Assumptions SkipAbsorption.Activations.geglu_tanh_block_flat.
+Locate SkipAbsorption.RealActivations.gaussian_integral_half_line.
+Print Assumptions SkipAbsorption.RealActivations.gaussian_integral_half_line.
+Locate SkipAbsorption.RealActivations.Phi_sym.
+Print Assumptions SkipAbsorption.RealActivations.Phi_sym.
+Locate SkipAbsorption.RealActivations.Phi_bounds.
+Print Assumptions SkipAbsorption.RealActivations.Phi_bounds.
+Locate SkipAbsorption.RealActivations.Phi_mono.
+Print Assumptions SkipAbsorption.RealActivations.Phi_mono.
+Locate SkipAbsorption.RealActivations.Phi_lim_p_infty.
+Print Assumptions SkipAbsorption.RealActivations.Phi_lim_p_infty.
+Locate SkipAbsorption.RealActivations.Phi_lim_m_infty.
+Print Assumptions SkipAbsorption.RealActivations.Phi_lim_m_infty.
+Locate SkipAbsorption.RealActivations.gelu_odd_part.
+Print Assumptions SkipAbsorption.RealActivations.gelu_odd_part.
+Locate SkipAbsorption.RealActivations.gelu_tanh_odd_part.
+Print Assumptions SkipAbsorption.RealActivations.gelu_tanh_odd_part.
+Locate SkipAbsorption.RealActivations.silu_odd_part.
+Print Assumptions SkipAbsorption.RealActivations.silu_odd_part.
+Locate SkipAbsorption.RealActivations.relu_odd_part.
+Print Assumptions SkipAbsorption.RealActivations.relu_odd_part.
+Locate SkipAbsorption.RealActivations.gelu_limit_relu.
+Print Assumptions SkipAbsorption.RealActivations.gelu_limit_relu.
+Locate SkipAbsorption.RealActivations.gelu_tanh_limit_relu.
+Print Assumptions SkipAbsorption.RealActivations.gelu_tanh_limit_relu.
+Locate SkipAbsorption.RealActivations.silu_limit_relu.
+Print Assumptions SkipAbsorption.RealActivations.silu_limit_relu.
+Locate SkipAbsorption.RealActivations.relu_limit_relu.
+Print Assumptions SkipAbsorption.RealActivations.relu_limit_relu.
+Locate SkipAbsorption.Limit.limit_reduction.
+Print Assumptions SkipAbsorption.Limit.limit_reduction.
+Locate SkipAbsorption.Limit.biased_sign_flip.
+Print Assumptions SkipAbsorption.Limit.biased_sign_flip.
+Locate SkipAbsorption.Limit.relu_limit_necessity.
+Print Assumptions SkipAbsorption.Limit.relu_limit_necessity.
+Locate SkipAbsorption.Limit.relu_limit_iff.
+Print Assumptions SkipAbsorption.Limit.relu_limit_iff.
+Locate SkipAbsorption.Limit.relu_biased_iff.
+Print Assumptions SkipAbsorption.Limit.relu_biased_iff.
+Locate SkipAbsorption.Limit.gelu_limit_iff.
+Print Assumptions SkipAbsorption.Limit.gelu_limit_iff.
+Locate SkipAbsorption.Limit.gelu_tanh_limit_iff.
+Print Assumptions SkipAbsorption.Limit.gelu_tanh_limit_iff.
+Locate SkipAbsorption.Limit.silu_limit_iff.
+Print Assumptions SkipAbsorption.Limit.silu_limit_iff.
+Locate SkipAbsorption.Limit.gelu_iff.
+Print Assumptions SkipAbsorption.Limit.gelu_iff.
+Locate SkipAbsorption.Limit.gelu_biased_not_absorbable_instance.
+Print Assumptions SkipAbsorption.Limit.gelu_biased_not_absorbable_instance.
