@@ -18,7 +18,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from . import activations, arith
+from . import activations, arith, linalg
 from .errors import InputError
 
 KINDS = ("residual", "plain")
@@ -299,46 +299,17 @@ def exact_matrix(a: np.ndarray) -> list[list[Fraction]]:
 
 def rref(a: Sequence[Sequence[Fraction]], ncols: Optional[int] = None
          ) -> tuple[list[list[Fraction]], list[int]]:
-    """Exact reduced row echelon form: its nonzero rows and their pivot columns."""
-    rows = [list(map(Fraction, r)) for r in a]
-    ncols = ncols if ncols is not None else (len(rows[0]) if rows else 0)
-    pivots: list[int] = []
-    r = 0
-    for c in range(ncols):
-        piv = next((k for k in range(r, len(rows)) if rows[k][c] != 0), None)
-        if piv is None:
-            continue
-        rows[r], rows[piv] = rows[piv], rows[r]
-        p = rows[r][c]
-        rows[r] = [v / p for v in rows[r]]
-        for k in range(len(rows)):
-            if k != r and rows[k][c] != 0:
-                f = rows[k][c]
-                rows[k] = [x - f * y for x, y in zip(rows[k], rows[r])]
-        pivots.append(c)
-        r += 1
-    return rows[:r], pivots
+    """Exact reduced row echelon form: its nonzero rows and their pivot columns (python-flint)."""
+    R, pivots = linalg.rref(a, ncols)
+    return linalg.to_fractions(R), pivots
 
 
 def exact_rank(a: Sequence[Sequence[Fraction]]) -> int:
-    """Rank of a rational matrix by exact Gaussian elimination."""
-    return len(rref(a)[1])
+    """Rank of a rational matrix, exactly (python-flint)."""
+    return linalg.rank(a) if len(a) else 0
 
 
 def exact_inverse(a: Sequence[Sequence[Fraction]]) -> Optional[list[list[Fraction]]]:
-    """Inverse of a square rational matrix, or None when it is singular."""
-    n = len(a)
-    aug = [list(map(Fraction, r)) + [Fraction(int(i == j)) for j in range(n)]
-           for i, r in enumerate(a)]
-    for c in range(n):
-        piv = next((r for r in range(c, n) if aug[r][c] != 0), None)
-        if piv is None:
-            return None
-        aug[c], aug[piv] = aug[piv], aug[c]
-        p = aug[c][c]
-        aug[c] = [x / p for x in aug[c]]
-        for r in range(n):
-            if r != c and aug[r][c] != 0:
-                f = aug[r][c]
-                aug[r] = [x - f * y for x, y in zip(aug[r], aug[c])]
-    return [row[n:] for row in aug]
+    """Inverse of a square rational matrix, or None when it is singular (python-flint)."""
+    inv = linalg.inverse(a)
+    return None if inv is None else linalg.to_fractions(inv)

@@ -28,8 +28,8 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from . import activations, search
-from .blocks import Block, exact_inverse, exact_matrix, exact_rank, nondegeneracy
+from . import activations, linalg, search
+from .blocks import Block, nondegeneracy
 from .errors import InputError
 
 NECESSITY_PROVED = ("relu", "gelu")  # activations for which relu-gelu-iff proves the converse
@@ -98,32 +98,43 @@ def _first_nonzero(M: np.ndarray) -> Optional[list[Any]]:
     return [i, j, float(M[i, j])]
 
 
+_EXACT_ENTRIES = 1_000_000  # entries up to which an exact FLINT rank is affordable (well under a second)
+
+
 def invertibility(M: np.ndarray) -> dict[str, Any]:
     """Exact invertibility of the skip matrix: {'invertible': True/False/None, 'method': ...}."""
     d = M.shape[0]
-    off = M - np.diag(np.diag(M))
-    if not np.any(off):
-        ok = bool(np.all(np.diag(M) != 0))
-        return {"invertible": ok, "method": "diagonal: exact"}
-    if d <= 64:
-        inv = exact_inverse(exact_matrix(M))
-        return {"invertible": inv is not None, "method": "exact Gauss-Jordan over the rationals"}
-    # rank modulo a prime never exceeds the rational rank, so full rank mod p proves invertibility
-    if search._rank_mod_p_lower(M) == d:  # noqa: SLF001 - the helper is exact and cheap
-        return {"invertible": True, "method": "full rank modulo a prime"}
-    return {"invertible": None, "method": "rank modulo a prime below d: not decided"}
+    diag = np.diag(M)
+    if not np.any(np.triu(M, 1)) or not np.any(np.tril(M, -1)):
+        # triangular (diagonal included): the determinant is the product of the diagonal
+        ok = bool(np.all(diag != 0))
+        shape = "diagonal" if not np.any(M - np.diag(diag)) else "triangular"
+        return {"invertible": ok, "method": f"{shape}: exact (determinant = product of the diagonal)"}
+    # rank modulo a prime never exceeds the rational rank, so full rank mod p proves
+    # invertibility; a second and third prime cover determinants divisible by the first
+    for p in linalg.PRIMES[:3]:
+        if linalg.rank_mod_p(M, p) == d:
+            return {"invertible": True, "method": f"full rank modulo the prime {p}"}
+        if d * d <= 4096:
+            break  # small: go straight to the exact rank
+    if d * d <= _EXACT_ENTRIES:
+        ok = linalg.is_invertible(M)
+        return {"invertible": ok, "method": "exact rank over the rationals (python-flint)"}
+    return {"invertible": None, "method": "rank modulo three primes below d and too large for an "
+            "exact rank here: not decided"}
 
 
 def row_rank_is_full(W_up: np.ndarray) -> dict[str, Any]:
-    """Exactly establish rank W_up = d when possible (small: rational elimination; large: mod p on d rows)."""
+    """Exactly establish whether rank W_up = d (mod-p ranks prove 'yes' cheaply; exact FLINT rank otherwise)."""
     m, d = W_up.shape
     if m < d:
-        return {"rank_is_d": False, "method": "fewer rows than columns"}
-    if m * d * d <= 2_000_000:
-        r = exact_rank(exact_matrix(W_up))
-        return {"rank_is_d": r == d, "rank": r, "method": "exact over the rationals"}
+        return {"rank_is_d": False, "rank_at_most": m,
+                "method": f"fewer rows than columns: rank W_up <= m = {m} < d = {d}"}
+    if m * d <= 40_000:
+        r = linalg.rank(W_up)
+        return {"rank_is_d": r == d, "rank": r, "method": "exact over the rationals (python-flint)"}
     # The first d rows usually have full rank already; proving it mod p is cheap.
-    if search._rank_mod_p_lower(W_up[:d]) == d:  # noqa: SLF001
+    if linalg.rank_mod_p(W_up[:d]) == d:
         return {"rank_is_d": True, "method": "first d rows of full rank modulo a prime",
                 "rows": list(range(min(d, 8)))}
     # Otherwise pick d promising rows with pivoted QR (float), then prove their rank mod p.
@@ -131,8 +142,11 @@ def row_rank_is_full(W_up: np.ndarray) -> dict[str, Any]:
 
     _, _, piv = qr(W_up.T, mode="economic", pivoting=True)
     rows = np.sort(piv[:d])
-    if search._rank_mod_p_lower(W_up[rows]) == d:  # noqa: SLF001
+    if linalg.rank_mod_p(W_up[rows]) == d:
         return {"rank_is_d": True, "method": "d rows of full rank modulo a prime", "rows": rows[:8].tolist()}
+    if m * d <= _EXACT_ENTRIES:
+        r = linalg.rank(W_up)
+        return {"rank_is_d": r == d, "rank": r, "method": "exact over the rationals (python-flint)"}
     return {"rank_is_d": None, "method": "not established (mod-p rank of chosen rows below d)"}
 
 
@@ -404,13 +418,12 @@ def _width_not_absorbable(block: Block, nd: Any, exact_only: bool) -> dict[str, 
     M = block.skip()
     if (block.activation == "relu" and nd.ok and block.M is None and m <= 12 and d <= 6):
         # lower bound of absorption-width: all I + W_S U_S invertible => exactly m + d
-        U, W = exact_matrix(block.W_up), exact_matrix(block.W_down)
+        eye = linalg.from_float64(np.eye(d))
         singular = None
         for mask in range(1 << m):
             S = [i for i in range(m) if (mask >> i) & 1]
-            A = [[Fraction(int(r == c)) + sum((W[r][i] * U[i][c] for i in S), Fraction(0))
-                  for c in range(d)] for r in range(d)]
-            if exact_rank(A) < d:
+            A = eye + linalg.matmul(block.W_down[:, S], block.W_up[S]) if S else eye
+            if linalg.rank(A) < d:
                 singular = S
                 break
         if singular is None:

@@ -33,6 +33,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from . import linalg
+
 try:  # scipy only speeds up the relaxation (symmetric rank-k update, symmetric mat-vec)
     from scipy.linalg import blas as _blas
 except Exception:  # pragma: no cover - scipy is a declared dependency
@@ -279,104 +281,8 @@ def condition_residual(W_up: Any, W_down: Any, M: Any, S: Iterable[int] | np.nda
 
 
 # ----------------------------------------------------------------------------
-# exact rank (small sizes) and the necessary conditions
+# rigorous float bounds and the necessary conditions
 # ----------------------------------------------------------------------------
-
-
-def _exact_rank(a: np.ndarray) -> int:
-    """Exact rank of a float64 matrix by fraction-free (Bareiss) elimination on integers."""
-    D = _Dyadic(a)
-    rows = [list(r) for r in D.python_ints(D.scale)]
-    if not rows:
-        return 0
-    nr, nc = len(rows), len(rows[0])
-    rank, prev = 0, 1
-    for col in range(nc):
-        piv = next((r for r in range(rank, nr) if rows[r][col] != 0), None)
-        if piv is None:
-            continue
-        rows[rank], rows[piv] = rows[piv], rows[rank]
-        pv = rows[rank][col]
-        for r in range(rank + 1, nr):
-            f = rows[r][col]
-            rr = rows[r]
-            top = rows[rank]
-            for c in range(col + 1, nc):
-                # Bareiss step: the division is exact (Sylvester's identity)
-                rr[c] = (pv * rr[c] - f * top[c]) // prev
-            rr[col] = 0
-        prev = pv
-        rank += 1
-        if rank == nr:
-            break
-    return rank
-
-
-_P23 = 8388593  # the largest prime below 2^23: 64 (p-1)^2 < 2^53
-
-
-def _modp_inplace(x: np.ndarray, p: int) -> np.ndarray:
-    """Reduce float64 integers |x| < 2^53 into [0, p) exactly (floor trick plus one correction)."""
-    q = np.floor(x * (1.0 / p))
-    x -= q * p  # q*p and the difference are integers below 2^53: exact
-    x[x < 0] += p  # the rounded quotient can be off by one either way
-    x[x >= p] -= p
-    return x
-
-
-def _rank_mod_p_lower(a: np.ndarray, p: int = _P23, block: int = 64) -> int:
-    """Rank over GF(p) of the integer-scaled matrix: a rigorous lower bound for the rational rank.
-
-    Blocked elimination: each panel of ``block`` columns is reduced on a contiguous
-    copy, and the rest of the matrix is updated with one float64 matrix product per
-    panel.  Entries are residues below p and block (p-1)^2 < 2^53, so every
-    product and partial sum is an integer below 2^53: float64 arithmetic is exact.
-    """
-    if block * (p - 1) ** 2 >= 2 ** 53:
-        raise ValueError("prime too large for exact float64 panel updates")
-    D = _Dyadic(np.asarray(a, dtype=np.float64))
-    X = D.residues(p, D.scale).astype(np.float64)
-    nr, nc = X.shape
-    r = 0
-    for c0 in range(0, nc, block):
-        if r == nr:
-            break
-        c1 = min(nc, c0 + block)
-        P = X[r:, c0:c1].copy()  # rows not yet used as pivots, this panel's columns
-        n = P.shape[0]
-        swaps: list[tuple[int, int]] = []
-        piv_cols: list[int] = []
-        k = 0
-        for j in range(c1 - c0):
-            if k == n:
-                break
-            nzr = np.flatnonzero(P[k:, j])
-            if nzr.size == 0:
-                continue
-            q = k + int(nzr[0])
-            if q != k:
-                P[[k, q]] = P[[q, k]]
-                swaps.append((k, q))
-            inv = float(pow(int(P[k, j]), p - 2, p))
-            mult = _modp_inplace(P[k + 1:, j] * inv, p)  # products < 2^46: exact
-            P[k + 1:, j] = mult  # the multipliers (L factor) stay in place
-            if j + 1 < P.shape[1]:
-                P[k + 1:, j + 1:] = _modp_inplace(P[k + 1:, j + 1:] - np.outer(mult, P[k, j + 1:]), p)
-            piv_cols.append(j)
-            k += 1
-        X[r:, c0:c1] = P
-        if k and c1 < nc:
-            T = X[r:, c1:]  # a view: the swaps and updates land in X
-            for (u, v) in swaps:
-                T[[u, v]] = T[[v, u]]
-            Lk = P[:k][:, piv_cols]  # strictly lower part holds the multipliers
-            for t in range(1, k):
-                T[t] = _modp_inplace(T[t] - _modp_inplace(Lk[t, :t] @ T[:t], p), p)
-            if k < n:
-                L21 = P[k:][:, piv_cols]
-                T[k:] = _modp_inplace(T[k:] - L21 @ T[:k], p)
-        r += k
-    return r
 
 
 def _rigorous_sum_bounds(terms: np.ndarray, term_err: np.ndarray | float) -> tuple[float, float]:
@@ -530,11 +436,11 @@ def necessary_conditions(W_up: Any, W_down: Any, M: Any) -> dict[str, Any]:
 
     # rank(M) <= rank(sum over S) <= min(rank W_up, rank W_down, number of nonzero units in S)
     if small_rank:
-        rM = _exact_rank(Mm)
-        rU, rW = _exact_rank(U), _exact_rank(W)
+        rM = linalg.rank(Mm)
+        rU, rW = linalg.rank(U), linalg.rank(W)
         ok = min(rU, rW, n_active) >= rM
         checks["rank"] = {"holds": ok, "rank_M": rM, "rank_W_up": rU, "rank_W_down": rW,
-                          "nonzero_units": n_active, "method": "exact (Bareiss over the integers)"}
+                          "nonzero_units": n_active, "method": "exact (python-flint)"}
     else:
         # Only a lower bound for rank(M) is cheap and rigorous at large sizes
         # (rank modulo a prime never exceeds the rational rank); upper bounds for the
@@ -543,7 +449,7 @@ def necessary_conditions(W_up: Any, W_down: Any, M: Any) -> dict[str, Any]:
             rM_lo = int(np.count_nonzero(np.diag(Mm)))
             how = "M diagonal: exact rank"
         elif d <= 768:
-            rM_lo = _rank_mod_p_lower(Mm)
+            rM_lo = linalg.rank_mod_p(Mm)
             how = "rank of M mod a prime (lower bound)"
         else:
             rM_lo, how = 0, "skipped (large non-diagonal M)"
