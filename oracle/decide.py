@@ -415,7 +415,6 @@ def _width_not_absorbable(block: Block, nd: Any, exact_only: bool) -> dict[str, 
     else:
         out["reason"] = "rank W_up = d not established; the m + d construction does not apply"
         return out
-    M = block.skip()
     if (block.activation == "relu" and nd.ok and block.M is None and m <= 12 and d <= 6):
         # lower bound of absorption-width: all I + W_S U_S invertible => exactly m + d
         eye = linalg.from_float64(np.eye(d))
