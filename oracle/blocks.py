@@ -36,9 +36,21 @@ def _as_matrix(name: str, a: Any, shape: tuple[int, ...]) -> np.ndarray:
         want = "x".join(map(str, shape))
         got = "x".join(map(str, arr.shape)) or "scalar"
         raise InputError(f"{name} has shape {got}, expected {want}")
-    out = arr.astype(np.float64)
+    with np.errstate(all="ignore"):  # overflow of wide floats is reported below, not warned
+        out = arr.astype(np.float64)
     if np.issubdtype(arr.dtype, np.integer) and not np.array_equal(out.astype(arr.dtype), arr):
         raise InputError(f"{name} has integers too large to be represented exactly as float64")
+    if arr.dtype.kind == "f" and arr.dtype.itemsize > 8:
+        # long double / float128: accepted only when every value is a float64 number,
+        # so the verdict is about the stored values and never about a rounding of them
+        fin = np.isfinite(arr)
+        with np.errstate(all="ignore"):
+            lost = fin & (out.astype(arr.dtype) != arr)
+        if lost.any():
+            idx = tuple(int(i) for i in np.argwhere(lost)[0])
+            raise InputError(f"{name} has dtype {arr.dtype} and its entry at {idx} is not a float64 "
+                             "number; values wider than float64 are refused, never rounded")
+        out[~fin] = arr[~fin].astype(np.float64)
     bad = ~np.isfinite(out)
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0])

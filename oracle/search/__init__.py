@@ -17,7 +17,9 @@ is split by concern:
 * ``relaxation``: the scalable certificate of non-existence from a convex
   relaxation (:func:`relaxation_certificate`), re-checkable from the weights and
   one matrix ``Y`` alone (:func:`check_linear_certificate`);
-* ``driver``: the combination (:func:`find_index_set`).
+* ``driver``: the combination (:func:`find_index_set`);
+* ``distance``: the nearest index set and whether it misses only by rounding
+  (:func:`nearest_index_set`).
 
 Every function takes plain arrays; the names below are the public interface.
 """
@@ -25,6 +27,7 @@ Every function takes plain arrays; the names below are the public interface.
 from __future__ import annotations
 
 from .common import _jsonable  # noqa: F401 - used by oracle.decide
+from .distance import nearest_index_set, residual_exact, rounding_tolerance
 from .driver import SearchResult, find_index_set
 from .modular import condition_residual, to_fraction_matrix, verify_index_set
 from .relaxation import check_linear_certificate, decode_matrix, encode_matrix, relaxation_certificate
@@ -42,4 +45,7 @@ __all__ = [
     "find_index_set",
     "encode_matrix",
     "decode_matrix",
+    "nearest_index_set",
+    "residual_exact",
+    "rounding_tolerance",
 ]

@@ -39,8 +39,11 @@ def _rigorous_sum_bounds(terms: np.ndarray, term_err: np.ndarray | float) -> tup
     return lo, hi
 
 def _frac_down(q: Fraction) -> float:
-    """The largest float64 not above the rational q (finite q assumed)."""
-    f = float(q)
+    """The largest float64 not above the rational q (beyond the float range: -inf or the largest float)."""
+    try:
+        f = float(q)
+    except OverflowError:
+        return float(np.finfo(np.float64).max) if q > 0 else -math.inf
     while Fraction(f) > q:
         f = math.nextafter(f, -math.inf)
     return f

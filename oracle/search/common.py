@@ -20,7 +20,9 @@ def _check_shapes(W_up: Any, W_down: Any, M: Any) -> tuple[np.ndarray, np.ndarra
     """Validate the three arrays and return them as float64."""
     U = _as_f64(W_up, "W_up")
     W = _as_f64(W_down, "W_down")
-    Mm = _as_f64(M, "M")
+    # M = None means the identity; it is formed here, so callers that can decide without
+    # it (the rank condition when d exceeds the number of units) check before calling
+    Mm = np.eye(U.shape[1]) if M is None else _as_f64(M, "M")
     m, d = U.shape
     if W.shape != (d, m):
         raise ValueError(f"W_down must have shape {(d, m)}, got {W.shape}")

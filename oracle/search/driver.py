@@ -26,7 +26,16 @@ class SearchResult:
 def find_index_set(
     W_up: Any, W_down: Any, M: Any, max_exhaustive: int = 36, max_iter: int = 300
 ) -> SearchResult:
-    """Decide whether an index set S with W_down[:,S] W_up[S,:] = -M exists, with a re-checkable certificate."""
+    """Decide whether an index set S with W_down[:,S] W_up[S,:] = -M exists, with a re-checkable certificate.
+
+    M = None stands for the identity, which is then formed only if the rank condition
+    (fewer nonzero units than d) does not already settle the question.
+    """
+    if M is None:
+        nc = necessary_conditions(W_up, W_down, None)
+        if not nc["possible"]:
+            return SearchResult("none", None, "necessary condition: " + ",".join(nc["violated"]),
+                                {"kind": "necessary_conditions", **_jsonable(nc)}, True)
     U, W, Mm = _check_shapes(W_up, W_down, M)
     m, d = U.shape
     nc = necessary_conditions(U, W, Mm)

@@ -33,6 +33,57 @@ def _exact_small(m: int, d: int) -> bool:
     """Whether exact Python-int arithmetic over all m d^2 terms is affordable."""
     return m * d * d <= 400_000
 
+def _top_exponent(x: np.ndarray) -> tuple[int, int] | None:
+    """(e_min, e_max) with 2^(e-1) <= |v| < 2^e over the nonzero entries, or None if all are zero."""
+    nz = np.abs(x[x != 0])
+    if nz.size == 0:
+        return None
+    return int(np.frexp(nz.min())[1]), int(np.frexp(nz.max())[1])
+
+
+def _balance(U: np.ndarray, W: np.ndarray, Mm: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Exact power-of-two rescaling (2^b U, 2^a W, 2^t M), t = a + b, that keeps float64 products in range.
+
+    Then A'(s) = W' diag(s) U' + M' = 2^t A(s) for every s, so a linear certificate
+    for the rescaled weights is one for the given weights.  Weights near 1e200
+    would overflow every product; a scaling is used only when all three matrices
+    stay exactly representable, otherwise the weights are returned unchanged (the
+    float check then finds its bounds infinite and certifies nothing).
+    """
+    ew, eu, em = _top_exponent(W), _top_exponent(U), _top_exponent(Mm)
+    if ew is None or eu is None:
+        return U, W, Mm, 0
+    P = ew[1] + eu[1]  # products w_i u_i^T are below 2^P
+    t_lo, t_hi = -1e9, 400 - P
+    if em is not None:
+        t_lo = -1000 - em[0]  # the smallest entry of M stays a normal number
+        t_hi = min(t_hi, 400 - em[1])
+    if t_lo <= 0 <= t_hi and -300 <= P <= 300:
+        return U, W, Mm, 0  # ordinary magnitudes: nothing to do
+    if t_lo > t_hi:
+        return U, W, Mm, 0  # no common range: leave it to the exact check or to 'not certified'
+    t = int(min(max(-P, t_lo), t_hi))
+    k = t + P  # split so that both factors shrink or grow alike
+    a, b = -ew[1] + k // 2, -eu[1] + (k - k // 2)
+    with np.errstate(all="ignore"):
+        W2, U2, M2 = np.ldexp(W, a), np.ldexp(U, b), np.ldexp(Mm, t)
+        exact = all(np.all(np.isfinite(x2)) and np.array_equal(np.ldexp(x2, -e), x)
+                    for x2, x, e in ((W2, W, a), (U2, U, b), (M2, Mm, t)))
+    return (U2, W2, M2, t) if exact else (U, W, Mm, 0)
+
+
+def _unscale_down(x: float, t: int) -> float:
+    """A float64 lower bound for x * 2^-t (x >= 0), safe under overflow and underflow."""
+    with np.errstate(all="ignore"):
+        r = float(np.ldexp(x, -t))
+    if not math.isfinite(r):
+        return float(np.finfo(np.float64).max)
+    if r != 0.0 and abs(r) < 2.0 ** -1022:  # subnormal: ldexp may have rounded up
+        r = math.nextafter(r, -math.inf)
+    return max(r, 0.0) if x >= 0 else r
+
+
 def check_linear_certificate(
     W_up: Any, W_down: Any, M: Any, Y: Any, method: str = "auto"
 ) -> dict[str, Any]:
@@ -47,7 +98,11 @@ def check_linear_certificate(
     if Yv.shape != (d, d):
         raise ValueError(f"Y must have shape {(d, d)}")
     exact = _exact_small(m, d) if method == "auto" else method == "exact"
-    a, c, how = _linear_functional_terms(U, W, Mm, Yv, exact)
+    t = 0
+    if not exact:
+        U, W, Mm, t = _balance(U, W, Mm)
+    with np.errstate(all="ignore"):  # overflow shows up as infinite bounds, which certify nothing
+        a, c, how = _linear_functional_terms(U, W, Mm, Yv, exact)
     if how == "exact":
         L = c + sum((min(Fraction(0), x) for x in a), Fraction(0))
         lower = _frac_down(L)
@@ -65,9 +120,14 @@ def check_linear_certificate(
     dist = 0.0
     if certified:
         nY = _norm_up(Yv.ravel())
-        dist = math.nextafter(lower / nY, -math.inf) if nY > 0 else 0.0
-    return {"certified": bool(certified), "lower_bound": lower, "distance_lower_bound": dist,
-            "method": how}
+        dist = math.nextafter(lower / nY, -math.inf) if 0 < nY < math.inf else 0.0
+    out = {"certified": bool(certified), "lower_bound": lower, "distance_lower_bound": dist,
+           "method": how}
+    if t:
+        # the terms were computed for 2^t A(s); bounds for A(s) follow by an exact power of two
+        out.update(lower_bound=_unscale_down(lower, t) if certified else lower,
+                   distance_lower_bound=_unscale_down(dist, t), scaled_by_power_of_two=t)
+    return out
 
 def _linear_functional_terms(
     U: np.ndarray, W: np.ndarray, Mm: np.ndarray, Y: np.ndarray, exact: bool
@@ -160,22 +220,61 @@ def _symv(Q: np.ndarray, x: np.ndarray) -> np.ndarray:
         return _blas.dsymv(1.0, Q.T, x, lower=1)
     return np.triu(Q) @ x + np.triu(Q, 1).T @ x  # pragma: no cover - slow fallback
 
-def _lambda_max_upper(Q: np.ndarray, m: int, iters: int = 30) -> float:
+class _Gram:
+    """The PSD matrix Q = (W^T W) o (U U^T) of the relaxation, stored or applied implicitly.
+
+    Q z = (w_i^T (W diag(z) U) u_i)_i, so Q can be applied in O(m d^2) time and O(m d)
+    memory without ever forming it.  The m x m matrix is formed only when it is the
+    cheaper choice (m <= 2 d^2) *and* it takes no more than a small multiple of the
+    weights' own memory (or 256 MiB): a block with d << m never asks for m^2 memory.
+    """
+
+    def __init__(self, U: np.ndarray, W: np.ndarray, dtype: Any) -> None:
+        m, d = U.shape
+        self.U, self.W, self.m = U, W, m
+        item = np.dtype(dtype).itemsize
+        allowance = max(4 * (U.nbytes + W.nbytes), 256 * 2 ** 20)
+        self.explicit = m <= 2 * d * d and m * m * item <= allowance
+        self.Q: np.ndarray | None = None
+        self.dtype = np.dtype(dtype) if self.explicit else np.dtype(np.float64)
+        if self.explicit:
+            self.Q = _symmetric_products(U, W, dtype=dtype)
+        else:
+            self.Wt = np.ascontiguousarray(W.T)  # m x d
+
+    def __call__(self, z: np.ndarray) -> np.ndarray:
+        """Q z."""
+        if self.Q is not None:
+            return _symv(self.Q, z)
+        nz = np.flatnonzero(z)
+        if nz.size == 0:
+            return np.zeros(self.m)
+        A = self.W[:, nz] @ (z[nz, None] * self.U[nz, :])  # d x d
+        return np.einsum("ik,ik->i", self.Wt @ A, self.U)
+
+    def trace(self) -> float:
+        """The trace sum_i |w_i|^2 |u_i|^2 (an upper bound of the largest eigenvalue)."""
+        if self.Q is not None:
+            return float(np.diag(self.Q).sum())
+        return float(np.einsum("ij,ij->i", self.U, self.U) @ np.einsum("ji,ji->i", self.W, self.W))
+
+
+def _lambda_max_upper(Q: _Gram, m: int, iters: int = 30) -> float:
     """A safe step-size constant: at least the largest eigenvalue of the PSD matrix Q (with margin)."""
     # Power iteration gives a lower estimate; the Gershgorin-free bound trace(Q) is an
     # upper bound but can be very loose, so take the power estimate times 1.5 capped by it.
-    diag = np.diag(Q)
-    tr = float(diag.sum())
+    tr = Q.trace()
     v = np.random.default_rng(0).standard_normal(m)
     lam = 0.0
     for _ in range(iters):
-        w = _symv(Q, v)
+        w = Q(v)
         nrm = float(np.linalg.norm(w))
-        if nrm == 0.0:
+        if nrm == 0.0 or not math.isfinite(nrm):
             return max(tr, 1e-300)
         lam = nrm / float(np.linalg.norm(v))
         v = w / nrm
     return max(min(1.5 * lam, tr), 1e-300)
+
 
 def relaxation_certificate(
     W_up: Any, W_down: Any, M: Any, max_iter: int = 300, tol: float = 1e-9,
@@ -200,8 +299,19 @@ def relaxation_certificate(
     t0 = time.perf_counter()
     U, W, Mm = _check_shapes(W_up, W_down, M)
     m, d = U.shape
-    if np.array_equal(Mm, np.eye(d)):
-        c = np.einsum("ki,ik->i", W, U)  # c_i = w_i . u_i
+    with np.errstate(all="ignore"):  # overflow is detected below (non-finite Y), never warned
+        out = _relax(U, W, Mm, max_iter, tol, check_method, fw_iter, refine, q_dtype)
+    out["time_total"] = time.perf_counter() - t0
+    return out
+
+
+def _relax(U0: np.ndarray, W0: np.ndarray, M0: np.ndarray, max_iter: int, tol: float,
+           check_method: str, fw_iter: int, refine: bool, q_dtype: str) -> dict[str, Any]:
+    """The body of :func:`relaxation_certificate` (on exactly rescaled weights)."""
+    U, W, Mm, tscale = _balance(U0, W0, M0)
+    m, d = U.shape
+    if np.count_nonzero(Mm - np.diag(np.diagonal(Mm))) == 0:
+        c = np.einsum("ki,ik,k->i", W, U, np.diagonal(Mm))  # diagonal M: c_i = sum_k w_ki M_kk u_ik
     else:
         c = np.einsum("ik,ik->i", W.T @ Mm, U)  # c_i = w_i^T M u_i
     nM2 = float(np.sum(Mm * Mm))
@@ -211,7 +321,7 @@ def relaxation_certificate(
     Qz = np.zeros(m)
     f = nM2
     best_vertex: tuple[float, np.ndarray] | None = None
-    Q: np.ndarray | None = None
+    Q: _Gram | None = None
     it = 0
     gap = math.inf
     status = "max_iter"
@@ -247,10 +357,10 @@ def relaxation_certificate(
             break
         if Q is None:
             ts = time.perf_counter()
-            Q = _symmetric_products(U, W, dtype=qdt)
+            Q = _Gram(U, W, qdt)
             t_setup = time.perf_counter() - ts
         if it < fw_iter:
-            Qs = _symv(Q, s)
+            Qs = Q(s)
             hit = consider_vertex(s, Qs)
             Qd = Qs - Qz
             dQd = float(dvec @ Qd)
@@ -267,12 +377,12 @@ def relaxation_certificate(
             y = z + beta * (z - z_prev)
             Qy = Qz + beta * (Qz - Qz_prev)
             z_new = np.clip(y - (Qy + c) / lip, 0.0, 1.0)
-            Qz_new = _symv(Q, z_new)
+            Qz_new = Q(z_new)
             f_new = float(z_new @ Qz_new + 2.0 * c @ z_new + nM2)
             if f_new > f:  # restart the momentum when the objective goes up
                 tk, z_prev, Qz_prev = 1.0, z, Qz
                 z_new = np.clip(z - (Qz + c) / lip, 0.0, 1.0)
-                Qz_new = _symv(Q, z_new)
+                Qz_new = Q(z_new)
             else:
                 tk = t_next
                 z_prev, Qz_prev = z, Qz
@@ -280,13 +390,14 @@ def relaxation_certificate(
             hit = False
             if it % 10 == 0:
                 sr = (z > 0.5).astype(np.float64)
-                hit = consider_vertex(sr, _symv(Q, sr))
+                hit = consider_vertex(sr, Q(sr))
         np.clip(z, 0.0, 1.0, out=z)
         f = float(z @ Qz + 2.0 * c @ z + nM2)
         it += 1
         if hit:
             status = "binary_candidate"
             break
+    explicit = Q is None or Q.explicit
     del Q
     # the certificate matrix Y = A(z); z = 0 gives Y = M without any large product
     if np.any(z):
@@ -295,7 +406,14 @@ def relaxation_certificate(
     else:
         Y = Mm.copy()
     t_cert = time.perf_counter()
-    chk = check_linear_certificate(U, W, Mm, Y, method=check_method)
+    if np.all(np.isfinite(Y)):
+        # checked on the given weights (the check rescales them the same way by itself)
+        chk = check_linear_certificate(U0, W0, M0, Y, method=check_method)
+    else:
+        chk = {"certified": False, "lower_bound": -math.inf, "distance_lower_bound": 0.0,
+               "method": "none: the relaxation overflowed float64 even after rescaling"}
+    if not math.isfinite(f):
+        f = math.inf
     # binary points worth an exact check: the best vertex seen, and z rounded at 1/2
     # when the relaxed objective is small (the minimiser is then close to binary)
     candidates: list[tuple[int, ...]] = []
@@ -312,15 +430,16 @@ def relaxation_certificate(
         "check": chk,
         "Y": Y,
         "z": z,
-        "objective": f,
+        "objective": f if not tscale else float(np.ldexp(f, -2 * tscale)),
         "gap": gap,
         "iterations": it,
         "status": status,
         "candidates": candidates,
         "time_setup_Q": t_setup,
         "q_dtype": np.dtype(qdt).name,
+        "q_form": "m x m matrix" if explicit else "implicit (O(m d) memory)",
+        "scaled_by_power_of_two": tscale,
         "time_check": time.perf_counter() - t_cert,
-        "time_total": time.perf_counter() - t0,
     }
     return out
 

@@ -9,13 +9,25 @@ from typing import Any
 import numpy as np
 
 from .. import linalg
-from .bounds import _ETA, _U, _gamma, _rigorous_sum_bounds, _up
-from .common import _check_shapes
+from .bounds import _ETA, _U, _gamma, _rigorous_sum_bounds, _sqrt_down, _up
+from .common import _as_f64, _check_shapes
 from .modular import _Dyadic, _mod_matmul_zero
 
 
 def necessary_conditions(W_up: Any, W_down: Any, M: Any) -> dict[str, Any]:
-    """Cheap necessary conditions for an index set S with sum_{i in S} w_i u_i^T = -M."""
+    """Cheap necessary conditions for an index set S with sum_{i in S} w_i u_i^T = -M (M = None: identity)."""
+    if M is None:
+        # identity skip: rank I = d, so fewer than d nonzero units settle it without forming I
+        U, W = _as_f64(W_up, "W_up"), _as_f64(W_down, "W_down")
+        if W.shape != U.shape[::-1]:
+            raise ValueError(f"W_down must have shape {U.shape[::-1]}, got {W.shape}")
+        n_act = int(np.sum(np.any(U != 0, axis=1) & np.any(W != 0, axis=0)))
+        d = U.shape[1]
+        if n_act < d:
+            return {"possible": False, "violated": ["rank"], "exact": True,
+                    "checks": {"rank": {"holds": False, "rank_M": d, "nonzero_units": n_act,
+                                        "method": "M = identity: rank d exceeds the number of nonzero units"}}}
+        M = np.eye(d)
     U, W, Mm = _check_shapes(W_up, W_down, M)
     m, d = U.shape
     checks: dict[str, dict[str, Any]] = {}
@@ -87,6 +99,7 @@ def necessary_conditions(W_up: Any, W_down: Any, M: Any) -> dict[str, Any]:
 
     # diagonal entries: Y = E_jj gives M_jj + sum_i s_i w_ji u_ij = 0.  O(m d) in total.
     diag_bad: list[int] = []
+    gap_sq = Fraction(0)  # sum over violated rows of the squared distance of 0 from [lo, hi]
     if exact_md:
         for j in range(d):
             row = Pint[j]
@@ -95,6 +108,7 @@ def necessary_conditions(W_up: Any, W_down: Any, M: Any) -> dict[str, Any]:
             hi = mj + Fraction(int(sum(x for x in row if x > 0)), den)
             if lo > 0 or hi < 0:
                 diag_bad.append(j)
+                gap_sq += min(abs(lo), abs(hi)) ** 2
         dmethod = "exact"
     else:
         # product error <= u |p_hat| / (1 - u) + eta; sums then exact via Fractions
@@ -111,8 +125,11 @@ def necessary_conditions(W_up: Any, W_down: Any, M: Any) -> dict[str, Any]:
                                          np.append(err[j], 0.0))
             if lo > 0 or hi < 0:
                 diag_bad.append(int(j))
+                gap_sq += Fraction(lo if lo > 0 else -hi) ** 2  # the bound that is violated is finite
         dmethod = "float64 products with rounding bounds, exact summation"
+    # |A(s)_jj| >= gap_j for every s, so ||A(s)||_F >= sqrt(sum gap_j^2): a distance bound
     checks["diagonal"] = {"holds": not diag_bad, "violated_rows": diag_bad[:32],
+                          "gap_norm": _sqrt_down(gap_sq) if diag_bad else 0.0,
                           "method": dmethod}
     if diag_bad:
         violated.append("diagonal")
