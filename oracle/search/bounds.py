@@ -38,6 +38,7 @@ def _rigorous_sum_bounds(terms: np.ndarray, term_err: np.ndarray | float) -> tup
     hi = math.nextafter(math.nextafter(x + slack, math.inf), math.inf)
     return lo, hi
 
+
 def _frac_down(q: Fraction) -> float:
     """The largest float64 not above the rational q (beyond the float range: -inf or the largest float)."""
     try:
@@ -48,12 +49,14 @@ def _frac_down(q: Fraction) -> float:
         f = math.nextafter(f, -math.inf)
     return f
 
+
 def _frac_up(q: Fraction) -> float:
     """The smallest float64 not below the rational q."""
     f = float(q)
     while Fraction(f) < q:
         f = math.nextafter(f, math.inf)
     return f
+
 
 def _sqrt_down(q: Fraction) -> float:
     """A float64 lower bound for sqrt(q), q >= 0 rational."""
@@ -63,6 +66,7 @@ def _sqrt_down(q: Fraction) -> float:
         r = math.nextafter(r, -math.inf)
     return r
 
+
 def _gamma(n: int) -> float:
     """Upper bound on gamma_n = n u / (1 - n u), rounded up (Higham's dot-product constant)."""
     nu = n * _U
@@ -70,13 +74,16 @@ def _gamma(n: int) -> float:
         raise ValueError("dimension too large for the float64 error bound")
     return math.nextafter(nu / (1.0 - nu) * (1.0 + 4 * _U), math.inf)
 
+
 def _up(x: np.ndarray | float) -> np.ndarray:
     """Move every entry one ulp towards +inf (covers the rounding of the last operation)."""
     return np.nextafter(np.asarray(x, dtype=np.float64), np.inf)
 
+
 def _up1(x: float) -> float:
     """Scalar version of :func:`_up`."""
     return math.nextafter(float(x), math.inf)
+
 
 def _norm_up(v: np.ndarray) -> float:
     """An upper bound for the Euclidean norm of a float64 vector."""
@@ -85,6 +92,7 @@ def _norm_up(v: np.ndarray) -> float:
     s = math.fsum((v * v).tolist()) if n <= 1_000_000 else float(np.dot(v, v))
     s_up = (s + (n + 1) * _ETA) / (1.0 - _gamma(n + 2))
     return _up1(_up1(math.sqrt(_up1(s_up))) * (1.0 + 4 * _U))
+
 
 def _col_norms_up(A: np.ndarray) -> np.ndarray:
     """Upper bounds for the Euclidean norms of the columns of A."""

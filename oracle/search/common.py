@@ -16,6 +16,7 @@ def _as_f64(a: Any, name: str, ndim: int = 2) -> np.ndarray:
         raise ValueError(f"{name} contains NaN or Inf")
     return arr
 
+
 def _check_shapes(W_up: Any, W_down: Any, M: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Validate the three arrays and return them as float64."""
     U = _as_f64(W_up, "W_up")
@@ -30,6 +31,7 @@ def _check_shapes(W_up: Any, W_down: Any, M: Any) -> tuple[np.ndarray, np.ndarra
         raise ValueError(f"M must have shape {(d, d)}, got {Mm.shape}")
     return U, W, Mm
 
+
 def _normalize_S(S: Iterable[int] | np.ndarray, m: int) -> np.ndarray:
     """Turn an index collection or a 0/1 vector of length m into sorted unique indices."""
     arr = np.asarray(list(S) if not isinstance(S, np.ndarray) else S)
@@ -41,6 +43,7 @@ def _normalize_S(S: Iterable[int] | np.ndarray, m: int) -> np.ndarray:
     if idx.size and (idx[0] < 0 or idx[-1] >= m):
         raise ValueError(f"indices of S must lie in 0..{m - 1}")
     return idx
+
 
 def _jsonable(obj: Any) -> Any:
     """Convert numpy scalars and tuples inside a nested structure to JSON types."""

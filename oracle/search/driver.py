@@ -23,6 +23,7 @@ class SearchResult:
     certificate: dict[str, Any] = field(default_factory=dict)
     exact: bool = False
 
+
 def find_index_set(
     W_up: Any, W_down: Any, M: Any, max_exhaustive: int = 36, max_iter: int = 300
 ) -> SearchResult:

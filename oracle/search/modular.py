@@ -29,6 +29,7 @@ def to_fraction_matrix(a: Any) -> np.ndarray:
         flat_out[k] = Fraction(float(flat_in[k]))
     return out
 
+
 class _Dyadic:
     """Exact view of a float64 array as ``mant * 2^exp`` with odd int64 mantissas.
 
@@ -87,6 +88,7 @@ class _Dyadic:
             fo[k] = v << e if e >= 0 else Fraction(v, 1 << -e)
         return out
 
+
 def _is_prime(n: int) -> bool:
     """Deterministic primality test for n < 2^64 (Miller-Rabin with fixed bases)."""
     if n < 2:
@@ -110,6 +112,7 @@ def _is_prime(n: int) -> bool:
             return False
     return True
 
+
 def _primes_below(start: int) -> Iterable[int]:
     """Yield the primes below ``start`` in decreasing order."""
     n = start - 1
@@ -117,6 +120,7 @@ def _primes_below(start: int) -> Iterable[int]:
         if _is_prime(n):
             yield n
         n -= 1
+
 
 def _mod_matmul_zero(
     left: _Dyadic, right: _Dyadic, extra: _Dyadic,
@@ -159,6 +163,7 @@ def _mod_matmul_zero(
             return True
     raise RuntimeError("ran out of primes")  # pragma: no cover
 
+
 def _sub(D: _Dyadic, rows: np.ndarray | None, cols: np.ndarray | None) -> _Dyadic:
     """A sub-matrix of a dyadic view, keeping the representation exact."""
     new = object.__new__(_Dyadic)
@@ -173,11 +178,13 @@ def _sub(D: _Dyadic, rows: np.ndarray | None, cols: np.ndarray | None) -> _Dyadi
     new._uniq = None
     return new
 
+
 def verify_index_set(W_up: Any, W_down: Any, M: Any, S: Iterable[int] | np.ndarray) -> bool:
     """Exactly decide whether ``W_down[:,S] @ W_up[S,:] + M == 0`` (multi-modular, exact)."""
     U, W, Mm = _check_shapes(W_up, W_down, M)
     idx = _normalize_S(S, U.shape[0])
     return _mod_matmul_zero(_Dyadic(W), _Dyadic(U), _Dyadic(Mm), idx, idx)
+
 
 def condition_residual(W_up: Any, W_down: Any, M: Any, S: Iterable[int] | np.ndarray) -> float:
     """Max-abs entry of ``W_down[:,S] @ W_up[S,:] + M`` in float64 (a size of the near miss)."""

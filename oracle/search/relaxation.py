@@ -33,6 +33,7 @@ def _exact_small(m: int, d: int) -> bool:
     """Whether exact Python-int arithmetic over all m d^2 terms is affordable."""
     return m * d * d <= 400_000
 
+
 def _top_exponent(x: np.ndarray) -> tuple[int, int] | None:
     """(e_min, e_max) with 2^(e-1) <= |v| < 2^e over the nonzero entries, or None if all are zero."""
     nz = np.abs(x[x != 0])
@@ -129,6 +130,7 @@ def check_linear_certificate(
                    distance_lower_bound=_unscale_down(dist, t), scaled_by_power_of_two=t)
     return out
 
+
 def _linear_functional_terms(
     U: np.ndarray, W: np.ndarray, Mm: np.ndarray, Y: np.ndarray, exact: bool
 ) -> tuple[Any, Any, str]:
@@ -191,6 +193,7 @@ def _linear_functional_terms(
     c_err = _up1((2.0 * _U * abs_sum_up + sum_err + (n + 1) * _ETA) * (1.0 + 8 * _U))
     return (a_hat, a_err), (c_hat, c_err), "float64-rigorous"
 
+
 def _symmetric_products(U: np.ndarray, W: np.ndarray, block: int = 1024,
                         dtype: Any = np.float64) -> np.ndarray:
     """Q = (W^T W) o (U U^T) with only its upper triangle filled (C order, one m x m buffer).
@@ -211,6 +214,7 @@ def _symmetric_products(U: np.ndarray, W: np.ndarray, block: int = 1024,
         del G
     return Q
 
+
 def _symv(Q: np.ndarray, x: np.ndarray) -> np.ndarray:
     """Q x for the symmetric Q held in its upper triangle (C order)."""
     if _blas is not None:
@@ -219,6 +223,7 @@ def _symv(Q: np.ndarray, x: np.ndarray) -> np.ndarray:
             return _blas.ssymv(1.0, Q.T, x.astype(np.float32), lower=1).astype(np.float64)
         return _blas.dsymv(1.0, Q.T, x, lower=1)
     return np.triu(Q) @ x + np.triu(Q, 1).T @ x  # pragma: no cover - slow fallback
+
 
 class _Gram:
     """The PSD matrix Q = (W^T W) o (U U^T) of the relaxation, stored or applied implicitly.
@@ -456,6 +461,7 @@ def encode_matrix(a: np.ndarray) -> dict[str, Any]:
     return {"shape": list(arr.shape), "dtype": "float64-le",
             "base64": base64.b64encode(raw).decode("ascii"),
             "sha256": hashlib.sha256(raw).hexdigest()}
+
 
 def decode_matrix(obj: dict[str, Any]) -> np.ndarray:
     """Inverse of :func:`encode_matrix`, checking the stored hash."""

@@ -172,12 +172,14 @@ def _fingerprints(
         ts.append((-t) % p)
     return np.stack(fs), ts
 
+
 def _subset_sums(f: np.ndarray, p: int) -> np.ndarray:
     """All 2^k subset sums mod p of the columns of f (2 x k); index bit j <-> element j."""
     out = np.zeros((f.shape[0], 1), dtype=np.int64)
     for j in range(f.shape[1]):
         out = np.concatenate([out, (out + f[:, j:j + 1]) % p], axis=1)
     return out
+
 
 def exhaustive_search(
     W_up: Any, W_down: Any, M: Any, max_m: int = 40, limit: int | None = None, seed: int = 0,
