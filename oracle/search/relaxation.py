@@ -34,12 +34,22 @@ def _exact_small(m: int, d: int) -> bool:
     return m * d * d <= 400_000
 
 
-def _top_exponent(x: np.ndarray) -> tuple[int, int] | None:
-    """(e_min, e_max) with 2^(e-1) <= |v| < 2^e over the nonzero entries, or None if all are zero."""
-    nz = np.abs(x[x != 0])
-    if nz.size == 0:
+def _top_exponent(x: np.ndarray, need_min: bool = True) -> tuple[int, int] | None:
+    """(e_min, e_max) with 2^(e-1) <= |v| < 2^e over the nonzero entries, or None if all are zero.
+
+    Without ``need_min`` only e_max is computed (e_min is then returned as e_max), which
+    needs no temporary copy of a large matrix.
+    """
+    if x.size == 0:
         return None
-    return int(np.frexp(nz.min())[1]), int(np.frexp(nz.max())[1])
+    hi = max(float(x.max()), -float(x.min()))
+    if hi == 0.0:
+        return None
+    e_max = int(np.frexp(hi)[1])
+    if not need_min:
+        return e_max, e_max
+    nz = np.abs(x[x != 0])
+    return int(np.frexp(nz.min())[1]), e_max
 
 
 def _balance(U: np.ndarray, W: np.ndarray, Mm: np.ndarray
@@ -52,7 +62,7 @@ def _balance(U: np.ndarray, W: np.ndarray, Mm: np.ndarray
     stay exactly representable, otherwise the weights are returned unchanged (the
     float check then finds its bounds infinite and certifies nothing).
     """
-    ew, eu, em = _top_exponent(W), _top_exponent(U), _top_exponent(Mm)
+    ew, eu, em = _top_exponent(W, False), _top_exponent(U, False), _top_exponent(Mm)
     if ew is None or eu is None:
         return U, W, Mm, 0
     P = ew[1] + eu[1]  # products w_i u_i^T are below 2^P
