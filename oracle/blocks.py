@@ -18,7 +18,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from . import activations, arith
+from . import activations, arith, linalg
 from .errors import InputError
 
 KINDS = ("residual", "plain")
@@ -36,9 +36,21 @@ def _as_matrix(name: str, a: Any, shape: tuple[int, ...]) -> np.ndarray:
         want = "x".join(map(str, shape))
         got = "x".join(map(str, arr.shape)) or "scalar"
         raise InputError(f"{name} has shape {got}, expected {want}")
-    out = arr.astype(np.float64)
+    with np.errstate(all="ignore"):  # overflow of wide floats is reported below, not warned
+        out = arr.astype(np.float64)
     if np.issubdtype(arr.dtype, np.integer) and not np.array_equal(out.astype(arr.dtype), arr):
         raise InputError(f"{name} has integers too large to be represented exactly as float64")
+    if arr.dtype.kind == "f" and arr.dtype.itemsize > 8:
+        # long double / float128: accepted only when every value is a float64 number,
+        # so the verdict is about the stored values and never about a rounding of them
+        fin = np.isfinite(arr)
+        with np.errstate(all="ignore"):
+            lost = fin & (out.astype(arr.dtype) != arr)
+        if lost.any():
+            idx = tuple(int(i) for i in np.argwhere(lost)[0])
+            raise InputError(f"{name} has dtype {arr.dtype} and its entry at {idx} is not a float64 "
+                             "number; values wider than float64 are refused, never rounded")
+        out[~fin] = arr[~fin].astype(np.float64)
     bad = ~np.isfinite(out)
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
@@ -299,46 +311,17 @@ def exact_matrix(a: np.ndarray) -> list[list[Fraction]]:
 
 def rref(a: Sequence[Sequence[Fraction]], ncols: Optional[int] = None
          ) -> tuple[list[list[Fraction]], list[int]]:
-    """Exact reduced row echelon form: its nonzero rows and their pivot columns."""
-    rows = [list(map(Fraction, r)) for r in a]
-    ncols = ncols if ncols is not None else (len(rows[0]) if rows else 0)
-    pivots: list[int] = []
-    r = 0
-    for c in range(ncols):
-        piv = next((k for k in range(r, len(rows)) if rows[k][c] != 0), None)
-        if piv is None:
-            continue
-        rows[r], rows[piv] = rows[piv], rows[r]
-        p = rows[r][c]
-        rows[r] = [v / p for v in rows[r]]
-        for k in range(len(rows)):
-            if k != r and rows[k][c] != 0:
-                f = rows[k][c]
-                rows[k] = [x - f * y for x, y in zip(rows[k], rows[r])]
-        pivots.append(c)
-        r += 1
-    return rows[:r], pivots
+    """Exact reduced row echelon form: its nonzero rows and their pivot columns (python-flint)."""
+    R, pivots = linalg.rref(a, ncols)
+    return linalg.to_fractions(R), pivots
 
 
 def exact_rank(a: Sequence[Sequence[Fraction]]) -> int:
-    """Rank of a rational matrix by exact Gaussian elimination."""
-    return len(rref(a)[1])
+    """Rank of a rational matrix, exactly (python-flint)."""
+    return linalg.rank(a) if len(a) else 0
 
 
 def exact_inverse(a: Sequence[Sequence[Fraction]]) -> Optional[list[list[Fraction]]]:
-    """Inverse of a square rational matrix, or None when it is singular."""
-    n = len(a)
-    aug = [list(map(Fraction, r)) + [Fraction(int(i == j)) for j in range(n)]
-           for i, r in enumerate(a)]
-    for c in range(n):
-        piv = next((r for r in range(c, n) if aug[r][c] != 0), None)
-        if piv is None:
-            return None
-        aug[c], aug[piv] = aug[piv], aug[c]
-        p = aug[c][c]
-        aug[c] = [x / p for x in aug[c]]
-        for r in range(n):
-            if r != c and aug[r][c] != 0:
-                f = aug[r][c]
-                aug[r] = [x - f * y for x, y in zip(aug[r], aug[c])]
-    return [row[n:] for row in aug]
+    """Inverse of a square rational matrix, or None when it is singular (python-flint)."""
+    inv = linalg.inverse(a)
+    return None if inv is None else linalg.to_fractions(inv)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from typing import Any, Callable, Optional
 
@@ -98,10 +99,22 @@ def main(argv: Optional[list[str]] = None) -> int:
     if fn is None:
         print(f"absorb {args.command}: not built yet", file=sys.stderr)
         return 2
+    import warnings
+
+    import numpy as np
+
     try:
-        return fn(args)
+        # Overflow and invalid-value warnings of numpy would add lines to stderr; every
+        # computation that matters checks finiteness itself and says what it concluded.
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return fn(args)
     except InputError as e:
-        print(f"absorb {args.command}: error: {e}", file=sys.stderr)
+        print(f"absorb {args.command}: error: {_one_line(str(e))}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print(f"absorb {args.command}: error: out of memory; the input needs more memory than this "
+              "machine grants (see ABSORB_MAX_MEMORY in the README's input limits)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"absorb {args.command}: interrupted", file=sys.stderr)
@@ -110,24 +123,43 @@ def main(argv: Optional[list[str]] = None) -> int:
         # The reader (e.g. `| head`) went away; stop quietly like other Unix tools.
         sys.stderr.close()
         return 141
+    except Exception as e:  # the contract: one line and exit 2, never a traceback
+        if os.environ.get("ABSORB_DEBUG"):
+            raise
+        print(f"absorb {args.command}: internal error ({type(e).__name__}: {_one_line(str(e))}); "
+              "please report it with the input file (ABSORB_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 2
+
+
+def _one_line(msg: str) -> str:
+    return " ".join(msg.split())[:500]
+
+
+def _json_safe(o: Any) -> Any:
+    """Replace non-finite floats (not JSON) by null, recursively; numpy values become Python ones."""
+    import math
+
+    import numpy as np
+
+    if isinstance(o, dict):
+        return {str(k): _json_safe(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_json_safe(v) for v in o]
+    if isinstance(o, np.ndarray):
+        return _json_safe(o.tolist())
+    if isinstance(o, (np.bool_,)):
+        return bool(o)
+    if isinstance(o, (np.integer,)):
+        return int(o)
+    if isinstance(o, (float, np.floating)):
+        f = float(o)
+        return f if math.isfinite(f) else None
+    return o
 
 
 def emit_json(doc: Any) -> None:
-    """Print one JSON document on stdout (numpy scalars and arrays converted)."""
-    import numpy as np
-
-    def default(o: Any) -> Any:
-        if isinstance(o, np.ndarray):
-            return o.tolist()
-        if isinstance(o, (np.integer,)):
-            return int(o)
-        if isinstance(o, (np.floating,)):
-            return float(o)
-        if isinstance(o, (np.bool_,)):
-            return bool(o)
-        return str(o)
-
-    print(json.dumps(doc, indent=2, default=default))
+    """Print one strict JSON document on stdout (numpy values converted; NaN and +-Infinity become null)."""
+    print(json.dumps(_json_safe(doc), indent=2, default=str, allow_nan=False))
 
 
 if __name__ == "__main__":

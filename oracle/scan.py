@@ -70,11 +70,13 @@ def find_blocks(ck: Checkpoint) -> list[dict[str, Any]]:
                 t = {"gate": name, "up": f"{p}mlp.up_proj.weight", "down": f"{p}mlp.down_proj.weight"}
                 bias = {"b_gate": f"{p}mlp.gate_proj.bias", "b_up": f"{p}mlp.up_proj.bias",
                         "b_down": f"{p}mlp.down_proj.bias"}
+            spec = {"family": family, "prefix": p.rstrip("."), "tensors": t,
+                    "biases": {k: v for k, v in bias.items() if v in ck}}
             missing = [v for v in t.values() if v not in ck]
             if missing:
-                raise InputError(f"{family}-style block {p or '<root>'}: tensor {missing[0]!r} is missing")
-            found.append({"family": family, "prefix": p.rstrip("."), "tensors": t,
-                          "biases": {k: v for k, v in bias.items() if v in ck}})
+                # reported for this block only; the scan goes on with the others
+                spec["error"] = f"tensor {missing[0]!r} is missing"
+            found.append(spec)
     return sorted(found, key=lambda b: _natural(b["prefix"]))
 
 
@@ -85,6 +87,13 @@ def _natural(s: str) -> list[Any]:
 def _load_block(ck: Checkpoint, spec: dict[str, Any], activation: str) -> Block:
     t = spec["tensors"]
     fam = spec["family"]
+    names = list(t.values()) + list(spec["biases"].values())
+    for n in names:
+        if len(ck.shape(n)) not in (1, 2):
+            raise InputError(f"tensor {n!r} has shape {ck.shape(n)}; a projection is a matrix")
+    # refuse before loading what would not fit the memory limit (ABSORB_MAX_MEMORY)
+    from .io import check_budget
+    check_budget(ck.path, ck.float64_bytes(names), None)
     up, down = ck.tensor(t["up"]), ck.tensor(t["down"])
     if fam == "gpt2":  # Conv1D: x @ W, so the Linear-style matrices are the transposes
         up, down = up.T, down.T
@@ -93,10 +102,7 @@ def _load_block(ck: Checkpoint, spec: dict[str, Any], activation: str) -> Block:
         kw["W_gate"] = ck.tensor(t["gate"])
     for k, name in spec["biases"].items():
         kw[k] = ck.tensor(name)
-    try:
-        return Block(activation, **kw)
-    except InputError as e:
-        raise InputError(f"block {spec['prefix']}: {e}") from None
+    return Block(activation, **kw)
 
 
 def _distance(block: Block) -> dict[str, Any]:
@@ -124,16 +130,17 @@ def scan(path: str, progress: Callable[[str], None] = lambda s: None,
         entry: dict[str, Any] = {"block": spec["prefix"], "family": spec["family"],
                                  "tensors": spec["tensors"], "activation": act,
                                  "activation_source": act_src}
-        block = _load_block(ck, spec, act)
-        entry.update({"d": block.d, "m": block.m,
-                      "dtype": ck.dtype(spec["tensors"]["up"]),
-                      "biases_present": sorted(spec["biases"]),
-                      "biases_nonzero": [n for n in ("b_up", "b_gate", "b_down")
-                                         if getattr(block, n) is not None and np.any(getattr(block, n) != 0)]})
-        entry.update(_judge(block, entry))
-        if distances and not block.gated and block.act.odd_part_identity:
-            entry["bias_free_distance"] = _distance(
-                Block(block.activation, W_up=block.W_up, W_down=block.W_down))
+        try:
+            if spec.get("error"):
+                raise InputError(spec["error"])
+            _scan_one(ck, spec, act, entry, distances)
+        except InputError as e:
+            # one bad block is reported and the scan goes on; the command exits 2 at the end
+            entry.update({"verdict": "error", "claim": None, "exact": False, "error": str(e),
+                          "reason": str(e)})
+            entry.setdefault("d", None)
+            entry.setdefault("m", None)
+            entry.setdefault("biases_nonzero", [])
         out_blocks.append(entry)
     counts: dict[str, int] = {}
     for e in out_blocks:
@@ -143,6 +150,21 @@ def scan(path: str, progress: Callable[[str], None] = lambda s: None,
             "note": "each block is taken as x -> x + MLP(x) with M = I; layer norms, attention "
                     "and the order of normalisation (pre-/post-LN) are outside the analysis",
             "seconds": round(time.perf_counter() - t0, 2)}
+
+
+def _scan_one(ck: Checkpoint, spec: dict[str, Any], act: str, entry: dict[str, Any],
+              distances: bool) -> None:
+    """Load, decide and measure one block, filling its report entry."""
+    block = _load_block(ck, spec, act)
+    entry.update({"d": block.d, "m": block.m,
+                  "dtype": ck.dtype(spec["tensors"]["up"]),
+                  "biases_present": sorted(spec["biases"]),
+                  "biases_nonzero": [n for n in ("b_up", "b_gate", "b_down")
+                                     if getattr(block, n) is not None and np.any(getattr(block, n) != 0)]})
+    entry.update(_judge(block, entry))
+    if distances and not block.gated and block.act.odd_part_identity:
+        entry["bias_free_distance"] = _distance(
+            Block(block.activation, W_up=block.W_up, W_down=block.W_down))
 
 
 def _judge(block: Block, entry: dict[str, Any]) -> dict[str, Any]:
@@ -198,9 +220,10 @@ def run(args: argparse.Namespace) -> int:
 
     doc = scan(args.checkpoint, progress=progress)
     progress(f"done in {time.perf_counter() - t0:.1f}s")
+    bad = [e for e in doc["blocks"] if e["verdict"] == "error"]
     if args.json:
         emit_json(doc)
-        return 0
+        return _scan_status(bad)
     print(f"checkpoint: {doc['checkpoint']} ({doc['tensors']} tensors, {doc['summary']['mlp_blocks']} MLP blocks)")
     if not doc["blocks"]:
         print("no BERT-, GPT-2- or Llama-style MLP blocks found")
@@ -209,7 +232,8 @@ def run(args: argparse.Namespace) -> int:
           f"{'verdict':<15} note")
     for e in doc["blocks"]:
         b = ",".join(e["biases_nonzero"]) or "none"
-        print(f"{e['block'][:22]:<22} {e['family']:<6} {e['d']:>5} {e['m']:>6} {e['activation']:<10} "
+        dd, mm = ("-" if e["d"] is None else e["d"]), ("-" if e["m"] is None else e["m"])
+        print(f"{e['block'][:22]:<22} {e['family']:<6} {dd:>5} {mm:>6} {e['activation']:<10} "
               f"{b:<14} {e['verdict']:<15} {_short(e)}")
         dist = e.get("bias_free_distance")
         if dist:
@@ -219,4 +243,14 @@ def run(args: argparse.Namespace) -> int:
                   f"{dist['norm_of_I']:.4g})" + (f", certified min_S ||W_S U_S + I||_F >= {lb:.4g}"
                                                   if lb else ""))
     print(f"summary: {doc['summary']['verdicts']}; {doc['note']}")
-    return 0
+    return _scan_status(bad)
+
+
+def _scan_status(bad: list[dict[str, Any]]) -> int:
+    """Exit status of a scan: 2 (with one line on stderr) when any block could not be read."""
+    if not bad:
+        return 0
+    first = bad[0]
+    print(f"absorb scan: error: {len(bad)} block(s) could not be analysed; first: "
+          f"{first['block'] or '<root>'}: {first['error']}", file=sys.stderr)
+    return 2

@@ -247,21 +247,21 @@ def test_rank_condition_violated():
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 10 ** 6), n=st.integers(1, 30), k=st.integers(1, 30),
-       block=st.integers(1, 9))
-def test_rank_mod_p_is_a_lower_bound_and_exact_on_small_integers(seed, n, k, block):
-    from oracle.search import _exact_rank, _rank_mod_p_lower
+@given(seed=st.integers(0, 10 ** 6), n=st.integers(1, 30), k=st.integers(1, 30))
+def test_rank_mod_p_is_a_lower_bound_and_exact_on_small_integers(seed, n, k):
+    from oracle import linalg
 
     rng = np.random.default_rng(seed)
     r = int(rng.integers(0, min(n, k) + 1))
     A = (rng.integers(-3, 4, (n, r)) @ rng.integers(-3, 4, (r, k))).astype(float) / 4.0
-    exact = _exact_rank(A)
+    exact = linalg.rank(A)
     assert exact <= r
     # entries far below the prime: the rank modulo p equals the rational rank here
-    assert _rank_mod_p_lower(A, block=block) == exact
+    for p in linalg.PRIMES:
+        assert linalg.rank_mod_p(A, p) == exact
     # a multiple of the prime makes the mod-p rank drop, never rise
-    B = np.array([[8388593.0, 0.0], [0.0, 1.0]])
-    assert _rank_mod_p_lower(B) == 1 and _exact_rank(B) == 2
+    B = np.array([[float(linalg.PRIMES[0]), 0.0], [0.0, 1.0]])
+    assert linalg.rank_mod_p(B) == 1 and linalg.rank(B) == 2
 
 
 def test_necessary_conditions_hold_on_planted():

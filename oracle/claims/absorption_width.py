@@ -23,6 +23,7 @@ from typing import Any, Optional, Sequence
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from .. import linalg
 from ..blocks import Block, exact_inverse, exact_rank, nondegeneracy, rref
 from ..strategies import nondegenerate_blocks
 from .base import Certificate, oracle_check
@@ -37,39 +38,22 @@ MAX_LOWER_M = 5  # the (S, T) enumeration has 3^m terms
 # ---------------------------------------------------------------- exact linear algebra
 
 def det(a: list[list[Fraction]]) -> Fraction:
-    """Exact determinant by Gaussian elimination."""
-    a = [list(r) for r in a]
-    n, out = len(a), Fraction(1)
-    for c in range(n):
-        piv = next((r for r in range(c, n) if a[r][c] != 0), None)
-        if piv is None:
-            return Fraction(0)
-        if piv != c:
-            a[c], a[piv] = a[piv], a[c]
-            out = -out
-        out *= a[c][c]
-        for r in range(c + 1, n):
-            f = a[r][c] / a[c][c]
-            if f:
-                a[r] = [x - f * y for x, y in zip(a[r], a[c])]
-    return out
+    """Exact determinant (python-flint)."""
+    return linalg.fraction(linalg.det(a)) if a else Fraction(1)
 
 
 def _rank_cols(a: list[list[Fraction]], cols: list[list[Fraction]]) -> int:
     """rank(a K) where K has the given column vectors."""
     if not cols:
         return 0
-    K = transpose(cols)
-    return exact_rank(matmul(a, K))
+    return linalg.rank(linalg.matmul(a, linalg.to_fmpq_mat(cols).transpose()))
 
 
 def _independent_rows(rows: list[list[Fraction]]) -> list[int]:
-    """Indices of a maximal independent subset of the rows (greedy, exact)."""
-    chosen: list[int] = []
-    for i in range(len(rows)):
-        if exact_rank([rows[j] for j in chosen + [i]]) == len(chosen) + 1:
-            chosen.append(i)
-    return chosen
+    """Indices of a maximal independent subset of the rows: the pivot columns of the transpose."""
+    if not rows:
+        return []
+    return linalg.rref(linalg.to_fmpq_mat(rows).transpose())[1]
 
 
 def is_dyadic(v: Fraction) -> bool:

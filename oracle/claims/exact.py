@@ -14,9 +14,9 @@ from typing import Any, Optional, Sequence
 import numpy as np
 from flint import arb
 
-from .. import activations, arith
+from .. import activations, arith, linalg
 from ..arith import to_arb
-from ..blocks import Block, Stack, exact_matrix, rref
+from ..blocks import Block, Stack, exact_matrix
 from .base import q_str
 
 BALL_PREC = 128
@@ -180,17 +180,9 @@ def line_key(row: Sequence[Fraction]) -> Optional[tuple[int, ...]]:
 
 
 def nullspace(a: QMat, d: int) -> QMat:
-    """A basis (list of vectors) of {x in Q^d : a x = 0}, by exact reduced row echelon form."""
-    rows, pivots = rref(a, d)
-    free = [c for c in range(d) if c not in pivots]
-    basis = []
-    for fc in free:
-        v = [Fraction(0)] * d
-        v[fc] = Fraction(1)
-        for k, pc in enumerate(pivots):
-            v[pc] = -rows[k][fc]
-        basis.append(v)
-    return basis
+    """A basis (list of vectors) of {x in Q^d : a x = 0}: the canonical one from the exact rref."""
+    X = linalg.nullspace(a, d)
+    return [[linalg.fraction(X[i, j]) for i in range(X.nrows())] for j in range(X.ncols())]
 
 
 def dot(u: Sequence[Fraction], v: Sequence[Fraction]) -> Fraction:
