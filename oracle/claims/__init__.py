@@ -8,6 +8,8 @@
     non_generic      -- non-generic (Cor. 11)
     absorption_width -- absorption-width
     glu_flip         -- glu-flip
+    relu_limit       -- relu-limit (biases; relu, gelu, gelu_tanh, silu via the relu limit)
+    relu_complete    -- relu-complete (exact minimal width of every relu block)
     boundary         -- the boundary counterexamples (each hypothesis is needed)
 
 Shared machinery: base.py (certificates, registration, the runner) and exact.py
@@ -15,4 +17,5 @@ Shared machinery: base.py (certificates, registration, the runner) and exact.py
 """
 
 CLAIM_MODULES = ["skip_reduction", "homogeneous", "gated", "depth", "relu_gelu",
-                 "non_generic", "absorption_width", "glu_flip", "boundary"]
+                 "non_generic", "absorption_width", "glu_flip", "relu_limit", "relu_complete",
+                 "boundary"]

@@ -368,3 +368,8 @@ def recheck_counterexample(cert: dict[str, Any]) -> bool:
         return False
     except (KeyError, TypeError, ValueError, ZeroDivisionError, IndexError):
         return False
+
+
+# The counterexamples of relu-limit and relu-complete live next to their checks; importing the
+# modules registers them with base.COUNTEREXAMPLES, which is what the audit reads.
+from . import relu_complete, relu_limit  # noqa: E402,F401
