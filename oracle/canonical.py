@@ -444,6 +444,11 @@ class Comparison:
     family: str  # "relu" | "odd"
     reason: str
     detail: dict[str, Any] = field(default_factory=dict)
+    # for witnesses (not serialised): class -> mask of the output coordinates whose coefficient
+    # differs, the grouping of the stacked units (R first, then P) and their rows [u | c]
+    masks: dict[int, np.ndarray] = field(default_factory=dict, repr=False)
+    grouping: Optional[Grouping] = field(default=None, repr=False)
+    rows: Optional[np.ndarray] = field(default=None, repr=False)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -492,6 +497,7 @@ def compare_blocks(R: Block, P: Block, progress: Progress = _quiet) -> Compariso
         np.where(rep_of >= 0, lead_val[np.maximum(rep_of, 0)], 1.0)), 0.0)
     # ---- even coefficients, class by class
     differing: list[tuple[int, int]] = []  # (class, output coordinate)
+    masks: dict[int, np.ndarray] = {}
     flipped_classes: list[int] = []
     pair_cls, pair_r, pair_p = [], [], []
     general: list[int] = []
@@ -507,6 +513,7 @@ def compare_blocks(R: Block, P: Block, progress: Progress = _quiet) -> Compariso
             nzk = np.flatnonzero(W[:, i] != 0)
             if nzk.size:  # a lone unit with w != 0 has a nonzero coefficient on its own class
                 differing.append((k, int(nzk[0])))
+                masks[k] = W[:, i] != 0
         else:
             general.append(k)
     if pair_cls:
@@ -521,43 +528,49 @@ def compare_blocks(R: Block, P: Block, progress: Progress = _quiet) -> Compariso
         if b_.size:
             eq[:, b_] = products_equal(coef[pr[b_]][None, :], W[:, pr[b_]], coef[pp[b_]][None, :], W[:, pp[b_]])
         bad_cols = np.flatnonzero(~eq.all(axis=0))
-        for c in bad_cols[:1]:
+        for c in bad_cols:
             differing.append((pair_cls[int(c)], int(np.flatnonzero(~eq[:, c])[0])))
+            masks[pair_cls[int(c)]] = ~eq[:, c]
         if not differing:
             # equal coefficients: the affine shares differ where the orientations differ
             # (and the coefficient is nonzero)
             opp = (orient[pr] != orient[pp]) & np.any(W[:, pr] != 0, axis=0)
             flipped_classes.extend(int(pair_cls[int(c)]) for c in np.flatnonzero(opp))
-    if not differing:
-        for k in general:
-            mem = g.members[k]
-            f = int(g.lead[g.reps[k]])
-            # exact sums with Fractions (classes with several units on one side are rare)
-            co = [[sum(((1 if side[i] == 0 else -1) * fq(coef[i]) * fq(W[a, i]) for i in mem), Fraction(0))
-                   for a in range(d)]]
-            nzc = [a for a, v in enumerate(co[0]) if v != 0]
-            if nzc:
-                differing.append((k, nzc[0]))
-                break
-            sh = [sum(((1 if side[i] == 0 else -1) * fq(rows[i, f]) * fq(W[a, i]) for i in mem), Fraction(0))
-                  for a in range(d)]
-            if any(v != 0 for v in sh):
-                flipped_classes.append(k)
+    # classes with several units on one side: exact sums with Fractions (rare)
+    for k in general:
+        mem = g.members[k]
+        f = int(g.lead[g.reps[k]])
+        # exact sums with Fractions (classes with several units on one side are rare)
+        co = [[sum(((1 if side[i] == 0 else -1) * fq(coef[i]) * fq(W[a, i]) for i in mem), Fraction(0))
+               for a in range(d)]]
+        nzc = [a for a, v in enumerate(co[0]) if v != 0]
+        if nzc:
+            differing.append((k, nzc[0]))
+            masks[k] = np.array([v != 0 for v in co[0]])
+            continue
+        if differing:
+            continue
+        sh = [sum(((1 if side[i] == 0 else -1) * fq(rows[i, f]) * fq(W[a, i]) for i in mem), Fraction(0))
+              for a in range(d)]
+        if any(v != 0 for v in sh):
+            flipped_classes.append(k)
     detail: dict[str, Any] = {"classes": g.n_classes, "units": [R.m, P.m]}
     if differing:
         k, a = differing[0]
         rep = g.reps[k]
         detail.update({"differing_class": _class_json(rows, rep, fam), "output_coordinate": a,
-                       "seconds": round(time.perf_counter() - t0, 3)})
+                       "differing_classes": len(differing), "seconds": round(time.perf_counter() - t0, 3)})
         what = "alpha (the coefficient of |u_H . x + b_H|)" if fam == "relu" else "gamma (the sum of w_i over the class)"
         return Comparison(False, True, fam,
                           f"the class of unit {rep if rep < R.m else rep - R.m} "
                           f"({'R' if rep < R.m else 'P'}) has a different {what} in output "
-                          f"coordinate {a}: by the independence lemma the functions differ", detail)
+                          f"coordinate {a}: by the independence lemma the functions differ", detail,
+                          masks, g, rows)
     progress(f"coefficients agree on all classes; {len(flipped_classes)} classes carry different "
              "affine shares; exact affine check")
     # ---- affine parts
-    ok, how = _affine_equal(R, P, rows, W, side, g, flipped_classes, orient, fam)
+    pairs = dict(zip(pair_cls, zip(pair_r, pair_p)))
+    ok, how = _affine_equal(R, P, rows, W, side, g, flipped_classes, orient, fam, pairs)
     detail.update({"classes_with_different_affine_share": len(flipped_classes),
                    "affine_check": how, "seconds": round(time.perf_counter() - t0, 3)})
     if ok is None:
@@ -582,7 +595,7 @@ def _class_json(rows: np.ndarray, rep: int, fam: str) -> dict[str, Any]:
 
 def _affine_equal(R: Block, P: Block, rows: np.ndarray, W: np.ndarray, side: np.ndarray,
                   g: Grouping, flipped_classes: list[int], orient: np.ndarray,
-                  fam: str) -> tuple[Optional[bool], str]:
+                  fam: str, pairs: Optional[dict[int, tuple[int, int]]] = None) -> tuple[Optional[bool], str]:
     """Exactly compare the affine parts, given equal class coefficients.
 
     relu: twice the difference of the affine parts is
@@ -592,7 +605,10 @@ def _affine_equal(R: Block, P: Block, rows: np.ndarray, W: np.ndarray, side: np.
       (M_R - M_P) x + (b_R - b_P) + sum over *opposite-oriented* units of +-w_i (u_i . x + c_i)
       + sum_{u=0} w s(c) (R minus P).
     Every term is one "unit" (row, column) of a product W~ U~ with float64 entries, so one call of
-    the exact multi-modular search.verify_index_set decides it.
+    the exact multi-modular search.verify_index_set decides it.  Two shortcuts keep the product
+    small: a relu class made of one unit of R and one oppositely oriented unit of P with equal alpha
+    contributes exactly 2 w_r (u_r . x + c_r) (one term instead of two), and an odd-family pair with
+    the same orientation cancels; skips and b_down enter as the additive matrix when that is exact.
     """
     from . import search
 
@@ -608,14 +624,25 @@ def _affine_equal(R: Block, P: Block, rows: np.ndarray, W: np.ndarray, side: np.
         wcols.append(col)
         mults.append(mult)
 
+    pairs = pairs or {}
     if fam == "relu":
         for k in flipped_classes:
+            if k in pairs:
+                r = pairs[k][0]
+                add(rows[r], W[:, r], 2.0)  # P's unit contributes exactly -w_r (u_r . x + c_r)
+                continue
             for i in g.members[k]:
                 add(rows[i], W[:, i], sgn[i])
     else:
-        # units oriented against their class representative carry w_i (u_i . x + c_i)
+        # units oriented against their class representative carry w_i (u_i . x + c_i); a pair of
+        # one unit of R and one of P with equal w (checked) and equal orientation cancels
+        skip_units: set[int] = set()
+        for r, q in pairs.values():
+            if orient[r] == orient[q]:
+                skip_units.update((r, q))
         for i in np.flatnonzero((orient < 0) & (g.class_of >= 0)).tolist():
-            add(rows[i], W[:, i], sgn[i])
+            if i not in skip_units:
+                add(rows[i], W[:, i], sgn[i])
     e_last = np.zeros(d + 1)
     e_last[d] = 1.0
     zero_units = np.flatnonzero(g.class_of < 0).tolist()
@@ -629,15 +656,31 @@ def _affine_equal(R: Block, P: Block, rows: np.ndarray, W: np.ndarray, side: np.
             const_terms.append((ci, i))
             if ci < 0:  # s(c) = s(|c|) - |c| for c < 0
                 add(-ci * e_last, W[:, i], -sgn[i])
-    for blk, s in ((R, 1.0), (P, -1.0)):
-        S = _skip_or_zero(blk)
-        for k in range(d):
-            if np.any(S[:, k] != 0):
-                row = np.zeros(d + 1)
-                row[k] = 1.0
-                add(row, S[:, k], two * s)
-        if blk.b_down is not None and np.any(blk.b_down != 0):
-            add(e_last, blk.b_down, two * s)
+    extra = np.zeros((d + 1, d + 1))
+    SR, SP = _skip_or_zero(R), _skip_or_zero(P)
+    bR = np.zeros(d) if R.b_down is None else R.b_down
+    bP = np.zeros(d) if P.b_down is None else P.b_down
+    with np.errstate(over="ignore"):
+        for A, B, put in ((SR, SP, lambda v: extra.__setitem__((slice(0, d), slice(0, d)), v)),
+                          (bR, bP, lambda v: extra.__setitem__((slice(0, d), d), v))):
+            if np.array_equal(A, B):
+                continue
+            # exact when one side is zero (doubling is exact unless it overflows)
+            if not np.any(B != 0) and np.all(np.isfinite(two * A)):
+                put(two * A)
+                continue
+            if not np.any(A != 0) and np.all(np.isfinite(two * B)):
+                put(-two * B)
+                continue
+            for blk_vals, s in ((A, 1.0), (B, -1.0)):
+                if blk_vals.ndim == 2:
+                    for k in range(d):
+                        if np.any(blk_vals[:, k] != 0):
+                            row = np.zeros(d + 1)
+                            row[k] = 1.0
+                            add(row, blk_vals[:, k], two * s)
+                elif np.any(blk_vals != 0):
+                    add(e_last, blk_vals, two * s)
     transcendental = False
     if fam == "odd" and const_terms:
         # the constants s(|c|) cancel when their coefficients agree; otherwise only balls can tell
@@ -647,9 +690,14 @@ def _affine_equal(R: Block, P: Block, rows: np.ndarray, W: np.ndarray, side: np.
         for units in groups.values():
             tot = [sum((float(sgn[i]) * fq(W[k, i]) for i in units), Fraction(0)) for k in range(d)]
             transcendental = transcendental or any(v != 0 for v in tot)
-    if not urows:
+    if transcendental:
+        extra[:, d] = 0.0  # the constants are left to the balls
+    if not urows and not np.any(extra != 0):
         ok: bool = True
         how = "no affine difference terms"
+    elif not urows:
+        ok = False
+        how = "the skip matrices or b_down differ and nothing else does (exact)"
     else:
         U = np.vstack(urows)
         with np.errstate(over="ignore"):
@@ -658,10 +706,10 @@ def _affine_equal(R: Block, P: Block, rows: np.ndarray, W: np.ndarray, side: np.
             U = U.copy()
             U[:, d] = 0.0  # compare the linear parts only; the constant is left to the balls
         if not (np.all(np.isfinite(U)) and np.all(np.isfinite(Wt))):
-            ok = _affine_equal_fractions(urows, wcols, mults, d, linear_only=transcendental)
+            ok = _affine_equal_fractions(urows, wcols, mults, d, linear_only=transcendental, extra=extra)
             how = "exact Fractions (doubling overflowed)"
         else:
-            ok = bool(search.verify_index_set(U, Wt, np.zeros((d + 1, d + 1)), range(U.shape[0])))
+            ok = bool(search.verify_index_set(U, Wt, extra, range(U.shape[0])))
             how = f"exact multi-modular product over {U.shape[0]} terms (search.verify_index_set)"
     if transcendental and ok:
         # the difference is a constant sum of rationals and of values s(|c|): compare it with balls
@@ -672,8 +720,12 @@ def _affine_equal(R: Block, P: Block, rows: np.ndarray, W: np.ndarray, side: np.
 
 
 def _affine_equal_fractions(urows: list[np.ndarray], wcols: list[np.ndarray], mults: list[float],
-                            d: int, linear_only: bool = False) -> bool:
+                            d: int, linear_only: bool = False, extra: Optional[np.ndarray] = None) -> bool:
     tot = [[Fraction(0)] * (d + 1) for _ in range(d)]
+    if extra is not None:
+        for a in range(d):
+            for b in range(d if linear_only else d + 1):
+                tot[a][b] += fq(extra[a, b])
     for r, c, mu in zip(urows, wcols, mults):
         for a in range(d):
             if c[a] != 0:
