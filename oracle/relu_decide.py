@@ -221,6 +221,10 @@ def decide_relu(block: Block, width: Optional[int] = None, progress: Progress = 
     return _decide_relu_large(block, w, info, progress, max_exhaustive, t0)
 
 
+def _hyper(h: int) -> str:
+    return f"{h} active kink hyperplane" + ("" if h == 1 else "s")
+
+
 def _finish_small(block: Block, form: Any, wr: WidthResult, w: int, info: dict[str, Any],
                   t0: float) -> dict[str, Any]:
     d = block.d
@@ -245,13 +249,13 @@ def _finish_small(block: Block, form: Any, wr: WidthResult, w: int, info: dict[s
             cert["emitted_block_check"] = cmp.reason
             if not cmp.equal:  # pragma: no cover
                 raise RuntimeError("emitted block differs from the residual block")
-        reason = (f"minimal width m* = {wr.lower} <= {w} (relu-complete: {len(form.active)} active kink "
-                  f"hyperplanes + cost {wr.cost}); the constructed block equals x -> Mx + B(x) exactly")
+        reason = (f"minimal width m* = {wr.lower} <= {w} (relu-complete: {_hyper(len(form.active))} "
+                  f"+ cost {wr.cost}); the constructed block equals x -> Mx + B(x) exactly")
         if not exact_floats:
             reason += "; some weights of the constructed block are not float64 numbers: the emitted file holds them rounded"
         return _verdict("absorbable", RELU_COMPLETE, True, reason, cert, plain)
-    reason = (f"minimal width m* = {wr.lower} > {w} (relu-complete: {len(form.active)} active kink "
-              f"hyperplanes + cost {wr.cost}, exact over all sign vectors and class sets)")
+    reason = (f"minimal width m* = {wr.lower} > {w} (relu-complete: {_hyper(len(form.active))} "
+              f"+ cost {wr.cost}, exact over all sign vectors and class sets)")
     return _verdict("not_absorbable", RELU_COMPLETE, True, reason, cert)
 
 
