@@ -1,27 +1,50 @@
-"""``absorb witness R P``: a certified input where two blocks differ, or the evidence that they agree.
+"""``absorb witness R P``: a certified input where two blocks differ, or the proof that they agree.
 
-R is usually a residual block (x -> Mx + B(x)) and P a candidate residual-free
-block; both are compared as functions, whatever their kinds.  Agreement is
-claimed only when P is exactly the sign-flip construction for R (or has
-identical weights and the same skip), checked in exact arithmetic.  A
-difference is claimed only at a point where exact rational arithmetic (relu,
-relu2, reglu, bilinear) or an arb ball enclosure (everything else) separates
-the two outputs.  The candidate points follow the proofs: x and 2x for
-homogeneous blocks, t x for small t for gates vanishing at 0, points next to
-kink hyperplanes for relu, and random dyadic points.
+R is usually a residual block (x -> Mx + B(x)) and P a candidate residual-free block; both are
+compared as functions, whatever their kinds.
+
+* Two ungated relu blocks, or two ungated blocks of one of gelu / gelu_tanh / silu: equality is
+  decided exactly from canonical forms (oracle/canonical.py).  relu: units grouped by affine kink
+  hyperplane, each hyperplane's even coefficient alpha_H and the affine part compared; by Lemma 1
+  of proofs/informal/relu-complete.md the blocks are equal iff these agree.  gelu family: units
+  grouped by +-(u, c), the summed outputs and the affine part compared (Lemma T of
+  proofs/informal/relu-limit.md).  Permuted units, positive rescalings (relu), sign flips and
+  merged or split units are all recognised, in time O(m d) plus one exact multi-modular product.
+  When the forms differ the answer "differ" is already exact; a certified point is then searched:
+  for relu three points on a coordinate line across the differing hyperplane (one of them is
+  always a witness), otherwise sparse points ranked in float64 and certified one output
+  coordinate at a time (exact rationals for relu, arb balls otherwise), in O(m) each.
+* Other pairs (gated blocks, different activations): agreement is claimed only for bit-for-bit
+  identity or the exact sign-flip construction; a difference only at a point where exact rational
+  arithmetic (relu, relu2, reglu, bilinear) or an arb ball enclosure separates the outputs.  The
+  candidate points follow the proofs: x and 2x for homogeneous blocks, t x for small t for gates
+  vanishing at 0, points next to kink hyperplanes, and random dyadic points.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
+import time
 from fractions import Fraction
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
+from flint import arb
 
 from . import arith, search
+from .arith import to_arb
 from .blocks import Block
+from .canonical import Comparison, compare_blocks, family_of, fq
 from .errors import InputError
+
+Progress = Callable[[str], None]
+_LARGE = 200_000  # m * d above which dense exact points are too slow: sparse points only
+_PROGRESS = 100_000  # m * d (both blocks) from which progress goes to stderr
+
+
+def _quiet(_: str) -> None:
+    return None
 
 
 def _skip_matrix(b: Block) -> np.ndarray:
@@ -134,42 +157,258 @@ def _evaluate(R: Block, P: Block, x: list[Fraction], backend: str) -> Optional[d
     return None
 
 
-def find_witness(R: Block, P: Block, seed: int = 0) -> dict[str, Any]:
-    """The witness document: verdict 'differ' (with a certified point), 'agree' (with evidence) or 'undecided'."""
+# ------------------------------------------------------------------ one output coordinate, sparse
+
+def eval_coordinate(block: Block, a: int, x: dict[int, Fraction], backend: str) -> Any:
+    """Output coordinate a of the block at the point with nonzero coordinates x (others 0).
+
+    Cost O(m * |x|): exact rationals ('exact', activations with an exact form) or an arb ball.
+    """
+    act = block.act
+    U, W = block.W_up, block.W_down
+    keys = sorted(x)
+    if backend == "exact":
+        f = act.exact
+        xs = [(k, Fraction(x[k])) for k in keys]
+        total = Fraction(0) if block.b_down is None else fq(block.b_down[a])
+        c = block.b_up
+        for i in range(block.m):
+            wa = W[a, i]
+            if wa == 0:
+                continue
+            pre = fq(c[i]) if c is not None else Fraction(0)
+            for k, v in xs:
+                if U[i, k] != 0:
+                    pre += fq(U[i, k]) * v
+            if block.gated:
+                gp = sum((fq(block.W_gate[i, k]) * v for k, v in xs), Fraction(0))
+                if block.b_gate is not None:
+                    gp += fq(block.b_gate[i])
+                h = f(gp) * pre
+            else:
+                h = f(pre)
+            if h:
+                total += fq(wa) * h
+        S = block.skip()
+        if S is not None:
+            total += sum((fq(S[a, k]) * v for k, v in xs), Fraction(0))
+        return total
+    with arith.precision("ball", arith.DEFAULT_PREC):
+        xs = [(k, to_arb(x[k])) for k in keys]
+        f = act.ball
+        total = arb(0) if block.b_down is None else arb(float(block.b_down[a]))
+        for i in range(block.m):
+            wa = float(W[a, i])
+            if wa == 0.0:
+                continue
+            pre = arb(float(block.b_up[i])) if block.b_up is not None else arb(0)
+            for k, v in xs:
+                if U[i, k] != 0:
+                    pre += arb(float(U[i, k])) * v
+            if block.gated:
+                gp = sum((arb(float(block.W_gate[i, k])) * v for k, v in xs), arb(0))
+                if block.b_gate is not None:
+                    gp += arb(float(block.b_gate[i]))
+                h = f(gp) * pre
+            else:
+                h = f(pre)
+            total += arb(wa) * h
+        S = block.skip()
+        if S is not None:
+            for k, v in xs:
+                if S[a, k] != 0:
+                    total += arb(float(S[a, k])) * v
+        return total
+
+
+def _certify(R: Block, P: Block, a: int, x: dict[int, Fraction], backend: str,
+             why: str) -> Optional[dict[str, Any]]:
+    u, v = eval_coordinate(R, a, x, backend), eval_coordinate(P, a, x, backend)
+    d = R.d
+    point = [Fraction(x.get(k, 0)) for k in range(d)]
+    base = {"point": [str(t) for t in point], "point_float": [float(t) for t in point],
+            "point_nonzeros": {str(k): str(Fraction(x[k])) for k in sorted(x)},
+            "why_this_point": why, "coordinate": a}
+    if backend == "exact":
+        if u != v:
+            return {**base, "method": "exact rational arithmetic", "R_value": str(u), "P_value": str(v),
+                    "difference": str(u - v), "approx_difference": float(u - v)}
+        return None
+    diff = u - v
+    if not diff.contains(0):
+        return {**base, "method": f"arb ball arithmetic at {arith.DEFAULT_PREC} bits",
+                "R_value": list(arith.ball_to_interval(u)), "P_value": list(arith.ball_to_interval(v)),
+                "difference": list(arith.ball_to_interval(diff))}
+    return None
+
+
+def _relu_kink_points(R: Block, P: Block, cmp: Comparison, rng: np.random.Generator
+                      ) -> Iterator[tuple[int, dict[int, Fraction], str]]:
+    """Three points on a coordinate line across a hyperplane whose alpha differs in coordinate a.
+
+    On the line x = s e_k2 + t e_k, D_a = (R - P)_a is piecewise linear in t with kinks only where
+    hyperplanes whose alpha differs in coordinate a cross; s is chosen so that H's crossing t_H
+    is not shared, and then D_a(t_H - delta) + D_a(t_H + delta) - 2 D_a(t_H) != 0: one of the three
+    points is a witness.
+    """
+    g, rows = cmp.grouping, cmp.rows
+    d = R.d
+    k0 = next(iter(cmp.masks))
+    a = int(np.flatnonzero(cmp.masks[k0])[0])
+    others = [g.reps[k] for k, msk in cmp.masks.items() if msk[a] and k != k0]
+    rep = rows[g.reps[k0]]
+    u = [fq(v) for v in rep[:d]]
+    b = fq(rep[d])
+    kk = int(np.argmax(np.abs(rep[:d])))
+    orows = [[fq(v) for v in rows[j]] for j in others]
+    for attempt in range(16):
+        k2 = (kk + 1 + int(rng.integers(max(d - 1, 1)))) % d if d > 1 else kk
+        s = Fraction(int(rng.integers(-64, 65)), 16) if d > 1 else Fraction(0)
+        if d > 1 and k2 == kk:
+            continue
+        t_h = -(b + (u[k2] * s if d > 1 else 0)) / u[kk]
+        gaps, clash = [], False
+        for r in orows:
+            if r[kk] == 0:
+                continue
+            t_g = -(r[d] + (r[k2] * s if d > 1 else 0)) / r[kk]
+            if t_g == t_h:
+                clash = True
+                break
+            gaps.append(abs(t_g - t_h))
+        if clash:
+            continue
+        delta = min(gaps) / 2 if gaps else Fraction(1)
+        for t in (t_h, t_h - delta, t_h + delta):
+            x = {kk: t}
+            if d > 1 and s != 0:
+                x[k2] = s
+            yield a, x, f"on a coordinate line across the kink hyperplane whose alpha differs (coordinate {a})"
+        return
+
+
+def _sparse_candidates(R: Block, P: Block, rng: np.random.Generator, n: int = 48
+                       ) -> list[tuple[int, dict[int, Fraction], str]]:
+    """Sparse points (0, +-e_k, 2-sparse dyadic), ranked by the float64 difference per coordinate."""
+    d = R.d
+    pts: list[dict[int, Fraction]] = [{}]
+    for k in rng.permutation(d)[: min(d, 12)]:
+        pts += [{int(k): Fraction(1)}, {int(k): Fraction(-1)}, {int(k): Fraction(3, 2)}]
+    for _ in range(n):
+        k1, k2 = (int(v) for v in rng.integers(d, size=2))
+        x = {k1: Fraction(int(rng.integers(-32, 33)), 8)}
+        if k2 != k1:
+            x[k2] = Fraction(int(rng.integers(-32, 33)), 8)
+        pts.append(x)
+    X = np.zeros((len(pts), d))
+    for j, x in enumerate(pts):
+        for k, v in x.items():
+            X[j, k] = float(v)
+    D = np.abs(R.eval_f64(X) - P.eval_f64(X))
+    scale = 1.0 + np.abs(R.eval_f64(X)) + np.abs(P.eval_f64(X))
+    order = np.argsort(-(D / scale), axis=None)
+    out = []
+    for flat in order[:24]:
+        j, a = divmod(int(flat), d)
+        out.append((a, pts[j], "sparse point with the largest float64 difference"))
+    return out
+
+
+def _targeted_witness(R: Block, P: Block, cmp: Comparison, seed: int,
+                      progress: Progress) -> Optional[dict[str, Any]]:
+    backend = "exact" if R.act.exact is not None and P.act.exact is not None else "ball"
+    rng = np.random.default_rng(seed)
+    cands: list[tuple[int, dict[int, Fraction], str]] = []
+    if cmp.family == "relu" and cmp.masks:
+        cands += list(_relu_kink_points(R, P, cmp, rng))
+    progress("looking for a certified point (sparse points, one output coordinate at a time)")
+    cands += _sparse_candidates(R, P, rng)
+    for a, x, why in cands:
+        hit = _certify(R, P, a, x, backend, why)
+        if hit is not None:
+            return hit
+    return None
+
+
+def find_witness(R: Block, P: Block, seed: int = 0, progress: Progress = _quiet) -> dict[str, Any]:
+    """The witness document: verdict 'differ' (with a certified point), 'agree' (with exact evidence)
+    or 'undecided'."""
     if R.d != P.d:
         raise InputError(f"the blocks have different dimensions: d = {R.d} and d = {P.d}")
+    fam = family_of(R.activation)
+    if fam is not None and R.activation == P.activation and not R.gated:
+        cmp = compare_blocks(R, P, progress)
+        canon = {"kind": "canonical_forms", **cmp.as_dict()}
+        if cmp.equal:
+            lemma = ("Lemma 1 of relu-complete.md" if fam == "relu" else "Lemma T of relu-limit.md")
+            return {"verdict": "agree", "exact": True,
+                    "evidence": {**canon, "detail": "equal canonical forms: " + cmp.reason + f" ({lemma})"}}
+        if cmp.equal is False:
+            hit = _targeted_witness(R, P, cmp, seed, progress)
+            if hit is None and R.m * R.d + P.m * P.d < _LARGE:
+                hit = _dense_search(R, P, seed)
+            out = {"verdict": "differ", "exact": True, "canonical": canon}
+            if hit is not None:
+                return {**out, **hit}
+            return {**out, "point": None, "method": "canonical forms (exact)",
+                    "reason": cmp.reason + "; no certified point found at the sparse candidates"}
     ev = agreement_evidence(R, P)
     if ev is not None:
         return {"verdict": "agree", "exact": True, "evidence": ev}
-    backend = "exact" if (R.act.exact is not None and P.act.exact is not None) else "ball"
-    rng = np.random.default_rng(seed)
-    tried = 0
-    for x, why in _candidates(R, P, rng):
-        tried += 1
-        hit = _evaluate(R, P, x, backend)
-        if hit is not None:
-            return {"verdict": "differ", "exact": True,
-                    "method": "exact rational arithmetic" if backend == "exact"
-                    else f"arb ball arithmetic at {arith.DEFAULT_PREC} bits",
-                    "point": [str(v) for v in x], "point_float": [float(v) for v in x],
-                    "why_this_point": why, **hit}
-    # nothing certified: report the largest float64 discrepancy seen on random points
+    hit = _dense_search(R, P, seed, progress)
+    if hit is not None:
+        return {"verdict": "differ", "exact": True, **hit}
     X = np.random.default_rng(seed + 1).standard_normal((64, R.d))
     gap = float(np.max(np.abs(R.eval_f64(X) - P.eval_f64(X))))
-    return {"verdict": "undecided", "exact": False, "points_tried": tried,
+    return {"verdict": "undecided", "exact": False,
             "reason": "no certified difference at the candidate points and no exact identity found",
             "float64_max_difference_on_64_random_points": gap}
 
 
+def _dense_search(R: Block, P: Block, seed: int, progress: Progress = _quiet) -> Optional[dict[str, Any]]:
+    """The candidate points of the proofs, evaluated exactly or with balls (all coordinates)."""
+    backend = "exact" if (R.act.exact is not None and P.act.exact is not None) else "ball"
+    rng = np.random.default_rng(seed)
+    big = R.m * R.d + P.m * P.d >= _LARGE
+    t0 = time.perf_counter()
+    for tried, (x, why) in enumerate(_candidates(R, P, rng), 1):
+        if big:
+            progress(f"candidate point {tried} ({why}), {time.perf_counter() - t0:.1f}s")
+        hit = _evaluate(R, P, x, backend)
+        if hit is not None:
+            return {"method": "exact rational arithmetic" if backend == "exact"
+                    else f"arb ball arithmetic at {arith.DEFAULT_PREC} bits",
+                    "point": [str(v) for v in x], "point_float": [float(v) for v in x],
+                    "why_this_point": why, **hit}
+        if big and tried >= 8:
+            break
+    return None
+
+
 def recheck_witness(R: Block, P: Block, doc: dict[str, Any]) -> bool:
     """Re-verify a 'differ' or 'agree' document from the two blocks and the document alone."""
-    if doc.get("verdict") == "agree":
-        return agreement_evidence(R, P) is not None
-    if doc.get("verdict") != "differ":
+    try:
+        if doc.get("verdict") == "agree":
+            ev = doc.get("evidence", {})
+            if ev.get("kind") == "canonical_forms":
+                return family_of(R.activation) is not None and R.activation == P.activation \
+                    and compare_blocks(R, P).equal is True
+            return agreement_evidence(R, P) is not None
+        if doc.get("verdict") != "differ":
+            return False
+        backend = "exact" if (R.act.exact is not None and P.act.exact is not None) else "ball"
+        if doc.get("point") is None:
+            return family_of(R.activation) is not None and R.activation == P.activation \
+                and compare_blocks(R, P).equal is False
+        x = [Fraction(s) for s in doc["point"]]
+        if len(x) != R.d:
+            return False
+        if "coordinate" in doc and "point_nonzeros" in doc:
+            nz = {k: v for k, v in enumerate(x) if v != 0}
+            return _certify(R, P, int(doc["coordinate"]), nz, backend, "") is not None
+        return _evaluate(R, P, x, backend) is not None
+    except (KeyError, TypeError, ValueError, IndexError):
         return False
-    x = [Fraction(s) for s in doc["point"]]
-    backend = "exact" if (R.act.exact is not None and P.act.exact is not None) else "ball"
-    return _evaluate(R, P, x, backend) is not None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -177,24 +416,46 @@ def run(args: argparse.Namespace) -> int:
     from . import io as bio
     from .cli import emit_json
 
+    t0 = time.perf_counter()
     R = bio.read_block(args.residual)
     P = bio.read_block(args.plain)
-    doc = find_witness(R, P)
+    big = R.m * R.d + P.m * P.d >= _PROGRESS
+
+    def progress(msg: str) -> None:
+        if big:
+            print(f"absorb witness: [{time.perf_counter() - t0:6.1f}s] {msg}", file=sys.stderr, flush=True)
+
+    progress(f"read {args.residual} ({R.activation}, d = {R.d}, m = {R.m}) and {args.plain} "
+             f"({P.activation}, m = {P.m})")
+    doc = find_witness(R, P, progress=progress)
+    progress(f"done: {doc['verdict']}")
     doc = {"residual": str(args.residual), "plain": str(args.plain), **doc}
     if args.json:
         emit_json(doc)
         return 0
     print(f"verdict: {doc['verdict']}" + (" (exact)" if doc["exact"] else " (not exact)"))
     if doc["verdict"] == "differ":
-        pt = doc["point"]
-        shown = ", ".join(pt[:6]) + (", ..." if len(pt) > 6 else "")
-        print(f"point:   x = ({shown})  [{doc['why_this_point']}]")
-        print(f"output coordinate {doc['coordinate']}: R = {doc['R_value']}, P = {doc['P_value']}")
-        print(f"method:  {doc['method']}")
+        if doc.get("point") is not None:
+            pt = doc["point"]
+            shown = ", ".join(pt[:6]) + (", ..." if len(pt) > 6 else "")
+            if "point_nonzeros" in doc and len(pt) > 6:
+                shown = "0 except " + ", ".join(f"x_{k} = {v}" for k, v in doc["point_nonzeros"].items())
+            print(f"point:   x = ({shown})  [{doc['why_this_point']}]")
+            print(f"output coordinate {doc['coordinate']}: R = {doc['R_value']}, P = {doc['P_value']}")
+            print(f"method:  {doc['method']}")
+        else:
+            print(f"reason:  {doc['reason']}")
+        if "canonical" in doc:
+            print(f"forms:   {doc['canonical']['reason']}")
     elif doc["verdict"] == "agree":
         print(f"evidence: {doc['evidence']['detail']}")
         if "S" in doc["evidence"]:
             print(f"S = {doc['evidence']['S']}")
+        if doc["evidence"].get("kind") == "canonical_forms":
+            e = doc["evidence"]
+            print(f"classes: {e['classes']} (units {e['units'][0]} + {e['units'][1]}), "
+                  f"{e.get('classes_with_different_affine_share', 0)} with different affine shares; "
+                  f"{e.get('affine_check')}; {e.get('seconds')}s")
     else:
         print(f"reason:  {doc['reason']} (float64 max difference "
               f"{doc['float64_max_difference_on_64_random_points']:.3g})")

@@ -9,6 +9,8 @@
     absorption_width -- absorption-width
     glu_flip         -- glu-flip
     depth_stacks     -- depth-narrow, depth-d2, depth-dimension, depth-width (the open problem)
+    relu_limit       -- relu-limit (biases; relu, gelu, gelu_tanh, silu via the relu limit)
+    relu_complete    -- relu-complete (exact minimal width of every relu block)
     boundary         -- the boundary counterexamples (each hypothesis is needed)
 
 Shared machinery: base.py (certificates, registration, the runner) and exact.py
@@ -16,4 +18,5 @@ Shared machinery: base.py (certificates, registration, the runner) and exact.py
 """
 
 CLAIM_MODULES = ["skip_reduction", "homogeneous", "gated", "depth", "relu_gelu",
-                 "non_generic", "absorption_width", "glu_flip", "depth_stacks", "boundary"]
+                 "non_generic", "absorption_width", "glu_flip", "depth_stacks", "relu_limit", "relu_complete",
+                 "boundary"]

@@ -373,3 +373,6 @@ def recheck_counterexample(cert: dict[str, Any]) -> bool:
 # The boundary instances of the depth claims (the open problem) live next to their checks;
 # importing the module registers them with the audit.
 from . import depth_stacks as _depth_stacks  # noqa: E402,F401
+# The counterexamples of relu-limit and relu-complete live next to their checks; importing the
+# modules registers them with base.COUNTEREXAMPLES, which is what the audit reads.
+from . import relu_complete, relu_limit  # noqa: E402,F401

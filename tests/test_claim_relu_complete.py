@@ -1,0 +1,224 @@
+"""relu-complete: the exact minimal width m* of a relu block equal to M x + B(x), for every relu
+block (degenerate, biased, d = 1), with the construction, an independent referee and a brute-force
+cross-check."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import random
+from collections import defaultdict
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+
+from oracle import consistency
+from oracle.canonical import relu_form_exact, relu_function_equal
+from oracle.claims import relu_complete as rc
+from oracle.claims.base import COUNTEREXAMPLES, run_check
+from oracle.pl_check import ExactRelu, pl_equal
+from oracle.relu_width import build_block, construction_form, cost, minimal_width
+
+Q = Fraction
+I1 = [[Q(1)]]
+
+
+def _mstar(U, W, M, c=None, b=None):
+    return minimal_width(relu_form_exact(U, W, M, c, b))
+
+
+@settings(max_examples=80, deadline=None)
+@given(inst=rc.STRATEGY)
+def test_relu_complete_certificate_holds_and_rechecks(inst):
+    cert = rc.check(inst)
+    assert cert.holds and cert.exact
+    assert cert.data["construction"]["width"] == cert.data["m_star"]
+    d = json.loads(json.dumps(cert.as_dict()))
+    assert rc.recheck(d)
+
+
+def test_relu_complete_run_check_passes():
+    res = run_check(rc.check, 25)
+    assert res.passed and res.instances == 25
+
+
+def test_tampered_certificates_are_rejected():
+    inst = rc.ReluInstance("opposite", [[Q(1)], [Q(-1)]], [[Q(2), Q(2)]], I1)
+    cert = rc.check(inst).as_dict()
+    assert cert["data"]["m_star"] == 2 and rc.recheck(cert)
+    bad = copy.deepcopy(cert)
+    bad["data"]["m_star"] = 1  # a narrower width claimed
+    assert not rc.recheck(bad)
+    bad = copy.deepcopy(cert)
+    bad["data"]["construction"]["W_down"][0][0] = "5"  # a different block
+    assert not rc.recheck(bad)
+    bad = copy.deepcopy(cert)
+    bad["data"]["instance"]["W_down"][0][0] = "3"  # the block changed under the certificate
+    assert not rc.recheck(bad)
+    bad = copy.deepcopy(cert)
+    bad["data"]["grid_search"] = {"found": [0, 1]}  # a narrower grid block was found
+    assert not rc.recheck(bad)
+    bad = copy.deepcopy(cert)
+    del bad["data"]["instance"]
+    assert not rc.recheck(bad)
+    bad = copy.deepcopy(cert)
+    bad["holds"] = False
+    assert not rc.recheck(bad)
+
+
+def test_boundary_instances_by_hand():
+    """relu-complete.md, 'Special cases': each value of m* checked against the text."""
+    # opposite orientations in one class: x + 2|x| = 3 relu(x) + relu(-x)
+    assert _mstar([[Q(1)], [Q(-1)]], [[Q(2), Q(2)]], I1).lower == 2
+    # zero output column: x = relu(x) - relu(-x)
+    assert _mstar([[Q(1)]], [[Q(0)]], I1).lower == 2
+    # alpha = 0 class: 2 relu(x) - relu(2x) = 0
+    assert _mstar([[Q(1)], [Q(2)]], [[Q(2), Q(-1)]], I1).lower == 2
+    # zero row with a bias: a constant, absorbed by b_down; biases on one side only
+    r = _mstar([[Q(0)], [Q(1)]], [[Q(3), Q(-1)]], I1, [Q(2), Q(0)], None)
+    assert r.lower == 1  # x - relu(x) + 6 = -relu(-x) + 6
+    # d = 1 with an index set: x - relu(x) = -relu(-x), one unit
+    assert _mstar([[Q(1)]], [[Q(-1)]], I1).lower == 1
+    # M = 0: nothing to absorb
+    assert _mstar([[Q(1)]], [[Q(1)]], [[Q(0)]]).lower == 1
+    assert _mstar([[Q(1)]], [[Q(0)]], [[Q(0)]]).lower == 0
+    # distinct parallel hyperplanes (collinear rows, different biases) behave like distinct units:
+    # same width iff an index set exists
+    U, W, c = [[Q(1)], [Q(1)]], [[Q(-1), Q(3)]], [Q(0), Q(1)]
+    assert _mstar(U, W, I1, c).lower == 2  # S = {0}: w u = -1
+    W2 = [[Q(2), Q(3)]]
+    assert _mstar(U, W2, I1, c).lower == 3  # no subset sum of (2, 3) equals -1
+
+
+def test_nondegenerate_case_is_absorption_width_and_relu_gelu_iff():
+    """For nondegenerate bias-free blocks m* = m + C (absorption-width) and m* <= m iff an index set."""
+    from oracle.claims.absorption_width import lower_bound_table
+    from oracle.claims.exact import all_index_sets_exact, identity
+
+    rng = random.Random(5)
+    checked = 0
+    for _ in range(40):
+        d, m = 2, rng.randint(2, 4)
+        U = [[Q(rng.randint(-3, 3)) for _ in range(d)] for _ in range(m)]
+        W = [[Q(rng.randint(-3, 3)) for _ in range(m)] for _ in range(d)]
+        inst = rc.ReluInstance("generic", U, W, identity(d))
+        if not rc._nondegenerate(inst):
+            continue
+        r = _mstar(U, W, identity(d))
+        assert r.lower == m + lower_bound_table(U, W)["C"]
+        assert (r.lower <= m) == bool(all_index_sets_exact(U, W, identity(d)))
+        checked += 1
+    assert checked >= 10
+
+
+def test_construction_matches_cost_for_every_choice():
+    """|build_block(s, T)| = |script-H| + cost(s, T), and it is F, for every (s, T) (not just optima)."""
+    U = [[Q(1), Q(0)], [Q(0), Q(1)], [Q(1), Q(1)]]
+    W = [[Q(1), Q(0), Q(-1)], [Q(0), Q(2), Q(1)]]
+    M = [[Q(1), Q(0)], [Q(0), Q(1)]]
+    c = [Q(1), Q(0), Q(-1)]
+    form = relu_form_exact(U, W, M, c, [Q(1), Q(0)])
+    F = ExactRelu(U, W, c, [Q(1), Q(0)], M)
+    h = len(form.active)
+    for s in itertools.product((1, -1), repeat=h):
+        for T in ([], [0], [2], [0, 1]):
+            con = build_block(form, s, T)
+            assert con.width == h + cost(form, s, T)
+            assert relu_function_equal(construction_form(con, 2), form)[0]
+            G = ExactRelu(con.W_up, con.W_down, con.b_up, con.b_down, None, d=2)
+            assert pl_equal(F, G)
+
+
+def test_referee_rejects_wrong_blocks():
+    """The independent referee is not vacuous: it tells equal from nearly equal functions."""
+    F = ExactRelu([[Q(1), Q(1)], [Q(1), Q(-1)]], [[Q(1), Q(0)], [Q(0), Q(1)]], None, None, [[Q(1), Q(0)], [Q(0), Q(1)]])
+    G = ExactRelu([[Q(1), Q(1)], [Q(1), Q(-1)]], [[Q(1), Q(0)], [Q(0), Q(1)]], None, None, [[Q(1), Q(0)], [Q(0), Q(1)]])
+    assert pl_equal(F, G)
+    H = ExactRelu([[Q(1), Q(1)], [Q(1), Q(-1)], [Q(1), Q(2)]], [[Q(1), Q(0), Q(1, 64)], [Q(0), Q(1), Q(0)]],
+                  None, None, [[Q(1), Q(0)], [Q(0), Q(1)]])
+    assert not pl_equal(F, H)
+    K = ExactRelu([[Q(1)]], [[Q(1)]], [Q(-3)], None, I1)  # kink far out at x = 3
+    L = ExactRelu([[Q(1)]], [[Q(1)]], [Q(-3)], None, [[Q(1)]], d=1)
+    assert pl_equal(K, L)
+    assert not pl_equal(K, ExactRelu([[Q(1)]], [[Q(1)]], [Q(-4)], None, I1))
+
+
+def test_grid_search_is_not_vacuous():
+    """The d = 1 grid search finds blocks of width m* when they exist in the grid."""
+    found = 0
+    for U, W, c in (([[Q(1)]], [[Q(-1)]], None), ([[Q(1)], [Q(-1)]], [[Q(2), Q(2)]], None),
+                    ([[Q(1)], [Q(1)]], [[Q(-1), Q(1)]], [Q(0), Q(1)])):
+        inst = rc.ReluInstance("generic", U, W, I1, c)
+        r = _mstar(U, W, I1, c)
+        g = rc.grid_lower_bound(inst, r.lower + 1)
+        assert g["found"] is not None and len(g["found"]) == r.lower
+        found += 1
+        assert rc.grid_lower_bound(inst, r.lower)["found"] is None
+    assert found == 3
+
+
+def _units_d2():
+    us = [[Q(a), Q(b)] for a in (-1, 0, 1) for b in (-1, 0, 1) if (a, b) != (0, 0)]
+    us += [[Q(1), Q(2)], [Q(2), Q(1)], [Q(-1), Q(-2)], [Q(-2), Q(-1)]]
+    ws = [[Q(a), Q(b)] for a in (-2, -1, 0, 1, 2) for b in (-2, -1, 0, 1, 2) if (a, b) != (0, 0)]
+    return [(u, w) for u in us for w in ws]
+
+
+def test_brute_force_d2_lower_bound():
+    """relu-complete against exhaustive search: no bias-free d = 2 grid block of width < m* (up to 3)
+    equals x + B(x), for 25 random grid targets; the referee is oracle/pl_check.py."""
+    units = _units_d2()
+    P = [[Q(a, 2), Q(b, 2)] for a in range(-5, 6, 2) for b in range(-5, 6, 3)]
+
+    def fp(u, w):
+        out = []
+        for x in P:
+            h = max(u[0] * x[0] + u[1] * x[1], Q(0))
+            out += [w[0] * h, w[1] * h]
+        return tuple(out)
+    fps = [fp(u, w) for u, w in units]
+    singles, pairs = defaultdict(list), defaultdict(list)
+    for i, f in enumerate(fps):
+        singles[f].append(i)
+    for i in range(len(units)):
+        for j in range(i, len(units)):
+            pairs[tuple(a + b for a, b in zip(fps[i], fps[j]))].append((i, j))
+    rng = random.Random(11)
+    stats = defaultdict(int)
+    for _ in range(25):
+        m = rng.randint(1, 2)
+        sel = [units[rng.randrange(len(units))] for _ in range(m)]
+        U = [u for u, _ in sel]
+        W = [[w[a] for _, w in sel] for a in range(2)]
+        M = [[Q(1), Q(0)], [Q(0), Q(1)]] if rng.random() < 0.5 else [[Q(rng.randint(-1, 1)) for _ in range(2)] for _ in range(2)]
+        F = ExactRelu(U, W, None, None, M)
+        r = _mstar(U, W, M)
+        target = tuple(v for x in P for v in F(x))
+        cands = []
+        if r.lower > 0 and all(v == 0 for v in target):
+            cands.append(())
+        if r.lower > 1:
+            cands += [(i,) for i in singles.get(target, [])]
+        if r.lower > 2:
+            cands += pairs.get(target, [])
+        if r.lower > 3:
+            cands += [(i,) + p for i in range(len(units))
+                      for p in pairs.get(tuple(a - b for a, b in zip(target, fps[i])), [])]
+        for cnd in cands:
+            G = ExactRelu([units[i][0] for i in cnd], [[units[i][1][a] for i in cnd] for a in range(2)]
+                          if cnd else [[], []], None, None, None, d=2)
+            assert not pl_equal(F, G), ("a block narrower than m* equals F", U, W, M, cnd)
+        stats[r.lower] += 1
+    assert sum(stats.values()) == 25 and len(stats) >= 2
+
+
+def test_counterexample_registered_and_drops_a_real_tag():
+    reg = {c["id"]: c for c in consistency.load_registry()}
+    fn = rc.gelu_scales_counterexample
+    assert fn in COUNTEREXAMPLES
+    info = fn.counterexample_info
+    assert info.claims == ("relu-complete",) and info.dropped in reg["relu-complete"]["hypotheses"]
+    cert = fn()
+    assert cert.holds and cert.data["relu_m_star"] == 2 and "1" not in cert.data["width2_linear_options"]
