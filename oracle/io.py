@@ -16,7 +16,7 @@ import os
 import struct
 import zipfile
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -187,8 +187,11 @@ def _npy_header(fh: Any, key: str, path: Path) -> tuple[tuple[int, ...], np.dtyp
     return tuple(shape), dtype, fh.tell()
 
 
-def _read_npz(path: Path) -> Block:
-    """Read an .npz archive member by member, checking every header before any data is loaded."""
+def _npz_arrays(path: Path, array_key: Callable[[str], None], meta_keys: Sequence[str]
+                ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """The arrays and metadata strings of an .npz archive, read member by member with every
+    header checked (names, dtypes, declared sizes, the memory budget) before any data is loaded.
+    ``array_key(key)`` raises InputError for a member name that is neither metadata nor allowed."""
     try:
         zf = zipfile.ZipFile(path)
     except (OSError, EOFError, zipfile.BadZipFile, ValueError) as e:
@@ -203,9 +206,8 @@ def _read_npz(path: Path) -> Block:
             key = name[:-4]
             if key in members:
                 raise InputError(f"{path}: archive member {name!r} appears twice")
-            if key not in ARRAY_KEYS and key not in META_KEYS:
-                raise InputError(f"{path}: unknown array {key!r}; allowed: "
-                                 f"{', '.join(ARRAY_KEYS + META_KEYS)}")
+            if key not in meta_keys:
+                array_key(key)
             members[key] = info
         # pass 1: headers only (shapes, dtypes, sizes); nothing large is allocated
         headers: dict[str, tuple[tuple[int, ...], np.dtype]] = {}
@@ -227,7 +229,7 @@ def _read_npz(path: Path) -> Block:
             if info.file_size - hlen != nbytes:
                 raise InputError(f"{path}: array {key!r} declares shape {shape} of {dtype} "
                                  f"({nbytes} bytes) but its member holds {info.file_size - hlen} bytes")
-            if key in META_KEYS:
+            if key in meta_keys:
                 if shape != () or dtype.kind not in "US" or dtype.itemsize > 4 * MAX_META_CHARS:
                     raise InputError(f"{path}: metadata {key!r} must be a short 0-d string array, "
                                      f"got dtype {dtype} and shape {shape}")
@@ -246,10 +248,24 @@ def _read_npz(path: Path) -> Block:
                 raise InputError(f"{path}: array {key!r} unreadable: {_one_line(e)}") from None
             if arr.shape != headers[key][0]:  # pragma: no cover - read_array follows the header
                 raise InputError(f"{path}: array {key!r} changed shape while reading")
-            if key in META_KEYS:
+            if key in meta_keys:
                 meta[key] = _meta_string(key, arr, path)
             else:
                 arrays[key] = arr
+    return arrays, meta
+
+
+def _block_array_key(path: Path) -> Callable[[str], None]:
+    def check(key: str) -> None:
+        if key not in ARRAY_KEYS:
+            raise InputError(f"{path}: unknown array {key!r}; allowed: "
+                             f"{', '.join(ARRAY_KEYS + META_KEYS)}")
+    return check
+
+
+def _read_npz(path: Path) -> Block:
+    """Read a block from an .npz archive (see _npz_arrays for what is checked)."""
+    arrays, meta = _npz_arrays(path, _block_array_key(path), META_KEYS)
     return _build(arrays, meta, path)
 
 
@@ -377,20 +393,61 @@ class SafetensorsFile:
         return arr.reshape(shape)
 
 
-def _read_safetensors(path: Path) -> Block:
+def _safetensors_arrays(path: Path, array_key: Callable[[str], None], meta_keys: Sequence[str]
+                        ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """The tensors and metadata of a .safetensors file, its header validated and the memory
+    budget checked before any tensor is read; ``array_key`` refuses unknown tensor names."""
     f = SafetensorsFile(path)
     for key in f.names():
-        if key not in ARRAY_KEYS:
-            raise InputError(f"{path}: unknown tensor {key!r}; allowed: {', '.join(ARRAY_KEYS)}")
+        array_key(key)
     raw_meta = f.metadata
-    unknown = sorted(set(raw_meta) - set(META_KEYS) - set(_IGNORED_SAFETENSORS_META))
+    unknown = sorted(set(raw_meta) - set(meta_keys) - set(_IGNORED_SAFETENSORS_META))
     if unknown:
         raise InputError(f"{path}: unknown metadata key(s) {', '.join(unknown)}; "
-                         f"allowed: {', '.join(META_KEYS)}")
+                         f"allowed: {', '.join(meta_keys)}")
     check_budget(path, sum(f.float64_bytes(k) for k in f.names()), path.stat().st_size)
     arrays = {key: f.raw(key) for key in f.names()}
-    meta = {k: raw_meta[k] for k in META_KEYS if k in raw_meta}
+    return arrays, {k: raw_meta[k] for k in meta_keys if k in raw_meta}
+
+
+def _read_safetensors(path: Path) -> Block:
+    def check(key: str) -> None:
+        if key not in ARRAY_KEYS:
+            raise InputError(f"{path}: unknown tensor {key!r}; allowed: {', '.join(ARRAY_KEYS)}")
+    arrays, meta = _safetensors_arrays(path, check, META_KEYS)
     return _build(arrays, meta, path)
+
+
+def read_arrays(path: str | os.PathLike, array_key: Callable[[str], None], meta_keys: Sequence[str]
+                ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """Validated arrays and metadata of an .npz or .safetensors file (for other file kinds built
+    on the same container checks, e.g. stack files); ``array_key`` refuses unknown names."""
+    p = Path(path)
+    fmt = detect_format(p)
+    return (_npz_arrays if fmt == "npz" else _safetensors_arrays)(p, array_key, meta_keys)
+
+
+def peek(path: str | os.PathLike, meta_key: str) -> tuple[list[str], Optional[str]]:
+    """The array names of a file and one metadata string, read from the headers only."""
+    p = Path(path)
+    if detect_format(p) == "safetensors":
+        f = SafetensorsFile(p)
+        return f.names(), f.metadata.get(meta_key)
+    try:
+        with zipfile.ZipFile(p) as zf:
+            names = [i.filename[:-4] for i in zf.infolist() if i.filename.endswith(".npy")]
+            value = None
+            info = next((i for i in zf.infolist() if i.filename == meta_key + ".npy"), None)
+            if info is not None and info.file_size <= 4 * MAX_META_CHARS + 256:
+                with zf.open(info) as fh:
+                    arr = np.lib.format.read_array(fh, allow_pickle=False)
+                if arr.ndim == 0 and arr.dtype.kind in "US":
+                    value = _meta_string(meta_key, arr, p)
+    except InputError:
+        raise
+    except Exception as e:
+        raise InputError(f"{p}: not a readable .npz archive: {_one_line(e)}") from None
+    return names, value
 
 
 def read_block(path: str | os.PathLike) -> Block:

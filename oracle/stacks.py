@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 import re
-import zipfile
 from pathlib import Path
 from typing import Any, Optional
 
@@ -31,7 +30,7 @@ import numpy as np
 from . import activations
 from .blocks import Block, Stack
 from .errors import InputError
-from .io import _IGNORED_SAFETENSORS_META, _meta_string, _one_line, _safe_open, detect_format
+from .io import _one_line, peek, read_arrays
 
 STACK_KINDS = ("residual_stack", "plain_stack")
 STACK_ARRAYS = ("W_up", "W_down", "W_gate", "b_up", "b_gate", "b_down", "M")
@@ -93,58 +92,15 @@ def _build_stack(arrays: dict[str, np.ndarray], meta: dict[str, str], path: Path
         raise InputError(f"{path}: {e}") from None
 
 
-def _read_npz(path: Path) -> Stack:
-    try:
-        npz = np.load(path, allow_pickle=False)
-    except ValueError as e:
-        raise InputError(f"{path}: cannot load: {_one_line(e)}") from None
-    except (OSError, EOFError, zipfile.BadZipFile) as e:
-        raise InputError(f"{path}: not a readable .npz archive: {_one_line(e)}") from None
-    if not isinstance(npz, np.lib.npyio.NpzFile):
-        raise InputError(f"{path}: not an .npz archive of named arrays")
-    arrays: dict[str, np.ndarray] = {}
-    meta: dict[str, str] = {}
-    with npz:
-        if len(npz.files) > 8 * MAX_LAYERS + len(STACK_META):
-            raise InputError(f"{path}: too many arrays ({len(npz.files)})")
-        for key in npz.files:
-            try:
-                arr = npz[key]
-            except ValueError as e:  # object arrays are refused under allow_pickle=False
-                raise InputError(f"{path}: array {key!r} refused: {_one_line(e)}") from None
-            except Exception as e:
-                raise InputError(f"{path}: array {key!r} unreadable: {_one_line(e)}") from None
-            if key in STACK_META:
-                meta[key] = _meta_string(key, arr, path)
-            else:
-                arrays[key] = arr
-    return _build_stack(arrays, meta, path)
-
-
-def _read_safetensors(path: Path) -> Stack:
-    arrays: dict[str, np.ndarray] = {}
-    with _safe_open(path) as f:
-        raw_meta = f.metadata() or {}
-        keys = list(f.keys())
-        if len(keys) > 8 * MAX_LAYERS:
-            raise InputError(f"{path}: too many tensors ({len(keys)})")
-        for key in keys:
-            _split_key(key, path)
-            try:
-                arrays[key] = np.array(f.get_tensor(key))
-            except Exception as e:
-                raise InputError(f"{path}: tensor {key!r} unreadable: {_one_line(e)}") from None
-    unknown = sorted(set(raw_meta) - set(STACK_META) - set(_IGNORED_SAFETENSORS_META))
-    if unknown:
-        raise InputError(f"{path}: unknown metadata key(s) {', '.join(unknown)}; allowed: {', '.join(STACK_META)}")
-    return _build_stack(arrays, {k: raw_meta[k] for k in STACK_META if k in raw_meta}, path)
-
-
 def read_stack(path: str | os.PathLike) -> Stack:
     """Read and validate a stack file; every defect raises InputError with a one-line message."""
     p = Path(path)
-    fmt = detect_format(p)
-    return _read_npz(p) if fmt == "npz" else _read_safetensors(p)
+    # the container checks (member names and sizes, pickles, lying headers, the memory budget)
+    # are io's; the stack-specific names and shapes are checked by _split_key and _build_stack
+    arrays, meta = read_arrays(p, lambda key: _split_key(key, p), STACK_META)
+    if len(arrays) > 8 * MAX_LAYERS:
+        raise InputError(f"{p}: too many arrays ({len(arrays)})")
+    return _build_stack(arrays, meta, p)
 
 
 def stack_kind(stack: Stack) -> str:
@@ -422,23 +378,8 @@ def recheck_decision(result: dict[str, Any]) -> bool:
 def is_stack_file(path: str | os.PathLike) -> bool:
     """True when the file's metadata says kind = residual_stack / plain_stack (or it names arrays
     like W_up.0): then `absorb check` should read it with read_stack instead of read_block."""
-    p = Path(path)
-    fmt = detect_format(p)
-    try:
-        if fmt == "npz":
-            with np.load(p, allow_pickle=False) as npz:
-                if "kind" in npz.files:
-                    arr = npz["kind"]
-                    if arr.ndim == 0 and arr.dtype.kind in "US" and str(arr.item()) in STACK_KINDS:
-                        return True
-                return any(_KEY.match(k) for k in npz.files)
-        with _safe_open(p) as f:
-            meta = f.metadata() or {}
-            return meta.get("kind") in STACK_KINDS or any(_KEY.match(k) for k in f.keys())
-    except InputError:
-        raise
-    except Exception as e:  # unreadable member: let the reader produce its one-line error
-        raise InputError(f"{p}: unreadable: {_one_line(e)}") from None
+    names, kind = peek(path, "kind")
+    return kind in STACK_KINDS or any(_KEY.match(k) for k in names)
 
 
 def plain_stack_from_result(result: dict[str, Any], activation: str) -> Stack:
