@@ -68,6 +68,7 @@ class Finding:
 
     claim: Optional[str]
     what: str
+    lang: str = ""  # "coq", "lean" or "" (which column of the audit table it concerns)
 
     def __str__(self) -> str:
         return f"{self.claim or '-'}: {self.what}"
@@ -199,37 +200,37 @@ def registry_findings(registry: list[dict[str, Any]], root: Path, notes: Notes) 
                 out.append(Finding(cid, f"both '{lang}' and '{lang}_absent' are given"))
             if not names:
                 if not isinstance(absent, str) or not absent.strip():
-                    out.append(Finding(cid, f"no {lang.capitalize()} declaration and no {lang}_absent reason"))
+                    out.append(Finding(cid, f"no {lang.capitalize()} declaration and no {lang}_absent reason", lang))
                 else:
                     notes.add(cid, f"{lang}_absent: {absent}")
                 continue
             label = scope_label(c, lang)
             if not label:
                 out.append(Finding(cid, "formal proofs are registered but 'formal_scope' (a short label: "
-                                        "full, sufficiency, qualitative, ...) is missing"))
+                                        "full, sufficiency, qualitative, ...) is missing", lang))
             elif len(label) > SCOPE_MAX or label.lower() in ("checked", "yes", "done", "proved"):
                 out.append(Finding(cid, f"formal scope '{label}' must be a short label saying what is "
-                                        f"formal (full, sufficiency, ...; at most {SCOPE_MAX} characters)"))
+                                        f"formal (full, sufficiency, ...; at most {SCOPE_MAX} characters)", lang))
             elif label != "full" and not scope_note(c, lang).strip():
                 out.append(Finding(cid, f"formal scope '{label}' is partial and needs a "
                                         f"{'lean_' if lang == 'lean' and c.get('lean_formal_scope') else ''}"
-                                        "formal_scope_note sentence"))
+                                        "formal_scope_note sentence", lang))
             if lang == "coq":
                 for n in names + _names(c.get("coq_instance")) + list((c.get("coq_counterexamples") or {}).values()):
                     parts = str(n).split(".")
                     if len(parts) < 3 or parts[0] != LOGICAL or parts[1] not in coq_files:
                         out.append(Finding(cid, f"'{n}' is not a full name {LOGICAL}.<File>.<name> of a file "
-                                                "listed in proofs/coq/_CoqProject"))
+                                                "listed in proofs/coq/_CoqProject", "coq"))
                 if not _names(c.get("coq_instance")):
                     out.append(Finding(cid, "formal proof without an instance lemma (coq_instance): a vacuous "
-                                            "or narrowed theorem could not be told apart"))
+                                            "or narrowed theorem could not be told apart", "coq"))
         cexs = c.get("coq_counterexamples") or {}
         if not isinstance(cexs, dict):
             out.append(Finding(cid, "'coq_counterexamples' must be a table { tag = \"lemma\" }"))
             cexs = {}
         for tag in cexs:
             if tag not in hyps:
-                out.append(Finding(cid, f"coq_counterexamples names '{tag}', which is not a hypothesis"))
+                out.append(Finding(cid, f"coq_counterexamples names '{tag}', which is not a hypothesis", "coq"))
     # Boundary counterexamples of formally proved claims must be proved in Coq as well.
     by_id = {c.get("id"): c for c in registry}
     for name, claims, dropped in _boundary_counterexamples():
@@ -247,7 +248,7 @@ def registry_findings(registry: list[dict[str, Any]], root: Path, notes: Notes) 
                 continue
             out.append(Finding(cid, f"boundary counterexample {name} drops '{dropped}', but no Coq lemma proves "
                                     f"it (coq_counterexamples.{dropped}) and no reason is given "
-                                    f"(coq_counterexamples_absent.{dropped})"))
+                                    f"(coq_counterexamples_absent.{dropped})", "coq"))
     return out
 
 
@@ -260,20 +261,20 @@ def static_findings(root: Path = ROOT, notes: Optional[Notes] = None) -> list[Fi
     registry = load_registry(root)
     out = registry_findings(registry, root, notes)
     coqdir = root / "proofs" / "coq"
-    out += [Finding(None, p) for p in coqcheck.project_problems(coqdir)]
+    out += [Finding(None, p, "coq") for p in coqcheck.project_problems(coqdir)]
     sources = coqsource.read_project(coqdir, LOGICAL)
     declared = {n for sf in sources for n in sf.declarations}
     for sf in sources:
         for line, why in sf.problems:
             out.append(Finding(_claim_of_line(registry, sf, line),
-                               f"proofs/coq/{sf.path.name}:{line}: {why}"))
+                               f"proofs/coq/{sf.path.name}:{line}: {why}", "coq"))
     lean = leancheck.read_sources(root / "lean", leancheck.read_external(root / LEAN_EXTERNAL))
     for where, why in lean.problems:
-        out.append(Finding(_claim_of_lean(registry, lean, where), f"{where}: {why}"))
+        out.append(Finding(_claim_of_lean(registry, lean, where), f"{where}: {why}", "lean"))
     for where, name in lean.unknown_names:
         out.append(Finding(_claim_of_lean(registry, lean, where),
                            f"{where}: '{name}' is not bound, not declared in lean/ and not in "
-                           f"{LEAN_EXTERNAL} (undefined or unchecked name)"))
+                           f"{LEAN_EXTERNAL} (undefined or unchecked name)", "lean"))
     tests_text = "\n".join(p.read_text() for p in sorted((root / "tests").glob("test_*.py")))
     for c in registry:
         cid = c.get("id", "?")
@@ -283,10 +284,10 @@ def static_findings(root: Path = ROOT, notes: Optional[Notes] = None) -> list[Fi
         for n in _names(c.get("coq")) + _names(c.get("coq_instance")) + \
                 [v for v in (c.get("coq_counterexamples") or {}).values() if isinstance(v, str)]:
             if n not in declared:
-                out.append(Finding(cid, f"Coq declaration {n} not found in the sources"))
+                out.append(Finding(cid, f"Coq declaration {n} not found in the sources", "coq"))
         for n in _names(c.get("lean")) + _names(c.get("lean_instance")):
             if n not in lean.decls:
-                out.append(Finding(cid, f"Lean declaration {n} not found (namespace path + name)"))
+                out.append(Finding(cid, f"Lean declaration {n} not found (namespace path + name)", "lean"))
         lean_names = _names(c.get("lean"))
         if lean_names and lean_names[0] in lean.decls:
             out += _lean_binder_findings(c, lean.decls[lean_names[0]])
@@ -298,11 +299,11 @@ def static_findings(root: Path = ROOT, notes: Optional[Notes] = None) -> list[Fi
 
 
 def _claim_of_line(registry: list[dict[str, Any]], sf: coqsource.SourceFile, line: int) -> Optional[str]:
-    """The claim whose registered declaration contains this line of a Coq file, if any."""
+    """The claim whose registered declaration (statement or proof) contains this line of a Coq file."""
     best = None
-    for name, (kw, ln) in sf.declarations.items():
-        if ln <= line and (best is None or ln > best[1]):
-            best = (name, ln)
+    for name, (first, last) in sf.spans.items():
+        if first <= line <= last and (best is None or first > best[1]):
+            best = (name, first)
     if best is None:
         return None
     for c in registry:
@@ -334,7 +335,7 @@ def _lean_binder_findings(c: dict[str, Any], d: leancheck.LeanDecl) -> list[Find
     names = {n for _, ns, _ in groups for n in ns}
     for tag in formal_tags(c, "lean"):
         if tag not in names:
-            out.append(Finding(c["id"], f"hypothesis tag '{tag}' is not a top-level binder of Lean {d.full}"))
+            out.append(Finding(c["id"], f"hypothesis tag '{tag}' is not a top-level binder of Lean {d.full}", lang="lean"))
     allowed = set(c.get("hypotheses", [])) | set(c.get("lean_extra_hypotheses", {}))
     for br, ns, typ in groups:
         if br == "[" or not LEAN_PREDICATES.search(typ):
@@ -342,10 +343,10 @@ def _lean_binder_findings(c: dict[str, Any], d: leancheck.LeanDecl) -> list[Find
         for n in ns:
             if n == "_" or n not in allowed:
                 out.append(Finding(c["id"], f"Lean {d.full} assumes ({n} : {typ}), which is neither a hypothesis "
-                                            "tag of the claim nor in lean_extra_hypotheses"))
+                                            "tag of the claim nor in lean_extra_hypotheses", lang="lean"))
             elif n in (c.get("formal_not_needed") or {}):
                 out.append(Finding(c["id"], f"Lean {d.full} assumes '{n}', which formal_not_needed says "
-                                            "the formal statement does not need"))
+                                            "the formal statement does not need", lang="lean"))
     return out
 
 
@@ -383,7 +384,7 @@ def coq_pinned_text(registry: list[dict[str, Any]], report: coqcheck.CoqReport,
         uses, unresolved = coqcheck.def_closure(d.display, report, file_modules)
         for tok in unresolved:
             out.append(Finding(claim, f"Coq {name} mentions {tok}, which the audit cannot resolve to a "
-                                      "definition of the development"))
+                                      "definition of the development", lang="coq"))
         h = hashlib.sha256(d.printing_all.encode())
         for u in uses:
             h.update(b"\0" + report.defs[u]["all"].encode())
@@ -400,16 +401,16 @@ def _pinned_findings(path: Path, text: str, registry: list[dict[str, Any]], lang
         return []
     if not old:
         return [Finding(None, f"{path.relative_to(path.parents[2])} is missing: review the statements, "
-                              "then run `absorb pin`")]
+                              "then run `absorb pin`", lang)]
     owner = {n: roles[0].split(" ", 1)[0] for n, roles in registry_roles(registry, lang)}
     out = []
     for name, how in pinned.changed_names(old, text):
         out.append(Finding(owner.get(name), f"{label} statement of {name} {how} since it was pinned in "
                                             f"{path.relative_to(path.parents[2])} (review the diff, then "
-                                            "`absorb pin`)"))
+                                            "`absorb pin`)", lang))
     if not out:
         out.append(Finding(None, f"{path.relative_to(path.parents[2])} differs from the regenerated text "
-                                 "(header or order); run `absorb pin` after review"))
+                                 "(header or order); run `absorb pin` after review", lang))
     return out
 
 
@@ -455,9 +456,9 @@ def coq_findings(root: Path, registry: list[dict[str, Any]], report: coqcheck.Co
     for e in report.errors:
         sf = by_file.get(e["file"])
         claim = _claim_of_line(registry, sf, e["line"]) if sf else None
-        out.append(Finding(claim, f"Coq does not compile: {e['file']}:{e['line']}: {e['message']}"))
+        out.append(Finding(claim, f"Coq does not compile: {e['file']}:{e['line']}: {e['message']}", lang="coq"))
     if report.status == "failed" and not report.errors:
-        out.append(Finding(None, f"Coq: {report.detail}"))
+        out.append(Finding(None, f"Coq: {report.detail}", lang="coq"))
     fresh = set(report.compiled_modules)
     for c in registry:
         cid = c["id"]
@@ -469,12 +470,12 @@ def coq_findings(root: Path, registry: list[dict[str, Any]], report: coqcheck.Co
             module = ".".join(n.split(".")[:2])
             d = report.decls.get(n)
             if module not in fresh:
-                out.append(Finding(cid, f"Coq {role} {n} not checked: {module.split('.')[-1]}.v did not compile"))
+                out.append(Finding(cid, f"Coq {role} {n} not checked: {module.split('.')[-1]}.v did not compile", lang="coq"))
             elif d is None or d.resolved is None:
-                out.append(Finding(cid, f"Coq {role} {n} does not exist (Locate finds no object at that path)"))
+                out.append(Finding(cid, f"Coq {role} {n} does not exist (Locate finds no object at that path)", lang="coq"))
             elif d.kind != "Constant" or d.resolved != n:
                 out.append(Finding(cid, f"Coq {role} {n} resolves to {d.kind} {d.resolved}, not to a theorem "
-                                        "at that path"))
+                                        "at that path", lang="coq"))
         d = report.decls.get(main[0])
         if d is not None and d.resolved == main[0] and d.display:
             out += _coq_binder_findings(c, d)
@@ -486,22 +487,22 @@ def coq_findings(root: Path, registry: list[dict[str, Any]], report: coqcheck.Co
                     if coqcheck.project_token(t, _file_modules(coqdir))]
             if toks:
                 out.append(Finding(cid, f"instance {inst} mentions {', '.join(sorted(toks))}: an instance is "
-                                        "stated with the standard library only, so no definition can change it"))
+                                        "stated with the standard library only, so no definition can change it", lang="coq"))
             if main[0] not in di.refs:
                 out.append(Finding(cid, f"instance {inst} does not apply the main theorem {main[0]} "
-                                        "(its proof, as recorded in the compiler's .glob file, never refers to it)"))
+                                        "(its proof, as recorded in the compiler's .glob file, never refers to it)", lang="coq"))
         for tag, lemma in (c.get("coq_counterexamples") or {}).items():
             key = f"{main[0]}|{tag}|{lemma}"
             if tag not in formal_tags(c, "coq"):
                 continue
             res = report.cex_checks.get(key)
             if res == "notag":
-                out.append(Finding(cid, f"counterexample {lemma}: {main[0]} has no binder '{tag}' to drop"))
+                out.append(Finding(cid, f"counterexample {lemma}: {main[0]} has no binder '{tag}' to drop", lang="coq"))
             elif res == "bad":
                 out.append(Finding(cid, f"counterexample {lemma} does not prove that {main[0]} without "
-                                        f"'{tag}' is false"))
+                                        f"'{tag}' is false", lang="coq"))
             elif res is None and report.status == "compiled":
-                out.append(Finding(cid, f"counterexample {lemma} for '{tag}' was not checked"))
+                out.append(Finding(cid, f"counterexample {lemma} for '{tag}' was not checked", lang="coq"))
     out += _assumption_findings(registry, report)
     return out
 
@@ -518,7 +519,7 @@ def _coq_binder_findings(c: dict[str, Any], d: coqcheck.Decl) -> list[Finding]:
     for tag in formal_tags(c, "coq"):
         if tag not in names:
             out.append(Finding(cid, f"hypothesis tag '{tag}' is not a top-level named binder of Coq {d.name} "
-                                    "(binders nested inside another hypothesis do not count)"))
+                                    "(binders nested inside another hypothesis do not count)", lang="coq"))
     allowed = set(c.get("hypotheses", [])) | set(c.get("coq_extra_hypotheses", {}))
     not_needed = set(c.get("formal_not_needed") or {})
     hyps = [b for b in d.binders if b.hypothesis]
@@ -529,13 +530,13 @@ def _coq_binder_findings(c: dict[str, Any], d: coqcheck.Decl) -> list[Finding]:
             if b.name not in allowed:
                 out.append(Finding(cid, f"Coq {d.name} assumes '{b.name}', which is neither a hypothesis tag of "
                                         "the claim nor in coq_extra_hypotheses (an extra premise narrows or "
-                                        "empties the statement)"))
+                                        "empties the statement)", lang="coq"))
             elif b.name in not_needed:
                 out.append(Finding(cid, f"Coq {d.name} assumes '{b.name}', which formal_not_needed says the "
-                                        "formal statement does not need"))
+                                        "formal statement does not need", lang="coq"))
         elif not set(b.mentions) & data_after:
             out.append(Finding(cid, f"Coq {d.name} has an unnamed premise (binder {b.pos}; see the pinned "
-                                    "statement), which narrows or empties it"))
+                                    "statement), which narrows or empties it", lang="coq"))
     return out
 
 
@@ -558,11 +559,11 @@ def _assumption_findings(registry: list[dict[str, Any]], report: coqcheck.CoqRep
             if bad:
                 hit = True
                 out.append(Finding(lab, "Print Assumptions shows " + "; ".join(bad[:4]) +
-                                   " (only the allowed axioms of the reals may appear)"))
+                                   " (only the allowed axioms of the reals may appear)", lang="coq"))
         if not hit:
-            out.append(Finding(None, "Print Assumptions shows " + "; ".join(bad_of("pc_bundle")[:4])))
+            out.append(Finding(None, "Print Assumptions shows " + "; ".join(bad_of("pc_bundle")[:4]), lang="coq"))
     elif "pc_bundle" not in report.axioms and report.status == "compiled":
-        out.append(Finding(None, "Coq: no Print Assumptions output"))
+        out.append(Finding(None, "Coq: no Print Assumptions output", lang="coq"))
     return out
 
 
@@ -598,24 +599,27 @@ def check_all(root: Path = ROOT, compile_coq: bool = True, attribute: bool = Fal
     diffs = pinned_diffs(root, coq_text, lean_text)
     per_claim = {}
     for c in registry:
-        mine = [str(f) for f in findings if f.claim == c["id"]]
+        mine = [f for f in findings if f.claim == c["id"]]
         axioms = report.axioms.get(c["id"], report.axioms.get("pc_bundle", []))
         per_claim[c["id"]] = {
             "coq": {"scope": scope_label(c, "coq"), "scope_note": scope_note(c, "coq"),
                     "axioms": [report.allowed_short.get(a, a) for a in axioms],
-                    "findings": [f for f in mine if "Coq" in f or "instance" in f or "counterexample" in f
-                                 or "Print Assumptions" in f or "formal" in f]},
+                    "axioms_attributed": c["id"] in report.axioms,
+                    "instance": _names(c.get("coq_instance")),
+                    "counterexamples": dict(c.get("coq_counterexamples") or {}),
+                    "findings": [str(f) for f in mine if f.lang == "coq"]},
             "lean": {"scope": scope_label(c, "lean"), "scope_note": scope_note(c, "lean"),
-                     "findings": [f for f in mine if "Lean" in f or "lean/" in f]},
-            "findings": mine,
+                     "findings": [str(f) for f in mine if f.lang == "lean"]},
+            "findings": [str(f) for f in mine],
         }
+    general_coq = [str(f) for f in findings if f.claim is None and f.lang == "coq"]
     return {
         "ok": not findings,
         "findings": [str(f) for f in findings],
         "notes": notes.lines,
         "claims": per_claim,
         "pinned_diffs": diffs,
-        "coq": {"status": report.status, "detail": _coq_detail(report),
+        "coq": {"status": report.status, "detail": _coq_detail(report), "general_findings": general_coq,
                 "axioms": sorted({report.allowed_short.get(a, a) for a in report.axioms.get("pc_bundle", [])}),
                 "cached": report.cached},
         "lean": {"status": "written, not compiled in this environment",

@@ -414,7 +414,7 @@ def parse_assumptions_block(lines: list[str]) -> tuple[list[str], list[str]]:
         s = line.rstrip()
         if s in ("Closed under the global context", "Axioms:"):
             continue
-        m = re.match(r"^([A-Za-z_][\w'.]*)(?:\s+:\s.*|\s*:)?$", s)
+        m = re.match(r"^([A-Za-z_][\w'.]*)(?:\s+:(?:\s.*)?)?$", s)
         if m and not s.endswith("."):
             axioms.append(m.group(1))
         else:
@@ -574,6 +574,7 @@ def cache_dir() -> Path:
 
 def _cache_key(coqdir: Path, request: dict[str, Any]) -> str:
     h = hashlib.sha256(SCRIPT_VERSION.encode())
+    h.update(Path(__file__).read_bytes())  # a changed checker never reads an old answer
     for p in sorted(coqdir.glob("*.v")) + [coqdir / "_CoqProject"]:
         if p.exists():
             h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")

@@ -55,6 +55,7 @@ class SourceFile:
     path: Path
     sentences: list[Sentence]
     declarations: dict[str, tuple[str, int]] = field(default_factory=dict)  # full name -> (keyword, line)
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict)  # full name -> (first, last line)
     owners: dict[str, str] = field(default_factory=dict)  # constructor/field full name -> inductive full name
     problems: list[tuple[int, str]] = field(default_factory=list)  # (line, reason)
 
@@ -131,11 +132,18 @@ def read_file(path: Path, module: str) -> SourceFile:
             if m:
                 sf.problems.append((n, f"'{m.group(0)}' {why}"))
     stack: list[tuple[str, str]] = []  # ("section" | "module", name)
+    open_decl: str | None = None  # a theorem whose proof has not ended yet
     for s in sf.sentences:
+        end_line = s.line + s.text.count("\n")
         words = _command_words(s.text)
         if not words:
             continue
         head = words[0]
+        if open_decl is not None:
+            first, _ = sf.spans[open_decl]
+            sf.spans[open_decl] = (first, end_line)
+            if head in ("Qed", "Defined", "Admitted", "Abort", "Save"):
+                open_decl = None
         path_prefix = ".".join([module] + [name for kind, name in stack if kind == "module"])
         if head in ("Section",) and len(words) > 1:
             stack.append(("section", words[1]))
@@ -154,12 +162,16 @@ def read_file(path: Path, module: str) -> SourceFile:
         elif head == "Declare" and len(words) > 1 and words[1] == "ML":
             sf.problems.append((s.line, "'Declare ML Module' loads a plugin, which can change the logic"))
         elif head in ALWAYS_FORBIDDEN_COMMANDS:
-            sf.problems.append((s.line, f"'{' '.join(words[:3])}' adds an assumption or loads code"))
+            what = " ".join(words[:2]).split(":")[0].strip()
+            sf.problems.append((s.line, f"'{what}' adds an assumption or loads code"))
         elif head in DEF_KEYWORDS | THM_KEYWORDS and len(words) > 1:
             name = re.match(r"[A-Za-z_][\w']*", words[1])
             if name:
                 full = f"{path_prefix}.{name.group(0)}"
                 sf.declarations.setdefault(full, (head, s.line))
+                sf.spans.setdefault(full, (s.line, end_line))
+                if ":=" not in s.text:
+                    open_decl = full
                 if head in ("Inductive", "CoInductive", "Variant", "Record", "Structure", "Class"):
                     for sub in _constructors_and_fields(s.text):
                         sf.owners[f"{path_prefix}.{sub}"] = full
