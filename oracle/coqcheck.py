@@ -608,8 +608,8 @@ def query(root: Path, registered: list[str], instances: list[str],
             rep = CoqReport.from_json(json.loads(cfile.read_text()))
             rep.cached = True
             return rep
-        except (ValueError, TypeError, KeyError):
-            pass
+        except (OSError, ValueError, TypeError, KeyError):
+            pass  # unreadable or pruned meanwhile: ask Coq again
     report = CoqReport("compiled" if ok else "failed", errors=errors, compiled_modules=fresh)
     if not ok:
         report.detail = "; ".join(f"{e['file']}:{e['line']}: {e['message']}" for e in errors[:3])

@@ -8,7 +8,6 @@ gated-impossible, gated-continuity, depth-impossible, depth-any, relu-gelu-iff,
 non-generic, absorption-width, glu-flip.
 """
 
-import re
 from pathlib import Path
 
 import pytest
@@ -293,14 +292,11 @@ def test_strict_print_assumptions_parser():
     assert coqcheck.parse_assumptions_block(["Closed under the global context"]) == ([], [])
 
 
-def test_coq_sentences_and_sections():
+def test_coq_sentences_and_sections(tmp_path):
     src = ("Section S. Variable x : nat. End S.\nModule M.\nDefinition d := 1.\nEnd M.\n"
            "Lemma l : True.\nProof. exact I. Qed.\n")
-    sf = coqsource.SourceFile("SkipAbsorption.T", Path("T.v"), coqsource.sentences(src))
-    tmp = Path(__file__).parent / "__pycache__" / "T.v"
-    tmp.parent.mkdir(exist_ok=True)
-    tmp.write_text(src)
-    sf = coqsource.read_file(tmp, "SkipAbsorption.T")
+    (tmp_path / "T.v").write_text(src)
+    sf = coqsource.read_file(tmp_path / "T.v", "SkipAbsorption.T")
     assert sf.problems == []
     assert set(sf.declarations) == {"SkipAbsorption.T.M.d", "SkipAbsorption.T.l"}
     assert sf.spans["SkipAbsorption.T.l"] == (5, 6)
