@@ -465,17 +465,20 @@ def coq_findings(root: Path, registry: list[dict[str, Any]], report: coqcheck.Co
         main = _names(c.get("coq"))
         if not main:
             continue
+        unchecked: dict[str, list[str]] = {}
         for n, role in [(x, "declaration") for x in main] + [(x, "instance") for x in _names(c.get("coq_instance"))] + \
                 [(v, "counterexample") for v in (c.get("coq_counterexamples") or {}).values() if isinstance(v, str)]:
             module = ".".join(n.split(".")[:2])
             d = report.decls.get(n)
             if module not in fresh:
-                out.append(Finding(cid, f"Coq {role} {n} not checked: {module.split('.')[-1]}.v did not compile", lang="coq"))
+                unchecked.setdefault(module.split(".")[-1] + ".v", []).append(n.rsplit(".", 1)[-1])
             elif d is None or d.resolved is None:
                 out.append(Finding(cid, f"Coq {role} {n} does not exist (Locate finds no object at that path)", lang="coq"))
             elif d.kind != "Constant" or d.resolved != n:
                 out.append(Finding(cid, f"Coq {role} {n} resolves to {d.kind} {d.resolved}, not to a theorem "
                                         "at that path", lang="coq"))
+        for f, names in unchecked.items():
+            out.append(Finding(cid, f"not checked because {f} did not compile: {', '.join(names)}", lang="coq"))
         d = report.decls.get(main[0])
         if d is not None and d.resolved == main[0] and d.display:
             out += _coq_binder_findings(c, d)

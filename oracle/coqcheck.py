@@ -169,7 +169,7 @@ def project_problems(coqdir: Path) -> list[str]:
 def _parse_build_errors(text: str) -> list[dict[str, Any]]:
     errs = []
     for m in re.finditer(r'File "\.?/?([^"]+\.v)", line (\d+), characters [^\n]*\n(?:Error:)?\s*([^\n]*)'
-                         r'((?:\n(?!File ")[^\n]*){0,3})', text):
+                         r'((?:\n(?!File "|make|COQ)[^\n]*){0,3})', text):
         msg = (m.group(3) + " " + " ".join(m.group(4).split())).strip()
         errs.append({"file": Path(m.group(1)).name, "line": int(m.group(2)), "message": msg[:300]})
     return errs
