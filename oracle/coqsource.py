@@ -126,11 +126,9 @@ def read_file(path: Path, module: str) -> SourceFile:
     """Sentences, declarations (with module paths) and assumption problems of one file."""
     clean = strip_comments_and_strings(path.read_text())
     sf = SourceFile(module, path, sentences(clean))
-    for n, line in enumerate(clean.splitlines(), 1):
-        for pat, why in FORBIDDEN_PATTERNS:
-            m = pat.search(line)
-            if m:
-                sf.problems.append((n, f"'{m.group(0)}' {why}"))
+    for pat, why in FORBIDDEN_PATTERNS:  # on the whole text: a phrase may be split across lines
+        for m in pat.finditer(clean):
+            sf.problems.append((clean.count("\n", 0, m.start()) + 1, f"'{' '.join(m.group(0).split())}' {why}"))
     stack: list[tuple[str, str]] = []  # ("section" | "module", name)
     open_decl: str | None = None  # a theorem whose proof has not ended yet
     for s in sf.sentences:

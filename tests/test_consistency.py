@@ -87,6 +87,7 @@ def test_every_formal_claim_has_a_scope_label_and_an_instance():
     ("Variable cheat : False.", "outside a section adds an axiom"),
     ("Context (cheat : False).", "outside a section adds an axiom"),
     ("Unset Guard Checking.", "guard"),
+    ("Unset Guard\n  Checking.", "guard"),
     ("Local Unset Positivity Checking.", "positivity"),
     ("Unset Universe Checking.", "universe"),
     ("#[bypass_check(guard)] Fixpoint loop (n : nat) : False := loop n.", "bypasses a kernel check"),
