@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "witness": ("oracle.witness", "certified point where two blocks differ, or evidence they agree"),
     "activations": ("oracle.cli", "the activation catalog with its checked properties"),
     "scan": ("oracle.scan", "every MLP block of a .safetensors checkpoint"),
+    "pin": ("oracle.pin", "after review: rewrite the pinned Coq/Lean statements (proofs/pinned/)"),
 }
 
 
@@ -46,6 +47,8 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("checkpoint", help="model checkpoint (.safetensors)")
     s.add_argument("--json", action="store_true")
     s.add_argument("--max-exact-m", type=int, default=None, help=argparse.SUPPRESS)
+    pn = sub.add_parser("pin", help=COMMANDS["pin"][1])
+    pn.add_argument("--dry-run", action="store_true", help="print the whole diff, write nothing")
     return p
 
 

@@ -38,12 +38,16 @@ def _oracle_cell(o: dict[str, Any]) -> str:
 
 
 def _coq_cell(c: dict[str, Any]) -> str:
-    return {"checked": "checked", "skipped": "skipped (no coqc)", "absent": "absent",
-            "FAILED": "FAILED"}.get(c["status"], c["status"])
+    # A checked proof shows what is formal (full, sufficiency, ...), never a bare "checked".
+    if c["status"] == "checked":
+        return c.get("scope") or "scope?"
+    return {"skipped": "skipped (no coqc)", "absent": "absent", "FAILED": "FAILED"}.get(c["status"], c["status"])
 
 
 def _lean_cell(c: dict[str, Any]) -> str:
-    return {"written": "written*", "absent": "absent", "FAILED": "FAILED"}.get(c["status"], c["status"])
+    if c["status"] == "written":
+        return (c.get("scope") or "scope?") + "*"
+    return {"absent": "absent", "FAILED": "FAILED"}.get(c["status"], c["status"])
 
 
 def _boundary_cell(cs: list[dict[str, Any]]) -> str:
@@ -79,8 +83,10 @@ def terminal_table(doc: dict[str, Any]) -> str:
     lines.append(f"activations: {sum(a['all_verified'] for a in acts)}/{len(acts)} catalog entries "
                  "with every declared property re-derived")
     lines.append(f"Coq: {doc['coq']['status']} ({doc['coq']['detail']})")
+    lines.append("Coq/Lean columns: the formal scope ('full' = the formal statement is the whole claim, "
+                 "else the part that is formal); Coq statements pinned in proofs/pinned/")
     lines.append("* Lean: written, not compiled in this environment (no Lean toolchain here); "
-                 "names, binders and sorry-freedom are checked")
+                 "names, binders, escape hatches and pinned statements are checked")
     lines.append(f"oracle: {doc['instances_per_claim']} hypothesis-generated instances per claim"
                  f"{' (--quick)' if doc['quick'] else ''}; 'exact' = exact rationals or arb enclosures")
     if doc["problems"]:

@@ -37,13 +37,28 @@ def test_quick_audit_passes_and_lists_every_claim(quick_doc):
         if c["lean"]["status"] != "absent":
             assert c["lean"]["detail"].startswith("written, not compiled in this environment")
         if c["coq"]["status"] == "checked":
-            assert set(c["coq"]["assumptions"]) == set(c["coq"]["names"])
+            # Every checked proof carries its formal scope and rests only on the allowed axioms.
+            assert c["coq"]["scope"] and c["coq"]["instance"]
+            assert set(c["coq"]["axioms"]) <= set(consistency.ALLOWED_AXIOMS)
     # Every boundary case of SPEC.md is there and verified.
     names = {cx["name"] for cx in quick_doc["counterexamples"] if cx["verified"]}
     assert {"relu_degree_one", "biased_relu2", "biased_swiglu", "glu_gate_half", "width_m_plus_d",
             "zero_skip", "singular_skip"} <= names
     expected_coq = "checked" if consistency.coq_available() else "skipped"
     assert {c["coq"]["status"] for c in quick_doc["claims"]} <= {expected_coq, "absent"}
+
+
+def test_table_shows_the_formal_scope_never_a_bare_checked(quick_doc):
+    from oracle import report
+    rows = {r[0]: r for r in report.rows(quick_doc)}
+    coq_col, lean_col = report.HEADER.index("Coq"), report.HEADER.index("Lean")
+    if consistency.coq_available():
+        assert rows["relu-gelu-iff"][coq_col] == "sufficiency"
+        assert rows["homogeneous-any-width"][coq_col] == "qualitative"
+        assert rows["homogeneous-impossible"][coq_col] == "full"
+    assert rows["depth-any"][lean_col] == "flat blocks only*"
+    assert rows["non-generic"][coq_col] == "absent"
+    assert not any(r[coq_col] == "checked" or r[lean_col].startswith("written") for r in rows.values())
 
 
 def test_reports_render_every_claim(quick_doc, tmp_path):

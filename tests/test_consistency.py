@@ -1,25 +1,42 @@
-"""The statement-consistency check passes on the real sources and fails on broken copies.
+"""The proof check's static half (no compiler) on the real sources and on broken copies,
+plus the parsers it rests on.  The compiled half and the twelve attacks of issue 9 are in
+tests/test_proofcheck_mutations.py.
 
 Every broken copy lives in a temporary directory; the real sources are never touched.
+Claims named here: skip-reduction, homogeneous-impossible, homogeneous-any-width,
+gated-impossible, gated-continuity, depth-impossible, depth-any, relu-gelu-iff,
+non-generic, absorption-width, glu-flip.
 """
 
-import re
 from pathlib import Path
 
 import pytest
 
+from oracle import coqcheck, coqsource, leancheck, pinned
 from oracle import consistency as C
 
 
 @pytest.fixture()
 def copy(tmp_path: Path) -> Path:
-    return C.copy_sources(tmp_path)
+    return C.copy_sources(tmp_path, with_build=False)
 
 
 def edit(path: Path, old: str, new: str, count: int = 1) -> None:
     text = path.read_text()
     assert old in text, f"{old!r} not in {path}"
     path.write_text(text.replace(old, new, count))
+
+
+def registry_edit(root: Path, claim_id: str, old: str, new: str) -> None:
+    """Edit one [[claim]] table of the copy's registry (the text between its id and the next table)."""
+    p = root / "proofs" / "claims.toml"
+    text = p.read_text()
+    start = text.index(f'id = "{claim_id}"')
+    end = text.find("[[claim]]", start)
+    end = len(text) if end < 0 else end
+    block = text[start:end]
+    assert old in block, f"{old!r} not in the {claim_id} table"
+    p.write_text(text[:start] + block.replace(old, new, 1) + text[end:])
 
 
 def findings(root: Path) -> list[str]:
@@ -34,77 +51,206 @@ def test_copy_is_consistent_before_breaking(copy):
     assert findings(copy) == []
 
 
-def test_every_claim_names_formal_declarations_or_a_reason():
+def test_static_check_runs_from_any_working_directory(monkeypatch, tmp_path):
+    monkeypatch.chdir(C.ROOT / "proofs")
+    assert findings(Path("..")) == []
+
+
+@pytest.mark.skipif(not C.coq_available(), reason="coqc not installed")
+def test_check_all_runs_from_the_repository_with_a_relative_root(monkeypatch):
+    """check_all(Path('.')) used to hand coqc a relative -R path while it ran in a temp folder."""
+    monkeypatch.chdir(C.ROOT)
+    r = C.check_all(Path("."))
+    assert r["ok"], r["findings"]
+    assert r["coq"]["status"] == "compiled" and r["pinned_diffs"] == {}
+
+
+def test_every_formal_claim_has_a_scope_label_and_an_instance():
     for c in C.load_registry():
         for key in ("coq", "lean"):
             assert c.get(key) or c.get(f"{key}_absent"), (c["id"], key)
+        if c.get("coq"):
+            assert C.scope_label(c, "coq") and len(C.scope_label(c, "coq")) <= C.SCOPE_MAX
+            assert c.get("coq_instance"), c["id"]
+    # relu-gelu-iff proves only sufficiency formally: the table must say so.
+    rg = next(c for c in C.load_registry() if c["id"] == "relu-gelu-iff")
+    assert C.scope_label(rg, "coq") == "sufficiency"
 
 
-def _first_decl(root: Path, key: str) -> tuple[str, str]:
-    claim = next(c for c in C.load_registry(root) if c["id"] == "homogeneous-any-width")
-    return claim["id"], C._names(claim[key])[0]
+# ---------------------------------------------------------------- forbidden constructs (Coq)
+
+@pytest.mark.parametrize("snippet, reason", [
+    ("Axiom everything_absorbs : forall P : Prop, P.", "adds an assumption"),
+    ("Parameter phi : R.", "adds an assumption"),
+    ("Conjecture c : 1 = 2.", "adds an assumption"),
+    ("Hypothesis cheat : False.", "outside a section adds an axiom"),
+    ("Variable cheat : False.", "outside a section adds an axiom"),
+    ("Context (cheat : False).", "outside a section adds an axiom"),
+    ("Unset Guard Checking.", "guard"),
+    ("Unset Guard\n  Checking.", "guard"),
+    ("Local Unset Positivity Checking.", "positivity"),
+    ("Unset Universe Checking.", "universe"),
+    ("#[bypass_check(guard)] Fixpoint loop (n : nat) : False := loop n.", "bypasses a kernel check"),
+    ("Declare ML Module \"evil_plugin\".", "loads a plugin"),
+    ("Load Other.", "loads code"),
+    ("Lemma l : 1 = 2. Proof. give_up. Admitted.", "unfinished"),
+    ("Admit Obligations.", "unfinished"),
+    ("Module M. Axiom a : False. End M.", "adds an assumption"),
+])
+def test_forbidden_coq_commands_are_refused(copy, snippet, reason):
+    f = copy / "proofs" / "coq" / "Gated.v"
+    f.write_text(f.read_text() + "\n" + snippet + "\n")
+    hits = [x for x in findings(copy) if "proofs/coq/Gated.v" in x]
+    assert hits and any(reason.lower() in x.lower() for x in hits), findings(copy)
 
 
-def test_sorry_in_lean_is_caught(copy):
-    f = next((copy / "lean").rglob("Homogeneous.lean"))
-    text = f.read_text()
-    # Replace the first proof body after ':= by' with sorry.
-    f.write_text(re.sub(r":= by\n", ":= by\n  sorry\n", text, count=1))
-    assert any("forbidden" in x and "sorry" in x for x in findings(copy))
-
-
-def test_admitted_in_coq_is_caught(copy):
-    f = copy / "proofs" / "coq" / "Homogeneous.v"
-    edit(f, "Qed.", "Admitted.")
-    assert any("forbidden" in x and "Admitted" in x for x in findings(copy))
-
-
-def test_sorry_inside_a_comment_is_not_a_finding(copy):
-    f = copy / "proofs" / "coq" / "Homogeneous.v"
-    f.write_text(f.read_text() + "\n(* a remark that mentions Admitted and Axiom *)\n")
+def test_section_variables_are_fine(copy):
+    f = copy / "proofs" / "coq" / "Gated.v"
+    f.write_text(f.read_text() + "\nSection S.\nVariable n : nat.\nHypothesis Hn : (0 < n)%nat.\n"
+                 "Lemma pos : (1 <= n)%nat. Proof. exact Hn. Qed.\nEnd S.\n")
     assert findings(copy) == []
 
 
-def test_extra_axiom_is_caught(copy):
-    f = copy / "proofs" / "coq" / "Gated.v"
-    f.write_text(f.read_text() + "\nAxiom everything_absorbs : forall P : Prop, P.\n")
-    assert any("Axiom everything_absorbs" in x for x in findings(copy))
-
-
-def test_lean_axiom_is_caught(copy):
-    f = next((copy / "lean").rglob("Gated.lean"))
-    f.write_text(f.read_text() + "\naxiom cheat : False\n")
-    assert any("axiom cheat" in x for x in findings(copy))
-
-
-def test_missing_coq_declaration_is_caught(copy):
-    cid, name = _first_decl(copy, "coq")
-    short = name.rsplit(".", 1)[1]
+def test_forbidden_words_inside_comments_and_strings_are_not_findings(copy):
     f = copy / "proofs" / "coq" / "Homogeneous.v"
-    edit(f, f"Theorem {short}", f"Theorem {short}_renamed")
-    assert f"{cid}: Coq declaration {name} not found" in findings(copy)
+    f.write_text(f.read_text() + "\n(* a remark that mentions Admitted, Axiom and (* nested *) "
+                 "Unset Guard Checking *)\nDefinition note := \"Admitted \"\" Axiom\".\n")
+    assert findings(copy) == []
+
+
+def test_admitted_in_a_registered_proof_names_the_claim(copy):
+    f = copy / "proofs" / "coq" / "Homogeneous.v"
+    text = f.read_text()
+    start = text.index("Theorem homogeneous_any_width :")
+    qed = text.index("Qed.", start)
+    f.write_text(text[:qed] + "Admitted." + text[qed + 4:])
+    assert any(x.startswith("homogeneous-any-width: proofs/coq/Homogeneous.v:") and "Admitted" in x
+               for x in findings(copy))
+
+
+@pytest.mark.parametrize("line", ["-arg -type-in-type", "-arg -impredicative-set", "-type-in-type",
+                                  "-Q /tmp Evil", "-arg -noinit"])
+def test_coqproject_flags_that_weaken_the_logic_are_refused(copy, line):
+    p = copy / "proofs" / "coq" / "_CoqProject"
+    p.write_text(p.read_text() + line + "\n")
+    assert any("_CoqProject" in x and "not an accepted line" in x for x in findings(copy))
+
+
+def test_makefile_local_hooks_are_refused(copy):
+    (copy / "proofs" / "coq" / "Makefile.coq.local").write_text("COQFLAGS += -type-in-type\n")
+    assert any("Makefile.coq.local would change the build" in x for x in findings(copy))
+
+
+def test_unlisted_coq_file_is_reported(copy):
+    (copy / "proofs" / "coq" / "Extra.v").write_text("Lemma t : True. Proof. exact I. Qed.\n")
+    assert any("Extra.v is not listed in _CoqProject" in x for x in findings(copy))
+
+
+# ---------------------------------------------------------------- Lean
+
+def test_sorry_and_sorryax_in_lean_are_caught_and_name_the_claim(copy):
+    f = copy / "lean" / "SkipAbsorption" / "Gated.lean"
+    edit(f, "  rintro ⟨Wg', Wu', Wd', h⟩\n", "  exact sorryAx _\n")
+    hits = findings(copy)
+    assert any(x.startswith("gated-impossible: lean/SkipAbsorption/Gated.lean:") and "sorryAx" in x
+               for x in hits), hits
+
+
+@pytest.mark.parametrize("snippet, word", [
+    ("axiom cheat : False", "axiom"),
+    ("unsafe def u : Nat := 0", "unsafe"),
+    ("@[implemented_by id] def f (n : Nat) : Nat := n", "implemented_by"),
+    ("@[extern \"c_f\"] def g (n : Nat) : Nat := n", "extern"),
+    ("theorem t : 2 + 2 = 4 := by native_decide", "native_decide"),
+    ("set_option debug.skipKernelTC true", "skipKernelTC"),
+    ("opaque hidden : Prop", "opaque"),
+    ("macro \"trust\" : tactic => `(tactic| sorry)", "meta-programming"),
+])
+def test_lean_escape_hatches_are_refused(copy, snippet, word):
+    f = copy / "lean" / "SkipAbsorption" / "Gated.lean"
+    f.write_text(f.read_text() + "\n" + snippet + "\n")
+    assert any("lean/SkipAbsorption/Gated.lean" in x and word.lower() in x.lower() for x in findings(copy))
+
+
+def test_lean_vacuous_binder_is_caught(copy):
+    f = copy / "lean" / "SkipAbsorption" / "Gated.lean"
+    edit(f, "    (gate_zero_at_0 : g 0 = 0) (gate_differentiable_at_0 : DifferentiableAt ℝ g 0)",
+         "    (vacuous : False) (gate_zero_at_0 : g 0 = 0) (gate_differentiable_at_0 : DifferentiableAt ℝ g 0)")
+    hits = findings(copy)
+    assert any(x.startswith("gated-impossible: Lean SkipAbsorption.gated_impossible assumes (vacuous : False)")
+               for x in hits), hits
+    assert any(x.startswith("gated-impossible: Lean statement of SkipAbsorption.gated_impossible changed")
+               for x in hits), hits
+
+
+def test_lean_undefined_identifier_is_caught(copy):
+    f = copy / "lean" / "SkipAbsorption" / "Gated.lean"
+    edit(f, "  refine ray_contradiction T1 T2 hv", "  refine ray_contradiction_v2 T1 T2 hv")
+    hits = findings(copy)
+    assert any(x.startswith("gated-continuity: lean/SkipAbsorption/Gated.lean:") and "'ray_contradiction_v2'" in x
+               for x in hits), hits
+
+
+def test_lean_unchecked_mathlib_name_is_caught(copy):
+    f = copy / "lean" / "SkipAbsorption" / "Homogeneous.lean"
+    edit(f, "Real.rpow_one", "Real.rpow_one_bogus")
+    assert any("'Real.rpow_one_bogus'" in x and "external-names" in x for x in findings(copy))
+
+
+def test_lean_duplicate_declaration_is_refused(copy):
+    f = copy / "lean" / "SkipAbsorption" / "Gated.lean"
+    edit(f, "end SkipAbsorption", "theorem gated_impossible : True := trivial\n\nend SkipAbsorption")
+    assert any("SkipAbsorption.gated_impossible is declared twice" in x for x in findings(copy))
+
+
+def test_lean_dropped_hypothesis_is_caught(copy):
+    f = copy / "lean" / "SkipAbsorption" / "Gated.lean"
+    f.write_text(f.read_text().replace("(gate_zero_at_0 :", "(g_vanishes :"))
+    assert any("'gate_zero_at_0' is not a top-level binder of Lean" in x for x in findings(copy))
 
 
 def test_missing_lean_declaration_is_caught(copy):
-    cid, name = _first_decl(copy, "lean")
-    short = name.rsplit(".", 1)[1]
-    f = next((copy / "lean").rglob("Homogeneous.lean"))
-    edit(f, f"theorem {short} ", f"theorem {short}_renamed ")
-    assert f"{cid}: Lean declaration {name} not found" in findings(copy)
+    f = copy / "lean" / "SkipAbsorption" / "Homogeneous.lean"
+    edit(f, "theorem homogeneous_any_width ", "theorem homogeneous_any_width_renamed ")
+    assert ("homogeneous-any-width: Lean declaration SkipAbsorption.homogeneous_any_width not found "
+            "(namespace path + name)") in findings(copy)
 
 
-def test_dropped_hypothesis_is_caught_in_coq(copy):
-    f = copy / "proofs" / "coq" / "Homogeneous.v"
-    # Rename the binder: the statement no longer carries a hypothesis named k_ne_1.
-    text = f.read_text()
-    f.write_text(text.replace("(k_ne_1 :", "(k_not_one :"))
-    assert any("'k_ne_1' is not a named binder of Coq" in x for x in findings(copy))
+# ---------------------------------------------------------------- registry
+
+@pytest.mark.parametrize("claim, old, new, message", [
+    ("depth-any", 'lean_hypotheses_reason = "', 'lean_hypotheses_reasn = "', "unknown registry field 'lean_hypotheses_reasn'"),
+    ("homogeneous-impossible", 'formal_scope = "full"', 'formal_scope = "full"\ncoq_hypotheses = []',
+     "'coq_hypotheses' weakens the binder check and needs a reason"),
+    ("relu-gelu-iff", 'd_ge_2 = "sufficiency holds in every dimension"', 'd_ge_2 = ""',
+     "'formal_not_needed.d_ge_2' needs a reason"),
+    ("relu-gelu-iff", 'formal_scope = "sufficiency"', 'formal_scope = "checked"', "must be a short label"),
+    ("relu-gelu-iff", 'formal_scope_note = "', 'formal_scope_nte = "', "needs a formal_scope_note"),
+    ("glu-flip", 'coq_instance = "SkipAbsorption.Instances.sigmoid_glu_flip_2x2"\n', '',
+     "formal proof without an instance lemma"),
+    ("homogeneous-impossible",
+     'k_ne_1 = "SkipAbsorption.Counterexamples.homogeneous_impossible_needs_k_ne_1", ', '',
+     "boundary counterexample relu_degree_one drops 'k_ne_1', but no Coq lemma proves it"),
+    ("absorption-width", 'idx_in_range = "the chosen rows i_1 .. i_d of W_up are rows of the block (part of rows_span)"',
+     'idx_in_range = " "', "'coq_extra_hypotheses.idx_in_range' needs a reason"),
+    ("non-generic", 'coq_absent = "', 'coq_absnt = "', "no Coq declaration and no coq_absent reason"),
+    ("skip-reduction", 'coq = ["SkipAbsorption.SkipReduction.skip_reduction"',
+     'coq = ["SkipReduction.skip_reduction"', "is not a full name SkipAbsorption.<File>.<name>"),
+])
+def test_registry_edits_that_switch_checks_off_are_refused(copy, claim, old, new, message):
+    registry_edit(copy, claim, old, new)
+    hits = findings(copy)
+    assert any(x.startswith(claim + ":") and message in x for x in hits), hits
 
 
-def test_dropped_hypothesis_is_caught_in_lean(copy):
-    f = next((copy / "lean").rglob("Gated.lean"))
-    f.write_text(f.read_text().replace("(gate_zero_at_0 :", "(g_vanishes :"))
-    assert any("'gate_zero_at_0' is not a named binder of Lean" in x for x in findings(copy))
+def test_a_weakening_field_with_a_reason_is_accepted_and_printed(copy):
+    registry_edit(copy, "homogeneous-impossible", 'formal_scope = "full"',
+                  'formal_scope = "full"\ncoq_hypotheses = ["k_pos", "k_ne_1", "M_nonzero", "sigma_homogeneous"]\n'
+                  'coq_hypotheses_reason = "spelled out for the test"')
+    notes = C.Notes()
+    assert [str(f) for f in C.static_findings(copy, notes)] == []
+    assert any(n.startswith("homogeneous-impossible: coq_hypotheses = ") and "spelled out for the test" in n
+               for n in notes.lines)
 
 
 def test_missing_informal_proof_is_caught(copy):
@@ -118,38 +264,73 @@ def test_claim_without_a_test_is_caught(copy):
     assert "non-generic: no test names this claim" in findings(copy)
 
 
-def test_binder_names_reads_grouped_binders():
-    stmt = "Theorem t : forall (a b : R) {c : nat} (k_ne_1 : k <> 1), a = b."
-    assert {"a", "b", "c", "k_ne_1"} <= C.binder_names(stmt)
-    assert "x" not in C.binder_names("theorem t (h : x := 1) : True")
+def test_missing_coq_declaration_is_caught_statically(copy):
+    f = copy / "proofs" / "coq" / "Homogeneous.v"
+    edit(f, "Theorem homogeneous_any_width :", "Theorem homogeneous_any_width_renamed :")
+    assert ("homogeneous-any-width: Coq declaration SkipAbsorption.Homogeneous.homogeneous_any_width "
+            "not found in the sources") in findings(copy)
 
 
-def test_parse_assumptions():
-    out = ('     = "==> A.t"%string\n     : string\nClosed under the global context\n'
-           '     = "==> A.u"%string\n     : string\nAxioms:\nClassical_Prop.classic : forall P : Prop, P \\/ ~ P\n'
-           'ClassicalDedekindReals.sig_not_dec : forall P : Prop, {~ ~ P} + {~ P}\n'
-           'ClassicalDedekindReals.sig_forall_dec\n  : forall P : nat -> Prop,\n'
-           '    (forall n : nat, {P n} + {~ P n}) -> {n : nat | ~ P n} + {forall n : nat, P n}\n')
-    assert C.parse_assumptions(out) == {
-        "A.t": [], "A.u": ["Classical_Prop.classic", "ClassicalDedekindReals.sig_not_dec",
-                           "ClassicalDedekindReals.sig_forall_dec"]}
+def test_hand_edited_lean_pin_is_caught(copy):
+    p = copy / pinned.LEAN_FILE
+    edit(p, "(k_ne_1 : k ≠ 1)", "(k_ne_1 : k ≠ 2)")
+    hits = findings(copy)
+    assert any("Lean statement of SkipAbsorption.homogeneous_impossible changed since it was pinned" in x
+               for x in hits), hits
 
 
-def test_coq_build_flags_an_axiom_used_by_a_theorem(copy):
-    """With coqc: a theorem that uses a new axiom compiles but fails Print Assumptions.
-    Without coqc: the build is reported as skipped, never as passed."""
-    f = copy / "proofs" / "coq" / "SkipReduction.v"
-    f.write_text(f.read_text() + "\nAxiom cheat : False.\nTheorem uses_cheat : 1 = 2.\n"
-                 "Proof. destruct cheat. Qed.\n")
-    build = C.coq_build(copy, theorems=["SkipAbsorption.SkipReduction.uses_cheat",
-                                        "SkipAbsorption.SkipReduction.skip_reduction"])
-    if not C.coq_available():
-        assert build.status == "skipped"
-        return
-    assert build.status == "failed"
-    # Coq prints the shortest unambiguous name; a proof by `destruct cheat` may also pull in
-    # the reals' axioms through the file's imports, which are allowed.
-    axioms = build.assumptions["SkipAbsorption.SkipReduction.uses_cheat"]
-    assert "SkipReduction.cheat" in axioms
-    assert [a for a in axioms if not a.startswith(C.ALLOWED_AXIOM_PREFIXES)] == ["SkipReduction.cheat"]
-    assert "cheat" in build.detail
+# ---------------------------------------------------------------- parsers
+
+def test_strict_print_assumptions_parser():
+    lines = ["Axioms:", "Classical_Prop.classic : forall P : Prop, P \\/ ~ P",
+             "ClassicalDedekindReals.sig_forall_dec", "  : forall P : nat -> Prop,",
+             "    (forall n : nat, {P n} + {~ P n}) -> {n : nat | ~ P n} + {forall n : nat, P n}",
+             "loop is assumed to be guarded.", "neg is assumed to be positive.",
+             "tt2 relies on an unsafe hierarchy.", "Theory:", "Type hierarchy is collapsed (logic is inconsistent)"]
+    axioms, bad = coqcheck.parse_assumptions_block(lines)
+    assert axioms == ["Classical_Prop.classic", "ClassicalDedekindReals.sig_forall_dec"]
+    assert bad == lines[5:]
+    assert coqcheck.parse_assumptions_block(["Closed under the global context"]) == ([], [])
+
+
+def test_coq_sentences_and_sections(tmp_path):
+    src = ("Section S. Variable x : nat. End S.\nModule M.\nDefinition d := 1.\nEnd M.\n"
+           "Lemma l : True.\nProof. exact I. Qed.\n")
+    (tmp_path / "T.v").write_text(src)
+    sf = coqsource.read_file(tmp_path / "T.v", "SkipAbsorption.T")
+    assert sf.problems == []
+    assert set(sf.declarations) == {"SkipAbsorption.T.M.d", "SkipAbsorption.T.l"}
+    assert sf.spans["SkipAbsorption.T.l"] == (5, 6)
+
+
+def test_lean_binder_groups_and_names():
+    sig = "theorem t {d : ℕ} (M : Fin d → Fin d → ℝ) (h : (0 : ℝ) < 1) [inst : Foo] : ¬ ∀ x, M x = 0"
+    groups = leancheck.binder_groups(sig)
+    assert [g[1] for g in groups] == [["d"], ["M"], ["h"], ["inst"]]
+    assert leancheck.statement_type(sig) == "¬ ∀ x, M x = 0"
+    assert leancheck._known("mul_eq_zero.mp", {"mul_eq_zero"})
+    assert not leancheck._known("Real.bogus", {"Real"})
+
+
+def test_pinned_round_trip():
+    b = pinned.Block("A.b", "c (main)", "ff", "x : R\n====\nx = x", {"A.d": "A.d = 1\n : R"})
+    text = pinned.render("# h\n", [b])
+    back = pinned.parse(text)["A.b"]
+    assert (back.roles, back.fingerprint, back.statement, back.uses) == \
+        ("c (main)", "ff", "x : R\n====\nx = x", {"A.d": "A.d = 1\n : R"})
+    assert pinned.changed_names(text, text.replace("x = x", "x = 0")) == [("A.b", "changed")]
+
+
+def test_real_pinned_files_parse_and_cover_the_registry():
+    registry = C.load_registry()
+    for lang, rel in (("coq", pinned.COQ_FILE), ("lean", pinned.LEAN_FILE)):
+        blocks = pinned.parse((C.ROOT / rel).read_text())
+        assert list(blocks) == [n for n, _ in C.registry_roles(registry, lang)]
+        assert all(b.statement for b in blocks.values())
+    coq = pinned.parse((C.ROOT / pinned.COQ_FILE).read_text())
+    # A changed definition changes the file: relu2's body is pinned with every statement using it.
+    assert "SkipAbsorption.Activations.relu2" in coq["SkipAbsorption.Activations.relu2_not_absorbable"].uses
+    # Instances are stated with the standard library only.
+    for c in registry:
+        for inst in C._names(c.get("coq_instance")):
+            assert coq[inst].uses == {}, inst

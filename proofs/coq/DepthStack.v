@@ -267,42 +267,47 @@ Qed.
 
 (** ** Instances *)
 
-(** (a) [d = 2], two relu layers with [W_up = W_down = I]; gauge the interface
-    by the shear [A = [[1, 1], [0, 1]]], [A^-1 = [[1, -1], [0, 1]]].  The gauged
-    stack computes [h = (relu x_1 + relu x_2, relu x_2)] and then
-    [(relu(h_1 - h_2), relu h_2) = (relu x_1, relu x_2)], the same as
-    [relu(relu x)]. *)
-Definition shear : mat := fun i j =>
-  match i, j with 0%nat, 0%nat => 1 | 0%nat, 1%nat => 1 | 1%nat, 1%nat => 1 | _, _ => 0 end.
-Definition shear_inv : mat := fun i j =>
-  match i, j with 0%nat, 0%nat => 1 | 0%nat, 1%nat => -1 | 1%nat, 1%nat => 1 | _, _ => 0 end.
-
+(** (a) Instance of [plain_stack_gauge_invariance], stated with the standard
+    library only (relu z = [Rmax z 0]): [d = 2], two relu layers with
+    [W_up = W_down = I], the interface gauged by any [A = [[a, b], [c, e]]]
+    with a left inverse [A' = [[a', b'], [c', e']]] ([A' A = I], the four
+    equations).  The gauged stack computes [h = A relu(x)] and then
+    [relu(A' h)], the same as [relu(relu x)]. *)
 Lemma gl_invariance_instance :
-  forall x i, (i < 2)%nat ->
-    block 2 2 relu ident shear_inv (block 2 2 relu shear ident x) i =
-    block 2 2 relu ident ident (block 2 2 relu ident ident x) i.
+  forall a b c e a' b' c' e' : R,
+  a' * a + b' * c = 1 -> a' * b + b' * e = 0 -> c' * a + e' * c = 0 -> c' * b + e' * e = 1 ->
+  forall x0 x1 : R,
+    let h0 := a * Rmax x0 0 + b * Rmax x1 0 in
+    let h1 := c * Rmax x0 0 + e * Rmax x1 0 in
+    Rmax (a' * h0 + b' * h1) 0 = Rmax (Rmax x0 0) 0 /\
+    Rmax (c' * h0 + e' * h1) 0 = Rmax (Rmax x1 0) 0.
 Proof.
-  intros x i Hi.
-  assert (HA : left_inv 2 shear_inv shear).
-  { intros i' j' Hi' Hj'. unfold matmul, shear, shear_inv, ident, kron.
-    destruct i' as [|[|]], j' as [|[|]]; simpl; try lia; ring. }
-  rewrite <- (plain_pair_gauge_invariance 2 2 2 relu ident ident ident ident shear shear_inv HA x i Hi).
-  transitivity (block 2 2 relu ident (matmul 2 ident shear_inv) (block 2 2 relu shear ident x) i).
-  - apply block_ext; [intros; reflexivity| |exact Hi].
-    intros l j Hl Hj. symmetry. apply matmul_ident_l. exact Hl.
-  - apply block_local; [|exact Hi]. intros j Hj.
-    apply block_ext; [|intros; reflexivity|exact Hj].
-    intros i' l Hi' Hl. symmetry. apply matmul_ident_r. exact Hl.
+  intros a b c e a' b' c' e' E00 E01 E10 E11 x0 x1 h0 h1.
+  set (A := fun i j : nat => match i, j with O, O => a | O, _ => b | _, O => c | _, _ => e end).
+  set (A' := fun i j : nat => match i, j with O, O => a' | O, _ => b' | _, O => c' | _, _ => e' end).
+  assert (HA : left_inv 2 A' A).
+  { intros i j Hi Hj. unfold matmul, A, A', ident, kron.
+    destruct i as [|[|]], j as [|[|]]; simpl; try lia; lra. }
+  pose proof (plain_stack_gauge_invariance 2 relu [mk_layer 2 ident ident; mk_layer 2 ident ident]
+                [(A, A')] eq_refl ltac:(constructor; [exact HA|constructor])) as H.
+  pose proof (H (v2 x0 x1) 0%nat ltac:(lia)) as H0. pose proof (H (v2 x0 x1) 1%nat ltac:(lia)) as H1.
+  clear H. unfold h0, h1.
+  unfold gauge_stack, gauge_layer, layer_block, plain_comp, block, readout, mv, matmul, A, A',
+    ident, kron, v2, relu in H0, H1.
+  simpl in H0, H1. tidy. split.
+  - align H0. lra.
+  - align H1. lra.
 Qed.
 
-(** (b) [d = 1], two residual layers [x -> x + relu x]: the residual stack
-    equals a plain relu stack of widths [2, 2] (each layer:
-    [x + relu x = 2 relu x - relu(-x)]). *)
+(** (b) Instance of [depth_width], stated with the standard library only:
+    [d = 1], the residual stack of two layers [x -> x + relu x] equals a plain
+    relu stack of widths [(2, 2)] (layer 1: rows [a l], output weights [b l];
+    layer 2: rows [c l], output weights [e l]). *)
 Lemma depth_width_instance :
-  exists plains : list layer,
-    map width plains = [2%nat; 2%nat] /\
-    forall x, res_comp_id [block 1 1 relu ident ident; block 1 1 relu ident ident] x 0%nat =
-              plain_comp (map (layer_block 1 relu) plains) x 0%nat.
+  exists a b c e : nat -> R, forall x : R,
+    let y := x + Rmax x 0 in
+    let h := b 0%nat * Rmax (a 0%nat * x) 0 + b 1%nat * Rmax (a 1%nat * x) 0 in
+    y + Rmax y 0 = e 0%nat * Rmax (c 0%nat * h) 0 + e 1%nat * Rmax (c 1%nat * h) 0.
 Proof.
   set (L := mk_layer 1 ident ident).
   assert (HL : forall y : vec, exists c : vec,
@@ -311,5 +316,10 @@ Proof.
     unfold L, ident, kron. simpl. ring. }
   destruct (depth_width 1 relu [L; L] relu_odd_part
               (Forall_cons _ HL (Forall_cons _ HL (Forall_nil _)))) as (plains & Hw & Heq).
-  exists plains. split; [exact Hw|]. intros x. exact (Heq x 0%nat ltac:(lia)).
+  destruct plains as [|[w1 Wd1 Wu1] [|[w2 Wd2 Wu2] [|]]]; simpl in Hw; try discriminate.
+  injection Hw as Hw1 Hw2. subst w1 w2.
+  exists (fun l => Wu1 l 0%nat), (fun l => Wd1 0%nat l), (fun l => Wu2 l 0%nat), (fun l => Wd2 0%nat l).
+  intros x y h. specialize (Heq (v1 x) 0%nat ltac:(lia)). unfold y, h.
+  unfold L, res_comp_id, plain_comp, layer_block, block, readout, mv, ident, kron, v1, relu in Heq.
+  simpl in Heq. tidy. align Heq. lra.
 Qed.

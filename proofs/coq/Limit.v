@@ -264,3 +264,34 @@ Proof.
     simpl in HS. unfold ident, kron in HS. simpl in HS.
     destruct (S 0%nat), (S 1%nat); lra.
 Qed.
+
+(** The instance of the main theorem [relu_limit_iff], with relu (which has
+    both properties) as the activation, stated with the standard library only
+    (relu z = [Rmax z 0], the biased block as its explicit sums): in dimension
+    2, [x -> x + relu(x + (1, -1))] equals no biased relu block of width 2,
+    whatever its weights and biases.  The index condition would need
+    [sum_{l in S} I_0l I_l0 = -1]. *)
+Corollary relu_biased_not_absorbable_instance :
+  ~ (exists w00 w01 w10 w11 u00 u01 u10 u11 b0 b1 c0 c1 : R, forall x0 x1 : R,
+       x0 + Rmax (x0 + 1) 0 =
+         w00 * Rmax (u00 * x0 + u01 * x1 + b0) 0 + w01 * Rmax (u10 * x0 + u11 * x1 + b1) 0 + c0 /\
+       x1 + Rmax (x1 + -1) 0 =
+         w10 * Rmax (u00 * x0 + u01 * x1 + b0) 0 + w11 * Rmax (u10 * x0 + u11 * x1 + b1) 0 + c1).
+Proof.
+  intros (w00 & w01 & w10 & w11 & u00 & u01 & u10 & u11 & b0 & b1 & c0 & c1 & H).
+  destruct (proj1 (relu_limit_iff 2 2 relu ident ident ident bias_pm (fun _ => 0)
+                     relu_limit_relu relu_odd_part (ident_nondegenerate 2))) as [S HS].
+  - exists (fun i l => match i, l with O, O => w00 | O, _ => w01 | _, O => w10 | _, _ => w11 end),
+           (fun l j => match l, j with O, O => u00 | O, _ => u01 | _, O => u10 | _, _ => u11 end),
+           (fun l => match l with O => b0 | _ => b1 end),
+           (fun i => match i with O => c0 | _ => c1 end).
+    intros x i Hi. rewrite mv_ident, bblock_ident by assumption. rewrite Rplus_0_r.
+    destruct (H (x 0%nat) (x 1%nat)) as [H0 H1].
+    unfold bblock, mv. simpl. rewrite !Rplus_0_l.
+    destruct i as [|[|i]]; [| |lia]; unfold bias_pm, relu; simpl.
+    + rewrite H0. reflexivity.
+    + rewrite H1. reflexivity.
+  - specialize (HS 0%nat 0%nat ltac:(lia) ltac:(lia)).
+    simpl in HS. unfold ident, kron in HS. simpl in HS.
+    destruct (S 0%nat), (S 1%nat); lra.
+Qed.

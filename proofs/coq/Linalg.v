@@ -304,3 +304,26 @@ Qed.
 
 Lemma matmul_ident_l : forall n A i j, (i < n)%nat -> matmul n ident A i j = A i j.
 Proof. intros. unfold matmul, ident. apply (sum_kron_l n (fun k => A k j)). assumption. Qed.
+
+(** A vector of dimension 1 or 2 built from its coordinates. *)
+Definition v1 (a : R) : vec := fun _ => a.
+Definition v2 (a b : R) : vec := fun j => match j with O => a | _ => b end.
+
+(** ** Tactics for the instance lemmas (statements written with the standard
+    library only, proved through the main theorems) *)
+
+(** Clean up [0 + a], [1 * a], ... that [simpl] leaves after expanding finite sums. *)
+Ltac tidy := repeat progress rewrite ?Ropp_0, ?Rplus_0_l, ?Rplus_0_r, ?Rmult_0_l, ?Rmult_0_r,
+  ?Rmult_1_l, ?Rmult_1_r.
+
+(** Make the arguments of [Rmax _ 0] and [exp _] in hypothesis [H] syntactically
+    equal to the ones of the goal when they are equal as polynomials. *)
+Ltac align H :=
+  repeat match goal with
+  | H' : context [Rmax ?a ?z] |- context [Rmax ?b ?z] =>
+      constr_eq H H'; assert_fails (constr_eq a b);
+      let e := fresh in assert (e : a = b) by ring; rewrite e in H; clear e
+  | H' : context [exp ?a] |- context [exp ?b] =>
+      constr_eq H H'; assert_fails (constr_eq a b);
+      let e := fresh in assert (e : a = b) by ring; rewrite e in H; clear e
+  end.

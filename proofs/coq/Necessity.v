@@ -622,15 +622,25 @@ Proof.
 Qed.
 
 (** In dimension 2, [x -> x + relu(x)] (coordinate-wise; [W_up = W_down = I],
-    [M = I]) equals no relu block of width 2.  The index condition would need
-    [sum_{l in S} I_0l I_l0 = -1], but that sum is 0 or 1. *)
+    [M = I]) equals no relu block of width 2, whatever its weights; relu is
+    written [Rmax z 0] and the block as its two explicit sums, so the
+    statement uses the standard library only.  Through [relu_iff]: the index
+    condition would need [sum_{l in S} I_0l I_l0 = -1], but that sum is 0 or 1. *)
 Corollary relu_not_absorbable_instance :
-  ~ (exists Wd' Wu' : mat, forall (x : vec) i, (i < 2)%nat ->
-       x i + relu (x i) = block 2 2 relu Wd' Wu' x i).
+  ~ (exists w00 w01 w10 w11 u00 u01 u10 u11 : R, forall x0 x1 : R,
+       x0 + Rmax x0 0 = w00 * Rmax (u00 * x0 + u01 * x1) 0 + w01 * Rmax (u10 * x0 + u11 * x1) 0 /\
+       x1 + Rmax x1 0 = w10 * Rmax (u00 * x0 + u01 * x1) 0 + w11 * Rmax (u10 * x0 + u11 * x1) 0).
 Proof.
-  intros [Wd' [Wu' H]].
-  destruct (relu_necessity 2 2 ident ident ident Wd' Wu' (ident_nondegenerate 2)) as [S HS].
-  - intros x i Hi. rewrite mv_ident, block_ident by assumption. apply H. assumption.
+  intros (w00 & w01 & w10 & w11 & u00 & u01 & u10 & u11 & H).
+  destruct (proj1 (relu_iff 2 2 ident ident ident (ident_nondegenerate 2))) as [S HS].
+  - exists (fun i l => match i, l with O, O => w00 | O, _ => w01 | _, O => w10 | _, _ => w11 end),
+           (fun l j => match l, j with O, O => u00 | O, _ => u01 | _, O => u10 | _, _ => u11 end).
+    intros x i Hi. rewrite mv_ident, block_ident by assumption.
+    destruct (H (x 0%nat) (x 1%nat)) as [H0 H1].
+    unfold block, readout, mv. simpl. rewrite !Rplus_0_l.
+    destruct i as [|[|i]]; [| |lia]; unfold relu.
+    + rewrite H0. reflexivity.
+    + rewrite H1. reflexivity.
   - specialize (HS 0%nat 0%nat ltac:(lia) ltac:(lia)).
     simpl in HS. unfold ident, kron in HS. simpl in HS.
     destruct (S 0%nat), (S 1%nat); lra.

@@ -137,28 +137,30 @@ Qed.
 
 (** ** Instance *)
 
-(** [W_up = I], [W_down = -I] in [d = m = 2], [M = I]: the condition holds
-    with [S = {1, 2}] (so this block absorbs its skip at width 2), yet within
-    every [eps] of [-I] there is a [W'_down] for which no [S] works. *)
-Definition all_units : nat -> bool := fun _ => true.
-
-Lemma non_generic_instance_condition_holds :
-  forall i j, (i < 2)%nat -> (j < 2)%nat ->
-    sum 2 (fun l => if all_units l then - ident i l * ident l j else 0) = - ident i j.
-Proof.
-  intros i j Hi Hj. unfold all_units, ident, kron.
-  destruct i as [|[|]], j as [|[|]]; simpl; try lia; ring.
-Qed.
-
+(** [W_up = I], [W_down = -I] in [d = m = 2], [M = I], stated with the
+    standard library only: [cond t s0 s1] is the condition
+    [t W_down[:,S] W_up[S,:] = -I] entry by entry, for [S] given by
+    [s0 = (0 in S)] and [s1 = (1 in S)].  It holds at [t = 1] with [S = {0, 1}]
+    (so this block absorbs its skip at width 2), yet outside a list of at most
+    [2^2] reals [t] no [S] satisfies it. *)
 Lemma non_generic_instance :
-  forall eps, 0 < eps ->
-  exists Wd' : mat,
-    (forall i l, (i < 2)%nat -> (l < 2)%nat -> Rabs (Wd' i l - (- ident i l)) < eps) /\
-    forall S : nat -> bool,
-      ~ (forall i j, (i < 2)%nat -> (j < 2)%nat ->
-           sum 2 (fun l => if S l then Wd' i l * ident l j else 0) = - ident i j).
+  let cond := fun (t : R) (s0 s1 : bool) =>
+    (if s0 then t * -1 * 1 else 0) + (if s1 then t * 0 * 0 else 0) = -1 /\
+    (if s0 then t * -1 * 0 else 0) + (if s1 then t * 0 * 1 else 0) = 0 /\
+    (if s0 then t * 0 * 1 else 0) + (if s1 then t * -1 * 0 else 0) = 0 /\
+    (if s0 then t * 0 * 0 else 0) + (if s1 then t * -1 * 1 else 0) = -1 in
+  cond 1 true true /\
+  exists bad : list R, (length bad <= 4)%nat /\
+    forall t : R, ~ In t bad -> forall s0 s1 : bool, ~ cond t s0 s1.
 Proof.
-  intros eps Heps.
-  apply (non_generic_dense 2 2 ident (fun i l => - ident i l) ident eps); [|exact Heps].
-  exists 0%nat, 0%nat. repeat split; try lia. unfold ident, kron. simpl. lra.
+  intros cond. split; [unfold cond; repeat split; ring|].
+  destruct (non_generic_scaling 2 2 ident (fun i l => - ident i l) ident) as (bad & Hlen & Hbad).
+  { exists 0%nat, 0%nat. repeat split; try lia. unfold ident, kron. simpl. lra. }
+  exists bad. split; [simpl in Hlen; exact Hlen|].
+  intros t Hnin s0 s1 Hc.
+  apply (Hbad t (fun l => match l with O => s0 | _ => s1 end) Hnin).
+  unfold cond in Hc. destruct Hc as (H00 & H01 & H10 & H11).
+  intros i j Hi Hj.
+  destruct i as [|[|i]]; [| |lia]; destruct j as [|[|j]]; try lia;
+    unfold ident, kron; simpl; destruct s0, s1; lra.
 Qed.

@@ -16,7 +16,7 @@
     [c_2 = (sqrt 2 - 1) / 2]; we prove that this is the maximum of
     [(s - s^2) / (1 + s^2)] over [0 < s < 1]. *)
 
-From Coq Require Import Reals Lra Lia.
+From Coq Require Import Reals Lra Lia List.
 From SkipAbsorption Require Import Linalg Homogeneous Activations.
 Open Scope R_scope.
 
@@ -260,28 +260,41 @@ Qed.
 
 (** ** Instance: [x + relu(x)^2] against every relu2 block, [d = 1] *)
 
-(** For every relu2 block [B'] of any width [m'] (any weights), some [x]
-    with [|x| <= 1] has [|x + relu(x)^2 - B'(x)| >= (sqrt 2 - 1) / 2]
-    (about 0.2071). *)
-Lemma relu2_gap_instance :
-  forall (m' : nat) (Wd' Wu' : mat),
-  exists x : vec, Rabs (x 0%nat) <= 1 /\
-    (sqrt 2 - 1) / 2 <= Rabs (x 0%nat + relu2 (x 0%nat) - block 1 m' relu2 Wd' Wu' x 0%nat).
+(** The relu2 block with units [(w_l, u_l)] (the list [units]) in dimension
+    1: [x -> sum_l w_l relu(u_l x)^2], any width. *)
+Lemma relu2_units_homogeneous : forall (units : list (R * R)),
+  pos_homogeneous 1 2 (fun x _ => fold_right (fun p acc =>
+    fst p * (Rmax (snd p * x 0%nat) 0 * Rmax (snd p * x 0%nat) 0) + acc) 0 units).
 Proof.
-  intros m' Wd' Wu'.
+  intros units t x i Ht _. induction units as [|p units IH]; simpl; [ring|].
+  rewrite IH. unfold scale.
+  replace (snd p * (t * x 0%nat)) with (t * (snd p * x 0%nat)) by ring.
+  pose proof (relu2_homogeneous t (snd p * x 0%nat) Ht) as Hh. unfold relu2, relu in Hh.
+  rewrite Hh. ring.
+Qed.
+
+(** For every relu2 block [B'] of any width (its units listed in [units];
+    relu z = [Rmax z 0], so the statement uses the standard library only),
+    some [x] with [|x| <= 1] has [|x + relu(x)^2 - B'(x)| >= (sqrt 2 - 1) / 2]
+    (about 0.2071): the degree-2 gap with its optimal constant. *)
+Lemma relu2_gap_instance :
+  forall units : list (R * R),
+  exists x : R, Rabs x <= 1 /\
+    (sqrt 2 - 1) / 2 <= Rabs (x + Rmax x 0 * Rmax x 0 -
+      fold_right (fun p acc => fst p * (Rmax (snd p * x) 0 * Rmax (snd p * x) 0) + acc) 0 units).
+Proof.
+  intros units.
   assert (Hn1 : forall y : vec, norm1 1 y = Rabs (y 0%nat)) by (intros; unfold norm1; simpl; ring).
   assert (Hv : norm1 1 (unit_vec 0) = 1).
   { rewrite Hn1. unfold unit_vec, kron. simpl. apply Rabs_R1. }
   assert (HMv : norm1 1 (mv 1 ident (unit_vec 0)) = 1).
   { rewrite Hn1, mv_ident by lia. unfold unit_vec, kron. simpl. apply Rabs_R1. }
-  destruct (homogeneous_gap_deg2 1 1 ident
-              (block 1 1 relu2 (fun _ _ => 1) (fun _ _ => 1)) (block 1 m' relu2 Wd' Wu')
-              (unit_vec 0) (relu2_block_homogeneous 1 1 _ _) (relu2_block_homogeneous 1 m' _ _)
+  assert (HB : pos_homogeneous 1 2 (fun x _ => Rmax (x 0%nat) 0 * Rmax (x 0%nat) 0)).
+  { intros t x i Ht _. unfold scale. pose proof (relu2_homogeneous t (x 0%nat) Ht) as Hh.
+    unfold relu2, relu in Hh. exact Hh. }
+  destruct (homogeneous_gap_deg2 1 1 ident _ _ (unit_vec 0) HB (relu2_units_homogeneous units)
               ltac:(lra) ltac:(lra)) as (x & Hx & Hgap).
-  exists x. rewrite Hv, HMv in Hgap. rewrite Hn1 in Hx, Hgap. split; [exact Hx|].
+  exists (x 0%nat). rewrite Hv, HMv in Hgap. rewrite Hn1 in Hx, Hgap. split; [exact Hx|].
   replace ((sqrt 2 - 1) / 2 * 1 * 1 / 1) with ((sqrt 2 - 1) / 2) in Hgap by field.
-  rewrite mv_ident in Hgap by lia.
-  replace (block 1 1 relu2 (fun _ _ => 1) (fun _ _ => 1) x 0%nat) with (relu2 (x 0%nat)) in Hgap.
-  - exact Hgap.
-  - unfold block, readout, mv. simpl. rewrite !Rplus_0_l, !Rmult_1_l. reflexivity.
+  rewrite mv_ident in Hgap by lia. exact Hgap.
 Qed.

@@ -224,18 +224,36 @@ Definition inst_Wd4 : mat := fun i l =>
 Definition inst_Wu4 : mat := fun l j =>
   match l, j with 0%nat, 0%nat => 1 | 1%nat, 1%nat => 1 | 2%nat, 0%nat => -1 | 3%nat, 1%nat => -1 | _, _ => 0 end.
 
-(** Instance of the main theorem: [x -> x + B(x)] for the block above, which
-    no sign flip absorbs at width 2, equals a relu block of width 4. *)
+(** Instance of the main theorem, stated with the standard library only
+    (relu z = [Rmax z 0]): with the singular skip [M = [[1, 1], [1, 1]]] and
+    the block above ([W_up = I], [W_down = diag(-1, 1)], so
+    [M x + B(x) = (x_1 + x_2 - relu x_1, x_1 + x_2 + relu x_2)]), the map
+    equals a relu block of width [m + d = 4]: some output weights [w] and rows
+    [u] give it, unit by unit. *)
 Lemma absorption_width_instance :
-  exists Wd' Wu' : mat, forall x i, (i < 2)%nat ->
-    x i + block 2 2 relu inst_Wd ident x i = block 2 4 relu Wd' Wu' x i.
+  exists w u : nat -> nat -> R, forall x0 x1 : R,
+    x0 + x1 - Rmax x0 0 =
+      w 0%nat 0%nat * Rmax (u 0%nat 0%nat * x0 + u 0%nat 1%nat * x1) 0
+      + w 0%nat 1%nat * Rmax (u 1%nat 0%nat * x0 + u 1%nat 1%nat * x1) 0
+      + w 0%nat 2%nat * Rmax (u 2%nat 0%nat * x0 + u 2%nat 1%nat * x1) 0
+      + w 0%nat 3%nat * Rmax (u 3%nat 0%nat * x0 + u 3%nat 1%nat * x1) 0 /\
+    x0 + x1 + Rmax x1 0 =
+      w 1%nat 0%nat * Rmax (u 0%nat 0%nat * x0 + u 0%nat 1%nat * x1) 0
+      + w 1%nat 1%nat * Rmax (u 1%nat 0%nat * x0 + u 1%nat 1%nat * x1) 0
+      + w 1%nat 2%nat * Rmax (u 2%nat 0%nat * x0 + u 2%nat 1%nat * x1) 0
+      + w 1%nat 3%nat * Rmax (u 3%nat 0%nat * x0 + u 3%nat 1%nat * x1) 0.
 Proof.
-  destruct (absorption_width_any_M 2 2 relu ident inst_Wd ident relu_odd_part)
+  destruct (absorption_width_any_M 2 2 relu (fun _ _ => 1) inst_Wd ident relu_odd_part)
     as (Wd' & Wu' & H).
   - intros y. exists y. intros j Hj. unfold ident, kron.
     destruct j as [|[|j]]; simpl; [ring|ring|lia].
-  - exists Wd', Wu'. intros x i Hi. rewrite <- H by assumption.
-    rewrite mv_ident by assumption. reflexivity.
+  - exists Wd', Wu'. intros x0 x1.
+    pose proof (H (v2 x0 x1) 0%nat ltac:(lia)) as H0.
+    pose proof (H (v2 x0 x1) 1%nat ltac:(lia)) as H1.
+    unfold block, readout, mv, inst_Wd, ident, kron, v2, relu in H0, H1. simpl in H0, H1.
+    tidy. split.
+    + align H0. lra.
+    + align H1. lra.
 Qed.
 
 (** The same with the weights written out, through the explicit construction

@@ -1,0 +1,272 @@
+(** * Instance lemmas: each registered main theorem applied to one concrete,
+    hand-checkable instance.
+
+    Rules for this file (checked by the audit, see oracle/consistency.py):
+    - every lemma statement mentions only the standard library (real
+      arithmetic, [Rmax], [Rabs], [exp], lists), never a definition of this
+      development, so that a reader can check it by eye and a changed
+      definition ([relu2], [block], ...) cannot change what it says;
+    - every proof goes through the claim's main theorem, so a vacuous or
+      narrowed main theorem no longer proves its instance.
+
+    Notation used in the comments: relu z = max(z, 0) = [Rmax z 0]; silu z =
+    z / (1 + e^-z); sigmoid z = 1 / (1 + e^-z). *)
+
+From Coq Require Import Reals Lra Lia List.
+From SkipAbsorption Require Import Linalg SkipReduction Homogeneous Gated Depth SignFlip Activations.
+Import ListNotations.
+Open Scope R_scope.
+
+(** ** Small tools (used in proofs only) *)
+
+Lemma one_nonzero : nonzero_mat 1 ident.
+Proof.
+  exists 0%nat, 0%nat. repeat split; try lia.
+  unfold ident, kron. destruct (Nat.eq_dec 0 0); [lra|congruence].
+Qed.
+
+Lemma two_nonzero : nonzero_mat 2 ident.
+Proof.
+  exists 0%nat, 0%nat. repeat split; try lia.
+  unfold ident, kron. destruct (Nat.eq_dec 0 0); [lra|congruence].
+Qed.
+
+Lemma Rpower_3 : forall t, 0 < t -> Rpower t 3 = t * t * t.
+Proof.
+  intros t Ht. replace 3 with (INR 3) by (simpl; ring).
+  rewrite Rpower_pow by assumption. simpl. ring.
+Qed.
+
+Lemma exp_pos_denominator : forall z, 0 < 1 + exp z.
+Proof. intros z. pose proof (exp_pos z). lra. Qed.
+
+(** silu is differentiable at 0 (the hypothesis of Prop. 6 for swiglu). *)
+Lemma swiglu_gate_derivable : derivable_pt swiglu_gate 0.
+Proof.
+  unfold swiglu_gate, silu, sigmoid.
+  apply derivable_pt_mult; [apply derivable_pt_id|].
+  apply derivable_pt_inv.
+  - pose proof (exp_pos (- 0)). lra.
+  - apply derivable_pt_plus; [apply derivable_pt_const|].
+    apply (derivable_pt_comp (fun z => - z) exp).
+    + apply derivable_pt_opp, derivable_pt_id.
+    + apply derivable_pt_exp.
+Qed.
+
+(** ** skip-reduction (Lemma 4): M = 2, so M^-1 W_down = w / 2 *)
+
+Lemma absorbable_1_1 : forall sigma (F : vec -> vec),
+  (forall x, F x 0%nat = F (v1 (x 0%nat)) 0%nat) ->
+  (absorbable 1 1 sigma F <->
+   exists w' u' : R, forall x : R, F (v1 x) 0%nat = w' * sigma (u' * x)).
+Proof.
+  intros sigma F HF. split.
+  - intros (Wd' & Wu' & H). exists (Wd' 0%nat 0%nat), (Wu' 0%nat 0%nat). intros x.
+    rewrite (H (v1 x) 0%nat) by lia. unfold block, readout, mv, v1. simpl. tidy. reflexivity.
+  - intros (w' & u' & H). exists (fun _ _ => w'), (fun _ _ => u'). intros x i Hi.
+    assert (i = 0%nat) by lia. subst i. rewrite HF, H.
+    unfold block, readout, mv, v1. simpl. tidy. reflexivity.
+Qed.
+
+Lemma skip_reduction_instance : forall w u : R,
+  (exists w' u' : R, forall x : R, 2 * x + w * Rmax (u * x) 0 = w' * Rmax (u' * x) 0) <->
+  (exists w' u' : R, forall x : R, x + w / 2 * Rmax (u * x) 0 = w' * Rmax (u' * x) 0).
+Proof.
+  intros w u.
+  assert (Hinv : inverse_pair 1 (fun _ _ => 2) (fun _ _ => / 2)).
+  { intros i j Hi Hj. assert (i = 0%nat) by lia. assert (j = 0%nat) by lia. subst.
+    unfold matmul, ident, kron. simpl. split; field. }
+  pose proof (skip_reduction 1 1 relu (fun _ _ => 2) (fun _ _ => / 2)
+                (fun _ _ => w) (fun _ _ => u) Hinv) as Hred.
+  rewrite !absorbable_1_1 in Hred
+    by (intros; unfold mv, block, readout, matmul, v1; simpl; reflexivity).
+  unfold block, readout, mv, matmul, v1, relu in Hred. simpl in Hred.
+  split.
+  - intros (w' & u' & H). destruct (proj1 Hred) as (w'' & u'' & H'').
+    + exists w', u'. intros x. tidy. rewrite <- H. ring.
+    + exists w'', u''. intros x. rewrite <- H''. tidy. unfold Rdiv. ring.
+  - intros (w' & u' & H). destruct (proj2 Hred) as (w'' & u'' & H'').
+    + exists w', u'. intros x. rewrite <- H. tidy. unfold Rdiv. ring.
+    + exists w'', u''. intros x. rewrite <- H''. tidy. ring.
+Qed.
+
+(** ** homogeneous-impossible (Prop. 5): x -> x + relu(x)^2 is no relu^2 block of width 1 *)
+
+Lemma relu2_width1_not_absorbable :
+  ~ (exists a b : R, forall x : R,
+       x + Rmax x 0 * Rmax x 0 = b * (Rmax (a * x) 0 * Rmax (a * x) 0)).
+Proof.
+  intros (a & b & H).
+  apply (homogeneous_impossible 1 1 2 relu2 ident (fun _ _ => 1) (fun _ _ => 1));
+    [lra | lra | exact one_nonzero | exact relu2_homogeneous |].
+  exists (fun _ _ => b), (fun _ _ => a). intros x i Hi.
+  assert (i = 0%nat) by lia. subst i.
+  unfold block, readout, mv, ident, kron. simpl. tidy.
+  unfold relu2, relu. rewrite <- H. reflexivity.
+Qed.
+
+(** ** homogeneous-any-width: degree 3, two different activations, two widths:
+    x -> x + relu(x)^3 (width 1) is no block of width 2 of the cube z -> z^3. *)
+
+Lemma relu3_not_cube_width2 :
+  ~ (exists a1 a2 b1 b2 : R, forall x : R,
+       x + Rmax x 0 * Rmax x 0 * Rmax x 0 =
+       b1 * (a1 * x * (a1 * x) * (a1 * x)) + b2 * (a2 * x * (a2 * x) * (a2 * x))).
+Proof.
+  intros (a1 & a2 & b1 & b2 & H).
+  set (relu3 := fun z => Rmax z 0 * Rmax z 0 * Rmax z 0).
+  set (cube := fun z => z * z * z).
+  apply (homogeneous_any_width 1 1 2 3 relu3 cube ident (fun _ _ => 1) (fun _ _ => 1)
+           (fun _ l => match l with O => b1 | _ => b2 end)
+           (fun l _ => match l with O => a1 | _ => a2 end));
+    [lra | lra | exact one_nonzero | | |].
+  - intros t z Ht. unfold relu3. rewrite Rpower_3 by assumption.
+    change (Rmax (t * z) 0) with (relu (t * z)).
+    rewrite (relu_pos_scale t z Ht). unfold relu. ring.
+  - intros t z Ht. unfold cube. rewrite Rpower_3 by assumption. ring.
+  - intros x i Hi. assert (i = 0%nat) by lia. subst i.
+    unfold block, readout, mv, ident, kron. simpl. tidy.
+    unfold relu3, cube. rewrite H. ring.
+Qed.
+
+(** ** gated-impossible (Prop. 6): x -> x + silu(x) x (swiglu, width 1, all weights 1)
+    is no swiglu block of width 1. *)
+
+Lemma swiglu_width1_not_absorbable :
+  ~ (exists a b c : R, forall x : R,
+       x + x / (1 + exp (- x)) * x = c * (a * x / (1 + exp (- (a * x))) * (b * x))).
+Proof.
+  intros (a & b & c & H).
+  apply (gated_impossible 1 1 swiglu_gate ident (fun _ _ => 1) (fun _ _ => 1) (fun _ _ => 1));
+    [exact swiglu_gate_zero | exact swiglu_gate_derivable | exact one_nonzero |].
+  exists (fun _ _ => c), (fun _ _ => a), (fun _ _ => b). intros x i Hi.
+  assert (i = 0%nat) by lia. subst i.
+  unfold gblock, readout, mv, ident, kron. simpl. tidy.
+  unfold swiglu_gate, silu, sigmoid. specialize (H (x 0%nat)). unfold Rdiv in H.
+  rewrite H. reflexivity.
+Qed.
+
+(** ** gated-continuity: x -> x + silu(x) x (width 1) is no reglu block of width 2
+    (another gate, relu, also vanishing and continuous at 0). *)
+
+Lemma swiglu_not_reglu_width2 :
+  ~ (exists g1 g2 u1 u2 w1 w2 : R, forall x : R,
+       x + x / (1 + exp (- x)) * x =
+       w1 * (Rmax (g1 * x) 0 * (u1 * x)) + w2 * (Rmax (g2 * x) 0 * (u2 * x))).
+Proof.
+  intros (g1 & g2 & u1 & u2 & w1 & w2 & H).
+  apply (gated_continuity 1 1 2 swiglu_gate reglu_gate ident
+           (fun _ _ => 1) (fun _ _ => 1) (fun _ _ => 1)
+           (fun _ l => match l with O => w1 | _ => w2 end)
+           (fun l _ => match l with O => g1 | _ => g2 end)
+           (fun l _ => match l with O => u1 | _ => u2 end));
+    [exact swiglu_gate_zero | exact swiglu_gate_continuous_at_0
+    | exact reglu_gate_zero | exact relu_continuous_at_0 | exact one_nonzero |].
+  intros x i Hi. assert (i = 0%nat) by lia. subst i.
+  unfold gblock, readout, mv, ident, kron. simpl. tidy.
+  unfold swiglu_gate, silu, sigmoid, reglu_gate, relu. specialize (H (x 0%nat)).
+  unfold Rdiv in H. rewrite H. reflexivity.
+Qed.
+
+(** ** depth-impossible (Cor. 7): two residual relu^2 blocks (d = 1, width 1,
+    weights 1) compose to a map that is no composition of two swiglu blocks of width 1. *)
+
+Lemma relu2_stack_not_swiglu_stack2 :
+  ~ (exists a1 b1 c1 a2 b2 c2 : R, forall x : R,
+       let y := x + Rmax x 0 * Rmax x 0 in
+       let z := c1 * (a1 * x / (1 + exp (- (a1 * x))) * (b1 * x)) in
+       y + Rmax y 0 * Rmax y 0 = c2 * (a2 * z / (1 + exp (- (a2 * z))) * (b2 * z))).
+Proof.
+  intros (a1 & b1 & c1 & a2 & b2 & c2 & H).
+  set (B := block 1 1 relu2 (fun _ _ => 1) (fun _ _ => 1)).
+  set (P1 := gblock 1 1 swiglu_gate (fun _ _ => c1) (fun _ _ => a1) (fun _ _ => b1)).
+  set (P2 := gblock 1 1 swiglu_gate (fun _ _ => c2) (fun _ _ => a2) (fun _ _ => b2)).
+  apply (depth_impossible 1 [B; B] [P1; P2]).
+  - repeat constructor; apply relu2_block_flat.
+  - repeat constructor; apply swiglu_block_flat.
+  - discriminate.
+  - lia.
+  - intros x i Hi. assert (i = 0%nat) by lia. subst i.
+    unfold B, P1, P2, res_comp_id, plain_comp, block, gblock, readout, mv. simpl. tidy.
+    unfold relu2, relu, swiglu_gate, silu, sigmoid. specialize (H (x 0%nat)).
+    cbv zeta in H. unfold Rdiv in H. rewrite H. reflexivity.
+Qed.
+
+(** ** depth-any: general skips M_1 = -1, M_2 = 2 (product -2, nonzero) around
+    relu^2 blocks (d = 1, width 1, weights 1); the stack is no composition of any
+    nonempty list of swiglu units [f y = c silu(a y) (b y)]. *)
+
+Definition lift1 (f : R -> R) : vec -> vec := fun v _ => f (v 0%nat).
+
+Lemma plain_comp_lift1 : forall fs v,
+  plain_comp (map lift1 fs) v 0%nat = fold_left (fun y f => f y) fs (v 0%nat).
+Proof.
+  induction fs as [|f rest IH]; intros v; simpl; [reflexivity|].
+  rewrite IH. reflexivity.
+Qed.
+
+Lemma general_skip_stack_not_swiglu_stack :
+  forall fs : list (R -> R),
+  fs <> [] ->
+  Forall (fun f => exists a b c : R,
+            forall y : R, f y = c * (a * y / (1 + exp (- (a * y))) * (b * y))) fs ->
+  ~ (forall x : R,
+       let y := - x + Rmax x 0 * Rmax x 0 in
+       2 * y + Rmax y 0 * Rmax y 0 = fold_left (fun y f => f y) fs x).
+Proof.
+  intros fs Hne Hfs Heq.
+  set (B := block 1 1 relu2 (fun _ _ => 1) (fun _ _ => 1)).
+  apply (depth_any 1 [((fun _ _ => -1), B); ((fun _ _ => 2), B)] (map lift1 fs)).
+  - repeat constructor; apply relu2_block_flat.
+  - apply Forall_forall. intros p Hp. apply in_map_iff in Hp.
+    destruct Hp as (f & <- & Hf). rewrite Forall_forall in Hfs.
+    destruct (Hfs f Hf) as (a & b & c & Hfe).
+    apply (flat_ext 1 (gblock 1 1 swiglu_gate (fun _ _ => c) (fun _ _ => a) (fun _ _ => b))).
+    + intros x i Hi. unfold lift1, gblock, readout, mv. simpl. tidy.
+      rewrite Hfe. unfold swiglu_gate, silu, sigmoid, Rdiv. reflexivity.
+    + apply swiglu_block_flat.
+  - destruct fs; [contradiction|discriminate].
+  - exists 0%nat, 0%nat. repeat split; try lia.
+    unfold skip_product, matmul, ident, kron. simpl. lra.
+  - intros x i Hi. assert (i = 0%nat) by lia. subst i.
+    rewrite plain_comp_lift1. rewrite <- Heq.
+    unfold B, res_comp, block, readout, mv. simpl. tidy.
+    unfold relu2, relu. replace (-1 * x 0%nat) with (- x 0%nat) by ring. reflexivity.
+Qed.
+
+(** ** glu-flip: the sigmoid gate, d = 2, M = I, W_gate = [[1, 2]; [-1, 1]],
+    W_up = I, W_down = -I (S = {1, 2}: W_down W_up = -I); flipping the gate rows and
+    the output columns gives a residual-free glu block. *)
+
+Definition glu_gate_w : mat := fun l j =>
+  match l, j with
+  | O, O => 1 | O, _ => 2
+  | _, O => -1 | _, _ => 1
+  end.
+
+Lemma sigmoid_glu_flip_2x2 : forall x0 x1 : R,
+  x0 + (-1 * (/ (1 + exp (- (1 * x0 + 2 * x1))) * x0)
+        + 0 * (/ (1 + exp (- (-1 * x0 + 1 * x1))) * x1)) =
+    1 * (/ (1 + exp (- (-1 * x0 + -2 * x1))) * x0)
+    + 0 * (/ (1 + exp (- (1 * x0 + -1 * x1))) * x1) /\
+  x1 + (0 * (/ (1 + exp (- (1 * x0 + 2 * x1))) * x0)
+        + -1 * (/ (1 + exp (- (-1 * x0 + 1 * x1))) * x1)) =
+    0 * (/ (1 + exp (- (-1 * x0 + -2 * x1))) * x0)
+    + 1 * (/ (1 + exp (- (1 * x0 + -1 * x1))) * x1).
+Proof.
+  intros x0 x1.
+  pose proof (glu_flip 2 2 sigmoid ident (fun i l => - ident i l) glu_gate_w ident
+                (fun l => (l <? 2)%nat) sigmoid_flip) as H.
+  assert (Hc : forall i j, (i < 2)%nat -> (j < 2)%nat ->
+            sum 2 (fun l => if (l <? 2)%nat then - ident i l * ident l j else 0)
+            = - ident i j).
+  { intros i j Hi Hj. unfold ident, kron.
+    destruct i as [|[|i]]; [ | | lia]; destruct j as [|[|j]]; try lia; simpl; lra. }
+  specialize (H Hc (v2 x0 x1)).
+  pose proof (H 0%nat ltac:(lia)) as H0. pose proof (H 1%nat ltac:(lia)) as H1. clear H Hc.
+  unfold gblock, readout, mv, flip_rows, flip_cols, glu_gate_w, ident, kron, v2, sigmoid
+    in H0, H1.
+  simpl in H0, H1. split.
+  - align H0. lra.
+  - align H1. lra.
+Qed.

@@ -1,0 +1,356 @@
+"""The attacks of issue 9 on the proof check, each applied to a copy of the repository:
+every one must make the check fail with a one-line reason naming the claim.
+
+The copies carry the compiled .vo files with their timestamps, so `make` recompiles only
+the mutated file and its dependents.  All compiled mutations run once, two at a time, in
+a module fixture; each test then asserts on its own result.  Registry-only and Lean
+mutations need no compiler and are in tests/test_consistency.py as well.
+
+Claims attacked here: homogeneous-impossible, homogeneous-any-width, gated-impossible,
+gated-continuity, depth-impossible, depth-any, relu-gelu-iff.
+"""
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from oracle import coqcheck
+from oracle import consistency as C
+
+pytestmark = pytest.mark.skipif(not C.coq_available(), reason="coqc not installed (make test installs it)")
+
+COQ = Path("proofs") / "coq"
+
+
+def edit(root: Path, rel: str, old: str, new: str) -> None:
+    p = root / rel
+    text = p.read_text()
+    assert old in text, f"{old!r} not in {rel}"
+    p.write_text(text.replace(old, new, 1))
+
+
+def set_proof(root: Path, rel: str, name: str, proof: str) -> None:
+    """Replace the proof of theorem `name` (between its 'Proof.' and 'Qed.')."""
+    p = root / rel
+    text = p.read_text()
+    m = re.search(rf"(?:Theorem|Lemma|Corollary) {re.escape(name)} :.*?\nProof\.(.*?)\nQed\.", text, re.S)
+    assert m, name
+    p.write_text(text[:m.start(1)] + "\n  " + proof + text[m.end(1):])
+
+
+def registry_edit(root: Path, claim_id: str, old: str, new: str) -> None:
+    p = root / "proofs" / "claims.toml"
+    text = p.read_text()
+    start = text.index(f'id = "{claim_id}"')
+    end = text.find("[[claim]]", start)
+    end = len(text) if end < 0 else end
+    block = text[start:end]
+    assert old in block, f"{old!r} not in the {claim_id} table"
+    p.write_text(text[:start] + block.replace(old, new, 1) + text[end:])
+
+
+HOM = str(COQ / "Homogeneous.v")
+GATED = str(COQ / "Gated.v")
+SIGN = str(COQ / "SignFlip.v")
+ACT = str(COQ / "Activations.v")
+
+
+def vacuous_binder(root: Path) -> None:
+    """1a. an extra (vacuous : False) binder on a main theorem."""
+    edit(root, HOM, "Theorem homogeneous_impossible :\n  forall (d m : nat) (k : R) (sigma : R -> R) (M Wd Wu : mat)\n",
+         "Theorem homogeneous_impossible :\n  forall (d m : nat) (k : R) (sigma : R -> R) (M Wd Wu : mat) "
+         "(vacuous : False)\n")
+    set_proof(root, HOM, "homogeneous_impossible", "intros d m k sigma M Wd Wu vacuous. destruct vacuous.")
+
+
+def unnamed_false_premise(root: Path) -> None:
+    """1b. an unnamed False -> premise."""
+    edit(root, GATED, "(M Wd Wg Wu : mat)\n         (gate_zero_at_0 : g 0 = 0)\n         (gate_differentiable_at_0",
+         "(M Wd Wg Wu : mat), False -> forall\n         (gate_zero_at_0 : g 0 = 0)\n         (gate_differentiable_at_0")
+    set_proof(root, GATED, "gated_impossible", "intros d m g M Wd Wg Wu H. destruct H.")
+
+
+def narrowed_scope(root: Path) -> None:
+    """2. scope narrowed by an extra binder (d_one : d = 1%nat)."""
+    depth = str(COQ / "Depth.v")
+    edit(root, depth, "         (d_pos : (0 < d)%nat),\n  ~ (forall x i, (i < d)%nat -> res_comp_id res x i",
+         "         (d_pos : (0 < d)%nat) (d_one : d = 1%nat),\n  ~ (forall x i, (i < d)%nat -> res_comp_id res x i")
+    edit(root, depth, "intros d res plains res_blocks_flat plain_blocks_flat plain_nonempty d_pos.",
+         "intros d res plains res_blocks_flat plain_blocks_flat plain_nonempty d_pos d_one.")
+
+
+def trivial_conclusion(root: Path) -> None:
+    """3. the conclusion made trivial (x + B = x + B, proved by reflexivity)."""
+    edit(root, SIGN, "    mv d M x i + block d m sigma Wd Wu x i = block d m sigma Wd (flip_rows S Wu) x i.\nProof.",
+         "    mv d M x i + block d m sigma Wd Wu x i = mv d M x i + block d m sigma Wd Wu x i.\nProof.")
+    set_proof(root, SIGN, "sign_flip_absorbs", "intros. reflexivity.")
+
+
+def smuggled_conclusion(root: Path) -> None:
+    """4. the conclusion smuggled in under a tag name (M_nonzero : ~ gabsorbable ...)."""
+    edit(root, GATED, "         (M_nonzero : nonzero_mat d M),\n  ~ gabsorbable d m g (fun x i => mv d M x i + gblock d m g "
+                      "Wd Wg Wu x i).\nProof.\n  intros d m g M Wd Wg Wu gate_zero_at_0",
+         "         (M_nonzero : ~ gabsorbable d m g (fun x i => mv d M x i + gblock d m g Wd Wg Wu x i)),\n"
+         "  ~ gabsorbable d m g (fun x i => mv d M x i + gblock d m g Wd Wg Wu x i).\nProof.\n"
+         "  intros d m g M Wd Wg Wu gate_zero_at_0")
+    set_proof(root, GATED, "gated_impossible", "intros; assumption.")
+
+
+def tag_with_other_type(root: Path) -> None:
+    """5. a tag kept with a different type (k_ne_1 : k = 2)."""
+    edit(root, HOM, "Theorem homogeneous_impossible :\n  forall (d m : nat) (k : R) (sigma : R -> R) (M Wd Wu : mat)\n"
+                    "         (k_pos : 0 < k) (k_ne_1 : k <> 1)",
+         "Theorem homogeneous_impossible :\n  forall (d m : nat) (k : R) (sigma : R -> R) (M Wd Wu : mat)\n"
+         "         (k_pos : 0 < k) (k_ne_1 : k = 2)")
+    edit(root, HOM, "Wd' Wu' k_pos k_ne_1\n           M_nonzero sigma_homogeneous sigma_homogeneous Heq)",
+         "Wd' Wu' k_pos ltac:(rewrite k_ne_1; lra)\n           M_nonzero sigma_homogeneous sigma_homogeneous Heq)")
+
+
+def changed_definition(root: Path) -> None:
+    """6. a definition changed under the theorems (relu2 z := relu z * relu z * 0)."""
+    edit(root, ACT, "Definition relu2 (z : R) : R := relu z * relu z.", "Definition relu2 (z : R) : R := relu z * relu z * 0.")
+
+
+def tags_nested_in_vacuous_hypothesis(root: Path) -> None:
+    """7. tags that appear only as binders nested inside one vacuous hypothesis."""
+    depth = str(COQ / "Depth.v")
+    edit(root, depth, "         (res_blocks_flat : Forall (fun p => flat d (snd p)) res)\n"
+                      "         (plain_blocks_flat : Forall (flat d) plains)\n"
+                      "         (plain_nonempty : plains <> [])\n"
+                      "         (skip_product_nonzero : nonzero_mat d (skip_product d res)),",
+         "         (vac : (forall (res_blocks_flat : Forall (fun p => flat d (snd p)) res)\n"
+         "                        (plain_blocks_flat : Forall (flat d) plains)\n"
+         "                        (plain_nonempty : plains <> [])\n"
+         "                        (skip_product_nonzero : nonzero_mat d (skip_product d res)), True) -> False),")
+    set_proof(root, depth, "depth_any", "intros d res plains vac. exfalso. apply vac. intros. exact I.")
+
+
+def module_shadow(root: Path) -> None:
+    """8. a Module holding the faithful statement before a vacuous top-level theorem of the same name."""
+    p = root / HOM
+    text = p.read_text()
+    start = text.index("Theorem homogeneous_impossible :")
+    faithful = text[start:text.index("Qed.", start) + 4]
+    vacuous_binder(root)
+    text = p.read_text()
+    start = text.index("Theorem homogeneous_impossible :")
+    p.write_text(text[:start] + "Module Faithful.\n" + faithful + "\nEnd Faithful.\n\n" + text[start:])
+
+
+def registry_switch_off(root: Path) -> None:
+    """9a. coq_hypotheses = [] (no reason)."""
+    registry_edit(root, "homogeneous-impossible", 'formal_scope = "full"', 'formal_scope = "full"\ncoq_hypotheses = []')
+
+
+def registry_repoint_main(root: Path) -> None:
+    """9b. the main name repointed to an unrelated lemma."""
+    registry_edit(root, "homogeneous-impossible", 'coq = ["SkipAbsorption.Homogeneous.homogeneous_impossible"',
+                  'coq = ["SkipAbsorption.Linalg.sum_plus"')
+
+
+def guard_checking_hole(root: Path) -> None:
+    """10. Unset Guard Checking plus Fixpoint loop n : False := loop n 'proves' a main theorem."""
+    edit(root, GATED, "(** Prop. 6 in the paper's form",
+         "Unset Guard Checking.\nFixpoint loop (n : nat) : False := loop n.\nSet Guard Checking.\n\n"
+         "(** Prop. 6 in the paper's form")
+    set_proof(root, GATED, "gated_impossible", "intros. destruct (loop 0%nat).")
+
+
+def top_level_hypothesis(root: Path) -> None:
+    """12. a top-level Hypothesis used to prove a main theorem."""
+    edit(root, GATED, "(** Prop. 6 in the paper's form", "Hypothesis cheat : False.\n\n(** Prop. 6 in the paper's form")
+    set_proof(root, GATED, "gated_impossible", "intros. destruct cheat.")
+
+
+def instance_of_another_claim(root: Path) -> None:
+    """Own: an instance lemma that does not go through the claim's main theorem."""
+    registry_edit(root, "gated-continuity", 'coq_instance = "SkipAbsorption.Instances.swiglu_not_reglu_width2"',
+                  'coq_instance = "SkipAbsorption.Instances.swiglu_width1_not_absorbable"')
+
+
+def instance_stated_with_project_definitions(root: Path) -> None:
+    """Own: an 'instance' whose statement uses the development's definitions."""
+    registry_edit(root, "homogeneous-any-width", 'coq_instance = "SkipAbsorption.Instances.relu3_not_cube_width2"',
+                  'coq_instance = "SkipAbsorption.Activations.relu2_not_absorbable"')
+
+
+def counterexample_for_another_tag(root: Path) -> None:
+    """Own: a counterexample lemma registered for a hypothesis it does not drop."""
+    registry_edit(root, "homogeneous-impossible",
+                  'k_ne_1 = "SkipAbsorption.Counterexamples.homogeneous_impossible_needs_k_ne_1"',
+                  'k_ne_1 = "SkipAbsorption.Counterexamples.homogeneous_impossible_needs_M_nonzero"')
+
+
+def axiom_used_by_a_lemma(root: Path) -> None:
+    """Own: a new axiom that a registered counterexample lemma uses (caught by Print Assumptions too)."""
+    edit(root, str(COQ / "Counterexamples.v"), "(** ** Tools *)", "(** ** Tools *)\n\nAxiom cheat : False.")
+    set_proof(root, str(COQ / "Counterexamples.v"), "homogeneous_impossible_needs_M_nonzero", "destruct cheat.")
+
+
+def hand_edited_pin(root: Path) -> None:
+    """Own: the reviewed pinned file edited by hand to match a (hypothetical) different statement."""
+    edit(root, "proofs/pinned/coq-statements.txt", "k_ne_1 : k <> 1\nM_nonzero : Linalg.nonzero_mat d M\n"
+         "sigma_homogeneous : forall t z : R, 0 < t -> sigma (t * z) = Rpower t k * sigma z\n"
+         "============================\n~\nSkipReduction.absorbable",
+         "k_ne_1 : k <> 2\nM_nonzero : Linalg.nonzero_mat d M\n"
+         "sigma_homogeneous : forall t z : R, 0 < t -> sigma (t * z) = Rpower t k * sigma z\n"
+         "============================\n~\nSkipReduction.absorbable")
+
+
+MUTATIONS: dict[str, Callable[[Path], None]] = {
+    "baseline": lambda root: None,
+    "vacuous_binder": vacuous_binder,
+    "unnamed_false_premise": unnamed_false_premise,
+    "narrowed_scope": narrowed_scope,
+    "trivial_conclusion": trivial_conclusion,
+    "smuggled_conclusion": smuggled_conclusion,
+    "tag_with_other_type": tag_with_other_type,
+    "changed_definition": changed_definition,
+    "tags_nested_in_vacuous_hypothesis": tags_nested_in_vacuous_hypothesis,
+    "module_shadow": module_shadow,
+    "registry_switch_off": registry_switch_off,
+    "registry_repoint_main": registry_repoint_main,
+    "guard_checking_hole": guard_checking_hole,
+    "top_level_hypothesis": top_level_hypothesis,
+    "instance_of_another_claim": instance_of_another_claim,
+    "instance_stated_with_project_definitions": instance_stated_with_project_definitions,
+    "counterexample_for_another_tag": counterexample_for_another_tag,
+    "axiom_used_by_a_lemma": axiom_used_by_a_lemma,
+    "hand_edited_pin": hand_edited_pin,
+}
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> dict[str, list[str]]:
+    """Run the whole check (compiled) on one mutated copy per attack, two at a time.
+    (MUTATIONS_ONLY=a,b restricts the run while developing; the other tests then fail.)"""
+    import os
+    only = [m for m in os.environ.get("MUTATIONS_ONLY", "").split(",") if m]
+    ok, errors, _, _ = coqcheck.build((C.ROOT / COQ).resolve())
+    assert ok, errors
+
+    def one(name: str) -> tuple[str, list[str]]:
+        root = C.copy_sources(tmp_path_factory.mktemp(name), with_build=True)
+        MUTATIONS[name](root)
+        return name, C.check_all(root)["findings"]
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(one, only or MUTATIONS))
+
+
+def has(found: list[str], claim: str, *parts: str) -> bool:
+    """Some one-line finding names the claim and contains every part."""
+    return any(f.startswith(claim + ": ") and all(p in f for p in parts) for f in found)
+
+
+def test_unmodified_copy_passes(results):
+    assert results["baseline"] == []
+
+
+def test_1a_vacuous_binder(results):
+    r = results["vacuous_binder"]
+    assert has(r, "homogeneous-impossible", "Coq SkipAbsorption.Homogeneous.homogeneous_impossible assumes 'vacuous'"), r
+    assert has(r, "homogeneous-impossible", "Coq does not compile: Instances.v"), r
+
+
+def test_1b_unnamed_false_premise(results):
+    r = results["unnamed_false_premise"]
+    assert has(r, "gated-impossible", "Coq SkipAbsorption.Gated.gated_impossible has an unnamed premise"), r
+
+
+def test_2_narrowed_scope(results):
+    r = results["narrowed_scope"]
+    assert has(r, "depth-impossible", "Coq SkipAbsorption.Depth.depth_impossible assumes 'd_one'", "narrows"), r
+
+
+def test_3_trivial_conclusion(results):
+    r = results["trivial_conclusion"]
+    # The corollaries and the instance no longer follow from a trivial statement.
+    assert has(r, "relu-gelu-iff", "Coq does not compile: Activations.v"), r
+
+
+def test_4_conclusion_smuggled_under_a_tag(results):
+    r = results["smuggled_conclusion"]
+    assert has(r, "gated-impossible", "Coq does not compile: Instances.v"), r
+
+
+def test_5_tag_with_a_different_type(results):
+    r = results["tag_with_other_type"]
+    assert has(r, "homogeneous-impossible", "Coq statement of SkipAbsorption.Homogeneous.homogeneous_impossible "
+               "changed since it was pinned"), r
+    # Its k_ne_1 counterexample no longer matches the statement without M_nonzero either.
+    assert has(r, "homogeneous-impossible", "counterexample SkipAbsorption.Counterexamples."
+               "homogeneous_impossible_needs_M_nonzero does not prove"), r
+
+
+def test_6_changed_definition(results):
+    r = results["changed_definition"]
+    assert has(r, "homogeneous-impossible", "Coq does not compile: Instances.v"), r
+
+
+def test_7_tags_nested_inside_a_vacuous_hypothesis(results):
+    r = results["tags_nested_in_vacuous_hypothesis"]
+    assert has(r, "depth-any", "hypothesis tag 'res_blocks_flat' is not a top-level named binder of Coq "
+               "SkipAbsorption.Depth.depth_any"), r
+    assert has(r, "depth-any", "assumes 'vac'"), r
+
+
+def test_8_module_shadow_is_not_read(results):
+    r = results["module_shadow"]
+    assert has(r, "homogeneous-impossible", "SkipAbsorption.Homogeneous.homogeneous_impossible assumes 'vacuous'"), r
+
+
+def test_9a_registry_switch_off_without_reason(results):
+    r = results["registry_switch_off"]
+    assert has(r, "homogeneous-impossible", "'coq_hypotheses' weakens the binder check and needs a reason"), r
+
+
+def test_9b_registry_main_repointed(results):
+    r = results["registry_repoint_main"]
+    assert has(r, "homogeneous-impossible", "hypothesis tag 'k_ne_1' is not a top-level named binder of Coq "
+               "SkipAbsorption.Linalg.sum_plus"), r
+    assert has(r, "homogeneous-impossible", "does not apply the main theorem SkipAbsorption.Linalg.sum_plus"), r
+
+
+def test_10_guard_checking_hole(results):
+    r = results["guard_checking_hole"]
+    assert any("proofs/coq/Gated.v" in f and "Guard Checking" in f for f in r), r
+    assert has(r, "gated-impossible", "Print Assumptions shows", "loop is assumed to be guarded"), r
+
+
+def test_12_top_level_hypothesis(results):
+    r = results["top_level_hypothesis"]
+    assert any("proofs/coq/Gated.v" in f and "'Hypothesis' outside a section adds an axiom" in f for f in r), r
+    assert has(r, "gated-impossible", "Print Assumptions shows", "cheat"), r
+
+
+def test_instance_must_use_its_own_main_theorem(results):
+    r = results["instance_of_another_claim"]
+    assert has(r, "gated-continuity", "does not apply the main theorem SkipAbsorption.Gated.gated_continuity"), r
+
+
+def test_instance_must_be_stated_with_the_standard_library_only(results):
+    r = results["instance_stated_with_project_definitions"]
+    assert has(r, "homogeneous-any-width", "instance SkipAbsorption.Activations.relu2_not_absorbable mentions",
+               "Linalg.block"), r
+
+
+def test_counterexample_must_drop_exactly_its_hypothesis(results):
+    r = results["counterexample_for_another_tag"]
+    assert has(r, "homogeneous-impossible", "does not prove that SkipAbsorption.Homogeneous.homogeneous_impossible "
+               "without 'k_ne_1' is false"), r
+
+
+def test_axiom_in_a_counterexample_lemma(results):
+    r = results["axiom_used_by_a_lemma"]
+    assert any("Counterexamples.v" in f and "'Axiom cheat' adds an assumption" in f for f in r), r
+    assert has(r, "homogeneous-impossible", "Print Assumptions shows", "axiom Counterexamples.cheat"), r
+
+
+def test_hand_edited_pin_is_caught(results):
+    r = results["hand_edited_pin"]
+    assert has(r, "homogeneous-impossible", "Coq statement of SkipAbsorption.Homogeneous.homogeneous_impossible "
+               "changed since it was pinned"), r
