@@ -57,6 +57,16 @@ KNOWN_FIELDS = frozenset({
 WEAKENING = {"formal_hypotheses": "formal_hypotheses_reason", "coq_hypotheses": "coq_hypotheses_reason",
              "lean_hypotheses": "lean_hypotheses_reason"}
 SCOPE_MAX = 24
+# An instance lemma is stated with the standard library only.  The query imports only
+# Coq.Reals.Reals, so every other name prints qualified: a project definition
+# (Linalg.block), another library (Coquelicot's Rbar.p_infty, Continuity.is_lim) or a
+# standard-library module that Reals does not import.  The qualifiers allowed in an
+# instance statement, with the library each stands for:
+INSTANCE_QUALIFIERS: dict[str, str] = {
+    "List": "Coq.Lists.List (lists: In, length, fold_right, Forall, ...)",
+    "Nat": "Coq.Init.Nat (natural-number operations)",
+    "Coq": "the standard library by its full path",
+}
 LEAN_PREDICATES = re.compile(r"[=≠<>≤≥¬∧∨↔∃]|\bFalse\b|\bTrue\b|\bTendsto\b|\bContinuous\w*|"
                              r"\bDifferentiable\w*|\bHasFDerivAt\b|\bHasDerivAt\b")
 LEAN_EXTERNAL = Path("lean") / "external-names.txt"
@@ -490,8 +500,7 @@ def coq_findings(root: Path, registry: list[dict[str, Any]], report: coqcheck.Co
             di = report.decls.get(inst)
             if di is None or not di.display:
                 continue
-            toks = [t for t in coqcheck.qualified_tokens(di.display)
-                    if coqcheck.project_token(t, _file_modules(coqdir))]
+            toks = instance_outsiders(di.display, _file_modules(coqdir))
             if toks:
                 out.append(Finding(cid, f"instance {inst} mentions {', '.join(sorted(toks))}: an instance is "
                                         "stated with the standard library only, so no definition can change it", lang="coq"))
@@ -512,6 +521,13 @@ def coq_findings(root: Path, registry: list[dict[str, Any]], report: coqcheck.Co
                 out.append(Finding(cid, f"counterexample {lemma} for '{tag}' was not checked", lang="coq"))
     out += _assumption_findings(registry, report)
     return out
+
+
+def instance_outsiders(display: str, file_modules: set[str]) -> list[str]:
+    """Qualified names in a printed instance statement that are not from the standard library:
+    project definitions and names of other libraries (see INSTANCE_QUALIFIERS)."""
+    return sorted(t for t in coqcheck.qualified_tokens(display)
+                  if coqcheck.project_token(t, file_modules) or t.split(".", 1)[0] not in INSTANCE_QUALIFIERS)
 
 
 def _file_modules(coqdir: Path) -> set[str]:

@@ -58,8 +58,11 @@ specialize exfalso contradiction trivial rfl assumption omega decide aesop gcong
 by_contra by_cases congr ext funext done skip sorry left right split next case symm trans
 subst clear revert generalize set filter_upwards convert zero succ Type Prop Sort fun_prop
 continuity measurability nlinarith! norm_cast push_cast exact_mod_cast gcongr? infer_instance
-mod_cast tauto absurd
+mod_cast tauto absurd split_ifs choose
 """.split())
+# Notation pieces the identifier pattern would otherwise read as names: the superscript f of
+# the filter notations `=ᶠ[l]`, `∀ᶠ x in l`, `∃ᶠ x in l`.
+NOTATION_PIECES = frozenset({"ᶠ"})
 
 
 @dataclass
@@ -251,7 +254,10 @@ BINDING = [
     re.compile(r"\b(?:have|let|set|obtain|by_contra!?|by_cases|rename_i)\s+([A-Za-z_\u0370-\u03ff][\w'₀-₉]*)"),
     re.compile(r"\|\s*([^=\n]+?)\s*=>"),
     re.compile(r"⟨([^⟩]*)⟩"),
+    re.compile(r"\bchoose!?\s+([^\n]+?)\s+using\b"),  # choose f hf using h: names f and hf
 ]
+# A named argument `(μ := e)` names a parameter of the function applied, not a new identifier.
+NAMED_ARGUMENT = re.compile(r"\(\s*([A-Za-z_\u0370-\u03ff][\w'₀-₉]*)\s*:=")
 
 
 def _check_names(texts: dict[Path, str], lean_dir: Path, out: LeanSources, external: set[str]) -> None:
@@ -273,9 +279,12 @@ def _check_names(texts: dict[Path, str], lean_dir: Path, out: LeanSources, exter
     seen: set[str] = set()
     for p, clean in texts.items():
         rel = p.relative_to(lean_dir.parent)
+        named_args = {m.start(1) for m in NAMED_ARGUMENT.finditer(clean)}
         for m in IDENT.finditer(clean):
             tok = m.group(1).rstrip(".")
             first = tok.split(".")[0]
+            if m.start(1) in named_args or tok in NOTATION_PIECES:
+                continue
             if tok in KEYWORDS or first in KEYWORDS or first in locals_ or tok in project:
                 continue
             if first in namespaces or _known(tok, external | project):

@@ -100,14 +100,16 @@ def parse(text: str) -> dict[str, Block]:
             cur.uses[use_name] = "\n".join(target).strip("\n")
 
     for line in text.splitlines():
-        if line.startswith("=== "):
+        if line == "===" or line.startswith("=== "):  # a header ends the block before it, even a malformed one
             if cur is not None:
                 if use_name:
                     flush_use()
                 else:
                     cur.statement = "\n".join(target).strip("\n")
-            cur = Block(line[4:].strip())
-            blocks[cur.name] = cur
+            name = line[3:].strip()
+            cur = Block(name)
+            if name and not any(ch.isspace() for ch in name):
+                blocks[cur.name] = cur  # a header without a (single-word) name keeps nothing
             target, use_name = [], ""
         elif cur is None:
             continue

@@ -23,11 +23,12 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Optional
 
-from . import consistency
+from . import consistency, coqsource, leancheck, pinned as pinned_files
 
 ROOT = Path(__file__).resolve().parent.parent
 GLOSSARY = ROOT / "proofs" / "hypotheses.toml"
-PINNED = ROOT / "proofs" / "pinned" / "coq-statements.txt"
+PINNED = ROOT / pinned_files.COQ_FILE
+LEAN_PINNED = ROOT / pinned_files.LEAN_FILE
 
 
 def _oracle_cell(o: dict[str, Any]) -> str:
@@ -165,8 +166,10 @@ def hypothesis_tags(registry: list[dict[str, Any]]) -> dict[str, list[str]]:
         for key in ("hypotheses", "formal_hypotheses", "coq_hypotheses", "lean_hypotheses"):
             for tag in c.get(key) or []:
                 used.setdefault(tag, []).append(f"claim {c['id']} ({key})")
-        for tag in (c.get("formal_not_needed") or {}):
-            used.setdefault(tag, []).append(f"claim {c['id']} (formal_not_needed)")
+        for key in ("formal_not_needed", "coq_extra_hypotheses", "lean_extra_hypotheses",
+                    "coq_counterexamples", "coq_counterexamples_absent"):
+            for tag in (c.get(key) or {}):
+                used.setdefault(tag, []).append(f"claim {c['id']} ({key})")
     try:
         from .claims import base, boundary  # noqa: F401  (registers the counterexamples)
         for fn in base.COUNTEREXAMPLES:
@@ -185,29 +188,49 @@ def glossary_gaps(registry: list[dict[str, Any]], glossary: dict[str, str]) -> l
 
 
 def parse_pinned(text: str) -> dict[str, str]:
-    """Blocks '=== <fully qualified name>' followed by the printed statement (and its definitions)."""
+    """name -> the text the report shows: the pinned statement and the definitions it uses.
+
+    The file is read by oracle.pinned.parse (the format's one parser); blocks without a
+    name or without a statement are left out."""
     out: dict[str, str] = {}
-    name: Optional[str] = None
-    buf: list[str] = []
-    for line in text.splitlines():
-        if line.startswith("==="):  # a header ends the block before it, even a malformed one
-            if name is not None and "\n".join(buf).strip():
-                out[name] = "\n".join(buf).strip("\n")
-            m = re.match(r"^===\s+(\S+)\s*$", line)
-            name, buf = (m.group(1) if m else None), []
-        elif name is not None:
-            buf.append(line)
-    if name is not None and "\n".join(buf).strip():
-        out[name] = "\n".join(buf).strip("\n")
+    for name, blk in pinned_files.parse(text).items():
+        if not name or not blk.statement.strip():
+            continue
+        out[name] = "\n".join([blk.statement] + [f"--- uses {u}\n{body}" for u, body in blk.uses.items()])
     return out
 
 
 def load_pinned(path: Optional[Path] = None) -> Optional[dict[str, str]]:
-    """The pinned Coq statements, or None when the file does not exist or cannot be read."""
+    """The pinned Coq statements (or Lean ones, given LEAN_PINNED), or None when the file
+    does not exist or cannot be read."""
     try:
         return parse_pinned(Path(path or PINNED).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError):
         return None
+
+
+def coq_source(name: str, root: Path = ROOT) -> Optional[str]:
+    """The statement of a Coq declaration as written in its source file (up to 'Proof.'),
+    for declarations that are not pinned."""
+    parts = name.split(".")
+    if len(parts) < 3:
+        return None
+    path = root / "proofs" / "coq" / f"{parts[1]}.v"
+    if not path.exists():
+        return None
+    sf = coqsource.read_file(path, ".".join(parts[:2]))
+    if name not in sf.spans:
+        return None
+    first, last = sf.spans[name]
+    lines = coqsource.strip_comments_and_strings(path.read_text()).splitlines()[first - 1:last]
+    text = "\n".join(lines)
+    return text.split("Proof.")[0].rstrip() if "Proof." in text else text.rstrip()
+
+
+def lean_source(name: str, root: Path = ROOT) -> Optional[str]:
+    """The normalised signature of a Lean declaration, for declarations that are not pinned."""
+    decl = leancheck.read_sources(root / "lean", set()).decls.get(name)
+    return leancheck.pretty_signature(decl.signature) if decl else None
 
 
 def scope_label(c: dict[str, Any]) -> tuple[str, str]:
@@ -371,6 +394,7 @@ class ReportContext:
     notes: list[str]
     glossary: dict[str, str]
     pinned: Optional[dict[str, str]]
+    lean_pinned: Optional[dict[str, str]] = None
 
     def link(self, path: Optional[Path]) -> Optional[tuple[str, str]]:
         """(href, text) of a project file, or None."""
@@ -396,7 +420,8 @@ def build_context(doc: dict[str, Any], report_path: Optional[str] = None) -> Rep
         notes.append(note)
     per_claim = {c["id"]: figures.instance_figure(c) for c in doc["claims"]}
     base = Path(report_path).resolve().parent if report_path else None
-    return ReportContext(doc, base, general, per_claim, notes, load_glossary(), load_pinned())
+    return ReportContext(doc, base, general, per_claim, notes, load_glossary(), load_pinned(),
+                         load_pinned(LEAN_PINNED))
 
 
 def precision_summary(doc: dict[str, Any]) -> str:
@@ -411,13 +436,6 @@ def precision_summary(doc: dict[str, Any]) -> str:
     if any("float" in p for p in seen):
         kinds.append("float64 (labelled as evidence)")
     return (" and ".join(kinds) or "-") + "; each claim's precision is in its row of the table"
-
-
-def _source_text(text: Optional[str]) -> Optional[str]:
-    """A declaration's source text without the trailing 'Proof' / ':=' the extraction keeps."""
-    if text is None:
-        return None
-    return re.sub(r"\s*(?:\bProof\b|:=)\s*$", "", text.strip())
 
 
 def header_rows(doc: dict[str, Any]) -> list[tuple[str, str]]:
@@ -457,7 +475,7 @@ def table_rows(doc: dict[str, Any]) -> list[dict[str, str]]:
             coq_cell = "absent"
         else:
             coq_cell = _coq_cell(coq)
-        axioms = sorted({a.rsplit(".", 1)[-1] for ax in (coq.get("assumptions") or {}).values() for a in ax})
+        axioms = sorted({a.rsplit(".", 1)[-1] for a in coq.get("axioms") or []})
         lean = {"written": "written, not compiled here", "absent": "absent"}.get(
             c["lean"]["status"], c["lean"]["status"])
         o = c["oracle"]
@@ -489,18 +507,24 @@ def claim_facts(c: dict[str, Any], ctx: ReportContext) -> dict[str, Any]:
     coq = []
     for name in c["coq"].get("names", []):
         pinned = (ctx.pinned or {}).get(name)
-        coq.append({"name": name, "file": ctx.link(coq_file(name)),
-                    "assumptions": (c["coq"].get("assumptions") or {}).get(name),
-                    "printed": pinned,
-                    "source": None if pinned else _source_text(consistency.coq_statement(ROOT, name))})
-    lean = [{"name": n, "file": ctx.link(lean_file(n)), "source": _source_text(consistency.lean_statement(ROOT, n))}
-            for n in c["lean"].get("names", [])]
-    inst = reg.get("coq_instance")
-    instance = None
-    if inst:
+        coq.append({"name": name, "file": ctx.link(coq_file(name)), "printed": pinned,
+                    "source": None if pinned else coq_source(name)})
+    lean = []
+    for n in c["lean"].get("names", []):
+        pinned = (ctx.lean_pinned or {}).get(n)
+        lean.append({"name": n, "file": ctx.link(lean_file(n)), "printed": pinned,
+                     "source": None if pinned else lean_source(n)})
+    instances = []
+    for inst in consistency._names(reg.get("coq_instance")):
         pinned = (ctx.pinned or {}).get(inst)
-        instance = {"name": inst, "file": ctx.link(coq_file(inst)), "printed": pinned,
-                    "source": None if pinned else _source_text(consistency.coq_statement(ROOT, inst))}
+        instances.append({"name": inst, "file": ctx.link(coq_file(inst)), "printed": pinned,
+                          "source": None if pinned else coq_source(inst)})
+    counter_lemmas = []
+    for tag, lemma in (reg.get("coq_counterexamples") or {}).items():
+        pinned = (ctx.pinned or {}).get(lemma)
+        counter_lemmas.append({"tag": tag, "name": lemma, "file": ctx.link(coq_file(lemma)), "printed": pinned,
+                               "source": None if pinned else coq_source(lemma)})
+    axioms = sorted({a.rsplit(".", 1)[-1] for a in c["coq"].get("axioms") or []})
     informal = ROOT / "proofs" / c["informal"] if c.get("informal") else None
     cexs = []
     for cx in c["boundary"]:
@@ -511,7 +535,9 @@ def claim_facts(c: dict[str, Any], ctx: ReportContext) -> dict[str, Any]:
                      "skip": _fmt_matrix(data["M"]) if "M" in data else None,
                      "facts": _extra_facts(data), "violation": counterexample_violation(data)})
     return {"scope": label, "scope_note": note, "hypotheses": hyps, "coq": coq, "lean": lean,
-            "coq_instance": instance,
+            "lean_scope": c["lean"].get("scope", ""), "lean_scope_note": c["lean"].get("scope_note", ""),
+            "coq_instances": instances, "coq_counterexamples": counter_lemmas, "axioms": axioms,
+            "axioms_attributed": bool(c["coq"].get("axioms_attributed")),
             "informal": ctx.link(informal if informal and informal.exists() else None),
             "oracle_file": ctx.link(oracle_file(c["oracle"]["ref"])) if c["oracle"].get("ref") else None,
             "counterexamples": cexs}
@@ -572,30 +598,34 @@ def markdown(doc: dict[str, Any], ctx: Optional[ReportContext] = None) -> str:
             out += [f"**Coq:** {coq['status']}, scope **{f['scope']}**."
                     + (f" {f['scope_note']}" if f["scope_note"] else "")
                     + (f" {coq['detail']}" if coq["status"] != "checked" else ""), ""]
+            if coq["status"] == "checked":
+                out += [f"Print Assumptions{'' if f['axioms_attributed'] else ' (all registered declarations together)'}: "
+                        + (", ".join(f["axioms"]) or "closed under the global context") + ".", ""]
             for d in f["coq"]:
-                ax = d["assumptions"]
-                out += [f"- `{d['name']}` in {_md_link(d['file'])}; Print Assumptions: "
-                        + (", ".join(ax) if ax else ("closed under the global context" if ax == [] else
-                                                     "not available")), ""]
+                out += [f"- `{d['name']}` in {_md_link(d['file'])}", ""]
                 if d["printed"]:
                     out += ["  As Coq prints it (proofs/pinned/coq-statements.txt):", "", "  ```coq"]
                     out += ["  " + ln for ln in d["printed"].splitlines()] + ["  ```", ""]
                 else:
                     out += ["  Printed statement: not pinned. Source text:", "", "  ```coq"]
                     out += ["  " + ln for ln in (d["source"] or "(not found)").splitlines()] + ["  ```", ""]
-            if f["coq_instance"]:
-                ci = f["coq_instance"]
+            for ci in f["coq_instances"]:
                 out += [f"- Instance lemma `{ci['name']}` in {_md_link(ci['file'])}:", "", "  ```coq"]
                 out += ["  " + ln for ln in (ci["printed"] or ci["source"] or "(not found)").splitlines()]
+                out += ["  ```", ""]
+            for ce in f["coq_counterexamples"]:
+                out += [f"- Without `{ce['tag']}`: `{ce['name']}` in {_md_link(ce['file'])}:", "", "  ```coq"]
+                out += ["  " + ln for ln in (ce["printed"] or ce["source"] or "(not found)").splitlines()]
                 out += ["  ```", ""]
         lean = c["lean"]
         if lean["status"] == "absent":
             out += [f"**Lean:** absent. {lean['detail']}", ""]
         else:
-            out += [f"**Lean:** {lean['status']}: {lean['detail']}.", ""]
+            out += [f"**Lean:** {lean['status']}, scope **{f['lean_scope']}**: {lean['detail']}.", ""]
             for d in f["lean"]:
                 out += [f"- `{d['name']}` in {_md_link(d['file'])}", "", "  ```lean"]
-                out += ["  " + ln for ln in (d["source"] or "(not found)").splitlines()] + ["  ```", ""]
+                out += ["  " + ln for ln in (d["printed"] or d["source"] or "(not found)").splitlines()]
+                out += ["  ```", ""]
         o = c["oracle"]
         if "instances" in o:
             out += [f"**Oracle:** {o['status']}, {o['instances']} instances ({o['exact_instances']} exact), "
@@ -716,28 +746,33 @@ def html_report(doc: dict[str, Any], ctx: Optional[ReportContext] = None) -> str
             s.append(f"<h3>Coq: {esc(coq['status'])}, scope <i>{esc(f['scope'])}</i></h3>"
                      + (f"<p>{esc(f['scope_note'])}</p>" if f["scope_note"] else "")
                      + (f"<p class='bad'>{esc(coq['detail'])}</p>" if coq["status"] != "checked" else ""))
+            if coq["status"] == "checked":
+                s.append(f"<p>Print Assumptions"
+                         f"{'' if f['axioms_attributed'] else ' (all registered declarations together)'}: "
+                         f"{esc(', '.join(f['axioms']) or 'closed under the global context')}.</p>")
             for d in f["coq"]:
-                ax = d["assumptions"]
-                axt = ", ".join(ax) if ax else ("closed under the global context" if ax == [] else "not available")
-                s.append(f"<p><code>{esc(d['name'])}</code> in {_a(d['file'])}. Print Assumptions: "
-                         f"{esc(axt)}.</p>")
+                s.append(f"<p><code>{esc(d['name'])}</code> in {_a(d['file'])}.</p>")
                 if d["printed"]:
                     s.append(f"<p>As Coq prints it:</p><pre>{esc(d['printed'])}</pre>")
                 else:
                     s.append("<p>Printed statement: <b>not pinned</b>. Source text:</p>"
                              f"<pre>{esc(d['source'] or '(not found)')}</pre>")
-            if f["coq_instance"]:
-                ci = f["coq_instance"]
+            for ci in f["coq_instances"]:
                 s.append(f"<p>Instance lemma <code>{esc(ci['name'])}</code> in {_a(ci['file'])}:</p>"
                          f"<pre>{esc(ci['printed'] or ci['source'] or '(not found)')}</pre>")
+            for ce in f["coq_counterexamples"]:
+                s.append(f"<p>Without <code>{esc(ce['tag'])}</code>: <code>{esc(ce['name'])}</code> in "
+                         f"{_a(ce['file'])}:</p><pre>{esc(ce['printed'] or ce['source'] or '(not found)')}</pre>")
         lean = c["lean"]
         if lean["status"] == "absent":
             s.append(f"<h3>Lean: absent</h3><p>{esc(lean['detail'])}</p>")
         else:
-            s.append(f"<h3>Lean: {esc(lean['status'])}</h3><p>{esc(lean['detail'])}.</p>")
+            s.append(f"<h3>Lean: {esc(lean['status'])}, scope <i>{esc(f['lean_scope'])}</i></h3>"
+                     + (f"<p>{esc(f['lean_scope_note'])}</p>" if f["lean_scope_note"] else "")
+                     + f"<p>{esc(lean['detail'])}.</p>")
             for d in f["lean"]:
                 s.append(f"<p><code>{esc(d['name'])}</code> in {_a(d['file'])}:</p>"
-                         f"<pre>{esc(d['source'] or '(not found)')}</pre>")
+                         f"<pre>{esc(d['printed'] or d['source'] or '(not found)')}</pre>")
         o = c["oracle"]
         if "instances" in o:
             s.append(f"<h3>Oracle: {esc(o['status'])}</h3><p>{o['instances']} generated instances "

@@ -5,7 +5,7 @@ tests/test_proofcheck_mutations.py.
 Every broken copy lives in a temporary directory; the real sources are never touched.
 Claims named here: skip-reduction, homogeneous-impossible, homogeneous-any-width,
 gated-impossible, gated-continuity, depth-impossible, depth-any, relu-gelu-iff,
-non-generic, absorption-width, glu-flip.
+non-generic, absorption-width, glu-flip, relu-limit, depth-dimension, depth-width.
 """
 
 from pathlib import Path
@@ -72,9 +72,16 @@ def test_every_formal_claim_has_a_scope_label_and_an_instance():
         if c.get("coq"):
             assert C.scope_label(c, "coq") and len(C.scope_label(c, "coq")) <= C.SCOPE_MAX
             assert c.get("coq_instance"), c["id"]
-    # relu-gelu-iff proves only sufficiency formally: the table must say so.
-    rg = next(c for c in C.load_registry() if c["id"] == "relu-gelu-iff")
-    assert C.scope_label(rg, "coq") == "sufficiency"
+    reg = {c["id"]: c for c in C.load_registry()}
+    # relu-gelu-iff: relu_iff and gelu_iff together are the whole claim in Coq; Lean mirrors the relu half.
+    assert C.scope_label(reg["relu-gelu-iff"], "coq") == "full"
+    assert C.scope_label(reg["relu-gelu-iff"], "lean") == "relu half"
+    # Partial scopes say which part is formal, with the sentence in the note.
+    for cid, label in (("homogeneous-any-width", "impossibility + gap"), ("absorption-width", "upper bound m + d"),
+                       ("non-generic", "empty-interior form"), ("depth-dimension", "GL(d) invariance"),
+                       ("depth-width", "rank-d construction")):
+        assert C.scope_label(reg[cid], "coq") == label and C.scope_note(reg[cid], "coq"), cid
+    assert C.scope_label(reg["homogeneous-any-width"], "lean") == "qualitative"
 
 
 # ---------------------------------------------------------------- forbidden constructs (Coq)
@@ -222,18 +229,27 @@ def test_missing_lean_declaration_is_caught(copy):
     ("depth-any", 'lean_hypotheses_reason = "', 'lean_hypotheses_reasn = "', "unknown registry field 'lean_hypotheses_reasn'"),
     ("homogeneous-impossible", 'formal_scope = "full"', 'formal_scope = "full"\ncoq_hypotheses = []',
      "'coq_hypotheses' weakens the binder check and needs a reason"),
-    ("relu-gelu-iff", 'd_ge_2 = "sufficiency holds in every dimension"', 'd_ge_2 = ""',
+    ("relu-gelu-iff", 'd_ge_2 = "relu_iff and relu_necessity hold for every d', 'd_ge_2 = "", x = "',
      "'formal_not_needed.d_ge_2' needs a reason"),
-    ("relu-gelu-iff", 'formal_scope = "sufficiency"', 'formal_scope = "checked"', "must be a short label"),
-    ("relu-gelu-iff", 'formal_scope_note = "', 'formal_scope_nte = "', "needs a formal_scope_note"),
+    ("relu-gelu-iff", 'formal_scope = "full"', 'formal_scope = "checked"', "must be a short label"),
+    ("relu-gelu-iff", 'formal_hypotheses_reason = "', 'formal_hypotheses_rsn = "',
+     "'formal_hypotheses' weakens the binder check and needs a reason"),
+    ("absorption-width", 'formal_scope_note = "', 'formal_scope_nte = "', "needs a formal_scope_note"),
+    ("depth-dimension", 'formal_scope = "GL(d) invariance"',
+     'formal_scope = "the GL(d) invariance of plain stacks"', "must be a short label"),
     ("glu-flip", 'coq_instance = "SkipAbsorption.Instances.sigmoid_glu_flip_2x2"\n', '',
      "formal proof without an instance lemma"),
     ("homogeneous-impossible",
      'k_ne_1 = "SkipAbsorption.Counterexamples.homogeneous_impossible_needs_k_ne_1", ', '',
      "boundary counterexample relu_degree_one drops 'k_ne_1', but no Coq lemma proves it"),
-    ("absorption-width", 'idx_in_range = "the chosen rows i_1 .. i_d of W_up are rows of the block (part of rows_span)"',
-     'idx_in_range = " "', "'coq_extra_hypotheses.idx_in_range' needs a reason"),
-    ("non-generic", 'coq_absent = "', 'coq_absnt = "', "no Coq declaration and no coq_absent reason"),
+    ("depth-dimension", 'gauge_length = "one gauge pair per interface', 'gauge_length = " ", x = "',
+     "'coq_extra_hypotheses.gauge_length' needs a reason"),
+    ("depth-narrow", 'coq_absent = "', 'coq_absnt = "', "no Coq declaration and no coq_absent reason"),
+    # the boundary counterexamples of the newer claims (oracle/claims/relu_limit.py, depth_stacks.py)
+    ("relu-limit", 'sigma_odd_part = "SkipAbsorption.Counterexamples.relu_limit_iff_needs_sigma_odd_part"', 'x = "y"',
+     "boundary counterexample elu_no_odd_part drops 'sigma_odd_part', but no Coq lemma proves it"),
+    ("depth-width", 'coq_counterexamples = { rows_span = "SkipAbsorption.Counterexamples.depth_width_needs_rows_span" }\n',
+     '', "boundary counterexample width_rank_deficient drops 'rows_span', but no Coq lemma proves it"),
     ("skip-reduction", 'coq = ["SkipAbsorption.SkipReduction.skip_reduction"',
      'coq = ["SkipReduction.skip_reduction"', "is not a full name SkipAbsorption.<File>.<name>"),
 ])
@@ -310,6 +326,16 @@ def test_lean_binder_groups_and_names():
     assert leancheck.statement_type(sig) == "¬ ∀ x, M x = 0"
     assert leancheck._known("mul_eq_zero.mp", {"mul_eq_zero"})
     assert not leancheck._known("Real.bogus", {"Real"})
+
+
+def test_instance_statements_allow_only_standard_library_qualifiers():
+    """Names of the development or of another library (Coquelicot) in an instance statement
+    are refused; the standard library's List and Nat are not."""
+    mods = {"Linalg", "Limit"}
+    assert C.instance_outsiders("forall l : list R, @List.In R 0 l -> (List.length l <= 3)%nat", mods) == []
+    assert C.instance_outsiders("Continuity.is_lim f Rbar.p_infty 0 /\\ Linalg.block 1 1 g W U x 0 = 0", mods) == \
+        ["Continuity.is_lim", "Linalg.block", "Rbar.p_infty"]
+    assert C.instance_outsiders("SkipAbsorption.Limit.bblock", mods) == ["SkipAbsorption.Limit.bblock"]
 
 
 def test_pinned_round_trip():

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from oracle import audit, browser, cli, consistency, figures, report
+from oracle import audit, browser, cli, consistency, figures, pinned, report
 from oracle.blocks import Block, Stack
 from oracle.claims import base, boundary
 from oracle.errors import InputError
@@ -69,13 +69,25 @@ def test_statements_are_plain_mathematics():
 
 
 def test_pinned_statements_parse_defensively(tmp_path):
-    text = ("# how this file is made\n=== SkipAbsorption.A.thm\nthm\n     : forall x : R, x = x\n\n"
-            "defs used\n=== SkipAbsorption.B.empty\n\n=== \nnot a block\n=== SkipAbsorption.C.c\nc : True\n")
+    """The report reads the pinned file with oracle.pinned.parse (one parser for the format):
+    the goal separator is no header, a header without a name keeps nothing, uses are shown."""
+    text = ("# how this file is made\n=== SkipAbsorption.A.thm\n--- for c (main)\n--- fingerprint ab\n"
+            "x : R\n============================\nx = x\n--- uses SkipAbsorption.A.d\nd = 1\n"
+            "=== SkipAbsorption.B.empty\n\n=== \nnot a block\n=== SkipAbsorption.C.c\nc : True\n")
     parsed = report.parse_pinned(text)
-    assert parsed == {"SkipAbsorption.A.thm": "thm\n     : forall x : R, x = x\n\ndefs used",
+    assert parsed == {"SkipAbsorption.A.thm": "x : R\n============================\nx = x\n"
+                                              "--- uses SkipAbsorption.A.d\nd = 1",
                       "SkipAbsorption.C.c": "c : True"}
+    assert set(parsed) <= set(pinned.parse(text))
     assert report.parse_pinned("no blocks at all\n") == {}
     assert report.load_pinned(tmp_path / "absent.txt") is None
+    # the real files: every registered declaration is shown as pinned
+    coq, lean = report.load_pinned(), report.load_pinned(report.LEAN_PINNED)
+    for c in REGISTRY:
+        for n in consistency._names(c.get("coq")) + consistency._names(c.get("coq_instance")):
+            assert n in coq, n
+        for n in consistency._names(c.get("lean")):
+            assert n in lean, n
 
 
 def test_scope_labels():
@@ -247,9 +259,9 @@ def test_html_report_header_and_table(small_doc, reports):
         if c["coq"]["status"] == "checked":
             label, _ = report.scope_label(c)
             assert f"checked: {label}" in row
-            # 'full' only where the registry names no narrower scope
-            assert (label == "full") == (not c["registry"].get("formal_scope")), c["id"]
-            for ax in {a.rsplit(".", 1)[-1] for v in c["coq"]["assumptions"].values() for a in v}:
+            # the label is the registry's short formal_scope ('full' only where it says so)
+            assert label == c["registry"]["formal_scope"], c["id"]
+            for ax in {a.rsplit(".", 1)[-1] for a in c["coq"]["axioms"]}:
                 assert ax in row
         if c["lean"]["status"] == "written":
             assert "written, not compiled here" in row
@@ -274,6 +286,11 @@ def test_html_report_sections_per_claim(small_doc, reports):
                 assert h.escape(pinned[name]) in sec
             else:
                 assert "not pinned" in sec
+        if c["coq"]["status"] == "checked":
+            assert f"scope <i>{h.escape(c['registry']['formal_scope'])}</i>" in sec, c["id"]
+        if c["lean"]["status"] == "written":
+            label = c["registry"].get("lean_formal_scope") or c["registry"]["formal_scope"]
+            assert f"Lean: written, scope <i>{h.escape(label)}</i>" in sec, c["id"]
         assert f"id='fig-instances-{c['id']}'" in sec
         for cx in c["boundary"]:
             assert f"<code>{cx['name']}</code> drops <code>{cx['dropped']}</code>" in sec
