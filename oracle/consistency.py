@@ -386,16 +386,18 @@ def lean_pinned_text(root: Path, registry: list[dict[str, Any]],
 
 
 def coq_pinned_text(registry: list[dict[str, Any]], report: coqcheck.CoqReport,
-                    file_modules: set[str]) -> tuple[str, list[Finding]]:
+                    file_modules: set[str], coqdir: Optional[Path] = None) -> tuple[str, list[Finding]]:
     """The Coq pinned file from a query report (and findings for unreadable statements)."""
     import hashlib
     blocks, out = [], []
+    owners = {k: v for sf in coqsource.read_project(ROOT / "proofs" / "coq" if coqdir is None else coqdir, LOGICAL)
+              for k, v in sf.owners.items()}
     for name, roles in registry_roles(registry, "coq"):
         d = report.decls.get(name)
         claim = roles[0].split(" ", 1)[0]
         if d is None or not d.display:
             continue
-        uses, unresolved = coqcheck.def_closure(d.display, report, file_modules)
+        uses, unresolved = coqcheck.def_closure(d.display, report, file_modules, owners)
         for tok in unresolved:
             out.append(Finding(claim, f"Coq {name} mentions {tok}, which the audit cannot resolve to a "
                                       "definition of the development", lang="coq"))
@@ -614,7 +616,8 @@ def check_all(root: Path = ROOT, compile_coq: bool = True, attribute: bool = Fal
     if report.status in ("compiled", "failed") and report.decls:
         findings += coq_findings(root, registry, report)
         if report.status == "compiled":
-            coq_text, pin_problems = coq_pinned_text(registry, report, _file_modules(root / "proofs" / "coq"))
+            coq_text, pin_problems = coq_pinned_text(registry, report, _file_modules(root / "proofs" / "coq"),
+                                                     root / "proofs" / "coq")
             findings += pin_problems
             findings += _pinned_findings(root / pinned.COQ_FILE, coq_text, registry, "coq", "Coq")
     elif report.status == "failed":
@@ -675,7 +678,8 @@ def regenerate(root: Path = ROOT) -> tuple[Optional[str], str, list[str]]:
     report = coqcheck.query(root, req["registered"], req["instances"], req["cex_checks"], req["claim_bundles"])
     if report.status != "compiled":
         return None, lean_text, problems + [f"Coq does not compile: {report.detail}"]
-    coq_text, pin_problems = coq_pinned_text(registry, report, _file_modules(root / "proofs" / "coq"))
+    coq_text, pin_problems = coq_pinned_text(registry, report, _file_modules(root / "proofs" / "coq"),
+                                                     root / "proofs" / "coq")
     missing_coq = [n for n, _ in registry_roles(registry, "coq")
                    if n not in report.decls or not report.decls[n].display]
     problems += [str(p) for p in pin_problems] + [f"Coq declaration {n} could not be read" for n in missing_coq]

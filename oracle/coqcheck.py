@@ -541,10 +541,20 @@ def project_token(tok: str, file_modules: set[str]) -> bool:
     return first == LOGICAL or first in file_modules
 
 
-def def_closure(text: str, report: CoqReport, file_modules: set[str]) -> tuple[list[str], list[str]]:
-    """(project definitions mentioned transitively, in first-use order; unresolved project tokens)."""
+def def_closure(text: str, report: CoqReport, file_modules: set[str],
+                owners: Optional[dict[str, str]] = None) -> tuple[list[str], list[str]]:
+    """(project definitions mentioned transitively, in first-use order; unresolved project tokens).
+
+    A constructor or field of a project Record/Inductive (owners: full name -> full name of
+    the type) resolves to its type, whose printed definition contains it."""
     by_short = {v["short"]: k for k, v in report.defs.items()}
     by_short.update({k: k for k in report.defs})
+    for member, owner in (owners or {}).items():
+        if owner in report.defs:
+            short_owner = report.defs[owner]["short"]
+            prefix = short_owner.rsplit(".", 1)[0] + "." if "." in short_owner else ""
+            by_short.setdefault(prefix + member.rsplit(".", 1)[-1], owner)
+            by_short.setdefault(member, owner)
     seen: list[str] = []
     unresolved: list[str] = []
     todo = [text]

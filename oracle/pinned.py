@@ -133,6 +133,29 @@ def parse(text: str) -> dict[str, Block]:
     return blocks
 
 
+def load(path: Path) -> dict[str, Block]:
+    """The blocks of a pinned file (empty when it does not exist)."""
+    return parse(Path(path).read_text()) if Path(path).exists() else {}
+
+
+def binder_names(statement: str) -> list[str]:
+    """The outer binder names of a pinned Coq statement: the names left of ' : ' on the
+    unindented lines above the goal separator ('x, y : T' gives x and y)."""
+    names: list[str] = []
+    for line in statement.splitlines():
+        if line.startswith("====="):
+            break
+        if line and not line[0].isspace() and " : " in line:
+            names += [n.strip() for n in line.split(" : ", 1)[0].split(",")]
+    return names
+
+
+def conclusion(statement: str) -> str:
+    """The part of a pinned Coq statement below the goal separator, whitespace collapsed."""
+    _, sep, concl = statement.partition("============================")
+    return " ".join((concl if sep else statement).split())
+
+
 def diff(old: str, new: str, label: str, max_lines: int = 80) -> str:
     """A unified diff of the reviewed file against the regenerated text, truncated."""
     lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(),

@@ -53,11 +53,15 @@ def test_table_shows_the_formal_scope_never_a_bare_checked(quick_doc):
     rows = {r[0]: r for r in report.rows(quick_doc)}
     coq_col, lean_col = report.HEADER.index("Coq"), report.HEADER.index("Lean")
     if consistency.coq_available():
-        assert rows["relu-gelu-iff"][coq_col] == "sufficiency"
-        assert rows["homogeneous-any-width"][coq_col] == "qualitative"
+        assert rows["relu-gelu-iff"][coq_col] == "full"
+        assert rows["homogeneous-any-width"][coq_col] == "impossibility + gap"
         assert rows["homogeneous-impossible"][coq_col] == "full"
+        assert rows["non-generic"][coq_col] == "empty-interior form"
+        assert rows["depth-width"][coq_col] == "rank-d construction"
     assert rows["depth-any"][lean_col] == "flat blocks only*"
-    assert rows["non-generic"][coq_col] == "absent"
+    assert rows["relu-gelu-iff"][lean_col] == "relu half*"
+    assert rows["homogeneous-any-width"][lean_col] == "qualitative*"
+    assert rows["relu-complete"][coq_col] == "absent"
     assert not any(r[coq_col] == "checked" or r[lean_col].startswith("written") for r in rows.values())
 
 

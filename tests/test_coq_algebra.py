@@ -2,14 +2,20 @@
 the claims' hypothesis tags, compiled, and resting only on the reals' axioms.
 
 Claims: homogeneous-any-width (quantitative gap), absorption-width (m + d units for any M with the
-rank step), non-generic (finite-exception and empty-interior forms), and the Coq part of the deep
-stack work (GL(d) invariance, per-layer absorption).
+rank step), non-generic (finite-exception and empty-interior forms), depth-dimension (GL(d)
+invariance of plain stacks) and depth-width (per-layer absorption).
+
+Statements are read from proofs/pinned/coq-statements.txt, which the proof check regenerates
+from the compiled development and compares on every run.  The renamed-binder attacks run,
+compiled, on one copy of the sources (the old static binder grep no longer exists: binders
+are read from the kernel term).
 """
 
 from pathlib import Path
 
 import pytest
 
+from oracle import coqcheck, pinned
 from oracle import consistency as C
 
 NEW_COQ = {
@@ -17,123 +23,154 @@ NEW_COQ = {
                               "SkipAbsorption.Quantitative.homogeneous_gap_radius",
                               "SkipAbsorption.Quantitative.homogeneous_gap_deg2",
                               "SkipAbsorption.Quantitative.c2_value",
-                              "SkipAbsorption.Quantitative.c2_is_max"],
+                              "SkipAbsorption.Quantitative.c2_is_max",
+                              "SkipAbsorption.Quantitative.relu2_gap_instance"],
     "absorption-width": ["SkipAbsorption.Width.absorption_width_any_M",
                          "SkipAbsorption.Width.rank_step",
                          "SkipAbsorption.Width.basis_extraction",
                          "SkipAbsorption.Width.extra_units_absorb_M"],
     "non-generic": ["SkipAbsorption.NonGeneric.non_generic_scaling",
                     "SkipAbsorption.NonGeneric.non_generic_dense"],
+    "depth-dimension": ["SkipAbsorption.DepthStack.plain_stack_gauge_invariance",
+                        "SkipAbsorption.DepthStack.plain_pair_gauge_invariance"],
+    "depth-width": ["SkipAbsorption.DepthStack.depth_width",
+                    "SkipAbsorption.DepthStack.depth_width_skips"],
 }
 INSTANCES = {
-    "homogeneous-any-width": "SkipAbsorption.Quantitative.relu2_gap_instance",
+    "homogeneous-any-width": "SkipAbsorption.Instances.relu3_not_cube_width2",
     "absorption-width": "SkipAbsorption.Width.absorption_width_instance",
     "non-generic": "SkipAbsorption.NonGeneric.non_generic_instance",
+    "depth-dimension": "SkipAbsorption.DepthStack.gl_invariance_instance",
+    "depth-width": "SkipAbsorption.DepthStack.depth_width_instance",
 }
-# Not registered here (the depth claims are registered on another branch); binders they carry.
-DEPTH_STACK = {
+BINDERS = {
     "SkipAbsorption.DepthStack.depth_width": {"sigma_odd_part", "rows_span"},
     "SkipAbsorption.DepthStack.depth_width_skips": {"sigma_odd_part", "rows_span"},
     "SkipAbsorption.DepthStack.plain_stack_gauge_invariance": {"gauge_length", "gauge_invertible"},
     "SkipAbsorption.DepthStack.plain_pair_gauge_invariance": {"gauge_invertible"},
+    "SkipAbsorption.Width.absorption_width_any_M": {"sigma_odd_part", "rows_span"},
+    "SkipAbsorption.NonGeneric.non_generic_scaling": {"M_nonzero"},
+    "SkipAbsorption.NonGeneric.non_generic_dense": {"M_nonzero", "eps_pos"},
+    "SkipAbsorption.Quantitative.homogeneous_any_width_gap":
+        {"k_ne_1", "M_nonzero", "sigma_homogeneous", "tau_homogeneous"},
 }
-DEPTH_INSTANCES = ["SkipAbsorption.DepthStack.depth_width_instance",
-                   "SkipAbsorption.DepthStack.gl_invariance_instance"]
+
+needs_coq = pytest.mark.skipif(not C.coq_available(), reason="coqc not installed (make test installs it)")
 
 
 def _claim(cid: str, root: Path = C.ROOT) -> dict:
     return next(c for c in C.load_registry(root) if c["id"] == cid)
 
 
+def _pinned(name: str) -> str:
+    blocks = pinned.load(C.ROOT / pinned.COQ_FILE)
+    assert name in blocks, name
+    return blocks[name].statement
+
+
 @pytest.mark.parametrize("cid", sorted(NEW_COQ))
-def test_new_theorems_are_registered_and_declared(cid):
+def test_new_theorems_are_registered_and_pinned(cid):
     claim = _claim(cid)
     names = C._names(claim["coq"])
     for name in NEW_COQ[cid]:
         assert name in names, (cid, name)
-        assert C.coq_statement(C.ROOT, name) is not None, name
+        assert _pinned(name), name
     assert claim["coq_instance"] == INSTANCES[cid]
-    assert C.coq_statement(C.ROOT, INSTANCES[cid]) is not None
-    assert "formal_scope" in claim and "coq_absent" not in claim
+    # the instance is stated with the standard library only: no definition of the development is used
+    assert pinned.load(C.ROOT / pinned.COQ_FILE)[INSTANCES[cid]].uses == {}
+    assert claim["formal_scope"] and claim["formal_scope_note"] and "coq_absent" not in claim
+
+
+@pytest.mark.parametrize("name", sorted(BINDERS))
+def test_theorems_bind_their_tags(name):
+    assert BINDERS[name] <= set(pinned.binder_names(_pinned(name))), name
 
 
 def test_absorption_width_main_is_the_any_M_theorem_with_its_tags():
     claim = _claim("absorption-width")
     main = C._names(claim["coq"])[0]
     assert main == "SkipAbsorption.Width.absorption_width_any_M"
-    stmt = C.coq_statement(C.ROOT, main)
-    assert {"sigma_odd_part", "rows_span"} <= C.binder_names(stmt)
     # any M: the skip matrix is a variable, not the identity
-    assert "mv d M x i + block d m sigma Wd Wu x i = block d (m + d) sigma Wd' Wu' x i" in stmt
+    assert ("Linalg.mv d M x i + Linalg.block d m sigma Wd Wu x i = Linalg.block d (m + d) sigma Wd' Wu' x i"
+            in pinned.conclusion(_pinned(main)))
+    # its instance uses a singular skip matrix, written out
+    inst = pinned.conclusion(_pinned(INSTANCES["absorption-width"]))
+    assert inst.startswith("exists w u : nat -> nat -> R, forall x0 x1 : R, x0 + x1 - Rmax x0 0 =")
 
 
 def test_non_generic_tags_are_split_between_binders_and_reasons():
     claim = _claim("non-generic")
-    assert claim["formal_hypotheses"] == ["M_nonzero"]
-    assert set(claim["formal_not_needed"]) | set(claim["formal_hypotheses"]) == set(claim["hypotheses"])
-    for name in NEW_COQ["non-generic"]:
-        assert "M_nonzero" in C.binder_names(C.coq_statement(C.ROOT, name))
+    assert "formal_hypotheses" not in claim
+    assert set(claim["formal_not_needed"]) | {"M_nonzero"} == set(claim["hypotheses"])
+    assert C.formal_tags(claim, "coq") == ["M_nonzero"]
     # the statement counts the exceptional scalings: at most 2^m
-    assert "(length bad <= 2 ^ m)%nat" in C.coq_statement(C.ROOT, NEW_COQ["non-generic"][0])
+    assert "(@length R bad <= 2 ^ m)%nat" in pinned.conclusion(_pinned(NEW_COQ["non-generic"][0]))
 
 
 def test_quantitative_statements_carry_the_constants():
-    """homogeneous-any-width: the degree-2 theorem states (sqrt 2 - 1)/2, the general one c > 0."""
-    deg2 = C.coq_statement(C.ROOT, "SkipAbsorption.Quantitative.homogeneous_gap_deg2")
-    assert "(sqrt 2 - 1) / 2 * rad * norm1 d (mv d M v) / norm1 d v" in deg2
-    gen = C.coq_statement(C.ROOT, "SkipAbsorption.Quantitative.homogeneous_any_width_gap")
-    assert {"k_ne_1", "M_nonzero", "sigma_homogeneous", "tau_homogeneous"} <= C.binder_names(gen)
-    assert "exists c, 0 < c" in gen
-    inst = C.coq_statement(C.ROOT, INSTANCES["homogeneous-any-width"])
-    assert "(sqrt 2 - 1) / 2 <= Rabs (x 0%nat + relu2 (x 0%nat)" in inst
+    """homogeneous-any-width: the degree-2 theorem states (sqrt 2 - 1)/2, the general one c > 0,
+    and the quantitative lemma states the constant for every relu2 block of any width."""
+    deg2 = pinned.conclusion(_pinned("SkipAbsorption.Quantitative.homogeneous_gap_deg2"))
+    assert "(sqrt 2 - 1) / 2 * rad * Linalg.norm1 d (Linalg.mv d M v) / Linalg.norm1 d v" in deg2
+    gen = pinned.conclusion(_pinned("SkipAbsorption.Quantitative.homogeneous_any_width_gap"))
+    assert gen.startswith("exists c : R, 0 < c /\\")
+    quant = pinned.load(C.ROOT / pinned.COQ_FILE)["SkipAbsorption.Quantitative.relu2_gap_instance"]
+    assert quant.uses == {}
+    assert "(sqrt 2 - 1) / 2 <= Rabs (x + Rmax x 0 * Rmax x 0 -" in pinned.conclusion(quant.statement)
+    assert _claim("homogeneous-any-width")["formal_scope"] == "impossibility + gap"
 
 
-def test_depth_stack_theorems_bind_their_tags():
-    for name, tags in DEPTH_STACK.items():
-        stmt = C.coq_statement(C.ROOT, name)
-        assert stmt is not None, name
-        assert tags <= C.binder_names(stmt), name
-    for name in DEPTH_INSTANCES:
-        assert C.coq_statement(C.ROOT, name) is not None, name
+def test_depth_claims_register_their_scope_and_extra_premises():
+    dim = _claim("depth-dimension")
+    assert dim["formal_scope"] == "GL(d) invariance"
+    assert set(dim["coq_extra_hypotheses"]) == {"gauge_length", "gauge_invertible"}
+    assert "rank_certified" in dim["formal_not_needed"]
+    width = _claim("depth-width")
+    assert width["formal_scope"] == "rank-d construction"
+    assert width["coq_counterexamples"] == {"rows_span": "SkipAbsorption.Counterexamples.depth_width_needs_rows_span"}
 
 
-def test_dropping_rows_span_from_absorption_width_is_caught(tmp_path):
-    copy = C.copy_sources(tmp_path)
-    f = copy / "proofs" / "coq" / "Width.v"
-    text = f.read_text()
-    assert "(rows_span : forall y : vec" in text
-    f.write_text(text.replace("(rows_span : forall y : vec", "(span_hyp : forall y : vec", 1))
-    found = [str(x) for x in C.static_findings(copy)]
-    assert ("absorption-width: hypothesis tag 'rows_span' is not a named binder of Coq "
-            "SkipAbsorption.Width.absorption_width_any_M") in found
+# ---------------------------------------------------------------- compiled
 
-
-def test_dropping_M_nonzero_from_non_generic_is_caught(tmp_path):
-    copy = C.copy_sources(tmp_path)
-    f = copy / "proofs" / "coq" / "NonGeneric.v"
-    text = f.read_text()
-    f.write_text(text.replace("(M_nonzero : nonzero_mat d M),\n  exists bad",
-                              "(M_ok : nonzero_mat d M),\n  exists bad", 1))
-    found = [str(x) for x in C.static_findings(copy)]
-    assert ("non-generic: hypothesis tag 'M_nonzero' is not a named binder of Coq "
-            "SkipAbsorption.NonGeneric.non_generic_scaling") in found
-
-
+@needs_coq
 def test_new_theorems_compile_with_only_the_reals_axioms():
-    """With coqc: the development builds and Print Assumptions of every new theorem and instance
-    lists only the standard library's axioms of the reals. Without coqc the test is skipped."""
-    if not C.coq_available():
-        pytest.skip("coqc not installed")
-    # the main statement of each file and every instance (Print Assumptions costs ~1 s each)
-    theorems = ["SkipAbsorption.Quantitative.homogeneous_any_width_gap",
-                "SkipAbsorption.Quantitative.homogeneous_gap_deg2",
-                "SkipAbsorption.Quantitative.c2_is_max",
-                NEW_COQ["absorption-width"][0], *NEW_COQ["non-generic"],
-                "SkipAbsorption.DepthStack.depth_width",
-                "SkipAbsorption.DepthStack.plain_stack_gauge_invariance",
-                *INSTANCES.values(), *DEPTH_INSTANCES]
-    build = C.coq_build(C.ROOT, theorems=theorems)
-    assert build.status == "compiled", build.detail
-    for t in theorems:
-        axioms = build.assumptions[t]
-        assert all(a.startswith(C.ALLOWED_AXIOM_PREFIXES) for a in axioms), (t, axioms)
+    """The development builds, every registered declaration of these claims resolves, their
+    binders, instances and counterexamples check, and Print Assumptions (per claim) lists
+    only the standard library's axioms of the reals."""
+    r = C.check_all(C.ROOT, attribute=True)
+    assert r["coq"]["status"] == "compiled", r["coq"]["detail"]
+    for cid in NEW_COQ:
+        assert r["claims"][cid]["findings"] == [], cid
+        axioms = r["claims"][cid]["coq"]["axioms"]
+        assert r["claims"][cid]["coq"]["axioms_attributed"], cid
+        assert set(axioms) <= set(C.ALLOWED_AXIOMS), (cid, axioms)
+        assert axioms, cid  # they are about the reals, so not closed terms
+
+
+def _rename(root: Path, rel: str, old: str, new: str) -> None:
+    p = root / "proofs" / "coq" / rel
+    text = p.read_text()
+    assert old in text, old
+    p.write_text(text.replace(old, new, 1))
+
+
+@needs_coq
+def test_renamed_tags_are_caught(tmp_path):
+    """rows_span of absorption_width_any_M and M_nonzero of non_generic_scaling renamed (the
+    proofs still compile, since intros names its own): each claim is refused with the missing
+    tag, and the counterexample lemma of rows_span no longer finds its binder."""
+    ok, errors, _, _ = coqcheck.build((C.ROOT / "proofs" / "coq").resolve())
+    assert ok, errors
+    root = C.copy_sources(tmp_path, with_build=True)
+    _rename(root, "Width.v", "(rows_span : forall y : vec", "(span_hyp : forall y : vec")
+    _rename(root, "NonGeneric.v", "(M_nonzero : nonzero_mat d M),\n  exists bad",
+            "(M_ok : nonzero_mat d M),\n  exists bad")
+    found = C.check_all(root)["findings"]
+    assert ("absorption-width: hypothesis tag 'rows_span' is not a top-level named binder of Coq "
+            "SkipAbsorption.Width.absorption_width_any_M (binders nested inside another hypothesis do not count)"
+            ) in found, found
+    assert ("non-generic: hypothesis tag 'M_nonzero' is not a top-level named binder of Coq "
+            "SkipAbsorption.NonGeneric.non_generic_scaling (binders nested inside another hypothesis do not count)"
+            ) in found, found
+    assert any(f.startswith("absorption-width: counterexample "
+                            "SkipAbsorption.Counterexamples.absorption_width_needs_rows_span") for f in found), found

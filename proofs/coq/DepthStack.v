@@ -294,7 +294,8 @@ Proof.
   clear H. unfold h0, h1.
   unfold gauge_stack, gauge_layer, layer_block, plain_comp, block, readout, mv, matmul, A, A',
     ident, kron, v2, relu in H0, H1.
-  simpl in H0, H1. tidy. split.
+  simpl in H0, H1.
+  rewrite ?Rmult_1_l, ?Rmult_0_l, ?Rplus_0_l, ?Rplus_0_r, ?Rmult_1_r, ?Rmult_0_r in H0, H1. split.
   - align H0. lra.
   - align H1. lra.
 Qed.
@@ -321,5 +322,5 @@ Proof.
   exists (fun l => Wu1 l 0%nat), (fun l => Wd1 0%nat l), (fun l => Wu2 l 0%nat), (fun l => Wd2 0%nat l).
   intros x y h. specialize (Heq (v1 x) 0%nat ltac:(lia)). unfold y, h.
   unfold L, res_comp_id, plain_comp, layer_block, block, readout, mv, ident, kron, v1, relu in Heq.
-  simpl in Heq. tidy. align Heq. lra.
+  simpl in Heq. rewrite ?Rmult_1_l, ?Rmult_0_l, ?Rplus_0_l, ?Rplus_0_r in Heq. align Heq. lra.
 Qed.
