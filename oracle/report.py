@@ -301,7 +301,10 @@ def formal_role(tag: str, c: dict[str, Any], scope: str) -> str:
         return "; ".join(parts).replace("Coq statement; of the Lean", "Coq and the Lean")
     if not c["coq"].get("names") and not c["lean"].get("names"):
         return "no formal statement"
-    return "not in the formal statement" + (f" (its scope: {scope})" if scope and scope != "full" else "")
+    why = [reg[f] for f in ("formal_hypotheses_reason", "coq_hypotheses_reason", "lean_hypotheses_reason")
+           if isinstance(reg.get(f), str) and re.search(rf"(?<![\w]){re.escape(tag)}(?![\w])", reg[f])]
+    return "not a binder of the formal statement" + (f": {why[0]}" if why else "") + \
+        (f" (its scope: {scope})" if scope and scope != "full" else "")
 
 
 # ============================================================ counterexamples: weights and violation
