@@ -35,7 +35,8 @@ import numpy as np
 from . import linalg, search
 from .blocks import Block, nondegeneracy
 from .errors import InputError
-from .canonical import (Comparison, compare_blocks, fq, group_rows, relu_form, relu_function_equal,
+from .canonical import (Comparison, compare_blocks, dyadic_floats, exact_weighted_sums, fq, group_rows,
+                        relu_form, relu_function_equal,
                         _rows_of)
 from .relu_width import MAX_EXACT_CLASSES, WidthResult, build_block, construction_form, minimal_width
 
@@ -135,25 +136,41 @@ def enumeration_work(h: int, d: int) -> int:
 
 
 def _classes_fast(block: Block) -> dict[str, Any]:
-    """Active classes of a relu block without the full rational form (O(m d) plus small classes)."""
+    """Active classes of a relu block without the full rational form: O(m d), exact.
+
+    A class H is active iff alpha_H = sum_{i in H} |lam_i| w_i / 2 != 0; for classes of several
+    units the sums sum |u_i[f]| w_i are formed exactly as integers times powers of two
+    (canonical.exact_weighted_sums), never as Fractions."""
     rows = _rows_of(block)
     g = group_rows(rows, "scale")
     W = block.W_down
     active, multi_active, inactive_multi = [], [], []
+    multi = [k for k, mem in enumerate(g.members) if len(mem) > 1]
+    lead_abs = np.abs(np.where(g.lead >= 0, rows[np.arange(rows.shape[0]), np.maximum(g.lead, 0)], 0.0))
+    N, E = exact_weighted_sums(W, [g.members[k] for k in multi], lead_abs)
+    sums = {k: (N[:, j], int(E[j])) for j, k in enumerate(multi)}
     for k, mem in enumerate(g.members):
         if len(mem) == 1:
             if np.any(W[:, mem[0]] != 0):
                 active.append(k)
             continue
-        f = int(g.lead[mem[0]])
-        alpha = [sum((abs(fq(rows[i, f])) * fq(W[a, i]) for i in mem), Fraction(0)) for a in range(block.d)]
-        if any(alpha):
+        if any(v != 0 for v in sums[k][0]):
             active.append(k)
             multi_active.append(k)
         else:
             inactive_multi.append(k)
     return {"grouping": g, "rows": rows, "active": active, "multi_active": multi_active,
-            "inactive_multi": inactive_multi}
+            "inactive_multi": inactive_multi, "sums": sums, "lead_abs": lead_abs}
+
+
+def _divide(N: np.ndarray, E: int, a: float) -> tuple[Optional[tuple[np.ndarray, int]], Fraction]:
+    """N 2^E / a for a double a > 0: as (integers, exponent) when the quotient is dyadic, else None;
+    also a as a Fraction for the exact fallback."""
+    aq = fq(a)
+    num, den = aq.numerator, aq.denominator  # den is a power of two
+    if all(int(v) % num == 0 for v in N):
+        return (np.array([int(v) // num for v in N], dtype=object), E + den.bit_length() - 1), aq
+    return None, aq
 
 
 @dataclass
@@ -167,23 +184,41 @@ class ClassData:
     """
 
     reps: list[int]  # representative unit of each active class, in class order
-    V_multi: dict[int, list[Fraction]]  # position -> v_H for classes of several units (exact)
-    N_plus: Any  # fmpq_mat d x d (exact), or None when it is the float skip itself
+    V_multi: dict[int, tuple[np.ndarray, int, Fraction]]  # position -> (N, E, a_rep): v_H = N 2^E / a_rep
+    N_plus: Any  # fmpq_mat d x d (exact), or None when it is the float skip itself (or not formed)
     V_float: Optional[np.ndarray]  # d x h, None when some entry is not a float64
-    N_plus_float: Optional[np.ndarray]  # d x d, None when some entry is not a float64
+    N_plus_float: Optional[np.ndarray]  # d x d, None when some entry is not a float64 (or not formed)
     nonzero_columns: Optional[int]  # of N_plus, exact (None: not formed, M = I with d > m)
 
     def V_exact(self, block: Block) -> Any:
         """The d x h matrix of the v_H as an exact fmpq_mat."""
         if self.V_float is not None:
             return linalg.from_float64(self.V_float)
-        cols = [self.V_multi[j] if j in self.V_multi else [fq(v) for v in block.W_down[:, r]]
-                for j, r in enumerate(self.reps)]
+        cols = [self.V_column(block, j) for j in range(len(self.reps))]
         return linalg.from_fractions([[c[a] for c in cols] for a in range(block.d)], len(cols))
 
     def V_column(self, block: Block, j: int) -> list[Fraction]:
         """v_H of the class at position j, exactly."""
-        return self.V_multi[j] if j in self.V_multi else [fq(v) for v in block.W_down[:, self.reps[j]]]
+        if j not in self.V_multi:
+            return [fq(v) for v in block.W_down[:, self.reps[j]]]
+        N, E, a = self.V_multi[j]
+        scale = Fraction(2) ** E / a
+        return [Fraction(int(v)) * scale for v in N]
+
+
+def _fmpq_to_floats(A: Any) -> Optional[np.ndarray]:
+    """An fmpq_mat as float64 when every entry is a double (checked exactly), else None."""
+    r, c = A.nrows(), A.ncols()
+    out = np.empty(r * c, dtype=np.float64)
+    for k, v in enumerate(A.entries()):
+        p, q = int(v.p), int(v.q)
+        if q & (q - 1):
+            return None
+        f = dyadic_floats(np.array([p], dtype=object), -(q.bit_length() - 1))
+        if f is None:
+            return None
+        out[k] = f[0]
+    return out.reshape(r, c)
 
 
 def _class_data(block: Block, cls: dict[str, Any]) -> ClassData:
@@ -191,56 +226,83 @@ def _class_data(block: Block, cls: dict[str, Any]) -> ClassData:
     g, rows = cls["grouping"], cls["rows"]
     d = block.d
     W = block.W_down
+    lead_abs = cls["lead_abs"]
     reps: list[int] = []
-    V_multi: dict[int, list[Fraction]] = {}
-    extra_cols: list[list[Fraction]] = []  # d-vectors t_H (or w_i / 2) ...
-    extra_rows: list[np.ndarray] = []  # ... times these float rows
+    V_multi: dict[int, tuple[np.ndarray, int, Fraction]] = {}
+    V_float: Optional[np.ndarray] = None
+    pos_of: dict[int, int] = {}
     for pos, k in enumerate(cls["active"]):
-        mem = g.members[k]
-        rep = mem[0]
-        reps.append(rep)
-        if len(mem) == 1:
-            continue
+        reps.append(g.members[k][0])
+        pos_of[k] = pos
+    V_float = W[:, reps].copy() if reps else np.zeros((d, 0))
+    # v_H = (sum_i |u_i[f]| w_i) / |r[f]| for classes of several units
+    opp_groups: list[list[int]] = []
+    opp_pos: list[int] = []
+    for k in cls["multi_active"]:
+        pos, rep = pos_of[k], g.members[k][0]
         f = int(g.lead[rep])
-        lam = {i: fq(rows[i, f]) / fq(rows[rep, f]) for i in mem}
-        V_multi[pos] = [sum((abs(lam[i]) * fq(W[a, i]) for i in mem), Fraction(0)) for a in range(d)]
-        t = [sum(((lam[i] - abs(lam[i])) * fq(W[a, i]) for i in mem), Fraction(0)) / 2 for a in range(d)]
-        if any(t):
-            extra_cols.append(t)
-            extra_rows.append(block.W_up[rep])
-    for k in cls["inactive_multi"]:
-        for i in g.members[k]:
-            extra_cols.append([fq(v) / 2 for v in W[:, i]])
-            extra_rows.append(block.W_up[i])
+        N, E = cls["sums"][k]
+        q, a = _divide(N, E, lead_abs[rep])
+        if q is None:
+            V_multi[pos] = (N, E, a)
+            V_float = None
+        else:
+            V_multi[pos] = (q[0], q[1], Fraction(1))
+            if V_float is not None:
+                col = dyadic_floats(q[0], q[1])
+                if col is None:
+                    V_float = None
+                else:
+                    V_float[:, pos] = col
+        opp = [i for i in g.members[k] if np.sign(rows[i, f]) != np.sign(rows[rep, f])]
+        if opp:
+            opp_groups.append(opp)
+            opp_pos.append(pos)
     if block.M is None and d > block.m:
         # N_s = I + at most m rank-one terms has rank >= d - m > 0 for every s: nothing to form
-        V_float = W[:, reps].copy() if reps else np.zeros((d, 0))
-        for pos, v in V_multi.items():
-            if not all(_is_double(x) for x in v):
-                V_float = None
-                break
-            V_float[:, pos] = [float(x) for x in v]
         return ClassData(reps, V_multi, None, V_float, None, None)
     S = block.skip()
-    if extra_cols:
-        N = linalg.from_float64(S) + linalg.from_fractions(
-            [[c[a] for c in extra_cols] for a in range(d)], len(extra_cols)) * linalg.from_float64(
-            np.vstack(extra_rows))
-        Nq = linalg.to_fractions(N)
-        N_float = np.array([[float(v) for v in r] for r in Nq]) if all(
-            _is_double(v) for r in Nq for v in r) else None
-        nnz = sum(1 for j in range(d) if any(Nq[a][j] != 0 for a in range(d)))
-    else:
-        N = None  # the skip itself (float64): formed exactly only where needed
-        N_float = S
-        nnz = int(np.count_nonzero(np.any(S != 0, axis=0)))
-    V_float: Optional[np.ndarray] = W[:, reps].copy() if reps else np.zeros((d, 0))
-    for pos, v in V_multi.items():
-        if not all(_is_double(x) for x in v):
-            V_float = None
-            break
-        V_float[:, pos] = [float(x) for x in v]
-    return ClassData(reps, V_multi, N, V_float, N_float, nnz)
+    # N_plus = M + sum_H t_H r_H^T + sum_{inactive multi units} w_i u_i^T / 2, with
+    # t_H = -(sum over units oriented against the representative of |u_i[f]| w_i) / |r[f]|
+    terms: list[Any] = []
+    if opp_groups:
+        N, E = exact_weighted_sums(W, opp_groups, lead_abs)
+        cols_f, cols_q, ok = [], [], True
+        for j, pos in enumerate(opp_pos):
+            rep = reps[pos]
+            q, a = _divide(N[:, j], int(E[j]), lead_abs[rep])
+            col = None if q is None else dyadic_floats(q[0], q[1])
+            if col is None:
+                ok = False
+                scale = Fraction(2) ** int(E[j]) / a
+                cols_q.append([-Fraction(int(v)) * scale for v in N[:, j]])
+            else:
+                cols_q.append(None)
+            cols_f.append(None if col is None else -col)
+        R = np.vstack([block.W_up[reps[pos]] for pos in opp_pos])
+        if ok:
+            terms.append(linalg.from_float64(np.column_stack(cols_f)) * linalg.from_float64(R))
+        else:
+            full = [cq if cq is not None else [fq(v) for v in cf] for cq, cf in zip(cols_q, cols_f)]
+            terms.append(linalg.from_fractions([[c[a] for c in full] for a in range(d)], len(full))
+                         * linalg.from_float64(R))
+    inactive_units = [i for k in cls["inactive_multi"] for i in g.members[k]]
+    if inactive_units:
+        terms.append(linalg.from_float64(W[:, inactive_units]) * linalg.from_float64(block.W_up[inactive_units])
+                     / 2)
+    if terms:
+        Nm = linalg.from_float64(S)
+        for t in terms:
+            Nm = Nm + t
+        N_float = _fmpq_to_floats(Nm)
+        if N_float is not None:
+            nnz = int(np.count_nonzero(np.any(N_float != 0, axis=0)))
+        else:
+            Nq = linalg.to_fractions(Nm)
+            nnz = sum(1 for j in range(d) if any(Nq[a][j] != 0 for a in range(d)))
+        return ClassData(reps, V_multi, Nm, V_float, N_float, nnz)
+    nnz = int(np.count_nonzero(np.any(S != 0, axis=0)))
+    return ClassData(reps, V_multi, None, V_float, S, nnz)
 
 
 def _rank_lower(A: np.ndarray) -> tuple[int, str]:
@@ -324,14 +386,19 @@ def _round_info(exact: dict[str, list[Fraction]], floats: dict[str, np.ndarray])
     """Which arrays of an emitted block hold rounded values, with the largest entry error (rounded up)."""
     from .decide import _float_up
 
-    rounded, err = [], {}
+    rounded, err, values = [], {}, {}
     for name, vals in exact.items():
         got = floats[name].ravel()
         e = max((abs(q - Fraction(float(f))) for q, f in zip(vals, got)), default=Fraction(0))
         if e:
             rounded.append(name)
             err[name] = _float_up(e)
-    return {"exact": not rounded, "rounded": rounded, "max_entry_error": err}
+            if len(vals) <= 4096:  # small blocks: the exact values themselves, row-major
+                values[name] = [str(q) for q in vals]
+    out = {"exact": not rounded, "rounded": rounded, "max_entry_error": err}
+    if values:
+        out["exact_values"] = values
+    return out
 
 
 def _float_block(units: list[tuple[list[Fraction], list[Fraction]]], b_down: list[Fraction], d: int,
