@@ -35,8 +35,8 @@ import numpy as np
 from . import linalg, search
 from .blocks import Block, nondegeneracy
 from .errors import InputError
-from .canonical import (Comparison, compare_blocks, dyadic_floats, exact_weighted_sums, fq, group_rows,
-                        relu_form, relu_function_equal,
+from .canonical import (Comparison, compare_blocks, dyadic_floats, exact_weighted_sums, family_of, fq,
+                        group_rows, relu_form, relu_function_equal,
                         _rows_of)
 from .relu_width import MAX_EXACT_CLASSES, WidthResult, build_block, construction_form, minimal_width
 
@@ -44,7 +44,8 @@ Progress = Callable[[str], None]
 SMALL = 20_000  # m * d up to which the full exact canonical form is computed
 RELU_COMPLETE = "relu-complete"
 RELU_LIMIT = "relu-limit"
-LIMIT_ACTS = ("gelu", "gelu_tanh", "silu")  # decided by relu-limit in absorb check (relu: relu-complete)
+# decided by relu-limit in absorb check (relu: relu-complete); quick_gelu(z) = silu(1.702 z)/1.702
+LIMIT_ACTS = ("gelu", "gelu_tanh", "silu", "quick_gelu")
 ODD_ACTS = LIMIT_ACTS + ("relu",)
 
 
@@ -767,7 +768,7 @@ def flip_with_bias(block: Block, S: list[int]) -> tuple[Block, dict[str, Any]]:
 def decide_odd(block: Block, progress: Progress = _quiet, max_exhaustive: int = 36) -> dict[str, Any]:
     """Decide a gelu / gelu_tanh / silu (or relu) block nondegenerate in the bias-free sense (relu-limit)."""
     if block.activation not in ODD_ACTS or block.gated:
-        raise ValueError("decide_odd needs an ungated gelu, gelu_tanh, silu or relu block")
+        raise ValueError("decide_odd needs an ungated gelu, gelu_tanh, silu, quick_gelu or relu block")
     if block.kind != "residual":
         raise ValueError("decide_odd needs a residual block (x -> M x + B(x))")
     info = _block_info(block)
@@ -788,7 +789,10 @@ def decide_odd(block: Block, progress: Progress = _quiet, max_exhaustive: int = 
     if res.status == "found":
         S = sorted(int(i) for i in res.S)
         plain, note = flip_with_bias(block, S)
-        cmp: Comparison = compare_blocks(block, plain)
+        if family_of(block.activation) is not None:
+            cmp: Comparison = compare_blocks(block, plain)
+        else:  # no canonical form for this activation: the (A) algebra plus a ball spot check
+            cmp = _ball_comparison(block, plain, note)
         cert.update({"S": S, "construction": "rows and b_up entries in S negated, b_down + W_S b_S",
                      "emitted_block_check": cmp.reason, **note})
         rounded = bool(note.get("b_down_rounded"))
@@ -799,7 +803,9 @@ def decide_odd(block: Block, progress: Progress = _quiet, max_exhaustive: int = 
             "exact": not rounded, "rounded": ["b_down"] if rounded else [],
             "max_entry_error": {"b_down": note["b_down_max_rounding_error"]} if rounded else {},
             "construction": "rows and b_up entries in S negated, b_down + W_S b_S",
-            "check": ("equal to the residual block (exact canonical forms): " + cmp.reason) if not rounded
+            "check": (("equal to the residual block (exact canonical forms): " + cmp.reason) if cmp.exact
+                      else "exact algebra of relu-limit (A) (W_S U_S = -M verified exactly); " + cmp.reason)
+            if not rounded
             else "exact algebra (W_S U_S = -M verified, b_down + W_S b_S computed exactly); the file "
                  "holds b_down rounded to float64"}
         reason = (f"index set S of size {len(S)} with W_down[:,S] W_up[S,:] = -M exactly; since "
@@ -822,6 +828,21 @@ def decide_odd(block: Block, progress: Progress = _quiet, max_exhaustive: int = 
                         "activation and width, with or without biases, equals it", cert)
     return _verdict("undecided", RELU_LIMIT, False,
                     f"the index-set search was inconclusive ({res.method})", cert)
+
+
+def _ball_comparison(block: Block, plain: Block, note: dict[str, Any]) -> Comparison:
+    """Evidence for an activation without a canonical form: F - P equals the b_down rounding at a
+    few points (arb balls).  The identity itself is relu-limit (A), exact algebra."""
+    from .decide import _spot_points, verify_equal_at_points
+
+    offset = None
+    if note.get("b_down_rounded"):
+        offset = [Fraction(v) - Fraction(float(f)) for v, f in zip(note["b_down_exact"], plain.b_down)]
+    pts = _spot_points(block.d, np.random.default_rng(7), n_random=2, n_basis=2)
+    chk = verify_equal_at_points(block, plain, pts, "ball", offset)
+    return Comparison(bool(chk["agree"]), False, "odd",
+                      f"arb-ball spot check at {len(pts)} points: "
+                      + ("agree" if chk["agree"] else "DIFFER"), chk)
 
 
 def recheck_odd(block: Block, cert: dict[str, Any]) -> bool:

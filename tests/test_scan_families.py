@@ -117,8 +117,11 @@ def test_naming_scheme(tmp_path: Path, case: str) -> None:
         if b["activation"] in ("swiglu", "geglu_tanh"):
             # gates vanishing at 0 and differentiable there: never absorbable (bias-free)
             assert (b["verdict"], b["claim"], b["exact"]) == ("not_absorbable", "gated-impossible", True)
-        if b["activation"] == "quick_gelu":
-            assert b["verdict"] == "undecided" and "not in the catalog" in b["reason"]
+        if b["activation"] in ("gelu", "quick_gelu", "gelu_tanh", "silu"):
+            # CLIP's quick_gelu is in the catalog: relu-limit decides it like gelu
+            assert b["claim"] == "relu-limit"
+            if b["certificate"]["hypotheses"]["nondegenerate"]["nondegenerate"]:
+                assert b["exact"] is True and b["verdict"] in ("absorbable", "not_absorbable")
         if b["family"] in ("mixtral", "qwen_moe"):
             assert "mixture-of-experts" in b["expert_note"]
 
