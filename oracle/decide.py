@@ -1025,6 +1025,9 @@ def _run_stack(args: argparse.Namespace, path: Path, fmt: str) -> int:
         emit_json({**res, "input": "stack", **({"plain_block": written} if written else {})})
     else:
         print(stacks.format_decision(res))
+        line = _stack_certificate_line(res)
+        if line:
+            print(line)
         cert = res["certificate"]
         if "block_certificate" in cert:
             print(_summary(Verdict(res["verdict"], res["claim"], res["exact"], res["reason"],
@@ -1032,6 +1035,33 @@ def _run_stack(args: argparse.Namespace, path: Path, fmt: str) -> int:
         if written:
             print(f"wrote:   {written} (plain stack, kind = plain_stack, {len(plain_stack.blocks)} blocks)")
     return 0
+
+
+def _stack_certificate_line(res: dict[str, Any]) -> Optional[str]:
+    """One line on what a stack verdict's certificate holds (the JSON has all of it)."""
+    c, claim = res["certificate"], res["claim"]
+    if "block_certificate" in c:
+        return None  # the block summary follows
+    if claim == "depth-narrow" and "conditions" in c:
+        k = c["conditions"]
+        bounds = ", ".join(f"{p['bound_U_sq']} * {p['bound_W_sq']}" for p in k.get("pieces", [])
+                           if p.get("method") == "norm")
+        return (f"certificate: part ({k['part']}); every piece I + W_l D U_l invertible"
+                + (f" (|U_l|_F^2 |W_l|_F^2 < 1, exact: {bounds})" if bounds else "")
+                + (f"; nondegenerate {k['nondegenerate']}" if "nondegenerate" in k else "")
+                + (f"; transversal kinks ({k['transversal']['checked']} checks)" if k.get("transversal") else ""))
+    if claim == "depth-narrow":
+        return f"certificate: part ({c.get('part')}); rigorous float64 norm bounds {c.get('norm_bounds_sq')}"
+    if claim == "depth-d2":
+        k = c["conditions"]
+        return (f"certificate: homeomorphic blocks (norm bounds), nondegenerate {k['nondegenerate']}, "
+                f"{k['kink_rays']} kink rays in general position, index sets per block: "
+                + ", ".join(str(S) if S else "none" for S in k["index_sets"]))
+    if claim == "relu-gelu-iff" and res["verdict"] == "absorbable":
+        return f"certificate: index sets with W_S U_S = -M_l exactly, per block: {c['chosen_sets']}"
+    if claim in ("depth-impossible", "depth-any"):
+        return f"certificate: every block flat at 0; skip product M_L ... M_1 = {c['skip_product']} != 0"
+    return None
 
 
 def bio_format(out: Path, default: str) -> str:

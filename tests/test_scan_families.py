@@ -164,3 +164,15 @@ def test_scan_cli_table_names_new_families(tmp_path: Path, capsys) -> None:
     assert main(["scan", str(p)]) == 0
     out = capsys.readouterr().out
     assert "mixtral" in out and "experts.2" in out and out.count("not_absorbable") >= 3
+
+
+def test_activation_outside_the_catalog_is_undecided(tmp_path: Path) -> None:
+    """An activation the catalog does not hold (here mish) gets no verdict, only its shapes."""
+    rng = np.random.default_rng(2)
+    t = {"vision_model.encoder.layers.0.mlp.fc1.weight": _w(rng, M, D),
+         "vision_model.encoder.layers.0.mlp.fc2.weight": _w(rng, D, M)}
+    doc = scan(str(_write(tmp_path, t, {"model_type": "clip", "vision_config": {"hidden_act": "mish"}})),
+               distances=False)
+    (b,) = doc["blocks"]
+    assert (b["activation"], b["verdict"], b["claim"], b["exact"]) == ("mish", "undecided", None, False)
+    assert "not in the catalog" in b["reason"] and (b["d"], b["m"]) == (D, M)
