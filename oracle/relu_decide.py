@@ -10,16 +10,20 @@ certificate alone.
 * ``decide_relu(block, width=None)``: every relu block (degenerate, biased, any d >= 1, any M).
   The minimal width m* of a relu block equal to x -> M x + B(x) (relu-complete) decides
   absorbability at ``width`` (default: the block's own width m): absorbable iff m* <= width.
-  Small blocks: m* exactly (all sign vectors and class sets).  Large blocks: exact bounds; the
-  cost-0 case (m* = |script-H|, an "index set" over the classes) is decided by the index-set
-  search, so m* <= m is decided whenever the search finishes.
-* ``decide_odd(block)``: gelu, gelu_tanh, silu (and relu) blocks that are nondegenerate in the
-  bias-free sense, with or without biases (relu-limit): absorbable at the same width iff an index
-  set S with W_down[:,S] W_up[S,:] = -M exists; the replacing block flips the rows and b_up entries
-  in S and adds W_S b_S to b_down.
+  Small enumerations (enumeration_work <= EXACT_WORK): m* exactly (all sign vectors and class
+  sets).  Otherwise exact bounds: the cost-0 case (m* = |script-H|, an "index set" over the kink
+  classes) is decided by the index-set search, the constructions with s = +1 bound m* above, so
+  m* <= m is decided whenever the search finishes and the bounds do not straddle m.  Class data
+  are exact integer sums (canonical.exact_weighted_sums), never Fractions on the hot path.
+* ``decide_odd(block)``: gelu, gelu_tanh, silu, quick_gelu (and relu) blocks that are
+  nondegenerate in the bias-free sense, with or without biases (relu-limit): absorbable at the
+  same width iff an index set S with W_down[:,S] W_up[S,:] = -M exists; the replacing block flips
+  the rows and b_up entries in S and adds W_S b_S to b_down.
 
-Every replacing block is verified against the residual block exactly through the canonical forms
-(oracle/canonical.py) before it is returned.
+Every absorbable verdict carries its replacing block (``plain``) in float64, built from exact
+rationals and verified against the residual block exactly (canonical forms) when it holds the
+exact values; the certificate's ``emitted_block`` records which arrays, if any, had to be rounded
+to float64 (with the largest entry error), see docs/check.md.
 """
 
 from __future__ import annotations
@@ -98,30 +102,6 @@ def _block_info(block: Block) -> dict[str, Any]:
             "M": "identity" if block.M is None else "given",
             "biases": [n for n in ("b_up", "b_down") if getattr(block, n) is not None
                        and np.any(getattr(block, n) != 0)]}
-
-
-def _pad(U: list, c: list, Wcols: list, d: int, width: int) -> tuple[list, list, list]:
-    """Pad with zero units (u = 0, c = 0, w = 0) up to ``width``."""
-    while len(U) < width:
-        U.append([Fraction(0)] * d)
-        c.append(Fraction(0))
-        Wcols.append([Fraction(0)] * d)
-    return U, c, Wcols
-
-
-def _to_block(U: list, c: list, W_down: list, b_down: list, act: str) -> tuple[Optional[Block], bool]:
-    """A plain block from exact rationals; (block, every entry was an exact double)."""
-    allv = [v for r in U for v in r] + list(c) + [v for r in W_down for v in r] + list(b_down)
-    exact = all(_is_double(v) for v in allv)
-    m = len(U)
-    if m == 0:
-        return None, exact
-    d = len(W_down)
-    blk = Block(act, W_up=np.array([[float(v) for v in r] for r in U], dtype=np.float64).reshape(m, d),
-                W_down=np.array([[float(v) for v in r] for r in W_down], dtype=np.float64).reshape(d, m),
-                b_up=np.array([float(v) for v in c]) if any(c) else None,
-                b_down=np.array([float(v) for v in b_down]) if any(b_down) else None, kind="plain")
-    return blk, exact
 
 
 # ---------------------------------------------------------------------------- relu-complete
