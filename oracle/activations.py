@@ -28,6 +28,8 @@ from .errors import InputError
 
 # The cubic coefficient of the tanh form of GELU, as an exact decimal.
 _GELU_TANH_C = "0.044715"
+# The slope of CLIP's quick_gelu z * sigmoid(1.702 z), as an exact rational 851/500.
+_QUICK_K = (851, 500)
 
 
 # ---------------------------------------------------------------- float64 forms
@@ -47,6 +49,10 @@ def _gelu_tanh64(z: np.ndarray) -> np.ndarray:
 
 def _silu64(z: np.ndarray) -> np.ndarray:
     return z * special.expit(z)
+
+
+def _quick_gelu64(z: np.ndarray) -> np.ndarray:
+    return z * special.expit(1.702 * z)
 
 
 def _relu2_64(z: np.ndarray) -> np.ndarray:
@@ -84,6 +90,11 @@ def _gelu_tanh_mp(z: Any) -> Any:
 def _silu_mp(z: Any) -> Any:
     z = mpmath.mpf(z)
     return z / (1 + mpmath.exp(-z))
+
+
+def _quick_gelu_mp(z: Any) -> Any:
+    z = mpmath.mpf(z)
+    return z / (1 + mpmath.exp(-(mpmath.mpf(_QUICK_K[0]) / _QUICK_K[1]) * z))
 
 
 def _relu2_mp(z: Any) -> Any:
@@ -137,6 +148,11 @@ def _silu_b(z: arb) -> arb:
     return z / (1 + (-z).exp())
 
 
+def _quick_gelu_b(z: arb) -> arb:
+    # arb(851) / 500 is a ball around the exact slope 1.702 (not the float64 1.702)
+    return z / (1 + (-(arb(_QUICK_K[0]) / _QUICK_K[1]) * z).exp())
+
+
 def _relu2_b(z: arb) -> arb:
     r = _relu_b(z)
     return r * r
@@ -167,6 +183,10 @@ def _gelu_tanh_s(z: sympy.Expr) -> sympy.Expr:
 
 def _silu_s(z: sympy.Expr) -> sympy.Expr:
     return z / (1 + sympy.exp(-z))
+
+
+def _quick_gelu_s(z: sympy.Expr) -> sympy.Expr:
+    return z / (1 + sympy.exp(-sympy.Rational(*_QUICK_K) * z))
 
 
 def _relu2_s(z: sympy.Expr) -> sympy.Expr:
@@ -234,6 +254,7 @@ def _entry(name: str, role: str, formula: str, base: str, **props: Any) -> Activ
         "gelu": (_gelu64, _gelu_mp, _gelu_b, _gelu_s, None),
         "gelu_tanh": (_gelu_tanh64, _gelu_tanh_mp, _gelu_tanh_b, _gelu_tanh_s, None),
         "silu": (_silu64, _silu_mp, _silu_b, _silu_s, None),
+        "quick_gelu": (_quick_gelu64, _quick_gelu_mp, _quick_gelu_b, _quick_gelu_s, None),
         "relu2": (_relu2_64, _relu2_mp, _relu2_b, _relu2_s, _relu2_q),
         "sigmoid": (_sigmoid64, _sigmoid_mp, _sigmoid_b, _sigmoid_s, None),
         "identity": (_identity64, _identity_mp, _identity_b, _identity_s, _identity_q),
@@ -255,6 +276,10 @@ CATALOG: dict[str, Activation] = {
                "(z/2)(1 + tanh(sqrt(2/pi)(z + 0.044715 z^3)))", "gelu_tanh",
                homogeneity_degree=None, differentiable_at_0=True, **_ODD, **_ZERO_SMOOTH),
         _entry("silu", "activation", "z / (1 + exp(-z))", "silu",
+               homogeneity_degree=None, differentiable_at_0=True, **_ODD, **_ZERO_SMOOTH),
+        # CLIP's activation; quick_gelu(z) = silu(k z) / k with k = 1.702 = 851/500, so it has
+        # s(z) - s(-z) = z, and s(t z + c)/t = silu(k t z + k c)/(k t) -> relu(z) by silu's limit
+        _entry("quick_gelu", "activation", "z * sigmoid(1.702 z) = silu(1.702 z) / 1.702", "quick_gelu",
                homogeneity_degree=None, differentiable_at_0=True, **_ODD, **_ZERO_SMOOTH),
         _entry("relu2", "activation", "max(z, 0)^2", "relu2", homogeneity_degree=2,
                odd_part_identity=False, flip_symmetry=False, differentiable_at_0=True,

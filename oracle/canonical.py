@@ -36,6 +36,7 @@ the exact multi-modular check ``search.verify_index_set`` or through Fractions f
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -158,6 +159,66 @@ def scaled_equal(mu: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         if bool((pow2 & safe).all()):
             return mu * x == y
         return products_equal(mu, x, y, np.ones_like(y))
+
+
+def _mantissas(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """x = n * 2^e entrywise with int64 n (|n| < 2^53) and int64 e (exact for finite doubles)."""
+    fr, ex = np.frexp(np.asarray(x, dtype=np.float64))
+    return (fr * 2.0 ** 53).astype(np.int64), ex.astype(np.int64) - 53
+
+
+def exact_weighted_sums(W: np.ndarray, groups: Sequence[Sequence[int]],
+                        coef: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For every group g, sum_{i in g} coef[i] * W[:, i] exactly, as N[:, g] * 2^E[g].
+
+    N is a (d x groups) object array of Python integers and E an int64 array: each product of two
+    doubles is an integer times a power of two, so shifting every term of a group to the group's
+    smallest exponent makes the sum an exact integer sum.  Vectorised (numpy object arrays), about
+    a microsecond per term, instead of Fractions."""
+    d = W.shape[0]
+    if not groups:
+        return np.zeros((d, 0), dtype=object), np.zeros(0, dtype=np.int64)
+    units = np.concatenate([np.asarray(g, dtype=np.int64) for g in groups])
+    sizes = np.array([len(g) for g in groups], dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    gid = np.repeat(np.arange(len(groups)), sizes)
+    nw, ew = _mantissas(W[:, units])
+    nc, ec = _mantissas(np.asarray(coef, dtype=np.float64)[units])
+    nz = (nw != 0) & (nc[None, :] != 0)
+    pe = ew + ec[None, :]
+    big = np.iinfo(np.int64).max
+    colmin = np.where(nz, pe, big).min(axis=0) if d else np.full(units.size, big)
+    E = np.minimum.reduceat(colmin, starts)
+    E = np.where(E == big, 0, E)
+    sh = np.where(nz, pe - E[gid][None, :], 0)
+    terms = np.where(nz, nw, 0).astype(object) * nc.astype(object)[None, :]
+    terms = terms * np.power(2, sh.astype(object))
+    return np.add.reduceat(terms, starts, axis=1), E
+
+
+def dyadic_floats(N: np.ndarray, E: int) -> Optional[np.ndarray]:
+    """The doubles equal to N * 2^E (N Python integers), or None when some value is not a double."""
+    out = np.empty(len(N), dtype=np.float64)
+    E = int(E)
+    for k, n in enumerate(N):
+        n = int(n)
+        if n == 0:
+            out[k] = 0.0
+            continue
+        bl = n.bit_length()
+        # plain case: n has at most 53 significant bits and n 2^E is a normal double
+        if bl <= 1024 and int(float(n)) == n and -1021 <= E + bl <= 1024:
+            out[k] = math.ldexp(float(n), E)
+            continue
+        q = Fraction(n) * Fraction(2) ** E  # rare: decide exactly
+        try:
+            g = float(q)
+        except OverflowError:
+            return None
+        if Fraction(g) != q:
+            return None
+        out[k] = g
+    return out
 
 
 def fq(x: float) -> Fraction:
@@ -536,24 +597,22 @@ def compare_blocks(R: Block, P: Block, progress: Progress = _quiet) -> Compariso
             # (and the coefficient is nonzero)
             opp = (orient[pr] != orient[pp]) & np.any(W[:, pr] != 0, axis=0)
             flipped_classes.extend(int(pair_cls[int(c)]) for c in np.flatnonzero(opp))
-    # classes with several units on one side: exact sums with Fractions (rare)
-    for k in general:
-        mem = g.members[k]
-        f = int(g.lead[g.reps[k]])
-        # exact sums with Fractions (classes with several units on one side are rare)
-        co = [[sum(((1 if side[i] == 0 else -1) * fq(coef[i]) * fq(W[a, i]) for i in mem), Fraction(0))
-               for a in range(d)]]
-        nzc = [a for a, v in enumerate(co[0]) if v != 0]
-        if nzc:
-            differing.append((k, nzc[0]))
-            masks[k] = np.array([v != 0 for v in co[0]])
-            continue
-        if differing:
-            continue
-        sh = [sum(((1 if side[i] == 0 else -1) * fq(rows[i, f]) * fq(W[a, i]) for i in mem), Fraction(0))
-              for a in range(d)]
-        if any(v != 0 for v in sh):
-            flipped_classes.append(k)
+    # classes with several units on one side: exact integer sums (canonical.exact_weighted_sums)
+    if general:
+        sg = np.where(side == 0, 1.0, -1.0)
+        mems = [g.members[k] for k in general]
+        co_N, _ = exact_weighted_sums(W, mems, sg * coef)
+        sh_N, _ = exact_weighted_sums(W, mems, sg * lead_val)  # lead_val = rows[i, f]
+        for j, k in enumerate(general):
+            nzc = [a for a in range(d) if co_N[a, j] != 0]
+            if nzc:
+                differing.append((k, nzc[0]))
+                masks[k] = np.array([co_N[a, j] != 0 for a in range(d)])
+                continue
+            if differing:
+                continue
+            if any(v != 0 for v in sh_N[:, j]):
+                flipped_classes.append(k)
     detail: dict[str, Any] = {"classes": g.n_classes, "units": [R.m, P.m]}
     if differing:
         k, a = differing[0]

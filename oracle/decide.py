@@ -1,18 +1,29 @@
 """Decide whether one concrete residual block absorbs its skip: verdict, certificate, constructed B'.
 
-``decide(block)`` returns a :class:`Verdict`; ``run(args)`` is ``absorb check``.
-The verdict always names the claim it rests on and says whether it is exact:
+``decide(block)`` returns a :class:`Verdict`; ``run(args)`` is ``absorb check`` (a block file, or a
+stack file: see docs/stacks.md).  The verdict always names the claim it rests on and says whether
+it is exact.  Which claim is cited (one rule: the most general registered claim whose hypotheses
+the block meets and which decides the question; the certificate's ``also_applies`` lists the
+narrower claims that the block meets too, e.g. the paper's ``relu-gelu-iff``):
 
 * relu2, reglu, bilinear (block homogeneous of degree 2): ``homogeneous-impossible``
   once the block is bias-free and M != 0 (both checked exactly);
 * swiglu, geglu, geglu_tanh (gate with g(0) = 0, differentiable at 0):
   ``gated-impossible`` under the same checks;
-* relu, gelu, gelu_tanh, silu and glu: the index condition
-  W_down[:,S] W_up[S,:] = -M decides (``relu-gelu-iff``, ``glu-flip``).  When an S
-  exists the sign-flip construction gives B' for *any* weights (also with biases,
-  after a correction of b_down); when none exists the block is not absorbable
-  only where the converse is proved: relu and gelu, nondegenerate, d >= 2,
-  invertible M, no biases.  Everything else is reported as undecided, with why.
+* relu, every block (degenerate, biased, any d >= 1, any M): ``relu-complete``, through the
+  minimal width m* (oracle/relu_decide.py): absorbable at width m iff m* <= m; m* exactly when
+  the enumeration over sign vectors and class sets is small, otherwise exact bounds from the
+  index-set machinery (necessary conditions, meet-in-the-middle, relaxation certificate);
+* gelu, gelu_tanh, silu, quick_gelu: ``relu-limit`` (with or without biases, any d, any M):
+  absorbable iff W_down[:,S] W_up[S,:] = -M for some S, the converse needing nondegeneracy in
+  the bias-free sense; degenerate blocks without S stay undecided, with that reason;
+* glu: ``glu-flip`` (an index set S gives B'; without one the block is undecided).
+
+Rounding policy.  A verdict is about the stored float64 numbers and is exact when its claim and
+certificate are.  The replacing block is built in exact rationals; the emitted file holds it in
+float64, and when some entries (typically b_down + W_S b_S) are not float64 numbers it holds
+them rounded to nearest: the certificate's ``emitted_block`` then lists the rounded arrays with
+a bound on the entry errors, and the file says so in its metadata (``rounded``, ``rounding_error``).
 """
 
 from __future__ import annotations
@@ -30,7 +41,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from . import activations, linalg, search
+from . import activations, linalg, relu_decide, search
 from .blocks import Block, nondegeneracy
 from .errors import InputError
 
@@ -85,6 +96,12 @@ def _activation_checks(name: str) -> tuple[tuple[str, bool], ...]:
 def _properties_ok(name: str, needed: tuple[str, ...]) -> bool:
     checks = dict(_activation_checks(name))
     return all(checks.get(p, False) for p in needed)
+
+
+def _info(block: Block) -> dict[str, Any]:
+    """The block summary every certificate carries."""
+    return {"activation": block.activation, "d": block.d, "m": block.m,
+            "M": "identity" if block.M is None else "given", "biases": _nonzero_biases(block)}
 
 
 def _nonzero_biases(block: Block) -> list[str]:
@@ -289,8 +306,7 @@ def decide(block: Block, progress: Progress = _quiet, max_exhaustive: int = 36) 
         raise InputError("check expects a residual block (kind = residual); this file is a plain block")
     act = block.act
     m, d = block.m, block.d
-    info = {"activation": block.activation, "d": d, "m": m,
-            "M": "identity" if block.M is None else "given", "biases": _nonzero_biases(block)}
+    info = _info(block)
 
     # M is None for the identity, which is never formed as a d x d array when d > m
     if block.M is not None and not np.any(block.M != 0):
@@ -306,6 +322,10 @@ def decide(block: Block, progress: Progress = _quiet, max_exhaustive: int = 36) 
         return _decide_homogeneous(block, info, deg)
     if act.gated and act.value_at_0 == 0:
         return _decide_gated_zero(block, info)
+    if not act.gated and block.activation == "relu":
+        return _decide_relu(block, info, progress, max_exhaustive)
+    if not act.gated and block.activation in relu_decide.LIMIT_ACTS:
+        return _decide_limit(block, info, progress, max_exhaustive)
     if (act.gated and act.flip_symmetry) or (not act.gated and act.odd_part_identity):
         return _decide_index_condition(block, info, progress, max_exhaustive)
     return Verdict("undecided", None, False,
@@ -359,6 +379,171 @@ def _decide_gated_zero(block: Block, info: dict[str, Any]) -> Verdict:
                    f"gate {act.name} has g(0) = 0 and is differentiable at 0, the block is bias-free, and "
                    f"M[{entry[0]},{entry[1]}] = {entry[2]!r} != 0: every residual-free block has "
                    "Jacobian 0 at the origin while this one has Jacobian M", cert)
+
+
+# ------------------------------------------------------------------ relu-complete and relu-limit
+
+def _hypotheses(block: Block, nd: Any = None) -> dict[str, Any]:
+    """The facts behind the hypothesis tags, established exactly (nondegeneracy, M, biases, d)."""
+    nd = nondegeneracy(block.W_up, block.W_down) if nd is None else nd
+    inv = {"invertible": True, "method": "identity"} if block.M is None else invertibility(block.M)
+    return {"nondegenerate": nd.as_dict(), "d": block.d, "d_ge_2": block.d >= 2, "M_invertible": inv,
+            "bias_free": not _nonzero_biases(block)}
+
+
+def _also_applies(block: Block, hyp: dict[str, Any]) -> list[str]:
+    """Narrower registered claims whose hypotheses the block meets as well (for the reader)."""
+    out = []
+    nd = hyp["nondegenerate"]["nondegenerate"]
+    if (block.activation in NECESSITY_PROVED and hyp["bias_free"] and nd and hyp["d_ge_2"]
+            and hyp["M_invertible"]["invertible"] is True):
+        out.append("relu-gelu-iff")
+    if block.activation == "relu" and nd:
+        out.append("relu-limit")
+    return out
+
+
+def _emitted_from_flip(note: dict[str, Any], construction: str) -> dict[str, Any]:
+    """The emitted-block record of a sign-flip construction (only b_down can need rounding)."""
+    rounded = bool(note.get("b_down_rounded"))
+    rec: dict[str, Any] = {"exact": not rounded, "rounded": ["b_down"] if rounded else [],
+                           "max_entry_error": {"b_down": note["b_down_max_rounding_error"]} if rounded else {},
+                           "construction": construction}
+    return rec
+
+
+def _offset_check(block: Block, plain: Block, note: dict[str, Any]) -> dict[str, Any]:
+    """Spot check of a flip block whose b_down was rounded: F - P equals the rounding at sample points
+    (exact rationals for relu, arb balls otherwise).  Evidence next to the exact algebra, not a proof."""
+    big = block.m * block.d >= _LARGE
+    offset = [Fraction(v) - Fraction(float(f)) for v, f in zip(note["b_down_exact"], plain.b_down)]
+    rng = np.random.default_rng(12345)
+    if block.act.exact is not None:
+        pts = _spot_points(block.d, rng, n_random=2 if big else 6, n_basis=1 if big else 4)
+        return verify_equal_at_points(block, plain, pts, "exact", offset)
+    pts = _spot_points(block.d, rng, n_random=1 if big else 3, n_basis=1 if big else 2)
+    return verify_equal_at_points(block, plain, pts, "ball", offset)
+
+
+def _unit_flip(block: Block, cert: dict[str, Any], say: Progress, max_exhaustive: int) -> Optional[Block]:
+    """The sign flip of the block's own units, when an index set S exists (it keeps every unit)."""
+    from .canonical import compare_blocks
+
+    U, W, M = block.W_up, block.W_down, block.M
+    S = None
+    cand = cert.get("S_units")
+    if cand is not None and search.verify_index_set(U, W, M, cand):
+        S = sorted(int(i) for i in cand)
+    else:
+        active = int(np.sum(np.any(U != 0, axis=1) & np.any(W != 0, axis=0)))
+        if active <= max_exhaustive:
+            res = search.find_index_set(U, W, M, max_exhaustive=max_exhaustive)
+            if res.status == "found":
+                S = sorted(int(i) for i in res.S)
+    if S is None:
+        return None
+    say(f"sign flip of the {len(S)} units in S")
+    try:
+        plain, note = flip_block(block, S)
+    except InputError:
+        return None  # b_down beyond float64: keep the relu-complete construction
+    rec = _emitted_from_flip(note, "the units in S sign-flipped (rows of W_up and b_up), b_down + W_S b_S")
+    if rec["exact"]:
+        cmp = compare_blocks(block, plain)
+        if not cmp.equal:  # pragma: no cover - would contradict the construction
+            raise RuntimeError("sign-flip block differs from the residual block")
+        rec["check"] = "equal to the residual block (exact canonical forms): " + cmp.reason
+    else:
+        chk = _offset_check(block, plain, note)
+        if not chk["agree"]:  # pragma: no cover
+            raise RuntimeError(f"sign-flip block differs from the residual block: {chk}")
+        cert["spot_check"] = chk
+        rec["check"] = ("exact algebra (W_S U_S = -M verified, b_down + W_S b_S computed exactly); the file "
+                        "holds b_down rounded; spot check of F - P = rounding at sample points")
+    cert.update({"S": S, "size": len(S), **note, "emitted_block": rec, "emitted_block_exact": rec["exact"]})
+    return plain
+
+
+def _width_from_bounds(cert: dict[str, Any]) -> dict[str, Any]:
+    """The absorption-width line of a relu-complete certificate."""
+    if cert.get("m_star") is not None:
+        return {"value": cert["m_star"], "reason": "exact (relu-complete)"}
+    return {"value": None, "at_least": cert.get("lower"), "at_most": cert.get("upper"),
+            "reason": "exact bounds (relu-complete)"}
+
+
+def _decide_relu(block: Block, info: dict[str, Any], progress: Progress, max_exhaustive: int) -> Verdict:
+    """Every relu block: relu-complete's minimal width m* decides (exactly, or by exact bounds)."""
+    big = block.m * block.d >= _LARGE
+    say = progress if big else _quiet
+    say(f"block relu, d = {block.d}, m = {block.m}: minimal width (relu-complete)")
+    t0 = time.perf_counter()
+    r = relu_decide.decide_relu(block, progress=say, max_exhaustive=max_exhaustive)
+    say(f"relu-complete: {r['verdict']} in {time.perf_counter() - t0:.1f}s")
+    cert = r["certificate"]
+    cert["block"] = info
+    say("hypothesis facts: exact nondegeneracy and M")
+    hyp = _hypotheses(block)
+    cert["hypotheses"] = hyp
+    cert["also_applies"] = _also_applies(block, hyp)
+    cert["absorption_width"] = _width_from_bounds(cert)
+    plain = r["plain"]
+    reason = r["reason"]
+    if r["verdict"] == "absorbable":
+        flipped = _unit_flip(block, cert, say, max_exhaustive)
+        if flipped is not None:
+            plain = flipped
+            reason += (f"; the emitted block is the sign flip of the {cert['size']} units in S "
+                       "(W_down[:,S] W_up[S,:] = -M exactly)")
+            if cert["emitted_block"]["rounded"]:
+                reason += (f"; its b_down = b_down + W_S b_S is not a float64: the file holds it rounded "
+                           f"(error at most {cert['b_down_max_rounding_error']:.3g} per entry)")
+    else:
+        say("distance to the nearest index set")
+        cert["distance"] = _distance_to_index_sets(block, cert.get("search"))
+        tail = _near_tail(cert["distance"])
+        reason += tail
+    return Verdict(r["verdict"], r["claim"], r["exact"], reason, cert, plain)
+
+
+def _near_tail(dist: dict[str, Any]) -> str:
+    if dist.get("within_rounding"):
+        return ("; note: the nearest index set misses -M only by float64 rounding (see distance): "
+                "these weights are probably a rounded absorbable block, store them exactly to absorb")
+    return ""
+
+
+def _decide_limit(block: Block, info: dict[str, Any], progress: Progress, max_exhaustive: int) -> Verdict:
+    """gelu, gelu_tanh, silu, quick_gelu: relu-limit (with or without biases, any d and M)."""
+    big = block.m * block.d >= _LARGE
+    say = progress if big else _quiet
+    say(f"block {block.activation}, d = {block.d}, m = {block.m}: relu-limit")
+    t0 = time.perf_counter()
+    r = relu_decide.decide_odd(block, progress=say, max_exhaustive=max_exhaustive)
+    say(f"relu-limit: {r['verdict']} in {time.perf_counter() - t0:.1f}s")
+    cert = r["certificate"]
+    cert["block"] = info
+    nd = nondegeneracy(block.W_up, block.W_down)
+    hyp = _hypotheses(block, nd)
+    cert["hypotheses"] = hyp
+    cert["also_applies"] = _also_applies(block, hyp)
+    reason = r["reason"]
+    if r["verdict"] == "absorbable":
+        rec = cert["emitted_block"]
+        if not rec["exact"]:
+            chk = _offset_check(block, r["plain"], cert)
+            if not chk["agree"]:  # pragma: no cover
+                raise RuntimeError(f"constructed block differs from the residual block: {chk}")
+            cert["spot_check"] = chk
+            reason += f" (error at most {cert['b_down_max_rounding_error']:.3g} per entry)"
+        cert["absorption_width"] = {"value": None, "at_most": block.m,
+                                    "reason": "absorbable at width m; smaller widths not examined"}
+    else:
+        say("distance to the nearest index set")
+        cert["distance"] = _distance_to_index_sets(block, cert.get("search"))
+        reason += _near_tail(cert["distance"])
+        cert["absorption_width"] = _width_not_absorbable(block, nd, exact_only=r["verdict"] == "not_absorbable")
+    return Verdict(r["verdict"], r["claim"], r["exact"], reason, cert, r["plain"])
 
 
 def _decide_index_condition(block: Block, info: dict[str, Any], progress: Progress,
@@ -417,6 +602,12 @@ def _absorbable_by_index_set(block: Block, info: dict[str, Any], claim: str, res
             "spot_check": check, "activation_properties_verified": props_ok,
             "search": {"method": res.method, **search._jsonable(res.certificate)},  # noqa: SLF001
             "hypotheses": hyp, "block": info, "absorption_width": width, **note}
+    rec = _emitted_from_flip(note, cert["construction"])
+    rec["check"] = ("spot check at sample points (" + check["backend"] + ")"
+                    + ("; the file holds b_down rounded, compared with the exact value" if note.get("b_down_rounded")
+                       else ""))
+    cert["emitted_block"] = rec
+    cert["emitted_block_exact"] = rec["exact"]
     sym = "g(z) + g(-z) = 1" if block.gated else "s(z) - s(-z) = z"
     reason = (f"index set S of size {len(S)} with W_down[:,S] W_up[S,:] = -M exactly; "
               f"since {sym}, the sign-flip block equals x -> Mx + B(x) for every x")
@@ -445,7 +636,7 @@ def _no_index_set(block: Block, info: dict[str, Any], claim: str, res: Any, nd: 
                        **search._jsonable(res.certificate)},  # noqa: SLF001
             "hypotheses": hyp, "block": info}
     say("distance to the nearest index set")
-    cert["distance"] = _distance_to_index_sets(block, res)
+    cert["distance"] = _distance_to_index_sets(block, {"status": res.status, **res.certificate})
     blockers = []
     if res.status != "none":
         blockers.append("the search neither found S nor certified that none exists")
@@ -475,18 +666,26 @@ def _no_index_set(block: Block, info: dict[str, Any], claim: str, res: Any, nd: 
                    "equals it" + tail, cert)
 
 
-def _distance_to_index_sets(block: Block, res: Any) -> dict[str, Any]:
-    """How far the stored weights are from W_S U_S = -M: the nearest S (small blocks) or a certified lower bound."""
+def _distance_to_index_sets(block: Block, sd: Optional[dict[str, Any]]) -> dict[str, Any]:
+    """How far the stored weights are from W_S U_S = -M: the nearest S (small blocks) or a certified
+    lower bound from the search certificate ``sd`` (its status and certificate fields)."""
     U, W, M = block.W_up, block.W_down, block.M
     out: dict[str, Any] = {}
-    c = res.certificate
-    if c.get("kind") == "linear" and res.status == "none":
+    c = sd or {}
+    classes = block.activation == "relu"  # relu-complete searches over kink classes: min_s ||N_s||_F
+    if c.get("kind") == "linear" and c.get("status") == "none":
         out["lower_bound"] = c.get("distance_lower_bound")
-        out["lower_bound_method"] = "linear certificate: min over S of ||W_S U_S + M||_F >= <Y,A(s)>/||Y||_F"
+        out["lower_bound_method"] = (
+            "linear certificate: min over sign vectors s of ||N_s||_F >= <Y,N_s>/||Y||_F (N_s = W_S U_S + M "
+            "when every kink class is one unit)" if classes else
+            "linear certificate: min over S of ||W_S U_S + M||_F >= <Y,A(s)>/||Y||_F")
     if c.get("kind") == "necessary_conditions" and c.get("checks", {}).get("diagonal", {}).get("gap_norm"):
         out["lower_bound"] = c["checks"]["diagonal"]["gap_norm"]
-        out["lower_bound_method"] = ("diagonal condition: every S leaves some |(W_S U_S + M)_jj| "
-                                     "at least this large (in Frobenius norm over the rows)")
+        out["lower_bound_method"] = (
+            "diagonal condition: every sign vector leaves some |(N_s)_jj| at least this large (in "
+            "Frobenius norm over the rows)" if classes else
+            "diagonal condition: every S leaves some |(W_S U_S + M)_jj| at least this large (in "
+            "Frobenius norm over the rows)")
     if M is None and block.d > block.m:
         out["note"] = "rank: every W_S U_S has rank at most m < d = rank M"
         return out
@@ -582,6 +781,12 @@ def recheck_certificate(block: Block, cert: dict[str, Any]) -> bool:
                 if invertibility(M)["invertible"] is not True:
                     return False
             return True
+        if kind in ("relu_complete", "relu_complete_bounds", "relu_limit"):
+            if block.kind != "residual":
+                return False
+            ok = (relu_decide.recheck_relu(block, cert) if kind != "relu_limit"
+                  else relu_decide.recheck_odd(block, cert))
+            return ok and _recheck_extras(block, cert)
         if kind == "hypothesis_failed":
             return sorted(_nonzero_biases(block)) == sorted(cert["nonzero_biases"])
         if kind == "search_inconclusive":
@@ -589,6 +794,26 @@ def recheck_certificate(block: Block, cert: dict[str, Any]) -> bool:
     except (KeyError, TypeError, ValueError, IndexError):
         return False
     return False
+
+
+def _recheck_extras(block: Block, cert: dict[str, Any]) -> bool:
+    """The parts decide adds to a relu-complete / relu-limit certificate: the unit index set of an
+    emitted sign flip, and the stated hypothesis facts, must be true of this block."""
+    if "S" in cert and not search.verify_index_set(block.W_up, block.W_down, block.M, cert["S"]):
+        return False
+    h = cert.get("hypotheses")
+    if h:
+        nd = nondegeneracy(block.W_up, block.W_down).ok
+        if h["nondegenerate"]["nondegenerate"] != nd or h["d"] != block.d:
+            return False
+        if h["bias_free"] != (not _nonzero_biases(block)):
+            return False
+        if h["M_invertible"]["invertible"] is True and block.M is not None:
+            if invertibility(block.M)["invertible"] is not True:
+                return False
+        if not set(cert.get("also_applies", [])) <= set(_also_applies(block, h)):
+            return False
+    return True
 
 
 def _skip_entry(block: Block, i: int, j: int) -> float:
@@ -615,31 +840,54 @@ def _recheck_no_set(block: Block, sc: dict[str, Any]) -> bool:
 
 # ------------------------------------------------------------------ command line
 
+def _search_line(s: dict[str, Any], proves_none: bool) -> Optional[str]:
+    """One line on the index-set search certificate (never '> 0' for a bound that proves nothing)."""
+    kind = s.get("kind")
+    if kind == "linear":
+        lb = s.get("lower_bound")
+        if proves_none:
+            return (f"certificate: linear functional Y (d x d) with lower bound {lb:.6g} (positive); "
+                    f"min over S of ||W_S U_S + M||_F >= {s['distance_lower_bound']:.6g} ({s.get('check_method')})")
+        shown = "none (overflow)" if lb is None or not math.isfinite(lb) else f"{lb:.6g}"
+        return (f"certificate: none; the relaxation's linear functional Y gives the bound "
+                f"{shown}, which is not positive, so it proves nothing ({s.get('check_method')})")
+    if kind == "necessary_conditions":
+        return f"certificate: necessary condition(s) violated: {', '.join(s.get('violated', []))}"
+    if kind == "exhaustive":
+        return f"certificate: exhaustive exact search over {s.get('nonzero_units')} nonzero units"
+    if kind == "rank_identity":
+        return f"certificate: {s.get('method')}"
+    return None
+
+
 def _summary(v: Verdict, plain_path: Optional[str]) -> str:
     c = v.certificate
     b = c.get("block", {})
     lines = [f"verdict: {v.verdict}" + (" (exact)" if v.exact else " (not exact)"),
              f"block:   {b.get('activation')} d = {b.get('d')}, m = {b.get('m')}, "
              f"M = {b.get('M')}, biases: {', '.join(b.get('biases') or []) or 'none'}",
-             f"claim:   {v.claim or '-'}",
+             f"claim:   {v.claim or '-'}" + (f" (also met: {', '.join(c['also_applies'])})"
+                                            if c.get("also_applies") else ""),
              f"reason:  {v.reason}"]
+    kind = c.get("kind")
     s = c.get("search", {})
-    if c.get("kind") == "index_set":
-        lines.append(f"S:       {c['S'][:40]}{' ...' if len(c['S']) > 40 else ''} (|S| = {c['size']})")
-    if s.get("kind") == "linear":
-        lb = s.get("lower_bound")
-        if c.get("kind") == "no_index_set":
-            lines.append(f"certificate: linear functional Y (d x d); lower bound {lb:.6g} > 0; "
-                         f"min over S of ||W_S U_S + M||_F >= {s['distance_lower_bound']:.6g} "
-                         f"({s.get('check_method')})")
-        else:
-            shown = "none (overflow)" if lb is None or not math.isfinite(lb) else f"{lb:.6g}"
-            lines.append(f"certificate: none; the relaxation's linear functional Y gives the bound "
-                         f"{shown}, which is not positive, so it proves nothing ({s.get('check_method')})")
-    elif s.get("kind") == "necessary_conditions":
-        lines.append(f"certificate: necessary condition(s) violated: {', '.join(s.get('violated', []))}")
-    elif s.get("kind") == "exhaustive":
-        lines.append(f"certificate: exhaustive exact search over {s.get('nonzero_units')} nonzero units")
+    if c.get("S") is not None and (kind == "index_set" or v.verdict == "absorbable"):
+        lines.append(f"S:       {c['S'][:40]}{' ...' if len(c['S']) > 40 else ''} (|S| = {len(c['S'])})")
+    if kind == "relu_complete":
+        lines.append(f"m*:      {c['m_star']} = {c['active_classes']} active kink hyperplanes + cost {c['cost']} "
+                     f"({c['method']})")
+    elif kind == "relu_complete_bounds":
+        mid = (f"m* = {c['m_star']}" if c.get("m_star") is not None
+               else f"{c.get('lower')} <= m* <= {c.get('upper')}")
+        lines.append(f"m*:      {mid} ({c['active_classes']} active kink hyperplanes; index-set search over "
+                     f"them: {s.get('method', 'skipped')})")
+    line = None
+    if kind == "no_index_set" or s.get("status") == "none":
+        line = _search_line(s, proves_none=True)
+    elif kind == "search_inconclusive" or s.get("status") == "unknown":
+        line = _search_line(s, proves_none=False)
+    if line:
+        lines.append(line)
     dist = c.get("distance") or {}
     if dist.get("nearest_S") is not None:
         S = dist["nearest_S"]
@@ -649,16 +897,30 @@ def _summary(v: Verdict, plain_path: Optional[str]) -> str:
                      + ("; WITHIN ROUNDING: the stored weights are probably a rounded absorbable block"
                         if dist["within_rounding"] else ""))
     elif dist.get("lower_bound") is not None:
-        lines.append(f"nearest: every index set S has ||W_S U_S + M||_F >= {dist['lower_bound']:.6g} (certified)")
+        what = "min over sign vectors of ||N_s||_F" if b.get("activation") == "relu" \
+            else "every index set S has ||W_S U_S + M||_F"
+        lines.append(f"nearest: {what} >= {dist['lower_bound']:.6g} (certified)")
     w = c.get("absorption_width")
     if w:
         val = w.get("value")
-        lines.append("width:   " + (f"minimal absorption width {val}" if val is not None
-                                    else (f"at most {w['at_most']}" if w.get("at_most")
-                                          else w.get("note", "unknown")))
-                     + (f" -- {w.get('reason')}" if w.get("reason") else ""))
+        if val is not None:
+            head = f"minimal absorption width {val}"
+        elif w.get("at_least") is not None:
+            head = f"between {w['at_least']} and {w['at_most']}"
+        elif w.get("at_most"):
+            head = f"at most {w['at_most']}"
+        else:
+            head = w.get("note", "unknown")
+        lines.append("width:   " + head + (f" -- {w.get('reason')}" if w.get("reason") else ""))
+    rec = c.get("emitted_block")
     if plain_path:
-        lines.append(f"wrote:   {plain_path} (residual-free block, kind = plain)")
+        if rec and not rec.get("exact", True):
+            errs = ", ".join(f"{k} within {e:.3g}" for k, e in rec.get("max_entry_error", {}).items())
+            lines.append(f"wrote:   {plain_path} (residual-free block, kind = plain; ROUNDED to float64: "
+                         f"{errs or ', '.join(rec.get('rounded', []))} of the exact values)")
+        else:
+            lines.append(f"wrote:   {plain_path} (residual-free block, kind = plain; exact: equals the "
+                         "residual block as a function)")
     return "\n".join(lines)
 
 
@@ -672,35 +934,138 @@ def _same_file(a: Path, b: Path) -> bool:
     return a.resolve() == b.resolve()
 
 
-def run(args: argparse.Namespace) -> int:
-    """``absorb check FILE [--json] [--emit OUT]``."""
+def _write_emitted(v: Verdict, out: str, default_fmt: str) -> str:
+    """Write the replacing block, with its rounding record in the metadata; re-read and compare."""
     from . import io as bio
+
+    rec = v.certificate.get("emitted_block") or {}
+    rounded = ",".join(rec.get("rounded", [])) or None
+    bound = "; ".join(f"{k}: |entry - exact value| <= {e!r}" for k, e in rec.get("max_entry_error", {}).items())
+    bio.write_block(v.plain, out, bio.format_for_output(out, default_fmt), rounded=rounded,
+                    rounding_error=bound or None)
+    # re-read what was written and confirm it is the constructed block bit for bit
+    back = bio.read_block(out)
+    for name in ("W_up", "W_down", "W_gate", "b_up", "b_gate", "b_down"):
+        a, b = getattr(back, name), getattr(v.plain, name)
+        if (a is None) != (b is None) or (a is not None and not np.array_equal(a, b)):
+            raise InputError(f"{out}: re-read block differs in {name}")  # pragma: no cover
+    return str(out)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``absorb check FILE [--json] [--emit OUT]``: a block file, or a stack file (docs/stacks.md)."""
+    from . import io as bio
+    from . import stacks
     from .cli import emit_json
 
     path = Path(args.file)
     fmt = bio.detect_format(path)
     if getattr(args, "emit", None) and _same_file(path, Path(args.emit)):
         raise InputError(f"--emit {args.emit} is the input file; refusing to overwrite it")
+    if stacks.is_stack_file(path):
+        return _run_stack(args, path, fmt)
     block = bio.read_block(path)
     progress = stderr_progress() if block.m * block.d >= _LARGE else _quiet
     v = decide(block, progress=progress)
     written = None
     if getattr(args, "emit", None):
         if v.plain is None:
-            print(f"absorb check: nothing emitted: verdict is {v.verdict}", file=sys.stderr)
+            why = (v.certificate.get("emitted_block") or {}).get("reason")
+            print(f"absorb check: nothing emitted: verdict is {v.verdict}"
+                  + (f"; {why}" if why and v.verdict == "absorbable" else ""), file=sys.stderr)
         else:
-            out_fmt = bio.format_for_output(args.emit, fmt)
-            rounded = "b_down" if v.certificate.get("b_down_rounded") else None
-            bio.write_block(v.plain, args.emit, out_fmt, rounded=rounded)
-            # re-read what was written and confirm it is the constructed block bit for bit
-            back = bio.read_block(args.emit)
-            for name in ("W_up", "W_down", "W_gate", "b_up", "b_gate", "b_down"):
-                a, b = getattr(back, name), getattr(v.plain, name)
-                if (a is None) != (b is None) or (a is not None and not np.array_equal(a, b)):
-                    raise InputError(f"{args.emit}: re-read block differs in {name}")  # pragma: no cover
-            written = str(args.emit)
+            written = _write_emitted(v, args.emit, fmt)
     if args.json:
         emit_json(v.as_dict(written))
     else:
         print(_summary(v, written))
     return 0
+
+
+def _run_stack(args: argparse.Namespace, path: Path, fmt: str) -> int:
+    """``absorb check`` on a stack file: decide_stack, or the block decision for a one-block stack."""
+    from . import stacks
+    from .blocks import Stack
+    from .cli import emit_json
+
+    st = stacks.read_stack(path)
+    if stacks.stack_kind(st) != "residual_stack":
+        raise InputError(f"{path}: kind = plain_stack has no skips to absorb; check needs a residual_stack")
+    plain_stack: Optional[Stack] = None
+    if len(st.blocks) == 1:
+        # the block decision, so that an absorbable verdict can emit its (possibly biased) block
+        from .claims.exact import block_to_json
+
+        b = st.blocks[0]
+        v = decide(b, progress=stderr_progress() if b.m * b.d >= _LARGE else _quiet)
+        res = {"verdict": v.verdict, "claim": v.claim, "exact": v.exact, "reason": "one block: " + v.reason,
+               "certificate": {"activation": b.activation, "d": b.d, "layers": 1, "widths": [b.m],
+                               "block": block_to_json(b), "block_certificate": v.certificate}}
+        if v.plain is not None:
+            plain_stack = Stack([v.plain])
+    else:
+        res = stacks.decide_stack(st)
+        if res["verdict"] == "absorbable" and "plain_stack" in res:
+            plain_stack = stacks.plain_stack_from_result(res, st.blocks[0].activation)
+    written = None
+    if getattr(args, "emit", None):
+        if plain_stack is None:
+            print(f"absorb check: nothing emitted: verdict is {res['verdict']}", file=sys.stderr)
+        else:
+            out = Path(args.emit)
+            stacks.write_stack(plain_stack, out, bio_format(out, fmt))
+            back = stacks.read_stack(out)
+            for a, b in zip(back.blocks, plain_stack.blocks):
+                for name in ("W_up", "W_down", "b_up", "b_down"):
+                    x, y = getattr(a, name), getattr(b, name)
+                    if (x is None) != (y is None) or (x is not None and not np.array_equal(x, y)):
+                        raise InputError(f"{out}: re-read stack differs in {name}")  # pragma: no cover
+            written = str(out)
+    if args.json:
+        emit_json({**res, "input": "stack", **({"plain_block": written} if written else {})})
+    else:
+        print(stacks.format_decision(res))
+        line = _stack_certificate_line(res)
+        if line:
+            print(line)
+        cert = res["certificate"]
+        if "block_certificate" in cert:
+            print(_summary(Verdict(res["verdict"], res["claim"], res["exact"], res["reason"],
+                                   cert["block_certificate"]), None))
+        if written:
+            print(f"wrote:   {written} (plain stack, kind = plain_stack, {len(plain_stack.blocks)} blocks)")
+    return 0
+
+
+def _stack_certificate_line(res: dict[str, Any]) -> Optional[str]:
+    """One line on what a stack verdict's certificate holds (the JSON has all of it)."""
+    c, claim = res["certificate"], res["claim"]
+    if "block_certificate" in c:
+        return None  # the block summary follows
+    if claim == "depth-narrow" and "conditions" in c:
+        k = c["conditions"]
+        bounds = ", ".join(f"{p['bound_U_sq']} * {p['bound_W_sq']}" for p in k.get("pieces", [])
+                           if p.get("method") == "norm")
+        return (f"certificate: part ({k['part']}); every piece I + W_l D U_l invertible"
+                + (f" (|U_l|_F^2 |W_l|_F^2 < 1, exact: {bounds})" if bounds else "")
+                + (f"; nondegenerate {k['nondegenerate']}" if "nondegenerate" in k else "")
+                + (f"; transversal kinks ({k['transversal']['checked']} checks)" if k.get("transversal") else ""))
+    if claim == "depth-narrow":
+        return f"certificate: part ({c.get('part')}); rigorous float64 norm bounds {c.get('norm_bounds_sq')}"
+    if claim == "depth-d2":
+        k = c["conditions"]
+        return (f"certificate: homeomorphic blocks (norm bounds), nondegenerate {k['nondegenerate']}, "
+                f"{k['kink_rays']} kink rays in general position, index sets per block: "
+                + ", ".join(str(S) if S else "none" for S in k["index_sets"]))
+    if claim == "relu-gelu-iff" and res["verdict"] == "absorbable":
+        return f"certificate: index sets with W_S U_S = -M_l exactly, per block: {c['chosen_sets']}"
+    if claim in ("depth-impossible", "depth-any"):
+        return f"certificate: every block flat at 0; skip product M_L ... M_1 = {c['skip_product']} != 0"
+    return None
+
+
+def bio_format(out: Path, default: str) -> str:
+    """The output format of an emitted file: its extension, else the input's format."""
+    from . import io as bio
+
+    return bio.format_for_output(out, default)

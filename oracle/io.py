@@ -24,7 +24,7 @@ from .blocks import Block
 from .errors import InputError
 
 ARRAY_KEYS = ("W_up", "W_down", "W_gate", "b_up", "b_gate", "b_down", "M")
-META_KEYS = ("activation", "kind", "rounded")
+META_KEYS = ("activation", "kind", "rounded", "rounding_error")
 # Metadata that tools such as torch add to every safetensors file; harmless.
 _IGNORED_SAFETENSORS_META = ("format",)
 FORMATS = ("npz", "safetensors")
@@ -468,11 +468,12 @@ def format_for_output(out: str | os.PathLike, default: str) -> str:
 
 
 def write_block(block: Block, path: str | os.PathLike, fmt: Optional[str] = None,
-                rounded: Optional[str] = None) -> str:
+                rounded: Optional[str] = None, rounding_error: Optional[str] = None) -> str:
     """Write a block file in 'npz' or 'safetensors' (default: from the extension); returns the format.
 
     ``rounded`` names arrays that hold a float64 rounding of exact values (metadata
-    ``rounded``), so a reader knows the file is not the exact block.
+    ``rounded``), so a reader knows the file is not the exact block; ``rounding_error`` states
+    the bound on those entries' errors (metadata ``rounding_error``).
     """
     p = Path(path)
     fmt = fmt or format_for_output(p, "npz")
@@ -484,6 +485,8 @@ def write_block(block: Block, path: str | os.PathLike, fmt: Optional[str] = None
     meta = {k: str(data[k]) for k in META_KEYS if k in data}
     if rounded:
         meta["rounded"] = rounded
+    if rounding_error:
+        meta["rounding_error"] = rounding_error
     try:
         if fmt == "npz":
             # np.savez appends ".npz" to names without it; write through a handle to keep the name

@@ -23,6 +23,7 @@ a block of width exactly |script-H| + |T| + 2 rank(N_s K_T) for given (s, T).
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Optional, Sequence
@@ -191,13 +192,77 @@ class Construction:
                 "W_down": [s(r) for r in self.W_down], "b_down": s(self.b_down), "width": self.width}
 
 
+def _is_dyadic(v: Any) -> bool:
+    q = int(v.q)
+    return q & (q - 1) == 0
+
+
+def _bezout_vector(row: list[Fraction]) -> list[int]:
+    """Integers b with p . b = 1 for the primitive integer vector p proportional to row."""
+    den = 1
+    for v in row:
+        den = den * v.denominator // math.gcd(den, v.denominator)
+    p = [int(v * den) for v in row]
+    g0 = 0
+    for x in p:
+        g0 = math.gcd(g0, x)
+    p = [x // g0 for x in p]
+    # extended Euclid along the entries: g = sum p_j b_j throughout
+    b = [0] * len(p)
+    g = 0
+    for j, x in enumerate(p):
+        if x == 0:
+            continue
+        if g == 0:
+            g, b[j] = abs(x), (1 if x > 0 else -1)
+            continue
+        # solve g * s + x * t = gcd(g, x)
+        old_r, r, old_s, s_, old_t, t = g, x, 1, 0, 0, 1
+        while r:
+            q = old_r // r
+            old_r, r = r, old_r - q * r
+            old_s, s_ = s_, old_s - q * s_
+            old_t, t = t, old_t - q * t
+        if old_r < 0:
+            old_r, old_s, old_t = -old_r, -old_s, -old_t
+        b = [v * old_s for v in b]
+        b[j] = old_t
+        g = old_r
+    return b
+
+
+def _complement(UT: fmpq_mat, rows: list[list[Fraction]], d: int, tries: int = 256) -> fmpq_mat:
+    """A d x |T| matrix B with U_T B invertible, chosen so that B (U_T B)^-1 U_T is dyadic when
+    that is easy: for one class an integer b with p . b = 1 (p the primitive integer direction,
+    extended Euclid), for several classes coordinate columns J tried in turn; the rref pivot
+    columns otherwise.  R = N_s - N_s B (U_T B)^-1 U_T then has rank(N_s P_T) and, with dyadic
+    N_s, float64-friendly entries."""
+    k = len(rows)
+    if k == 1:
+        b = _bezout_vector(rows[0])
+        return fmpq_mat([[fmpq(v)] for v in b])
+    Rr, rk = UT.rref()  # rk = |T|: the classes in T have independent directions
+    piv = [next(j for j in range(d) if Rr[i, j] != 0) for i in range(rk)]
+    if not all(_is_dyadic(v) for v in Rr.entries()):
+        for J in itertools.islice(itertools.combinations(range(d), rk), tries):
+            sub = fmpq_mat([[UT[i, j] for j in J] for i in range(rk)])
+            if sub.det() != 0 and all(_is_dyadic(v) for v in (sub.inv() * UT).entries()):
+                piv = list(J)
+                break
+    return fmpq_mat([[fmpq(int(j == c)) for c in piv] for j in range(d)])
+
+
 def build_block(form: ReluForm, s: Sequence[int], T: Sequence[int]) -> Construction:
     """The block of the proof of relu-complete (upper bound) for signs s and class positions T.
 
     One unit s_H (u_H, b_H) with output 2 alpha_H per class outside T; two units +-(u_H, b_H) with
-    outputs alpha_H +- beta_H per class in T, where beta_H = s_H alpha_H + y_H and
-    N_s (I - P_T) = sum_{H in T} y_H u_H^T; one pair +-(l_q, 0) with outputs +-v_q per term of a
-    rank factorisation N_s P_T = sum_q v_q l_q^T; b_down matches the constant.
+    outputs alpha_H +- beta_H per class in T, where beta_H = s_H alpha_H + y_H; one pair +-(l_q, 0)
+    with outputs +-v_q per term of a rank factorisation of R = N_s - sum_{H in T} y_H u_H^T;
+    b_down matches the constant.  Y = (y_H) is N_s B (U_T B)^-1 for a complement B of ker U_T
+    (an oblique instead of the orthogonal projection): R vanishes on the columns of B and agrees
+    with N_s on ker U_T, so rank R = rank(N_s P_T) as the width needs; B is chosen (_complement)
+    so that the weights stay float64 numbers far more often than with the Gram inverse of the
+    orthogonal projection.
     """
     d = form.d
     act = form.active
@@ -209,8 +274,8 @@ def build_block(form: ReluForm, s: Sequence[int], T: Sequence[int]) -> Construct
     y: dict[int, list[Fraction]] = {}
     if T:
         UT = to_fmpq_mat([act[i].u for i in T], len(T), d)
-        G = UT * UT.transpose()
-        Y = N * UT.transpose() * G.inv()  # d x |T|: N (I - P_T) = Y U_T
+        B = _complement(UT, [act[i].u for i in T], d)
+        Y = N * B * (UT * B).inv()  # d x |T|: R = N - Y U_T vanishes on the columns of B
         Yq = mat_to_fractions(Y)
         for k, i in enumerate(T):
             y[i] = [Yq[a][k] for a in range(d)]

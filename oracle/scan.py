@@ -14,7 +14,7 @@ Recognised layouts (tensor names; weights of torch ``Linear`` are stored out x i
 * OPT          ``<p>fc1`` / ``<p>fc2`` (not under ``mlp.``), relu;
 * GPT-NeoX     ``<p>mlp.dense_h_to_4h`` / ``<p>mlp.dense_4h_to_h``, gelu;
 * ViT / CLIP / Phi  ``<p>mlp.fc1`` / ``<p>mlp.fc2``, gelu (CLIP: quick_gelu from config.json,
-  which is not in the catalog and is reported as undecided).
+  z sigmoid(1.702 z), in the catalog and decided by relu-limit like gelu).
 
 The activation comes from config.json next to the checkpoint when present (the key each family
 uses in Hugging Face configs, nested ``text_config`` / ``vision_config`` for CLIP), otherwise the
@@ -40,7 +40,7 @@ import numpy as np
 
 from . import activations, search
 from .blocks import Block
-from .decide import Verdict, decide
+from .decide import decide
 from .errors import InputError
 from .io import Checkpoint
 
@@ -276,25 +276,11 @@ def _unsupported(ck: Checkpoint, spec: dict[str, Any], act: str, src: str) -> di
 
 
 def _judge(block: Block, entry: dict[str, Any]) -> dict[str, Any]:
-    """Verdict for the real block, plus what the bias-free part alone gives when biases are present."""
-    biased = bool(entry["biases_nonzero"])
-    stripped = Block(block.activation, W_up=block.W_up, W_down=block.W_down, W_gate=block.W_gate)
-    bf = decide(stripped)
-    if not biased:
-        v = bf
-        extra: dict[str, Any] = {}
-    else:
-        if bf.certificate.get("kind") == "index_set":
-            v = decide(block)  # the sign flip works with biases after a b_down correction
-        else:
-            v = Verdict("undecided", bf.claim, False,
-                        "nonzero biases (" + ", ".join(entry["biases_nonzero"]) + ") put the block "
-                        "outside the paper's hypotheses (biased blocks can absorb, SPEC.md)",
-                        {"kind": "hypothesis_failed", "nonzero_biases": entry["biases_nonzero"]})
-        extra = {"bias_free_part": {"verdict": bf.verdict, "claim": bf.claim, "exact": bf.exact,
-                                    "reason": bf.reason, "certificate": _slim(bf.certificate)}}
+    """The verdict of absorb check's decision procedure (oracle.decide.decide) for the real block,
+    biases included: relu blocks by relu-complete, gelu-family blocks by relu-limit."""
+    v = decide(block)
     return {"verdict": v.verdict, "claim": v.claim, "exact": v.exact, "reason": v.reason,
-            "certificate": _slim(v.certificate), **extra}
+            "certificate": _slim(v.certificate)}
 
 
 def _slim(cert: dict[str, Any]) -> dict[str, Any]:
@@ -309,12 +295,13 @@ def _slim(cert: dict[str, Any]) -> dict[str, Any]:
 
 
 def _short(e: dict[str, Any]) -> str:
-    if e.get("bias_free_part"):
-        bf = e["bias_free_part"]
-        s = bf["certificate"].get("search", {})
-        how = s.get("method", bf["claim"] or "")
-        return f"bias-free part: {bf['verdict']}{' (exact)' if bf['exact'] else ''} [{how}]"
-    return e["reason"][:90]
+    """The note column: exactness, claim and the certificate's method."""
+    c = e.get("certificate") or {}
+    s = c.get("search") or {}
+    how = s.get("method") or c.get("kind") or ""
+    if e["verdict"] == "error" or not e.get("claim"):
+        return e["reason"][:90]
+    return f"{'exact' if e['exact'] else 'not exact'}, {e['claim']} [{how}]"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -347,7 +334,7 @@ def run(args: argparse.Namespace) -> int:
         dist = e.get("bias_free_distance")
         if dist:
             lb = dist["certified_lower_bound_for_index_sets"]
-            print(f"{'':<22}   bias-free part: relaxed distance from W_S U_S = -I "
+            print(f"{'':<22}   index condition: relaxed distance from W_S U_S = -I "
                   f"{dist['relaxed_distance_float64']:.4g} (float64 measurement; ||I||_F = "
                   f"{dist['norm_of_I']:.4g})" + (f", certified min_S ||W_S U_S + I||_F >= {lb:.4g}"
                                                   if lb else ""))

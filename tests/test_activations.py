@@ -24,7 +24,7 @@ def mp_ref(a, z, prec=512):
 
 
 def test_catalog_has_every_entry_of_the_spec():
-    assert set(NAMES) == {"relu", "gelu", "gelu_tanh", "silu", "relu2", "reglu", "swiglu",
+    assert set(NAMES) == {"relu", "gelu", "gelu_tanh", "silu", "quick_gelu", "relu2", "reglu", "swiglu",
                           "geglu", "geglu_tanh", "glu", "bilinear"}
     assert {n for n in NAMES if A.CATALOG[n].gated} == {
         "reglu", "swiglu", "geglu", "geglu_tanh", "glu", "bilinear"}

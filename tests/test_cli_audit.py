@@ -124,7 +124,7 @@ def test_activations_json_lists_the_checked_catalog():
     assert r.returncode == 0
     doc = json.loads(r.stdout)
     assert doc["all_verified"] is True
-    assert len(doc["activations"]) == 11
+    assert len(doc["activations"]) == 12
     glu = next(a for a in doc["activations"] if a["name"] == "glu")
     assert glu["declared"]["value_at_0"] == "1/2" and glu["declared"]["flip_symmetry"] is True
     assert all(c["verified"] for a in doc["activations"] for c in a["checks"])

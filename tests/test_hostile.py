@@ -4,8 +4,9 @@ Every input file is built here.  The contract checked: exit status 0 or 2, at mo
 one line on stderr for an error, never a traceback, stdout JSON that a strict
 parser accepts, no exact verdict about numbers other than the stored ones, and
 memory bounded by the input (commands that once asked for gigabytes run here in a
-subprocess under an address-space limit).  Claims exercised: relu-gelu-iff
-(decide's index-condition path), absorption-width (width line).
+subprocess under an address-space limit).  Claims exercised: relu-complete
+(decide's relu path: every relu block), relu-gelu-iff (named among the claims also met),
+absorption-width (width line).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import pytest
 from oracle import linalg
 from oracle.cli import main
 
-CLAIM = "relu-gelu-iff"
+CLAIM = "relu-complete"  # the claim of every relu verdict (oracle/decide.py)
 MEM_LIMIT = 768 * 2 ** 20  # address space of one command run under a limit
 
 
@@ -113,7 +114,9 @@ def test_b_down_correction_beyond_float64_is_absorbable_exact_and_emitted_rounde
     assert sorted(cert["S"]) == [0, 1] and exact_b == want
     with np.load(out_file) as z:
         assert str(z["rounded"]) == "b_down"
+        assert str(z["rounding_error"]).startswith("b_down: |entry - exact value| <= ")
         emitted = z["b_down"]
+    assert cert["emitted_block"]["exact"] is False and cert["emitted_block"]["rounded"] == ["b_down"]
     err_bound = cert["b_down_max_rounding_error"]
     assert all(abs(Fraction(float(e)) - q) <= Fraction(err_bound) for e, q in zip(emitted, exact_b))
     assert any(Fraction(float(e)) != q for e, q in zip(emitted, exact_b))
@@ -365,7 +368,8 @@ def test_width_line_when_m_is_below_d(tmp_path, capsys):
             activation="relu")
     code, out, err = run_cli(capsys, "check", str(f))
     assert code == 0
-    assert "rank W_up < d" in out and "not established" not in out
+    # relu-complete: m* = 1 + |T| + 2 rank(N_s P_T) = 1 + 1 + 2 * 2 = 6 = m + 2d - rank W_up
+    assert "minimal absorption width 6 -- exact (relu-complete)" in out and "not established" not in out
 
 
 # ---------------------------------------------------------------- item 12: near misses

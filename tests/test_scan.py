@@ -1,4 +1,6 @@
-"""`absorb scan` on small synthetic checkpoints with BERT, GPT-2 and Llama tensor names."""
+"""`absorb scan` on small synthetic checkpoints with BERT, GPT-2 and Llama tensor names.
+
+Claims exercised: relu-limit (biased gelu blocks), gated-impossible (Llama)."""
 
 from __future__ import annotations
 
@@ -57,9 +59,13 @@ def test_scan_recognises_all_three_layouts(tmp_path: Path) -> None:
     b0 = by["bert.encoder.layer.0"]
     assert (b0["d"], b0["m"], b0["activation"]) == (4, 6, "gelu")
     assert b0["biases_nonzero"] == ["b_up", "b_down"]
-    assert b0["verdict"] in ("undecided", "absorbable")
-    if b0["verdict"] == "undecided":
-        assert "bias_free_part" in b0 and "biases" in b0["reason"]
+    # a biased gelu block: relu-limit decides it exactly when it is nondegenerate (bias-free sense)
+    nd = b0["certificate"]["hypotheses"]["nondegenerate"]["nondegenerate"]
+    assert b0["claim"] == "relu-limit"
+    if nd:
+        assert b0["verdict"] in ("absorbable", "not_absorbable") and b0["exact"] is True
+    else:
+        assert b0["verdict"] in ("absorbable", "undecided") and "nondegeneracy" in b0["reason"]
     assert b0["bias_free_distance"]["relaxed_distance_float64"] >= 0
     b1 = by["bert.encoder.layer.1"]  # zero biases count as bias-free; S = first d units
     assert b1["biases_nonzero"] == [] and b1["verdict"] == "absorbable" and b1["exact"]

@@ -117,8 +117,11 @@ def test_naming_scheme(tmp_path: Path, case: str) -> None:
         if b["activation"] in ("swiglu", "geglu_tanh"):
             # gates vanishing at 0 and differentiable there: never absorbable (bias-free)
             assert (b["verdict"], b["claim"], b["exact"]) == ("not_absorbable", "gated-impossible", True)
-        if b["activation"] == "quick_gelu":
-            assert b["verdict"] == "undecided" and "not in the catalog" in b["reason"]
+        if b["activation"] in ("gelu", "quick_gelu", "gelu_tanh", "silu"):
+            # CLIP's quick_gelu is in the catalog: relu-limit decides it like gelu
+            assert b["claim"] == "relu-limit"
+            if b["certificate"]["hypotheses"]["nondegenerate"]["nondegenerate"]:
+                assert b["exact"] is True and b["verdict"] in ("absorbable", "not_absorbable")
         if b["family"] in ("mixtral", "qwen_moe"):
             assert "mixture-of-experts" in b["expert_note"]
 
@@ -161,3 +164,15 @@ def test_scan_cli_table_names_new_families(tmp_path: Path, capsys) -> None:
     assert main(["scan", str(p)]) == 0
     out = capsys.readouterr().out
     assert "mixtral" in out and "experts.2" in out and out.count("not_absorbable") >= 3
+
+
+def test_activation_outside_the_catalog_is_undecided(tmp_path: Path) -> None:
+    """An activation the catalog does not hold (here mish) gets no verdict, only its shapes."""
+    rng = np.random.default_rng(2)
+    t = {"vision_model.encoder.layers.0.mlp.fc1.weight": _w(rng, M, D),
+         "vision_model.encoder.layers.0.mlp.fc2.weight": _w(rng, D, M)}
+    doc = scan(str(_write(tmp_path, t, {"model_type": "clip", "vision_config": {"hidden_act": "mish"}})),
+               distances=False)
+    (b,) = doc["blocks"]
+    assert (b["activation"], b["verdict"], b["claim"], b["exact"]) == ("mish", "undecided", None, False)
+    assert "not in the catalog" in b["reason"] and (b["d"], b["m"]) == (D, M)

@@ -165,7 +165,7 @@ def test_flat_and_single_block_stacks():
     assert (r["verdict"], r["claim"]) == ("not_absorbable", "depth-impossible") and stacks.recheck_decision(_json(r))
     one = stacks.decide_stack(Stack([Block("relu", W_up=np.array([[1.0, 0], [0, 1], [1, 2]]),
                                            W_down=np.array([[1.0, 2, 1], [0, 1, -1]]))]))
-    assert one["verdict"] == "not_absorbable" and one["claim"] == "relu-gelu-iff"
+    assert one["verdict"] == "not_absorbable" and one["claim"] == "relu-complete"  # every relu block
     assert stacks.recheck_decision(_json(one))
 
 
