@@ -45,6 +45,7 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 from flint import fmpq, fmpq_mat
 
+from . import linalg
 from .blocks import Block
 
 RELU_LIKE = ("relu",)
@@ -228,15 +229,10 @@ def fq(x: float) -> Fraction:
 
 def to_fmpq_mat(rows: Sequence[Sequence[Any]], nrows: Optional[int] = None,
                 ncols: Optional[int] = None) -> fmpq_mat:
-    """A matrix of Fractions / ints / floats as an exact python-flint fmpq_mat."""
-    r = len(rows) if nrows is None else nrows
-    c = (len(rows[0]) if rows else 0) if ncols is None else ncols
-    flat = []
-    for row in rows:
-        for v in row:
-            q = v if isinstance(v, Fraction) else Fraction(v)
-            flat.append(fmpq(q.numerator, q.denominator))
-    return fmpq_mat(r, c, flat)
+    """A matrix of Fractions / ints / floats as an exact python-flint fmpq_mat (linalg's reader)."""
+    if not rows:
+        return fmpq_mat(nrows or 0, ncols or 0)
+    return linalg.from_fractions(rows, ncols)
 
 
 def fmpq_to_fraction(v: fmpq) -> Fraction:

@@ -487,18 +487,23 @@ def write_block(block: Block, path: str | os.PathLike, fmt: Optional[str] = None
         meta["rounded"] = rounded
     if rounding_error:
         meta["rounding_error"] = rounding_error
+    write_arrays(p, fmt, arrays, meta)
+    return fmt
+
+
+def write_arrays(path: Path, fmt: str, arrays: dict[str, np.ndarray], meta: dict[str, str]) -> None:
+    """Write float arrays and metadata strings as .npz (0-d string arrays) or .safetensors."""
     try:
         if fmt == "npz":
             # np.savez appends ".npz" to names without it; write through a handle to keep the name
-            with open(p, "wb") as fh:
+            with open(path, "wb") as fh:
                 np.savez(fh, **arrays, **{k: np.array(v) for k, v in meta.items()})
         else:
             from safetensors.numpy import save_file
 
-            save_file(arrays, str(p), metadata=meta)
+            save_file(arrays, str(path), metadata=meta)
     except OSError as e:
-        raise InputError(f"{p}: cannot write: {_one_line(e)}") from None
-    return fmt
+        raise InputError(f"{path}: cannot write: {_one_line(e)}") from None
 
 
 # ------------------------------------------------------------------ checkpoints

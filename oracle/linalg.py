@@ -16,6 +16,8 @@ callers that keep lists of Fractions.
 
 from __future__ import annotations
 
+import math
+
 from fractions import Fraction
 from typing import Any, Optional, Sequence, Union
 
@@ -215,6 +217,18 @@ def solve(a: Matrix, b: Matrix) -> Optional[fmpq_mat]:
     if not is_invertible(A.numer_denom()[0]):
         return None
     return A.solve(B)
+
+
+def primitive(row: Sequence[Any]) -> tuple[list[int], Fraction]:
+    """row = scale * p with p a primitive integer vector (coprime entries, the signs of row) and
+    scale > 0; a zero row gives (zeros, 0)."""
+    fr = [Fraction(v) for v in row]
+    den = math.lcm(*(v.denominator for v in fr)) if fr else 1
+    nums = [int(v * den) for v in fr]
+    g = math.gcd(*nums) if nums else 0
+    if g == 0:
+        return [0] * len(nums), Fraction(0)
+    return [n // g for n in nums], Fraction(g, den)
 
 
 def nullspace(a: Matrix, ncols: Optional[int] = None) -> fmpq_mat:

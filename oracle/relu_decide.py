@@ -335,17 +335,9 @@ def _hyper(h: int) -> str:
 # ------------------------------------------------------------ building float64 blocks
 
 def _primitive(vec: list[Fraction]) -> tuple[list[Fraction], Fraction]:
-    """vec = scale * ints with ints a primitive integer vector (first nonzero entry kept in sign)."""
-    den = 1
-    for v in vec:
-        den = den * v.denominator // math.gcd(den, v.denominator)
-    nums = [int(v * den) for v in vec]
-    g = 0
-    for n in nums:
-        g = math.gcd(g, n)
-    if g == 0:
-        return list(vec), Fraction(1)
-    return [Fraction(n // g) for n in nums], Fraction(g, den)
+    """vec = scale * ints with ints a primitive integer vector (signs kept); a zero vec is kept."""
+    ints, scale = linalg.primitive(vec)
+    return ([Fraction(n) for n in ints], scale) if scale else (list(vec), Fraction(1))
 
 
 def _dyadic_unit(row: list[Fraction], col: list[Fraction]) -> tuple[list[Fraction], list[Fraction]]:

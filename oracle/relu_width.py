@@ -23,14 +23,14 @@ a block of width exactly |script-H| + |T| + 2 rank(N_s K_T) for given (s, T).
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Optional, Sequence
 
 from flint import fmpq, fmpq_mat
 
-from .canonical import ReluClass, ReluForm, mat_to_fractions, relu_form_exact, to_fmpq_mat
+from .canonical import ReluForm, mat_to_fractions, relu_form_exact, to_fmpq_mat
+from .linalg import nullspace, primitive
 
 MAX_EXACT_CLASSES = 14  # 2^|script-H| sign vectors are enumerated below this
 
@@ -47,21 +47,7 @@ def kernel_basis(rows: list[list[Fraction]], d: int) -> fmpq_mat:
     """A d x k matrix whose columns form a basis of {x : r . x = 0 for all given rows}."""
     if not rows:
         return fmpq_mat([[fmpq(int(i == j)) for j in range(d)] for i in range(d)]) if d else fmpq_mat(0, 0)
-    A = to_fmpq_mat(rows, len(rows), d)
-    R, rank = A.rref()
-    pivots = []
-    for i in range(rank):
-        for j in range(d):
-            if R[i, j] != 0:
-                pivots.append(j)
-                break
-    free = [j for j in range(d) if j not in pivots]
-    K = fmpq_mat(d, len(free))
-    for c, fcol in enumerate(free):
-        K[fcol, c] = 1
-        for i, pc in enumerate(pivots):
-            K[pc, c] = -R[i, fcol]
-    return K
+    return nullspace(to_fmpq_mat(rows, len(rows), d), d)
 
 
 def n_matrix(form: ReluForm, s: Sequence[int]) -> fmpq_mat:
@@ -199,14 +185,7 @@ def _is_dyadic(v: Any) -> bool:
 
 def _bezout_vector(row: list[Fraction]) -> list[int]:
     """Integers b with p . b = 1 for the primitive integer vector p proportional to row."""
-    den = 1
-    for v in row:
-        den = den * v.denominator // math.gcd(den, v.denominator)
-    p = [int(v * den) for v in row]
-    g0 = 0
-    for x in p:
-        g0 = math.gcd(g0, x)
-    p = [x // g0 for x in p]
+    p, _ = primitive(row)
     # extended Euclid along the entries: g = sum p_j b_j throughout
     b = [0] * len(p)
     g = 0

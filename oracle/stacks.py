@@ -30,7 +30,7 @@ import numpy as np
 from . import activations
 from .blocks import Block, Stack
 from .errors import InputError
-from .io import _one_line, peek, read_arrays
+from .io import peek, read_arrays, write_arrays
 
 STACK_KINDS = ("residual_stack", "plain_stack")
 STACK_ARRAYS = ("W_up", "W_down", "W_gate", "b_up", "b_gate", "b_down", "M")
@@ -127,15 +127,7 @@ def write_stack(stack: Stack, path: str | os.PathLike, fmt: Optional[str] = None
             if v is not None:
                 arrays[f"{name}.{l}"] = np.ascontiguousarray(np.asarray(v, dtype=np.float64))
     meta = {"kind": stack_kind(stack), "layers": str(len(stack.blocks)), "activation": acts.pop()}
-    try:
-        if fmt == "npz":
-            with open(p, "wb") as fh:
-                np.savez(fh, **arrays, **{k: np.array(v) for k, v in meta.items()})
-        else:
-            from safetensors.numpy import save_file
-            save_file(arrays, str(p), metadata=meta)
-    except OSError as e:
-        raise InputError(f"{p}: cannot write: {_one_line(e)}") from None
+    write_arrays(p, fmt, arrays, meta)
     return fmt
 
 

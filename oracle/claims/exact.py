@@ -165,18 +165,11 @@ def balls_agree(lhs: Sequence[arb], rhs: Sequence[arb], tol: float = BALL_TOL) -
 
 def line_key(row: Sequence[Fraction]) -> Optional[tuple[int, ...]]:
     """Primitive integer vector with positive leading entry spanning the line of a rational row."""
-    den = 1
-    for v in row:
-        den = den * v.denominator // np.gcd(den, v.denominator)
-    ints = [int(v * den) for v in row]
-    g = 0
-    for v in ints:
-        g = int(np.gcd(g, abs(v)))
-    if g == 0:
+    ints, scale = linalg.primitive(row)
+    if not scale:
         return None
-    lead = next(v for v in ints if v != 0)
-    sgn = 1 if lead > 0 else -1
-    return tuple(sgn * v // g for v in ints)
+    sgn = 1 if next(v for v in ints if v != 0) > 0 else -1
+    return tuple(sgn * v for v in ints)
 
 
 def nullspace(a: QMat, d: int) -> QMat:
