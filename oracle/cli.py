@@ -15,7 +15,7 @@ from .errors import InputError
 # is not there yet makes the command say so (exit 2) instead of failing obscurely.
 COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("oracle.audit", "run every claim's checks, proofs and counterexamples (no input)"),
-    "check": ("oracle.decide", "decide whether one residual block absorbs its skip"),
+    "check": ("oracle.check", "decide whether one residual block absorbs its skip"),
     "witness": ("oracle.witness", "certified point where two blocks differ, or evidence they agree"),
     "activations": ("oracle.cli", "the activation catalog with its checked properties"),
     "scan": ("oracle.scan", "every MLP block of a .safetensors checkpoint"),

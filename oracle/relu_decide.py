@@ -357,7 +357,7 @@ def _dyadic_unit(row: list[Fraction], col: list[Fraction]) -> tuple[list[Fractio
 
 def _round_info(exact: dict[str, list[Fraction]], floats: dict[str, np.ndarray]) -> dict[str, Any]:
     """Which arrays of an emitted block hold rounded values, with the largest entry error (rounded up)."""
-    from .decide import _float_up
+    from .construct import _float_up
 
     rounded, err, values = [], {}, {}
     for name, vals in exact.items():
@@ -488,7 +488,7 @@ def _class_block(block: Block, cd: ClassData, signs: np.ndarray, w: int,
 def _class_block_floats(block: Block, cd: ClassData, signs: np.ndarray, w: int, pairs: bool,
                         c: np.ndarray) -> tuple[Block, dict[str, Any]]:
     """_class_block when every weight is already a float64 (only b_down can need rounding): O(m d)."""
-    from .decide import _float_up, _nearest_float
+    from .construct import _float_up, _nearest_float
 
     d = block.d
     sg = signs.astype(np.float64)
@@ -732,7 +732,7 @@ def limit_properties(activation: str) -> dict[str, Any]:
 
 def flip_with_bias(block: Block, S: list[int]) -> tuple[Block, dict[str, Any]]:
     """The replacing block of relu-limit (A): rows and b_up in S negated, b_down + W_S b_S (exact)."""
-    from .decide import flip_block
+    from .construct import flip_block
 
     return flip_block(block.without_skip(), S)
 
@@ -805,7 +805,7 @@ def decide_odd(block: Block, progress: Progress = _quiet, max_exhaustive: int = 
 def _ball_comparison(block: Block, plain: Block, note: dict[str, Any]) -> Comparison:
     """Evidence for an activation without a canonical form: F - P equals the b_down rounding at a
     few points (arb balls).  The identity itself is relu-limit (A), exact algebra."""
-    from .decide import _spot_points, verify_equal_at_points
+    from .construct import _spot_points, verify_equal_at_points
 
     offset = None
     if note.get("b_down_rounded"):

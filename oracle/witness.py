@@ -80,7 +80,7 @@ def agreement_evidence(R: Block, P: Block) -> Optional[dict[str, Any]]:
         if not act.odd_part_identity or not np.array_equal(R.W_down, P.W_down):
             return None
         flipped = np.flatnonzero(np.any(R.W_up != P.W_up, axis=1))
-    from .decide import flip_block
+    from .construct import flip_block
 
     cand, note = flip_block(R.without_skip() if R.kind == "residual" else R, flipped)
     if note.get("b_down_rounded"):
