@@ -165,18 +165,25 @@ def blank_figures(png: str | Path, record: dict[str, Any], min_colors: int = 8) 
     return out
 
 
+def window_to_first_figure(record: dict[str, Any], height: int = WINDOW[1]) -> tuple[int, int]:
+    """A window at least `height` tall that reaches the bottom of the page's first image, wherever
+    the claims table above it puts it (the table grows with the registry)."""
+    bottoms = [im["box"]["y"] + im["box"]["h"] for im in record.get("images", []) if im.get("box")]
+    return WINDOW[0], max(height, int(min(bottoms)) + 40 if bottoms else height)
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     """Check a report's figures in Chromium; optionally save a screenshot of its top."""
     p = argparse.ArgumentParser(prog="python -m oracle.browser", description=main.__doc__)
     p.add_argument("report", help="an HTML report written by absorb audit --report")
     p.add_argument("--screenshot", metavar="PNG", help="also save a screenshot of the top of the page")
-    p.add_argument("--height", type=int, default=WINDOW[1], help="window height of the screenshot")
+    p.add_argument("--height", type=int, default=WINDOW[1], help="least window height of the screenshot (it always reaches the first figure)")
     args = p.parse_args(argv)
     try:
         rec = probe(args.report)
         problems = rendering_problems(rec)
         if args.screenshot:
-            screenshot(args.report, args.screenshot, window=(WINDOW[0], args.height))
+            screenshot(args.report, args.screenshot, window=window_to_first_figure(rec, args.height))
             problems += blank_figures(args.screenshot, rec)
     except (ChromiumMissing, RuntimeError, OSError, subprocess.SubprocessError) as e:
         print(f"oracle.browser: error: {e}", file=sys.stderr)

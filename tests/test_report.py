@@ -372,8 +372,8 @@ def test_report_renders_its_figures_in_chromium(reports, small_doc, tmp_path):
     for im in rec["images"]:
         assert im["naturalWidth"] > 100 and im["box"]["w"] > 100 and im["box"]["h"] > 50
     # The screenshot must reach at least the first figure, wherever the growing claims table puts it.
-    first = min(im["box"]["y"] + im["box"]["h"] for im in rec["images"])
-    window = (browser.WINDOW[0], max(browser.WINDOW[1], int(first) + 40))
+    window = browser.window_to_first_figure(rec)
+    assert window[1] >= min(im["box"]["y"] + im["box"]["h"] for im in rec["images"])
     shot = browser.screenshot(path, tmp_path / "shot.png", exe, window=window)
     assert browser.blank_figures(shot, rec) == []
 

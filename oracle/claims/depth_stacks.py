@@ -700,6 +700,12 @@ class StackInstance:
     candidate: Optional[list[Layer]] = None
     seed: int = 0
 
+    def size(self) -> dict[str, Any]:
+        """d, the widest layer and the depth, for the report's instance-size figure."""
+        U0 = self.layers[0][0]
+        return {"d": len(U0[0]) if U0 else len(self.layers[0][1]),
+                "m": max(len(U) for U, _ in self.layers), "depth": len(self.layers)}
+
 
 def _q(n: int, den: int) -> Fraction:
     return Fraction(n, den)

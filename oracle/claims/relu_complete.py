@@ -75,6 +75,10 @@ class ReluInstance:
         """x -> M x + B(x) in exact rationals."""
         return ExactRelu(self.W_up, self.W_down, self.b_up, self.b_down, self.M, d=self.d)
 
+    def size(self) -> dict[str, Any]:
+        """d and m of the drawn block, for the report's instance-size figure."""
+        return {"d": self.d, "m": self.m}
+
 
 KINDS = ("generic", "collinear_same_plane", "parallel", "opposite", "zero_row", "zero_column",
          "alpha_zero", "identity_like")
