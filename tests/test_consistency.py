@@ -56,7 +56,7 @@ def test_static_check_runs_from_any_working_directory(monkeypatch, tmp_path):
     assert findings(Path("..")) == []
 
 
-@pytest.mark.skipif(not C.coq_available(), reason="coqc not installed")
+@pytest.mark.usefixtures("coq_required")
 def test_check_all_runs_from_the_repository_with_a_relative_root(monkeypatch):
     """check_all(Path('.')) used to hand coqc a relative -R path while it ran in a temp folder."""
     monkeypatch.chdir(C.ROOT)

@@ -55,7 +55,7 @@ BINDERS = {
         {"k_ne_1", "M_nonzero", "sigma_homogeneous", "tau_homogeneous"},
 }
 
-needs_coq = pytest.mark.skipif(not C.coq_available(), reason="coqc not installed (make test installs it)")
+needs_coq = pytest.mark.usefixtures("coq_required")
 
 
 def _claim(cid: str, root: Path = C.ROOT) -> dict:

@@ -28,7 +28,7 @@ CLAIM = "relu-gelu-iff"
 NEC = "SkipAbsorption.Necessity"
 REGISTERED = [f"{NEC}.relu_iff", f"{NEC}.relu_necessity", f"{NEC}.relu_necessity_structure"]
 
-needs_coq = pytest.mark.skipif(not C.coq_available(), reason="coqc not installed (make test installs it)")
+needs_coq = pytest.mark.usefixtures("coq_required")
 
 
 def claim(root: Path = C.ROOT) -> dict:

@@ -20,7 +20,7 @@ import pytest
 from oracle import coqcheck
 from oracle import consistency as C
 
-pytestmark = pytest.mark.skipif(not C.coq_available(), reason="coqc not installed (make test installs it)")
+pytestmark = pytest.mark.usefixtures("coq_required")
 
 COQ = Path("proofs") / "coq"
 

@@ -35,7 +35,7 @@ THEOREMS = [
     "SkipAbsorption.Limit.gelu_iff",
 ]
 
-needs_coq = pytest.mark.skipif(not C.coq_available(), reason="coqc not installed")
+needs_coq = pytest.mark.usefixtures("coq_required")
 
 
 def _definition(module: str, name: str) -> str:
