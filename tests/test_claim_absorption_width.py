@@ -21,7 +21,7 @@ def test_certificate_holds_and_rechecks(inst):
     cert = aw.check(inst)
     assert cert.holds and cert.exact
     con = cert.data["construction"]
-    assert con["width"] == inst.block.m + inst.block.d and con["sum_b_u_equals_minus_I"]
+    assert con["width"] == inst.block.m + inst.block.d and con["sum_b_u_equals_minus_M"]
     lb = cert.data["lower_bound"]
     if lb["all_invertible"]:
         assert lb["C"] == inst.block.d and lb["minimal_width_is_m_plus_d"]
@@ -38,6 +38,38 @@ def test_identity_block_needs_exactly_m_plus_d():
     lb = aw.lower_bound_table(U, W)
     assert lb["all_invertible"] and lb["C"] == 2
     assert sorted(lb["dets"].values()) == ["1", "2", "2", "4"]
+
+
+def test_referee_general_M_example_has_width_1():
+    # issue 18: d = m = 1, u = w = 1, M = -1: -x + relu(x) = -relu(-x) is one unit (S = {1},
+    # M + W_S U_S = 0). The M = I formula would give C = 1, width 2.
+    U, W, M = [[Q(1)]], [[Q(1)]], [[Q(-1)]]
+    lb = aw.lower_bound_table(U, W, M)
+    assert lb["C"] == 0 and lb["dets"] == {"": "-1", "0": "0"} and not lb["all_invertible"]
+    assert aw.lower_bound_table(U, W)["C"] == 1  # M = I: x + relu(x) needs two units
+    up, down = aw.build_block(U, W, lb["argmin_S"], lb["argmin_T"], M=M)
+    assert up == [[Q(-1)]] and down == [[Q(1)]]
+    pts = [[Q(k, 2)] for k in range(-6, 7)]
+    assert aw.verify_equal(U, W, up, down, pts, acts=("relu",), M=M)[0]
+    assert not aw.verify_equal(U, W, up, down, pts, acts=("relu",))[0]  # it is not x + relu(x)
+    b = Block("relu", W_up=np.array([[1.0]]), W_down=np.array([[1.0]]))
+    cert = aw.check(aw.WidthInstance(b, [[Q(1)], [Q(-2)]], M))
+    assert cert.holds and cert.data["lower_bound"]["min_width"] == 1
+    assert cert.data["construction"]["width"] == 2 and aw.recheck(cert.as_dict())
+    # M = -2: both M + W_S U_S (-2, -1) invertible, so C = 2d - r = 1, width 2
+    assert aw.lower_bound_table(U, W, [[Q(-2)]])["C"] == 1
+
+
+def test_generated_instances_reach_general_M_and_d_1():
+    from hypothesis import HealthCheck, find
+    inst = find(aw.STRATEGY, lambda i: i.block.d == 1 and i.M is not None and i.M != [[Q(1)]],
+                settings=settings(max_examples=500, suppress_health_check=list(HealthCheck)))
+    assert aw.check(inst).holds
+    inst = find(aw.STRATEGY, lambda i: i.M is not None and aw.lower_bound_table(
+        [[Q(v) for v in r] for r in i.block.W_up.tolist()],
+        [[Q(v) for v in r] for r in i.block.W_down.tolist()], i.M)["C"] == 0,
+        settings=settings(max_examples=500, suppress_health_check=list(HealthCheck)))
+    assert aw.check(inst).data["lower_bound"]["min_width"] == inst.block.m
 
 
 def test_singular_case_goes_below_m_plus_d():

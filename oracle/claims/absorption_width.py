@@ -1,15 +1,15 @@
 """Oracle check of absorption-width: m + d units absorb the skip; generically no fewer do (relu).
 
 Upper bound (proofs/informal/absorption-width.md, part (A)). With rank W_up = d pick d
-independent rows u_{i_1..i_d}, solve sum_k b_k u_{i_k}^T = -I exactly, replace w_{i_k} by
+independent rows u_{i_1..i_d}, solve sum_k b_k u_{i_k}^T = -M exactly, replace w_{i_k} by
 w_{i_k} - b_k and append the units (-u_{i_k}, b_k). The result is a residual-free block of width
-m + d equal to x + B(x) for every s with s(z) - s(-z) = z. Checked exactly in rationals for relu
+m + d equal to Mx + B(x) for every s with s(z) - s(-z) = z. Checked exactly in rationals for relu
 and with arb ball enclosures (evidence; the identity is proved) for gelu, gelu_tanh and silu.
 
 Lower bound (part (B), relu, nondegenerate). The minimal width is m + C with
-C = min over disjoint S, T of |T| + 2 rank((I + W_S U_S) P_T), P_T the orthogonal projector onto
+C = min over disjoint S, T of |T| + 2 rank((M + W_S U_S) P_T), P_T the orthogonal projector onto
 the complement of span{u_i : i in T}. The check enumerates every (S, T) exactly, reports all
-det(I + W_S U_S), confirms C = d when they are all nonzero (so no block of width m + d - 1 of
+det(M + W_S U_S), confirms C = d when they are all nonzero (so no block of width m + d - 1 of
 the only possible form exists), and builds and verifies the width m + C block of the proof.
 """
 
@@ -113,7 +113,7 @@ def build_block(U: list, W: list, S: Sequence[int], T: Sequence[int],
     return up, transpose(down_cols)
 
 
-def spec_construction(U: list, W: list) -> Optional[dict[str, Any]]:
+def spec_construction(U: list, W: list, M: Optional[list] = None) -> Optional[dict[str, Any]]:
     """SPEC's m + d recipe; prefers d independent rows whose inverse is dyadic. None if rank < d."""
     d, m = len(W), len(U)
     first = None
@@ -128,8 +128,8 @@ def spec_construction(U: list, W: list) -> Optional[dict[str, Any]]:
     if first is None:
         return None
     rows, inv = first
-    # sum_k b_k u_{i_k}^T = [b_1..b_d] U_I = -I, so [b_1..b_d] = -U_I^{-1}.
-    Bm = [[-v for v in r] for r in inv]
+    # sum_k b_k u_{i_k}^T = [b_1..b_d] U_I = -M, so [b_1..b_d] = -M U_I^{-1}.
+    Bm = [[-v for v in r] for r in (inv if M is None else matmul(M, inv))]
     b = [[Bm[a][k] for a in range(d)] for k in range(d)]
     up = [list(r) for r in U] + [[-v for v in U[i]] for i in rows]
     cols = [[W[a][i] for a in range(d)] for i in range(m)]
@@ -139,10 +139,10 @@ def spec_construction(U: list, W: list) -> Optional[dict[str, Any]]:
     return {"rows": list(rows), "b": b, "W_up": up, "W_down": transpose(cols)}
 
 
-def lower_bound_table(U: list, W: list) -> dict[str, Any]:
-    """Exact C = min over disjoint (S, T) of |T| + 2 rank((I + W_S U_S) P_T), and all det(I + W_S U_S)."""
+def lower_bound_table(U: list, W: list, M: Optional[list] = None) -> dict[str, Any]:
+    """Exact C = min over disjoint (S, T) of |T| + 2 rank((M + W_S U_S) P_T), and all det(M + W_S U_S)."""
     m, d = len(U), len(W)
-    I = identity(d)
+    I = identity(d) if M is None else M
     dets, best = {}, None
     A_of = {}
     for S in itertools.chain.from_iterable(itertools.combinations(range(m), k) for k in range(m + 1)):
@@ -165,10 +165,10 @@ def lower_bound_table(U: list, W: list) -> dict[str, Any]:
 # ---------------------------------------------------------------- verification
 
 def verify_equal(U: list, W: list, up: list, down: list, pts: list,
-                 acts: Sequence[str] = ODD_ACTS) -> tuple[bool, dict[str, Any]]:
-    """x + B(x) == B'(x) at pts: exact for relu, arb balls for the others."""
+                 acts: Sequence[str] = ODD_ACTS, M: Optional[list] = None) -> tuple[bool, dict[str, Any]]:
+    """Mx + B(x) == B'(x) at pts (M = I by default): exact for relu, arb balls for the others."""
     d = len(W)
-    I = identity(d)
+    I = identity(d) if M is None else M
     out, ok = {}, True
     for act in acts:
         rows = []
@@ -189,21 +189,35 @@ def verify_equal(U: list, W: list, up: list, down: list, pts: list,
 
 @dataclass
 class WidthInstance:
-    """A nondegenerate block with rank W_up = d and points to compare at."""
+    """A nondegenerate block with rank W_up = d, a skip matrix M (None: the identity) and points."""
 
     block: Block
     points: list[list[Fraction]]
+    M: Optional[list[list[Fraction]]] = None
 
 
 @st.composite
 def _instances(draw: st.DrawFn) -> WidthInstance:
-    d = draw(st.integers(2, 3))
-    m = draw(st.integers(d, MAX_LOWER_M if d == 2 else 4))
+    d = draw(st.integers(1, 3))
+    # nondegenerate in d = 1 forces m = 1 (two nonzero reals are collinear)
+    m = 1 if d == 1 else draw(st.integers(d, MAX_LOWER_M if d == 2 else 4))
     b = draw(nondegenerate_blocks("relu", d=d, m=m))
     assume(exact_rank(qmat(b.W_up)) == d)
     coord = st.builds(Fraction, st.integers(-30, 30), st.sampled_from([1, 2, 3, 4, 8]))
     pts = draw(st.lists(st.lists(coord, min_size=d, max_size=d), min_size=2, max_size=4))
-    return WidthInstance(b, pts)
+    # the statement is for every M: identity, random dyadic (often singular when small), planted
+    # M = -W_S U_S (C = 0: absorbable at width m) and a planted M off by 2^-30 in one entry
+    kind = draw(st.sampled_from(["identity", "dyadic", "planted", "near_miss"]))
+    if kind == "identity":
+        return WidthInstance(b, pts)
+    if kind == "dyadic":
+        ent = st.builds(Fraction, st.integers(-4, 4), st.sampled_from([1, 2, 4]))
+        return WidthInstance(b, pts, draw(st.lists(st.lists(ent, min_size=d, max_size=d), min_size=d, max_size=d)))
+    S = draw(st.lists(st.integers(0, m - 1), min_size=1, max_size=m, unique=True))
+    M = [[-v for v in r] for r in index_sum(qmat(b.W_up), qmat(b.W_down), sorted(S))]
+    if kind == "near_miss":
+        M[0][0] += Fraction(1, 2 ** 30)
+    return WidthInstance(b, pts, M)
 
 
 STRATEGY = _instances()
@@ -221,30 +235,31 @@ def check(inst: WidthInstance) -> Certificate:
     U, W = qmat(b.W_up), qmat(b.W_down)
     d, m = b.d, b.m
     pts = [qvec(p) for p in inst.points] + [[Fraction(0)] * d]
-    con = spec_construction(U, W)
+    Mq = identity(d) if inst.M is None else [list(r) for r in inst.M]
+    con = spec_construction(U, W, Mq)
     if con is None:
         return Certificate(CLAIM, False, False, "exact rank", {"rank": exact_rank(U)}, "rank W_up < d")
     bsum = matmul(transpose(con["b"]), [U[i] for i in con["rows"]])
-    alg = bsum == [[-v for v in r] for r in identity(d)]
-    ok_up, rows_up = verify_equal(U, W, con["W_up"], con["W_down"], pts)
+    alg = bsum == [[-v for v in r] for r in Mq]
+    ok_up, rows_up = verify_equal(U, W, con["W_up"], con["W_down"], pts, M=Mq)
     dy = _all_dyadic(con["W_up"], con["W_down"])
     data: dict[str, Any] = {
-        "W_up": smat(U), "W_down": smat(W), "d": d, "m": m, "rank_W_up": exact_rank(U),
+        "W_up": smat(U), "W_down": smat(W), "M": smat(Mq), "d": d, "m": m, "rank_W_up": exact_rank(U),
         "construction": {"rows": con["rows"], "b": smat(con["b"]), "W_up": smat(con["W_up"]),
                          "W_down": smat(con["W_down"]), "width": len(con["W_up"]),
-                         "sum_b_u_equals_minus_I": alg, "points": rows_up,
+                         "sum_b_u_equals_minus_M": alg, "points": rows_up,
                          "dyadic": dy, "float64_note": "" if dy else
                          "some weights are non-dyadic rationals: float64 cannot hold them exactly; "
                          "the relu verification is exact in rationals"}}
     holds = alg and ok_up and len(con["W_up"]) == m + d
     nondeg = nondegeneracy(b.W_up, b.W_down).ok
     if nondeg and m <= MAX_LOWER_M:
-        lb = lower_bound_table(U, W)
-        up2, down2 = build_block(U, W, lb["argmin_S"], lb["argmin_T"])
-        ok_min, rows_min = verify_equal(U, W, up2, down2, pts, acts=("relu",))
+        lb = lower_bound_table(U, W, Mq)
+        up2, down2 = build_block(U, W, lb["argmin_S"], lb["argmin_T"], M=Mq)
+        ok_min, rows_min = verify_equal(U, W, up2, down2, pts, acts=("relu",), M=Mq)
         lb.update({"min_width": m + lb["C"], "min_block": {"W_up": smat(up2), "W_down": smat(down2),
                                                           "points": rows_min}})
-        # With every I + W_S U_S invertible the proof gives C = 2d - rank W_up = d.
+        # With every M + W_S U_S invertible the proof gives C = 2d - rank W_up = d.
         bound_ok = lb["C"] <= d and len(up2) == m + lb["C"] and ok_min
         if lb["all_invertible"]:
             bound_ok = bound_ok and lb["C"] == d
@@ -262,19 +277,20 @@ def recheck(cert: dict[str, Any]) -> bool:
         data = cert["data"]
         U, W = qmat(data["W_up"]), qmat(data["W_down"])
         d, m = len(W), len(U)
+        Mq = qmat(data["M"]) if "M" in data else identity(d)
         con = data["construction"]
         up, down, b = qmat(con["W_up"]), qmat(con["W_down"]), qmat(con["b"])
         rows = con["rows"]
         if len(up) != m + d or len(down) != d or any(len(r) != m + d for r in down):
             return False
-        if matmul(transpose(b), [U[i] for i in rows]) != [[-v for v in r] for r in identity(d)]:
+        if matmul(transpose(b), [U[i] for i in rows]) != [[-v for v in r] for r in Mq]:
             return False
         pts = [qvec(r["x"]) for r in con["points"]["relu"]]
-        if not pts or not verify_equal(U, W, up, down, pts)[0]:
+        if not pts or not verify_equal(U, W, up, down, pts, M=Mq)[0]:
             return False
         if "lower_bound" in data:
             lb = data["lower_bound"]
-            fresh = lower_bound_table(U, W)
+            fresh = lower_bound_table(U, W, Mq)
             if fresh["C"] != lb["C"] or fresh["dets"] != lb["dets"] or fresh["C"] > d:
                 return False
             if fresh["all_invertible"] and fresh["C"] != d:
@@ -282,7 +298,7 @@ def recheck(cert: dict[str, Any]) -> bool:
             up2, down2 = qmat(lb["min_block"]["W_up"]), qmat(lb["min_block"]["W_down"])
             if len(up2) != m + fresh["C"]:
                 return False
-            return verify_equal(U, W, up2, down2, pts, acts=("relu",))[0]
+            return verify_equal(U, W, up2, down2, pts, acts=("relu",), M=Mq)[0]
         return True
     except (KeyError, TypeError, ValueError, ZeroDivisionError, IndexError):
         return False

@@ -8,8 +8,8 @@ alpha = 0 classes, d = 1, biases on one side only) the check
 * builds the width-m* block of the construction and verifies B' = F exactly, through the canonical
   forms (Lemma 1 of proofs/informal/relu-complete.md) and, for d <= 2, through the independent
   referee oracle/algebra/pl_check.py (which does not use Lemma 1); for d = 3 also at exact sample points;
-* cross-checks the special cases against independent code: for nondegenerate bias-free blocks with
-  M = I, m* = m + C with C from absorption_width.lower_bound_table; for blocks whose classes are
+* cross-checks the special cases against independent code: for nondegenerate bias-free blocks and
+  any M, m* = m + C with C from absorption_width.lower_bound_table; for blocks whose classes are
   singletons with w_i != 0, m* <= m iff an index set exists (all 2^m subsets, exact);
 * for d = 1, searches all blocks of width < m* (up to 3) with weights in a small grid and confirms
   that none equals F (evidence for the lower bound that does not use the proof).
@@ -258,9 +258,9 @@ def _evaluate(inst: ReluInstance) -> dict[str, Any]:
     else:
         out["construction_equal_at_points"] = _evaluate_points(inst, con, d)
     biased = form.biased
-    if _nondegenerate(inst) and not biased and inst.M == identity(d):
+    if _nondegenerate(inst) and not biased:
 
-        C = lower_bound_table(inst.W_up, inst.W_down)["C"]
+        C = lower_bound_table(inst.W_up, inst.W_down, inst.M)["C"]
         out["absorption_width_C"] = C
         out["agrees_with_absorption_width"] = wr.lower == inst.m + C
     if _singleton_classes(form):
