@@ -558,15 +558,16 @@ Qed.
 Lemma depth_narrow_needs_pieces_invertible :
   ~ (forall (d : nat) (layers plains : list layer)
          (d_pos : (0 < d)%nat)
-         (narrow_width : exists (P1 : layer) (rest : list layer),
-            plains = P1 :: rest /\ (width P1 <= d)%nat),
+         (narrow_width : (exists (P1 : layer) (rest : list layer),
+                            plains = P1 :: rest /\ (width P1 <= d)%nat) \/
+                         Exists (fun P => (width P < d)%nat) plains),
        ~ (forall x i, (i < d)%nat ->
             res_comp_id (map (layer_block d relu) layers) x i =
             plain_comp (map (layer_block d relu) plains) x i)).
 Proof.
   intros H.
   apply (H 2%nat [mk_layer 2 neg_ident ident] [mk_layer 2 neg_ident neg_ident] ltac:(lia)).
-  - exists (mk_layer 2 neg_ident neg_ident), []. split; [reflexivity|simpl; lia].
+  - left. exists (mk_layer 2 neg_ident neg_ident), []. split; [reflexivity|simpl; lia].
   - intros x i Hi. simpl. unfold layer_block. simpl.
     rewrite <- (relu_flip_2 x i Hi). rewrite mv_ident by exact Hi. reflexivity.
 Qed.

@@ -138,9 +138,326 @@ Proof.
   exfalso. apply Hn. exact (Hneg l Hl).
 Qed.
 
+(** ** Part (b): a plain stack with a layer narrower than [d]
+
+    The argument: a plain stack with a layer of width [k < d] takes its values,
+    for each pattern of active units after that layer, in the range of a
+    [d x k] matrix, so finitely many nonzero covectors [a] cover all its
+    values ([a . P(x) = 0] for one of them).  Pulled back through the invertible
+    pieces of [F], finitely many nonzero covectors [c] would cover every [x]
+    ([c . x = 0] for one of them), but [R^d] is no finite union of hyperplanes. *)
+
+Definition dot (d : nat) (c x : vec) : R := sum d (fun j => c j * x j).
+Definition nonzero_vec (d : nat) (c : vec) : Prop := exists j, (j < d)%nat /\ c j <> 0.
+(** [A^T c] *)
+Definition transpose_mv (d : nat) (A : mat) (c : vec) : vec := fun j => sum d (fun i => c i * A i j).
+
+Lemma dot_ext : forall d c x y, (forall j, (j < d)%nat -> x j = y j) -> dot d c x = dot d c y.
+Proof. intros. unfold dot. apply sum_ext. intros j Hj. rewrite H by exact Hj. reflexivity. Qed.
+
+Lemma dot_transpose : forall d A c x, dot d (transpose_mv d A c) x = dot d c (mv d A x).
+Proof.
+  intros. unfold dot, transpose_mv, mv.
+  rewrite (sum_ext d (fun j => sum d (fun i => c i * A i j) * x j)
+             (fun j => sum d (fun i => c i * A i j * x j))) by (intros; rewrite <- sum_scal_r; reflexivity).
+  rewrite sum_swap. apply sum_ext. intros i _. rewrite <- sum_scal_l. apply sum_ext. intros; ring.
+Qed.
+
+(** A matrix with trivial kernel is onto (its [d] columns are independent, so
+    they span [R^d] by [basis_completion]). *)
+Lemma trivial_kernel_onto : forall d A, trivial_kernel d A ->
+  forall y : vec, exists x : vec, forall i, (i < d)%nat -> mv d A x i = y i.
+Proof.
+  intros d A HA y.
+  assert (Hind : indep d d (fun j i => A i j)).
+  { intros c Hc k Hk. apply (HA c); [|exact Hk]. intros i Hi. unfold mv. rewrite <- (Hc i Hi).
+    apply sum_ext. intros; ring. }
+  destruct (basis_completion d d _ Hind) as (_ & Lv & Hspan).
+  destruct (Hspan y) as (c & Hc). exists c. intros i Hi. rewrite <- (Hc i Hi). unfold mv.
+  apply sum_ext. intros k Hk. unfold append.
+  replace (k <? d)%nat with true by (symmetry; apply Nat.ltb_lt; exact Hk). ring.
+Qed.
+
+Lemma sum_squares_zero : forall n (c : vec), sum n (fun i => c i * c i) = 0 ->
+  forall i, (i < n)%nat -> c i = 0.
+Proof.
+  intros n c H i Hi.
+  assert (Hle : c i * c i <= sum n (fun i => c i * c i))
+    by (apply (term_le_sum n (fun i => c i * c i)); [intros; nra|exact Hi]).
+  nra.
+Qed.
+
+(** [A^T c <> 0] for [c <> 0] and [A] invertible. *)
+Lemma transpose_nonzero : forall d A c, trivial_kernel d A -> nonzero_vec d c ->
+  nonzero_vec d (transpose_mv d A c).
+Proof.
+  intros d A c HA (j & Hj & Hc).
+  destruct (classic (nonzero_vec d (transpose_mv d A c))) as [H|H]; [exact H|]. exfalso.
+  destruct (trivial_kernel_onto d A HA c) as (x & Hx).
+  assert (H0 : dot d (transpose_mv d A c) x = 0).
+  { unfold dot. apply sum_zero. intros k Hk.
+    destruct (Req_dec (transpose_mv d A c k) 0) as [Hz|Hz]; [rewrite Hz; ring|].
+    exfalso. apply H. exists k. split; assumption. }
+  rewrite dot_transpose, (dot_ext d c _ c Hx) in H0.
+  apply Hc. exact (sum_squares_zero d c H0 j Hj).
+Qed.
+
+(** ** Finitely many hyperplanes never cover [R^d] *)
+
+Lemma small_step : forall d (H : list vec) (x y : vec),
+  (forall c, In c H -> dot d c x <> 0) ->
+  exists t, 0 < t /\ forall c, In c H -> t * (1 + Rabs (dot d c y)) < Rabs (dot d c x).
+Proof.
+  intros d H x y. induction H as [|c0 H IH]; intros Hx.
+  - exists 1. split; [lra|]. intros c [].
+  - destruct IH as (t1 & Ht1 & H1); [intros c Hc; apply Hx; right; exact Hc|].
+    assert (Hpos : 0 < Rabs (dot d c0 x)) by (apply Rabs_pos_lt; apply Hx; left; reflexivity).
+    assert (Hq : 0 < 1 + Rabs (dot d c0 y)) by (pose proof (Rabs_pos (dot d c0 y)); lra).
+    set (t0 := Rabs (dot d c0 x) / (2 * (1 + Rabs (dot d c0 y)))).
+    assert (Ht0 : 0 < t0) by (unfold t0; apply Rdiv_lt_0_compat; lra).
+    exists (Rmin t1 t0). split; [apply Rmin_glb_lt; assumption|].
+    intros c [E|Hc].
+    + subst c. apply (Rle_lt_trans _ (t0 * (1 + Rabs (dot d c0 y)))).
+      * apply Rmult_le_compat_r; [lra|apply Rmin_r].
+      * unfold t0.
+        replace (Rabs (dot d c0 x) / (2 * (1 + Rabs (dot d c0 y))) * (1 + Rabs (dot d c0 y)))
+          with (Rabs (dot d c0 x) / 2) by (field; lra).
+        lra.
+    + apply (Rle_lt_trans _ (t1 * (1 + Rabs (dot d c y)))).
+      * apply Rmult_le_compat_r; [pose proof (Rabs_pos (dot d c y)); lra|apply Rmin_l].
+      * apply H1. exact Hc.
+Qed.
+
+Lemma dot_plus_scale : forall d c x y t,
+  dot d c (fun j => x j + t * y j) = dot d c x + t * dot d c y.
+Proof. intros. unfold dot. rewrite <- sum_scal_l, <- sum_plus. apply sum_ext. intros; ring. Qed.
+
+Theorem hyperplanes_do_not_cover : forall d (H : list vec),
+  (forall c, In c H -> nonzero_vec d c) ->
+  exists x : vec, forall c, In c H -> dot d c x <> 0.
+Proof.
+  intros d H. induction H as [|c0 H IH]; intros Hnz.
+  - exists (fun _ => 0). intros c [].
+  - destruct IH as (x & Hx); [intros c Hc; apply Hnz; right; exact Hc|].
+    destruct (Req_dec (dot d c0 x) 0) as [H0|H0].
+    + destruct (Hnz c0 (or_introl eq_refl)) as (j & Hj & Hcj).
+      destruct (small_step d H x (unit_vec j) Hx) as (t & Ht & Hsmall).
+      exists (fun k => x k + t * unit_vec j k). intros c [E|Hc].
+      * subst c. rewrite dot_plus_scale, H0.
+        unfold dot. rewrite (sum_ext d _ (fun k => c0 k * kron j k)) by (intros; reflexivity).
+        rewrite (sum_ext d (fun k => c0 k * kron j k) (fun k => kron j k * c0 k)) by (intros; ring).
+        rewrite sum_kron_l by exact Hj.
+        intros E. apply Hcj. apply (Rmult_eq_reg_l t); [lra|lra].
+      * rewrite dot_plus_scale. pose proof (Hsmall c Hc) as Hs.
+        intros E.
+        assert (Hab : Rabs (dot d c x) = Rabs (t * dot d c (unit_vec j)))
+          by (rewrite <- (Rabs_Ropp (t * _)); f_equal; lra).
+        rewrite Rabs_mult, (Rabs_right t) in Hab by lra.
+        pose proof (Rabs_pos (dot d c (unit_vec j))). nra.
+    + exists x. intros c [E|Hc]; [subst c; exact H0|exact (Hx c Hc)].
+Qed.
+
+(** ** All active sets of a layer, as a finite list *)
+
+Fixpoint all_subsets (m : nat) : list (nat -> bool) :=
+  match m with
+  | O => [fun _ => false]
+  | S m' => flat_map (fun S => [S; fun l => if Nat.eqb l m' then true else S l]) (all_subsets m')
+  end.
+
+Lemma all_subsets_false : forall m S', In S' (all_subsets m) -> forall l, (m <= l)%nat -> S' l = false.
+Proof.
+  induction m as [|m IH]; intros S' Hin l Hl; simpl in Hin.
+  - destruct Hin as [<-|[]]. reflexivity.
+  - apply in_flat_map in Hin. destruct Hin as (S0 & H0 & [<-|[<-|[]]]).
+    + apply (IH S0 H0). lia.
+    + destruct (Nat.eqb l m) eqn:E; [apply Nat.eqb_eq in E; lia|]. apply (IH S0 H0). lia.
+Qed.
+
+Lemma all_subsets_complete : forall m (S : nat -> bool),
+  exists S', In S' (all_subsets m) /\ forall l, (l < m)%nat -> S' l = S l.
+Proof.
+  induction m as [|m IH]; intros S.
+  - exists (fun _ => false). split; [left; reflexivity|intros; lia].
+  - destruct (IH S) as (S'' & Hin & Hag). simpl.
+    destruct (S m) eqn:Em.
+    + exists (fun l => if Nat.eqb l m then true else S'' l). split.
+      * apply in_flat_map. exists S''. split; [exact Hin|right; left; reflexivity].
+      * intros l Hl. destruct (Nat.eqb l m) eqn:E.
+        -- apply Nat.eqb_eq in E. subst l. symmetry. exact Em.
+        -- apply Nat.eqb_neq in E. apply Hag. lia.
+    + exists S''. split.
+      * apply in_flat_map. exists S''. split; [exact Hin|left; reflexivity].
+      * intros l Hl. destruct (Nat.eq_dec l m) as [->|E]; [|apply Hag; lia].
+        rewrite Em. exact (all_subsets_false m S'' Hin m (le_n m)).
+Qed.
+
+Lemma piece_ext : forall d m S S' Wd Wu, (forall l, (l < m)%nat -> S' l = S l) ->
+  forall i j, piece d m S' Wd Wu i j = piece d m S Wd Wu i j.
+Proof.
+  intros. unfold piece. f_equal. apply sum_ext. intros l Hl. rewrite H by exact Hl. reflexivity.
+Qed.
+
+(** ** Pulling covectors back through the residual stack *)
+
+Lemma residual_pullback : forall d (layers : list layer),
+  Forall (layer_pieces_invertible d) layers ->
+  forall H : list vec, (forall c, In c H -> nonzero_vec d c) ->
+  exists H' : list vec, (forall c, In c H' -> nonzero_vec d c) /\
+    forall x, (exists a, In a H /\ dot d a (res_comp_id (map (layer_block d relu) layers) x) = 0) ->
+              exists c, In c H' /\ dot d c x = 0.
+Proof.
+  intros d layers Hinv. induction Hinv as [|L layers HL _ IH]; intros H Hnz.
+  - exists H. split; [exact Hnz|]. intros x Hx. exact Hx.
+  - destruct (IH H Hnz) as (H1 & Hnz1 & Hpull).
+    exists (flat_map (fun S => map (transpose_mv d (piece d (width L) S (Wdown L) (Wup L))) H1)
+                     (all_subsets (width L))).
+    split.
+    + intros c Hc. apply in_flat_map in Hc. destruct Hc as (S & _ & Hc).
+      apply in_map_iff in Hc. destruct Hc as (c1 & <- & Hc1).
+      apply transpose_nonzero; [apply HL|apply Hnz1; exact Hc1].
+    + intros x Hx. simpl in Hx. destruct (Hpull _ Hx) as (c1 & Hc1 & Hdot).
+      destruct (all_subsets_complete (width L) (active d (Wup L) x)) as (S & HS & Hag).
+      exists (transpose_mv d (piece d (width L) S (Wdown L) (Wup L)) c1). split.
+      * apply in_flat_map. exists S. split; [exact HS|]. apply in_map. exact Hc1.
+      * rewrite dot_transpose. rewrite <- Hdot. apply dot_ext. intros j Hj.
+        unfold layer_block. rewrite residual_is_piece by exact Hj.
+        apply mv_row_ext. intros k _. apply piece_ext. exact Hag.
+Qed.
+
+(** ** Covectors for the values of a plain stack with a narrow layer *)
+
+(** One covector per member of a list, collected in one list. *)
+Lemma list_union : forall (l : list (nat -> bool)) (Nz : vec -> Prop)
+                          (Q : (nat -> bool) -> list vec -> Prop),
+  (forall S, In S l -> exists cs, (forall c, In c cs -> Nz c) /\ Q S cs) ->
+  exists css, (forall c, In c css -> Nz c) /\ forall S, In S l -> exists cs, Q S cs /\ incl cs css.
+Proof.
+  induction l as [|S0 l IH]; intros Nz Q H.
+  - exists []. split; [intros c []|intros S []].
+  - destruct (H S0 (or_introl eq_refl)) as (cs0 & Hnz0 & HQ0).
+    destruct (IH Nz Q) as (css & Hnz & HQ); [intros S HS; apply H; right; exact HS|].
+    exists (cs0 ++ css). split.
+    + intros c Hc. apply in_app_or in Hc. destruct Hc; [apply Hnz0|apply Hnz]; assumption.
+    + intros S [<-|HS].
+      * exists cs0. split; [exact HQ0|]. apply incl_appl, incl_refl.
+      * destruct (HQ S HS) as (cs & HQS & Hincl). exists cs. split; [exact HQS|].
+        apply incl_appr. exact Hincl.
+Qed.
+
+(** [d] vectors in [R^k] with [k < d] are dependent: some [a <> 0] has
+    [a^T G = 0] for a [d x k] matrix [G]. *)
+Lemma left_kernel_of_narrow : forall d k (G : mat), (k < d)%nat ->
+  exists a : vec, nonzero_vec d a /\ forall l, (l < k)%nat -> sum d (fun i => a i * G i l) = 0.
+Proof.
+  intros d k G Hk.
+  destruct (classic (indep k d (fun i l => G i l))) as [Hind|Hnot].
+  - pose proof (indep_le_dim k d _ Hind). lia.
+  - apply not_all_ex_not in Hnot. destruct Hnot as (a & Ha).
+    apply imply_to_and in Ha. destruct Ha as (Hker & Hnz).
+    exists a. split; [|exact Hker].
+    apply not_all_ex_not in Hnz. destruct Hnz as (j & Hj).
+    apply imply_to_and in Hj. destruct Hj as (Hj & Haj). exists j. split; assumption.
+Qed.
+
+Lemma mv_mv : forall d k (A B : mat) (h : vec) i,
+  mv d A (mv k B h) i = mv k (fun l j => sum d (fun t => A l t * B t j)) h i.
+Proof.
+  intros. unfold mv.
+  rewrite (sum_ext d _ (fun t => sum k (fun j => A i t * B t j * h j)))
+    by (intros; rewrite <- sum_scal_l; apply sum_ext; intros; ring).
+  rewrite sum_swap. apply sum_ext. intros j _. rewrite <- sum_scal_r. reflexivity.
+Qed.
+
+Lemma plain_image_covectors : forall d (post : list layer) k (G : mat), (k < d)%nat ->
+  exists H : list vec, (forall c, In c H -> nonzero_vec d c) /\
+    forall h : vec, exists a, In a H /\
+      dot d a (plain_comp (map (layer_block d relu) post) (mv k G h)) = 0.
+Proof.
+  intros d post. induction post as [|Q post IH]; intros k G Hk.
+  - destruct (left_kernel_of_narrow d k G Hk) as (a & Hnz & Hker).
+    exists [a]. split; [intros c [<-|[]]; exact Hnz|].
+    intros h. exists a. split; [left; reflexivity|]. simpl.
+    unfold dot, mv.
+    rewrite (sum_ext d _ (fun i => sum k (fun l => a i * G i l * h l)))
+      by (intros; rewrite <- sum_scal_l; apply sum_ext; intros; ring).
+    rewrite sum_swap. apply sum_zero. intros l Hl. rewrite sum_scal_r, (Hker l Hl). ring.
+  - (* the matrix of the first layer of [post] for the active set [S], times [G] *)
+    set (GS := fun (S : nat -> bool) (i j : nat) =>
+                 sum (width Q) (fun l => if S l then Wdown Q i l * 1 *
+                                           sum d (fun t => Wup Q l t * G t j) else 0)).
+    destruct (list_union (all_subsets (width Q)) (nonzero_vec d)
+                (fun S H => forall h : vec, exists a, In a H /\
+                   dot d a (plain_comp (map (layer_block d relu) post) (mv k (GS S) h)) = 0))
+      as (H & Hnz & HQ).
+    { intros S _. destruct (IH k (GS S) Hk) as (H & Hnz & Hh). exists H. split; assumption. }
+    exists H. split; [exact Hnz|]. intros h.
+    destruct (all_subsets_complete (width Q) (active d (Wup Q) (mv k G h))) as (S & HS & Hag).
+    destruct (HQ S HS) as (cs & Hcs & Hincl). destruct (Hcs h) as (a & Ha & Hdot).
+    exists a. split; [apply Hincl; exact Ha|]. rewrite <- Hdot. simpl.
+    apply dot_ext. apply plain_stack_local.
+    intros i Hi. unfold layer_block, block, readout.
+    rewrite (sum_ext (width Q) _ (fun l => if S l then Wdown Q i l * 1 *
+                                             mv k (fun l' j => sum d (fun t => Wup Q l' t * G t j)) h l
+                                           else 0)).
+    2:{ intros l Hl. rewrite relu_active. rewrite (Hag l Hl). destruct (active d (Wup Q) (mv k G h) l).
+        - rewrite mv_mv. ring.
+        - ring. }
+    rewrite (selected_sum k (width Q) S (Wdown Q) (fun l' j => sum d (fun t => Wup Q l' t * G t j))
+               (fun _ => 1) h i).
+    reflexivity.
+Qed.
+
+Lemma plain_comp_app : forall (l1 l2 : list (vec -> vec)) x,
+  plain_comp (l1 ++ l2) x = plain_comp l2 (plain_comp l1 x).
+Proof. induction l1 as [|f l1 IH]; intros l2 x; simpl; [reflexivity|apply IH]. Qed.
+
+(** [depth-narrow] (b): a residual relu stack with invertible pieces equals no
+    plain relu stack, of any depth, one of whose widths is [< d]. *)
+Theorem depth_narrow_some_width :
+  forall (d : nat) (layers plains : list layer)
+         (pieces_invertible : Forall (layer_pieces_invertible d) layers)
+         (narrow_width : Exists (fun P => (width P < d)%nat) plains),
+  ~ (forall x i, (i < d)%nat ->
+       res_comp_id (map (layer_block d relu) layers) x i =
+       plain_comp (map (layer_block d relu) plains) x i).
+Proof.
+  intros d layers plains pieces_invertible narrow_width Heq.
+  apply Exists_exists in narrow_width. destruct narrow_width as (Pn & Hin & Hk).
+  apply in_split in Hin. destruct Hin as (pre & post & ->).
+  destruct (plain_image_covectors d post (width Pn) (Wdown Pn) Hk) as (H & Hnz & Hcov).
+  destruct (residual_pullback d layers pieces_invertible H Hnz) as (H' & Hnz' & Hpull).
+  destruct (hyperplanes_do_not_cover d H' Hnz') as (x & Hx).
+  assert (Hval : exists a, In a H /\ dot d a (res_comp_id (map (layer_block d relu) layers) x) = 0).
+  { destruct (Hcov (fun l => relu (mv d (Wup Pn) (plain_comp (map (layer_block d relu) pre) x) l)))
+      as (a & Ha & Hdot).
+    exists a. split; [exact Ha|]. rewrite <- Hdot. apply dot_ext. intros j Hj.
+    rewrite (Heq x j Hj). rewrite map_app, plain_comp_app. simpl. reflexivity. }
+  destruct (Hpull x Hval) as (c & Hc & Hcx). exact (Hx c Hc Hcx).
+Qed.
+
+(** [depth-narrow] (a) and (b) together: invertible pieces ([d >= 1]) and a
+    plain relu stack of any depth whose first width is [<= d] or one of whose
+    widths is [< d]: the two are different maps. *)
+Theorem depth_narrow :
+  forall (d : nat) (layers plains : list layer)
+         (d_pos : (0 < d)%nat)
+         (pieces_invertible : Forall (layer_pieces_invertible d) layers)
+         (narrow_width : (exists (P1 : layer) (rest : list layer),
+                            plains = P1 :: rest /\ (width P1 <= d)%nat) \/
+                         Exists (fun P => (width P < d)%nat) plains),
+  ~ (forall x i, (i < d)%nat ->
+       res_comp_id (map (layer_block d relu) layers) x i =
+       plain_comp (map (layer_block d relu) plains) x i).
+Proof.
+  intros d layers plains d_pos pieces_invertible [Ha|Hb].
+  - exact (depth_narrow_first_width d layers plains d_pos pieces_invertible Ha).
+  - exact (depth_narrow_some_width d layers plains pieces_invertible Hb).
+Qed.
+
 (** ** Instance *)
 
-(** Instance of [depth_narrow_first_width], stated with the standard library
+(** Instance of [depth_narrow] (case (a)), stated with the standard library
     only: [d = 1], the residual block [x -> x + relu x] (pieces [1] and [2])
     equals no plain relu stack of widths [(1, 2)], whatever its weights. *)
 Lemma depth_narrow_instance : forall a b c0 c1 e0 e1 : R,
@@ -157,10 +474,41 @@ Proof.
   { intros S y Hy j Hj. assert (j = 0%nat) by lia. subst j.
     specialize (Hy 0%nat ltac:(lia)). unfold mv, piece, L, ident, kron in Hy. simpl in Hy.
     destruct (S 0%nat); simpl in Hy; lra. }
-  apply (depth_narrow_first_width 1 [L] [P1; P2] ltac:(lia) (Forall_cons _ HL (Forall_nil _))).
-  - exists P1, [P2]. split; [reflexivity|simpl; lia].
+  apply (depth_narrow 1 [L] [P1; P2] ltac:(lia) (Forall_cons _ HL (Forall_nil _))).
+  - left. exists P1, [P2]. split; [reflexivity|simpl; lia].
   - intros x i Hi. assert (i = 0%nat) by lia. subst i.
     specialize (H (x 0%nat)).
     unfold L, P1, P2, res_comp_id, plain_comp, layer_block, block, readout, mv, ident, kron, relu.
     simpl. tidy. rewrite H. reflexivity.
+Qed.
+
+(** Instance of [depth_narrow] (case (b): the first plain width 3 is above
+    [d = 2], the second is 1), stated with the standard library only: the
+    residual block [x -> (x_0 + relu x_0, x_1)] (pieces [I] and [diag(2, 1)])
+    equals no plain relu stack of widths [(3, 1)], whatever its weights. *)
+Lemma depth_narrow_width_below_d_instance :
+  forall (u1 w1 : nat -> nat -> R) (u2 w2 : nat -> R),
+  ~ (forall x0 x1 : R,
+       let h := fun l => Rmax (u1 l 0%nat * x0 + u1 l 1%nat * x1) 0 in
+       let y := fun i => w1 i 0%nat * h 0%nat + w1 i 1%nat * h 1%nat + w1 i 2%nat * h 2%nat in
+       let z := Rmax (u2 0%nat * y 0%nat + u2 1%nat * y 1%nat) 0 in
+       x0 + Rmax x0 0 = w2 0%nat * z /\ x1 = w2 1%nat * z).
+Proof.
+  intros u1 w1 u2 w2 H.
+  set (e0 := fun (i j : nat) => match i, j with 0%nat, 0%nat => 1 | _, _ => 0 end).
+  set (L := mk_layer 1 e0 e0).
+  set (P1 := mk_layer 3 w1 u1).
+  set (P2 := mk_layer 1 (fun i _ => w2 i) (fun _ j => u2 j)).
+  assert (HL : layer_pieces_invertible 2 L).
+  { intros S y Hy j Hj.
+    pose proof (Hy 0%nat ltac:(lia)) as H0. pose proof (Hy 1%nat ltac:(lia)) as H1.
+    unfold mv, piece, L, e0, ident, kron in H0, H1. simpl in H0, H1.
+    destruct (S 0%nat); simpl in H0, H1; destruct j as [|[|]]; lra || lia. }
+  apply (depth_narrow 2 [L] [P1; P2] ltac:(lia) (Forall_cons _ HL (Forall_nil _))).
+  - right. apply Exists_cons_tl, Exists_cons_hd. simpl. lia.
+  - intros x i Hi. destruct (H (x 0%nat) (x 1%nat)) as [E0 E1].
+    unfold L, P1, P2, e0, res_comp_id, plain_comp, layer_block, block, readout, mv, ident, kron, relu.
+    destruct i as [|[|]]; [| |lia]; simpl; tidy.
+    + exact E0.
+    + exact E1.
 Qed.
