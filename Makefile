@@ -52,7 +52,7 @@ test: $(STAMP) coq-tools chromium-tools
 report-screenshot: $(STAMP) coq-tools chromium-tools
 	mkdir -p reports
 	-$(BIN)/absorb audit --report reports/audit.html
-	$(BIN)/python -m oracle.browser reports/audit.html --screenshot docs/audit-report.png
+	$(BIN)/python -m oracle.report.browser reports/audit.html --screenshot docs/audit-report.png
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

@@ -4,7 +4,7 @@
     python benchmarks/run.py --fast     # skips the largest certificate, the full audit and the tests
 
 Sections:
-  1. certified evaluation throughput (oracle.fastball vs a per-scalar mpmath loop);
+  1. certified evaluation throughput (oracle.core.fastball vs a per-scalar mpmath loop);
   2. non-absorbability certificate time for random relu blocks (search.relaxation_certificate
      + check_linear_certificate), each size in a subprocess with a time limit and its peak
      memory, against exhaustive search at small m and a scipy MILP formulation;
@@ -202,8 +202,8 @@ def bench_throughput(fast: bool) -> dict[str, Any]:
     """Section 1: points/s of fastball vs the per-scalar mpmath loop, gelu d=64, m=256, 128 bits."""
     import mpmath
 
-    from oracle import fastball
-    from oracle.blocks import Block
+    from oracle.core import fastball
+    from oracle.core.blocks import Block
 
     d, m = 64, 256
     rng = np.random.default_rng(1)
@@ -238,7 +238,7 @@ def bench_throughput(fast: bool) -> dict[str, Any]:
     # where the fastball time goes: the two matrix products vs the activation calls
     from flint import arb_mat
 
-    from oracle import arith
+    from oracle.core import arith
 
     with arith.precision("ball", PREC):
         Xe, _ = fastball._points_matrix(X, d)  # noqa: SLF001
@@ -274,7 +274,7 @@ def bench_throughput(fast: bool) -> dict[str, Any]:
 
 def worker_cert(d: int, m: int, seed: int, with_decide: bool) -> dict[str, Any]:
     """Run in a subprocess: one relaxation certificate, its re-check and optionally decide()."""
-    from oracle import search
+    from oracle.algebra import search
 
     t0 = time.perf_counter()
     U, W = random_relu(d, m, seed)
@@ -293,8 +293,8 @@ def worker_cert(d: int, m: int, seed: int, with_decide: bool) -> dict[str, Any]:
            "t_check_inside": rel["time_check"], "check_method": chk["method"]}
     out["peak_rss_mb_cert"] = peak_rss_mb()
     if with_decide:
-        from oracle import decide
-        from oracle.blocks import Block
+        from oracle.decide import block as decide
+        from oracle.core.blocks import Block
 
         blk = Block("relu", W_up=U, W_down=W)
         t0 = time.perf_counter()
@@ -341,7 +341,7 @@ def bench_certificates(fast: bool, big_timeout: float) -> dict[str, Any]:
 
 def bench_exhaustive() -> dict[str, Any]:
     """Exhaustive (meet-in-the-middle) search at small m, with the certificate at the same sizes."""
-    from oracle import search
+    from oracle.algebra import search
 
     d = 8
     rows = []
@@ -431,7 +431,7 @@ def bench_floor() -> dict[str, Any]:
 
 def bench_scaling() -> dict[str, Any]:
     """Certificate time as m grows at d = 384 and as d grows at m = 3072 (log-log slopes)."""
-    from oracle import search
+    from oracle.algebra import search
 
     in_m = []
     for m in (768, 1536, 3072, 6144):
@@ -526,7 +526,7 @@ def render(info: dict[str, Any], r: dict[str, Any], fast: bool) -> str:
     L.append("")
     L.append(f"gelu block, d = {tp['d']}, m = {tp['m']}, identity skip, {tp['prec']}-bit precision, "
              "weights N(0, 1/d) and N(0, 1/m), points N(0, I). "
-             "`oracle.fastball` converts the weights once to exact Arb matrices and evaluates the "
+             "`oracle.core.fastball` converts the weights once to exact Arb matrices and evaluates the "
              "whole batch with two `arb_mat` products and one Arb ball call per hidden unit; the "
              "baseline is a plain per-scalar mpmath loop (weights converted beforehand, so only "
              "arithmetic is timed).")

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from oracle import io as bio
-from oracle.blocks import Block, Stack
-from oracle.stacks import write_stack
+from oracle.core import io as bio
+from oracle.core.blocks import Block, Stack
+from oracle.core.stackfiles import write_stack
 
 OUT = Path(__file__).resolve().parent
 

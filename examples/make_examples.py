@@ -4,8 +4,8 @@ from pathlib import Path
 
 import numpy as np
 
-from oracle.blocks import Block
-from oracle.io import write_block
+from oracle.core.blocks import Block
+from oracle.core.io import write_block
 
 OUT = Path(__file__).resolve().parent
 

@@ -4,22 +4,22 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import os
 import sys
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
-from .errors import InputError
+from oracle.commands.output import one_line
+from oracle.core.errors import InputError
 
 # Each subcommand lives in its own module with a `run(args) -> int`; a module that
 # is not there yet makes the command say so (exit 2) instead of failing obscurely.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "audit": ("oracle.audit", "run every claim's checks, proofs and counterexamples (no input)"),
-    "check": ("oracle.check", "decide whether one residual block absorbs its skip"),
-    "witness": ("oracle.witness", "certified point where two blocks differ, or evidence they agree"),
-    "activations": ("oracle.cli", "the activation catalog with its checked properties"),
-    "scan": ("oracle.scan", "every MLP block of a .safetensors checkpoint"),
-    "pin": ("oracle.pin", "after review: rewrite the pinned Coq/Lean statements (proofs/pinned/)"),
+    "audit": ("oracle.commands.audit", "run every claim's checks, proofs and counterexamples (no input)"),
+    "check": ("oracle.commands.check", "decide whether one residual block absorbs its skip"),
+    "witness": ("oracle.commands.witness", "certified point where two blocks differ, or evidence they agree"),
+    "activations": ("oracle.commands.activations", "the activation catalog with its checked properties"),
+    "scan": ("oracle.commands.scan", "every MLP block of a .safetensors checkpoint"),
+    "pin": ("oracle.commands.pin", "after review: rewrite the pinned Coq/Lean statements (proofs/pinned/)"),
 }
 
 
@@ -52,37 +52,9 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def run_activations(args: argparse.Namespace) -> int:
-    """Print the catalog with every declared property re-derived."""
-    from . import activations
-
-    report = activations.catalog_report()
-    if args.json:
-        print(json.dumps({"activations": report, "all_verified": all(r["all_verified"] for r in report)},
-                         indent=2))
-    else:
-        head = f"{'name':<11} {'role':<10} {'hom.deg':>7} {'block':>5} {'s(z)-s(-z)=z':>12} " \
-               f"{'g(z)+g(-z)=1':>12} {'f(0)':>5} {'cont@0':>6} {'diff@0':>6}  checked"
-        print(head)
-        print("-" * len(head))
-        for r in report:
-            dcl = r["declared"]
-            yn = lambda v: "yes" if v else "no"  # noqa: E731
-            deg = "-" if dcl["homogeneity_degree"] is None else str(dcl["homogeneity_degree"])
-            bdeg = "-" if dcl["block_degree"] is None else str(dcl["block_degree"])
-            ok = "all verified" if r["all_verified"] else "MISMATCH: " + ", ".join(
-                c["property"] for c in r["checks"] if not c["verified"])
-            print(f"{r['name']:<11} {r['role']:<10} {deg:>7} {bdeg:>5} {yn(dcl['odd_part_identity']):>12} "
-                  f"{yn(dcl['flip_symmetry']):>12} {dcl['value_at_0']:>5} {yn(dcl['continuous_at_0']):>6} "
-                  f"{yn(dcl['differentiable_at_0']):>6}  {ok}")
-        print("\nEvery declared property was re-derived (sympy where it decides, else 60-digit "
-              "evaluation); use --json for the method of each check.")
-    return 0 if all(r["all_verified"] for r in report) else 1
-
-
 def _dispatch(name: str) -> Optional[Callable[[argparse.Namespace], int]]:
-    if name == "activations":
-        return run_activations
+    # Commands are imported on demand: `absorb check` should not pay for the report's matplotlib
+    # or the proof checker's start-up.
     try:
         mod = importlib.import_module(COMMANDS[name][0])
     except ModuleNotFoundError as e:
@@ -113,7 +85,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             warnings.simplefilter("ignore", RuntimeWarning)
             return fn(args)
     except InputError as e:
-        print(f"absorb {args.command}: error: {_one_line(str(e))}", file=sys.stderr)
+        print(f"absorb {args.command}: error: {one_line(str(e))}", file=sys.stderr)
         return 2
     except MemoryError:
         print(f"absorb {args.command}: error: out of memory; the input needs more memory than this "
@@ -129,40 +101,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     except Exception as e:  # the contract: one line and exit 2, never a traceback
         if os.environ.get("ABSORB_DEBUG"):
             raise
-        print(f"absorb {args.command}: internal error ({type(e).__name__}: {_one_line(str(e))}); "
+        print(f"absorb {args.command}: internal error ({type(e).__name__}: {one_line(str(e))}); "
               "please report it with the input file (ABSORB_DEBUG=1 shows the traceback)", file=sys.stderr)
         return 2
-
-
-def _one_line(msg: str) -> str:
-    return " ".join(msg.split())[:500]
-
-
-def _json_safe(o: Any) -> Any:
-    """Replace non-finite floats (not JSON) by null, recursively; numpy values become Python ones."""
-    import math
-
-    import numpy as np
-
-    if isinstance(o, dict):
-        return {str(k): _json_safe(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple)):
-        return [_json_safe(v) for v in o]
-    if isinstance(o, np.ndarray):
-        return _json_safe(o.tolist())
-    if isinstance(o, (np.bool_,)):
-        return bool(o)
-    if isinstance(o, (np.integer,)):
-        return int(o)
-    if isinstance(o, (float, np.floating)):
-        f = float(o)
-        return f if math.isfinite(f) else None
-    return o
-
-
-def emit_json(doc: Any) -> None:
-    """Print one strict JSON document on stdout (numpy values converted; NaN and +-Infinity become null)."""
-    print(json.dumps(_json_safe(doc), indent=2, default=str, allow_nan=False))
 
 
 if __name__ == "__main__":

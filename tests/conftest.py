@@ -18,7 +18,7 @@ import pytest  # noqa: E402
 def coq_required() -> None:
     """Tests of the Coq layer fail, never skip, when coqc is missing: a proof check that
     silently does not run would pass for the wrong reason (make test installs Coq as root)."""
-    from oracle import consistency
+    from oracle.formal import consistency
 
     if not consistency.coq_available():
         pytest.fail("coqc is not installed, so the Coq proofs cannot be checked: run 'make coq-tools' "

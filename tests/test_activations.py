@@ -11,8 +11,8 @@ from flint import arb, ctx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oracle import activations as A
-from oracle.errors import InputError
+from oracle.core import activations as A
+from oracle.core.errors import InputError
 
 NAMES = sorted(A.CATALOG)
 points = st.floats(-30, 30, allow_nan=False, allow_infinity=False, width=64)

@@ -9,10 +9,10 @@ from flint import arb, ctx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oracle import activations
-from oracle.blocks import Block, Stack, exact_inverse, exact_rank, nondegeneracy
-from oracle.errors import InputError
-from oracle.strategies import blocks, dyadic_weights
+from oracle.core import activations
+from oracle.core.blocks import Block, Stack, exact_inverse, exact_rank, nondegeneracy
+from oracle.core.errors import InputError
+from oracle.core.strategies import blocks, dyadic_weights
 
 NAMES = sorted(activations.CATALOG)
 

@@ -8,7 +8,7 @@ import pytest
 
 from oracle.claims import boundary as bd
 from oracle.claims.base import COUNTEREXAMPLES
-from oracle.claims.exact import (all_index_sets_exact, eval_ball, eval_plain_q, identity, qmat)
+from oracle.algebra.exact import all_index_sets_exact, eval_ball, eval_plain_q, identity, qmat
 
 Q = Fraction
 EXPECTED = {

@@ -1,4 +1,4 @@
-"""Canonical forms (oracle/canonical.py): exact grouping, exact product tests, and equality of blocks
+"""Canonical forms (oracle/algebra/canonical.py): exact grouping, exact product tests, and equality of blocks
 as functions decided from the forms (relu-complete Lemma 1; relu-limit Lemma T)."""
 
 from __future__ import annotations
@@ -10,10 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oracle import strategies as S
-from oracle.blocks import Block
-from oracle.canonical import (compare_blocks, exact_ratio, group_rows, odd_form, products_equal,
-                              relu_form, relu_function_equal, scaled_equal)
+from oracle.core import strategies as S
+from oracle.core.blocks import Block
+from oracle.algebra.canonical import (
+    compare_blocks, exact_ratio, group_rows, odd_form, products_equal, relu_form,
+    relu_function_equal, scaled_equal
+)
 
 
 def _fr(a):

@@ -17,12 +17,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from oracle import io as bio
-from oracle import stacks
-from oracle.blocks import Block, Stack
+from oracle.core import io as bio
+from oracle.core import stackfiles
+from oracle.decide import stacks
+from oracle.core.blocks import Block, Stack
 from oracle.cli import main
-from oracle.decide import decide, recheck_certificate
-from oracle.pl_check import ExactRelu, pl_equal
+from oracle.decide.block import decide, recheck_certificate
+from oracle.algebra.pl_check import ExactRelu, pl_equal
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -133,7 +134,7 @@ def test_large_relu_paths_give_exact_bounds_and_build_the_block():
     c = v.certificate
     assert (v.verdict, v.exact, c["kind"], c["active_classes"]) == ("absorbable", True, "relu_complete_bounds", 12)
     assert c["upper"] <= 36 and v.plain is not None and v.plain.m == 36
-    from oracle.canonical import compare_blocks
+    from oracle.algebra.canonical import compare_blocks
     assert compare_blocks(bb, v.plain).equal is True
     assert recheck_certificate(bb, _roundtrip(v))
 
@@ -153,7 +154,7 @@ def test_biased_gelu_family(act):
     assert np.array_equal(v.plain.W_up[:3], -U[:3]) and np.array_equal(v.plain.b_up[:3], -bu[:3])
     assert np.array_equal(v.plain.b_down, bd + W[:, :3] @ bu[:3])
     assert recheck_certificate(b, _roundtrip(v))
-    from oracle.decide import verify_equal_at_points
+    from oracle.decide.block import verify_equal_at_points
     pts = [[Fraction(1, 2), Fraction(-3, 4), Fraction(2)], [Fraction(-5), Fraction(1, 8), Fraction(0)]]
     assert verify_equal_at_points(b, v.plain, pts, "ball")["agree"]
     # no index set (W_down positive on the diagonal), nondegenerate, biased: not absorbable
@@ -174,7 +175,7 @@ def test_quick_gelu_is_silu_rescaled():
     """The catalog's quick_gelu(z) = z sigmoid(1.702 z) equals silu(1.702 z) / 1.702 (arb balls)."""
     from flint import arb
 
-    from oracle import activations, arith
+    from oracle.core import activations, arith
     q, s = activations.get("quick_gelu"), activations.get("silu")
     with arith.precision("ball", 128):
         k = arb(851) / 500
@@ -230,9 +231,9 @@ def test_stack_files_through_check(tmp_path, capsys):
     assert code == 0 and (doc["verdict"], doc["claim"], doc["exact"], doc["input"]) == (
         "absorbable", "relu-gelu-iff", True, "stack")
     assert stacks.recheck_decision(doc)
-    plain = stacks.read_stack(tmp_path / "plain.npz")
-    res = stacks.read_stack(EXAMPLES / "relu_stack_absorbable.npz")
-    assert stacks.stack_kind(plain) == "plain_stack"
+    plain = stackfiles.read_stack(tmp_path / "plain.npz")
+    res = stackfiles.read_stack(EXAMPLES / "relu_stack_absorbable.npz")
+    assert stackfiles.stack_kind(plain) == "plain_stack"
     X = np.array([[1.5, -2.0], [-0.25, 3.0], [0.0, 0.0], [7.0, 1.0]])
     assert np.array_equal(plain.eval_f64(X), res.eval_f64(X))
     for name, verdict, claim in (("relu_stack_narrow", "not_absorbable", "depth-narrow"),
@@ -246,11 +247,11 @@ def test_stack_files_through_check(tmp_path, capsys):
 
 def test_one_block_stack_uses_the_block_decision(tmp_path, capsys):
     p = tmp_path / "one.npz"
-    stacks.write_stack(Stack([Block("gelu", W_up=np.eye(2), W_down=-np.eye(2), b_up=np.array([1.0, 0.5]))]), p)
+    stackfiles.write_stack(Stack([Block("gelu", W_up=np.eye(2), W_down=-np.eye(2), b_up=np.array([1.0, 0.5]))]), p)
     code, text, _ = _cli(capsys, "check", str(p), "--json", "--emit", str(tmp_path / "o.npz"))
     doc = json.loads(text)
     assert (doc["verdict"], doc["claim"]) == ("absorbable", "relu-limit") and stacks.recheck_decision(doc)
-    back = stacks.read_stack(tmp_path / "o.npz")
+    back = stackfiles.read_stack(tmp_path / "o.npz")
     assert np.array_equal(back.blocks[0].b_down, [-1.0, -0.5])  # W_S b_S with W_S = -I
 
 
@@ -308,7 +309,7 @@ def test_tampered_relu_complete_bounds_certificates_are_rejected():
     assert not recheck_certificate(b, _tamper(cert, ("active_classes",), m - 1))
     s = cert["search"]
     if s["kind"] == "linear":
-        from oracle import search
+        from oracle.algebra import search
         Y = search.decode_matrix(s["Y"])
         assert not recheck_certificate(b, _tamper(cert, ("search", "Y"), search.encode_matrix(-Y)))
     found = _tamper(cert, ("search", "status"), "found")
@@ -334,7 +335,7 @@ def test_tampered_relu_limit_certificates_are_rejected():
 
 
 def test_tampered_stack_decisions_are_rejected():
-    doc = stacks.decide_stack(stacks.read_stack(EXAMPLES / "relu_stack_absorbable.npz"))
+    doc = stacks.decide_stack(stackfiles.read_stack(EXAMPLES / "relu_stack_absorbable.npz"))
     doc = json.loads(json.dumps(doc))
     assert stacks.recheck_decision(doc)
     bad = copy.deepcopy(doc)

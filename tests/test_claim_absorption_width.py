@@ -6,10 +6,10 @@ from fractions import Fraction
 import numpy as np
 from hypothesis import given, settings
 
-from oracle.blocks import Block
+from oracle.core.blocks import Block
 from oracle.claims import absorption_width as aw
 from oracle.claims.base import run_check
-from oracle.claims.exact import (identity, qvec)
+from oracle.algebra.exact import identity, qvec
 
 Q = Fraction
 PTS = [[Q(a), Q(b)] for a in (-3, -1, 0, 1, 2) for b in (-2, 0, 1)] + [[Q(1, 3), Q(-5, 7)]]

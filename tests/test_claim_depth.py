@@ -7,11 +7,12 @@ from fractions import Fraction
 import numpy as np
 from hypothesis import given, settings
 
-from oracle.blocks import Block, Stack
+from oracle.core.blocks import Block, Stack
 from oracle.claims.base import run_check
-from oracle.claims.depth import (DepthInstance, check_general_skips, check_identity_skips,
-                                 depth_instances, recheck_general_skips, recheck_identity_skips,
-                                 skip_product)
+from oracle.claims.depth import (
+    DepthInstance, check_general_skips, check_identity_skips, depth_instances,
+    recheck_general_skips, recheck_identity_skips, skip_product
+)
 
 
 def _json(cert):

@@ -6,7 +6,7 @@ from fractions import Fraction as Q
 
 from oracle.claims.base import run_check
 from oracle.claims import depth_stacks as ds
-from oracle.claims.exact import identity
+from oracle.algebra.exact import identity
 
 
 def _json(cert):

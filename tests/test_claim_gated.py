@@ -7,11 +7,12 @@ from fractions import Fraction
 import numpy as np
 from hypothesis import given, settings
 
-from oracle.blocks import Block
+from oracle.core.blocks import Block
 from oracle.claims.base import run_check
-from oracle.claims.gated import (SMOOTH_GATES, CONTINUOUS_GATES, GatedInstance, check_continuity,
-                                 check_jacobian, continuity_instances, jacobian_at_0,
-                                 jacobian_instances, recheck_continuity, recheck_jacobian)
+from oracle.claims.gated import (
+    SMOOTH_GATES, CONTINUOUS_GATES, GatedInstance, check_continuity, check_jacobian,
+    continuity_instances, jacobian_at_0, jacobian_instances, recheck_continuity, recheck_jacobian
+)
 
 
 def _json(cert):

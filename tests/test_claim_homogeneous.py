@@ -7,13 +7,13 @@ from fractions import Fraction
 import numpy as np
 from hypothesis import given, settings
 
-from oracle.blocks import Block
+from oracle.core.blocks import Block
 from oracle.claims.base import run_check
-from oracle.claims.homogeneous import (HomogeneousInstance, any_width_instances, check_any_width,
-                                       check_same_width, error_map, half_constant_bounds,
-                                       numeric_constant, recheck_any_width, recheck_same_width,
-                                       same_width_instances, scaling_identity,
-                                       sqrt2_constant_bounds)
+from oracle.claims.homogeneous import (
+    HomogeneousInstance, any_width_instances, check_any_width, check_same_width, error_map,
+    half_constant_bounds, numeric_constant, recheck_any_width, recheck_same_width,
+    same_width_instances, scaling_identity, sqrt2_constant_bounds
+)
 
 
 def _json(cert):

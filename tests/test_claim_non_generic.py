@@ -6,7 +6,7 @@ from fractions import Fraction
 import numpy as np
 from hypothesis import given, settings
 
-from oracle.blocks import Block
+from oracle.core.blocks import Block
 from oracle.claims import non_generic as ng
 from oracle.claims.base import run_check
 

@@ -14,12 +14,12 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 
-from oracle import consistency
-from oracle.canonical import relu_form_exact, relu_function_equal
+from oracle.formal import consistency
+from oracle.algebra.canonical import relu_form_exact, relu_function_equal
 from oracle.claims import relu_complete as rc
 from oracle.claims.base import COUNTEREXAMPLES, run_check
-from oracle.pl_check import ExactRelu, pl_equal
-from oracle.relu_width import build_block, construction_form, cost, minimal_width
+from oracle.algebra.pl_check import ExactRelu, pl_equal
+from oracle.algebra.relu_width import build_block, construction_form, cost, minimal_width
 
 Q = Fraction
 I1 = [[Q(1)]]
@@ -95,7 +95,7 @@ def test_boundary_instances_by_hand():
 def test_nondegenerate_case_is_absorption_width_and_relu_gelu_iff():
     """For nondegenerate bias-free blocks m* = m + C (absorption-width) and m* <= m iff an index set."""
     from oracle.claims.absorption_width import lower_bound_table
-    from oracle.claims.exact import all_index_sets_exact, identity
+    from oracle.algebra.exact import all_index_sets_exact, identity
 
     rng = random.Random(5)
     checked = 0
@@ -168,7 +168,7 @@ def _units_d2():
 
 def test_brute_force_d2_lower_bound():
     """relu-complete against exhaustive search: no bias-free d = 2 grid block of width < m* (up to 3)
-    equals x + B(x), for 25 random grid targets; the referee is oracle/pl_check.py."""
+    equals x + B(x), for 25 random grid targets; the referee is oracle/algebra/pl_check.py."""
     units = _units_d2()
     P = [[Q(a, 2), Q(b, 2)] for a in range(-5, 6, 2) for b in range(-5, 6, 3)]
 

@@ -6,8 +6,8 @@ from fractions import Fraction
 import numpy as np
 from hypothesis import given, settings
 
-from oracle.blocks import Block
-from oracle.claims import exact as ex
+from oracle.core.blocks import Block
+from oracle.algebra import exact as ex
 from oracle.claims import relu_gelu as rg
 from oracle.claims.base import run_check
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from oracle import consistency
-from oracle.blocks import Block
+from oracle.formal import consistency
+from oracle.core.blocks import Block
 from oracle.claims import relu_limit as rl
 from oracle.claims.base import COUNTEREXAMPLES, run_check
 

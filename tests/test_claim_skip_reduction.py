@@ -7,10 +7,10 @@ from fractions import Fraction
 import numpy as np
 from hypothesis import given, settings
 
-from oracle.blocks import Block
+from oracle.core.blocks import Block
 from oracle.claims.base import run_check
 from oracle.claims.skip_reduction import STRATEGY, check, recheck
-from oracle.strategies import ConditionInstance
+from oracle.core.strategies import ConditionInstance
 
 
 def _json(cert):

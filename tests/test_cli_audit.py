@@ -11,7 +11,9 @@ import sys
 
 import pytest
 
-from oracle import audit, cli, consistency
+from oracle.commands import audit
+from oracle import cli
+from oracle.formal import consistency
 from oracle.claims import base
 
 REGISTRY_IDS = [c["id"] for c in consistency.load_registry()]
@@ -49,7 +51,7 @@ def test_quick_audit_passes_and_lists_every_claim(quick_doc):
 
 
 def test_table_shows_the_formal_scope_never_a_bare_checked(quick_doc):
-    from oracle import report
+    from oracle.report import document as report
     rows = {r[0]: r for r in report.rows(quick_doc)}
     coq_col, lean_col = report.HEADER.index("Coq"), report.HEADER.index("Lean")
     if consistency.coq_available():
@@ -66,7 +68,7 @@ def test_table_shows_the_formal_scope_never_a_bare_checked(quick_doc):
 
 
 def test_reports_render_every_claim(quick_doc, tmp_path):
-    from oracle import report
+    from oracle.report import document as report
     md, html = tmp_path / "a.md", tmp_path / "a.html"
     report.write_report(quick_doc, str(md))
     report.write_report(quick_doc, str(html))

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from oracle import coqcheck, coqsource, leancheck, pinned
-from oracle import consistency as C
+from oracle.formal import coqcheck, coqsource, leancheck, pinned
+from oracle.formal import consistency as C
 
 
 @pytest.fixture()

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from oracle import coqcheck, pinned
-from oracle import consistency as C
+from oracle.formal import coqcheck, pinned
+from oracle.formal import consistency as C
 
 NEW_COQ = {
     "homogeneous-any-width": ["SkipAbsorption.Quantitative.homogeneous_any_width_gap",

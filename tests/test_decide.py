@@ -17,12 +17,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oracle import io as bio
-from oracle import search
-from oracle import strategies as S
-from oracle.blocks import Block, nondegeneracy
+from oracle.core import io as bio
+from oracle.algebra import search
+from oracle.core import strategies as S
+from oracle.core.blocks import Block, nondegeneracy
 from oracle.cli import main
-from oracle.decide import decide, flip_block, recheck_certificate, verify_equal_at_points
+from oracle.decide.block import decide, flip_block, recheck_certificate, verify_equal_at_points
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = settings(max_examples=15, deadline=None)

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from oracle.claims import boundary  # noqa: F401  (the audit imports the depth instances through it)
+from oracle.claims import boundary
 from oracle.claims import depth_stacks as ds
 from oracle.claims.base import COUNTEREXAMPLES
-from oracle.consistency import load_registry
+from oracle.formal.consistency import load_registry
 
 EXPECTED = {
     "narrow_singular_piece": ("pieces_invertible", "depth-narrow"),

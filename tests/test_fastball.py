@@ -1,4 +1,4 @@
-"""Batch ball evaluation (oracle.fastball): enclosure, agreement with the per-point reference, tightness.
+"""Batch ball evaluation (oracle.core.fastball): enclosure, agreement with the per-point reference, tightness.
 
 The reference value is Block.evaluate(x, 'mp', prec=400).  mpmath rounds at every
 step, so that value is only within about 2^-390 (relative to the size of the terms)
@@ -19,10 +19,10 @@ from flint import arb, ctx, fmpz
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oracle import activations, fastball
-from oracle.blocks import Block
-from oracle.errors import InputError
-from oracle.strategies import blocks, dyadic_weights, float_weights
+from oracle.core import activations, fastball
+from oracle.core.blocks import Block
+from oracle.core.errors import InputError
+from oracle.core.strategies import blocks, dyadic_weights, float_weights
 
 PREC = 128
 REF_PREC = 400

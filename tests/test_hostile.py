@@ -26,10 +26,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from oracle import linalg
+from oracle.core import linalg
 from oracle.cli import main
 
-CLAIM = "relu-complete"  # the claim of every relu verdict (oracle/decide.py)
+CLAIM = "relu-complete"  # the claim of every relu verdict (oracle/decide/block.py)
 MEM_LIMIT = 768 * 2 ** 20  # address space of one command run under a limit
 
 
@@ -195,7 +195,7 @@ def test_check_reads_bfloat16_exactly(tmp_path, capsys):
     p = safetensors(tmp_path / "b.safetensors", {"W_up": ("BF16", (2, 2), bf16(vals)),
                                                  "W_down": ("BF16", (2, 2), bf16(-np.eye(2)))},
                     meta={"activation": "relu"})
-    from oracle import io as bio
+    from oracle.core import io as bio
     b = bio.read_block(p)
     assert np.array_equal(b.W_up, vals.astype(np.float64)) and np.array_equal(b.W_down, -np.eye(2))
     code, out, err = run_cli(capsys, "check", str(p), "--json")
@@ -318,7 +318,7 @@ def test_overflowing_weights_give_strict_json_and_no_warning(tmp_path, capsys):
 
 
 def test_rescaled_relaxation_certifies_what_it_certifies_unscaled():
-    from oracle import search
+    from oracle.algebra import search
 
     rng = np.random.default_rng(1)
     U, W, M = rng.standard_normal((192, 48)), rng.standard_normal((48, 192)), np.eye(48)
@@ -334,7 +334,7 @@ def test_rescaled_relaxation_certifies_what_it_certifies_unscaled():
 # ---------------------------------------------------------------- items 8 and 11: linear algebra
 
 def test_triangular_skip_with_determinant_equal_to_the_prime(tmp_path):
-    from oracle.decide import invertibility
+    from oracle.decide.block import invertibility
 
     d = 70
     M = np.triu(np.ones((d, d)))

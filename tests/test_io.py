@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from safetensors.numpy import save_file
 
-from oracle import io as bio
-from oracle.blocks import Block
-from oracle.errors import InputError
+from oracle.core import io as bio
+from oracle.core.blocks import Block
+from oracle.core.errors import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 

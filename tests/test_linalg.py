@@ -1,4 +1,4 @@
-"""Tests for oracle.linalg: exact linear algebra on python-flint matrices.
+"""Tests for oracle.core.linalg: exact linear algebra on python-flint matrices.
 
 Every operation is compared with an independent computation (sympy's exact
 matrices, or the defining identity checked exactly), on dyadic floats with
@@ -15,7 +15,7 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oracle import linalg
+from oracle.core import linalg
 
 q = st.builds(Fraction, st.integers(-6, 6), st.integers(1, 5))
 

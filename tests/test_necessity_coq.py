@@ -4,7 +4,7 @@ states what the claim needs, and the proof check rejects broken copies.
 Statements are read from proofs/pinned/coq-statements.txt, which the proof check
 regenerates from the compiled development and compares on every run (so the text here is
 what Coq compiled, not what a regex found in the sources).  Broken copies live in
-temporary directories (oracle.consistency.copy_sources, with the compiled files, so only
+temporary directories (oracle.formal.consistency.copy_sources, with the compiled files, so only
 the mutated file and its dependents are rebuilt); the real sources are never touched.
 
 Ported from the old API (coq_statement/coq_build): the dropped-hypothesis attack (delete
@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from oracle import coqcheck, coqsource, leancheck, pinned
-from oracle import consistency as C
+from oracle.formal import coqcheck, coqsource, leancheck, pinned
+from oracle.formal import consistency as C
 
 CLAIM = "relu-gelu-iff"
 NEC = "SkipAbsorption.Necessity"

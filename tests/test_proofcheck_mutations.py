@@ -17,8 +17,8 @@ from typing import Callable
 
 import pytest
 
-from oracle import coqcheck
-from oracle import consistency as C
+from oracle.formal import coqcheck
+from oracle.formal import consistency as C
 
 pytestmark = pytest.mark.usefixtures("coq_required")
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from oracle import coqcheck, coqsource, pinned
-from oracle import consistency as C
+from oracle.formal import coqcheck, coqsource, pinned
+from oracle.formal import consistency as C
 
 # The standard library's axioms of the reals: Coquelicot adds none to these theorems.
 REAL_AXIOMS = {

@@ -1,4 +1,4 @@
-"""Decision functions for absorb check (oracle/relu_decide.py): relu-complete for every relu block,
+"""Decision functions for absorb check (oracle/decide/relu.py): relu-complete for every relu block,
 relu-limit for nondegenerate gelu / gelu_tanh / silu blocks with or without biases."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oracle import strategies as S
-from oracle.blocks import Block
-from oracle.canonical import compare_blocks
-from oracle.relu_decide import decide_odd, decide_relu, rank_lower_mod_p, recheck_odd, recheck_relu
+from oracle.core import strategies as S
+from oracle.core.blocks import Block
+from oracle.algebra.canonical import compare_blocks
+from oracle.decide.relu import decide_odd, decide_relu, rank_lower_mod_p, recheck_odd, recheck_relu
 
 
 def _check_plain(block: Block, v: dict) -> None:

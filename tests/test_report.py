@@ -17,10 +17,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from oracle import audit, browser, cli, consistency, figures, pinned, report
-from oracle.blocks import Block, Stack
+from oracle.commands import audit
+from oracle.report import browser, figures, document as report
+from oracle import cli
+from oracle.formal import consistency, pinned
+from oracle.core.blocks import Block, Stack
 from oracle.claims import base, boundary
-from oracle.errors import InputError
+from oracle.core.errors import InputError
 
 REGISTRY = consistency.load_registry()
 ROOT = consistency.ROOT
@@ -69,7 +72,7 @@ def test_statements_are_plain_mathematics():
 
 
 def test_pinned_statements_parse_defensively(tmp_path):
-    """The report reads the pinned file with oracle.pinned.parse (one parser for the format):
+    """The report reads the pinned file with oracle.formal.pinned.parse (one parser for the format):
     the goal separator is no header, a header without a name keeps nothing, uses are shown."""
     text = ("# how this file is made\n=== SkipAbsorption.A.thm\n--- for c (main)\n--- fingerprint ab\n"
             "x : R\n============================\nx = x\n--- uses SkipAbsorption.A.d\nd = 1\n"

@@ -12,8 +12,9 @@ from pathlib import Path
 import numpy as np
 from safetensors.numpy import save_file
 
-from oracle import io as bio
-from oracle.scan import find_blocks, scan
+from oracle.core import io as bio
+from oracle.commands.scan import scan
+from oracle.core.families import find_blocks
 
 ROOT = Path(__file__).resolve().parents[1]
 

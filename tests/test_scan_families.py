@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 from safetensors.numpy import save_file
 
-from oracle import io as bio
+from oracle.core import io as bio
 from oracle.cli import main
-from oracle.scan import find_blocks, scan
+from oracle.commands.scan import scan
+from oracle.core.families import find_blocks
 
 D, M = 4, 6
 

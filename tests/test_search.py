@@ -1,4 +1,4 @@
-"""Tests for oracle.search: the index-set condition of claim relu-gelu-iff.
+"""Tests for oracle.algebra.search: the index-set condition of claim relu-gelu-iff.
 
 Exactness of the verifier and the searches, near misses, soundness of the
 linear (relaxation) certificates and of their float64 error bounds.
@@ -16,18 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from oracle.search import (
-    SearchResult,
-    check_linear_certificate,
-    condition_residual,
-    decode_matrix,
-    encode_matrix,
-    exhaustive_search,
-    find_index_set,
-    necessary_conditions,
-    relaxation_certificate,
-    to_fraction_matrix,
-    verify_index_set,
+from oracle.algebra.search import (
+    SearchResult, check_linear_certificate, condition_residual, decode_matrix, encode_matrix,
+    exhaustive_search, find_index_set, necessary_conditions, relaxation_certificate,
+    to_fraction_matrix, verify_index_set
 )
 
 CLAIM = "relu-gelu-iff"
@@ -249,7 +241,7 @@ def test_rank_condition_violated():
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10 ** 6), n=st.integers(1, 30), k=st.integers(1, 30))
 def test_rank_mod_p_is_a_lower_bound_and_exact_on_small_integers(seed, n, k):
-    from oracle import linalg
+    from oracle.core import linalg
 
     rng = np.random.default_rng(seed)
     r = int(rng.integers(0, min(n, k) + 1))

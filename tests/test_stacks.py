@@ -9,9 +9,10 @@ import zipfile
 import numpy as np
 import pytest
 
-from oracle import stacks
-from oracle.blocks import Block, Stack
-from oracle.errors import InputError
+from oracle.core import stackfiles
+from oracle.decide import stacks
+from oracle.core.blocks import Block, Stack
+from oracle.core.errors import InputError
 
 I2 = np.eye(2)
 
@@ -38,9 +39,9 @@ def _json(r):
 def test_round_trip(tmp_path, ext):
     st = _near_identity(2, [3, 2])
     p = tmp_path / f"s{ext}"
-    assert stacks.write_stack(st, p) == ext[1:]
-    back = stacks.read_stack(p)
-    assert len(back.blocks) == 2 and stacks.stack_kind(back) == "residual_stack"
+    assert stackfiles.write_stack(st, p) == ext[1:]
+    back = stackfiles.read_stack(p)
+    assert len(back.blocks) == 2 and stackfiles.stack_kind(back) == "residual_stack"
     for a, b in zip(st.blocks, back.blocks):
         assert np.array_equal(a.W_up, b.W_up) and np.array_equal(a.W_down, b.W_down)
 
@@ -76,7 +77,7 @@ def test_bad_npz_files(tmp_path, mutate, message):
     mutate(a, m)
     p = _save_npz(tmp_path / "bad.npz", a, m)
     with pytest.raises(InputError) as e:
-        stacks.read_stack(p)
+        stackfiles.read_stack(p)
     assert message in str(e.value) and "\n" not in str(e.value)
 
 
@@ -85,17 +86,17 @@ def test_pickled_and_foreign_files_are_refused(tmp_path):
     with open(p, "wb") as fh:
         np.savez(fh, **{"W_up.0": np.array([object()], dtype=object)}, kind=np.array("residual_stack"))
     with pytest.raises(InputError, match="pickles are never loaded"):
-        stacks.read_stack(p)
+        stackfiles.read_stack(p)
     q = tmp_path / "x.pkl"
     q.write_bytes(pickle.dumps({"W_up.0": 1}))
     with pytest.raises(InputError, match="pickle"):
-        stacks.read_stack(q)
+        stackfiles.read_stack(q)
     z = tmp_path / "broken.npz"
     z.write_bytes(b"PK\x03\x04garbage")
     with pytest.raises(InputError):
-        stacks.read_stack(z)
+        stackfiles.read_stack(z)
     with pytest.raises(InputError, match="no such file"):
-        stacks.read_stack(tmp_path / "missing.npz")
+        stackfiles.read_stack(tmp_path / "missing.npz")
 
 
 def test_safetensors_metadata_is_validated(tmp_path):
@@ -104,10 +105,10 @@ def test_safetensors_metadata_is_validated(tmp_path):
     p = tmp_path / "s.safetensors"
     save_file(a, str(p), metadata={**META, "comment": "x"})
     with pytest.raises(InputError, match="unknown metadata key"):
-        stacks.read_stack(p)
+        stackfiles.read_stack(p)
     save_file({**a, "W_extra.0": a["W_up.0"]}, str(p), metadata=META)
     with pytest.raises(InputError, match="unknown array"):
-        stacks.read_stack(p)
+        stackfiles.read_stack(p)
 
 
 # ---------------------------------------------------------------- decisions
@@ -200,7 +201,7 @@ def test_large_stack_uses_the_rigorous_norm_bound():
 def test_example_stack_files(name, verdict, claim):
     from pathlib import Path
     p = Path(__file__).resolve().parent.parent / "examples" / f"{name}.npz"
-    r = stacks.decide_stack(stacks.read_stack(p))
+    r = stacks.decide_stack(stackfiles.read_stack(p))
     assert (r["verdict"], r["claim"]) == (verdict, claim)
     assert stacks.recheck_decision(_json(r))
 
@@ -208,8 +209,8 @@ def test_example_stack_files(name, verdict, claim):
 def test_cli_helpers(tmp_path):
     from pathlib import Path
     ex = Path(__file__).resolve().parent.parent / "examples"
-    assert stacks.is_stack_file(ex / "relu_stack_generic.npz")
-    assert not stacks.is_stack_file(ex / "relu_absorbable.npz")   # a block file
+    assert stackfiles.is_stack_file(ex / "relu_stack_generic.npz")
+    assert not stackfiles.is_stack_file(ex / "relu_absorbable.npz")   # a block file
     st = Stack([Block("relu", W_up=I2, W_down=-I2)] * 2)
     r = stacks.decide_stack(st)
     plain = stacks.plain_stack_from_result(r, "relu")
@@ -217,10 +218,10 @@ def test_cli_helpers(tmp_path):
     assert np.array_equal(plain.blocks[0].W_up, -I2)
     x = np.array([[1.5, -2.0], [-0.25, 3.0]])
     assert np.array_equal(plain.eval_f64(x), st.eval_f64(x))
-    stacks.write_stack(plain, tmp_path / "p.safetensors")
-    assert stacks.is_stack_file(tmp_path / "p.safetensors")
-    assert stacks.stack_kind(stacks.read_stack(tmp_path / "p.safetensors")) == "plain_stack"
-    text = stacks.format_decision(stacks.decide_stack(stacks.read_stack(ex / "relu_stack_generic.npz")))
+    stackfiles.write_stack(plain, tmp_path / "p.safetensors")
+    assert stackfiles.is_stack_file(tmp_path / "p.safetensors")
+    assert stackfiles.stack_kind(stackfiles.read_stack(tmp_path / "p.safetensors")) == "plain_stack"
+    text = stacks.format_decision(stacks.decide_stack(stackfiles.read_stack(ex / "relu_stack_generic.npz")))
     assert "verdict: undecided (depth-dimension, not exact)" in text and "rank 18" in text
     bad = dict(r, plain_stack=[{"W_up": [["1/3", "0"], ["0", "1"]], "W_down": [["1", "0"], ["0", "1"]]}])
     with pytest.raises(InputError, match="non-dyadic"):

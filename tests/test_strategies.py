@@ -7,8 +7,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oracle.strategies import (condition_blocks, degenerate_blocks, integer_inverse,
-                               nondegenerate_blocks, unimodular)
+from oracle.core.strategies import (
+    condition_blocks, degenerate_blocks, integer_inverse, nondegenerate_blocks, unimodular
+)
 
 
 def q(a):

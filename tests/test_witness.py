@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oracle import io as bio
-from oracle import strategies as S
-from oracle.blocks import Block
+from oracle.core import io as bio
+from oracle.core import strategies as S
+from oracle.core.blocks import Block
 from oracle.cli import main
-from oracle.decide import decide
-from oracle.witness import find_witness, recheck_witness
+from oracle.decide.block import decide
+from oracle.decide.witness import find_witness, recheck_witness
 
 
 @settings(max_examples=10, deadline=None)
@@ -147,7 +147,7 @@ def test_odd_family_permuted_agree_and_rescaled_differ(act: str) -> None:
 
 def test_residual_against_flip_with_biases_agrees() -> None:
     """x + B(x) against its biased sign-flip construction (relu-limit (A)) agrees exactly."""
-    from oracle.relu_decide import decide_odd
+    from oracle.decide.relu import decide_odd
 
     U = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     W = np.array([[-1.0, 0.0, 2.0], [0.0, -1.0, 0.5]])

@@ -23,13 +23,15 @@ from typing import Any, Optional, Sequence
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from .. import linalg
-from ..blocks import Block, exact_inverse, exact_rank, nondegeneracy, rref
-from ..strategies import nondegenerate_blocks
-from .base import Certificate, oracle_check
-from .exact import (balls_agree, eval_ball, eval_plain_q, identity, index_sum, matmul, nullspace,
-                    qmat, qvec, smat, svec, transpose)
-from .relu_gelu import (ODD_ACTS)
+from oracle.core import linalg
+from oracle.core.blocks import Block, exact_inverse, exact_rank, nondegeneracy, rref
+from oracle.core.strategies import nondegenerate_blocks
+from oracle.claims.base import Certificate, oracle_check
+from oracle.algebra.exact import (
+    balls_agree, eval_ball, eval_plain_q, identity, index_sum, matmul, nullspace, qmat, qvec, smat,
+    svec, transpose
+)
+from oracle.claims.relu_gelu import ODD_ACTS
 
 CLAIM = "absorption-width"
 MAX_LOWER_M = 5  # the (S, T) enumeration has 3^m terms

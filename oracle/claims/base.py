@@ -18,11 +18,13 @@ import dataclasses
 import importlib
 import time
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any, Callable, Optional
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+
+from oracle.algebra.exact import q_parse, q_str  # noqa: F401  (the claims use them through base)
+from oracle.core.blocks import Block, Stack
 
 
 @dataclass
@@ -147,7 +149,6 @@ def instance_size(instance: Any, _depth: int = 0) -> Optional[dict[str, Any]]:
     Instances are dataclasses, tuples or blocks; a stack reports its d, its widest block's m
     and its number of blocks. A class may define ``size() -> dict`` to say it itself.
     """
-    from ..blocks import Block, Stack  # late: blocks imports the catalog, which is heavy
 
     own = getattr(instance, "size", None)
     if callable(own) and not isinstance(instance, (Block, Stack)):
@@ -170,15 +171,3 @@ def instance_size(instance: Any, _depth: int = 0) -> Optional[dict[str, Any]]:
         if found is not None:
             return found
     return None
-
-
-# ---------------------------------------------------------------- helpers for data
-
-def q_str(x: Fraction) -> str:
-    """Exact string form of a rational, for certificates."""
-    return f"{x.numerator}/{x.denominator}" if x.denominator != 1 else str(x.numerator)
-
-
-def q_parse(s: str) -> Fraction:
-    """Inverse of q_str."""
-    return Fraction(s)

@@ -20,13 +20,15 @@ from typing import Any, Optional
 
 from hypothesis import strategies as st
 
-from .. import arith
-from ..blocks import Block, Stack
-from ..strategies import blocks
-from .base import Certificate, oracle_check
-from .gated import BALL_PREC, choose_direction, ray_witness, verify_ray_witness
-from .exact import (identity, is_zero_matrix, matmul, matvec_q, property_is_proved, qvec,
-                    safe_recheck, skip_matrix, smat, stack_from_json, stack_to_json, svec)
+from oracle.core import arith
+from oracle.core.blocks import Block, Stack
+from oracle.core.strategies import blocks
+from oracle.claims.base import Certificate, oracle_check
+from oracle.claims.gated import BALL_PREC, choose_direction, ray_witness, verify_ray_witness
+from oracle.algebra.exact import (
+    identity, is_zero_matrix, matmul, matvec_q, property_is_proved, qvec, safe_recheck, skip_matrix,
+    smat, stack_from_json, stack_to_json, svec
+)
 
 CLAIM_ID = "depth-impossible"
 CLAIM_ANY = "depth-any"

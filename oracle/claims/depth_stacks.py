@@ -37,11 +37,14 @@ from flint import fmpq, fmpq_mat
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from ..blocks import Block, Stack
-from .absorption_width import build_block, lower_bound_table
-from .base import Certificate, counterexample, oracle_check
-from .exact import (all_index_sets_exact, identity, line_key, matmul, matvec_q, qmat, qvec,
-                    safe_recheck, smat, svec, transpose)
+from oracle.core.blocks import Block, Stack
+from oracle.claims.absorption_width import build_block, lower_bound_table
+from oracle.claims.base import Certificate, counterexample, oracle_check
+from oracle.algebra.exact import (
+    all_index_sets_exact, identity, line_key, matmul, matvec_q, qmat, qvec, safe_recheck, smat,
+    svec, transpose
+)
+from oracle.algebra.exact import nullspace
 
 CLAIM_NARROW = "depth-narrow"
 CLAIM_D2 = "depth-d2"
@@ -236,7 +239,6 @@ def transversal(layers: Sequence[Layer]) -> dict[str, Any]:
 
 def cone_point(V: QMat, d: int) -> Optional[QVec]:
     """A nonzero x with V x <= 0 when V has at most d rows (the cone where a plain first layer is 0)."""
-    from .exact import nullspace
     ns = nullspace(V, d)
     if ns:
         return ns[0]

@@ -24,13 +24,14 @@ from typing import Any, Callable, Optional
 
 from hypothesis import strategies as st
 
-from .. import activations, arith
-from ..blocks import Block, exact_matrix
-from ..strategies import blocks
-from .base import Certificate, oracle_check, q_parse, q_str
-from .exact import (has_nonzero_skip, ball_abs_upper, ball_str, block_from_json, block_to_json,
-                    is_zero_matrix, matmul, matvec_q, property_is_proved, qvec, safe_recheck,
-                    skip_matrix, smat, svec, to_arb)
+from oracle.core import activations, arith
+from oracle.core.blocks import Block, exact_matrix
+from oracle.core.strategies import blocks
+from oracle.claims.base import Certificate, oracle_check, q_parse, q_str
+from oracle.algebra.exact import (
+    has_nonzero_skip, ball_abs_upper, ball_str, block_from_json, block_to_json, is_zero_matrix,
+    matmul, matvec_q, property_is_proved, qvec, safe_recheck, skip_matrix, smat, svec, to_arb
+)
 
 CLAIM_JAC = "gated-impossible"
 CLAIM_CONT = "gated-continuity"

@@ -16,11 +16,12 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from .. import activations, arith
-from ..strategies import condition_blocks
-from .base import Certificate, oracle_check
-from .exact import (BALL_PREC, BALL_TOL, balls_agree, eval_ball, index_sum, matvec_q, qmat, qvec,
-                    smat, svec, to_arb)
+from oracle.core import activations, arith
+from oracle.core.strategies import condition_blocks
+from oracle.claims.base import Certificate, oracle_check
+from oracle.algebra.exact import (
+    BALL_PREC, BALL_TOL, balls_agree, eval_ball, index_sum, matvec_q, qmat, qvec, smat, svec, to_arb
+)
 
 CLAIM = "glu-flip"
 

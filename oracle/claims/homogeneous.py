@@ -30,13 +30,15 @@ import mpmath
 import numpy as np
 from hypothesis import strategies as st
 
-from .. import activations
-from ..blocks import Block
-from ..strategies import blocks
-from .base import Certificate, oracle_check, q_str
-from .exact import (has_nonzero_skip, block_from_json, block_to_json, is_zero_matrix, matvec_q,
-                    property_is_proved, qvec, safe_recheck, skip_matrix, svec)
-from .skip_reduction import (exact_matrix)
+from oracle.core import activations
+from oracle.core.blocks import Block
+from oracle.core.strategies import blocks
+from oracle.claims.base import Certificate, oracle_check, q_str
+from oracle.algebra.exact import (
+    has_nonzero_skip, block_from_json, block_to_json, is_zero_matrix, matvec_q, property_is_proved,
+    qvec, safe_recheck, skip_matrix, svec
+)
+from oracle.claims.skip_reduction import exact_matrix
 
 CLAIM_SAME = "homogeneous-impossible"
 CLAIM_ANY = "homogeneous-any-width"

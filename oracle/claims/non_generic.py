@@ -17,11 +17,12 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from ..blocks import Block, nondegeneracy
-from ..strategies import unimodular
-from .base import Certificate, oracle_check, q_str
-from .exact import (qmat, smat)
-from .relu_gelu import (_nondegenerate_q)
+from oracle.core.blocks import Block, nondegeneracy
+from oracle.core.strategies import unimodular
+from oracle.claims.base import Certificate, oracle_check, q_str
+from oracle.algebra.exact import qmat, smat
+from oracle.claims.relu_gelu import _nondegenerate_q
+from oracle.algebra.search import exhaustive_search
 
 CLAIM = "non-generic"
 
@@ -111,7 +112,6 @@ def check(inst: GenericInstance) -> Certificate:
     info = _evaluate(U, W, M)
     cross = None
     try:
-        from ..search import exhaustive_search
         cross = [list(S) for S in exhaustive_search(b.W_up, b.W_down, b.skip())]
     except ImportError:  # search.py is optional here; the integer enumeration stands alone
         pass

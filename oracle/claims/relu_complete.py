@@ -3,11 +3,11 @@
 For every drawn relu block (degenerate, biased, zero rows and columns, opposite orientations,
 alpha = 0 classes, d = 1, biases on one side only) the check
 
-* computes the canonical form and m* exactly (oracle/relu_width.py: all sign vectors and all
+* computes the canonical form and m* exactly (oracle/algebra/relu_width.py: all sign vectors and all
   independent class sets, python-flint rationals);
 * builds the width-m* block of the construction and verifies B' = F exactly, through the canonical
   forms (Lemma 1 of proofs/informal/relu-complete.md) and, for d <= 2, through the independent
-  referee oracle/pl_check.py (which does not use Lemma 1); for d = 3 also at exact sample points;
+  referee oracle/algebra/pl_check.py (which does not use Lemma 1); for d = 3 also at exact sample points;
 * cross-checks the special cases against independent code: for nondegenerate bias-free blocks with
   M = I, m* = m + C with C from absorption_width.lower_bound_table; for blocks whose classes are
   singletons with w_i != 0, m* <= m iff an index set exists (all 2^m subsets, exact);
@@ -26,11 +26,15 @@ from typing import Any, Optional
 
 from hypothesis import strategies as st
 
-from ..canonical import relu_form_exact, relu_function_equal
-from ..pl_check import ExactRelu, pl_equal
-from ..relu_width import build_block, construction_form, minimal_width
-from .base import Certificate, counterexample, oracle_check
-from .exact import all_index_sets_exact, identity, safe_recheck
+from oracle.algebra.canonical import relu_form_exact, relu_function_equal
+from oracle.algebra.pl_check import ExactRelu, pl_equal
+from oracle.algebra.relu_width import build_block, construction_form, minimal_width
+from oracle.claims.base import Certificate, counterexample, oracle_check
+from oracle.algebra.exact import all_index_sets_exact, identity, safe_recheck
+from oracle.algebra.exact import line_key
+from oracle.core import arith
+from oracle.core.activations import get
+from oracle.claims.absorption_width import lower_bound_table
 
 CLAIM = "relu-complete"
 Q = Fraction
@@ -145,7 +149,6 @@ STRATEGY = relu_instances()
 # ---------------------------------------------------------------------------- independent evidence
 
 def _nondegenerate(inst: ReluInstance) -> bool:
-    from .exact import line_key
 
     keys = [line_key(r) for r in inst.W_up]
     cols = all(any(inst.W_down[a][i] != 0 for a in range(inst.d)) for i in range(inst.m))
@@ -256,7 +259,6 @@ def _evaluate(inst: ReluInstance) -> dict[str, Any]:
         out["construction_equal_at_points"] = _evaluate_points(inst, con, d)
     biased = form.biased
     if _nondegenerate(inst) and not biased and inst.M == identity(d):
-        from .absorption_width import lower_bound_table
 
         C = lower_bound_table(inst.W_up, inst.W_down)["C"]
         out["absorption_width_C"] = C
@@ -313,8 +315,6 @@ def gelu_scales_counterexample() -> Certificate:
     """The relu formula undercounts for gelu: units on one line with different scales stay apart."""
     from flint import arb
 
-    from .. import arith
-    from ..activations import get
 
     U, W, M = [[Q(1)], [Q(2)]], [[Q(2), Q(-1)]], [[Q(1)]]
     form = relu_form_exact(U, W, M)

@@ -23,12 +23,15 @@ from typing import Any, Optional, Sequence
 import numpy as np
 from hypothesis import strategies as st
 
-from .. import activations
-from ..blocks import Block, exact_rank
-from ..strategies import condition_blocks, dyadic_weights, nondegenerate_blocks
-from .base import Certificate, oracle_check
-from .exact import (BALL_PREC, QMat, QVec, all_index_sets_exact, balls_agree, dot, eval_ball,
-                    eval_plain_q, index_sum, line_key, nullspace, qmat, qvec, smat, svec)
+from oracle.core import activations
+from oracle.core.blocks import Block, exact_rank
+from oracle.core.strategies import condition_blocks, dyadic_weights, nondegenerate_blocks
+from oracle.claims.base import Certificate, oracle_check
+from oracle.algebra.exact import (
+    BALL_PREC, QMat, QVec, all_index_sets_exact, balls_agree, dot, eval_ball, eval_plain_q,
+    index_sum, line_key, nullspace, qmat, qvec, smat, svec
+)
+from oracle.algebra.search import exhaustive_search
 
 CLAIM = "relu-gelu-iff"
 ODD_ACTS = ("relu", "gelu", "gelu_tanh", "silu")
@@ -231,21 +234,12 @@ def check(inst: Instance) -> Certificate:
                        reason="" if holds else "necessity check failed")
 
 
-_SEARCH_HOW = "all 2^m index sets, exact"
+_SEARCH_HOW = "search.exhaustive_search (exact meet-in-the-middle)"
 
 
 def _search(b: Block) -> list[tuple[int, ...]]:
-    """All S with W_S U_S = -M: search.exhaustive_search when present, else the exact brute force."""
-    global _SEARCH_HOW
-    try:
-        from ..search import exhaustive_search
-    except ImportError:  # the search module is optional for this check
-        exhaustive_search = None
-    if exhaustive_search is not None:
-        _SEARCH_HOW = "search.exhaustive_search (exact meet-in-the-middle)"
-        return [tuple(S) for S in exhaustive_search(b.W_up, b.W_down, b.skip())]
-    _SEARCH_HOW = "all 2^m index sets in exact rationals"
-    return all_index_sets_exact(qmat(b.W_up), qmat(b.W_down), _skip(b))
+    """All S with W_S U_S = -M, by the search package's exact meet-in-the-middle."""
+    return [tuple(S) for S in exhaustive_search(b.W_up, b.W_down, b.skip())]
 
 
 def recheck(cert: dict[str, Any]) -> bool:

@@ -25,16 +25,18 @@ import numpy as np
 from flint import arb
 from hypothesis import strategies as st
 
-from .. import activations, arith
-from ..arith import to_arb
-from ..blocks import Block
-from ..canonical import relu_form_exact
-from ..pl_check import ExactRelu, pl_equal
-from ..relu_width import minimal_width
-from ..strategies import condition_blocks, dyadic_weights, nondegenerate_blocks
-from .base import Certificate, counterexample, oracle_check
-from .exact import (BALL_PREC, all_index_sets_exact, balls_agree, eval_ball, eval_plain_q, identity,
-                    index_sum, line_key, qmat, qvec, safe_recheck, smat, svec)
+from oracle.core import activations, arith
+from oracle.core.arith import to_arb
+from oracle.core.blocks import Block
+from oracle.algebra.canonical import relu_form_exact
+from oracle.algebra.pl_check import ExactRelu, pl_equal
+from oracle.algebra.relu_width import minimal_width
+from oracle.core.strategies import condition_blocks, dyadic_weights, nondegenerate_blocks
+from oracle.claims.base import Certificate, counterexample, oracle_check
+from oracle.algebra.exact import (
+    BALL_PREC, all_index_sets_exact, balls_agree, eval_ball, eval_plain_q, identity, index_sum,
+    line_key, qmat, qvec, safe_recheck, smat, svec
+)
 
 CLAIM = "relu-limit"
 LIMIT_ACTS = ("relu", "gelu", "gelu_tanh", "silu")

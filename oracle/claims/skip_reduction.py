@@ -28,13 +28,14 @@ import numpy as np
 from flint import arb
 from hypothesis import strategies as st
 
-from .. import activations, arith
-from ..blocks import Block, exact_inverse, exact_matrix
-from ..strategies import ConditionInstance, blocks, condition_blocks
-from .base import Certificate, oracle_check
-from .exact import (ball_str, block_from_json, block_to_json, has_exact_form, identity, matmul,
-                    matvec_q, property_is_proved, qmat, qvec, safe_recheck, skip_matrix, smat, svec,
-                    to_arb)
+from oracle.core import activations, arith
+from oracle.core.blocks import Block, exact_inverse, exact_matrix
+from oracle.core.strategies import ConditionInstance, blocks, condition_blocks
+from oracle.claims.base import Certificate, oracle_check
+from oracle.algebra.exact import (
+    ball_str, block_from_json, block_to_json, has_exact_form, identity, matmul, matvec_q,
+    property_is_proved, qmat, qvec, safe_recheck, skip_matrix, smat, svec, to_arb
+)
 
 CLAIM = "skip-reduction"
 BALL_PREC = 128

@@ -1,7 +1,7 @@
 (** * Instance lemmas: each registered main theorem applied to one concrete,
     hand-checkable instance.
 
-    Rules for this file (checked by the audit, see oracle/consistency.py):
+    Rules for this file (checked by the audit, see oracle/formal/consistency.py):
     - every lemma statement mentions only the standard library (real
       arithmetic, [Rmax], [Rabs], [exp], lists), never a definition of this
       development, so that a reader can check it by eye and a changed

@@ -1,0 +1,304 @@
+"""Exact-rational and ball helpers shared by the claims and the decisions.
+
+Matrices are lists of rows of Fractions (QMat), vectors lists of Fractions (QVec);
+certificates store them as exact strings (smat / svec) and weights as float lists,
+which JSON round-trips exactly. Ball helpers use python-flint's arb.
+"""
+
+from __future__ import annotations
+
+import functools
+from fractions import Fraction
+from typing import Any, Optional, Sequence
+
+import numpy as np
+from flint import arb
+
+from oracle.core import activations, arith, linalg
+from oracle.core.arith import to_arb
+from oracle.core.blocks import Block, Stack, exact_matrix
+
+BALL_PREC = 128
+# A ball for a difference that is exactly zero has radius near 2^-prec times the magnitudes
+# involved; 2^-80 at 128 bits leaves room for moderate weights while rejecting any real gap.
+BALL_TOL = 2.0 ** -80
+
+QMat = list[list[Fraction]]
+QVec = list[Fraction]
+
+
+# ---------------------------------------------------------------- exact helpers (shared)
+
+def q_str(x: Fraction) -> str:
+    """Exact string form of a rational, for certificates."""
+    return f"{x.numerator}/{x.denominator}" if x.denominator != 1 else str(x.numerator)
+
+
+def q_parse(s: str) -> Fraction:
+    """Inverse of q_str."""
+    return Fraction(s)
+
+
+def qmat(a: Any) -> QMat:
+    """A matrix (numpy floats, ints, Fractions or exact strings) as exact Fractions."""
+    if isinstance(a, np.ndarray):
+        return [[Fraction(float(v)) for v in row] for row in np.atleast_2d(a)]
+    return [[Fraction(v) if not isinstance(v, float) else Fraction(v) for v in row] for row in a]
+
+
+def qvec(v: Any) -> QVec:
+    """A vector as exact Fractions."""
+    return [Fraction(float(x)) if isinstance(x, (float, np.floating)) else Fraction(x) for x in v]
+
+
+def smat(a: QMat) -> list[list[str]]:
+    """Exact string form of a rational matrix (for certificates)."""
+    return [[q_str(Fraction(v)) for v in row] for row in a]
+
+
+def svec(v: QVec) -> list[str]:
+    """Exact string form of a rational vector."""
+    return [q_str(Fraction(x)) for x in v]
+
+
+def transpose(a: QMat) -> QMat:
+    """Transpose of a list-of-rows matrix."""
+    return [list(col) for col in zip(*a)] if a else []
+
+
+def matmul(a: QMat, b: QMat) -> QMat:
+    """Exact product of two rational matrices."""
+    bt = transpose(b)
+    return [[sum((x * y for x, y in zip(row, col)), Fraction(0)) for col in bt] for row in a]
+
+
+def matvec_q(a: QMat, x: QVec) -> QVec:
+    """Exact matrix-vector product."""
+    return [sum((r * v for r, v in zip(row, x)), Fraction(0)) for row in a]
+
+
+def identity(d: int) -> QMat:
+    """The d x d identity in Fractions."""
+    return [[Fraction(int(i == j)) for j in range(d)] for i in range(d)]
+
+
+def index_sum(W_up: QMat, W_down: QMat, S: Sequence[int]) -> QMat:
+    """W_down[:,S] W_up[S,:] = sum_{i in S} w_i u_i^T, exactly."""
+    d = len(W_down)
+    out = [[Fraction(0)] * d for _ in range(d)]
+    for i in S:
+        for a in range(d):
+            wa = W_down[a][i]
+            if wa:
+                for b in range(d):
+                    out[a][b] += wa * W_up[i][b]
+    return out
+
+
+def all_index_sets_exact(W_up: QMat, W_down: QMat, M: QMat) -> list[tuple[int, ...]]:
+    """Every S with W_S U_S = -M, by brute force over all 2^m subsets in exact rationals."""
+    m, d = len(W_up), len(M)
+    outer = [[[W_down[a][i] * W_up[i][b] for b in range(d)] for a in range(d)] for i in range(m)]
+    found = []
+    for mask in range(1 << m):
+        acc = [row[:] for row in M]
+        for i in range(m):
+            if mask >> i & 1:
+                oi = outer[i]
+                for a in range(d):
+                    ra, oa = acc[a], oi[a]
+                    for b in range(d):
+                        ra[b] += oa[b]
+        if all(v == 0 for row in acc for v in row):
+            found.append(tuple(i for i in range(m) if mask >> i & 1))
+    return found
+
+
+def eval_plain_q(act: str, W_up: QMat, W_down: QMat, x: QVec, M: Optional[QMat] = None,
+                 b_up: Optional[QVec] = None, b_down: Optional[QVec] = None) -> QVec:
+    """Mx + W_down s(W_up x + b_up) + b_down in exact rationals (s must have an exact form)."""
+    f = activations.get(act).exact
+    if f is None or activations.get(act).gated:
+        raise ValueError(f"{act} has no exact ungated form")
+    pre = matvec_q(W_up, x)
+    if b_up is not None:
+        pre = [p + b for p, b in zip(pre, b_up)]
+    out = matvec_q(W_down, [f(p) for p in pre])
+    if b_down is not None:
+        out = [o + b for o, b in zip(out, b_down)]
+    if M is not None:
+        out = [o + v for o, v in zip(out, matvec_q(M, x))]
+    return out
+
+
+def _avec(a: Any, x: Sequence[arb]) -> list[arb]:
+    return [sum((to_arb(r) * v for r, v in zip(row, x)), arb(0)) for row in a]
+
+
+def eval_ball(act: str, W_up: Any, W_down: Any, x: Sequence[Any], M: Any = None,
+              W_gate: Any = None, b_up: Any = None, b_gate: Any = None, b_down: Any = None,
+              prec: int = BALL_PREC) -> list[arb]:
+    """Rigorous enclosure of Mx + B(x) for an ungated or gated block with rational or arb weights."""
+    a = activations.get(act)
+    with arith.precision("ball", prec):
+        xb = [to_arb(v) for v in x]
+        pre = _avec(W_up, xb)
+        if b_up is not None:
+            pre = [p + to_arb(b) for p, b in zip(pre, b_up)]
+        if a.gated:
+            gp = _avec(W_gate, xb)
+            if b_gate is not None:
+                gp = [p + to_arb(b) for p, b in zip(gp, b_gate)]
+            hidden = [a.ball(g) * p for g, p in zip(gp, pre)]
+        else:
+            hidden = [a.ball(p) for p in pre]
+        out = _avec(W_down, hidden)
+        if b_down is not None:
+            out = [o + to_arb(b) for o, b in zip(out, b_down)]
+        if M is not None:
+            out = [o + v for o, v in zip(out, _avec(M, xb))]
+        return out
+
+
+def balls_agree(lhs: Sequence[arb], rhs: Sequence[arb], tol: float = BALL_TOL) -> tuple[bool, float]:
+    """Do two vectors of balls overlap entrywise with a tiny difference enclosure? (evidence, not proof)"""
+    worst = 0.0
+    ok = True
+    for p, q in zip(lhs, rhs):
+        diff = p - q
+        r = float(diff.rad()) + abs(float(diff.mid()))
+        worst = max(worst, r)
+        ok = ok and diff.contains(0) and r < tol
+    return ok, worst
+
+
+def line_key(row: Sequence[Fraction]) -> Optional[tuple[int, ...]]:
+    """Primitive integer vector with positive leading entry spanning the line of a rational row."""
+    ints, scale = linalg.primitive(row)
+    if not scale:
+        return None
+    sgn = 1 if next(v for v in ints if v != 0) > 0 else -1
+    return tuple(sgn * v for v in ints)
+
+
+def nullspace(a: QMat, d: int) -> QMat:
+    """A basis (list of vectors) of {x in Q^d : a x = 0}: the canonical one from the exact rref."""
+    X = linalg.nullspace(a, d)
+    return [[linalg.fraction(X[i, j]) for i in range(X.nrows())] for j in range(X.ncols())]
+
+
+def dot(u: Sequence[Fraction], v: Sequence[Fraction]) -> Fraction:
+    """Exact dot product."""
+    return sum((a * b for a, b in zip(u, v)), Fraction(0))
+
+
+
+_WEIGHTS = ("W_up", "W_down", "W_gate", "b_up", "b_gate", "b_down", "M")
+
+
+def block_to_json(b: Block) -> dict[str, Any]:
+    """A block as JSON-ready data: float lists (exact round-trip) plus activation and kind."""
+    out: dict[str, Any] = {"activation": b.activation, "kind": b.kind}
+    for name in _WEIGHTS:
+        v = getattr(b, name)
+        if v is not None:
+            out[name] = np.asarray(v, dtype=np.float64).tolist()
+    return out
+
+
+def block_from_json(data: dict[str, Any]) -> Block:
+    """Inverse of block_to_json; validation of the Block rejects malformed data."""
+    kw = {name: np.array(data[name], dtype=np.float64) for name in _WEIGHTS if name in data}
+    return Block(data["activation"], kind=data.get("kind", "residual"), **kw)
+
+
+def stack_to_json(s: Stack) -> list[dict[str, Any]]:
+    """A stack as a list of block records, first block first."""
+    return [block_to_json(b) for b in s.blocks]
+
+
+def stack_from_json(data: list[dict[str, Any]]) -> Stack:
+    """Inverse of stack_to_json."""
+    return Stack([block_from_json(b) for b in data])
+
+
+def is_zero_matrix(a: QMat) -> bool:
+    """True when every entry is exactly 0."""
+    return all(v == 0 for r in a for v in r)
+
+
+def skip_matrix(b: Block) -> QMat:
+    """The exact skip matrix of a residual block (identity when M is absent)."""
+    return identity(b.d) if b.M is None else exact_matrix(b.M)
+
+
+def has_nonzero_skip(b: Block) -> bool:
+    """True when the residual block's skip matrix is not exactly zero."""
+    return not is_zero_matrix(skip_matrix(b))
+
+
+def has_exact_form(b: Block) -> bool:
+    """True when the block's activation has an exact rational form (relu, relu2, reglu, bilinear)."""
+    return b.act.exact is not None
+
+
+def ball_str(x: arb) -> str:
+    """Display form of a ball."""
+    return x.str(20, radius=True)
+
+
+def ball_excludes_zero(x: arb) -> bool:
+    """True when the ball provably does not contain 0."""
+    return not x.contains(0)
+
+
+def ball_abs_upper(x: arb) -> Fraction:
+    """An exact rational upper bound of |x| over the ball (Arb's upper endpoint is exact)."""
+    return max(_arb_to_q(x.upper()), -_arb_to_q(x.lower()))
+
+
+def _arb_to_q(x: arb) -> Fraction:
+    """The exact value of an exact arb (a midpoint or an endpoint) as a Fraction."""
+    man, exp = x.mid().man_exp()
+    man, exp = int(man), int(exp)
+    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+
+
+# The cheap single-property re-derivations of the catalog (each well under a second); the
+# pointwise identities are only available through the full check_properties.
+_SINGLE_CHECKS = {
+    "value_at_0": activations._check_value_at_0,
+    "continuous_at_0": activations._check_continuity,
+    "differentiable_at_0": activations._check_differentiability,
+    "homogeneity_degree": activations._check_homogeneity,
+}
+
+
+@functools.lru_cache(maxsize=None)
+def derived_property(name: str, prop: str) -> tuple[bool, str]:
+    """Re-derive one declared property of a catalog entry: (declaration verified, method)."""
+    a = activations.get(name)
+    if prop in _SINGLE_CHECKS:
+        c = _SINGLE_CHECKS[prop](a)
+        return c.holds, c.method
+    found = {c.prop: (c.holds, c.method) for c in activations.check_properties(a)}
+    return found[prop]
+
+
+def property_is_proved(name: str, prop: str) -> bool:
+    """True when the declared property holds and was re-derived symbolically (sympy)."""
+    holds, method = derived_property(name, prop)
+    return holds and method.startswith("sympy")
+
+
+def safe_recheck(fn):
+    """Decorator: a recheck that raises on malformed data answers False instead."""
+    @functools.wraps(fn)
+    def wrapped(cert: dict[str, Any]) -> bool:
+        try:
+            return bool(fn(cert))
+        except Exception:  # malformed or tampered JSON is simply not a valid certificate
+            return False
+    return wrapped
+
+

@@ -1,0 +1,53 @@
+"""Index-set search and non-existence certificates for the relu/gelu condition.
+
+The question (SPEC.md, claim ``relu-gelu-iff``): given ``W_up`` (m x d, rows
+``u_i``), ``W_down`` (d x m, columns ``w_i``) and ``M`` (d x d), is there an index
+set ``S`` with ``sum_{i in S} w_i u_i^T = -M`` exactly?  With a 0/1 vector ``z``
+this reads ``A(z) := W_down diag(z) W_up + M = 0``.
+
+Every float64 number is a dyadic rational, so the question is a question about
+integers once all entries are multiplied by a suitable power of two.  The package
+is split by concern:
+
+* ``modular``: exact verification of a given S by multi-modular integer
+  arithmetic (:func:`verify_index_set`, :func:`to_fraction_matrix`);
+* ``bounds``: rigorous float64 rounding-error bounds;
+* ``subsets``: cheap necessary conditions (:func:`necessary_conditions`) and the
+  exact meet-in-the-middle enumeration for small ``m`` (:func:`exhaustive_search`);
+* ``relaxation``: the scalable certificate of non-existence from a convex
+  relaxation (:func:`relaxation_certificate`), re-checkable from the weights and
+  one matrix ``Y`` alone (:func:`check_linear_certificate`);
+* ``driver``: the combination (:func:`find_index_set`);
+* ``distance``: the nearest index set and whether it misses only by rounding
+  (:func:`nearest_index_set`).
+
+Every function takes plain arrays; the names below are the public interface.
+"""
+
+from __future__ import annotations
+
+from oracle.algebra.search.common import _jsonable
+from oracle.algebra.search.distance import nearest_index_set, residual_exact, rounding_tolerance
+from oracle.algebra.search.driver import SearchResult, find_index_set
+from oracle.algebra.search.modular import condition_residual, to_fraction_matrix, verify_index_set
+from oracle.algebra.search.relaxation import (
+    check_linear_certificate, decode_matrix, encode_matrix, relaxation_certificate
+)
+from oracle.algebra.search.subsets import exhaustive_search, necessary_conditions
+
+__all__ = [
+    "SearchResult",
+    "to_fraction_matrix",
+    "verify_index_set",
+    "condition_residual",
+    "necessary_conditions",
+    "exhaustive_search",
+    "relaxation_certificate",
+    "check_linear_certificate",
+    "find_index_set",
+    "encode_matrix",
+    "decode_matrix",
+    "nearest_index_set",
+    "residual_exact",
+    "rounding_tolerance",
+]

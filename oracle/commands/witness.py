@@ -1,0 +1,62 @@
+"""``absorb witness R P [--json]``: a certified input where two blocks differ, or the evidence that
+they agree (the decision is oracle/decide/witness.py)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from oracle.commands.output import emit_json
+from oracle.core import io as bio
+from oracle.decide.witness import find_witness
+
+_PROGRESS = 100_000  # m * d (both blocks) from which progress goes to stderr
+
+
+def run(args: argparse.Namespace) -> int:
+    """``absorb witness R P [--json]``."""
+    t0 = time.perf_counter()
+    R = bio.read_block(args.residual)
+    P = bio.read_block(args.plain)
+    big = R.m * R.d + P.m * P.d >= _PROGRESS
+
+    def progress(msg: str) -> None:
+        if big:
+            print(f"absorb witness: [{time.perf_counter() - t0:6.1f}s] {msg}", file=sys.stderr, flush=True)
+
+    progress(f"read {args.residual} ({R.activation}, d = {R.d}, m = {R.m}) and {args.plain} "
+             f"({P.activation}, m = {P.m})")
+    doc = find_witness(R, P, progress=progress)
+    progress(f"done: {doc['verdict']}")
+    doc = {"residual": str(args.residual), "plain": str(args.plain), **doc}
+    if args.json:
+        emit_json(doc)
+        return 0
+    print(f"verdict: {doc['verdict']}" + (" (exact)" if doc["exact"] else " (not exact)"))
+    if doc["verdict"] == "differ":
+        if doc.get("point") is not None:
+            pt = doc["point"]
+            shown = ", ".join(pt[:6]) + (", ..." if len(pt) > 6 else "")
+            if "point_nonzeros" in doc and len(pt) > 6:
+                shown = "0 except " + ", ".join(f"x_{k} = {v}" for k, v in doc["point_nonzeros"].items())
+            print(f"point:   x = ({shown})  [{doc['why_this_point']}]")
+            print(f"output coordinate {doc['coordinate']}: R = {doc['R_value']}, P = {doc['P_value']}")
+            print(f"method:  {doc['method']}")
+        else:
+            print(f"reason:  {doc['reason']}")
+        if "canonical" in doc:
+            print(f"forms:   {doc['canonical']['reason']}")
+    elif doc["verdict"] == "agree":
+        print(f"evidence: {doc['evidence']['detail']}")
+        if "S" in doc["evidence"]:
+            print(f"S = {doc['evidence']['S']}")
+        if doc["evidence"].get("kind") == "canonical_forms":
+            e = doc["evidence"]
+            print(f"classes: {e['classes']} (units {e['units'][0]} + {e['units'][1]}), "
+                  f"{e.get('classes_with_different_affine_share', 0)} with different affine shares; "
+                  f"{e.get('affine_check')}; {e.get('seconds')}s")
+    else:
+        print(f"reason:  {doc['reason']} (float64 max difference "
+              f"{doc['float64_max_difference_on_64_random_points']:.3g})")
+    return 0

@@ -1,0 +1,715 @@
+"""Decide whether one concrete residual block absorbs its skip: verdict, certificate, constructed B'.
+
+``decide(block)`` returns a :class:`Verdict`; the ``absorb check`` command around it (files,
+printing, ``--emit``, stack files) is oracle/commands/check.py.  The verdict always names the claim it rests on and says whether
+it is exact.  Which claim is cited (one rule: the most general registered claim whose hypotheses
+the block meets and which decides the question; the certificate's ``also_applies`` lists the
+narrower claims that the block meets too, e.g. the paper's ``relu-gelu-iff``):
+
+* relu2, reglu, bilinear (block homogeneous of degree 2): ``homogeneous-impossible``
+  once the block is bias-free and M != 0 (both checked exactly);
+* swiglu, geglu, geglu_tanh (gate with g(0) = 0, differentiable at 0):
+  ``gated-impossible`` under the same checks;
+* relu, every block (degenerate, biased, any d >= 1, any M): ``relu-complete``, through the
+  minimal width m* (oracle/decide/relu.py): absorbable at width m iff m* <= m; m* exactly when
+  the enumeration over sign vectors and class sets is small, otherwise exact bounds from the
+  index-set machinery (necessary conditions, meet-in-the-middle, relaxation certificate);
+* gelu, gelu_tanh, silu, quick_gelu: ``relu-limit`` (with or without biases, any d, any M):
+  absorbable iff W_down[:,S] W_up[S,:] = -M for some S, the converse needing nondegeneracy in
+  the bias-free sense; degenerate blocks without S stay undecided, with that reason;
+* glu: ``glu-flip`` (an index set S gives B'; without one the block is undecided).
+
+Rounding policy.  A verdict is about the stored float64 numbers and is exact when its claim and
+certificate are.  The replacing block is built in exact rationals; the emitted file holds it in
+float64, and when some entries (typically b_down + W_S b_S) are not float64 numbers it holds
+them rounded to nearest: the certificate's ``emitted_block`` then lists the rounded arrays with
+a bound on the entry errors, and the file says so in its metadata (``rounded``, ``rounding_error``).
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from oracle.core import activations, linalg
+from oracle.decide import relu as relu_decide
+from oracle.algebra import search
+from oracle.core.blocks import Block, nondegeneracy
+# the construction and its point checks (also imported from here by tests and callers)
+from oracle.algebra.construct import _spot_points, flip_block, verify_equal_at_points
+from oracle.core.errors import InputError
+from oracle.algebra.canonical import compare_blocks
+
+NECESSITY_PROVED = ("relu", "gelu")  # activations for which relu-gelu-iff proves the converse
+_LARGE = 200_000  # m*d above which work is reported on stderr and exact spot checks are thinned
+
+
+@dataclass
+class Verdict:
+    """The decision for one block, with everything needed to re-check it."""
+
+    verdict: str  # "absorbable" | "not_absorbable" | "undecided"
+    claim: Optional[str]
+    exact: bool
+    reason: str
+    certificate: dict[str, Any] = field(default_factory=dict)
+    plain: Optional[Block] = None  # the residual-free block when absorbable
+
+    def as_dict(self, plain_path: Optional[str] = None) -> dict[str, Any]:
+        """The JSON document of ``absorb check --json``."""
+        out = {"verdict": self.verdict, "claim": self.claim, "exact": self.exact,
+               "reason": self.reason, "certificate": self.certificate}
+        if plain_path is not None:
+            out["plain_block"] = plain_path
+        return out
+
+
+Progress = Callable[[str], None]
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+def stderr_progress(prefix: str = "absorb check") -> Progress:
+    """A progress callback printing timed stage messages on stderr."""
+    t0 = time.perf_counter()
+
+    def say(msg: str) -> None:
+        print(f"{prefix}: [{time.perf_counter() - t0:6.1f}s] {msg}", file=sys.stderr, flush=True)
+    return say
+
+
+# ------------------------------------------------------------------ small exact helpers
+
+@functools.lru_cache(maxsize=None)
+def _activation_checks(name: str) -> tuple[tuple[str, bool], ...]:
+    """Re-derive the catalog's declared properties of an activation (sympy / 60 digits)."""
+    return tuple((c.prop, bool(c.holds)) for c in activations.check_properties(activations.get(name)))
+
+
+def _properties_ok(name: str, needed: tuple[str, ...]) -> bool:
+    checks = dict(_activation_checks(name))
+    return all(checks.get(p, False) for p in needed)
+
+
+def _info(block: Block) -> dict[str, Any]:
+    """The block summary every certificate carries."""
+    return {"activation": block.activation, "d": block.d, "m": block.m,
+            "M": "identity" if block.M is None else "given", "biases": _nonzero_biases(block)}
+
+
+def _nonzero_biases(block: Block) -> list[str]:
+    return [n for n in ("b_up", "b_gate", "b_down")
+            if getattr(block, n) is not None and np.any(getattr(block, n) != 0)]
+
+
+def _first_nonzero(M: Optional[np.ndarray]) -> Optional[list[Any]]:
+    if M is None:  # the identity
+        return [0, 0, 1.0]
+    nz = np.argwhere(M != 0)
+    if nz.size == 0:
+        return None
+    i, j = (int(v) for v in nz[0])
+    return [i, j, float(M[i, j])]
+
+
+_EXACT_ENTRIES = 1_000_000  # entries up to which an exact FLINT rank is affordable (well under a second)
+
+
+def invertibility(M: np.ndarray) -> dict[str, Any]:
+    """Exact invertibility of the skip matrix: {'invertible': True/False/None, 'method': ...}."""
+    d = M.shape[0]
+    diag = np.diag(M)
+    if not np.any(np.triu(M, 1)) or not np.any(np.tril(M, -1)):
+        # triangular (diagonal included): the determinant is the product of the diagonal
+        ok = bool(np.all(diag != 0))
+        shape = "diagonal" if not np.any(M - np.diag(diag)) else "triangular"
+        return {"invertible": ok, "method": f"{shape}: exact (determinant = product of the diagonal)"}
+    # rank modulo a prime never exceeds the rational rank, so full rank mod p proves
+    # invertibility; a second and third prime cover determinants divisible by the first
+    for p in linalg.PRIMES[:3]:
+        if linalg.rank_mod_p(M, p) == d:
+            return {"invertible": True, "method": f"full rank modulo the prime {p}"}
+        if d * d <= 4096:
+            break  # small: go straight to the exact rank
+    if d * d <= _EXACT_ENTRIES:
+        ok = linalg.is_invertible(M)
+        return {"invertible": ok, "method": "exact rank over the rationals (python-flint)"}
+    return {"invertible": None, "method": "rank modulo three primes below d and too large for an "
+            "exact rank here: not decided"}
+
+
+def row_rank_is_full(W_up: np.ndarray) -> dict[str, Any]:
+    """Exactly establish whether rank W_up = d (mod-p ranks prove 'yes' cheaply; exact FLINT rank otherwise)."""
+    m, d = W_up.shape
+    if m < d:
+        return {"rank_is_d": False, "rank_at_most": m,
+                "method": f"fewer rows than columns: rank W_up <= m = {m} < d = {d}"}
+    if m * d <= 40_000:
+        r = linalg.rank(W_up)
+        return {"rank_is_d": r == d, "rank": r, "method": "exact over the rationals (python-flint)"}
+    # The first d rows usually have full rank already; proving it mod p is cheap.
+    if linalg.rank_mod_p(W_up[:d]) == d:
+        return {"rank_is_d": True, "method": "first d rows of full rank modulo a prime",
+                "rows": list(range(min(d, 8)))}
+    # Otherwise pick d promising rows with pivoted QR (float), then prove their rank mod p.
+    from scipy.linalg import qr
+
+    _, _, piv = qr(W_up.T, mode="economic", pivoting=True)
+    rows = np.sort(piv[:d])
+    if linalg.rank_mod_p(W_up[rows]) == d:
+        return {"rank_is_d": True, "method": "d rows of full rank modulo a prime", "rows": rows[:8].tolist()}
+    if m * d <= _EXACT_ENTRIES:
+        r = linalg.rank(W_up)
+        return {"rank_is_d": r == d, "rank": r, "method": "exact over the rationals (python-flint)"}
+    return {"rank_is_d": None, "method": "not established (mod-p rank of chosen rows below d)"}
+
+
+# ------------------------------------------------------------------ decision
+
+def decide(block: Block, progress: Progress = _quiet, max_exhaustive: int = 36) -> Verdict:
+    """The verdict for a residual block, with the claim it rests on and a re-checkable certificate."""
+    if block.kind != "residual":
+        raise InputError("check expects a residual block (kind = residual); this file is a plain block")
+    act = block.act
+    m = block.m
+    info = _info(block)
+
+    # M is None for the identity, which is never formed as a d x d array when d > m
+    if block.M is not None and not np.any(block.M != 0):
+        # F = B: the block itself, without its (zero) skip, is residual-free
+        return Verdict("absorbable", None, True,
+                       "M = 0 exactly: the skip term vanishes and B itself is residual-free",
+                       {"kind": "zero_skip", "block": info,
+                        "absorption_width": {"value": None, "at_most": m}},
+                       block.without_skip())
+
+    deg = act.block_degree
+    if deg is not None and deg != 1:
+        return _decide_homogeneous(block, info, deg)
+    if act.gated and act.value_at_0 == 0:
+        return _decide_gated_zero(block, info)
+    if not act.gated and block.activation == "relu":
+        return _decide_relu(block, info, progress, max_exhaustive)
+    if not act.gated and block.activation in relu_decide.LIMIT_ACTS:
+        return _decide_limit(block, info, progress, max_exhaustive)
+    if (act.gated and act.flip_symmetry) or (not act.gated and act.odd_part_identity):
+        return _decide_index_condition(block, info, progress, max_exhaustive)
+    return Verdict("undecided", None, False,
+                   f"no decision procedure for activation {block.activation!r}",
+                   {"kind": "unsupported", "block": info})
+
+
+def _decide_homogeneous(block: Block, info: dict[str, Any], deg: int) -> Verdict:
+    claim = "homogeneous-impossible"
+    biases = _nonzero_biases(block)
+    if biases:
+        return Verdict("undecided", claim, False,
+                       f"nonzero biases ({', '.join(biases)}) put the block outside Prop. 5; "
+                       "biased blocks can absorb (SPEC.md: a width-4 biased relu2 block equals x for d = 1)",
+                       {"kind": "hypothesis_failed", "hypothesis": "bias_free", "nonzero_biases": biases,
+                        "block": info})
+    entry = _first_nonzero(block.M)
+    props = dict(_activation_checks(block.activation))
+    cert = {"kind": "homogeneous", "degree": deg, "bias_free": True, "M_nonzero_entry": entry,
+            "activation_properties_verified": props["homogeneity_degree"],
+            "scaling_points": {"x": f"e_{entry[1]}", "2x": f"2 e_{entry[1]}"},
+            "block": info, "absorption_width": {"value": None, "note": "no width works (homogeneous-any-width)"}}
+    if not props["homogeneity_degree"]:
+        return Verdict("undecided", claim, False, "the activation's homogeneity could not be re-derived", cert)
+    return Verdict("not_absorbable", claim, True,
+                   f"the block is positively homogeneous of degree {deg} != 1, bias-free, and "
+                   f"M[{entry[0]},{entry[1]}] = {entry[2]!r} != 0: comparing x and 2x gives "
+                   f"(2 - 2^{deg}) M x = 0, impossible for x = e_{entry[1]}", cert)
+
+
+def _decide_gated_zero(block: Block, info: dict[str, Any]) -> Verdict:
+    claim = "gated-impossible"
+    biases = _nonzero_biases(block)
+    if biases:
+        return Verdict("undecided", claim, False,
+                       f"nonzero biases ({', '.join(biases)}) put the block outside Prop. 6; "
+                       "biased gated blocks can absorb (SPEC.md: a zero gate row with gate bias c "
+                       "computes silu(c) u.x, a linear map)",
+                       {"kind": "hypothesis_failed", "hypothesis": "bias_free", "nonzero_biases": biases,
+                        "block": info})
+    entry = _first_nonzero(block.M)
+    ok = _properties_ok(block.activation, ("value_at_0", "differentiable_at_0"))
+    act = block.act
+    cert = {"kind": "gated_zero", "gate": block.activation, "gate_value_at_0": str(act.value_at_0),
+            "gate_differentiable_at_0": act.differentiable_at_0, "activation_properties_verified": ok,
+            "bias_free": True, "M_nonzero_entry": entry, "block": info,
+            "absorption_width": {"value": None, "note": "no width works (gated-continuity)"}}
+    if not ok:
+        return Verdict("undecided", claim, False, "the gate's properties at 0 could not be re-derived", cert)
+    return Verdict("not_absorbable", claim, True,
+                   f"gate {act.name} has g(0) = 0 and is differentiable at 0, the block is bias-free, and "
+                   f"M[{entry[0]},{entry[1]}] = {entry[2]!r} != 0: every residual-free block has "
+                   "Jacobian 0 at the origin while this one has Jacobian M", cert)
+
+
+# ------------------------------------------------------------------ relu-complete and relu-limit
+
+def _hypotheses(block: Block, nd: Any = None) -> dict[str, Any]:
+    """The facts behind the hypothesis tags, established exactly (nondegeneracy, M, biases, d)."""
+    nd = nondegeneracy(block.W_up, block.W_down) if nd is None else nd
+    inv = {"invertible": True, "method": "identity"} if block.M is None else invertibility(block.M)
+    return {"nondegenerate": nd.as_dict(), "d": block.d, "d_ge_2": block.d >= 2, "M_invertible": inv,
+            "bias_free": not _nonzero_biases(block)}
+
+
+def _also_applies(block: Block, hyp: dict[str, Any]) -> list[str]:
+    """Narrower registered claims whose hypotheses the block meets as well (for the reader)."""
+    out = []
+    nd = hyp["nondegenerate"]["nondegenerate"]
+    if (block.activation in NECESSITY_PROVED and hyp["bias_free"] and nd and hyp["d_ge_2"]
+            and hyp["M_invertible"]["invertible"] is True):
+        out.append("relu-gelu-iff")
+    if block.activation == "relu" and nd:
+        out.append("relu-limit")
+    return out
+
+
+def _emitted_from_flip(note: dict[str, Any], construction: str) -> dict[str, Any]:
+    """The emitted-block record of a sign-flip construction (only b_down can need rounding)."""
+    rounded = bool(note.get("b_down_rounded"))
+    rec: dict[str, Any] = {"exact": not rounded, "rounded": ["b_down"] if rounded else [],
+                           "max_entry_error": {"b_down": note["b_down_max_rounding_error"]} if rounded else {},
+                           "construction": construction}
+    return rec
+
+
+def _offset_check(block: Block, plain: Block, note: dict[str, Any]) -> dict[str, Any]:
+    """Spot check of a flip block whose b_down was rounded: F - P equals the rounding at sample points
+    (exact rationals for relu, arb balls otherwise).  Evidence next to the exact algebra, not a proof."""
+    big = block.m * block.d >= _LARGE
+    offset = [Fraction(v) - Fraction(float(f)) for v, f in zip(note["b_down_exact"], plain.b_down)]
+    rng = np.random.default_rng(12345)
+    if block.act.exact is not None:
+        pts = _spot_points(block.d, rng, n_random=2 if big else 6, n_basis=1 if big else 4)
+        return verify_equal_at_points(block, plain, pts, "exact", offset)
+    pts = _spot_points(block.d, rng, n_random=1 if big else 3, n_basis=1 if big else 2)
+    return verify_equal_at_points(block, plain, pts, "ball", offset)
+
+
+def _unit_flip(block: Block, cert: dict[str, Any], say: Progress, max_exhaustive: int) -> Optional[Block]:
+    """The sign flip of the block's own units, when an index set S exists (it keeps every unit)."""
+
+    U, W, M = block.W_up, block.W_down, block.M
+    S = None
+    cand = cert.get("S_units")
+    if cand is not None and search.verify_index_set(U, W, M, cand):
+        S = sorted(int(i) for i in cand)
+    else:
+        active = int(np.sum(np.any(U != 0, axis=1) & np.any(W != 0, axis=0)))
+        if active <= max_exhaustive:
+            res = search.find_index_set(U, W, M, max_exhaustive=max_exhaustive)
+            if res.status == "found":
+                S = sorted(int(i) for i in res.S)
+    if S is None:
+        return None
+    say(f"sign flip of the {len(S)} units in S")
+    try:
+        plain, note = flip_block(block, S)
+    except InputError:
+        return None  # b_down beyond float64: keep the relu-complete construction
+    rec = _emitted_from_flip(note, "the units in S sign-flipped (rows of W_up and b_up), b_down + W_S b_S")
+    if rec["exact"]:
+        cmp = compare_blocks(block, plain)
+        if not cmp.equal:  # pragma: no cover - would contradict the construction
+            raise RuntimeError("sign-flip block differs from the residual block")
+        rec["check"] = "equal to the residual block (exact canonical forms): " + cmp.reason
+    else:
+        chk = _offset_check(block, plain, note)
+        if not chk["agree"]:  # pragma: no cover
+            raise RuntimeError(f"sign-flip block differs from the residual block: {chk}")
+        cert["spot_check"] = chk
+        rec["check"] = ("exact algebra (W_S U_S = -M verified, b_down + W_S b_S computed exactly); the file "
+                        "holds b_down rounded; spot check of F - P = rounding at sample points")
+    cert.update({"S": S, "size": len(S), **note, "emitted_block": rec, "emitted_block_exact": rec["exact"]})
+    return plain
+
+
+def _width_from_bounds(cert: dict[str, Any]) -> dict[str, Any]:
+    """The absorption-width line of a relu-complete certificate."""
+    if cert.get("m_star") is not None:
+        return {"value": cert["m_star"], "reason": "exact (relu-complete)"}
+    return {"value": None, "at_least": cert.get("lower"), "at_most": cert.get("upper"),
+            "reason": "exact bounds (relu-complete)"}
+
+
+def _decide_relu(block: Block, info: dict[str, Any], progress: Progress, max_exhaustive: int) -> Verdict:
+    """Every relu block: relu-complete's minimal width m* decides (exactly, or by exact bounds)."""
+    big = block.m * block.d >= _LARGE
+    say = progress if big else _quiet
+    say(f"block relu, d = {block.d}, m = {block.m}: minimal width (relu-complete)")
+    t0 = time.perf_counter()
+    r = relu_decide.decide_relu(block, progress=say, max_exhaustive=max_exhaustive)
+    say(f"relu-complete: {r['verdict']} in {time.perf_counter() - t0:.1f}s")
+    cert = r["certificate"]
+    cert["block"] = info
+    say("hypothesis facts: exact nondegeneracy and M")
+    hyp = _hypotheses(block)
+    cert["hypotheses"] = hyp
+    cert["also_applies"] = _also_applies(block, hyp)
+    cert["absorption_width"] = _width_from_bounds(cert)
+    plain = r["plain"]
+    reason = r["reason"]
+    if r["verdict"] == "absorbable":
+        flipped = _unit_flip(block, cert, say, max_exhaustive)
+        if flipped is not None:
+            plain = flipped
+            reason += (f"; the emitted block is the sign flip of the {cert['size']} units in S "
+                       "(W_down[:,S] W_up[S,:] = -M exactly)")
+            if cert["emitted_block"]["rounded"]:
+                reason += (f"; its b_down = b_down + W_S b_S is not a float64: the file holds it rounded "
+                           f"(error at most {cert['b_down_max_rounding_error']:.3g} per entry)")
+    else:
+        say("distance to the nearest index set")
+        cert["distance"] = _distance_to_index_sets(block, cert.get("search"))
+        tail = _near_tail(cert["distance"])
+        reason += tail
+    return Verdict(r["verdict"], r["claim"], r["exact"], reason, cert, plain)
+
+
+def _near_tail(dist: dict[str, Any]) -> str:
+    if dist.get("within_rounding"):
+        return ("; note: the nearest index set misses -M only by float64 rounding (see distance): "
+                "these weights are probably a rounded absorbable block, store them exactly to absorb")
+    return ""
+
+
+def _decide_limit(block: Block, info: dict[str, Any], progress: Progress, max_exhaustive: int) -> Verdict:
+    """gelu, gelu_tanh, silu, quick_gelu: relu-limit (with or without biases, any d and M)."""
+    big = block.m * block.d >= _LARGE
+    say = progress if big else _quiet
+    say(f"block {block.activation}, d = {block.d}, m = {block.m}: relu-limit")
+    t0 = time.perf_counter()
+    r = relu_decide.decide_odd(block, progress=say, max_exhaustive=max_exhaustive)
+    say(f"relu-limit: {r['verdict']} in {time.perf_counter() - t0:.1f}s")
+    cert = r["certificate"]
+    cert["block"] = info
+    nd = nondegeneracy(block.W_up, block.W_down)
+    hyp = _hypotheses(block, nd)
+    cert["hypotheses"] = hyp
+    cert["also_applies"] = _also_applies(block, hyp)
+    reason = r["reason"]
+    if r["verdict"] == "absorbable":
+        rec = cert["emitted_block"]
+        if not rec["exact"]:
+            chk = _offset_check(block, r["plain"], cert)
+            if not chk["agree"]:  # pragma: no cover
+                raise RuntimeError(f"constructed block differs from the residual block: {chk}")
+            cert["spot_check"] = chk
+            reason += f" (error at most {cert['b_down_max_rounding_error']:.3g} per entry)"
+        cert["absorption_width"] = {"value": None, "at_most": block.m,
+                                    "reason": "absorbable at width m; smaller widths not examined"}
+    else:
+        say("distance to the nearest index set")
+        cert["distance"] = _distance_to_index_sets(block, cert.get("search"))
+        reason += _near_tail(cert["distance"])
+        cert["absorption_width"] = _width_not_absorbable(block, nd, exact_only=r["verdict"] == "not_absorbable")
+    return Verdict(r["verdict"], r["claim"], r["exact"], reason, cert, r["plain"])
+
+
+def _decide_index_condition(block: Block, info: dict[str, Any], progress: Progress,
+                            max_exhaustive: int) -> Verdict:
+    """relu, gelu, gelu_tanh, silu, glu: the index condition W_S U_S = -M decides (where proved)."""
+    m, d = block.m, block.d
+    M = block.M  # None: the identity
+    claim = "glu-flip" if block.gated else "relu-gelu-iff"
+    big = m * d >= _LARGE
+    say = progress if big else _quiet
+    say(f"block {block.activation}, d = {d}, m = {m}: exact nondegeneracy check")
+    nd = nondegeneracy(block.W_up, block.W_down)
+    say("exact invertibility of M")
+    inv = {"invertible": True, "method": "identity"} if M is None else invertibility(M)
+    say("index-set search (necessary conditions, exhaustive search or relaxation certificate)")
+    t0 = time.perf_counter()
+    res = search.find_index_set(block.W_up, block.W_down, M, max_exhaustive=max_exhaustive)
+    say(f"search: {res.status} by {res.method} in {time.perf_counter() - t0:.1f}s")
+    hyp = {"nondegenerate": nd.as_dict(), "d": d, "d_ge_2": d >= 2, "M_invertible": inv,
+           "bias_free": not _nonzero_biases(block)}
+    if res.status == "found":
+        return _absorbable_by_index_set(block, info, claim, res, nd, hyp, say)
+    return _no_index_set(block, info, claim, res, nd, hyp, inv, say)
+
+
+def _absorbable_by_index_set(block: Block, info: dict[str, Any], claim: str, res: Any, nd: Any,
+                             hyp: dict[str, Any], say: Progress) -> Verdict:
+    """An index set S exists: build the sign-flip block B' and spot-check it against the block."""
+    d, big = block.d, block.m * block.d >= _LARGE
+    S = sorted(res.S)
+    say(f"verifying the sign-flip block B' (|S| = {len(S)})")
+    if not search.verify_index_set(block.W_up, block.W_down, block.M, S):
+        raise RuntimeError("search returned an index set that fails the exact check")  # pragma: no cover
+    plain, note = flip_block(block, S)
+    # with a rounded b_down the emitted block differs from the exact B' by that rounding:
+    # the spot check compares against the exact value
+    offset = None
+    if note.get("b_down_rounded"):
+        offset = [Fraction(v) - Fraction(float(f)) for v, f in zip(note["b_down_exact"], plain.b_down)]
+    rng = np.random.default_rng(12345)
+    if block.act.exact is not None:
+        pts = _spot_points(d, rng, n_random=2 if big else 6, n_basis=1 if big else 4)
+        check = verify_equal_at_points(block, plain, pts, "exact", offset)
+    else:
+        pts = _spot_points(d, rng, n_random=1 if big else 3, n_basis=1 if big else 2)
+        check = verify_equal_at_points(block, plain, pts, "ball", offset)
+    if not check["agree"]:  # pragma: no cover - would mean the construction is wrong
+        raise RuntimeError(f"constructed block differs from the residual block: {check}")
+    width = _width_absorbable(block, nd)
+    props_ok = _properties_ok(block.activation, ("flip_symmetry",) if block.gated
+                              else ("odd_part_identity",))
+    cert = {"kind": "index_set", "S": S, "size": len(S),
+            "identity": "W_down[:,S] W_up[S,:] = -M verified exactly (multi-modular integer arithmetic)",
+            "construction": "flip gate rows in S and negate their output columns" if block.gated
+            else "flip the rows of W_up (and b_up) in S",
+            "spot_check": check, "activation_properties_verified": props_ok,
+            "search": {"method": res.method, **search._jsonable(res.certificate)},  # noqa: SLF001
+            "hypotheses": hyp, "block": info, "absorption_width": width, **note}
+    rec = _emitted_from_flip(note, cert["construction"])
+    rec["check"] = ("spot check at sample points (" + check["backend"] + ")"
+                    + ("; the file holds b_down rounded, compared with the exact value" if note.get("b_down_rounded")
+                       else ""))
+    cert["emitted_block"] = rec
+    cert["emitted_block_exact"] = rec["exact"]
+    sym = "g(z) + g(-z) = 1" if block.gated else "s(z) - s(-z) = z"
+    reason = (f"index set S of size {len(S)} with W_down[:,S] W_up[S,:] = -M exactly; "
+              f"since {sym}, the sign-flip block equals x -> Mx + B(x) for every x")
+    if _nonzero_biases(block):
+        reason += " (biases: b_down corrected by W_down[:,S] b_up[S], computed exactly)"
+    if note.get("b_down_rounded"):
+        reason += (f"; the corrected b_down needs more than 53 bits: the emitted block holds it rounded "
+                   f"to float64 (error at most {note['b_down_max_rounding_error']:.3g} per entry; exact "
+                   "values in the certificate's b_down_exact), so the emitted file equals the block "
+                   "only up to that constant")
+    return Verdict("absorbable", claim, props_ok, reason, cert, plain)
+
+
+def _no_index_set(block: Block, info: dict[str, Any], claim: str, res: Any, nd: Any,
+                  hyp: dict[str, Any], inv: dict[str, Any], say: Progress) -> Verdict:
+    """No index set (or none found): not absorbable where the converse is proved, else undecided."""
+    d = block.d
+    if res.status == "none":
+        cert_kind = "no_index_set"
+        what = f"no index set S gives W_down[:,S] W_up[S,:] = -M ({res.method})"
+    else:
+        cert_kind = "search_inconclusive"
+        what = f"the index-set search was inconclusive ({res.method})"
+    cert = {"kind": cert_kind,
+            "search": {"method": res.method, "exact": res.exact,
+                       **search._jsonable(res.certificate)},  # noqa: SLF001
+            "hypotheses": hyp, "block": info}
+    say("distance to the nearest index set")
+    cert["distance"] = _distance_to_index_sets(block, {"status": res.status, **res.certificate})
+    blockers = []
+    if res.status != "none":
+        blockers.append("the search neither found S nor certified that none exists")
+    if _nonzero_biases(block):
+        blockers.append("nonzero biases are outside the theorem (its converse is proved bias-free only)")
+    if block.activation not in NECESSITY_PROVED:
+        blockers.append(f"the converse (no S => not absorbable) is proved for relu and gelu only, "
+                        f"not for {block.activation}")
+    if d < 2:
+        blockers.append("d = 1 is outside the theorem (d >= 2)")
+    if not nd.ok:
+        blockers.append("the block is degenerate (zero or collinear rows of W_up, or zero columns "
+                        "of W_down)")
+    if inv["invertible"] is not True:
+        blockers.append("M is not (proved) invertible")
+    near = cert["distance"].get("within_rounding")
+    tail = ("; note: the nearest index set misses -M only by float64 rounding (see distance): "
+            "these weights are probably a rounded absorbable block, store them exactly to absorb"
+            if near else "")
+    if blockers:
+        cert["absorption_width"] = _width_not_absorbable(block, nd, exact_only=False)
+        return Verdict("undecided", claim, False, what + "; but " + "; ".join(blockers) + tail, cert)
+    cert["absorption_width"] = _width_not_absorbable(block, nd, exact_only=True)
+    return Verdict("not_absorbable", claim, bool(res.exact),
+                   what + f"; the block is a nondegenerate bias-free {block.activation} block with "
+                   "d >= 2 and invertible M, so by the theorem no residual-free block of the same width "
+                   "equals it" + tail, cert)
+
+
+def _distance_to_index_sets(block: Block, sd: Optional[dict[str, Any]]) -> dict[str, Any]:
+    """How far the stored weights are from W_S U_S = -M: the nearest S (small blocks) or a certified
+    lower bound from the search certificate ``sd`` (its status and certificate fields)."""
+    U, W, M = block.W_up, block.W_down, block.M
+    out: dict[str, Any] = {}
+    c = sd or {}
+    classes = block.activation == "relu"  # relu-complete searches over kink classes: min_s ||N_s||_F
+    if c.get("kind") == "linear" and c.get("status") == "none":
+        out["lower_bound"] = c.get("distance_lower_bound")
+        out["lower_bound_method"] = (
+            "linear certificate: min over sign vectors s of ||N_s||_F >= <Y,N_s>/||Y||_F (N_s = W_S U_S + M "
+            "when every kink class is one unit)" if classes else
+            "linear certificate: min over S of ||W_S U_S + M||_F >= <Y,A(s)>/||Y||_F")
+    if c.get("kind") == "necessary_conditions" and c.get("checks", {}).get("diagonal", {}).get("gap_norm"):
+        out["lower_bound"] = c["checks"]["diagonal"]["gap_norm"]
+        out["lower_bound_method"] = (
+            "diagonal condition: every sign vector leaves some |(N_s)_jj| at least this large (in "
+            "Frobenius norm over the rows)" if classes else
+            "diagonal condition: every S leaves some |(W_S U_S + M)_jj| at least this large (in "
+            "Frobenius norm over the rows)")
+    if M is None and block.d > block.m:
+        out["note"] = "rank: every W_S U_S has rank at most m < d = rank M"
+        return out
+    near = search.nearest_index_set(U, W, M)
+    if near is None:
+        out.setdefault("note", "too many nonzero units to compare every index set")
+        return out
+    out.update({"nearest_S": near["S"][:64], "nearest_size": len(near["S"]),
+                "residual_fro": near["residual_fro"], "rounding_tolerance": near["rounding_tolerance"],
+                "within_rounding": near["within_rounding"], "method": near["method"]})
+    return out
+
+
+def _width_absorbable(block: Block, nd: Any) -> dict[str, Any]:
+    m = block.m
+    if block.activation == "relu" and nd.ok and not _nonzero_biases(block):
+        # every unit of a nondegenerate relu block puts a distinct kink hyperplane into F,
+        # and each hyperplane needs at least one unit of B'
+        return {"value": m, "reason": "absorbable at width m; F has m distinct kink hyperplanes"}
+    return {"value": None, "at_most": m, "reason": "absorbable at width m; smaller widths not examined"}
+
+
+def _width_not_absorbable(block: Block, nd: Any, exact_only: bool) -> dict[str, Any]:
+    """The absorption-width statement for a block without an index set."""
+    m, d = block.m, block.d
+    if block.gated or _nonzero_biases(block):
+        return {"value": None, "reason": "not examined for gated or biased blocks"}
+    rk = row_rank_is_full(block.W_up)
+    out: dict[str, Any] = {"value": None, "rank_W_up": rk}
+    if rk["rank_is_d"]:
+        out["at_most"] = m + d
+        out["reason"] = "m + d units suffice since rank W_up = d (absorption-width)"
+    elif rk["rank_is_d"] is False:
+        out["reason"] = (f"rank W_up < d ({rk['method']}); the m + d construction of absorption-width "
+                         "needs rank d and does not apply")
+        return out
+    else:
+        out["reason"] = "rank W_up = d not established; the m + d construction does not apply"
+        return out
+    if (block.activation == "relu" and nd.ok and block.M is None and m <= 12 and d <= 6):
+        # lower bound of absorption-width: all I + W_S U_S invertible => exactly m + d
+        eye = linalg.from_float64(np.eye(d))
+        singular = None
+        for mask in range(1 << m):
+            S = [i for i in range(m) if (mask >> i) & 1]
+            A = eye + linalg.matmul(block.W_down[:, S], block.W_up[S]) if S else eye
+            if linalg.rank(A) < d:
+                singular = S
+                break
+        if singular is None:
+            out["value"] = m + d
+            out["reason"] = ("exactly m + d: rank W_up = d and every I + W_down[:,S] W_up[S,:] is "
+                             f"invertible (all 2^{m} sets checked exactly; absorption-width)")
+        else:
+            out["reason"] += f"; I + W_S U_S is singular for S = {singular}, so the lower bound m + d is not claimed"
+    else:
+        out["reason"] += "; whether fewer than m + d units suffice is not established here"
+    return out
+
+
+# ------------------------------------------------------------------ re-checking
+
+def recheck_certificate(block: Block, cert: dict[str, Any]) -> bool:
+    """Re-verify a certificate from its JSON form and the block's weights only."""
+    kind = cert.get("kind")
+    M = block.M if block.kind == "residual" else None  # None: the identity (or no skip at all)
+    try:
+        if kind == "zero_skip":
+            return M is not None and not np.any(M != 0)
+        if kind == "homogeneous":
+            i, j, v = cert["M_nonzero_entry"]
+            deg = block.act.block_degree
+            return (not _nonzero_biases(block) and deg == cert["degree"] and deg is not None
+                    and deg > 0 and deg != 1 and _skip_entry(block, i, j) == float(v) and v != 0
+                    and _properties_ok(block.activation, ("homogeneity_degree",)))
+        if kind == "gated_zero":
+            i, j, v = cert["M_nonzero_entry"]
+            a = block.act
+            return (not _nonzero_biases(block) and a.gated and a.value_at_0 == 0
+                    and a.differentiable_at_0 and _skip_entry(block, i, j) == float(v) and v != 0
+                    and _properties_ok(block.activation, ("value_at_0", "differentiable_at_0")))
+        if kind == "index_set":
+            return search.verify_index_set(block.W_up, block.W_down, M, cert["S"])
+        if kind == "no_index_set":
+            if not _recheck_no_set(block, cert["search"]):
+                return False
+            h = cert.get("hypotheses", {})
+            # the stated hypothesis facts must be true of this block
+            if h.get("nondegenerate", {}).get("nondegenerate") is not None:
+                if nondegeneracy(block.W_up, block.W_down).ok != h["nondegenerate"]["nondegenerate"]:
+                    return False
+            if h.get("M_invertible", {}).get("invertible") is True and M is not None:
+                if invertibility(M)["invertible"] is not True:
+                    return False
+            return True
+        if kind in ("relu_complete", "relu_complete_bounds", "relu_limit"):
+            if block.kind != "residual":
+                return False
+            ok = (relu_decide.recheck_relu(block, cert) if kind != "relu_limit"
+                  else relu_decide.recheck_odd(block, cert))
+            return ok and _recheck_extras(block, cert)
+        if kind == "hypothesis_failed":
+            return sorted(_nonzero_biases(block)) == sorted(cert["nonzero_biases"])
+        if kind == "search_inconclusive":
+            return True  # states only that nothing was proved
+    except (KeyError, TypeError, ValueError, IndexError):
+        return False
+    return False
+
+
+def _recheck_extras(block: Block, cert: dict[str, Any]) -> bool:
+    """The parts decide adds to a relu-complete / relu-limit certificate: the unit index set of an
+    emitted sign flip, and the stated hypothesis facts, must be true of this block."""
+    if "S" in cert and not search.verify_index_set(block.W_up, block.W_down, block.M, cert["S"]):
+        return False
+    h = cert.get("hypotheses")
+    if h:
+        nd = nondegeneracy(block.W_up, block.W_down).ok
+        if h["nondegenerate"]["nondegenerate"] != nd or h["d"] != block.d:
+            return False
+        if h["bias_free"] != (not _nonzero_biases(block)):
+            return False
+        if h["M_invertible"]["invertible"] is True and block.M is not None:
+            if invertibility(block.M)["invertible"] is not True:
+                return False
+        if not set(cert.get("also_applies", [])) <= set(_also_applies(block, h)):
+            return False
+    return True
+
+
+def _skip_entry(block: Block, i: int, j: int) -> float:
+    """Entry (i, j) of the skip matrix without forming an implicit identity."""
+    if block.kind != "residual":
+        return 0.0
+    if block.M is None:
+        return 1.0 if (int(i) == int(j) and 0 <= int(i) < block.d) else 0.0
+    return float(block.M[int(i), int(j)])
+
+
+def _recheck_no_set(block: Block, sc: dict[str, Any]) -> bool:
+    M = block.M  # None: the identity
+    kind = sc.get("kind")
+    if kind == "linear":
+        Y = search.decode_matrix(sc["Y"])
+        return bool(search.check_linear_certificate(block.W_up, block.W_down, M, Y)["certified"])
+    if kind == "necessary_conditions":
+        return not search.necessary_conditions(block.W_up, block.W_down, M)["possible"]
+    if kind == "exhaustive":
+        return search.exhaustive_search(block.W_up, block.W_down, M, max_m=40, limit=1) == []
+    return False
+
+
+# ------------------------------------------------------------------ command line
+

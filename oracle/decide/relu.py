@@ -1,0 +1,849 @@
+"""Exact decisions for ungated relu-type blocks, for ``absorb check`` to call (claims relu-complete and
+relu-limit).  Pure functions: they take a residual ``blocks.Block`` and return a verdict dict
+
+    {"verdict": "absorbable" | "not_absorbable" | "undecided", "claim": ..., "exact": bool,
+     "reason": str, "certificate": {...}, "plain": Block | None}
+
+with a certificate that ``recheck_relu`` / ``recheck_odd`` re-verify from the block and the
+certificate alone.
+
+* ``decide_relu(block, width=None)``: every relu block (degenerate, biased, any d >= 1, any M).
+  The minimal width m* of a relu block equal to x -> M x + B(x) (relu-complete) decides
+  absorbability at ``width`` (default: the block's own width m): absorbable iff m* <= width.
+  Small enumerations (enumeration_work <= EXACT_WORK): m* exactly (all sign vectors and class
+  sets).  Otherwise exact bounds: the cost-0 case (m* = |script-H|, an "index set" over the kink
+  classes) is decided by the index-set search, the constructions with s = +1 bound m* above, so
+  m* <= m is decided whenever the search finishes and the bounds do not straddle m.  Class data
+  are exact integer sums (canonical.exact_weighted_sums), never Fractions on the hot path.
+* ``decide_odd(block)``: gelu, gelu_tanh, silu, quick_gelu (and relu) blocks that are
+  nondegenerate in the bias-free sense, with or without biases (relu-limit): absorbable at the
+  same width iff an index set S with W_down[:,S] W_up[S,:] = -M exists; the replacing block flips
+  the rows and b_up entries in S and adds W_S b_S to b_down.
+
+Every absorbable verdict carries its replacing block (``plain``) in float64, built from exact
+rationals and verified against the residual block exactly (canonical forms) when it holds the
+exact values; the certificate's ``emitted_block`` records which arrays, if any, had to be rounded
+to float64 (with the largest entry error), see docs/check.md.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from oracle.core import linalg
+from oracle.algebra import search
+from oracle.core.blocks import Block, nondegeneracy
+from oracle.core.errors import InputError
+from oracle.algebra.canonical import (
+    Comparison, compare_blocks, dyadic_floats, exact_weighted_sums, family_of, fq, group_rows,
+    relu_form, relu_function_equal, _rows_of
+)
+from oracle.algebra.relu_width import (
+    MAX_EXACT_CLASSES, WidthResult, build_block, construction_form, minimal_width
+)
+from oracle.algebra.construct import _float_up
+from oracle.algebra.construct import _nearest_float
+from oracle.algebra.exact import derived_property
+from oracle.claims.relu_limit import limit_enclosure
+from oracle.algebra.construct import flip_block
+from oracle.algebra.construct import _spot_points, verify_equal_at_points
+from oracle.algebra.canonical import relu_form_exact
+
+Progress = Callable[[str], None]
+SMALL = 20_000  # m * d up to which the full exact canonical form is computed
+RELU_COMPLETE = "relu-complete"
+RELU_LIMIT = "relu-limit"
+# decided by relu-limit in absorb check (relu: relu-complete); quick_gelu(z) = silu(1.702 z)/1.702
+LIMIT_ACTS = ("gelu", "gelu_tanh", "silu", "quick_gelu")
+ODD_ACTS = LIMIT_ACTS + ("relu",)
+
+
+def _quiet(_: str) -> None:
+    return None
+
+
+_P = 2147483629  # a prime below 2^31
+
+
+def rank_lower_mod_p(A: np.ndarray, p: int = _P) -> int:
+    """A rigorous lower bound for the rank of a float64 matrix: its rank modulo a prime.
+
+    Each row is scaled by a power of two to integers (row scaling keeps the rank); a set of rows
+    independent modulo p is independent over the rationals.
+    """
+    from flint import nmod_mat
+
+    A = np.atleast_2d(np.asarray(A, dtype=np.float64))
+    if A.size == 0:
+        return 0
+    fr, ex = np.frexp(A)
+    mant = (fr * 2.0 ** 53).astype(np.int64)
+    ex = ex.astype(np.int64) - 53
+    nz = mant != 0
+    low = np.where(nz, ex, np.iinfo(np.int64).max).min(axis=1)
+    low = np.where(low == np.iinfo(np.int64).max, 0, low)
+    sh = np.where(nz, ex - low[:, None], 0)
+    uniq, inv = np.unique(sh, return_inverse=True)
+    table = np.array([pow(2, int(k), p) for k in uniq], dtype=np.int64)
+    res = (np.mod(mant, p) * table[inv.reshape(sh.shape)]) % p
+    return int(nmod_mat(A.shape[0], A.shape[1], res.ravel().tolist(), p).rank())
+
+
+def _is_double(v: Fraction) -> bool:
+    try:
+        return Fraction(float(v)) == v
+    except OverflowError:
+        return False
+
+
+def _verdict(verdict: str, claim: Optional[str], exact: bool, reason: str, cert: dict[str, Any],
+             plain: Optional[Block] = None) -> dict[str, Any]:
+    return {"verdict": verdict, "claim": claim, "exact": exact, "reason": reason,
+            "certificate": cert, "plain": plain}
+
+
+def _block_info(block: Block) -> dict[str, Any]:
+    return {"activation": block.activation, "d": block.d, "m": block.m,
+            "M": "identity" if block.M is None else "given",
+            "biases": [n for n in ("b_up", "b_down") if getattr(block, n) is not None
+                       and np.any(getattr(block, n) != 0)]}
+
+
+# ---------------------------------------------------------------------------- relu-complete
+
+EXACT_WORK = 120_000_000  # enumeration_work up to which m* is computed exactly (about 2 s)
+MAX_BUILD_RANK = 48  # the (s, T) construction inverts an |T| x |T| Gram matrix of rationals
+
+
+def enumeration_work(h: int, d: int) -> int:
+    """Cost estimate of the exact minimum over s and T: 2^h sign vectors x class sets x d^2."""
+    sets = sum(math.comb(h, k) for k in range(min(h, d) + 1))
+    return (2 ** h) * sets * d * d
+
+
+def _classes_fast(block: Block) -> dict[str, Any]:
+    """Active classes of a relu block without the full rational form: O(m d), exact.
+
+    A class H is active iff alpha_H = sum_{i in H} |lam_i| w_i / 2 != 0; for classes of several
+    units the sums sum |u_i[f]| w_i are formed exactly as integers times powers of two
+    (canonical.exact_weighted_sums), never as Fractions."""
+    rows = _rows_of(block)
+    g = group_rows(rows, "scale")
+    W = block.W_down
+    active, multi_active, inactive_multi = [], [], []
+    multi = [k for k, mem in enumerate(g.members) if len(mem) > 1]
+    lead_abs = np.abs(np.where(g.lead >= 0, rows[np.arange(rows.shape[0]), np.maximum(g.lead, 0)], 0.0))
+    N, E = exact_weighted_sums(W, [g.members[k] for k in multi], lead_abs)
+    sums = {k: (N[:, j], int(E[j])) for j, k in enumerate(multi)}
+    for k, mem in enumerate(g.members):
+        if len(mem) == 1:
+            if np.any(W[:, mem[0]] != 0):
+                active.append(k)
+            continue
+        if any(v != 0 for v in sums[k][0]):
+            active.append(k)
+            multi_active.append(k)
+        else:
+            inactive_multi.append(k)
+    return {"grouping": g, "rows": rows, "active": active, "multi_active": multi_active,
+            "inactive_multi": inactive_multi, "sums": sums, "lead_abs": lead_abs}
+
+
+def _divide(N: np.ndarray, E: int, a: float) -> tuple[Optional[tuple[np.ndarray, int]], Fraction]:
+    """N 2^E / a for a double a > 0: as (integers, exponent) when the quotient is dyadic, else None;
+    also a as a Fraction for the exact fallback."""
+    aq = fq(a)
+    num, den = aq.numerator, aq.denominator  # den is a power of two
+    if all(int(v) % num == 0 for v in N):
+        return (np.array([int(v) // num for v in N], dtype=object), E + den.bit_length() - 1), aq
+    return None, aq
+
+
+@dataclass
+class ClassData:
+    """The index-set form of a relu block: N_s = N_plus + sum_{H : s_H = -1} v_H r_H^T.
+
+    r_H is the row u of the class's representative unit, v_H = sum_{i in H} |lam_i| w_i with
+    lam_i = u_i[f] / r_H[f] (twice alpha_H in that normalisation), and
+    N_plus = M + sum_H (beta_H - alpha_H) r_H^T (inactive classes included) is N_s at s = +1.
+    Singleton classes (the usual case) keep v_H = w_i as float64 columns: no rational work.
+    """
+
+    reps: list[int]  # representative unit of each active class, in class order
+    V_multi: dict[int, tuple[np.ndarray, int, Fraction]]  # position -> (N, E, a_rep): v_H = N 2^E / a_rep
+    N_plus: Any  # fmpq_mat d x d (exact), or None when it is the float skip itself (or not formed)
+    V_float: Optional[np.ndarray]  # d x h, None when some entry is not a float64
+    N_plus_float: Optional[np.ndarray]  # d x d, None when some entry is not a float64 (or not formed)
+    nonzero_columns: Optional[int]  # of N_plus, exact (None: not formed, M = I with d > m)
+
+    def V_exact(self, block: Block) -> Any:
+        """The d x h matrix of the v_H as an exact fmpq_mat."""
+        if self.V_float is not None:
+            return linalg.from_float64(self.V_float)
+        cols = [self.V_column(block, j) for j in range(len(self.reps))]
+        return linalg.from_fractions([[c[a] for c in cols] for a in range(block.d)], len(cols))
+
+    def V_column(self, block: Block, j: int) -> list[Fraction]:
+        """v_H of the class at position j, exactly."""
+        if j not in self.V_multi:
+            return [fq(v) for v in block.W_down[:, self.reps[j]]]
+        N, E, a = self.V_multi[j]
+        scale = Fraction(2) ** E / a
+        return [Fraction(int(v)) * scale for v in N]
+
+
+def _fmpq_to_floats(A: Any) -> Optional[np.ndarray]:
+    """An fmpq_mat as float64 when every entry is a double (checked exactly), else None."""
+    r, c = A.nrows(), A.ncols()
+    out = np.empty(r * c, dtype=np.float64)
+    for k, v in enumerate(A.entries()):
+        p, q = int(v.p), int(v.q)
+        if q & (q - 1):
+            return None
+        f = dyadic_floats(np.array([p], dtype=object), -(q.bit_length() - 1))
+        if f is None:
+            return None
+        out[k] = f[0]
+    return out.reshape(r, c)
+
+
+def _class_data(block: Block, cls: dict[str, Any]) -> ClassData:
+    """v_H and N_plus exactly (python-flint for the d x d part), plus float64 copies when exact."""
+    g, rows = cls["grouping"], cls["rows"]
+    d = block.d
+    W = block.W_down
+    lead_abs = cls["lead_abs"]
+    reps: list[int] = []
+    V_multi: dict[int, tuple[np.ndarray, int, Fraction]] = {}
+    V_float: Optional[np.ndarray] = None
+    pos_of: dict[int, int] = {}
+    for pos, k in enumerate(cls["active"]):
+        reps.append(g.members[k][0])
+        pos_of[k] = pos
+    V_float = W[:, reps].copy() if reps else np.zeros((d, 0))
+    # v_H = (sum_i |u_i[f]| w_i) / |r[f]| for classes of several units
+    opp_groups: list[list[int]] = []
+    opp_pos: list[int] = []
+    for k in cls["multi_active"]:
+        pos, rep = pos_of[k], g.members[k][0]
+        f = int(g.lead[rep])
+        N, E = cls["sums"][k]
+        q, a = _divide(N, E, lead_abs[rep])
+        if q is None:
+            V_multi[pos] = (N, E, a)
+            V_float = None
+        else:
+            V_multi[pos] = (q[0], q[1], Fraction(1))
+            if V_float is not None:
+                col = dyadic_floats(q[0], q[1])
+                if col is None:
+                    V_float = None
+                else:
+                    V_float[:, pos] = col
+        opp = [i for i in g.members[k] if np.sign(rows[i, f]) != np.sign(rows[rep, f])]
+        if opp:
+            opp_groups.append(opp)
+            opp_pos.append(pos)
+    if block.M is None and d > block.m:
+        # N_s = I + at most m rank-one terms has rank >= d - m > 0 for every s: nothing to form
+        return ClassData(reps, V_multi, None, V_float, None, None)
+    S = block.skip()
+    # N_plus = M + sum_H t_H r_H^T + sum_{inactive multi units} w_i u_i^T / 2, with
+    # t_H = -(sum over units oriented against the representative of |u_i[f]| w_i) / |r[f]|
+    terms: list[Any] = []
+    if opp_groups:
+        N, E = exact_weighted_sums(W, opp_groups, lead_abs)
+        cols_f, cols_q, ok = [], [], True
+        for j, pos in enumerate(opp_pos):
+            rep = reps[pos]
+            q, a = _divide(N[:, j], int(E[j]), lead_abs[rep])
+            col = None if q is None else dyadic_floats(q[0], q[1])
+            if col is None:
+                ok = False
+                scale = Fraction(2) ** int(E[j]) / a
+                cols_q.append([-Fraction(int(v)) * scale for v in N[:, j]])
+            else:
+                cols_q.append(None)
+            cols_f.append(None if col is None else -col)
+        R = np.vstack([block.W_up[reps[pos]] for pos in opp_pos])
+        if ok:
+            terms.append(linalg.from_float64(np.column_stack(cols_f)) * linalg.from_float64(R))
+        else:
+            full = [cq if cq is not None else [fq(v) for v in cf] for cq, cf in zip(cols_q, cols_f)]
+            terms.append(linalg.from_fractions([[c[a] for c in full] for a in range(d)], len(full))
+                         * linalg.from_float64(R))
+    inactive_units = [i for k in cls["inactive_multi"] for i in g.members[k]]
+    if inactive_units:
+        terms.append(linalg.from_float64(W[:, inactive_units]) * linalg.from_float64(block.W_up[inactive_units])
+                     / 2)
+    if terms:
+        Nm = linalg.from_float64(S)
+        for t in terms:
+            Nm = Nm + t
+        N_float = _fmpq_to_floats(Nm)
+        if N_float is not None:
+            nnz = int(np.count_nonzero(np.any(N_float != 0, axis=0)))
+        else:
+            Nq = linalg.to_fractions(Nm)
+            nnz = sum(1 for j in range(d) if any(Nq[a][j] != 0 for a in range(d)))
+        return ClassData(reps, V_multi, Nm, V_float, N_float, nnz)
+    nnz = int(np.count_nonzero(np.any(S != 0, axis=0)))
+    return ClassData(reps, V_multi, None, V_float, S, nnz)
+
+
+def _rank_lower(A: np.ndarray) -> tuple[int, str]:
+    """A rigorous lower bound for rank A (rank modulo a prime), cheap on the first rows first."""
+    n, d = A.shape
+    if n == 0:
+        return 0, "no rows"
+    k = min(n, d)
+    r = linalg.rank_mod_p(A[:k])
+    if r == k:  # already the largest possible value
+        return r, f"rank of the first {k} rows modulo the prime {linalg.PRIMES[0]}"
+    return rank_lower_mod_p(A), f"rank of all rows modulo the prime {_P}"
+
+
+def decide_relu(block: Block, width: Optional[int] = None, progress: Progress = _quiet,
+                max_classes: int = MAX_EXACT_CLASSES, max_exhaustive: int = 36,
+                small_limit: int = SMALL, max_work: int = EXACT_WORK) -> dict[str, Any]:
+    """Decide whether a relu block of ``width`` units (default: the block's m) equals x -> M x + B(x).
+
+    Rests on relu-complete: absorbable at width w iff m* <= w.  m* is enumerated exactly when the
+    enumeration is small (enumeration_work <= max_work); otherwise the index-set machinery decides
+    whether m* = |script-H| and constructions give upper bounds.  Returns the verdict dict of the
+    module docstring; an absorbable verdict comes with the replacing block (``plain``), built.
+    """
+    if block.activation != "relu" or block.gated:
+        raise ValueError("decide_relu needs an ungated relu block")
+    if block.kind != "residual":
+        raise ValueError("decide_relu needs a residual block (x -> M x + B(x))")
+    t0 = time.perf_counter()
+    w = block.m if width is None else int(width)
+    info = _block_info(block)
+    d, m = block.d, block.m
+    form = None
+    if m * d <= small_limit and d * d <= small_limit:
+        progress("exact canonical form (rationals)")
+        form = relu_form(block)
+        h = len(form.active)
+        if h <= max_classes and enumeration_work(h, d) <= max_work:
+            progress(f"minimal width: {h} active classes, all sign vectors and class sets")
+            wr = minimal_width(form, max_classes)
+            return _finish_small(block, form, wr, w, info, t0)
+    return _decide_relu_large(block, w, info, progress, max_exhaustive, t0, form)
+
+
+def _hyper(h: int) -> str:
+    return f"{h} active kink hyperplane" + ("" if h == 1 else "s")
+
+
+# ------------------------------------------------------------ building float64 blocks
+
+def _primitive(vec: list[Fraction]) -> tuple[list[Fraction], Fraction]:
+    """vec = scale * ints with ints a primitive integer vector (signs kept); a zero vec is kept."""
+    ints, scale = linalg.primitive(vec)
+    return ([Fraction(n) for n in ints], scale) if scale else (list(vec), Fraction(1))
+
+
+def _dyadic_unit(row: list[Fraction], col: list[Fraction]) -> tuple[list[Fraction], list[Fraction]]:
+    """Rescale one relu unit (row [u | c], output column w) by a positive factor so that both are
+    float64 numbers when possible: w relu(h) = (w / t) relu(t h) for t > 0.  The product w row^T
+    has a float64 factorisation iff its scalar part has a power-of-two denominator; otherwise the
+    row is kept integral (the kink stays exact) and the column is what gets rounded."""
+    if all(_is_double(v) for v in row) and all(_is_double(v) for v in col):
+        return row, col
+    if not any(row) or not any(col):
+        return row, col
+    R, a = _primitive(row)
+    C, b = _primitive(col)
+    gamma = a * b
+    return R, [gamma * v for v in C]
+
+
+def _round_info(exact: dict[str, list[Fraction]], floats: dict[str, np.ndarray]) -> dict[str, Any]:
+    """Which arrays of an emitted block hold rounded values, with the largest entry error (rounded up)."""
+
+    rounded, err, values = [], {}, {}
+    for name, vals in exact.items():
+        got = floats[name].ravel()
+        e = max((abs(q - Fraction(float(f))) for q, f in zip(vals, got)), default=Fraction(0))
+        if e:
+            rounded.append(name)
+            err[name] = _float_up(e)
+            if len(vals) <= 4096:  # small blocks: the exact values themselves, row-major
+                values[name] = [str(q) for q in vals]
+    out = {"exact": not rounded, "rounded": rounded, "max_entry_error": err}
+    if values:
+        out["exact_values"] = values
+    return out
+
+
+def _float_block(units: list[tuple[list[Fraction], list[Fraction]]], b_down: list[Fraction], d: int,
+                 width: int) -> tuple[Block, dict[str, Any]]:
+    """A plain relu block of exactly ``width`` units from exact units (row [u | c], column w),
+    padded with zero units; the emitted-block record says which arrays were rounded."""
+    units = list(units) + [([Fraction(0)] * (d + 1), [Fraction(0)] * d)] * (width - len(units))
+    with np.errstate(over="ignore"):
+        U = np.array([[float(v) for v in r[:d]] for r, _ in units], dtype=np.float64).reshape(width, d)
+        c = np.array([float(r[d]) for r, _ in units], dtype=np.float64)
+        Wd = np.array([[float(v) for v in col] for _, col in units], dtype=np.float64).reshape(width, d).T
+        bd = np.array([float(v) for v in b_down], dtype=np.float64)
+    if not (np.all(np.isfinite(U)) and np.all(np.isfinite(c)) and np.all(np.isfinite(Wd)) and np.all(np.isfinite(bd))):
+        raise OverflowError("the replacing block has entries beyond the float64 range")
+    exact = {"W_up": [v for r, _ in units for v in r[:d]], "b_up": [r[d] for r, _ in units],
+             "W_down": [units[j][1][a] for a in range(d) for j in range(width)], "b_down": list(b_down)}
+    info = _round_info(exact, {"W_up": U, "b_up": c, "W_down": Wd, "b_down": bd})
+    blk = Block("relu", W_up=U, W_down=np.ascontiguousarray(Wd), b_up=c if np.any(c != 0) else None,
+                b_down=bd if np.any(bd != 0) else None, kind="plain")
+    return blk, info
+
+
+def _construction_plain(block: Block, con: Any, w: int) -> tuple[Optional[Block], dict[str, Any]]:
+    """The width-w float64 block of a relu-complete construction (exact rationals), padded."""
+    d = block.d
+    units = [_dyadic_unit(list(con.W_up[j]) + [con.b_up[j]], [con.W_down[a][j] for a in range(d)])
+             for j in range(con.width)]
+    try:
+        plain, rec = _float_block(units, list(con.b_down), d, w)
+    except OverflowError as e:
+        return None, {"exact": False, "built": False, "reason": str(e)}
+    if rec["exact"]:
+        cmp = compare_blocks(block, plain)
+        if not cmp.equal:  # pragma: no cover - would contradict the construction
+            raise RuntimeError("emitted block differs from the residual block")
+        rec["check"] = "equal to the residual block (exact canonical forms): " + cmp.reason
+    else:
+        rec["check"] = ("the exact construction equals the residual block (canonical forms); the "
+                        "file holds the listed arrays rounded to float64")
+    return plain, rec
+
+
+def _finish_small(block: Block, form: Any, wr: WidthResult, w: int, info: dict[str, Any],
+                  t0: float) -> dict[str, Any]:
+    d = block.d
+    con = build_block(form, wr.s, wr.T)
+    same, why = relu_function_equal(construction_form(con, d), form)
+    if not same or con.width != wr.lower:  # pragma: no cover - would contradict the proof
+        raise RuntimeError(f"relu-complete construction failed: {why}")
+    cert: dict[str, Any] = {
+        "kind": "relu_complete", "block": info, "width_asked": w, "m_star": wr.lower,
+        "active_classes": len(form.active), "s": wr.s, "T": wr.T, "cost": wr.cost,
+        "method": wr.method, "construction": con.as_json(),
+        "construction_check": "equal canonical forms (exact rationals): " + why,
+        "seconds": round(time.perf_counter() - t0, 3)}
+    if wr.lower <= w:
+        plain, rec = _construction_plain(block, con, w)
+        cert["emitted_block"] = rec
+        cert["emitted_block_exact"] = rec["exact"]
+        reason = (f"minimal width m* = {wr.lower} <= {w} (relu-complete: {_hyper(len(form.active))} "
+                  f"+ cost {wr.cost}); the constructed block equals x -> Mx + B(x) exactly")
+        if not rec["exact"]:
+            reason += ("; some of its weights are not float64 numbers: the emitted file holds "
+                       + ", ".join(rec.get("rounded", [])) + " rounded")
+        return _verdict("absorbable", RELU_COMPLETE, True, reason, cert, plain)
+    reason = (f"minimal width m* = {wr.lower} > {w} (relu-complete: {_hyper(len(form.active))} "
+              f"+ cost {wr.cost}, exact over all sign vectors and class sets)")
+    return _verdict("not_absorbable", RELU_COMPLETE, True, reason, cert)
+
+
+def _b_down_for_signs(block: Block, cd: ClassData, signs: np.ndarray) -> list[Fraction]:
+    """b_down of the class construction: b_down + sum_{u_i != 0} c_i w_i / 2 + sum_{u_i = 0} relu(c_i) w_i
+    - sum_H s_H c_H v_H / 2 (c_H the representative's bias), exactly (python-flint)."""
+    d = block.d
+    base = [fq(v) for v in block.b_down] if block.b_down is not None else [Fraction(0)] * d
+    if block.b_up is None or not np.any(block.b_up != 0):
+        return base
+    c = block.b_up
+    live = np.any(block.W_up != 0, axis=1)
+    g = [fq(ci) / 2 if lv else max(fq(ci), Fraction(0)) for ci, lv in zip(c, live)]
+    tot = linalg.from_float64(block.W_down) * linalg.from_fractions([[v] for v in g], 1)
+    hq = [Fraction(int(s)) * fq(c[r]) / 2 for s, r in zip(signs, cd.reps)]
+    if cd.reps and any(hq):
+        tot = tot - cd.V_exact(block) * linalg.from_fractions([[v] for v in hq], 1)
+    add = [linalg.fraction(v) for v in tot.entries()]
+    return [a + b for a, b in zip(base, add)]
+
+
+def _class_block(block: Block, cd: ClassData, signs: np.ndarray, w: int,
+                 pairs: bool) -> tuple[Block, dict[str, Any]]:
+    """The class construction in float64: one unit s_H [r_H | c_H] with output v_H per active class,
+    and (pairs=True) two units +-e_j with outputs +-N_plus[:, j] per nonzero column of N_plus."""
+    d = block.d
+    c = block.b_up if block.b_up is not None else np.zeros(block.m)
+    if cd.V_float is not None and (not pairs or cd.N_plus_float is not None):
+        return _class_block_floats(block, cd, signs, w, pairs, c)
+    units: list[tuple[list[Fraction], list[Fraction]]] = []
+    for j, (s, r) in enumerate(zip(signs, cd.reps)):
+        units.append(([Fraction(int(s)) * fq(x) for x in block.W_up[r]] + [Fraction(int(s)) * fq(c[r])],
+                      cd.V_column(block, j)))
+    if pairs:
+        Nq = (linalg.to_fractions(cd.N_plus) if cd.N_plus is not None
+              else [[fq(v) for v in r] for r in cd.N_plus_float])
+        for j in range(d):
+            col = [Nq[a][j] for a in range(d)]
+            if any(col):
+                e = [Fraction(0)] * (d + 1)
+                e[j] = Fraction(1)
+                units.append((e, col))
+                units.append(([-x for x in e], [-x for x in col]))
+    return _float_block(units, _b_down_for_signs(block, cd, signs), d, w)
+
+
+def _class_block_floats(block: Block, cd: ClassData, signs: np.ndarray, w: int, pairs: bool,
+                        c: np.ndarray) -> tuple[Block, dict[str, Any]]:
+    """_class_block when every weight is already a float64 (only b_down can need rounding): O(m d)."""
+
+    d = block.d
+    sg = signs.astype(np.float64)
+    ups = [block.W_up[cd.reps] * sg[:, None]]  # negation is exact
+    bs = [c[cd.reps] * sg]
+    cols = [cd.V_float]
+    if pairs:
+        nz = np.flatnonzero(np.any(cd.N_plus_float != 0, axis=0))
+        E = np.zeros((nz.size, d))
+        E[np.arange(nz.size), nz] = 1.0
+        ups += [E, -E]
+        bs += [np.zeros(nz.size)] * 2
+        cols += [cd.N_plus_float[:, nz], -cd.N_plus_float[:, nz]]
+    U = np.vstack(ups)
+    n = U.shape[0]
+    if n > w:  # pragma: no cover - callers check the width first
+        raise ValueError("construction wider than the width asked")
+    U = np.vstack([U, np.zeros((w - n, d))])
+    cb = np.concatenate(bs + [np.zeros(w - n)])
+    Wd = np.hstack(cols + [np.zeros((d, w - n))])
+    want = _b_down_for_signs(block, cd, signs)
+    with np.errstate(over="ignore"):
+        bd = np.array([_nearest_float(v) for v in want], dtype=np.float64)
+    if not np.all(np.isfinite(bd)):
+        raise InputError("the replacing block's b_down overflows float64; no float64 block file can hold it")
+    err = max((abs(q - Fraction(float(f))) for q, f in zip(want, bd)), default=Fraction(0))
+    rec: dict[str, Any] = {"exact": err == 0, "rounded": [] if err == 0 else ["b_down"],
+                           "max_entry_error": {} if err == 0 else {"b_down": _float_up(err)}}
+    if err:
+        rec["b_down_exact"] = [str(v) for v in want]
+    blk = Block("relu", W_up=U, W_down=np.ascontiguousarray(Wd), b_up=cb if np.any(cb != 0) else None,
+                b_down=bd if np.any(bd != 0) else None, kind="plain")
+    return blk, rec
+
+
+def _check_class_block(block: Block, plain: Block, rec: dict[str, Any]) -> None:
+    """Verify an emitted class construction: exactly (canonical forms) when nothing was rounded; with
+    only b_down rounded, exactly at points with the rounding as offset (relu is rational)."""
+    if rec["exact"]:
+        cmp = compare_blocks(block, plain)
+        if not cmp.equal:  # pragma: no cover - would contradict the construction
+            raise RuntimeError("class construction differs from the residual block")
+        rec["check"] = "equal to the residual block (exact canonical forms): " + cmp.reason
+    else:
+        rec["check"] = ("the construction is exact in rationals (N_s = 0 verified exactly); the file "
+                        "holds the listed arrays rounded to float64")
+
+
+def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Progress,
+                       max_exhaustive: int, t0: float, form: Any = None) -> dict[str, Any]:
+    d = block.d
+    progress(f"grouping {block.m} units into kink hyperplanes (exact)")
+    cls = _classes_fast(block)
+    h = len(cls["active"])
+    cd = _class_data(block, cls)
+    progress(f"{h} active kink hyperplanes; index-set search over the classes")
+    cert: dict[str, Any] = {"kind": "relu_complete_bounds", "block": info, "width_asked": w,
+                            "active_classes": h}
+    r, how = _rank_lower(block.W_up[cd.reps]) if h else (0, "no active classes")
+    # upper bounds: s = +1 with T = r independent classes (cost <= 2d - r), or T = {} with the
+    # pairs +-e_j for the nonzero columns of N_plus (cost <= 2 * nonzero columns)
+    nnz = d if cd.nonzero_columns is None else cd.nonzero_columns
+    upper = min(h + 2 * d - r, h + 2 * nnz)
+    cert.update({"rank_of_active_directions_at_least": r, "rank_method": how,
+                 "nonzero_columns_of_N_plus": cd.nonzero_columns})
+    lower = h
+    if block.M is None and d > block.m:
+        cert["search"] = {"status": "none", "method": "rank: every N_s is I plus at most m rank-one terms, "
+                          "so rank N_s >= d - m > 0", "exact": True, "kind": "rank_identity",
+                          "violated": ["rank"], "d": d, "m": block.m}
+        cert.update({"lower": h + 1, "upper": upper})
+        return _bounds_verdict(block, cert, cd, h + 1, upper, w, h, form)
+    if cd.V_float is None or cd.N_plus_float is None:
+        cert["note"] = "the class problem has weights that are not float64 numbers; index search skipped"
+        cert.update({"lower": lower, "upper": upper})
+        return _bounds_verdict(block, cert, cd, lower, upper, w, h, form)
+    U = block.W_up[cd.reps] if h else np.zeros((0, d))
+    if h == 0:
+        zero = cd.nonzero_columns == 0
+        res = search.SearchResult("found" if zero else "none", () if zero else None, "no active classes",
+                                  {"kind": "index_set" if zero else "trivial"}, True)
+    else:
+        res = search.find_index_set(U, cd.V_float, cd.N_plus_float, max_exhaustive=max_exhaustive)
+    cert["search"] = {"status": res.status, "method": res.method, "exact": res.exact,
+                      **search._jsonable(res.certificate)}  # noqa: SLF001
+    if res.status == "found":
+        cert.update({"m_star": h, "lower": h, "upper": h, "S_classes": list(res.S)})
+        if h > w:
+            return _verdict("not_absorbable", RELU_COMPLETE, True,
+                            f"minimal width m* = {h} (number of active kink hyperplanes) > {w}", cert)
+        signs = np.ones(h, dtype=np.int64)
+        signs[list(res.S)] = -1
+        progress("building the replacing block (one unit per kink hyperplane)")
+        plain, rec = _class_block(block, cd, signs, w, pairs=False)
+        _check_class_block(block, plain, rec)
+        cert.update({"emitted_block": rec, "emitted_block_exact": rec["exact"],
+                     "S_units": [cd.reps[j] for j in res.S]})
+        reason = (f"minimal width m* = {h} <= {w}: with the classes in S sign-flipped, N_s = 0 exactly "
+                  f"(index-set search over the {_hyper(h)}), so one unit per hyperplane gives "
+                  "x -> Mx + B(x) exactly")
+        if not rec["exact"]:
+            reason += "; the emitted file holds " + ", ".join(rec["rounded"]) + " rounded to float64"
+        return _verdict("absorbable", RELU_COMPLETE, True, reason, cert, plain)
+    if res.status == "none":
+        lower = h + 1
+    cert.update({"lower": lower, "upper": upper})
+    return _bounds_verdict(block, cert, cd, lower, upper, w, h, form)
+
+
+def _bounds_verdict(block: Block, cert: dict[str, Any], cd: ClassData, lower: int, upper: int, w: int,
+                    h: int, form: Any) -> dict[str, Any]:
+    cert["bounds_note"] = ("lower: one unit per active hyperplane, plus one when no sign vector gives "
+                           "N_s = 0 (exact index-set search); upper: the constructions with s = +1 "
+                           "(T a basis of the active directions, or T empty with pairs +-e_j)")
+    if lower > w:
+        return _verdict("not_absorbable", RELU_COMPLETE, True,
+                        f"minimal width m* >= {lower} > {w}: {_hyper(h)} need a unit each and "
+                        "no choice of signs gives N_s = 0 (exact index-set search)", cert)
+    if upper <= w:
+        plain, rec = _upper_block(block, cd, w, h, form)
+        cert["emitted_block"] = rec
+        cert["emitted_block_exact"] = rec["exact"]
+        reason = f"minimal width m* <= {upper} <= {w} (relu-complete construction)"
+        if plain is None:
+            reason += "; the replacing block was not built: " + rec["reason"]
+        elif not rec["exact"]:
+            reason += "; the emitted file holds " + ", ".join(rec["rounded"]) + " rounded to float64"
+        return _verdict("absorbable", RELU_COMPLETE, True, reason, cert, plain)
+    return _verdict("undecided", RELU_COMPLETE, False,
+                    f"exact bounds {lower} <= m* <= {upper} leave width {w} open: the minimum over sign "
+                    f"vectors and class sets (exponential in the {_hyper(h)}) was not finished", cert)
+
+
+def _upper_block(block: Block, cd: ClassData, w: int, h: int, form: Any) -> tuple[Optional[Block], dict[str, Any]]:
+    """Build a block of width <= w from the upper-bound constructions (pairs first: no solving)."""
+    if h + 2 * cd.nonzero_columns <= w:
+        plain, rec = _class_block(block, cd, np.ones(h, dtype=np.int64), w, pairs=True)
+        _check_class_block(block, plain, rec)
+        rec["construction"] = "s = +1, T empty: one unit per hyperplane and pairs +-e_j for N_plus"
+        return plain, rec
+    if form is not None:
+        wr = minimal_width(form, max_classes=-1)  # bounds only: the best of s = +1 with T = basis or {}
+        if wr.upper <= w and (not wr.T or len(wr.T) <= MAX_BUILD_RANK):
+            con = build_block(form, wr.s, wr.T)
+            same, why = relu_function_equal(construction_form(con, block.d), form)
+            if not same:  # pragma: no cover
+                raise RuntimeError(f"relu-complete construction failed: {why}")
+            plain, rec = _construction_plain(block, con, w)
+            rec["construction"] = f"s = +1, T = {len(wr.T or [])} independent classes"
+            return plain, rec
+    return None, {"exact": False, "built": False,
+                  "reason": "the construction of this width needs an exact rational solve with one "
+                            "unknown per independent kink direction, not attempted at this size"}
+
+
+def recheck_relu(block: Block, cert: dict[str, Any]) -> bool:
+    """Re-verify a decide_relu certificate from the block and the certificate alone."""
+    try:
+        kind = cert["kind"]
+        if kind == "relu_complete":
+            form = relu_form(block)
+            h = len(form.active)
+            if enumeration_work(h, block.d) > EXACT_WORK or h > MAX_EXACT_CLASSES:
+                return False  # decide_relu never certifies an exact m* beyond this work
+            wr = minimal_width(form)
+            if wr.lower != cert["m_star"] or not wr.exact:
+                return False
+
+            con = cert["construction"]
+            q = lambda a: [Fraction(v) for v in a]  # noqa: E731
+            Wd = [q(r) for r in con["W_down"]]
+            cf = relu_form_exact([q(r) for r in con["W_up"]], Wd if con["W_up"] else [[] for _ in range(block.d)],
+                                 None, q(con["b_up"]), q(con["b_down"]))
+            return relu_function_equal(cf, form)[0] and len(con["W_up"]) == wr.lower
+        if kind == "relu_complete_bounds":
+            return _recheck_bounds(block, cert)
+    except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError):
+        return False
+    return False
+
+
+def _recheck_bounds(block: Block, cert: dict[str, Any]) -> bool:
+    """Every stated bound of a relu_complete_bounds certificate must follow from the block."""
+    cls = _classes_fast(block)
+    h = len(cls["active"])
+    if h != cert["active_classes"]:
+        return False
+    cd = _class_data(block, cls)
+    lower, upper = int(cert["lower"]), int(cert["upper"])
+    s = cert.get("search", {})
+    U = block.W_up[cd.reps] if h else np.zeros((0, block.d))
+    V, N = cd.V_float, cd.N_plus_float
+    if s.get("status") == "found":  # m* = h: the signs in S give N_s = 0
+        if V is None or N is None or lower != h or upper != h or cert.get("m_star") != h:
+            return False
+        return bool(search.verify_index_set(U, V, N, cert["S_classes"])) if h else cd.nonzero_columns == 0
+    # upper: the constructions give h + 2d - r (r a proved lower bound of the rank) and h + 2 nnz
+    r, _ = _rank_lower(block.W_up[cd.reps]) if h else (0, "")
+    if int(cert["rank_of_active_directions_at_least"]) > r:
+        return False
+    if cert["nonzero_columns_of_N_plus"] != cd.nonzero_columns:
+        return False
+    nnz = block.d if cd.nonzero_columns is None else cd.nonzero_columns
+    if upper < min(h + 2 * block.d - int(cert["rank_of_active_directions_at_least"]), h + 2 * nnz):
+        return False
+    if lower <= h:
+        return lower >= 0  # one unit per active hyperplane needs no further evidence
+    if lower != h + 1 or s.get("status") != "none":
+        return False
+    k = s.get("kind")
+    if k == "rank_identity":
+        return block.M is None and block.d > block.m
+    if V is None or N is None:
+        return False
+    if k == "linear":
+        return bool(search.check_linear_certificate(U, V, N, search.decode_matrix(s["Y"]))["certified"])
+    if k == "necessary_conditions":
+        return not search.necessary_conditions(U, V, N)["possible"]
+    if k == "exhaustive":
+        return search.exhaustive_search(U, V, N, max_m=40, limit=1) == []
+    if k == "trivial":
+        return h == 0 and bool(cd.nonzero_columns)
+    return False
+
+
+# ---------------------------------------------------------------------------- relu-limit
+
+def limit_properties(activation: str) -> dict[str, Any]:
+    """The two hypotheses on the activation, re-derived: s(z) - s(-z) = z (catalog) and the limit."""
+
+    odd, how = derived_property(activation, "odd_part_identity")
+    lim = limit_enclosure(activation)
+    return {"sigma_odd_part": bool(odd), "sigma_odd_part_method": how,
+            "sigma_limit_relu": bool(lim["holds"]),
+            "sigma_limit_relu_method": f"|s - relu| <= {lim['sup_bound']} enclosed with arb balls on "
+                                       f"{lim['interval']} ({lim['pieces']} pieces)"}
+
+
+def flip_with_bias(block: Block, S: list[int]) -> tuple[Block, dict[str, Any]]:
+    """The replacing block of relu-limit (A): rows and b_up in S negated, b_down + W_S b_S (exact)."""
+
+    return flip_block(block.without_skip(), S)
+
+
+def decide_odd(block: Block, progress: Progress = _quiet, max_exhaustive: int = 36) -> dict[str, Any]:
+    """Decide a gelu / gelu_tanh / silu (or relu) block nondegenerate in the bias-free sense (relu-limit)."""
+    if block.activation not in ODD_ACTS or block.gated:
+        raise ValueError("decide_odd needs an ungated gelu, gelu_tanh, silu, quick_gelu or relu block")
+    if block.kind != "residual":
+        raise ValueError("decide_odd needs a residual block (x -> M x + B(x))")
+    info = _block_info(block)
+    progress("activation hypotheses (odd part, relu limit)")
+    props = limit_properties(block.activation)
+    progress("exact nondegeneracy (bias-free sense)")
+    nd = nondegeneracy(block.W_up, block.W_down)
+    cert: dict[str, Any] = {"kind": "relu_limit", "block": info, "activation_properties": props,
+                            "nondegenerate": nd.as_dict()}
+    if not (props["sigma_odd_part"] and props["sigma_limit_relu"]):
+        return _verdict("undecided", RELU_LIMIT, False,
+                        "the activation's odd-part identity or relu limit could not be re-derived", cert)
+    M = block.M  # None: the identity, never formed when the rank condition settles it (d > m)
+    progress("index-set search")
+    res = search.find_index_set(block.W_up, block.W_down, M, max_exhaustive=max_exhaustive)
+    cert["search"] = {"status": res.status, "method": res.method, "exact": res.exact,
+                      **search._jsonable(res.certificate)}  # noqa: SLF001
+    if res.status == "found":
+        S = sorted(int(i) for i in res.S)
+        plain, note = flip_with_bias(block, S)
+        if family_of(block.activation) is not None:
+            cmp: Comparison = compare_blocks(block, plain)
+        else:  # no canonical form for this activation: the (A) algebra plus a ball spot check
+            cmp = _ball_comparison(block, plain, note)
+        cert.update({"S": S, "construction": "rows and b_up entries in S negated, b_down + W_S b_S",
+                     "emitted_block_check": cmp.reason, **note})
+        rounded = bool(note.get("b_down_rounded"))
+        if not rounded and not cmp.equal:  # pragma: no cover - would contradict (A)
+            raise RuntimeError("flip construction differs from the residual block")
+        cert["emitted_block_exact"] = not rounded
+        cert["emitted_block"] = {
+            "exact": not rounded, "rounded": ["b_down"] if rounded else [],
+            "max_entry_error": {"b_down": note["b_down_max_rounding_error"]} if rounded else {},
+            "construction": "rows and b_up entries in S negated, b_down + W_S b_S",
+            "check": (("equal to the residual block (exact canonical forms): " + cmp.reason) if cmp.exact
+                      else "exact algebra of relu-limit (A) (W_S U_S = -M verified exactly); " + cmp.reason)
+            if not rounded
+            else "exact algebra (W_S U_S = -M verified, b_down + W_S b_S computed exactly); the file "
+                 "holds b_down rounded to float64"}
+        reason = (f"index set S of size {len(S)} with W_down[:,S] W_up[S,:] = -M exactly; since "
+                  "s(z) - s(-z) = z, flipping the rows and b_up entries in S and adding W_S b_S to b_down "
+                  "gives x -> Mx + B(x) exactly (relu-limit (A))")
+        if rounded:
+            reason += "; the corrected b_down is not a float64: the emitted file holds it rounded"
+        return _verdict("absorbable", RELU_LIMIT, True, reason, cert, plain)
+    if not nd.ok:
+        return _verdict("undecided", RELU_LIMIT, False,
+                        ("no index set" if res.status == "none" else "no index set found (search inconclusive)")
+                        + ", but the block is degenerate in the bias-free sense (zero or collinear "
+                        "rows of W_up, or zero columns of W_down): relu-limit's converse needs nondegeneracy"
+                        + ("; for relu use decide_relu (relu-complete)" if block.activation == "relu" else ""),
+                        cert)
+    if res.status == "none":
+        return _verdict("not_absorbable", RELU_LIMIT, bool(res.exact),
+                        f"no index set S gives W_down[:,S] W_up[S,:] = -M ({res.method}); the block is "
+                        "nondegenerate in the bias-free sense, so by relu-limit (B) no block of the same "
+                        "activation and width, with or without biases, equals it", cert)
+    return _verdict("undecided", RELU_LIMIT, False,
+                    f"the index-set search was inconclusive ({res.method})", cert)
+
+
+def _ball_comparison(block: Block, plain: Block, note: dict[str, Any]) -> Comparison:
+    """Evidence for an activation without a canonical form: F - P equals the b_down rounding at a
+    few points (arb balls).  The identity itself is relu-limit (A), exact algebra."""
+
+    offset = None
+    if note.get("b_down_rounded"):
+        offset = [Fraction(v) - Fraction(float(f)) for v, f in zip(note["b_down_exact"], plain.b_down)]
+    pts = _spot_points(block.d, np.random.default_rng(7), n_random=2, n_basis=2)
+    chk = verify_equal_at_points(block, plain, pts, "ball", offset)
+    return Comparison(bool(chk["agree"]), False, "odd",
+                      f"arb-ball spot check at {len(pts)} points: "
+                      + ("agree" if chk["agree"] else "DIFFER"), chk)
+
+
+def recheck_odd(block: Block, cert: dict[str, Any]) -> bool:
+    """Re-verify a decide_odd certificate from the block and the certificate alone."""
+    try:
+        if cert.get("kind") != "relu_limit":
+            return False
+        props = limit_properties(block.activation)
+        if not (props["sigma_odd_part"] and props["sigma_limit_relu"]):
+            return False
+        M = block.M  # None: the identity
+        s = cert["search"]
+        if s["status"] == "found":
+            return bool(search.verify_index_set(block.W_up, block.W_down, M, cert["S"]))
+        if s["status"] == "none":
+            if not nondegeneracy(block.W_up, block.W_down).ok:
+                return False
+            k = s.get("kind")
+            if k == "linear":
+                return bool(search.check_linear_certificate(block.W_up, block.W_down, M,
+                                                            search.decode_matrix(s["Y"]))["certified"])
+            if k == "necessary_conditions":
+                return not search.necessary_conditions(block.W_up, block.W_down, M)["possible"]
+            if k == "exhaustive":
+                return search.exhaustive_search(block.W_up, block.W_down, M, max_m=40, limit=1) == []
+        return False
+    except (KeyError, TypeError, ValueError, IndexError):
+        return False

@@ -1,0 +1,285 @@
+"""The decision for a whole stack of blocks (the paper's open problem).
+
+``decide_stack(stack)`` returns ``{"verdict", "claim", "exact", "reason", "certificate"}`` (plus
+``"plain_stack"`` when absorbable), where the verdict is about a plain stack of the *same* depth
+and widths.  ``recheck_decision`` re-verifies an exact verdict from that dictionary alone.  Stack
+files are read and written by oracle/core/stackfiles.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from oracle.core.blocks import Block, Stack
+from oracle.core.errors import InputError
+from oracle.core.stackfiles import stack_kind
+from oracle.claims.depth import is_flat, skip_product
+from oracle.algebra.exact import is_zero_matrix, smat
+from oracle.algebra.exact import stack_to_json
+from oracle.claims import depth_stacks as ds
+from oracle.algebra.exact import all_index_sets_exact, identity, qmat
+from oracle.claims.depth_stacks import narrow_part
+from oracle.decide import block as single
+from oracle.algebra.exact import block_to_json
+from oracle.algebra.exact import block_from_json
+from oracle.algebra.exact import stack_from_json
+
+# Exact procedures run on Fractions; above these sizes the verdict reports what was skipped.
+MAX_EXACT_ENTRIES = 4096      # m * d per block for the exact (Fraction) procedures
+MAX_INDEX_SEARCH_M = 14       # 2^m index sets per block ...
+INDEX_SEARCH_BUDGET = 4_000_000   # ... and 2^m m d^2 exact additions per block
+MAX_RANK_PARAMS = 400         # N = 2 d sum m_l for the Jacobian rank certificate
+
+
+# ================================================================ the decision
+
+def _result(verdict: str, claim: Optional[str], exact: bool, reason: str,
+            certificate: dict[str, Any], plain: Optional[list[dict[str, Any]]] = None) -> dict[str, Any]:
+    out = {"verdict": verdict, "claim": claim, "exact": exact, "reason": reason, "certificate": certificate}
+    if plain is not None:
+        out["plain_stack"] = plain
+    return out
+
+
+def _summary(stack: Stack) -> dict[str, Any]:
+    b0 = stack.blocks[0]
+    return {"activation": b0.activation, "d": b0.d, "layers": len(stack.blocks),
+            "widths": [b.m for b in stack.blocks]}
+
+
+def _flat_decision(stack: Stack, info: dict[str, Any]) -> dict[str, Any]:
+    flat = [is_flat(b) for b in stack.blocks]
+    if not all(flat):
+        return _result("undecided", None, False, "a block has biases (not flat at 0): the depth "
+                       "theorems do not apply", {**info, "flat": flat})
+    P = skip_product(stack)
+    ident = all(b.M is None or np.array_equal(b.M, np.eye(b.d)) for b in stack.blocks)
+    cert = {**info, "flat": flat, "skip_product": smat(P)}
+    if sum(b.m * b.d for b in stack.blocks) <= 16 * MAX_EXACT_ENTRIES:
+        cert["blocks"] = stack_to_json(stack)
+    if is_zero_matrix(P):
+        return _result("undecided", None, True, "the skip product M_L ... M_1 is 0: the depth theorems "
+                       "do not apply", cert)
+    return _result("not_absorbable", "depth-impossible" if ident else "depth-any", True,
+                   "every block is flat at 0 (o(|x|)) and M_L ... M_1 != 0: the stack has derivative "
+                   "M_L ... M_1 != 0 at 0, every composition of flat plain blocks has derivative 0", cert)
+
+
+def _flip_stack(layers: list, sets: list) -> list:
+    return [([[-v for v in u] if i in set(S) else list(u) for i, u in enumerate(U)], W)
+            for (U, W), S in zip(layers, sets)]
+
+
+def decide_stack(stack: Stack) -> dict[str, Any]:
+    """Decide whether a residual stack equals a plain stack of the same depth and widths."""
+
+    if stack_kind(stack) != "residual_stack":
+        raise InputError("decide_stack needs a residual stack (kind residual_stack); a plain stack "
+                         "has no skips to absorb")
+    info = _summary(stack)
+    act = stack.blocks[0].act
+    if len(stack.blocks) == 1:
+        # One block: the single-block decision procedure (absorb check on a block file) applies.
+        v = single.decide(stack.blocks[0])
+        return _result(v.verdict, v.claim, v.exact, "one block: " + v.reason,
+                       {**info, "block": block_to_json(stack.blocks[0]), "block_certificate": v.certificate})
+    # Flat at 0 (o(|x|)): homogeneous of block degree > 1, or a gate vanishing and continuous at 0.
+    if (act.block_degree is not None and act.block_degree > 1) or \
+            (act.gated and act.value_at_0 == 0 and act.continuous_at_0):
+        return _flat_decision(stack, info)
+    if act.gated or not act.odd_part_identity:
+        return _result("undecided", None, False, f"no stack claim covers activation {act.name!r}", info)
+
+    big = max(b.m * b.d for b in stack.blocks) > MAX_EXACT_ENTRIES
+    biased = any(b.has_bias for b in stack.blocks)
+    ident = all(b.M is None or np.array_equal(b.M, np.eye(b.d)) for b in stack.blocks)
+    if big:
+        return _large_decision(stack, info, biased, ident)
+
+    layers = ds.layers_of(stack)
+    d = info["d"]
+    # 1. Every block absorbs its own skip at the same width: the sign flips give the plain stack
+    #    (relu-gelu-iff (A), any activation with s(z) - s(-z) = z, any M_l).
+    searchable = all(b.m <= MAX_INDEX_SEARCH_M and 2 ** b.m * b.m * b.d ** 2 <= INDEX_SEARCH_BUDGET
+                     for b in stack.blocks)
+    if not biased and searchable:
+        Ms = [identity(d) if b.M is None else qmat(b.M) for b in stack.blocks]
+        sets = [all_index_sets_exact(U, W, M) for (U, W), M in zip(layers, Ms)]
+        info["index_sets"] = [[list(s) for s in S[:4]] for S in sets]
+        if all(sets):
+            plain = _flip_stack(layers, [S[0] for S in sets])
+            cert = {**info, "residual": ds.layers_to_json(layers), "skips": [
+                ds.smat(M) for M in Ms], "chosen_sets": [list(S[0]) for S in sets]}
+            return _result("absorbable", "relu-gelu-iff", True,
+                           "every block satisfies W_S U_S = -M for some S: flipping those rows gives "
+                           "plain blocks equal to the residual ones", cert, ds.layers_to_json(plain))
+    else:
+        info["index_sets"] = None
+    if biased or not ident:
+        return _result("undecided", None, False, "biases or skip matrices other than I: the stack "
+                       "claims (depth-narrow, depth-d2, depth-dimension) assume bias-free identity skips",
+                       info)
+    if act.name != "relu":
+        return _result("undecided", None, False,
+                       f"{act.name}: the stack claims are proved for relu; depth-width still gives a plain "
+                       "stack of widths m_l + 2d - rank W_up,l", {**info, **_width_info(layers)})
+    residual = ds.layers_to_json(layers)
+    # 2. depth-narrow for the same widths.
+    cond = ds.narrow_conditions(layers, info["widths"])
+    if cond["applies"]:
+        return _result("not_absorbable", "depth-narrow", True,
+                       f"depth-narrow part ({cond['part']}): every piece I + W_l D U_l is invertible"
+                       + (", both blocks are nondegenerate and the layer-2 kinks are transversal"
+                          if cond["part"] == "c" else "")
+                       + "; no plain stack of these widths equals the residual stack",
+                       {**info, "residual": residual, "conditions": cond})
+    # 3. depth-d2.
+    if d == 2 and len(layers) == 2 and searchable:
+        c2 = ds.d2_conditions(layers)
+        if c2["applies"] and c2["kink_rays"] == c2["expected_kink_rays"]:
+            return _result("not_absorbable", "depth-d2", True,
+                           "d = 2, two homeomorphic nondegenerate blocks with kink rays in general "
+                           "position, and some block has no index set: no plain stack of widths "
+                           f"({info['widths'][0]}, {info['widths'][1]}) equals the residual stack",
+                           {**info, "residual": residual, "conditions": c2})
+    # 4. Undecided: the generic statement with its rank certificate, and the wider construction.
+    cert: dict[str, Any] = {**info, "residual": residual, "narrow_conditions": cond,
+                            **_width_info(layers)}
+    N = 2 * d * sum(info["widths"])
+    reason = ("no proved claim decides this stack; depth-width: it IS a plain stack of widths "
+              f"{cert['absorbing_widths']}")
+    if N <= MAX_RANK_PARAMS:
+        rc = ds.rank_certificate(layers)
+        cert["rank_certificate"] = rc
+        if rc["certified"]:
+            reason += (f"; depth-dimension: the Jacobian rank {rc['rank']} exceeds D_plain = "
+                       f"{rc['D_plain']}, so ALMOST EVERY stack with these activation patterns is no "
+                       "plain stack of the same widths (this says nothing about this one stack)")
+    else:
+        cert["rank_certificate"] = None
+        reason += f"; rank certificate skipped (N = {N} > {MAX_RANK_PARAMS} parameters)"
+    return _result("undecided", "depth-dimension" if cert["rank_certificate"] and
+                   cert["rank_certificate"]["certified"] else None, False, reason, cert)
+
+
+def _width_info(layers: list) -> dict[str, Any]:
+    d = len(layers[0][1])
+    ranks = [ds.qrank(U) for U, _ in layers]
+    return {"absorbing_widths": [len(U) + 2 * d - r for (U, _), r in zip(layers, ranks)],
+            "ranks_W_up": ranks}
+
+
+def _float_norm_sq_upper(a: np.ndarray) -> float:
+    """A rigorous upper bound of |a|_F^2 from float64 arithmetic: each square and each addition
+    has relative error <= 2^-53, so any summation order is within (1 + 2^-53)^(n+1) <= 1 + 2n 2^-53
+    (n 2^-53 < 1e-3); underflowed squares are covered by n * 2^-1022."""
+    a = np.asarray(a, dtype=np.float64)
+    n = a.size
+    s = float(np.sum(a * a))
+    return s * (1 + 2 * (n + 1) * 2.0 ** -53) + n * 2.0 ** -1022
+
+
+def _large_decision(stack: Stack, info: dict[str, Any], biased: bool, ident: bool) -> dict[str, Any]:
+    """Stacks too large for the exact procedures: only depth-narrow parts (a)/(b) with the norm bound."""
+    d, widths = info["d"], info["widths"]
+    part = narrow_part(d, widths, widths)
+    if stack.blocks[0].activation == "relu" and not biased and ident and part in ("a", "b"):
+        bounds = [(_float_norm_sq_upper(b.W_up), _float_norm_sq_upper(b.W_down)) for b in stack.blocks]
+        # The product is rounded up by one more relative 2^-52 before comparing with 1.
+        ok = [bu * bw * (1 + 2.0 ** -52) < 1 for bu, bw in bounds]
+        cert = {**info, "part": part, "norm_bounds_sq": [[bu, bw] for bu, bw in bounds], "norm_ok": ok,
+                "method": "rigorous float64 upper bounds of the Frobenius norms"}
+        if all(ok):
+            return _result("not_absorbable", "depth-narrow", True,
+                           f"depth-narrow part ({part}): |W_l|_F |U_l|_F < 1 (rigorous bound) makes every "
+                           "piece invertible", cert)
+        return _result("undecided", None, False, "too large for the exact procedures and the norm bound "
+                       "is not below 1", cert)
+    return _result("undecided", None, False,
+                   f"too large for the exact procedures (m d > {MAX_EXACT_ENTRIES} in some block); the "
+                   "generic statements of depth-dimension and depth-d2 do not decide one stack", info)
+
+
+# ================================================================ re-checking a decision
+
+def recheck_decision(result: dict[str, Any]) -> bool:
+    """Re-verify an exact verdict of decide_stack from its dictionary alone (False if it does not hold)."""
+    try:
+        cert = result["certificate"]
+        claim = result["claim"]
+        if not result.get("exact"):
+            rc = cert.get("rank_certificate")
+            if claim == "depth-dimension":
+                return ds.check_rank_certificate(ds.layers_from_json(cert["residual"]), rc)
+            return False
+        if "block_certificate" in cert:  # a stack of one block, decided by oracle.decide.block
+            return single.recheck_certificate(block_from_json(cert["block"]), cert["block_certificate"])
+        if claim in ("depth-impossible", "depth-any"):
+            st = stack_from_json(cert["blocks"])
+            P = skip_product(st)
+            ident = all(b.M is None or np.array_equal(b.M, np.eye(b.d)) for b in st.blocks)
+            return (all(is_flat(b) for b in st.blocks) and not is_zero_matrix(P) and smat(P) == cert["skip_product"]
+                    and claim == ("depth-impossible" if ident else "depth-any")
+                    and result["verdict"] == "not_absorbable")
+        if claim == "relu-gelu-iff" and result["verdict"] == "absorbable":
+            layers = ds.layers_from_json(cert["residual"])
+            plain = ds.layers_from_json(result["plain_stack"])
+            Ms = [qmat(M) for M in cert["skips"]]
+            if len(plain) != len(layers):
+                return False
+            for (U, W), (V, W2), M, S in zip(layers, plain, Ms, cert["chosen_sets"]):
+                if W2 != W or len(V) != len(U):
+                    return False
+                if tuple(S) not in all_index_sets_exact(U, W, M):
+                    return False
+                if any(V[i] != ([-v for v in U[i]] if i in S else U[i]) for i in range(len(U))):
+                    return False
+            return True
+        if claim == "depth-narrow" and "conditions" in cert:
+            layers = ds.layers_from_json(cert["residual"])
+            fresh = ds.narrow_conditions(layers, [len(U) for U, _ in layers])
+            return fresh["applies"] and fresh == cert["conditions"] and result["verdict"] == "not_absorbable"
+        if claim == "depth-d2":
+            layers = ds.layers_from_json(cert["residual"])
+            fresh = ds.d2_conditions(layers)
+            return (fresh["applies"] and fresh == cert["conditions"] and not all(fresh["index_sets"])
+                    and fresh["kink_rays"] == fresh["expected_kink_rays"]
+                    and result["verdict"] == "not_absorbable")
+        return False
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, IndexError):
+        return False
+
+
+# ================================================================ command-line helpers (for `absorb check`)
+
+def plain_stack_from_result(result: dict[str, Any], activation: str) -> Stack:
+    """The plain stack of an 'absorbable' decision as a Stack (exact rationals rounded to float64
+    only when they are dyadic; otherwise an InputError says the weights are not representable)."""
+    from fractions import Fraction
+    blocks = []
+    for rec in result["plain_stack"]:
+        arrs = {}
+        for name in ("W_up", "W_down"):
+            vals = [[Fraction(v) for v in row] for row in rec[name]]
+            if any(q.denominator & (q.denominator - 1) for row in vals for q in row):
+                raise InputError("the plain stack has non-dyadic weights that float64 cannot hold exactly")
+            arrs[name] = np.array([[float(q) for q in row] for row in vals])
+        blocks.append(Block(activation, kind="plain", **arrs))
+    return Stack(blocks)
+
+
+def format_decision(result: dict[str, Any]) -> str:
+    """A short terminal rendering of a decide_stack result."""
+    c = result["certificate"]
+    head = (f"stack: {c.get('activation')}, d = {c.get('d')}, {c.get('layers')} blocks, widths "
+            f"{c.get('widths')}")
+    lines = [head, f"verdict: {result['verdict']}" + (f" ({result['claim']}, "
+             f"{'exact' if result['exact'] else 'not exact'})" if result["claim"] else ""),
+             f"reason: {result['reason']}"]
+    rc = c.get("rank_certificate")
+    if rc:
+        lines.append(f"rank certificate: rank {rc['rank']} at {len(rc['points'])} points, D_plain = "
+                     f"{rc['D_plain']}, N - m = {rc['N_minus_m']}")
+    return "\n".join(lines)

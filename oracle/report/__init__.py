@@ -1,0 +1,2 @@
+"""Layer 5, the reports: the Markdown/HTML audit report, its figures (matplotlib) and the
+headless-browser check of the rendered page.  Imports the layers below."""
