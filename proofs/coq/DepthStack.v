@@ -267,13 +267,11 @@ Qed.
 
 (** ** Every rank: widths [m_l + 2d - rank U_l] *)
 
-(** [depth-width] (A): for [sigma z - sigma (-z) = z] and any weights, the
-    residual stack [(I + B_L) o ... o (I + B_1)] equals a residual-free stack
-    whose layer [l] has width [m_l + 2d - r_l], where [r_l] is the rank of
-    [U_l = W_up^l] ([row_rank], unique by [Rank.row_rank_unique]). *)
-Theorem depth_width_any_rank :
-  forall (d : nat) (sigma : R -> R) (layers : list layer)
-         (sigma_odd_part : forall z, sigma z - sigma (-z) = z),
+(** The construction behind [depth_width_any_rank] (its corollaries use it
+    directly). *)
+Lemma stack_widths_any_rank :
+  forall (d : nat) (sigma : R -> R) (layers : list layer),
+  (forall z, sigma z - sigma (-z) = z) ->
   exists plains : list layer,
     Forall2 (fun L P => exists r, row_rank d (width L) (Wup L) r /\
                                   width P = (width L + 2 * d - r)%nat) layers plains /\
@@ -300,6 +298,24 @@ Proof.
         intros x i Hi. rewrite <- (mv_ident d x i Hi). apply HL'. exact Hi. }
   destruct Hgen as (plains & Hw & H2). exists plains. split; [exact Hw|].
   intros x i Hi. apply (res_stack_eq_plain_stack d _ _ H2 x x (fun _ _ => eq_refl) i Hi).
+Qed.
+
+(** [depth-width] (A): for [sigma z - sigma (-z) = z] and any weights, the
+    residual stack [(I + B_L) o ... o (I + B_1)] equals a residual-free stack
+    whose layer [l] has width [m_l + 2d - r_l], where [r_l] is the rank of
+    [U_l = W_up^l] ([row_rank], unique by [Rank.row_rank_unique]). *)
+Theorem depth_width_any_rank :
+  forall (d : nat) (sigma : R -> R) (layers : list layer)
+         (sigma_odd_part : forall z, sigma z - sigma (-z) = z),
+  exists plains : list layer,
+    Forall2 (fun L P => exists r, row_rank d (width L) (Wup L) r /\
+                                  width P = (width L + 2 * d - r)%nat) layers plains /\
+    forall x i, (i < d)%nat ->
+      res_comp_id (map (layer_block d sigma) layers) x i =
+      plain_comp (map (layer_block d sigma) plains) x i.
+Proof.
+  intros d sigma layers sigma_odd_part.
+  exact (stack_widths_any_rank d sigma layers sigma_odd_part).
 Qed.
 
 (** The same with skip matrices [x -> M_l x + B_l x] (any [M_l]). *)
@@ -348,7 +364,7 @@ Corollary depth_width_rank_maximal :
       plain_comp (map (layer_block d sigma) plains) x i.
 Proof.
   intros d sigma layers sigma_odd_part rank_maximal.
-  destruct (depth_width_any_rank d sigma layers sigma_odd_part) as (plains & Hw & Heq).
+  destruct (stack_widths_any_rank d sigma layers sigma_odd_part) as (plains & Hw & Heq).
   exists plains. split; [|exact Heq].
   clear Heq. revert plains Hw. induction rank_maximal as [|L layers HL _ IH]; intros plains Hw.
   - inversion Hw. reflexivity.
@@ -370,7 +386,7 @@ Corollary depth_width_rows_span :
       plain_comp (map (layer_block d sigma) plains) x i.
 Proof.
   intros d sigma layers sigma_odd_part rows_span.
-  destruct (depth_width_any_rank d sigma layers sigma_odd_part) as (plains & Hw & Heq).
+  destruct (stack_widths_any_rank d sigma layers sigma_odd_part) as (plains & Hw & Heq).
   exists plains. split; [|exact Heq].
   clear Heq. revert plains Hw. induction rows_span as [|L layers HL _ IH]; intros plains Hw.
   - inversion Hw. reflexivity.
@@ -437,40 +453,4 @@ Proof.
   intros x y h. specialize (Heq (v1 x) 0%nat ltac:(lia)). unfold y, h.
   unfold L, res_comp_id, plain_comp, layer_block, block, readout, mv, ident, kron, v1, relu in Heq.
   simpl in Heq. rewrite ?Rmult_1_l, ?Rmult_0_l, ?Rplus_0_l, ?Rplus_0_r in Heq. align Heq. lra.
-Qed.
-
-(** Instance of [depth_width_any_rank] with a rank-deficient layer, stated
-    with the standard library only: [d = 1], layer 1 has the zero row
-    ([x -> x + relu(0 x)], rank 0, so width [1 + 2 - 0 = 3]) and layer 2 is
-    [y -> y + relu y] (rank 1, width [1 + 2 - 1 = 2]). *)
-Lemma depth_width_rank_deficient_instance :
-  exists a b c e : nat -> R, forall x : R,
-    let y := x + Rmax (0 * x) 0 in
-    let h := b 0%nat * Rmax (a 0%nat * x) 0 + b 1%nat * Rmax (a 1%nat * x) 0
-             + b 2%nat * Rmax (a 2%nat * x) 0 in
-    y + Rmax y 0 = e 0%nat * Rmax (c 0%nat * h) 0 + e 1%nat * Rmax (c 1%nat * h) 0.
-Proof.
-  set (L1 := mk_layer 1 ident (fun _ _ => 0)).
-  set (L2 := mk_layer 1 ident ident).
-  assert (R1 : row_rank 1 (width L1) (Wup L1) 0).
-  { exists (fun _ => 0%nat). split; [intros; lia|]. split; [intros c _ k Hk; lia|].
-    intros i Hi. exists (fun _ => 0). intros j Hj. simpl. reflexivity. }
-  assert (R2 : row_rank 1 (width L2) (Wup L2) 1).
-  { exists (fun _ => 0%nat). split; [intros; simpl; lia|]. split.
-    - intros c Hc k Hk. assert (k = 0%nat) by lia. subst k.
-      specialize (Hc 0%nat ltac:(lia)). simpl in Hc. unfold ident, kron in Hc. simpl in Hc. lra.
-    - intros i Hi. exists (fun _ => 1). intros j Hj. simpl in Hi |- *.
-      assert (i = 0%nat) by lia. assert (j = 0%nat) by lia. subst. ring. }
-  destruct (depth_width_any_rank 1 relu [L1; L2] relu_odd_part) as (plains & Hw & Heq).
-  inversion Hw as [|L1' P1 l1 p1 (r1 & Hr1 & Hw1) Hw1']; subst.
-  inversion Hw1' as [|L2' P2 l2 p2 (r2 & Hr2 & Hw2) Hw2']; subst.
-  inversion Hw2'; subst.
-  rewrite (row_rank_unique _ _ _ _ _ Hr1 R1) in Hw1.
-  rewrite (row_rank_unique _ _ _ _ _ Hr2 R2) in Hw2.
-  destruct P1 as [w1 Wd1 Wu1], P2 as [w2 Wd2 Wu2]. simpl in Hw1, Hw2. subst w1 w2.
-  exists (fun l => Wu1 l 0%nat), (fun l => Wd1 0%nat l), (fun l => Wu2 l 0%nat), (fun l => Wd2 0%nat l).
-  intros x y h. specialize (Heq (v1 x) 0%nat ltac:(lia)). unfold y, h.
-  unfold L1, L2, res_comp_id, plain_comp, layer_block, block, readout, mv, ident, kron, v1, relu in Heq.
-  simpl in Heq. rewrite ?Rmult_1_l, ?Rmult_0_l, ?Rplus_0_l, ?Rplus_0_r in Heq.
-  rewrite ?Rmult_0_l. align Heq. lra.
 Qed.
