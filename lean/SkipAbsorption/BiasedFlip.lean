@@ -47,7 +47,7 @@ theorem biased_square_flip {d m : ℕ} {σ : ℝ → ℝ} (M : Fin d → Fin d �
     (Wd : Fin d → Fin m → ℝ) (Wu : Fin m → Fin d → ℝ) (bu : Fin m → ℝ) (bd c : Fin d → ℝ)
     (S : Fin m → Bool)
     (sigma_square_flip : ∀ z : ℝ, σ z + σ (-z) = z * z)
-    (flip_set_condition : ∀ (x : Fin d → ℝ) (i : Fin d),
+    (flip_condition : ∀ (x : Fin d → ℝ) (i : Fin d),
       ∑ l, (if S l then Wd i l * ((dot (Wu l) x + bu l) * (dot (Wu l) x + bu l)) else 0)
         = -skip M x i + c i) :
     ∀ (x : Fin d → ℝ) (i : Fin d), skip M x i + biased σ Wu Wd bu bd x i
@@ -75,7 +75,7 @@ theorem biased_square_flip {d m : ℕ} {σ : ℝ → ℝ} (M : Fin d → Fin d �
   have rhs : biased σ (flip_rows S Wu) (flip_cols S Wd) (flip_bias S bu) (add_bias bd c) x i
       = ∑ l, flip_cols S Wd i l * σ (dot (flip_rows S Wu l) x + flip_bias S bu l)
         + (bd i + c i) := rfl
-  rw [lhs, rhs, Finset.sum_congr rfl hunit, Finset.sum_sub_distrib, flip_set_condition x i]
+  rw [lhs, rhs, Finset.sum_congr rfl hunit, Finset.sum_sub_distrib, flip_condition x i]
   ring
 
 /-- (ii) Gates with `g z - g (-z) = z`. -/
@@ -83,7 +83,7 @@ theorem biased_gate_flip {d m : ℕ} {g : ℝ → ℝ} (M : Fin d → Fin d → 
     (Wd : Fin d → Fin m → ℝ) (Wg Wu : Fin m → Fin d → ℝ) (cg eu : Fin m → ℝ) (bd c : Fin d → ℝ)
     (S : Fin m → Bool)
     (gate_odd_part : ∀ z : ℝ, g z - g (-z) = z)
-    (flip_set_condition : ∀ (x : Fin d → ℝ) (i : Fin d),
+    (flip_condition : ∀ (x : Fin d → ℝ) (i : Fin d),
       ∑ l, (if S l then Wd i l * ((dot (Wg l) x + cg l) * (dot (Wu l) x + eu l)) else 0)
         = -skip M x i + c i) :
     ∀ (x : Fin d → ℝ) (i : Fin d), skip M x i + gated_biased g Wg Wu Wd cg eu bd x i
@@ -110,7 +110,7 @@ theorem biased_gate_flip {d m : ℕ} {g : ℝ → ℝ} (M : Fin d → Fin d → 
   have rhs : gated_biased g (flip_rows S Wg) Wu Wd (flip_bias S cg) eu (add_bias bd c) x i
       = ∑ l, Wd i l * (g (dot (flip_rows S Wg l) x + flip_bias S cg l) * (dot (Wu l) x + eu l))
         + (bd i + c i) := rfl
-  rw [lhs, rhs, Finset.sum_congr rfl hunit, Finset.sum_sub_distrib, flip_set_condition x i]
+  rw [lhs, rhs, Finset.sum_congr rfl hunit, Finset.sum_sub_distrib, flip_condition x i]
   ring
 
 /-- (iii) Gates with `g z + g (-z) = 1`. -/
@@ -153,6 +153,46 @@ theorem biased_glu_flip {d m : ℕ} {g : ℝ → ℝ} (M : Fin d → Fin d → �
   rw [lhs, rhs, Finset.sum_congr rfl hunit, Finset.sum_sub_distrib, Finset.sum_sub_distrib, hsel]
   ring
 
+/-- (iii), in the form of (i) and (ii): the removed polynomials `w_l (u_l ⬝ x + e_l)` over `S`
+add up to `-M x + c`; the constant goes into the output bias. -/
+theorem biased_glu_flip_poly {d m : ℕ} {g : ℝ → ℝ} (M : Fin d → Fin d → ℝ)
+    (Wd : Fin d → Fin m → ℝ) (Wg Wu : Fin m → Fin d → ℝ) (cg eu : Fin m → ℝ) (bd c : Fin d → ℝ)
+    (S : Fin m → Bool)
+    (gate_flip_symmetry : ∀ z : ℝ, g z + g (-z) = 1)
+    (flip_condition : ∀ (x : Fin d → ℝ) (i : Fin d),
+      ∑ l, (if S l then Wd i l * (dot (Wu l) x + eu l) else 0) = -skip M x i + c i) :
+    ∀ (x : Fin d → ℝ) (i : Fin d), skip M x i + gated_biased g Wg Wu Wd cg eu bd x i
+      = gated_biased g (flip_rows S Wg) Wu (flip_cols S Wd) (flip_bias S cg) eu
+          (add_bias bd c) x i := by
+  intro x i
+  have hunit : ∀ l ∈ (Finset.univ : Finset (Fin m)),
+      flip_cols S Wd i l * (g (dot (flip_rows S Wg l) x + flip_bias S cg l) * (dot (Wu l) x + eu l))
+        = Wd i l * (g (dot (Wg l) x + cg l) * (dot (Wu l) x + eu l))
+          - (if S l then Wd i l * (dot (Wu l) x + eu l) else 0) := by
+    intro l _
+    by_cases hl : S l = true
+    · have hpre : dot (flip_rows S Wg l) x + flip_bias S cg l = -(dot (Wg l) x + cg l) := by
+        rw [dot_flip_rows_pos S Wg l x hl, flip_bias, if_pos hl]
+        ring
+      have hc : flip_cols S Wd i l = -Wd i l := by rw [flip_cols, if_pos hl]
+      rw [hpre, hc, if_pos hl]
+      have hsym := gate_flip_symmetry (dot (Wg l) x + cg l)
+      linear_combination (-(Wd i l) * (dot (Wu l) x + eu l)) * hsym
+    · have hpre : dot (flip_rows S Wg l) x + flip_bias S cg l = dot (Wg l) x + cg l := by
+        rw [dot_flip_rows_neg S Wg l x hl, flip_bias, if_neg hl]
+      have hc : flip_cols S Wd i l = Wd i l := by rw [flip_cols, if_neg hl]
+      rw [hpre, hc, if_neg hl]
+      ring
+  have lhs : gated_biased g Wg Wu Wd cg eu bd x i
+      = ∑ l, Wd i l * (g (dot (Wg l) x + cg l) * (dot (Wu l) x + eu l)) + bd i := rfl
+  have rhs : gated_biased g (flip_rows S Wg) Wu (flip_cols S Wd) (flip_bias S cg) eu
+        (add_bias bd c) x i
+      = ∑ l, flip_cols S Wd i l * (g (dot (flip_rows S Wg l) x + flip_bias S cg l)
+          * (dot (Wu l) x + eu l))
+        + (bd i + c i) := rfl
+  rw [lhs, rhs, Finset.sum_congr rfl hunit, Finset.sum_sub_distrib, flip_condition x i]
+  ring
+
 /-! ## The concrete activations -/
 
 theorem relu2_square_flip (z : ℝ) : relu2 z + relu2 (-z) = z * z := by
@@ -167,34 +207,34 @@ theorem relu2_square_flip (z : ℝ) : relu2 z + relu2 (-z) = z * z := by
 theorem relu2_biased_flip {d m : ℕ} (M : Fin d → Fin d → ℝ)
     (Wd : Fin d → Fin m → ℝ) (Wu : Fin m → Fin d → ℝ) (bu : Fin m → ℝ) (bd c : Fin d → ℝ)
     (S : Fin m → Bool)
-    (flip_set_condition : ∀ (x : Fin d → ℝ) (i : Fin d),
+    (flip_condition : ∀ (x : Fin d → ℝ) (i : Fin d),
       ∑ l, (if S l then Wd i l * ((dot (Wu l) x + bu l) * (dot (Wu l) x + bu l)) else 0)
         = -skip M x i + c i) :
     ∀ (x : Fin d → ℝ) (i : Fin d), skip M x i + biased relu2 Wu Wd bu bd x i
       = biased relu2 (flip_rows S Wu) (flip_cols S Wd) (flip_bias S bu) (add_bias bd c) x i :=
-  biased_square_flip M Wd Wu bu bd c S relu2_square_flip flip_set_condition
+  biased_square_flip M Wd Wu bu bd c S relu2_square_flip flip_condition
 
 /-- reglu (gate relu) with biases. -/
 theorem reglu_biased_flip {d m : ℕ} (M : Fin d → Fin d → ℝ)
     (Wd : Fin d → Fin m → ℝ) (Wg Wu : Fin m → Fin d → ℝ) (cg eu : Fin m → ℝ) (bd c : Fin d → ℝ)
     (S : Fin m → Bool)
-    (flip_set_condition : ∀ (x : Fin d → ℝ) (i : Fin d),
+    (flip_condition : ∀ (x : Fin d → ℝ) (i : Fin d),
       ∑ l, (if S l then Wd i l * ((dot (Wg l) x + cg l) * (dot (Wu l) x + eu l)) else 0)
         = -skip M x i + c i) :
     ∀ (x : Fin d → ℝ) (i : Fin d), skip M x i + gated_biased relu Wg Wu Wd cg eu bd x i
       = gated_biased relu (flip_rows S Wg) Wu Wd (flip_bias S cg) eu (add_bias bd c) x i :=
-  biased_gate_flip M Wd Wg Wu cg eu bd c S relu_odd flip_set_condition
+  biased_gate_flip M Wd Wg Wu cg eu bd c S relu_odd flip_condition
 
 /-- swiglu (gate silu) with biases. -/
 theorem swiglu_biased_flip {d m : ℕ} (M : Fin d → Fin d → ℝ)
     (Wd : Fin d → Fin m → ℝ) (Wg Wu : Fin m → Fin d → ℝ) (cg eu : Fin m → ℝ) (bd c : Fin d → ℝ)
     (S : Fin m → Bool)
-    (flip_set_condition : ∀ (x : Fin d → ℝ) (i : Fin d),
+    (flip_condition : ∀ (x : Fin d → ℝ) (i : Fin d),
       ∑ l, (if S l then Wd i l * ((dot (Wg l) x + cg l) * (dot (Wu l) x + eu l)) else 0)
         = -skip M x i + c i) :
     ∀ (x : Fin d → ℝ) (i : Fin d), skip M x i + gated_biased silu Wg Wu Wd cg eu bd x i
       = gated_biased silu (flip_rows S Wg) Wu Wd (flip_bias S cg) eu (add_bias bd c) x i :=
-  biased_gate_flip M Wd Wg Wu cg eu bd c S silu_odd flip_set_condition
+  biased_gate_flip M Wd Wg Wu cg eu bd c S silu_odd flip_condition
 
 /-- glu (gate sigmoid) with biases. -/
 theorem glu_biased_flip {d m : ℕ} (M : Fin d → Fin d → ℝ)
@@ -205,5 +245,16 @@ theorem glu_biased_flip {d m : ℕ} (M : Fin d → Fin d → ℝ)
       = gated_biased sigmoid (flip_rows S Wg) Wu (flip_cols S Wd) (flip_bias S cg) eu
           (shifted_bias S Wd eu bd) x i :=
   biased_glu_flip M Wd Wg Wu cg eu bd S sigmoid_sym index_condition
+
+/-- glu (gate sigmoid) with biases, polynomial form. -/
+theorem glu_biased_flip_poly {d m : ℕ} (M : Fin d → Fin d → ℝ)
+    (Wd : Fin d → Fin m → ℝ) (Wg Wu : Fin m → Fin d → ℝ) (cg eu : Fin m → ℝ) (bd c : Fin d → ℝ)
+    (S : Fin m → Bool)
+    (flip_condition : ∀ (x : Fin d → ℝ) (i : Fin d),
+      ∑ l, (if S l then Wd i l * (dot (Wu l) x + eu l) else 0) = -skip M x i + c i) :
+    ∀ (x : Fin d → ℝ) (i : Fin d), skip M x i + gated_biased sigmoid Wg Wu Wd cg eu bd x i
+      = gated_biased sigmoid (flip_rows S Wg) Wu (flip_cols S Wd) (flip_bias S cg) eu
+          (add_bias bd c) x i :=
+  biased_glu_flip_poly M Wd Wg Wu cg eu bd c S sigmoid_sym flip_condition
 
 end SkipAbsorption
