@@ -367,3 +367,25 @@ Proof.
     + exact E0.
     + exact E1.
 Qed.
+
+(** ** absorption-width, the flip + rank construction *)
+
+(** Instance of [Rank.absorption_width_flip_rank], stated with the standard
+    library only: the referee's example [d = m = 1], [u = w = 1], [M = -1].
+    Flipping the unit leaves [M + W_S U_S = 0] (rank 0, no extra unit), so
+    [-x + relu(x)] is a relu block of width 1 (it is [-relu(-x)]). *)
+Lemma absorption_width_flip_instance :
+  exists w u : R, forall x : R, - x + Rmax x 0 = w * Rmax (u * x) 0.
+Proof.
+  assert (Hr : row_rank 1 1 (fun i j => (fun _ _ => -1) i j + SignFlip.selected_product 1 (fun _ => true) ident ident i j
+                                 - sum 0 (fun k => (fun _ _ => 0) k i * flip_rows (fun _ => true) ident (0%nat) j)) 0).
+  { exists (fun _ => 0%nat). split; [intros; lia|]. split; [intros c _ k Hk; lia|].
+    intros i Hi. exists (fun _ => 0). intros j Hj. assert (i = 0%nat) by lia. assert (j = 0%nat) by lia. subst.
+    unfold SignFlip.selected_product, ident, kron. simpl. ring. }
+  destruct (absorption_width_flip_rank 1 1 0 0 relu (fun _ _ => -1) ident ident (fun _ => true)
+              (fun _ => 0%nat) (fun _ _ => 0) relu_odd_part ltac:(intros; lia) Hr) as (Wd' & Wu' & H).
+  exists (Wd' 0%nat 0%nat), (Wu' 0%nat 0%nat). intros x.
+  specialize (H (v1 x) 0%nat ltac:(lia)).
+  unfold block, readout, mv, ident, kron, v1, relu in H. simpl in H.
+  rewrite ?Rplus_0_l, ?Rmult_1_l in H. align H. lra.
+Qed.

@@ -423,3 +423,87 @@ Proof.
       replace (r + q - r)%nat with q by lia. reflexivity. }
   rewrite sum_opp. ring.
 Qed.
+
+(** ** Flips, extra units on existing hyperplanes, and pairs: width [m + t + 2 rank]
+
+    The upper-bound half of the exact width of [absorption-width] (and of
+    [relu-complete] for bias-free blocks): flip the rows in [S], which removes
+    [W_S U_S x]; the remaining linear map [N = M + W_S U_S] is written as
+    [sum_k y_k u'_(T k)^T + R] with [t] flipped rows [u'_(T k)] of the new block
+    (one extra unit each) and a remainder [R] of rank [r] ([2 r] units in pairs).
+    Minimising over [Y], [rank R] becomes [rank (N P_T)] with [P_T] the
+    projector onto the orthogonal complement of those rows (informal). *)
+
+Lemma mv_minus_mat : forall n (A B : mat) x i,
+  mv n (fun i j => A i j - B i j) x i = mv n A x i - mv n B x i.
+Proof. intros. unfold mv. rewrite <- sum_minus. apply sum_ext. intros. ring. Qed.
+
+Lemma mv_mat_plus_r : forall n (A B : mat) x i,
+  mv n (fun i j => A i j + B i j) x i = mv n A x i + mv n B x i.
+Proof. intros. unfold mv. rewrite <- sum_plus. apply sum_ext. intros. ring. Qed.
+
+Lemma flip_block_linear : forall d m sigma (S : nat -> bool) (Wd Wu : mat) x i,
+  (forall z, sigma z - sigma (-z) = z) ->
+  block d m sigma Wd (flip_rows S Wu) x i =
+  block d m sigma Wd Wu x i - mv d (selected_product m S Wd Wu) x i.
+Proof.
+  intros d m sigma S Wd Wu x i Hodd. unfold block, readout.
+  rewrite (sum_ext m (fun l => Wd i l * sigma (mv d (flip_rows S Wu) x l))
+             (fun l => Wd i l * sigma (mv d Wu x l) - (if S l then Wd i l * 1 * mv d Wu x l else 0))).
+  - rewrite sum_minus, (selected_sum d m S Wd Wu (fun _ => 1) x i). f_equal.
+    apply mv_row_ext. intros j _. unfold selected_product. apply sum_ext. intros l _.
+    destruct (S l); ring.
+  - intros l _. rewrite mv_flip_rows. destruct (S l).
+    + pose proof (Hodd (mv d Wu x l)).
+      replace (sigma (- mv d Wu x l)) with (sigma (mv d Wu x l) - mv d Wu x l) by lra. ring.
+    + ring.
+Qed.
+
+(** A [d x d] matrix of row rank [r] is a sum of [r] rank-one terms. *)
+Lemma row_rank_factor : forall d (A : mat) r, row_rank d d A r ->
+  exists (a : nat -> vec) (Lv : nat -> vec), forall x i, (i < d)%nat ->
+    mv d A x i = sum r (fun q => a q i * mv d (fun q' j => Lv q' j) x q).
+Proof.
+  intros d A r (idx & Hidx & _ & Hrows).
+  destruct (finite_choice d (fun i c => forall j, (j < d)%nat -> A i j = sum r (fun k => c k * A (idx k) j))
+              Hrows) as (C & HC).
+  exists (fun q i => C i q), (fun q => A (idx q)). intros x i Hi. unfold mv.
+  rewrite (sum_ext d _ (fun j => sum r (fun q => C i q * A (idx q) j * x j)))
+    by (intros j Hj; rewrite (HC i Hi j Hj), <- sum_scal_r; reflexivity).
+  rewrite sum_swap. apply sum_ext. intros q _. rewrite <- sum_scal_l. apply sum_ext. intros; ring.
+Qed.
+
+Theorem absorption_width_flip_rank :
+  forall (d m t r : nat) (sigma : R -> R) (M Wd Wu : mat) (S : nat -> bool)
+         (T : nat -> nat) (Y : nat -> vec)
+         (sigma_odd_part : forall z, sigma z - sigma (-z) = z)
+         (T_in_range : forall k, (k < t)%nat -> (T k < m)%nat)
+         (remainder_rank : row_rank d d (fun i j => M i j + selected_product m S Wd Wu i j
+                                          - sum t (fun k => Y k i * flip_rows S Wu (T k) j)) r),
+  exists Wd' Wu' : mat, forall x i, (i < d)%nat ->
+    mv d M x i + block d m sigma Wd Wu x i = block d (m + t + 2 * r) sigma Wd' Wu' x i.
+Proof.
+  intros d m t r sigma M Wd Wu S T Y sigma_odd_part T_in_range remainder_rank.
+  destruct (row_rank_factor d _ r remainder_rank) as (a & Lv & HR).
+  set (b := fun k i => - Y k i).
+  exists (concat_down (m + t) (ext_down m t T b Wd) (pair_down r a)),
+         (concat_up (m + t) (ext_up m T (flip_rows S Wu)) (pair_up r Lv)).
+  intros x i Hi.
+  replace (m + t + 2 * r)%nat with ((m + t) + (r + r))%nat by lia.
+  rewrite block_concat, extra_units_linear by assumption.
+  rewrite pair_block by assumption.
+  rewrite flip_block_linear by assumption.
+  rewrite <- (HR x i Hi).
+  (* [R x = M x + W_S U_S x - sum_k y_k (u'_(T k) . x)] *)
+  rewrite mv_minus_mat, mv_mat_plus_r.
+  assert (HY : mv d (fun i j => sum t (fun k => Y k i * flip_rows S Wu (T k) j)) x i =
+               sum t (fun k => Y k i * mv d (flip_rows S Wu) x (T k))).
+  { unfold mv.
+    rewrite (sum_ext d _ (fun j => sum t (fun k => Y k i * flip_rows S Wu (T k) j * x j)))
+      by (intros; rewrite <- sum_scal_r; reflexivity).
+    rewrite sum_swap. apply sum_ext. intros k _. rewrite <- sum_scal_l. apply sum_ext. intros; ring. }
+  rewrite HY. unfold b.
+  rewrite (sum_ext t (fun k => - Y k i * mv d (flip_rows S Wu) x (T k))
+             (fun k => - (Y k i * mv d (flip_rows S Wu) x (T k)))) by (intros; ring).
+  rewrite sum_opp. ring.
+Qed.
