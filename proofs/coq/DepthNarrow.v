@@ -454,3 +454,25 @@ Proof.
   - exact (depth_narrow_first_width d layers plains d_pos pieces_invertible Ha).
   - exact (depth_narrow_some_width d layers plains pieces_invertible Hb).
 Qed.
+
+(** The two-block case of the claim's consequence, for the widths handled by
+    (a) and (b): with invertible pieces, [F = (I + B_2) o (I + B_1)] is no
+    plain relu stack of the same widths [(m_1, m_2)] when [m_1 <= d] or
+    [m_2 < d].  (The case [m_2 = d < m_1] is part (c), and "almost every
+    weight" is the measure statement, both informal.) *)
+Corollary depth_narrow_two_blocks_same_widths :
+  forall (d : nat) (L1 L2 P1 P2 : layer)
+         (d_pos : (0 < d)%nat)
+         (pieces_invertible : Forall (layer_pieces_invertible d) [L1; L2])
+         (same_widths : width P1 = width L1 /\ width P2 = width L2)
+         (narrow_width : (width L1 <= d)%nat \/ (width L2 < d)%nat),
+  ~ (forall x i, (i < d)%nat ->
+       res_comp_id (map (layer_block d relu) [L1; L2]) x i =
+       plain_comp (map (layer_block d relu) [P1; P2]) x i).
+Proof.
+  intros d L1 L2 P1 P2 d_pos pieces_invertible [E1 E2] [H1|H2].
+  - apply (depth_narrow d [L1; L2] [P1; P2] d_pos pieces_invertible).
+    left. exists P1, [P2]. split; [reflexivity|lia].
+  - apply (depth_narrow d [L1; L2] [P1; P2] d_pos pieces_invertible).
+    right. apply Exists_cons_tl, Exists_cons_hd. lia.
+Qed.
