@@ -5,3 +5,4 @@ import SkipAbsorption.Depth
 import SkipAbsorption.Necessity
 import SkipAbsorption.Limit
 import SkipAbsorption.RealActivations
+import SkipAbsorption.BiasedFlip

@@ -79,7 +79,7 @@ def test_every_formal_claim_has_a_scope_label_and_an_instance():
     # Partial scopes say which part is formal, with the sentence in the note.
     for cid, label in (("homogeneous-any-width", "impossibility + gap"), ("absorption-width", "upper bound m + d"),
                        ("non-generic", "empty-interior form"), ("depth-dimension", "GL(d) invariance"),
-                       ("depth-width", "rank-d construction")):
+                       ("depth-width", "every rank"), ("depth-narrow", "parts (a) and (b)")):
         assert C.scope_label(reg[cid], "coq") == label and C.scope_note(reg[cid], "coq"), cid
     assert C.scope_label(reg["homogeneous-any-width"], "lean") == "qualitative"
 
@@ -244,12 +244,12 @@ def test_missing_lean_declaration_is_caught(copy):
      "boundary counterexample relu_degree_one drops 'k_ne_1', but no Coq lemma proves it"),
     ("depth-dimension", 'gauge_length = "one gauge pair per interface', 'gauge_length = " ", x = "',
      "'coq_extra_hypotheses.gauge_length' needs a reason"),
-    ("depth-narrow", 'coq_absent = "', 'coq_absnt = "', "no Coq declaration and no coq_absent reason"),
+    ("depth-d2", 'coq_absent = "', 'coq_absnt = "', "no Coq declaration and no coq_absent reason"),
     # the boundary counterexamples of the newer claims (oracle/claims/relu_limit.py, depth_stacks.py)
     ("relu-limit", 'sigma_odd_part = "SkipAbsorption.Counterexamples.relu_limit_iff_needs_sigma_odd_part"', 'x = "y"',
      "boundary counterexample elu_no_odd_part drops 'sigma_odd_part', but no Coq lemma proves it"),
-    ("depth-width", 'coq_counterexamples = { rows_span = "SkipAbsorption.Counterexamples.depth_width_needs_rows_span" }\n',
-     '', "boundary counterexample width_rank_deficient drops 'rows_span', but no Coq lemma proves it"),
+    ("depth-narrow", 'coq_counterexamples = { pieces_invertible = "SkipAbsorption.Counterexamples.depth_narrow_needs_pieces_invertible" }\n',
+     '', "boundary counterexample narrow_singular_piece drops 'pieces_invertible', but no Coq lemma proves it"),
     ("skip-reduction", 'coq = ["SkipAbsorption.SkipReduction.skip_reduction"',
      'coq = ["SkipReduction.skip_reduction"', "is not a full name SkipAbsorption.<File>.<name>"),
 ])

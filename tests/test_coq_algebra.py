@@ -33,7 +33,15 @@ NEW_COQ = {
                     "SkipAbsorption.NonGeneric.non_generic_dense"],
     "depth-dimension": ["SkipAbsorption.DepthStack.plain_stack_gauge_invariance",
                         "SkipAbsorption.DepthStack.plain_pair_gauge_invariance"],
-    "depth-width": ["SkipAbsorption.DepthStack.depth_width",
+    "depth-width": ["SkipAbsorption.DepthStack.depth_width_any_rank",
+                    "SkipAbsorption.DepthStack.depth_width_any_rank_skips",
+                    "SkipAbsorption.DepthStack.depth_width_rank_maximal",
+                    "SkipAbsorption.DepthStack.depth_width_rows_span",
+                    "SkipAbsorption.Rank.absorption_width_rank",
+                    "SkipAbsorption.Rank.basis_completion",
+                    "SkipAbsorption.Rank.row_rank_exists",
+                    "SkipAbsorption.Rank.row_rank_unique",
+                    "SkipAbsorption.DepthStack.depth_width",
                     "SkipAbsorption.DepthStack.depth_width_skips"],
 }
 INSTANCES = {
@@ -41,10 +49,14 @@ INSTANCES = {
     "absorption-width": "SkipAbsorption.Width.absorption_width_instance",
     "non-generic": "SkipAbsorption.NonGeneric.non_generic_instance",
     "depth-dimension": "SkipAbsorption.DepthStack.gl_invariance_instance",
-    "depth-width": "SkipAbsorption.DepthStack.depth_width_instance",
+    "depth-width": "SkipAbsorption.Instances.depth_width_rank_deficient_instance",
 }
 BINDERS = {
     "SkipAbsorption.DepthStack.depth_width": {"sigma_odd_part", "rows_span"},
+    "SkipAbsorption.DepthStack.depth_width_any_rank": {"sigma_odd_part"},
+    "SkipAbsorption.DepthStack.depth_width_rows_span": {"sigma_odd_part", "rows_span"},
+    "SkipAbsorption.DepthStack.depth_width_rank_maximal": {"sigma_odd_part", "rank_maximal"},
+    "SkipAbsorption.Rank.absorption_width_rank": {"sigma_odd_part", "rank_Wup"},
     "SkipAbsorption.DepthStack.depth_width_skips": {"sigma_odd_part", "rows_span"},
     "SkipAbsorption.DepthStack.plain_stack_gauge_invariance": {"gauge_length", "gauge_invertible"},
     "SkipAbsorption.DepthStack.plain_pair_gauge_invariance": {"gauge_invertible"},
@@ -126,8 +138,17 @@ def test_depth_claims_register_their_scope_and_extra_premises():
     assert set(dim["coq_extra_hypotheses"]) == {"gauge_length", "gauge_invertible"}
     assert "rank_certified" in dim["formal_not_needed"]
     width = _claim("depth-width")
-    assert width["formal_scope"] == "rank-d construction"
-    assert width["coq_counterexamples"] == {"rows_span": "SkipAbsorption.Counterexamples.depth_width_needs_rows_span"}
+    assert width["formal_scope"] == "every rank"
+    # every rank: the main theorem has no rank premise; the two rank conditions are corollaries
+    assert set(width["formal_not_needed"]) == {"rows_span", "rank_maximal"}
+    main = _pinned("SkipAbsorption.DepthStack.depth_width_any_rank")
+    assert pinned.binder_names(main) == ["d", "sigma", "layers", "sigma_odd_part"]
+    assert ("Rank.row_rank d (DepthStack.width L) (DepthStack.Wup L) r /\\ "
+            "DepthStack.width P = (DepthStack.width L + 2 * d - r)%nat" in pinned.conclusion(main))
+    narrow = _claim("depth-narrow")
+    assert narrow["formal_scope"] == "parts (a) and (b)"
+    assert narrow["coq_hypotheses"] == ["pieces_invertible", "narrow_width"]
+    assert set(narrow["coq_extra_hypotheses"]) == {"d_pos"}
 
 
 # ---------------------------------------------------------------- compiled

@@ -7,7 +7,7 @@ a module fixture; each test then asserts on its own result.  Registry-only and L
 mutations need no compiler and are in tests/test_consistency.py as well.
 
 Claims attacked here: homogeneous-impossible, homogeneous-any-width, gated-impossible,
-gated-continuity, depth-impossible, depth-any, relu-gelu-iff.
+gated-continuity, depth-impossible, depth-any, relu-gelu-iff, depth-narrow, depth-width.
 """
 
 import re
@@ -200,6 +200,65 @@ def hand_edited_pin(root: Path) -> None:
          "============================\n~\nSkipReduction.absorbable")
 
 
+NARROW = str(COQ / "DepthNarrow.v")
+STACK = str(COQ / "DepthStack.v")
+RANK = str(COQ / "Rank.v")
+
+
+def narrow_assumes_nondegenerate(root: Path) -> None:
+    """Issue 19: depth-narrow's main theorem quietly assumes nondegeneracy (a tag of part (c)
+    only, which the registry's coq_hypotheses leave out), under the tag's own name."""
+    edit(root, NARROW, "         (pieces_invertible : Forall (layer_pieces_invertible d) layers)\n"
+                       "         (narrow_width : (exists",
+         "         (pieces_invertible : Forall (layer_pieces_invertible d) layers)\n"
+         "         (nondegenerate : Forall (fun L => forall l, (l < width L)%nat ->\n"
+         "            exists j, (j < d)%nat /\\ Wup L l j <> 0) layers)\n"
+         "         (narrow_width : (exists")
+    edit(root, NARROW, "intros d layers plains d_pos pieces_invertible [Ha|Hb].",
+         "intros d layers plains d_pos pieces_invertible nondegenerate [Ha|Hb].")
+
+
+def width_assumes_rows_span(root: Path) -> None:
+    """Issue 19: depth-width's every-rank theorem quietly assumes rank U_l = d under the tag
+    rows_span, which formal_not_needed says it does not need."""
+    edit(root, STACK, "         (sigma_odd_part : forall z, sigma z - sigma (-z) = z),\n"
+                      "  exists plains : list layer,\n"
+                      "    Forall2 (fun L P => exists r, row_rank d (width L) (Wup L) r /\\\n"
+                      "                                  width P = (width L + 2 * d - r)%nat) layers plains /\\\n"
+                      "    forall x i, (i < d)%nat ->\n"
+                      "      res_comp_id (map (layer_block d sigma) layers) x i =\n"
+                      "      plain_comp (map (layer_block d sigma) plains) x i.\nProof.\n"
+                      "  intros d sigma layers sigma_odd_part.\n"
+                      "  exact (stack_widths_any_rank",
+         "         (sigma_odd_part : forall z, sigma z - sigma (-z) = z)\n"
+         "         (rows_span : Forall (fun L => row_rank d (width L) (Wup L) d) layers),\n"
+         "  exists plains : list layer,\n"
+         "    Forall2 (fun L P => exists r, row_rank d (width L) (Wup L) r /\\\n"
+         "                                  width P = (width L + 2 * d - r)%nat) layers plains /\\\n"
+         "    forall x i, (i < d)%nat ->\n"
+         "      res_comp_id (map (layer_block d sigma) layers) x i =\n"
+         "      plain_comp (map (layer_block d sigma) plains) x i.\nProof.\n"
+         "  intros d sigma layers sigma_odd_part rows_span.\n"
+         "  exact (stack_widths_any_rank")
+
+
+def narrowed_pieces_definition(root: Path) -> None:
+    """Issue 19: 'invertible piece' narrowed (the kernel condition asked only when d <= 1), so
+    the hypothesis would hold for fewer stacks in d >= 2 than the claim says."""
+    edit(root, NARROW, "  forall y : vec, (forall i, (i < d)%nat -> mv d A y i = 0) -> forall j, (j < d)%nat -> y j = 0.",
+         "  forall y : vec, (forall i, (i < d)%nat -> mv d A y i = 0 \\/ (1 < d)%nat) ->\n"
+         "  forall j, (j < d)%nat -> y j = 0.")
+
+
+def vacuous_rank(root: Path) -> None:
+    """Issue 19: linear independence made vacuous, so 'rank' could be any number of rows and
+    the width m + 2d - rank any smaller number."""
+    edit(root, RANK, "Definition indep (d r : nat) (V : nat -> vec) : Prop :=\n"
+                     "  forall c : vec, (forall j, (j < d)%nat -> sum r (fun k => c k * V k j) = 0) ->\n"
+                     "  forall k, (k < r)%nat -> c k = 0.",
+         "Definition indep (d r : nat) (V : nat -> vec) : Prop := True.")
+
+
 MUTATIONS: dict[str, Callable[[Path], None]] = {
     "baseline": lambda root: None,
     "vacuous_binder": vacuous_binder,
@@ -220,6 +279,10 @@ MUTATIONS: dict[str, Callable[[Path], None]] = {
     "counterexample_for_another_tag": counterexample_for_another_tag,
     "axiom_used_by_a_lemma": axiom_used_by_a_lemma,
     "hand_edited_pin": hand_edited_pin,
+    "narrow_assumes_nondegenerate": narrow_assumes_nondegenerate,
+    "width_assumes_rows_span": width_assumes_rows_span,
+    "narrowed_pieces_definition": narrowed_pieces_definition,
+    "vacuous_rank": vacuous_rank,
 }
 
 
@@ -354,3 +417,27 @@ def test_hand_edited_pin_is_caught(results):
     r = results["hand_edited_pin"]
     assert has(r, "homogeneous-impossible", "Coq statement of SkipAbsorption.Homogeneous.homogeneous_impossible "
                "changed since it was pinned"), r
+
+
+def test_narrow_quietly_assuming_nondegeneracy_is_refused(results):
+    r = results["narrow_assumes_nondegenerate"]
+    assert has(r, "depth-narrow", "Coq SkipAbsorption.DepthNarrow.depth_narrow assumes 'nondegenerate'",
+               "narrowed tag list"), r
+    # Its instance lemmas no longer follow from the narrowed statement.
+    assert has(r, "depth-narrow", "Coq does not compile: Instances.v"), r
+
+
+def test_width_quietly_assuming_rank_d_is_refused(results):
+    r = results["width_assumes_rows_span"]
+    assert has(r, "depth-width", "Coq SkipAbsorption.DepthStack.depth_width_any_rank assumes 'rows_span'",
+               "formal_not_needed"), r
+
+
+def test_narrowed_invertible_pieces_is_refused(results):
+    r = results["narrowed_pieces_definition"]
+    assert has(r, "depth-narrow", "did not compile"), r
+
+
+def test_vacuous_rank_is_refused(results):
+    r = results["vacuous_rank"]
+    assert has(r, "depth-width", "did not compile"), r

@@ -547,6 +547,11 @@ def _coq_binder_findings(c: dict[str, Any], d: coqcheck.Decl) -> list[Finding]:
                                     "(binders nested inside another hypothesis do not count)", lang="coq"))
     allowed = set(c.get("hypotheses", [])) | set(c.get("coq_extra_hypotheses", {}))
     not_needed = set(c.get("formal_not_needed") or {})
+    # When the registry narrows the tags the formal statement carries (coq_hypotheses or
+    # formal_hypotheses, with a reason), the other tags of the claim must not come back as
+    # binders: that would assume a hypothesis the scope note says the formal part does without.
+    narrowed = "coq_hypotheses" in c or "formal_hypotheses" in c
+    narrowed_to = set(formal_tags(c, "coq")) | set(STRUCTURAL_TAGS) if narrowed else set(c.get("hypotheses", []))
     hyps = [b for b in d.binders if b.hypothesis]
     last_named = max([b.pos for b in hyps if b.name], default=0)
     data_after = {b.pos for b in d.binders if not b.hypothesis and b.pos > last_named}
@@ -559,6 +564,10 @@ def _coq_binder_findings(c: dict[str, Any], d: coqcheck.Decl) -> list[Finding]:
             elif b.name in not_needed:
                 out.append(Finding(cid, f"Coq {d.name} assumes '{b.name}', which formal_not_needed says the "
                                         "formal statement does not need", lang="coq"))
+            elif b.name in set(c.get("hypotheses", [])) - narrowed_to and b.name not in c.get("coq_extra_hypotheses", {}):
+                out.append(Finding(cid, f"Coq {d.name} assumes '{b.name}', which the registry's narrowed tag list "
+                                        "(coq_hypotheses / formal_hypotheses) says the formal statement does "
+                                        "not assume", lang="coq"))
         elif not set(b.mentions) & data_after:
             out.append(Finding(cid, f"Coq {d.name} has an unnamed premise (binder {b.pos}; see the pinned "
                                     "statement), which narrows or empties it", lang="coq"))

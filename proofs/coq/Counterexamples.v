@@ -16,7 +16,7 @@ From Coq Require Import Reals Lra Lia List.
 Set Warnings "-ambiguous-paths".
 From Coquelicot Require Import Coquelicot.
 From SkipAbsorption Require Import Linalg SkipReduction Homogeneous Gated Depth SignFlip Activations
-  Instances Necessity Width DepthStack Limit.
+  Instances Necessity Width DepthStack Limit DepthNarrow.
 (* Coquelicot's own [Forall] (over its expressions) must not hide the lists' one. *)
 Import List ListNotations.
 Open Scope R_scope.
@@ -548,4 +548,26 @@ Proof.
     intros r. specialize (E (v1 r) 0%nat ltac:(lia)).
     unfold bblock, mv, ident, kron, v1 in E. simpl in E.
     rewrite !Rplus_0_l, !Rplus_0_r, !Rmult_1_l in E. lra.
+Qed.
+
+(** ** depth-narrow: drop [pieces_invertible] (narrow_singular_piece, one
+    block).  [d = 2], [W_up = I], [W_down = -I]: the piece with both units
+    active is [0], and [x + B(x) = -relu(-x)] is the plain block
+    [(-I) relu(-I x)] of width [2 <= d]. *)
+
+Lemma depth_narrow_needs_pieces_invertible :
+  ~ (forall (d : nat) (layers plains : list layer)
+         (d_pos : (0 < d)%nat)
+         (narrow_width : (exists (P1 : layer) (rest : list layer),
+                            plains = P1 :: rest /\ (width P1 <= d)%nat) \/
+                         Exists (fun P => (width P < d)%nat) plains),
+       ~ (forall x i, (i < d)%nat ->
+            res_comp_id (map (layer_block d relu) layers) x i =
+            plain_comp (map (layer_block d relu) plains) x i)).
+Proof.
+  intros H.
+  apply (H 2%nat [mk_layer 2 neg_ident ident] [mk_layer 2 neg_ident neg_ident] ltac:(lia)).
+  - left. exists (mk_layer 2 neg_ident neg_ident), []. split; [reflexivity|simpl; lia].
+  - intros x i Hi. simpl. unfold layer_block. simpl.
+    rewrite <- (relu_flip_2 x i Hi). rewrite mv_ident by exact Hi. reflexivity.
 Qed.

@@ -7,7 +7,7 @@
     ([plain_comp], [res_comp_id], [res_comp]). *)
 
 From Coq Require Import Reals Lra Lia List.
-From SkipAbsorption Require Import Linalg Depth Width Activations.
+From SkipAbsorption Require Import Linalg Depth Width Rank Activations.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -263,6 +263,136 @@ Proof.
         split; [apply block_local|]. split; [apply block_local|]. exact HL'. }
   destruct Hgen as (plains & Hw & H2). exists plains. split; [exact Hw|].
   intros x i Hi. apply (res_stack_skips_eq_plain_stack d _ _ H2 x x (fun _ _ => eq_refl) i Hi).
+Qed.
+
+(** ** Every rank: widths [m_l + 2d - rank U_l] *)
+
+(** The construction behind [depth_width_any_rank] (its corollaries use it
+    directly). *)
+Lemma stack_widths_any_rank :
+  forall (d : nat) (sigma : R -> R) (layers : list layer),
+  (forall z, sigma z - sigma (-z) = z) ->
+  exists plains : list layer,
+    Forall2 (fun L P => exists r, row_rank d (width L) (Wup L) r /\
+                                  width P = (width L + 2 * d - r)%nat) layers plains /\
+    forall x i, (i < d)%nat ->
+      res_comp_id (map (layer_block d sigma) layers) x i =
+      plain_comp (map (layer_block d sigma) plains) x i.
+Proof.
+  intros d sigma layers sigma_odd_part.
+  assert (Hgen : exists plains : list layer,
+    Forall2 (fun L P => exists r, row_rank d (width L) (Wup L) r /\
+                                  width P = (width L + 2 * d - r)%nat) layers plains /\
+    Forall2 (fun B P => local d B /\ local d P /\
+               forall x i, (i < d)%nat -> x i + B x i = P x i)
+            (map (layer_block d sigma) layers) (map (layer_block d sigma) plains)).
+  { induction layers as [|L layers IH].
+    - exists []. split; constructor.
+    - destruct IH as (plains & Hw & H2).
+      destruct (row_rank_exists d (width L) (Wup L)) as (r & Hr).
+      destruct (absorption_width_rank d (width L) r sigma ident (Wdown L) (Wup L)
+                  sigma_odd_part Hr) as (Wd' & Wu' & HL').
+      exists (mk_layer (width L + 2 * d - r) Wd' Wu' :: plains). split.
+      + constructor; [|exact Hw]. exists r. split; [exact Hr|reflexivity].
+      + simpl. constructor; [|exact H2]. split; [apply block_local|]. split; [apply block_local|].
+        intros x i Hi. rewrite <- (mv_ident d x i Hi). apply HL'. exact Hi. }
+  destruct Hgen as (plains & Hw & H2). exists plains. split; [exact Hw|].
+  intros x i Hi. apply (res_stack_eq_plain_stack d _ _ H2 x x (fun _ _ => eq_refl) i Hi).
+Qed.
+
+(** [depth-width] (A): for [sigma z - sigma (-z) = z] and any weights, the
+    residual stack [(I + B_L) o ... o (I + B_1)] equals a residual-free stack
+    whose layer [l] has width [m_l + 2d - r_l], where [r_l] is the rank of
+    [U_l = W_up^l] ([row_rank], unique by [Rank.row_rank_unique]). *)
+Theorem depth_width_any_rank :
+  forall (d : nat) (sigma : R -> R) (layers : list layer)
+         (sigma_odd_part : forall z, sigma z - sigma (-z) = z),
+  exists plains : list layer,
+    Forall2 (fun L P => exists r, row_rank d (width L) (Wup L) r /\
+                                  width P = (width L + 2 * d - r)%nat) layers plains /\
+    forall x i, (i < d)%nat ->
+      res_comp_id (map (layer_block d sigma) layers) x i =
+      plain_comp (map (layer_block d sigma) plains) x i.
+Proof.
+  intros d sigma layers sigma_odd_part.
+  exact (stack_widths_any_rank d sigma layers sigma_odd_part).
+Qed.
+
+(** The same with skip matrices [x -> M_l x + B_l x] (any [M_l]). *)
+Theorem depth_width_any_rank_skips :
+  forall (d : nat) (sigma : R -> R) (layers : list (mat * layer))
+         (sigma_odd_part : forall z, sigma z - sigma (-z) = z),
+  exists plains : list layer,
+    Forall2 (fun p P => exists r, row_rank d (width (snd p)) (Wup (snd p)) r /\
+                                  width P = (width (snd p) + 2 * d - r)%nat) layers plains /\
+    forall x i, (i < d)%nat ->
+      res_comp d (map (fun p => (fst p, layer_block d sigma (snd p))) layers) x i =
+      plain_comp (map (layer_block d sigma) plains) x i.
+Proof.
+  intros d sigma layers sigma_odd_part.
+  assert (Hgen : exists plains : list layer,
+    Forall2 (fun p P => exists r, row_rank d (width (snd p)) (Wup (snd p)) r /\
+                                  width P = (width (snd p) + 2 * d - r)%nat) layers plains /\
+    Forall2 (fun p P => local d (snd p) /\ local d P /\
+               forall x i, (i < d)%nat -> mv d (fst p) x i + snd p x i = P x i)
+            (map (fun p => (fst p, layer_block d sigma (snd p))) layers)
+            (map (layer_block d sigma) plains)).
+  { induction layers as [|[M L] layers IH].
+    - exists []. split; constructor.
+    - destruct IH as (plains & Hw & H2).
+      destruct (row_rank_exists d (width L) (Wup L)) as (r & Hr).
+      destruct (absorption_width_rank d (width L) r sigma M (Wdown L) (Wup L)
+                  sigma_odd_part Hr) as (Wd' & Wu' & HL').
+      exists (mk_layer (width L + 2 * d - r) Wd' Wu' :: plains). split.
+      + constructor; [|exact Hw]. exists r. split; [exact Hr|reflexivity].
+      + simpl. constructor; [|exact H2]. simpl.
+        split; [apply block_local|]. split; [apply block_local|]. exact HL'. }
+  destruct Hgen as (plains & Hw & H2). exists plains. split; [exact Hw|].
+  intros x i Hi. apply (res_stack_skips_eq_plain_stack d _ _ H2 x x (fun _ _ => eq_refl) i Hi).
+Qed.
+
+(** [depth-width] (B): when every [U_l] has the largest rank its shape allows,
+    [rank U_l = min(m_l, d)], the widths are [max(m_l + d, 2d)]. *)
+Corollary depth_width_rank_maximal :
+  forall (d : nat) (sigma : R -> R) (layers : list layer)
+         (sigma_odd_part : forall z, sigma z - sigma (-z) = z)
+         (rank_maximal : Forall (fun L => row_rank d (width L) (Wup L) (Nat.min (width L) d)) layers),
+  exists plains : list layer,
+    map width plains = map (fun L => Nat.max (width L + d) (2 * d)) layers /\
+    forall x i, (i < d)%nat ->
+      res_comp_id (map (layer_block d sigma) layers) x i =
+      plain_comp (map (layer_block d sigma) plains) x i.
+Proof.
+  intros d sigma layers sigma_odd_part rank_maximal.
+  destruct (stack_widths_any_rank d sigma layers sigma_odd_part) as (plains & Hw & Heq).
+  exists plains. split; [|exact Heq].
+  clear Heq. revert plains Hw. induction rank_maximal as [|L layers HL _ IH]; intros plains Hw.
+  - inversion Hw. reflexivity.
+  - inversion Hw as [|L' P layers' plains' (r & Hr & HwP) Hw']; subst. simpl. f_equal.
+    + rewrite HwP. rewrite (row_rank_unique d (width L) (Wup L) r (Nat.min (width L) d) Hr HL). lia.
+    + apply IH. exact Hw'.
+Qed.
+
+(** With [rank U_l = d] for every layer ([rows_span] in the row-rank form) the
+    widths are [m_l + d]. *)
+Corollary depth_width_rows_span :
+  forall (d : nat) (sigma : R -> R) (layers : list layer)
+         (sigma_odd_part : forall z, sigma z - sigma (-z) = z)
+         (rows_span : Forall (fun L => row_rank d (width L) (Wup L) d) layers),
+  exists plains : list layer,
+    map width plains = map (fun L => (width L + d)%nat) layers /\
+    forall x i, (i < d)%nat ->
+      res_comp_id (map (layer_block d sigma) layers) x i =
+      plain_comp (map (layer_block d sigma) plains) x i.
+Proof.
+  intros d sigma layers sigma_odd_part rows_span.
+  destruct (stack_widths_any_rank d sigma layers sigma_odd_part) as (plains & Hw & Heq).
+  exists plains. split; [|exact Heq].
+  clear Heq. revert plains Hw. induction rows_span as [|L layers HL _ IH]; intros plains Hw.
+  - inversion Hw. reflexivity.
+  - inversion Hw as [|L' P layers' plains' (r & Hr & HwP) Hw']; subst. simpl. f_equal.
+    + rewrite HwP. rewrite (row_rank_unique d (width L) (Wup L) r d Hr HL). lia.
+    + apply IH. exact Hw'.
 Qed.
 
 (** ** Instances *)

@@ -13,7 +13,8 @@
     z / (1 + e^-z); sigmoid z = 1 / (1 + e^-z). *)
 
 From Coq Require Import Reals Lra Lia List.
-From SkipAbsorption Require Import Linalg SkipReduction Homogeneous Gated Depth SignFlip Activations.
+From SkipAbsorption Require Import Linalg SkipReduction Homogeneous Gated Depth SignFlip Activations
+  Width Rank DepthStack DepthNarrow.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -269,4 +270,122 @@ Proof.
   simpl in H0, H1. split.
   - align H0. lra.
   - align H1. lra.
+Qed.
+
+(** ** depth-width, every rank *)
+
+(** Instance of [depth_width_any_rank] with a rank-deficient layer, stated
+    with the standard library only: [d = 1], layer 1 has the zero row
+    ([x -> x + relu(0 x)], rank 0, so width [1 + 2 - 0 = 3]) and layer 2 is
+    [y -> y + relu y] (rank 1, width [1 + 2 - 1 = 2]). *)
+Lemma depth_width_rank_deficient_instance :
+  exists a b c e : nat -> R, forall x : R,
+    let y := x + Rmax (0 * x) 0 in
+    let h := b 0%nat * Rmax (a 0%nat * x) 0 + b 1%nat * Rmax (a 1%nat * x) 0
+             + b 2%nat * Rmax (a 2%nat * x) 0 in
+    y + Rmax y 0 = e 0%nat * Rmax (c 0%nat * h) 0 + e 1%nat * Rmax (c 1%nat * h) 0.
+Proof.
+  set (L1 := mk_layer 1 ident (fun _ _ => 0)).
+  set (L2 := mk_layer 1 ident ident).
+  assert (R1 : row_rank 1 (width L1) (Wup L1) 0).
+  { exists (fun _ => 0%nat). split; [intros; lia|]. split; [intros c _ k Hk; lia|].
+    intros i Hi. exists (fun _ => 0). intros j Hj. simpl. reflexivity. }
+  assert (R2 : row_rank 1 (width L2) (Wup L2) 1).
+  { exists (fun _ => 0%nat). split; [intros; simpl; lia|]. split.
+    - intros c Hc k Hk. assert (k = 0%nat) by lia. subst k.
+      specialize (Hc 0%nat ltac:(lia)). simpl in Hc. unfold ident, kron in Hc. simpl in Hc. lra.
+    - intros i Hi. exists (fun _ => 1). intros j Hj. simpl in Hi |- *.
+      assert (i = 0%nat) by lia. assert (j = 0%nat) by lia. subst. ring. }
+  destruct (depth_width_any_rank 1 relu [L1; L2] relu_odd_part) as (plains & Hw & Heq).
+  inversion Hw as [|L1' P1 l1 p1 (r1 & Hr1 & Hw1) Hw1']; subst.
+  inversion Hw1' as [|L2' P2 l2 p2 (r2 & Hr2 & Hw2) Hw2']; subst.
+  inversion Hw2'; subst.
+  rewrite (row_rank_unique _ _ _ _ _ Hr1 R1) in Hw1.
+  rewrite (row_rank_unique _ _ _ _ _ Hr2 R2) in Hw2.
+  destruct P1 as [w1 Wd1 Wu1], P2 as [w2 Wd2 Wu2]. simpl in Hw1, Hw2. subst w1 w2.
+  exists (fun l => Wu1 l 0%nat), (fun l => Wd1 0%nat l), (fun l => Wu2 l 0%nat), (fun l => Wd2 0%nat l).
+  intros x y h. specialize (Heq (v1 x) 0%nat ltac:(lia)). unfold y, h.
+  unfold L1, L2, res_comp_id, plain_comp, layer_block, block, readout, mv, ident, kron, v1, relu in Heq.
+  simpl in Heq. rewrite ?Rmult_1_l, ?Rmult_0_l, ?Rplus_0_l, ?Rplus_0_r in Heq.
+  rewrite ?Rmult_0_l. align Heq. lra.
+Qed.
+
+(** ** depth-narrow *)
+
+(** Instance of [depth_narrow] (case (a)), stated with the standard library
+    only: [d = 1], the residual block [x -> x + relu x] (pieces [1] and [2])
+    equals no plain relu stack of widths [(1, 2)], whatever its weights. *)
+Lemma depth_narrow_instance : forall a b c0 c1 e0 e1 : R,
+  ~ (forall x : R,
+       x + Rmax x 0 =
+       e0 * Rmax (c0 * (b * Rmax (a * x) 0)) 0 + e1 * Rmax (c1 * (b * Rmax (a * x) 0)) 0).
+Proof.
+  intros a b c0 c1 e0 e1 H.
+  set (L := mk_layer 1 ident ident).
+  set (P1 := mk_layer 1 (fun _ _ => b) (fun _ _ => a)).
+  set (P2 := mk_layer 2 (fun _ l => match l with 0%nat => e0 | _ => e1 end)
+                        (fun l _ => match l with 0%nat => c0 | _ => c1 end)).
+  assert (HL : layer_pieces_invertible 1 L).
+  { intros S y Hy j Hj. assert (j = 0%nat) by lia. subst j.
+    specialize (Hy 0%nat ltac:(lia)). unfold mv, piece, L, ident, kron in Hy. simpl in Hy.
+    destruct (S 0%nat); simpl in Hy; lra. }
+  apply (depth_narrow 1 [L] [P1; P2] ltac:(lia) (Forall_cons _ HL (Forall_nil _))).
+  - left. exists P1, [P2]. split; [reflexivity|simpl; lia].
+  - intros x i Hi. assert (i = 0%nat) by lia. subst i.
+    specialize (H (x 0%nat)).
+    unfold L, P1, P2, res_comp_id, plain_comp, layer_block, block, readout, mv, ident, kron, relu.
+    simpl. tidy. rewrite H. reflexivity.
+Qed.
+
+(** Instance of [depth_narrow] (case (b): the first plain width 3 is above
+    [d = 2], the second is 1), stated with the standard library only: the
+    residual block [x -> (x_0 + relu x_0, x_1)] (pieces [I] and [diag(2, 1)])
+    equals no plain relu stack of widths [(3, 1)], whatever its weights. *)
+Lemma depth_narrow_width_below_d_instance :
+  forall (u1 w1 : nat -> nat -> R) (u2 w2 : nat -> R),
+  ~ (forall x0 x1 : R,
+       let h := fun l => Rmax (u1 l 0%nat * x0 + u1 l 1%nat * x1) 0 in
+       let y := fun i => w1 i 0%nat * h 0%nat + w1 i 1%nat * h 1%nat + w1 i 2%nat * h 2%nat in
+       let z := Rmax (u2 0%nat * y 0%nat + u2 1%nat * y 1%nat) 0 in
+       x0 + Rmax x0 0 = w2 0%nat * z /\ x1 = w2 1%nat * z).
+Proof.
+  intros u1 w1 u2 w2 H.
+  set (e0 := fun (i j : nat) => match i, j with 0%nat, 0%nat => 1 | _, _ => 0 end).
+  set (L := mk_layer 1 e0 e0).
+  set (P1 := mk_layer 3 w1 u1).
+  set (P2 := mk_layer 1 (fun i _ => w2 i) (fun _ j => u2 j)).
+  assert (HL : layer_pieces_invertible 2 L).
+  { intros S y Hy j Hj.
+    pose proof (Hy 0%nat ltac:(lia)) as H0. pose proof (Hy 1%nat ltac:(lia)) as H1.
+    unfold mv, piece, L, e0, ident, kron in H0, H1. simpl in H0, H1.
+    destruct (S 0%nat); simpl in H0, H1; destruct j as [|[|]]; lra || lia. }
+  apply (depth_narrow 2 [L] [P1; P2] ltac:(lia) (Forall_cons _ HL (Forall_nil _))).
+  - right. apply Exists_cons_tl, Exists_cons_hd. simpl. lia.
+  - intros x i Hi. destruct (H (x 0%nat) (x 1%nat)) as [E0 E1].
+    unfold L, P1, P2, e0, res_comp_id, plain_comp, layer_block, block, readout, mv, ident, kron, relu.
+    destruct i as [|[|]]; [| |lia]; simpl; tidy.
+    + exact E0.
+    + exact E1.
+Qed.
+
+(** ** absorption-width, the flip + rank construction *)
+
+(** Instance of [Rank.absorption_width_flip_rank], stated with the standard
+    library only: the referee's example [d = m = 1], [u = w = 1], [M = -1].
+    Flipping the unit leaves [M + W_S U_S = 0] (rank 0, no extra unit), so
+    [-x + relu(x)] is a relu block of width 1 (it is [-relu(-x)]). *)
+Lemma absorption_width_flip_instance :
+  exists w u : R, forall x : R, - x + Rmax x 0 = w * Rmax (u * x) 0.
+Proof.
+  assert (Hr : row_rank 1 1 (fun i j => (fun _ _ => -1) i j + SignFlip.selected_product 1 (fun _ => true) ident ident i j
+                                 - sum 0 (fun k => (fun _ _ => 0) k i * flip_rows (fun _ => true) ident (0%nat) j)) 0).
+  { exists (fun _ => 0%nat). split; [intros; lia|]. split; [intros c _ k Hk; lia|].
+    intros i Hi. exists (fun _ => 0). intros j Hj. assert (i = 0%nat) by lia. assert (j = 0%nat) by lia. subst.
+    unfold SignFlip.selected_product, ident, kron. simpl. ring. }
+  destruct (absorption_width_flip_rank 1 1 0 0 relu (fun _ _ => -1) ident ident (fun _ => true)
+              (fun _ => 0%nat) (fun _ _ => 0) relu_odd_part ltac:(intros; lia) Hr) as (Wd' & Wu' & H).
+  exists (Wd' 0%nat 0%nat), (Wu' 0%nat 0%nat). intros x.
+  specialize (H (v1 x) 0%nat ltac:(lia)).
+  unfold block, readout, mv, ident, kron, v1, relu in H. simpl in H.
+  rewrite ?Rplus_0_l, ?Rmult_1_l in H. align H. lra.
 Qed.

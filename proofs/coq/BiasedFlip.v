@@ -1,0 +1,284 @@
+(** * Biased flips: blocks with biases whose own activation cannot absorb a
+    skip without biases (relu2, the gates) absorb it at the same width when a
+    set of flipped units removes exactly [-M x + const].
+
+    A flip changes one unit by a polynomial of degree at most 2:
+    - relu2 ([s z + s (-z) = z^2]): negating the row, the bias and the output
+      column of unit [l] changes the block by [- w_l (u_l . x + b_l)^2];
+    - a gate with [g z - g (-z) = z] (relu, silu, gelu, gelu_tanh): negating
+      the gate row and the gate bias of unit [l] changes it by
+      [- w_l (g_l . x + c_l) (u_l . x + e_l)];
+    - a gate with [g z + g (-z) = 1] (sigmoid): negating the gate row, the gate
+      bias and the output column changes it by [- w_l (u_l . x + e_l)].
+    So if the removed polynomials of a set [S] add up to [-M x + c] for every
+    [x], the flipped block with [c] added to the output bias equals
+    [x -> M x + B x], with the same width.  The activations are the defined
+    ones of RealActivations.v; their flip identities are proved here. *)
+
+From Coq Require Import Reals Lra Lia.
+Set Warnings "-ambiguous-paths".
+From SkipAbsorption Require Import Linalg SignFlip RealActivations Activations Limit.
+Open Scope R_scope.
+
+(** Gated block with biases:
+    [x -> W_down (g(W_gate x + c) .* (W_up x + e)) + b_down]. *)
+Definition gbblock (d m : nat) (g : R -> R) (Wd Wg Wu : mat) (cg eu bd : vec) (x : vec) : vec :=
+  fun i => sum m (fun l => Wd i l * (g (mv d Wg x l + cg l) * (mv d Wu x l + eu l))) + bd i.
+
+(** The output bias plus a constant vector. *)
+Definition add_bias (bd c : vec) : vec := fun i => bd i + c i.
+
+(** ** (i) Activations with [s z + s (-z) = z^2] (relu2) *)
+
+Theorem biased_square_flip :
+  forall (d m : nat) (sigma : R -> R) (M Wd Wu : mat) (bu bd c : vec) (S : nat -> bool)
+         (sigma_square_flip : forall z, sigma z + sigma (- z) = z * z)
+         (flip_condition : forall x i, (i < d)%nat ->
+            sum m (fun l => if S l then Wd i l * ((mv d Wu x l + bu l) * (mv d Wu x l + bu l)) else 0)
+            = - mv d M x i + c i),
+  forall x i, (i < d)%nat ->
+    mv d M x i + bblock d m sigma Wd Wu bu bd x i =
+    bblock d m sigma (flip_cols S Wd) (flip_rows S Wu) (flip_vec S bu) (add_bias bd c) x i.
+Proof.
+  intros d m sigma M Wd Wu bu bd c S sigma_square_flip flip_condition x i Hi.
+  unfold bblock, add_bias.
+  rewrite (sum_ext m (fun l => flip_cols S Wd i l * sigma (mv d (flip_rows S Wu) x l + flip_vec S bu l))
+             (fun l => Wd i l * sigma (mv d Wu x l + bu l)
+                       - (if S l then Wd i l * ((mv d Wu x l + bu l) * (mv d Wu x l + bu l)) else 0))).
+  - rewrite sum_minus, (flip_condition x i Hi). ring.
+  - intros l _. rewrite mv_flip_rows. unfold flip_cols, flip_vec. destruct (S l).
+    + pose proof (sigma_square_flip (mv d Wu x l + bu l)) as Hq.
+      replace (- mv d Wu x l + - bu l) with (- (mv d Wu x l + bu l)) by ring.
+      replace (sigma (- (mv d Wu x l + bu l)))
+        with ((mv d Wu x l + bu l) * (mv d Wu x l + bu l) - sigma (mv d Wu x l + bu l)) by lra.
+      ring.
+    + ring.
+Qed.
+
+Lemma relu2_square_flip : forall z, relu2 z + relu2 (- z) = z * z.
+Proof. intros z. unfold relu2, relu, Rmax. destruct (Rle_dec z 0), (Rle_dec (- z) 0); nra. Qed.
+
+Corollary relu2_biased_flip :
+  forall (d m : nat) (M Wd Wu : mat) (bu bd c : vec) (S : nat -> bool)
+         (flip_condition : forall x i, (i < d)%nat ->
+            sum m (fun l => if S l then Wd i l * ((mv d Wu x l + bu l) * (mv d Wu x l + bu l)) else 0)
+            = - mv d M x i + c i),
+  forall x i, (i < d)%nat ->
+    mv d M x i + bblock d m relu2 Wd Wu bu bd x i =
+    bblock d m relu2 (flip_cols S Wd) (flip_rows S Wu) (flip_vec S bu) (add_bias bd c) x i.
+Proof. intros. apply biased_square_flip; [exact relu2_square_flip|assumption|assumption]. Qed.
+
+(** ** (ii) Gates with [g z - g (-z) = z] (reglu, swiglu, geglu, geglu_tanh) *)
+
+Theorem biased_gate_flip :
+  forall (d m : nat) (g : R -> R) (M Wd Wg Wu : mat) (cg eu bd c : vec) (S : nat -> bool)
+         (gate_odd_part : forall z, g z - g (- z) = z)
+         (flip_condition : forall x i, (i < d)%nat ->
+            sum m (fun l => if S l then Wd i l * ((mv d Wg x l + cg l) * (mv d Wu x l + eu l)) else 0)
+            = - mv d M x i + c i),
+  forall x i, (i < d)%nat ->
+    mv d M x i + gbblock d m g Wd Wg Wu cg eu bd x i =
+    gbblock d m g Wd (flip_rows S Wg) Wu (flip_vec S cg) eu (add_bias bd c) x i.
+Proof.
+  intros d m g M Wd Wg Wu cg eu bd c S gate_odd_part flip_condition x i Hi.
+  unfold gbblock, add_bias.
+  rewrite (sum_ext m (fun l => Wd i l * (g (mv d (flip_rows S Wg) x l + flip_vec S cg l) *
+                                         (mv d Wu x l + eu l)))
+             (fun l => Wd i l * (g (mv d Wg x l + cg l) * (mv d Wu x l + eu l))
+                       - (if S l then Wd i l * ((mv d Wg x l + cg l) * (mv d Wu x l + eu l)) else 0))).
+  - rewrite sum_minus, (flip_condition x i Hi). ring.
+  - intros l _. rewrite mv_flip_rows. unfold flip_vec. destruct (S l).
+    + pose proof (gate_odd_part (mv d Wg x l + cg l)) as Hg.
+      replace (- mv d Wg x l + - cg l) with (- (mv d Wg x l + cg l)) by ring.
+      replace (g (- (mv d Wg x l + cg l))) with (g (mv d Wg x l + cg l) - (mv d Wg x l + cg l)) by lra.
+      ring.
+    + ring.
+Qed.
+
+Corollary reglu_biased_flip :
+  forall (d m : nat) (M Wd Wg Wu : mat) (cg eu bd c : vec) (S : nat -> bool)
+         (flip_condition : forall x i, (i < d)%nat ->
+            sum m (fun l => if S l then Wd i l * ((mv d Wg x l + cg l) * (mv d Wu x l + eu l)) else 0)
+            = - mv d M x i + c i),
+  forall x i, (i < d)%nat ->
+    mv d M x i + gbblock d m reglu_gate Wd Wg Wu cg eu bd x i =
+    gbblock d m reglu_gate Wd (flip_rows S Wg) Wu (flip_vec S cg) eu (add_bias bd c) x i.
+Proof. intros. apply biased_gate_flip; [exact relu_odd_part|assumption|assumption]. Qed.
+
+Corollary swiglu_biased_flip :
+  forall (d m : nat) (M Wd Wg Wu : mat) (cg eu bd c : vec) (S : nat -> bool)
+         (flip_condition : forall x i, (i < d)%nat ->
+            sum m (fun l => if S l then Wd i l * ((mv d Wg x l + cg l) * (mv d Wu x l + eu l)) else 0)
+            = - mv d M x i + c i),
+  forall x i, (i < d)%nat ->
+    mv d M x i + gbblock d m swiglu_gate Wd Wg Wu cg eu bd x i =
+    gbblock d m swiglu_gate Wd (flip_rows S Wg) Wu (flip_vec S cg) eu (add_bias bd c) x i.
+Proof. intros. apply biased_gate_flip; [exact silu_odd_part|assumption|assumption]. Qed.
+
+Corollary geglu_biased_flip :
+  forall (d m : nat) (M Wd Wg Wu : mat) (cg eu bd c : vec) (S : nat -> bool)
+         (flip_condition : forall x i, (i < d)%nat ->
+            sum m (fun l => if S l then Wd i l * ((mv d Wg x l + cg l) * (mv d Wu x l + eu l)) else 0)
+            = - mv d M x i + c i),
+  forall x i, (i < d)%nat ->
+    mv d M x i + gbblock d m gelu Wd Wg Wu cg eu bd x i =
+    gbblock d m gelu Wd (flip_rows S Wg) Wu (flip_vec S cg) eu (add_bias bd c) x i.
+Proof. intros. apply biased_gate_flip; [exact gelu_odd_part|assumption|assumption]. Qed.
+
+Corollary geglu_tanh_biased_flip :
+  forall (d m : nat) (M Wd Wg Wu : mat) (cg eu bd c : vec) (S : nat -> bool)
+         (flip_condition : forall x i, (i < d)%nat ->
+            sum m (fun l => if S l then Wd i l * ((mv d Wg x l + cg l) * (mv d Wu x l + eu l)) else 0)
+            = - mv d M x i + c i),
+  forall x i, (i < d)%nat ->
+    mv d M x i + gbblock d m gelu_tanh Wd Wg Wu cg eu bd x i =
+    gbblock d m gelu_tanh Wd (flip_rows S Wg) Wu (flip_vec S cg) eu (add_bias bd c) x i.
+Proof. intros. apply biased_gate_flip; [exact gelu_tanh_odd_part|assumption|assumption]. Qed.
+
+(** ** (iii) Gates with [g z + g (-z) = 1] (glu, sigmoid gate) *)
+
+(** Negating the gate rows, gate biases and output columns in [S] removes
+    [W_S (U_S x + e_S)]; with [W_S U_S = -M] the constant [W_S e_S] goes into
+    the output bias ([shifted_bias]). *)
+Theorem biased_glu_flip :
+  forall (d m : nat) (g : R -> R) (M Wd Wg Wu : mat) (cg eu bd : vec) (S : nat -> bool)
+         (gate_flip_symmetry : forall z, g z + g (- z) = 1)
+         (index_condition : forall i j, (i < d)%nat -> (j < d)%nat ->
+            sum m (fun l => if S l then Wd i l * Wu l j else 0) = - M i j),
+  forall x i, (i < d)%nat ->
+    mv d M x i + gbblock d m g Wd Wg Wu cg eu bd x i =
+    gbblock d m g (flip_cols S Wd) (flip_rows S Wg) Wu (flip_vec S cg) eu
+            (shifted_bias m S Wd eu bd) x i.
+Proof.
+  intros d m g M Wd Wg Wu cg eu bd S gate_flip_symmetry index_condition x i Hi.
+  unfold gbblock, shifted_bias.
+  rewrite (sum_ext m (fun l => flip_cols S Wd i l * (g (mv d (flip_rows S Wg) x l + flip_vec S cg l) *
+                                                    (mv d Wu x l + eu l)))
+             (fun l => (Wd i l * (g (mv d Wg x l + cg l) * (mv d Wu x l + eu l))
+                        - (if S l then Wd i l * mv d Wu x l else 0))
+                       - (if S l then Wd i l * eu l else 0))).
+  - rewrite !sum_minus. rewrite (selected_term d m S M Wd Wu x i index_condition Hi). ring.
+  - intros l _. rewrite mv_flip_rows. unfold flip_cols, flip_vec. destruct (S l).
+    + pose proof (gate_flip_symmetry (mv d Wg x l + cg l)) as Hg.
+      replace (- mv d Wg x l + - cg l) with (- (mv d Wg x l + cg l)) by ring.
+      replace (g (- (mv d Wg x l + cg l))) with (1 - g (mv d Wg x l + cg l)) by lra.
+      ring.
+    + ring.
+Qed.
+
+Corollary glu_biased_flip :
+  forall (d m : nat) (M Wd Wg Wu : mat) (cg eu bd : vec) (S : nat -> bool)
+         (index_condition : forall i j, (i < d)%nat -> (j < d)%nat ->
+            sum m (fun l => if S l then Wd i l * Wu l j else 0) = - M i j),
+  forall x i, (i < d)%nat ->
+    mv d M x i + gbblock d m sigmoid Wd Wg Wu cg eu bd x i =
+    gbblock d m sigmoid (flip_cols S Wd) (flip_rows S Wg) Wu (flip_vec S cg) eu
+            (shifted_bias m S Wd eu bd) x i.
+Proof. intros. apply biased_glu_flip; [exact sigmoid_flip|assumption|assumption]. Qed.
+
+(** The glu flip in the form of the other two: if the removed polynomials
+    [w_l (u_l . x + e_l)], [l] in [S], add up to [-M x + c] for every [x],
+    the flipped block with [c] added to the output bias is [x -> M x + B x]. *)
+Theorem biased_glu_flip_poly :
+  forall (d m : nat) (g : R -> R) (M Wd Wg Wu : mat) (cg eu bd c : vec) (S : nat -> bool)
+         (gate_flip_symmetry : forall z, g z + g (- z) = 1)
+         (flip_condition : forall x i, (i < d)%nat ->
+            sum m (fun l => if S l then Wd i l * (mv d Wu x l + eu l) else 0) = - mv d M x i + c i),
+  forall x i, (i < d)%nat ->
+    mv d M x i + gbblock d m g Wd Wg Wu cg eu bd x i =
+    gbblock d m g (flip_cols S Wd) (flip_rows S Wg) Wu (flip_vec S cg) eu (add_bias bd c) x i.
+Proof.
+  intros d m g M Wd Wg Wu cg eu bd c S gate_flip_symmetry flip_condition x i Hi.
+  unfold gbblock, add_bias.
+  rewrite (sum_ext m (fun l => flip_cols S Wd i l * (g (mv d (flip_rows S Wg) x l + flip_vec S cg l) *
+                                                    (mv d Wu x l + eu l)))
+             (fun l => Wd i l * (g (mv d Wg x l + cg l) * (mv d Wu x l + eu l))
+                       - (if S l then Wd i l * (mv d Wu x l + eu l) else 0))).
+  - rewrite sum_minus, (flip_condition x i Hi). ring.
+  - intros l _. rewrite mv_flip_rows. unfold flip_cols, flip_vec. destruct (S l).
+    + pose proof (gate_flip_symmetry (mv d Wg x l + cg l)) as Hg.
+      replace (- mv d Wg x l + - cg l) with (- (mv d Wg x l + cg l)) by ring.
+      replace (g (- (mv d Wg x l + cg l))) with (1 - g (mv d Wg x l + cg l)) by lra.
+      ring.
+    + ring.
+Qed.
+
+Corollary glu_biased_flip_poly :
+  forall (d m : nat) (M Wd Wg Wu : mat) (cg eu bd c : vec) (S : nat -> bool)
+         (flip_condition : forall x i, (i < d)%nat ->
+            sum m (fun l => if S l then Wd i l * (mv d Wu x l + eu l) else 0) = - mv d M x i + c i),
+  forall x i, (i < d)%nat ->
+    mv d M x i + gbblock d m sigmoid Wd Wg Wu cg eu bd x i =
+    gbblock d m sigmoid (flip_cols S Wd) (flip_rows S Wg) Wu (flip_vec S cg) eu (add_bias bd c) x i.
+Proof. intros. apply biased_glu_flip_poly; [exact sigmoid_flip|assumption|assumption]. Qed.
+
+(** ** Instances, stated with the standard library only *)
+
+(** relu2 ([relu2 z = max(z,0)^2]), [d = 1]: the pair [(u = 1, b = 1/4, w = -1)],
+    [(u = 1, b = -1/4, w = 1)] removes [-(x + 1/4)^2 + (x - 1/4)^2 = -x]; both
+    flipped, the block equals [x + B(x)] exactly. *)
+Lemma relu2_biased_pair_instance : forall x : R,
+  x + (- (Rmax (x + 1 / 4) 0 * Rmax (x + 1 / 4) 0) + Rmax (x - 1 / 4) 0 * Rmax (x - 1 / 4) 0) =
+  Rmax (- x - 1 / 4) 0 * Rmax (- x - 1 / 4) 0 - Rmax (- x + 1 / 4) 0 * Rmax (- x + 1 / 4) 0.
+Proof.
+  intros x.
+  set (Wd := fun (_ l : nat) => match l with 0%nat => -1 | _ => 1 end).
+  set (Wu := fun (_ _ : nat) => 1).
+  set (bu := fun l : nat => match l with 0%nat => 1 / 4 | _ => - (1 / 4) end).
+  assert (Hc : forall y i, (i < 1)%nat ->
+            sum 2 (fun l => if (fun _ => true) l then Wd i l * ((mv 1 Wu y l + bu l) * (mv 1 Wu y l + bu l))
+                            else 0) = - mv 1 ident y i + (fun _ => 0) i).
+  { intros y i Hi. assert (i = 0%nat) by lia. subst i.
+    unfold Wd, Wu, bu, mv, ident, kron; simpl. field. }
+  pose proof (biased_square_flip 1 2 relu2 ident Wd Wu bu (fun _ => 0) (fun _ => 0) (fun _ => true)
+                relu2_square_flip Hc (v1 x) 0%nat ltac:(lia)) as H.
+  unfold bblock, add_bias, flip_cols, flip_rows, flip_vec, Wd, Wu, bu, mv, ident, kron, v1,
+    relu2, relu in H.
+  simpl in H. align H.
+  match type of H with ?a = ?b => transitivity a; [ring|rewrite H; ring] end.
+Qed.
+
+(** swiglu ([silu z = z / (1 + e^-z)]), [d = 1]: the units
+    [silu(x - 1) * x] and [silu(x) * (-x)] remove [(x - 1) x - x^2 = -x];
+    with both gate rows and gate biases flipped the block is [x + B(x)]. *)
+Lemma swiglu_biased_instance : forall x : R,
+  x + ((x - 1) * / (1 + exp (- (x - 1))) * x + x * / (1 + exp (- x)) * (- x)) =
+  (- x + 1) * / (1 + exp (- (- x + 1))) * x + (- x) * / (1 + exp (- (- x))) * (- x).
+Proof.
+  intros x.
+  set (Wg := fun (_ _ : nat) => 1).
+  set (cg := fun l : nat => match l with 0%nat => -1 | _ => 0 end).
+  set (Wu := fun (l _ : nat) => match l with 0%nat => 1 | _ => -1 end).
+  assert (Hc : forall y i, (i < 1)%nat ->
+            sum 2 (fun l => if (fun _ => true) l then (fun _ _ => 1) i l *
+                              ((mv 1 Wg y l + cg l) * (mv 1 Wu y l + (fun _ => 0) l)) else 0)
+            = - mv 1 ident y i + (fun _ => 0) i).
+  { intros y i Hi. assert (i = 0%nat) by lia. subst i.
+    unfold Wg, Wu, cg, mv, ident, kron; simpl. ring. }
+  pose proof (biased_gate_flip 1 2 silu ident (fun _ _ => 1) Wg Wu cg (fun _ => 0) (fun _ => 0)
+                (fun _ => 0) (fun _ => true) silu_odd_part Hc (v1 x) 0%nat ltac:(lia)) as H.
+  unfold gbblock, add_bias, flip_rows, flip_vec, Wg, Wu, cg, mv, ident, kron, v1,
+    silu, sigmoid in H.
+  simpl in H. align H.
+  match type of H with ?a = ?b => transitivity a; [ring|rewrite H; ring] end.
+Qed.
+
+(** glu ([sigmoid z = 1 / (1 + e^-z)]), [d = 1]: the unit
+    [sigmoid(x) * (-x + 1)] removes [-x + 1]; with its gate row and output
+    weight negated and [1] added to the output bias the block is [x + B(x)]. *)
+Lemma glu_biased_instance : forall x : R,
+  x + / (1 + exp (- x)) * (- x + 1) = - (/ (1 + exp (- (- x))) * (- x + 1)) + 1.
+Proof.
+  intros x.
+  pose proof (biased_glu_flip_poly 1 1 sigmoid ident (fun _ _ => 1) (fun _ _ => 1) (fun _ _ => -1)
+                (fun _ => 0) (fun _ => 1) (fun _ => 0) (fun _ => 1) (fun _ => true) sigmoid_flip) as H.
+  assert (Hc : forall y i, (i < 1)%nat ->
+            sum 1 (fun l => if (fun _ => true) l then (fun _ _ => 1) i l *
+                              (mv 1 (fun _ _ => -1) y l + (fun _ => 1) l) else 0)
+            = - mv 1 ident y i + (fun _ => 1) i).
+  { intros y i Hi. assert (i = 0%nat) by lia. subst i. unfold mv, ident, kron; simpl. ring. }
+  specialize (H Hc (v1 x) 0%nat ltac:(lia)).
+  unfold gbblock, add_bias, flip_cols, flip_rows, flip_vec, mv, ident, kron, v1, sigmoid in H.
+  simpl in H. align H.
+  match type of H with ?a = ?b => transitivity a; [ring|rewrite H; ring] end.
+Qed.
