@@ -508,8 +508,22 @@ def write_arrays(path: Path, fmt: str, arrays: dict[str, np.ndarray], meta: dict
 
 # ------------------------------------------------------------------ checkpoints
 
+def read_config(directory: Path) -> dict[str, Any]:
+    """config.json in a directory (Hugging Face layout), or {} when absent, too large or unreadable."""
+    cfg = Path(directory) / "config.json"
+    try:
+        if not cfg.is_file() or cfg.stat().st_size > 10_000_000:
+            return {}
+        doc = json.loads(cfg.read_text())
+        return doc if isinstance(doc, dict) else {}
+    except (OSError, ValueError, RecursionError):
+        return {}
+
+
 class Checkpoint:
     """A .safetensors checkpoint (a file, or a directory of shards) whose tensors are read on demand."""
+
+    format = "safetensors"
 
     def __init__(self, path: str | os.PathLike) -> None:
         p = Path(path)
@@ -554,15 +568,7 @@ class Checkpoint:
 
     def config(self) -> dict[str, Any]:
         """config.json next to the checkpoint (Hugging Face layout), or {} when absent or unreadable."""
-        base = self.path if self.path.is_dir() else self.path.parent
-        cfg = base / "config.json"
-        try:
-            if not cfg.is_file() or cfg.stat().st_size > 10_000_000:
-                return {}
-            doc = json.loads(cfg.read_text())
-            return doc if isinstance(doc, dict) else {}
-        except (OSError, ValueError, RecursionError):
-            return {}
+        return read_config(self.path if self.path.is_dir() else self.path.parent)
 
     def tensor(self, name: str) -> np.ndarray:
         """Load one tensor as float64 (bfloat16 widened exactly), checking that it is finite."""
