@@ -28,6 +28,7 @@ from oracle.core.blocks import Block
 from oracle.decide.block import decide
 from oracle.core.errors import InputError
 from oracle.core.formats import open_checkpoint
+from oracle.core.io import reuse_freed_memory
 from oracle.core import families
 from oracle.commands.output import emit_json
 
@@ -46,6 +47,7 @@ def _distance(block: Block) -> dict[str, Any]:
 def scan(path: str, progress: Callable[[str], None] = lambda s: None,
          distances: bool = True) -> dict[str, Any]:
     """Scan a checkpoint: one entry per MLP block with shapes, activation, biases and verdict."""
+    reuse_freed_memory()
     ck = open_checkpoint(path)
     specs = families.find_blocks(ck)
     out_blocks = []
@@ -95,6 +97,7 @@ def _scan_one(ck: Checkpoint, spec: dict[str, Any], act: str, entry: dict[str, A
     entry["dtype"] = families.block_dtype(ck, spec)
     quantized = sorted({ck.dtype(n) for n in spec["tensors"].values()} - _FLOAT_STORAGE)
     if quantized:
+        entry["quantized_types"] = quantized
         entry["quantization"] = (f"{'/'.join(quantized)} weights dequantized by gguf.quants.dequantize "
                                  "(float32, widened exactly); the verdict is about the dequantized weights")
     block = families.load_block(ck, spec, act)
@@ -191,8 +194,10 @@ def run(args: argparse.Namespace) -> int:
     for src in dict.fromkeys(e["activation_source"] for e in doc["blocks"]):
         n = sum(e["activation_source"] == src for e in doc["blocks"])
         print(f"activation ({n} block{'s' if n != 1 else ''}): {src}")
-    for q in dict.fromkeys(e["quantization"] for e in doc["blocks"] if e.get("quantization")):
-        print(f"weights: {q}")
+    quantized = sorted({q for e in doc["blocks"] for q in e.get("quantized_types", [])})
+    if quantized:
+        print(f"weights: {'/'.join(quantized)} tensors dequantized by gguf.quants.dequantize (float32, "
+              "widened exactly); each verdict is about the dequantized weights")
     print(f"summary: {doc['summary']['verdicts']}; {doc['note']}")
     return _scan_status(bad)
 

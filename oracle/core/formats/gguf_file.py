@@ -108,6 +108,20 @@ class _Cursor:
             # every string or array item takes at least 8 bytes: a lying count stops here
             self.need(count * 8, f"{what} ({count} items)")
             keep_items = keep and count <= KEEP_ARRAY_ITEMS
+            if itype == _STRING and not keep_items:
+                # a vocabulary: skip its strings in a tight loop, each length checked
+                pos, size, buf, unpack = self.pos, self.size, self.buf, struct.unpack_from
+                for _ in range(count):
+                    if pos + 8 > size:
+                        break
+                    pos += 8 + unpack("<Q", buf, pos)[0]
+                    if pos > size:
+                        break
+                else:
+                    self.pos = pos
+                    return None
+                self.pos = min(pos, size)
+                self.need(8, f"{what} (an item past the end of the file)")
             out = []
             for _ in range(count):
                 v = self.value(itype, what, keep_items, depth + 1)
@@ -278,35 +292,34 @@ class GGUFFile:
         return raw, qtype
 
     def tensor(self, name: str, index: Optional[int] = None) -> np.ndarray:
-        """One tensor (or, with ``index``, one expert of a stacked 3-d tensor) as float64: stored
-        floats widened exactly; quantized types dequantized by ``gguf.quants.dequantize`` (to
-        float32, then widened exactly).  The values are the dequantized weights."""
+        """One tensor (or, with ``index``, one expert of a stacked 3-d tensor): stored floats as
+        they are (F64, F32; F16 and BF16 widened exactly to float32), quantized types dequantized
+        by ``gguf.quants.dequantize`` to float32.  These values are the weights every verdict is
+        about; ``Block`` widens them exactly to float64 and refuses NaN and Inf."""
         t = self.tensors[name]
         raw, qtype = self._raw(t, index)
         Q = constants.GGMLQuantizationType
         try:
             if qtype == Q.F64:
-                out = raw.view("<f8").astype(np.float64)
+                out = raw.view("<f8")
             elif qtype == Q.F32:
-                out = raw.view("<f4").astype(np.float64)
+                out = raw.view("<f4")
             elif qtype in (Q.I8, Q.I16, Q.I32, Q.I64):
                 raise InputError(f"{self.path}: GGUF tensor {name!r} holds integers ({qtype.name}), not weights")
             else:
-                out = np.asarray(quants.dequantize(np.ascontiguousarray(raw), qtype), dtype=np.float64)
+                out = quants.dequantize(np.ascontiguousarray(raw), qtype)
         except InputError:
             raise
         except NotImplementedError:
             raise InputError(f"{self.path}: GGUF tensor {name!r}: the gguf package cannot dequantize "
                              f"{qtype.name}") from None
-        except (ValueError, TypeError) as e:
+        except (ValueError, TypeError, AssertionError) as e:
             raise InputError(f"{self.path}: GGUF tensor {name!r} unreadable: "
                              f"{' '.join(str(e).split())[:200]}") from None
         want = t.shape[1:] if index is not None else t.shape
-        if out.shape != want:
-            raise InputError(f"{self.path}: GGUF tensor {name!r} dequantized to shape {out.shape}, "
+        if out.shape != want or out.dtype.kind != "f" or out.dtype.itemsize > 8:
+            raise InputError(f"{self.path}: GGUF tensor {name!r} dequantized to {out.dtype} {out.shape}, "
                              f"expected {want}")
-        if not np.all(np.isfinite(out)):
-            raise InputError(f"{self.path}: GGUF tensor {name!r} contains NaN or Inf")
         return out
 
 
