@@ -174,20 +174,21 @@ def run(args: argparse.Namespace) -> int:
         print("no MLP blocks found (Hugging Face names: " + ", ".join(families.FAMILIES)
               + "; GGUF blk.N.ffn_*; ONNX MatMul -> activation -> MatMul)")
         return 0
+    bw = max(22, min(40, max(len(e["block"]) for e in doc["blocks"])))
     fw = max(8, min(16, max(len(e["family"]) for e in doc["blocks"])))
     tw = max(7, min(18, max(len(e.get("dtype") or "-") for e in doc["blocks"])))
-    print(f"{'block':<22} {'family':<{fw}} {'d':>5} {'m':>6} {'activation':<10} {'dtype':<{tw}} "
+    print(f"{'block':<{bw}} {'family':<{fw}} {'d':>5} {'m':>6} {'activation':<10} {'dtype':<{tw}} "
           f"{'biases':<14} {'verdict':<15} note")
     for e in doc["blocks"]:
         b = ",".join(e["biases_nonzero"]) or "none"
-        name = e["block"] if len(e["block"]) <= 22 else ".." + e["block"][-20:]
+        name = e["block"] if len(e["block"]) <= bw else ".." + e["block"][-(bw - 2):]
         dd, mm = ("-" if e["d"] is None else e["d"]), ("-" if e["m"] is None else e["m"])
-        print(f"{name:<22} {e['family']:<{fw}} {dd:>5} {mm:>6} {e['activation']:<10} "
+        print(f"{name:<{bw}} {e['family']:<{fw}} {dd:>5} {mm:>6} {e['activation']:<10} "
               f"{e.get('dtype') or '-':<{tw}} {b:<14} {e['verdict']:<15} {_short(e)}")
         dist = e.get("bias_free_distance")
         if dist:
             lb = dist["certified_lower_bound_for_index_sets"]
-            print(f"{'':<22}   index condition: relaxed distance from W_S U_S = -I "
+            print(f"{'':<{bw}}   index condition: relaxed distance from W_S U_S = -I "
                   f"{dist['relaxed_distance_float64']:.4g} (float64 measurement; ||I||_F = "
                   f"{dist['norm_of_I']:.4g})" + (f", certified min_S ||W_S U_S + I||_F >= {lb:.4g}"
                                                   if lb else ""))

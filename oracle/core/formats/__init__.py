@@ -20,7 +20,6 @@ from typing import Any
 from oracle.core.errors import InputError
 from oracle.core.formats.gguf_file import MAGIC as GGUF_MAGIC
 from oracle.core.formats.gguf_file import GGUFFile
-from oracle.core.formats.onnx_file import ONNXModel
 from oracle.core.formats.torch_file import TorchCheckpoint, is_legacy_torch, is_torch_zip
 from oracle.core.io import Checkpoint
 
@@ -78,5 +77,7 @@ def open_checkpoint(path: str | os.PathLike) -> Any:
     if fmt == "gguf":
         return GGUFFile(p)
     if fmt == "onnx":
+        # lazy: importing onnx (protobuf) takes about a second; only ONNX files need it
+        from oracle.core.formats.onnx_file import ONNXModel
         return ONNXModel(p)
     return TorchCheckpoint(p)

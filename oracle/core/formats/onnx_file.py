@@ -96,6 +96,7 @@ class ONNXModel:
         except Exception as e:  # protobuf's DecodeError and friends
             raise InputError(f"{p}: not a readable ONNX model: {' '.join(str(e).split())[:200] or type(e).__name__}") from None
         g = self.model.graph
+        self.initializer_names = sorted(t.name for t in g.initializer)
         self.inits: dict[str, Any] = {}
         for t in g.initializer:
             if t.name in self.inits:
@@ -463,8 +464,9 @@ class ONNXModel:
     # ------------------------------------------------------------------ the checkpoint interface
 
     def names(self) -> list[str]:
-        """Initializer names (sorted)."""
-        return sorted(self.inits)
+        """The graph's initializer names (sorted; Constant nodes are not counted, though blocks may
+        use their values)."""
+        return self.initializer_names
 
     def __contains__(self, name: str) -> bool:
         return name in self.inits
