@@ -166,6 +166,19 @@ def test_onnx_external_data_outside_the_directory_is_refused(tmp_path, capsys):
     onnx.save(m, str(sub / "ext_ok.onnx"))
     code, out, err = run(capsys, "scan", str(sub / "ext_ok.onnx"))
     assert code == 0, err
+    # a symlink inside the directory that points out of it is refused as well
+    (sub / "link.bin").symlink_to(secret)
+    for e in t.external_data:
+        if e.key == "location":
+            e.value = "link.bin"
+    onnx.save(m, str(sub / "ext_link.onnx"))
+    one_error(*run(capsys, "scan", str(sub / "ext_link.onnx"))[::2], "leaves the model's directory")
+    # an absolute path too
+    for e in t.external_data:
+        if e.key == "location":
+            e.value = str(secret)
+    onnx.save(m, str(sub / "ext_abs.onnx"))
+    one_error(*run(capsys, "scan", str(sub / "ext_abs.onnx"))[::2], "leaves the model's directory")
 
 
 def test_onnx_lying_shape_and_garbage(tmp_path, capsys):
