@@ -8,6 +8,7 @@ import os
 import sys
 from typing import Callable, Optional
 
+from oracle import __version__
 from oracle.commands.output import one_line
 from oracle.core.errors import InputError
 
@@ -18,8 +19,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("oracle.commands.check", "decide whether one residual block absorbs its skip"),
     "witness": ("oracle.commands.witness", "certified point where two blocks differ, or evidence they agree"),
     "activations": ("oracle.commands.activations", "the activation catalog with its checked properties"),
-    "scan": ("oracle.commands.scan", "every MLP block of a .safetensors checkpoint"),
+    "scan": ("oracle.commands.scan", "every MLP block of a model checkpoint (safetensors, GGUF, ONNX, PyTorch)"),
     "pin": ("oracle.commands.pin", "after review: rewrite the pinned Coq/Lean statements (proofs/pinned/)"),
+    "recheck": ("oracle.commands.recheck", "re-verify a certificate of check, witness or audit --json "
+                "from the document and the weights alone"),
 }
 
 
@@ -28,27 +31,36 @@ def _parser() -> argparse.ArgumentParser:
         prog="absorb",
         description="When can an MLP block absorb its own skip connection? Proofs, "
                     "certificates and a high-precision oracle.")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    p.add_argument("--version", action="version", version=f"absorb (skip-absorption) {__version__}",
+                   help="print the version and exit")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND",
+                           help="what to do (absorb COMMAND --help lists its options)")
     a = sub.add_parser("audit", help=COMMANDS["audit"][1])
     a.add_argument("--json", action="store_true", help="one JSON document on stdout")
     a.add_argument("--quick", action="store_true", help="fewer generated instances (well under a minute)")
     a.add_argument("--report", metavar="FILE", help="also write a Markdown (.md) or HTML (.html) report")
     c = sub.add_parser("check", help=COMMANDS["check"][1])
-    c.add_argument("file", help="block file (.npz or .safetensors)")
-    c.add_argument("--json", action="store_true")
+    c.add_argument("file", help="block file (.npz or .safetensors) or stack file (docs/stacks.md)")
+    c.add_argument("--json", action="store_true",
+                   help="print the verdict, claim, exactness, reason and certificate as one JSON document")
     c.add_argument("--emit", metavar="OUT", help="write the residual-free block here when absorbable")
     w = sub.add_parser("witness", help=COMMANDS["witness"][1])
     w.add_argument("residual", help="residual block file")
     w.add_argument("plain", help="candidate residual-free block file")
-    w.add_argument("--json", action="store_true")
+    w.add_argument("--json", action="store_true", help="print the verdict and its evidence as one JSON document")
     act = sub.add_parser("activations", help=COMMANDS["activations"][1])
-    act.add_argument("--json", action="store_true")
+    act.add_argument("--json", action="store_true", help="print the catalog and every check as one JSON document")
     s = sub.add_parser("scan", help=COMMANDS["scan"][1])
-    s.add_argument("checkpoint", help="model checkpoint (.safetensors)")
-    s.add_argument("--json", action="store_true")
-    s.add_argument("--max-exact-m", type=int, default=None, help=argparse.SUPPRESS)
+    s.add_argument("checkpoint", help="model checkpoint: .safetensors file or Hugging Face directory, .gguf, "
+                   ".onnx, PyTorch state dict (.bin/.pt)")
+    s.add_argument("--json", action="store_true", help="print every block's entry as one JSON document")
     pn = sub.add_parser("pin", help=COMMANDS["pin"][1])
     pn.add_argument("--dry-run", action="store_true", help="print the whole diff, write nothing")
+    r = sub.add_parser("recheck", help=COMMANDS["recheck"][1])
+    r.add_argument("certificate", help="the JSON document of absorb check --json, witness --json or audit --json")
+    r.add_argument("files", nargs="*", metavar="FILE",
+                   help="the block file of a check document; the residual and plain files of a witness "
+                        "document (default: the paths it names); none for a stack or an audit document")
     return p
 
 

@@ -1,29 +1,15 @@
-"""``absorb scan CHECKPOINT``: find every MLP block of a .safetensors checkpoint and decide it.
+"""``absorb scan CHECKPOINT``: find every MLP block of a model checkpoint and decide it.
 
-Recognised layouts (tensor names; weights of torch ``Linear`` are stored out x in):
+Checkpoints: ``.safetensors`` (a file or a Hugging Face directory of shards), GGUF (llama.cpp),
+ONNX and PyTorch state dicts (``.bin``/``.pt``, zip or legacy; restricted unpickling, never a
+plain pickle).  The readers are in ``oracle.core.formats``; where each family keeps its blocks and
+which activation it uses is in ``oracle.core.families`` (Hugging Face names, GGUF architectures,
+ONNX graphs).
 
-* BERT / ViT   ``<p>intermediate.dense`` (m x d) and ``<p>output.dense`` (d x m), gelu;
-* GPT-2        ``<p>mlp.c_fc`` and ``<p>mlp.c_proj``: ``Conv1D`` stores in x out, so both are
-  transposed; gelu_tanh;
-* Llama        ``<p>mlp.gate_proj``, ``<p>mlp.up_proj`` (m x d), ``<p>mlp.down_proj`` (d x m), swiglu;
-  Gemma has the same names and a gelu_tanh gate: recognised from ``model_type`` in config.json;
-* Qwen-MoE     ``<p>mlp.experts.N.{gate,up,down}_proj`` and ``<p>mlp.shared_expert.*``, swiglu;
-* Mixtral      ``<p>block_sparse_moe.experts.N.w1`` (gate), ``w3`` (up), ``w2`` (down), swiglu;
-* T5           ``<p>DenseReluDense.wi`` / ``wo``, relu; gated T5 (v1.1, Flan)
-  ``DenseReluDense.wi_0`` (gate), ``wi_1`` (up), ``wo``, gelu_tanh gate;
-* OPT          ``<p>fc1`` / ``<p>fc2`` (not under ``mlp.``), relu;
-* GPT-NeoX     ``<p>mlp.dense_h_to_4h`` / ``<p>mlp.dense_4h_to_h``, gelu;
-* ViT / CLIP / Phi  ``<p>mlp.fc1`` / ``<p>mlp.fc2``, gelu (CLIP: quick_gelu from config.json,
-  z sigmoid(1.702 z), in the catalog and decided by relu-limit like gelu).
-
-The activation comes from config.json next to the checkpoint when present (the key each family
-uses in Hugging Face configs, nested ``text_config`` / ``vision_config`` for CLIP), otherwise the
-family default.  An expert of a mixture-of-experts layer is analysed on its own, as
-x -> x + E(x): the router mixes experts with input-dependent weights, which is outside the
-analysis.
-
-The block analysed is the skip-connected MLP x -> x + B(x) (layer norms and
-attention are outside it).  Tensors are loaded one block at a time.
+The block analysed is the skip-connected MLP x -> x + B(x) (layer norms and attention are
+outside it).  Tensors are loaded one block at a time, within the memory budget planned from the
+headers.  For a quantized GGUF block the weights are the values ``gguf.quants.dequantize``
+gives, and the verdict is about those dequantized weights; the report says so.
 """
 
 from __future__ import annotations
@@ -41,7 +27,8 @@ from oracle.algebra import search
 from oracle.core.blocks import Block
 from oracle.decide.block import decide
 from oracle.core.errors import InputError
-from oracle.core.io import Checkpoint
+from oracle.core.formats import open_checkpoint
+from oracle.core.io import reuse_freed_memory
 from oracle.core import families
 from oracle.commands.output import emit_json
 
@@ -60,17 +47,21 @@ def _distance(block: Block) -> dict[str, Any]:
 def scan(path: str, progress: Callable[[str], None] = lambda s: None,
          distances: bool = True) -> dict[str, Any]:
     """Scan a checkpoint: one entry per MLP block with shapes, activation, biases and verdict."""
-    ck = Checkpoint(path)
+    reuse_freed_memory()
+    ck = open_checkpoint(path)
     specs = families.find_blocks(ck)
     out_blocks = []
     t0 = time.perf_counter()
     for k, spec in enumerate(specs, 1):
-        act, act_src = families.block_activation(ck, spec["family"], spec["prefix"])
+        act, act_src = families.spec_activation(ck, spec)
         progress(f"[{k}/{len(specs)}] {spec['prefix'] or '<root>'} ({spec['family']}, {act}) "
                  f"{time.perf_counter() - t0:.1f}s")
         entry: dict[str, Any] = {"block": spec["prefix"], "family": spec["family"],
                                  "tensors": spec["tensors"], "activation": act,
                                  "activation_source": act_src}
+        for k2 in ("skip_in_graph", "nodes"):
+            if k2 in spec:
+                entry[k2] = spec[k2]
         if spec.get("expert"):
             entry["expert_note"] = ("one expert of a mixture-of-experts layer, analysed on its own as "
                                     "x -> x + E(x); the router's input-dependent mixing is outside the analysis")
@@ -92,7 +83,8 @@ def scan(path: str, progress: Callable[[str], None] = lambda s: None,
     counts: dict[str, int] = {}
     for e in out_blocks:
         counts[e["verdict"]] = counts.get(e["verdict"], 0) + 1
-    return {"checkpoint": str(path), "files": [str(f) for f in ck.files], "tensors": len(ck.names()),
+    return {"checkpoint": str(path), "format": ck.format, "files": [str(f) for f in ck.files],
+            "tensors": len(ck.names()),
             "blocks": out_blocks, "summary": {"mlp_blocks": len(out_blocks), "verdicts": counts},
             "note": "each block is taken as x -> x + MLP(x) with M = I; layer norms, attention "
                     "and the order of normalisation (pre-/post-LN) are outside the analysis",
@@ -102,9 +94,14 @@ def scan(path: str, progress: Callable[[str], None] = lambda s: None,
 def _scan_one(ck: Checkpoint, spec: dict[str, Any], act: str, entry: dict[str, Any],
               distances: bool) -> None:
     """Load, decide and measure one block, filling its report entry."""
+    entry["dtype"] = families.block_dtype(ck, spec)
+    quantized = sorted({ck.dtype(n) for n in spec["tensors"].values()} - _FLOAT_STORAGE)
+    if quantized:
+        entry["quantized_types"] = quantized
+        entry["quantization"] = (f"{'/'.join(quantized)} weights dequantized by gguf.quants.dequantize "
+                                 "(float32, widened exactly); the verdict is about the dequantized weights")
     block = families.load_block(ck, spec, act)
     entry.update({"d": block.d, "m": block.m,
-                  "dtype": ck.dtype(spec["tensors"]["up"]),
                   "biases_present": sorted(spec["biases"]),
                   "biases_nonzero": [n for n in ("b_up", "b_gate", "b_down")
                                      if getattr(block, n) is not None and np.any(getattr(block, n) != 0)]})
@@ -116,13 +113,16 @@ def _scan_one(ck: Checkpoint, spec: dict[str, Any], act: str, entry: dict[str, A
 
 def _unsupported(ck: Checkpoint, spec: dict[str, Any], act: str, src: str) -> dict[str, Any]:
     """An entry for a block whose activation is not in the catalog (shapes from the header only)."""
-    shape = ck.shape(spec["tensors"]["up"])
-    m, d = (shape[1], shape[0]) if families.FAMILIES[spec["family"]].transpose else (shape[0], shape[1])
-    return {"d": int(d), "m": int(m), "dtype": ck.dtype(spec["tensors"]["up"]),
+    d, m = families.block_dims(ck, spec)
+    return {"d": d, "m": m, "dtype": families.block_dtype(ck, spec),
             "biases_present": sorted(spec["biases"]), "biases_nonzero": [],
             "verdict": "undecided", "claim": None, "exact": False,
             "reason": f"activation {act!r} ({src}) is not in the catalog (absorb activations lists it); "
                       "no claim applies", "certificate": {"kind": "unsupported_activation"}}
+
+
+# stored types that hold the weights' numbers themselves (widened exactly); others are quantized
+_FLOAT_STORAGE = {"float64", "float32", "float16", "bfloat16", "F64", "F32", "F16", "BF16"}
 
 
 def _judge(block: Block, entry: dict[str, Any]) -> dict[str, Any]:
@@ -168,25 +168,37 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(doc)
         return _scan_status(bad)
-    print(f"checkpoint: {doc['checkpoint']} ({doc['tensors']} tensors, {doc['summary']['mlp_blocks']} MLP blocks)")
+    print(f"checkpoint: {doc['checkpoint']} ({doc['format']}, {doc['tensors']} tensors, "
+          f"{doc['summary']['mlp_blocks']} MLP blocks)")
     if not doc["blocks"]:
-        print("no MLP blocks of a known naming scheme found (" + ", ".join(families.FAMILIES) + ")")
+        print("no MLP blocks found (Hugging Face names: " + ", ".join(families.FAMILIES)
+              + "; GGUF blk.N.ffn_*; ONNX MatMul -> activation -> MatMul)")
         return 0
-    print(f"{'block':<22} {'family':<8} {'d':>5} {'m':>6} {'activation':<10} {'biases':<14} "
-          f"{'verdict':<15} note")
+    bw = max(22, min(40, max(len(e["block"]) for e in doc["blocks"])))
+    fw = max(8, min(16, max(len(e["family"]) for e in doc["blocks"])))
+    tw = max(7, min(18, max(len(e.get("dtype") or "-") for e in doc["blocks"])))
+    print(f"{'block':<{bw}} {'family':<{fw}} {'d':>5} {'m':>6} {'activation':<10} {'dtype':<{tw}} "
+          f"{'biases':<14} {'verdict':<15} note")
     for e in doc["blocks"]:
         b = ",".join(e["biases_nonzero"]) or "none"
-        name = e["block"] if len(e["block"]) <= 22 else ".." + e["block"][-20:]
+        name = e["block"] if len(e["block"]) <= bw else ".." + e["block"][-(bw - 2):]
         dd, mm = ("-" if e["d"] is None else e["d"]), ("-" if e["m"] is None else e["m"])
-        print(f"{name:<22} {e['family']:<8} {dd:>5} {mm:>6} {e['activation']:<10} "
-              f"{b:<14} {e['verdict']:<15} {_short(e)}")
+        print(f"{name:<{bw}} {e['family']:<{fw}} {dd:>5} {mm:>6} {e['activation']:<10} "
+              f"{e.get('dtype') or '-':<{tw}} {b:<14} {e['verdict']:<15} {_short(e)}")
         dist = e.get("bias_free_distance")
         if dist:
             lb = dist["certified_lower_bound_for_index_sets"]
-            print(f"{'':<22}   index condition: relaxed distance from W_S U_S = -I "
+            print(f"{'':<{bw}}   index condition: relaxed distance from W_S U_S = -I "
                   f"{dist['relaxed_distance_float64']:.4g} (float64 measurement; ||I||_F = "
                   f"{dist['norm_of_I']:.4g})" + (f", certified min_S ||W_S U_S + I||_F >= {lb:.4g}"
                                                   if lb else ""))
+    for src in dict.fromkeys(e["activation_source"] for e in doc["blocks"]):
+        n = sum(e["activation_source"] == src for e in doc["blocks"])
+        print(f"activation ({n} block{'s' if n != 1 else ''}): {src}")
+    quantized = sorted({q for e in doc["blocks"] for q in e.get("quantized_types", [])})
+    if quantized:
+        print(f"weights: {'/'.join(quantized)} tensors dequantized by gguf.quants.dequantize (float32, "
+              "widened exactly); each verdict is about the dequantized weights")
     print(f"summary: {doc['summary']['verdicts']}; {doc['note']}")
     return _scan_status(bad)
 

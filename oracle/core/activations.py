@@ -431,15 +431,26 @@ def _check_differentiability(a: Activation) -> PropertyCheck:
 
 def check_properties(a: Activation) -> list[PropertyCheck]:
     """Re-derive every declared property of a catalog entry; each result says if it agrees."""
-    return [
-        _check_homogeneity(a),
-        _check_identity(a.sym, lambda f, z: f(z) - f(-z) - z, a.odd_part_identity,
-                        "odd_part_identity"),
-        _check_identity(a.sym, lambda f, z: f(z) + f(-z) - 1, a.flip_symmetry, "flip_symmetry"),
-        _check_value_at_0(a),
-        _check_continuity(a),
-        _check_differentiability(a),
-    ]
+    return [check_property(a, prop) for prop in _CHECKS]
+
+
+_CHECKS: dict[str, Callable[[Activation], PropertyCheck]] = {
+    "homogeneity_degree": lambda a: _check_homogeneity(a),
+    "odd_part_identity": lambda a: _check_identity(a.sym, lambda f, z: f(z) - f(-z) - z,
+                                                   a.odd_part_identity, "odd_part_identity"),
+    "flip_symmetry": lambda a: _check_identity(a.sym, lambda f, z: f(z) + f(-z) - 1, a.flip_symmetry,
+                                               "flip_symmetry"),
+    "value_at_0": lambda a: _check_value_at_0(a),
+    "continuous_at_0": lambda a: _check_continuity(a),
+    "differentiable_at_0": lambda a: _check_differentiability(a),
+}
+
+
+def check_property(a: Activation, prop: str) -> PropertyCheck:
+    """Re-derive one declared property (the names of check_properties' results)."""
+    if prop not in _CHECKS:
+        raise KeyError(f"no check for property {prop!r}")
+    return _CHECKS[prop](a)
 
 
 def catalog_report() -> list[dict[str, Any]]:

@@ -22,22 +22,34 @@ family default.  An expert of a mixture-of-experts layer is analysed on its own,
 x -> x + E(x): the router mixes experts with input-dependent weights, which is outside the
 analysis.
 
+Phi-3 fuses gate and up into ``<p>mlp.gate_up_proj`` (2m x d: the gate's m rows, then up's),
+split here into two views of the one matrix.
+
+Beyond these Hugging Face names: GGUF files (``oracle.core.formats.gguf_file``) name their blocks
+``blk.N.ffn_{gate,up,down}`` and state ``general.architecture``, from which the activation follows
+as llama.cpp builds the block (table below: llama/qwen2/mistral ... silu gate, gemma* tanh-gelu
+gate, gpt2/bert ... ungated tanh-gelu with biases, phi3's fused ``ffn_up``, MoE experts
+``ffn_*_exps`` one block per expert); ONNX blocks come from the graph
+(``oracle.core.formats.onnx_file``) and take a family name from this table when the exporter kept
+the module path in a tensor or node name; PyTorch state dicts use the table as safetensors do.
+
 ``find_blocks(checkpoint)`` lists the blocks; ``load_block`` reads one of them as a Block
-(tensors are loaded one block at a time, within the memory budget).  The scan command is
-oracle/commands/scan.py.
+(tensors are loaded one block at a time, within the memory budget; a spec's ``views`` say how a
+stored tensor becomes a projection: transposed, a range of rows, or one expert of a stacked
+tensor).  The scan command is oracle/commands/scan.py.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
 from oracle.core.blocks import Block
 from oracle.core.errors import InputError
-from oracle.core.io import Checkpoint, check_budget
+from oracle.core.io import check_budget
 
 
 @dataclass(frozen=True)
@@ -79,6 +91,10 @@ FAMILY_LIST = [
     _fam("gpt_neox", r"^(?P<p>.*?)mlp\.dense_h_to_4h\.weight$",
          {"up": "mlp.dense_h_to_4h.weight", "down": "mlp.dense_4h_to_h.weight"}, "gelu"),
     _fam("fc", r"^(?P<p>.*?)mlp\.fc1\.weight$", {"up": "mlp.fc1.weight", "down": "mlp.fc2.weight"}, "gelu"),
+    # Phi-3: one fused matrix of 2m rows, the gate's rows first, then up's (chunk(2) in HF's Phi3MLP)
+    _fam("phi3", r"^(?P<p>.*?)mlp\.gate_up_proj\.weight$",
+         {"gate": "mlp.gate_up_proj.weight", "up": "mlp.gate_up_proj.weight", "down": "mlp.down_proj.weight"},
+         "swiglu"),
 ]
 FAMILIES = {f.name: f for f in FAMILY_LIST}
 # Gemma reuses the Llama names with a gelu_tanh gate; it is told apart by config.json
@@ -125,7 +141,7 @@ def _config_activation(cfg: dict[str, Any], fam: Family, prefix: str) -> tuple[A
     return None, ""
 
 
-def block_activation(ck: Checkpoint, family: str, prefix: str = "") -> tuple[str, str]:
+def block_activation(ck: Any, family: str, prefix: str = "") -> tuple[str, str]:
     """Catalog activation of a block: from config.json when present, else the family default."""
     fam = FAMILIES[family]
     raw, src = _config_activation(ck.config(), fam, prefix)
@@ -135,14 +151,31 @@ def block_activation(ck: Checkpoint, family: str, prefix: str = "") -> tuple[str
     return table.get(raw, raw), f"{src} = {raw!r}"
 
 
-def _is_gemma(ck: Checkpoint) -> bool:
+def spec_activation(ck: Any, spec: dict[str, Any]) -> tuple[str, str]:
+    """A block's activation and its source: what the file itself says (GGUF metadata, the ONNX
+    graph) when the spec carries it, else the family table and config.json."""
+    if "activation" in spec:
+        return spec["activation"] or "unknown", spec["activation_source"]
+    return block_activation(ck, spec["family"], spec["prefix"])
+
+
+def _is_gemma(ck: Any) -> bool:
     cfg = ck.config()
     types = [cfg.get("model_type"), (cfg.get("text_config") or {}).get("model_type")]
     return any(isinstance(t, str) and t.startswith("gemma") for t in types)
 
 
-def find_blocks(ck: Checkpoint) -> list[dict[str, Any]]:
-    """The MLP blocks of a checkpoint: family, prefix and the tensor names of each projection."""
+def find_blocks(ck: Any) -> list[dict[str, Any]]:
+    """The MLP blocks of a checkpoint: family, prefix and the tensor names of each projection.
+
+    GGUF files name blocks ``blk.N`` and say their architecture in the metadata; ONNX blocks come
+    from the graph (named by the Hugging Face table where the exporter kept the names); safetensors
+    and PyTorch state dicts are matched against the Hugging Face table."""
+    fmt = getattr(ck, "format", "safetensors")
+    if fmt == "gguf":
+        return gguf_blocks(ck)
+    if fmt == "onnx":
+        return [_name_onnx_block(s) for s in ck.blocks()]
     found = []
     gemma = _is_gemma(ck)
     for name in ck.names():
@@ -159,32 +192,201 @@ def find_blocks(ck: Checkpoint) -> list[dict[str, Any]]:
             spec = {"family": family, "prefix": p.rstrip("."), "tensors": t,
                     "biases": {k: p + v for k, v in fam.bias_parts.items() if p + v in ck},
                     **({"expert": True} if fam.expert else {})}
+            if fam.transpose:  # Conv1D: x @ W, so the Linear-style matrices are the transposes
+                spec["views"] = {"up": ("T",), "down": ("T",)}
             if missing:
                 # reported for this block only; the scan goes on with the others
                 spec["error"] = f"{family}-style block: tensor {missing[0]!r} is missing"
+            elif fam.name == "phi3":
+                _split_fused(ck, spec)
             found.append(spec)
     return sorted(found, key=lambda b: _natural(b["prefix"]))
+
+
+def _split_fused(ck: Any, spec: dict[str, Any]) -> None:
+    """Views for a fused gate/up matrix of 2m rows: rows [0, m) are the gate, [m, 2m) are up."""
+    t = spec["tensors"]
+    m = ck.shape(t["down"])[-1]
+    if len(ck.shape(t["up"])) != 2 or ck.shape(t["up"])[0] != 2 * m:
+        spec["error"] = (f"fused gate/up tensor {t['up']!r} has shape {ck.shape(t['up'])}; "
+                         f"expected {2 * m} rows (twice the width of {t['down']!r})")
+        return
+    spec["views"] = {"gate": ("rows", 0, m), "up": ("rows", m, 2 * m)}
+    b = spec["biases"].pop("b_gate", None)
+    if b is not None:  # the fused bias is split the same way
+        spec["biases"]["b_gate"] = spec["biases"]["b_up"] = b
+        spec["views"].update({"b_gate": ("rows", 0, m), "b_up": ("rows", m, 2 * m)})
 
 
 def _natural(s: str) -> list[Any]:
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
 
 
-def load_block(ck: Checkpoint, spec: dict[str, Any], activation: str) -> Block:
-    t = spec["tensors"]
-    fam = spec["family"]
-    names = list(t.values()) + list(spec["biases"].values())
-    for n in names:
-        if len(ck.shape(n)) not in (1, 2):
+# ---------------------------------------------------------------------- ONNX names
+
+def _name_onnx_block(spec: dict[str, Any]) -> dict[str, Any]:
+    """Name an ONNX block by the Hugging Face table when the exporter kept a matching tensor or
+    node name (initializers are often anonymous, ``onnx::MatMul_481``, but biases and node paths
+    usually keep the module path); otherwise it stays ``mlp.N`` of family ``onnx``."""
+    for name in spec.get("hf_names", []):
+        cand = name[: -len("bias")] + "weight" if name.endswith(".bias") else name
+        for fam in FAMILY_LIST:
+            mt = fam.key.match(cand)
+            if mt and not (fam.name == "opt" and mt.group("p").endswith("mlp.")):
+                spec["family"] = fam.name
+                spec["prefix"] = mt.group("p").rstrip(".") or spec["prefix"]
+                return spec
+    return spec
+
+
+# ---------------------------------------------------------------------- GGUF
+
+# general.architecture -> the activation of its feed-forward blocks as llama.cpp builds them
+# (ggml_gelu is the tanh form of gelu; a gated block multiplies the gate's activation by up)
+GGUF_GATED_SILU = ("llama", "mistral", "mistral3", "qwen2", "qwen3", "qwen2moe", "qwen3moe", "qwen2vl",
+                   "granite", "granitemoe", "internlm2", "exaone", "olmo", "olmo2", "olmoe", "deepseek",
+                   "deepseek2", "minicpm", "minicpm3", "stablelm", "smollm3", "phi3", "phimoe", "command-r",
+                   "cohere2", "dbrx", "arctic", "baichuan", "xverse", "orion", "nomic-bert", "llama4")
+GGUF_GATED_GELU_TANH = ("gemma", "gemma2", "gemma3", "gemma3n", "gemma-embedding")
+GGUF_UNGATED_GELU_TANH = ("gpt2", "starcoder", "starcoder2", "phi2", "bloom", "falcon", "gptneox", "mpt",
+                          "codeshell", "bert", "refact")
+GGUF_FUSED_GATE_UP = ("phi3",)  # ffn_up holds the gate (first m rows) and up (last m rows)
+
+
+def gguf_activation(arch: Optional[str], gated: bool) -> tuple[str, str]:
+    """The catalog activation of a GGUF block from its architecture, and where it comes from."""
+    where = f"GGUF general.architecture = {arch!r}"
+    if arch in GGUF_GATED_SILU and gated:
+        return "swiglu", f"{where} (llama.cpp: silu gate times up)"
+    if arch in GGUF_GATED_GELU_TANH and gated:
+        return "geglu_tanh", f"{where} (llama.cpp: tanh-form gelu gate times up)"
+    if arch in GGUF_UNGATED_GELU_TANH and not gated:
+        return "gelu_tanh", f"{where} (llama.cpp: ungated block with ggml_gelu, the tanh form of gelu)"
+    if gated:
+        return "swiglu", (f"default for a gated GGUF block (architecture {arch!r} is not in the table; "
+                          "silu is llama.cpp's most common gate)")
+    return "gelu_tanh", f"default for an ungated GGUF block (architecture {arch!r} is not in the table)"
+
+
+def gguf_blocks(g: Any) -> list[dict[str, Any]]:
+    """The feed-forward blocks of a GGUF file: ``blk.N.ffn_{gate,up,down}``, phi3's fused
+    ``ffn_up``, the experts of ``ffn_*_exps`` (one block each) and shared experts ``ffn_*_shexp``."""
+    arch = g.architecture
+    layers = sorted({int(mt.group(1)) for n in g.names() for mt in [re.match(r"^blk\.(\d+)\.ffn_", n)] if mt})
+    specs: list[dict[str, Any]] = []
+
+    def add(prefix: str, t: dict[str, str], views: dict[str, tuple], expert: bool = False) -> dict[str, Any]:
+        act, src = gguf_activation(arch, "gate" in t)
+        spec: dict[str, Any] = {"family": f"gguf:{arch or 'unknown'}", "prefix": prefix, "tensors": t,
+                                "biases": {}, "views": views, "activation": act, "activation_source": src}
+        if expert:
+            spec["expert"] = True
+        for role, name in t.items():
+            b = name[: -len("weight")] + "bias"
+            if name.endswith(".weight") and b in g and role not in views:
+                spec["biases"]["b_" + role] = b
+        missing = [v for v in t.values() if v not in g]
+        if missing:
+            spec["error"] = f"GGUF block {prefix}: tensor {missing[0]!r} is missing"
+        specs.append(spec)
+        return spec
+
+    for n in layers:
+        p = f"blk.{n}."
+        up, gate, down = p + "ffn_up.weight", p + "ffn_gate.weight", p + "ffn_down.weight"
+        if up in g or down in g:
+            if gate in g:
+                add(f"blk.{n}", {"gate": gate, "up": up, "down": down}, {})
+            elif arch in GGUF_FUSED_GATE_UP and up in g and down in g:
+                m = g.shape(down)[-1]
+                s = add(f"blk.{n}", {"gate": up, "up": up, "down": down},
+                        {"gate": ("rows", 0, m), "up": ("rows", m, 2 * m)})
+                if g.shape(up)[0] != 2 * m:
+                    s["error"] = f"GGUF block blk.{n}: fused {up!r} has {g.shape(up)[0]} rows, expected {2 * m}"
+            else:
+                add(f"blk.{n}", {"up": up, "down": down}, {})
+        ex = {r: p + f"ffn_{r}_exps.weight" for r in ("gate", "up", "down")}
+        if any(v in g for v in ex.values()):
+            shapes = [g.shape(v) for v in ex.values() if v in g]
+            if any(len(s) != 3 or s[0] != shapes[0][0] for s in shapes):
+                add(f"blk.{n}.experts", ex, {})["error"] = (
+                    f"GGUF block blk.{n}: expert tensors must be 3-dimensional with one expert count")
+            else:
+                for e in range(shapes[0][0]):
+                    add(f"blk.{n}.expert.{e}", dict(ex), {r: ("expert", e) for r in ex}, expert=True)
+        sh = {r: p + f"ffn_{r}_shexp.weight" for r in ("gate", "up", "down")}
+        if any(v in g for v in sh.values()):
+            add(f"blk.{n}.shared_expert", sh, {}, expert=True)
+    return specs
+
+
+# ---------------------------------------------------------------------- loading
+
+def _view_bytes(ck: Any, name: str, view: Optional[tuple]) -> int:
+    if view and view[0] == "expert":
+        return ck.float64_bytes([name]) // max(1, ck.shape(name)[0])
+    if view and view[0] == "rows":
+        return ck.float64_bytes([name]) * (view[2] - view[1]) // max(1, ck.shape(name)[0])
+    return ck.float64_bytes([name])
+
+
+def _roles(spec: dict[str, Any]) -> dict[str, str]:
+    return {**spec["tensors"], **spec["biases"]}
+
+
+def block_float64_bytes(ck: Any, spec: dict[str, Any]) -> int:
+    """Bytes the block's arrays take as float64 (what the memory budget is planned from)."""
+    views = spec.get("views", {})
+    return sum(_view_bytes(ck, n, views.get(r)) for r, n in _roles(spec).items())
+
+
+def block_dtype(ck: Any, spec: dict[str, Any]) -> str:
+    """The stored types of the block's matrices, gate/up/down in that order, deduplicated when equal
+    ('float32', or for a quantized GGUF block e.g. 'Q5_0/Q5_0/Q6_K')."""
+    kinds = [ck.dtype(spec["tensors"][r]) for r in ("gate", "up", "down") if r in spec["tensors"]]
+    return kinds[0] if len(set(kinds)) == 1 else "/".join(kinds)
+
+
+def load_block(ck: Any, spec: dict[str, Any], activation: str) -> Block:
+    """Read one block as a Block: each projection loaded once, in our [out, in] orientation."""
+    views = spec.get("views", {})
+    for role, n in _roles(spec).items():
+        view = views.get(role)
+        want = (1, 2) if not view or view[0] != "expert" else (2, 3)
+        if len(ck.shape(n)) not in want:
             raise InputError(f"tensor {n!r} has shape {ck.shape(n)}; a projection is a matrix")
     # refuse before loading what would not fit the memory limit (ABSORB_MAX_MEMORY)
-    check_budget(ck.path, ck.float64_bytes(names), None)
-    up, down = ck.tensor(t["up"]), ck.tensor(t["down"])
-    if FAMILIES[fam].transpose:  # Conv1D: x @ W, so the Linear-style matrices are the transposes
-        up, down = up.T, down.T
-    kw: dict[str, Any] = {"W_up": np.ascontiguousarray(up), "W_down": np.ascontiguousarray(down)}
-    if "gate" in t:
-        kw["W_gate"] = ck.tensor(t["gate"])
-    for k, name in spec["biases"].items():
-        kw[k] = ck.tensor(name)
+    check_budget(ck.path, block_float64_bytes(ck, spec), None)
+    cache: dict[tuple, np.ndarray] = {}
+
+    def get(role: str) -> np.ndarray:
+        name, view = _roles(spec)[role], views.get(role)
+        index = view[1] if view and view[0] == "expert" else None
+        if (name, index) not in cache:
+            cache[(name, index)] = ck.tensor(name, index) if index is not None else ck.tensor(name)
+        a = cache[(name, index)]
+        if view and view[0] == "rows":
+            a = a[view[1]:view[2]]
+        if view and view[0] == "T":
+            a = a.T
+        return np.ascontiguousarray(a)
+
+    kw: dict[str, Any] = {"W_up": get("up"), "W_down": get("down")}
+    if "gate" in spec["tensors"]:
+        kw["W_gate"] = get("gate")
+    for k in spec["biases"]:
+        kw[k] = get(k)
     return Block(activation, **kw)
+
+
+def block_dims(ck: Any, spec: dict[str, Any]) -> tuple[int, int]:
+    """(d, m) of a block from the header shape of its down projection (nothing is read)."""
+    shape = tuple(ck.shape(spec["tensors"]["down"]))
+    view = spec.get("views", {}).get("down")
+    if view and view[0] == "expert":
+        shape = shape[1:]
+    if view and view[0] == "T":
+        shape = shape[::-1]
+    if len(shape) != 2:
+        raise InputError(f"tensor {spec['tensors']['down']!r} has shape {shape}; a projection is a matrix")
+    return int(shape[0]), int(shape[1])
