@@ -154,3 +154,17 @@ def test_direct_residues_match_the_exponent_tables():
     assert big.max_abs_int(s) >= 2 ** 53
     exact_big = np.array([[int(v) % p for v in row] for row in big.python_ints(s)], dtype=np.int64)
     assert np.array_equal(big.residues(p, s), exact_big)
+
+
+def test_relu_class_construction_is_compared_when_it_is_the_emitted_block(monkeypatch):
+    from oracle.core.blocks import Block
+    from oracle.decide import block as blk
+
+    U, W, M, S = planted_orthogonal(16, 64, seed=12)
+    v = blk.decide(Block("relu", U, W))
+    assert v.verdict == "absorbable" and v.exact and v.certificate["S"] == [int(i) for i in S]
+    assert v.certificate["emitted_block"]["check"].startswith("equal to the residual block")  # the flip
+    monkeypatch.setattr(blk, "_unit_flip", lambda *a, **k: None)  # no flip: the class block is emitted
+    v2 = blk.decide(Block("relu", U, W))
+    assert v2.verdict == "absorbable" and v2.plain is not None
+    assert v2.certificate["emitted_block"]["check"].startswith("equal to the residual block")
