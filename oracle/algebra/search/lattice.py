@@ -43,7 +43,7 @@ def _lll_child(basis: list[list[int]], conn: Any) -> None:
 
 
 def _reduce(basis: list[list[int]], seconds: Optional[float]) -> Optional[list[list[int]]]:
-    """LLL-reduce the rows of ``basis``; None when the reduction did not finish within ``seconds``.
+    """LLL-reduce the rows of ``basis``; None when it did not finish within ``seconds`` (or no child could start).
 
     The reduction is one call into FLINT that cannot be interrupted, so with a time limit it runs
     in a forked child process, which is killed when the limit passes (where fork is not
@@ -54,7 +54,12 @@ def _reduce(basis: list[list[int]], seconds: Optional[float]) -> Optional[list[l
     ctx = multiprocessing.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_lll_child, args=(basis, send), daemon=True)
-    proc.start()
+    try:
+        proc.start()
+    except (AssertionError, OSError):  # e.g. inside a daemonic worker, which may have no children
+        send.close()
+        recv.close()
+        return None
     send.close()
     out = None
     try:
@@ -165,7 +170,8 @@ def lattice_candidates(U: np.ndarray, W: np.ndarray, Mm: np.ndarray, units: np.n
     red = _reduce(basis, seconds)
     if red is None:
         return {"candidates": [], "attempted": True, "dimension": n + 1, "constraints": r,
-                "time": time.perf_counter() - t0, "note": f"reduction stopped after {seconds:g} s"}
+                "time": time.perf_counter() - t0,
+                "note": f"reduction not finished within {seconds:g} s (or no child process could start)"}
     R = np.array(red, dtype=object)
     head = R[:, :n + 1]
     # kernel vectors (last block zero) with small entries: only those can give +-1 vectors
