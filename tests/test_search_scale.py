@@ -6,6 +6,8 @@ verifier); every "found" must come with an index set the exact multi-modular che
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -43,8 +45,14 @@ def test_gram_sketch_and_full_agree_on_the_candidate():
     assert full["max_deviation"] < 1e-3 and sk["max_deviation"] < 1e-3
 
 
+@pytest.fixture
+def no_lattice_time_limit(monkeypatch):
+    """The reduction's wall-clock limit protects absorb check; tests must not depend on the machine's load."""
+    monkeypatch.setattr(lattice, "TIME_LIMIT", math.inf)
+
+
 @pytest.mark.parametrize("d,m,seed", [(3, 48, 0), (3, 60, 1), (4, 64, 2)])
-def test_lattice_finds_planted_set_beyond_d_squared(d, m, seed):
+def test_lattice_finds_planted_set_beyond_d_squared(d, m, seed, no_lattice_time_limit):
     U, W, M, S = planted_dyadic(d, m, seed=seed)
     assert m > d * d  # the Gram matrix is singular: only the lattice can help
     res = search.find_index_set(U, W, M)
@@ -87,7 +95,7 @@ def _triplicated(seed: int = 7):
     return U, W, M, S
 
 
-def test_singular_gram_falls_through_to_the_lattice():
+def test_singular_gram_falls_through_to_the_lattice(no_lattice_time_limit):
     U, W, M, S = _triplicated()
     m = U.shape[0]
     assert m <= 9
@@ -119,7 +127,7 @@ def test_lying_candidates_are_refused(monkeypatch):
         assert search.verify_index_set(U, W, M, res.S)
 
 
-def test_lattice_reads_no_candidate_from_a_random_block():
+def test_lattice_reads_no_candidate_from_a_random_block(no_lattice_time_limit):
     rng = np.random.default_rng(9)
     U = np.round(rng.standard_normal((40, 3)) * 2 ** 12) / 2 ** 12
     W = np.round(rng.standard_normal((3, 40)) * 2 ** 12) / 2 ** 12
@@ -168,3 +176,10 @@ def test_relu_class_construction_is_compared_when_it_is_the_emitted_block(monkey
     v2 = blk.decide(Block("relu", U, W))
     assert v2.verdict == "absorbable" and v2.plain is not None
     assert v2.certificate["emitted_block"]["check"].startswith("equal to the residual block")
+
+
+def test_lattice_time_limit_stops_the_reduction(monkeypatch):
+    monkeypatch.setattr(lattice, "TIME_LIMIT", 0.0)  # the child cannot finish in no time
+    U, W, M, S = planted_dyadic(3, 48, seed=0)
+    lat = lattice.lattice_candidates(U, W, M, np.arange(48))
+    assert lat["attempted"] and lat["candidates"] == [] and "not finished" in lat["note"]

@@ -42,14 +42,14 @@ def _lll_child(basis: list[list[int]], conn: Any) -> None:
     conn.close()
 
 
-def _reduce(basis: list[list[int]], seconds: Optional[float]) -> Optional[list[list[int]]]:
+def _reduce(basis: list[list[int]], seconds: float) -> Optional[list[list[int]]]:
     """LLL-reduce the rows of ``basis``; None when it did not finish within ``seconds`` (or no child could start).
 
     The reduction is one call into FLINT that cannot be interrupted, so with a time limit it runs
     in a forked child process, which is killed when the limit passes (where fork is not
     available the reduction runs in this process, without a limit).
     """
-    if seconds is None or "fork" not in multiprocessing.get_all_start_methods():
+    if "fork" not in multiprocessing.get_all_start_methods():
         return [[int(v) for v in row] for row in fmpz_mat(basis).lll().tolist()]
     ctx = multiprocessing.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
@@ -63,7 +63,7 @@ def _reduce(basis: list[list[int]], seconds: Optional[float]) -> Optional[list[l
     send.close()
     out = None
     try:
-        if recv.poll(seconds):
+        if recv.poll(seconds if math.isfinite(seconds) else None):
             out = recv.recv()
     except (EOFError, OSError):
         out = None
@@ -133,13 +133,14 @@ def integer_system(U: np.ndarray, W: np.ndarray, Mm: np.ndarray, units: np.ndarr
 
 
 def lattice_candidates(U: np.ndarray, W: np.ndarray, Mm: np.ndarray, units: np.ndarray,
-                       max_units: int = MAX_UNITS, seconds: Optional[float] = TIME_LIMIT) -> dict[str, Any]:
+                       max_units: int = MAX_UNITS, seconds: Optional[float] = None) -> dict[str, Any]:
     """Reduce the embedding lattice of the module docstring and read 0/1 candidates off it.
 
     Returns ``{"candidates": [tuple, ...], "dimension", "constraints", "time", "attempted", "note"}``;
     the candidates are index sets of the original units (sorted), to be verified exactly.
     """
     t0 = time.perf_counter()
+    seconds = TIME_LIMIT if seconds is None else seconds  # math.inf: no limit
     n = len(units)
     if n > max_units:
         return {"candidates": [], "attempted": False, "dimension": n + 1, "constraints": None,
