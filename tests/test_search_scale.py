@@ -183,3 +183,17 @@ def test_lattice_time_limit_stops_the_reduction(monkeypatch):
     U, W, M, S = planted_dyadic(3, 48, seed=0)
     lat = lattice.lattice_candidates(U, W, M, np.arange(48))
     assert lat["attempted"] and lat["candidates"] == [] and "not finished" in lat["note"]
+
+
+@pytest.mark.parametrize("e", [500, -500])
+def test_extreme_exponents_are_balanced_before_the_float_solves(e, no_lattice_time_limit):
+    # W_up 2^e and W_down 2^-e keep every product w_i u_i^T, but float64 Gram entries of the raw
+    # weights would overflow or vanish; both constructions rescale by exact powers of two first
+    U, W, M, S = planted_orthogonal(32, 128, seed=1)
+    U2, W2 = np.ldexp(U, e), np.ldexp(W, -e)
+    res = search.find_index_set(U2, W2, M)
+    assert res.status == "found" and "Gram" in res.method and search.verify_index_set(U2, W2, M, res.S)
+    U, W, M, S = planted_dyadic(3, 48)
+    U2, W2 = np.ldexp(U, e // 2), np.ldexp(W, -(e // 2))
+    res = search.find_index_set(U2, W2, M)
+    assert res.status == "found" and "lattice" in res.method and search.verify_index_set(U2, W2, M, res.S)
