@@ -105,7 +105,7 @@ def gram_candidate(U: np.ndarray, W: np.ndarray, Mm: np.ndarray, units: np.ndarr
         return {"S": None, "iterations": it, "relative_residual": rel, "max_deviation": math.inf,
                 "form": form, "sketch": k if sketched else None, "x": None, "time": time.perf_counter() - t0}
     S = tuple(int(units[i]) for i in np.flatnonzero(x > 0.5))
-    # the real solution itself, for the caller's test whether A x = -vec(M) is solvable at all
     dev = float(np.max(np.minimum(np.abs(x), np.abs(x - 1.0)))) if x.size else 0.0
     return {"S": S, "iterations": it, "relative_residual": rel, "max_deviation": dev, "form": form,
-            "sketch": k if sketched else None, "x": x, "time": time.perf_counter() - t0}
+            "sketch": k if sketched else None, "x": x,  # for the caller's test of real solvability
+            "time": time.perf_counter() - t0}
