@@ -384,7 +384,8 @@ def milp_solve(U: np.ndarray, W: np.ndarray, M: np.ndarray, limit: float) -> dic
     # status 0: optimal (a solution exists), 2: infeasible (proved none), 1: limit reached
     solved = r.status in (0, 2)
     return {"m": m, "d": d, "t": t + t_build, "status": int(r.status), "solved": solved,
-            "message": str(r.message)[:80], "infeasible": r.status == 2}
+            "message": str(r.message)[:80], "infeasible": r.status == 2,
+            "x": None if r.x is None else np.asarray(r.x)}
 
 
 def bench_milp(limit: float, max_total: float) -> dict[str, Any]:
@@ -399,6 +400,7 @@ def bench_milp(limit: float, max_total: float) -> dict[str, Any]:
                 break
             U, W = random_relu(d, m, 21)
             r = milp_solve(U, W, np.eye(d), limit)
+            r.pop("x", None)
             ramps[name].append(r)
             log(f"milp {name} d = {d}, m = {m}: {r['t']:.2f} s, status {r['status']}")
             if not r["solved"] or r["t"] > limit:
@@ -475,6 +477,156 @@ def bench_walltimes(fast: bool) -> list[dict[str, Any]]:
         out.append(timed_command(absorb_cmd() + ["audit"], 3600))
         out.append(timed_command([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], 3600))
     return out
+
+
+# ---------------------------------------------------------------------- 5. index-set search at every size
+
+SEARCH_CASES = [("gram", 16, 64), ("gram", 64, 256), ("gram", 256, 1024), ("gram", 768, 3072), ("gram", 1024, 4096),
+                ("lattice", 3, 60), ("lattice", 4, 96), ("lattice", 5, 100), ("random", 768, 3072)]
+HIGHS_MAX_ENTRIES = 300_000  # d^2 x m dense constraint entries handed to HiGHS at most
+
+
+def worker_search(kind: str, d: int, m: int, seed: int, milp_limit: float) -> dict[str, Any]:
+    """Run in a subprocess: one instance through find_index_set, the relaxation, HiGHS and `absorb check`."""
+    import tempfile
+
+    from oracle.algebra import search
+    from oracle.algebra.search import gram, lattice
+    from oracle.algebra.search.planted import planted_dyadic, planted_orthogonal
+
+    t0 = time.perf_counter()
+    if kind == "gram":
+        U, W, M, S = planted_orthogonal(d, m, seed=seed)
+    elif kind == "lattice":
+        U, W, M, S = planted_dyadic(d, m, seed=seed)
+    else:
+        U, W = random_relu(d, m, seed)
+        M, S = np.eye(d), None
+    out: dict[str, Any] = {"kind": kind, "d": d, "m": m, "seed": seed, "t_generate": time.perf_counter() - t0,
+                           "planted_size": None if S is None else int(len(S))}
+    units = np.arange(m)
+    t0 = time.perf_counter()
+    res = search.find_index_set(U, W, M)
+    out["t_search"] = time.perf_counter() - t0
+    out["status"] = res.status
+    out["method"] = res.method
+    out["exact"] = bool(res.exact)
+    out["found_planted"] = S is not None and res.S is not None and tuple(res.S) == tuple(int(i) for i in S)
+    if kind in ("gram", "random"):
+        t0 = time.perf_counter()
+        g = gram.gram_candidate(U, W, M, units)
+        out["t_step"] = time.perf_counter() - t0
+        out["step"] = {k: g[k] for k in ("iterations", "max_deviation", "form", "sketch")}
+    else:
+        t0 = time.perf_counter()
+        lat = lattice.lattice_candidates(U, W, M, units)
+        out["t_step"] = time.perf_counter() - t0
+        out["step"] = {"dimension": lat["dimension"], "constraints": lat["constraints"],
+                       "candidates": len(lat["candidates"])}
+    t0 = time.perf_counter()
+    verified = search.verify_index_set(U, W, M, res.S) if res.S is not None else None
+    out["t_verify"] = time.perf_counter() - t0
+    out["verified"] = verified
+    t0 = time.perf_counter()
+    rel = search.relaxation_certificate(U, W, M)
+    hit = [c for c in rel["candidates"] if search.verify_index_set(U, W, M, c)]
+    out["t_relaxation"] = time.perf_counter() - t0
+    out["relaxation"] = "found S" if hit else ("certified none" if rel["certified"] else "nothing")
+    if d * d * m <= HIGHS_MAX_ENTRIES:
+        r = milp_solve(U, W, M, milp_limit)
+        out["highs"] = {"t": r["t"], "status": r["status"]}
+        if r.get("x") is not None:
+            Sx = np.flatnonzero(np.round(r["x"]) == 1)
+            out["highs"]["verified"] = bool(search.verify_index_set(U, W, M, Sx))
+    else:
+        out["highs"] = {"skipped": f"d^2 x m = {d * d * m:.2e} dense constraint entries"}
+    if kind != "random":
+        with tempfile.TemporaryDirectory() as tmp:
+            f = Path(tmp) / "planted.npz"
+            np.savez(f, W_up=U, W_down=W, activation=np.array("relu"), kind=np.array("residual"))
+            t0 = time.perf_counter()
+            p = subprocess.run(absorb_cmd() + ["check", str(f)], capture_output=True, text=True, cwd=ROOT)
+            out["t_check"] = time.perf_counter() - t0
+            first = (p.stdout or "").strip().splitlines()[:1] or [""]
+            out["check_verdict"] = first[0].replace("verdict:", "").strip()
+            out["check_rc"] = p.returncode
+            out["check_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    out["peak_rss_mb"] = peak_rss_mb()
+    return out
+
+
+def bench_search(milp_limit: float) -> dict[str, Any]:
+    """Section 6: each case in its own process."""
+    rows = []
+    for kind, d, m in SEARCH_CASES:
+        log(f"index-set search: {kind} d = {d}, m = {m}")
+        r = run_worker(["--worker-search", kind, str(d), str(m), "0", "--milp-limit", str(milp_limit)], 900)
+        r.setdefault("kind", kind)
+        r.setdefault("d", d)
+        r.setdefault("m", m)
+        rows.append(r)
+        log(f"  -> {r.get('status', r.get('error'))} in {r.get('t_search', 0):.2f} s")
+    return {"rows": rows, "milp_limit": milp_limit}
+
+
+def render_search(r: dict[str, Any]) -> list[str]:
+    """Section 6 of benchmarks/README.md."""
+    L = ["## 6. Index-set search at every size", ""]
+    by = {(row["kind"], row["d"], row["m"]): row for row in r["rows"]}
+    L.append("| target | measured | status |")
+    L.append("|---|---|---|")
+    for key in (("gram", 768, 3072), ("gram", 1024, 4096), ("lattice", 3, 60), ("lattice", 4, 96)):
+        row = by.get(key)
+        name = f"planted d = {key[1]}, m = {key[2]} decided absorbable (exact) by `absorb check` in < 10 s"
+        if row is None or "error" in row or "t_check" not in row:
+            L.append(f"| {name} | {'not run' if row is None else row.get('error', 'no absorb check')} | **not met** |")
+            continue
+        ok = row["check_verdict"] == "absorbable (exact)" and row["t_check"] < 10
+        L.append(f"| {name} | {row['t_check']:.2f} s, {row['check_verdict']} | {target(ok)} |")
+    L.append("")
+    L.append("Planted blocks, exact in float64 (`oracle.algebra.search.planted`): `gram` = an orthogonal "
+             "dyadic W_up[S] (Hadamard blocks, |S| = d) among N(0, 1) units rounded to 1/64, m <= d^2; "
+             "`lattice` = m > d^2, |S| = m/3, 16-bit dyadic weights; `random` = N(0, 1) weights (no index "
+             "set; the cost of trying the Gram solve on a block that is not absorbable). `search` is "
+             "`find_index_set` (necessary conditions, then the Gram solve or LLL, each candidate verified "
+             "exactly; the relaxation certificate after them); `step` is the Gram solve or the lattice "
+             "reduction alone (`search` also pays for the necessary conditions, computed with exact integer "
+             "sums when m d <= 400 000, and the exact check); `relaxation` is `relaxation_certificate` on the same instance (with its "
+             "rounded candidates verified); HiGHS is `scipy.optimize.milp` on the d^2 equalities "
+             f"(time limit {r['milp_limit']:.0f} s; status 0 = solution, 1 = limit, 2 = infeasible). "
+             "`absorb check` is the whole command on the block saved as a relu .npz (a separate process, "
+             "start-up and file reading included; peak RSS of that process).")
+    L.append("")
+    L.append("| case | d | m | search (s) | how | step (s) | verify (s) | relaxation (s) | relaxation gave "
+             "| relaxation / search | relaxation / step | HiGHS (s) | HiGHS / search | `absorb check` (s) | verdict "
+             "| peak RSS (MiB) |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for row in r["rows"]:
+        if "error" in row:
+            L.append(f"| {row['kind']} | {row['d']} | {row['m']} | {row['error']} |" + " |" * 13)
+            continue
+        how = {"found": "found", "none": "none (certified)", "unknown": "unknown"}[row["status"]]
+        if row["status"] == "found":
+            how += " by " + ("Gram" if "Gram" in row["method"] else "LLL" if "lattice" in row["method"]
+                             else row["method"])
+            how += ", verified exactly" if row["verified"] else ", NOT VERIFIED"
+        hi = row["highs"]
+        if "skipped" in hi:
+            hcell, hratio = "not run (" + hi["skipped"] + ")", "—"
+        else:
+            hcell = f"{hi['t']:.2f} (status {hi['status']}" + (
+                ", solution verified exactly" if hi.get("verified") else
+                ", solution fails the exact check" if hi.get("verified") is False else "") + ")"
+            hratio = ("> " if hi["status"] == 1 else "") + f"{hi['t'] / row['t_search']:.1f}"  # 1: time limit
+        chk = row.get("t_check")
+        L.append(f"| {row['kind']} | {row['d']} | {row['m']} | {row['t_search']:.3f} | {how} | {row['t_step']:.3f} "
+                 f"| {row['t_verify']:.3f} | {row['t_relaxation']:.3f} | {row['relaxation']} "
+                 f"| {row['t_relaxation'] / row['t_search']:.1f} | {row['t_relaxation'] / max(row['t_step'], 1e-6):.1f} "
+                 f"| {hcell} | {hratio} "
+                 f"| {fmt(chk) if chk is not None else '—'} | {row.get('check_verdict', '—')} "
+                 f"| {row.get('check_peak_rss_mb', row['peak_rss_mb']):.0f} |")
+    L.append("")
+    return L
 
 
 # ---------------------------------------------------------------------- report
@@ -816,6 +968,9 @@ def render(info: dict[str, Any], r: dict[str, Any], fast: bool) -> str:
     if "scan_gguf" in r:
         L.append(render_scan_gguf(r["scan_gguf"])[1])
         L.append("")
+    if "search" in r:
+        L.extend(render_search(r["search"]))
+
     L.append("## Machine")
     L.append("")
     L.append("| | |")
@@ -846,7 +1001,16 @@ def main(argv: Optional[list[str]] = None) -> int:
                     help="run only section 5 (absorb scan on a real GGUF file) and update its part of --out")
     ap.add_argument("--worker-cert", nargs=3, type=int, metavar=("D", "M", "SEED"), help=argparse.SUPPRESS)
     ap.add_argument("--with-decide", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--worker-search", nargs=4, metavar=("KIND", "D", "M", "SEED"), help=argparse.SUPPRESS)
+    ap.add_argument("--only", choices=["search"], default=None,
+                    help="run only section 6 (index-set search) and replace that section of --out")
     a = ap.parse_args(argv)
+    if a.worker_search:
+        kind, d, m, seed = a.worker_search
+        print(json.dumps(worker_search(kind, int(d), int(m), int(seed), a.milp_limit), default=str))
+        return 0
+    if a.only == "search":
+        return _only_search(a)
     if a.worker_cert:
         d, m, seed = a.worker_cert
         print(json.dumps(worker_cert(d, m, seed, a.with_decide)))
@@ -869,6 +1033,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     results["milp"] = bench_milp(a.milp_limit, max_total=4 * a.milp_limit if a.fast else 8 * a.milp_limit)
     results["scaling"] = bench_scaling()
     results["scan_gguf"] = bench_scan_gguf()
+    results["search"] = bench_search(a.milp_limit)
     results["walltimes"] = bench_walltimes(a.fast)
     results["total_s"] = time.perf_counter() - t0
     text = render(info, results, a.fast)
@@ -883,6 +1048,35 @@ def main(argv: Optional[list[str]] = None) -> int:
         a.json.write_text(json.dumps({"machine": info, "results": results}, indent=1, default=str))
     log(f"wrote {a.out}")
     print(text)
+    return 0
+
+
+def _only_search(a: argparse.Namespace) -> int:
+    """Run section 6 alone and splice it into the existing Markdown (before '## Machine')."""
+    t0 = time.perf_counter()
+    info = machine_info()
+    res = bench_search(a.milp_limit)
+    sec = "\n".join(render_search(res)) + "\n"
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    sec += (f"Section 6 ran on its own (`python benchmarks/run.py --only search`, "
+            f"{time.perf_counter() - t0:.0f} s, {info['date']}, load average at start "
+            f"{info.get('load_average_at_start', '?')}, at end {load} on {info['cores']} cores"
+            + "".join(f", {k}={v}" for k, v in info.get("env", {}).items())
+            + "); the other sections are from the run described below.\n\n")
+    old = a.out.read_text() if a.out.exists() else ""
+    start = old.find("## 6. Index-set search at every size")
+    end = old.find("## Machine")
+    if start >= 0 and end > start:
+        text = old[:start] + sec + old[end:]
+    elif end >= 0:
+        text = old[:end] + sec + old[end:]
+    else:
+        text = old + "\n" + sec
+    a.out.write_text(text)
+    if a.json:
+        a.json.write_text(json.dumps({"machine": info, "results": {"search": res}}, indent=1, default=str))
+    log(f"wrote section 6 of {a.out}")
+    print(sec)
     return 0
 
 

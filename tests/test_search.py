@@ -380,7 +380,7 @@ def test_rigorous_bounds_are_lower_bounds(seed, m, d, scale, diagonal):
 def test_find_index_set_large_m_planted_uses_rounding():
     rng = np.random.default_rng(21)
     U, W, M, S = planted(6, 48, 8, rng)
-    res = find_index_set(U, W, M, max_exhaustive=20, max_iter=3000)
+    res = find_index_set(U, W, M, max_exhaustive=20, max_iter=3000, max_lattice=0)
     assert res.status == "found" and res.exact
     assert verify_index_set(U, W, M, res.S)
     assert "relaxation" in res.method

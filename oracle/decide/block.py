@@ -351,7 +351,9 @@ def _decide_relu(block: Block, info: dict[str, Any], progress: Progress, max_exh
     say = progress if big else _quiet
     say(f"block relu, d = {block.d}, m = {block.m}: minimal width (relu-complete)")
     t0 = time.perf_counter()
-    r = relu_decide.decide_relu(block, progress=say, max_exhaustive=max_exhaustive)
+    # the class construction is compared with the block only when it is the block emitted: an
+    # index set of the block's own units replaces it by their sign flip, compared below
+    r = relu_decide.decide_relu(block, progress=say, max_exhaustive=max_exhaustive, check_block=False)
     say(f"relu-complete: {r['verdict']} in {time.perf_counter() - t0:.1f}s")
     cert = r["certificate"]
     cert["block"] = info
@@ -371,6 +373,9 @@ def _decide_relu(block: Block, info: dict[str, Any], progress: Progress, max_exh
             if cert["emitted_block"]["rounded"]:
                 reason += (f"; its b_down = b_down + W_S b_S is not a float64: the file holds it rounded "
                            f"(error at most {cert['b_down_max_rounding_error']:.3g} per entry)")
+        elif plain is not None and cert.get("emitted_block", {}).get("check", "") is None:
+            say("comparing the class construction with the block (exact canonical forms)")
+            relu_decide.check_class_block(block, plain, cert["emitted_block"])
     else:
         say("distance to the nearest index set")
         cert["distance"] = _distance_to_index_sets(block, cert.get("search"))

@@ -17,6 +17,11 @@ is split by concern:
 * ``relaxation``: the scalable certificate of non-existence from a convex
   relaxation (:func:`relaxation_certificate`), re-checkable from the weights and
   one matrix ``Y`` alone (:func:`check_linear_certificate`);
+* ``gram``: a candidate from the m x m normal equations, for m <= d^2
+  (:func:`gram_candidate`; float64, the candidate is then verified exactly);
+* ``lattice``: candidates from LLL reduction of the subset-sum embedding, for
+  m > d^2 or a singular Gram matrix (:func:`lattice_candidates`; verified exactly);
+* ``planted``: dense blocks with a planted index set, exact in float64 (tests, benchmarks);
 * ``driver``: the combination (:func:`find_index_set`);
 * ``distance``: the nearest index set and whether it misses only by rounding
   (:func:`nearest_index_set`).
@@ -29,6 +34,8 @@ from __future__ import annotations
 from oracle.algebra.search.common import _jsonable
 from oracle.algebra.search.distance import nearest_index_set, residual_exact, rounding_tolerance
 from oracle.algebra.search.driver import SearchResult, find_index_set
+from oracle.algebra.search.gram import gram_candidate
+from oracle.algebra.search.lattice import lattice_candidates
 from oracle.algebra.search.modular import condition_residual, to_fraction_matrix, verify_index_set
 from oracle.algebra.search.relaxation import (
     check_linear_certificate, decode_matrix, encode_matrix, relaxation_certificate
@@ -45,6 +52,8 @@ __all__ = [
     "relaxation_certificate",
     "check_linear_certificate",
     "find_index_set",
+    "gram_candidate",
+    "lattice_candidates",
     "encode_matrix",
     "decode_matrix",
     "nearest_index_set",

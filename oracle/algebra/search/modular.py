@@ -52,19 +52,32 @@ class _Dyadic:
         self.shape = a.shape
         self.scale = int(max(0, -int(self.exp[nz].min()))) if nz.any() else 0
         self.top = int(self.exp[nz].max()) if nz.any() else 0  # largest exponent
+        self.max_abs = float(np.max(np.abs(a))) if a.size else 0.0  # exact: |x| of a double is a double
+        self.a = a  # the values themselves (a view), for the direct residues of small integers
         self._uniq: tuple[int, np.ndarray, np.ndarray] | None = None
 
     def max_abs_int(self, s: int) -> int:
-        """An upper bound (as a Python int) for |entries| of ``a * 2^s``."""
+        """The largest |entry| of the integer matrix ``a * 2^s`` (s >= scale), exactly, as a Python int.
+
+        The largest |entry| of ``a`` is itself a double, so its product with 2^s is computed
+        exactly as a Fraction (an integer once s >= scale; rounded up otherwise).
+        """
         if not self.nonzero.any():
             return 0
-        return (1 << 53) << max(0, self.top + s)
+        q = Fraction(self.max_abs) * (Fraction(2) ** s)
+        return -((-q.numerator) // q.denominator)  # the ceiling
 
     def residues(self, p: int, s: int) -> np.ndarray:
         """Residues in [0, p) of the integer matrix ``a * 2^s`` (requires s >= scale)."""
         sh = self.exp + s
         if self.nonzero.any() and int(sh[self.nonzero].min()) < 0:
             raise ValueError("scale too small for an integer representation")
+        if self.max_abs_int(s) < 2 ** 53:
+            # every integer a * 2^s is a double (|.| < 2^53), so ldexp is exact and so is fmod
+            # (the remainder of two doubles is always representable): no per-exponent tables
+            v = np.fmod(np.ldexp(self.a, s), float(p))
+            v[v < 0] += p
+            return v.astype(np.int64)
         sh = np.where(self.nonzero, sh, 0)
         # the distinct exponents are computed once per shift and reused for every prime
         if self._uniq is None or self._uniq[0] != s:
@@ -175,6 +188,9 @@ def _sub(D: _Dyadic, rows: np.ndarray | None, cols: np.ndarray | None) -> _Dyadi
     nz = new.nonzero
     new.scale = int(max(0, -int(new.exp[nz].min()))) if nz.any() else 0
     new.top = int(new.exp[nz].max()) if nz.any() else 0
+    mag = np.ldexp(np.abs(new.mant).astype(np.float64), new.exp.astype(np.int64)) if nz.any() else np.zeros(1)
+    new.max_abs = float(mag.max())  # |mant| < 2^53 and the exponent is the entry's own: exact
+    new.a = D.a[sel]
     new._uniq = None
     return new
 
@@ -183,7 +199,8 @@ def verify_index_set(W_up: Any, W_down: Any, M: Any, S: Iterable[int] | np.ndarr
     """Exactly decide whether ``W_down[:,S] @ W_up[S,:] + M == 0`` (multi-modular, exact)."""
     U, W, Mm = _check_shapes(W_up, W_down, M)
     idx = _normalize_S(S, U.shape[0])
-    return _mod_matmul_zero(_Dyadic(W), _Dyadic(U), _Dyadic(Mm), idx, idx)
+    # the dyadic views of the columns and rows in S only (the other units never enter)
+    return _mod_matmul_zero(_Dyadic(W[:, idx]), _Dyadic(U[idx, :]), _Dyadic(Mm), None, None)
 
 
 def condition_residual(W_up: Any, W_down: Any, M: Any, S: Iterable[int] | np.ndarray) -> float:
