@@ -269,8 +269,8 @@ def minor_det(name: str, layers: Sequence[Layer], points: Sequence[Sequence[Frac
 # ================================================================ random instances
 
 def _distinct_rows(U: QMat) -> bool:
-    """No row is zero and no two rows are equal or opposite (otherwise two units can trade
-    weights, and the Jacobian loses rank)."""
+    """No row is zero (a dead unit's output weights are free) and no two rows are equal (two
+    such units can trade weights); opposite rows lose no rank but are avoided as well."""
     for i, u in enumerate(U):
         if not any(u):
             return False
@@ -575,17 +575,11 @@ Q = Fraction
 
 
 def _index_set_stack() -> list[Layer]:
-    """d = 2, L = 2, widths (3, 3); in each block units 0, 1 have W_S U_S = -I (S = {0, 1})."""
-    U1 = qmat([[1, Q(1, 2)], [Q(-1, 4), 1], [Q(3, 4), Q(-5, 8)]])
-    A1 = qmat([[1, Q(1, 2)], [Q(-1, 4), 1]])  # W_S = -(U_S)^-1
-    det = A1[0][0] * A1[1][1] - A1[0][1] * A1[1][0]
-    inv = [[A1[1][1] / det, -A1[0][1] / det], [-A1[1][0] / det, A1[0][0] / det]]
-    W1 = [[-inv[0][0], -inv[0][1], Q(3, 8)], [-inv[1][0], -inv[1][1], Q(-1, 2)]]
-    U2 = qmat([[Q(-1, 2), 1], [1, Q(1, 4)], [Q(5, 8), Q(7, 8)]])
-    A2 = qmat([[Q(-1, 2), 1], [1, Q(1, 4)]])
-    det2 = A2[0][0] * A2[1][1] - A2[0][1] * A2[1][0]
-    inv2 = [[A2[1][1] / det2, -A2[0][1] / det2], [-A2[1][0] / det2, A2[0][0] / det2]]
-    W2 = [[-inv2[0][0], -inv2[0][1], Q(-1, 4)], [-inv2[1][0], -inv2[1][1], Q(5, 8)]]
+    """d = 2, L = 2, widths (3, 3), dyadic weights; in each block units 0, 1 have W_S U_S = -I."""
+    U1 = qmat([[1, Q(1, 2)], [0, 1], [Q(3, 4), Q(-5, 8)]])
+    W1 = qmat([[-1, Q(1, 2), Q(3, 8)], [0, -1, Q(-1, 2)]])      # W_S = -(U_S)^-1
+    U2 = qmat([[1, 0], [Q(-1, 4), 1], [Q(5, 8), Q(7, 8)]])
+    W2 = qmat([[-1, 0, Q(-1, 4)], [Q(-1, 4), -1, Q(5, 8)]])
     return [(U1, W1), (U2, W2)]
 
 

@@ -324,3 +324,57 @@ Proof.
   unfold L, res_comp_id, plain_comp, layer_block, block, readout, mv, ident, kron, v1, relu in Heq.
   simpl in Heq. rewrite ?Rmult_1_l, ?Rmult_0_l, ?Rplus_0_l, ?Rplus_0_r in Heq. align Heq. lra.
 Qed.
+
+(** ** (c) The junction factorisation of residual-free stacks *)
+
+(** Two residual-free layers compose through the junction product only:
+    the hidden pre-activations of layer 2 are
+    [sum_j Wu2_lj (sum_k Wd1_jk h_k) = sum_k (Wu2 Wd1)_lk h_k].  So two pairs of
+    layers with the same first [W_up], the same last [W_down] and the same
+    [m2 x m1] junction product [W_up^2 W_down^1] (inner dimension [d])
+    compute the same function, for every activation.  (The GL(d) gauge of
+    part (a) is one way to change the factors without changing the product;
+    when a width is below [d] there are more.) *)
+Lemma junction_preact : forall d m1 sigma Wd1 Wu1 Wu2 x l,
+  mv d Wu2 (block d m1 sigma Wd1 Wu1 x) l =
+  sum m1 (fun k => matmul d Wu2 Wd1 l k * sigma (mv d Wu1 x k)).
+Proof.
+  intros. unfold mv at 1, block, readout, matmul.
+  transitivity (sum d (fun j => sum m1 (fun k => Wu2 l j * Wd1 j k * sigma (mv d Wu1 x k)))).
+  - apply sum_ext. intros j _. rewrite <- sum_scal_l. apply sum_ext. intros. ring.
+  - rewrite sum_swap. apply sum_ext. intros k _. rewrite <- sum_scal_r. reflexivity.
+Qed.
+
+Theorem plain_pair_junction_factorisation :
+  forall (d m1 m2 : nat) (sigma : R -> R) (Wd1 Wu1 Wd2 Wu2 Wd1' Wu2' : mat)
+         (junction_equal : forall l k, (l < m2)%nat -> (k < m1)%nat ->
+                             matmul d Wu2 Wd1 l k = matmul d Wu2' Wd1' l k),
+  forall x i,
+    block d m2 sigma Wd2 Wu2 (block d m1 sigma Wd1 Wu1 x) i =
+    block d m2 sigma Wd2 Wu2' (block d m1 sigma Wd1' Wu1 x) i.
+Proof.
+  intros d m1 m2 sigma Wd1 Wu1 Wd2 Wu2 Wd1' Wu2' HJ x i.
+  unfold block at 1 3, readout. apply sum_ext. intros l Hl. f_equal. f_equal.
+  rewrite !junction_preact. apply sum_ext. intros k Hk. rewrite (HJ l k Hl Hk). reflexivity.
+Qed.
+
+(** Instance of [plain_pair_junction_factorisation], stated with the
+    standard library only: [d = 1], one unit per layer, relu; the factors
+    [(W_down^1, W_up^2) = (2, 3)] and [(6, 1)] have the same product 6, so
+    [relu(3 (2 relu x))] and [relu(6 relu x)] agree (here with [W_down^2 = 1],
+    [W_up^1 = 1]). *)
+Lemma junction_factorisation_instance : forall x : R,
+  Rmax (3 * (2 * Rmax x 0)) 0 = Rmax (6 * Rmax x 0) 0.
+Proof.
+  intros x.
+  pose proof (plain_pair_junction_factorisation 1 1 1 relu
+                (fun _ _ => 2) (fun _ _ => 1) (fun _ _ => 1) (fun _ _ => 3)
+                (fun _ _ => 6) (fun _ _ => 1)) as H.
+  assert (HJ : forall l k, (l < 1)%nat -> (k < 1)%nat ->
+            matmul 1 (fun _ _ => 3) (fun _ _ => 2) l k = matmul 1 (fun _ _ => 1) (fun _ _ => 6) l k).
+  { intros. unfold matmul. simpl. ring. }
+  specialize (H HJ (v1 x) 0%nat).
+  unfold block, readout, mv, v1, relu in H. simpl in H.
+  rewrite ?Rmult_1_l, ?Rmult_0_l, ?Rplus_0_l, ?Rplus_0_r, ?Rmult_1_r in H.
+  exact H.
+Qed.
