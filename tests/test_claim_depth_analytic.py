@@ -243,3 +243,20 @@ def test_index_set_stack_is_decided_by_the_sign_flip_not_by_the_count():
     r = stacks.decide_stack(st)
     assert (r["verdict"], r["claim"], r["exact"]) == ("absorbable", "relu-gelu-iff", True)
     assert da.analytic_index_sets().data["rank_certificate"]["certified"]
+
+
+# ---------------------------------------------------------------- the report's sweep figure
+
+def test_sweep_figure_from_the_committed_file_and_bad_files(tmp_path):
+    pytest.importorskip("matplotlib")
+    from oracle.report import figures
+    fig, note = figures.analytic_sweep_figure()
+    assert fig is not None and note == ""
+    assert fig.data["entries"] == 1008 and fig.data["certified"] == 1008
+    assert "d = 4, L = 3: 216/216" in fig.caption and fig.svg.startswith(b"<?xml")
+    missing = tmp_path / "none.json"
+    assert figures.analytic_sweep_figure(missing)[0] is None
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"activations": ["gelu"], "entries": [{"d": 1}]}')
+    fig, note = figures.analytic_sweep_figure(bad)
+    assert fig is None and "unreadable" in note
