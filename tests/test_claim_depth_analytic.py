@@ -260,3 +260,17 @@ def test_sweep_figure_from_the_committed_file_and_bad_files(tmp_path):
     bad.write_text('{"activations": ["gelu"], "entries": [{"d": 1}]}')
     fig, note = figures.analytic_sweep_figure(bad)
     assert fig is None and "unreadable" in note
+
+
+def test_absorb_check_on_the_example_gelu_stack(capsys, tmp_path):
+    from pathlib import Path
+    from oracle.cli import main
+    p = Path(__file__).resolve().parent.parent / "examples" / "gelu_stack_generic.npz"
+    code = main(["check", str(p), "--emit", str(tmp_path / "x.npz")])
+    out, err = capsys.readouterr()
+    assert code == 0 and "verdict: undecided (depth-analytic, not exact)" in out
+    assert "rank certificate (depth-analytic): full rank N = 54 > D_plain = 45" in out
+    assert "nothing emitted" in err and not (tmp_path / "x.npz").exists()
+    code = main(["check", str(p), "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and doc["claim"] == "depth-analytic" and stacks.recheck_decision(doc)
