@@ -274,3 +274,21 @@ def test_absorb_check_on_the_example_gelu_stack(capsys, tmp_path):
     code = main(["check", str(p), "--json"])
     doc = json.loads(capsys.readouterr().out)
     assert code == 0 and doc["claim"] == "depth-analytic" and stacks.recheck_decision(doc)
+
+
+def test_registry_entry_and_pins():
+    import tomllib
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    reg = tomllib.loads((root / "proofs" / "claims.toml").read_text())["claim"]
+    c = next(c for c in reg if c["id"] == da.CLAIM)
+    assert base.resolve(c["oracle"]) is da.check
+    assert set(c["hypotheses"]) == {"bias_free", "sigma_analytic", "depth_ge_2", "analytic_rank_certified",
+                                    "generic_weight"}
+    assert c["coq"][0] == "SkipAbsorption.DepthStack.plain_stack_junction_factorisation"
+    pinned = (root / "proofs" / "pinned" / "coq-statements.txt").read_text()
+    for name in [c["coq"][0], c["coq_instance"]]:
+        assert f"=== {name}\n" in pinned
+    glossary = tomllib.loads((root / "proofs" / "hypotheses.toml").read_text())
+    for tag in c["hypotheses"] + list(c["coq_extra_hypotheses"]):
+        assert tag in glossary
