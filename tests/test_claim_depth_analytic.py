@@ -4,7 +4,6 @@ committed sweep, the boundary instances and `absorb check` on gelu-family stacks
 import copy
 import itertools
 import json
-import math
 import random
 from fractions import Fraction
 
