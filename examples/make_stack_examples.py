@@ -6,6 +6,9 @@
                                 widths (depth-narrow part (c), exact)
   relu_stack_generic.npz        d = 2, widths (3, 3), larger weights: undecided, with the
                                 depth-dimension rank certificate and the depth-width construction
+  gelu_stack_generic.npz        gelu, d = 3, widths (4, 5): undecided, with the depth-analytic rank
+                                certificate (almost every gelu stack of these widths is no plain
+                                stack of the same widths; nothing about this one)
 """
 
 from pathlib import Path
@@ -18,18 +21,19 @@ from oracle.core.stackfiles import write_stack
 OUT = Path(__file__).resolve().parent
 
 
-def _stack(d: int, widths: list[int], scale: float, seed: int) -> Stack:
+def _stack(d: int, widths: list[int], scale: float, seed: int, act: str = "relu") -> Stack:
     """Dyadic weights: W_up entries k/8, W_down entries k/256 scaled."""
     rng = np.random.default_rng(seed)
-    return Stack([Block("relu", W_up=np.round(rng.standard_normal((m, d)) * 8) / 8,
+    return Stack([Block(act, W_up=np.round(rng.standard_normal((m, d)) * 8) / 8,
                         W_down=np.round(rng.standard_normal((d, m)) * 256 * scale) / 256) for m in widths])
 
 
 def main() -> None:
-    """Create the three example stacks."""
+    """Create the example stacks."""
     write_stack(_stack(2, [3, 3], 0.05, 3), OUT / "relu_stack_near_identity.npz")
     write_stack(_stack(3, [4, 3], 0.02, 3), OUT / "relu_stack_narrow.npz")
     write_stack(_stack(2, [3, 3], 1.0, 3), OUT / "relu_stack_generic.npz")
+    write_stack(_stack(3, [4, 5], 0.5, 3, "gelu"), OUT / "gelu_stack_generic.npz")
 
 
 if __name__ == "__main__":

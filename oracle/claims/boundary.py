@@ -326,6 +326,8 @@ def recheck_counterexample(cert: dict[str, Any]) -> bool:
     try:
         data = cert["data"]
         kind = data["kind"]
+        if kind in ("analytic_index_sets", "analytic_depth_one"):  # depth-analytic's own re-check
+            return _depth_analytic.recheck_counterexample(cert)
         pts = [qvec(p) for p in data["points"]]
         if not pts:
             return False
@@ -374,6 +376,8 @@ def recheck_counterexample(cert: dict[str, Any]) -> bool:
 # The boundary instances of the depth claims (the open problem) live next to their checks;
 # importing the module registers them with the audit.
 from oracle.claims import depth_stacks as _depth_stacks
+# The boundary instances of depth-analytic (gelu family) register the same way.
+from oracle.claims import depth_analytic as _depth_analytic
 # The counterexamples of relu-limit and relu-complete live next to their checks; importing the
 # modules registers them with base.COUNTEREXAMPLES, which is what the audit reads.
 from oracle.claims import relu_complete, relu_limit

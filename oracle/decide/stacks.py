@@ -18,6 +18,7 @@ from oracle.core.stackfiles import stack_kind
 from oracle.claims.depth import is_flat, skip_product
 from oracle.algebra.exact import is_zero_matrix, smat
 from oracle.algebra.exact import stack_to_json
+from oracle.claims import depth_analytic as da
 from oracle.claims import depth_stacks as ds
 from oracle.algebra.exact import all_index_sets_exact, identity, qmat
 from oracle.claims.depth_stacks import narrow_part
@@ -121,6 +122,8 @@ def decide_stack(stack: Stack) -> dict[str, Any]:
         return _result("undecided", None, False, "biases or skip matrices other than I: the stack "
                        "claims (depth-narrow, depth-d2, depth-dimension) assume bias-free identity skips",
                        info)
+    if act.name in da.ACTIVATIONS:
+        return _analytic_decision(act.name, layers, info)
     if act.name != "relu":
         return _result("undecided", None, False,
                        f"{act.name}: the stack claims are proved for relu; depth-width still gives a plain "
@@ -162,6 +165,24 @@ def decide_stack(stack: Stack) -> dict[str, Any]:
         reason += f"; rank certificate skipped (N = {N} > {MAX_RANK_PARAMS} parameters)"
     return _result("undecided", "depth-dimension" if cert["rank_certificate"] and
                    cert["rank_certificate"]["certified"] else None, False, reason, cert)
+
+
+def _analytic_decision(name: str, layers: list, info: dict[str, Any]) -> dict[str, Any]:
+    """gelu, gelu_tanh, silu with identity skips and no index sets in every block: no claim decides
+    the given stack; depth-analytic's rank certificate says what holds for almost every stack."""
+    cert: dict[str, Any] = {**info, "residual": ds.layers_to_json(layers), **_width_info(layers)}
+    reason = ("no proved claim decides this stack; depth-width: it IS a plain stack of widths "
+              f"{cert['absorbing_widths']}")
+    st = da.stack_statement(name, layers)
+    cert["analytic"] = st
+    if st["certified"]:
+        reason += (f"; depth-analytic: the Jacobian has full rank N = {st['N']} > D_plain = {st['D_plain']} "
+                   f"(arb certificate at {st['at']}), so ALMOST EVERY residual {name} stack of these widths "
+                   "is no plain stack of the same widths (a statement about almost every stack, not a "
+                   "verdict about this one)")
+        return _result("undecided", "depth-analytic", False, reason, cert)
+    reason += f"; no depth-analytic certificate ({st.get('skipped', 'the determinant enclosures contain 0')})"
+    return _result("undecided", None, False, reason, cert)
 
 
 def _width_info(layers: list) -> dict[str, Any]:
@@ -213,6 +234,12 @@ def recheck_decision(result: dict[str, Any]) -> bool:
             rc = cert.get("rank_certificate")
             if claim == "depth-dimension":
                 return ds.check_rank_certificate(ds.layers_from_json(cert["residual"]), rc)
+            if claim == "depth-analytic":
+                st = cert["analytic"]
+                rc2 = st["certificate"]
+                return (result["verdict"] == "undecided" and st["certified"] is True
+                        and rc2["activation"] == cert["activation"] and rc2["d"] == cert["d"]
+                        and rc2["widths"] == cert["widths"] and da.recheck(rc2))
             return False
         if "block_certificate" in cert:  # a stack of one block, decided by oracle.decide.block
             return single.recheck_certificate(block_from_json(cert["block"]), cert["block_certificate"])
@@ -278,6 +305,12 @@ def format_decision(result: dict[str, Any]) -> str:
     lines = [head, f"verdict: {result['verdict']}" + (f" ({result['claim']}, "
              f"{'exact' if result['exact'] else 'not exact'})" if result["claim"] else ""),
              f"reason: {result['reason']}"]
+    an = c.get("analytic")
+    if an and an.get("certified"):
+        ac = an["certificate"]
+        lines.append(f"rank certificate (depth-analytic): full rank N = {an['N']} > D_plain = {an['D_plain']} "
+                     f"at {an['at']}, {len(ac['points'])} points, minor determinant {ac['det']} "
+                     f"({ac['precision']}-bit arb balls)")
     rc = c.get("rank_certificate")
     if rc:
         lines.append(f"rank certificate: rank {rc['rank']} at {len(rc['points'])} points, D_plain = "

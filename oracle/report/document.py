@@ -422,6 +422,11 @@ def build_context(doc: dict[str, Any], report_path: Optional[str] = None) -> Rep
         general.append(depth)
     if note:
         notes.append(note)
+    sweep, note = figures.analytic_sweep_figure()
+    if sweep is not None:
+        general.append(sweep)
+    if note:
+        notes.append(note)
     per_claim = {c["id"]: figures.instance_figure(c) for c in doc["claims"]}
     base = Path(report_path).resolve().parent if report_path else None
     return ReportContext(doc, base, general, per_claim, notes, load_glossary(), load_pinned(),

@@ -454,3 +454,150 @@ Proof.
   unfold L, res_comp_id, plain_comp, layer_block, block, readout, mv, ident, kron, v1, relu in Heq.
   simpl in Heq. rewrite ?Rmult_1_l, ?Rmult_0_l, ?Rplus_0_l, ?Rplus_0_r in Heq. align Heq. lra.
 Qed.
+
+(** ** (c) The junction factorisation of residual-free stacks *)
+
+(** Two residual-free layers compose through the junction product only:
+    the hidden pre-activations of layer 2 are
+    [sum_j Wu2_lj (sum_k Wd1_jk h_k) = sum_k (Wu2 Wd1)_lk h_k].  So two pairs of
+    layers with the same first [W_up], the same last [W_down] and the same
+    [m2 x m1] junction product [W_up^2 W_down^1] (inner dimension [d])
+    compute the same function, for every activation.  (The GL(d) gauge of
+    part (a) is one way to change the factors without changing the product;
+    when a width is below [d] there are more.) *)
+Lemma junction_preact : forall d m1 sigma Wd1 Wu1 Wu2 x l,
+  mv d Wu2 (block d m1 sigma Wd1 Wu1 x) l =
+  sum m1 (fun k => matmul d Wu2 Wd1 l k * sigma (mv d Wu1 x k)).
+Proof.
+  intros. unfold mv at 1, block, readout, matmul.
+  transitivity (sum d (fun j => sum m1 (fun k => Wu2 l j * Wd1 j k * sigma (mv d Wu1 x k)))).
+  - apply sum_ext. intros j _. rewrite <- sum_scal_l. apply sum_ext. intros. ring.
+  - rewrite sum_swap. apply sum_ext. intros k _. rewrite <- sum_scal_r. reflexivity.
+Qed.
+
+Theorem plain_pair_junction_factorisation :
+  forall (d m1 m2 : nat) (sigma : R -> R) (Wd1 Wu1 Wd2 Wu2 Wd1' Wu2' : mat)
+         (junction_equal : forall l k, (l < m2)%nat -> (k < m1)%nat ->
+                             matmul d Wu2 Wd1 l k = matmul d Wu2' Wd1' l k),
+  forall x i,
+    block d m2 sigma Wd2 Wu2 (block d m1 sigma Wd1 Wu1 x) i =
+    block d m2 sigma Wd2 Wu2' (block d m1 sigma Wd1' Wu1 x) i.
+Proof.
+  intros d m1 m2 sigma Wd1 Wu1 Wd2 Wu2 Wd1' Wu2' HJ x i.
+  unfold block at 1 3, readout. apply sum_ext. intros l Hl. f_equal. f_equal.
+  rewrite !junction_preact. apply sum_ext. intros k Hk. rewrite (HJ l k Hl Hk). reflexivity.
+Qed.
+
+(** The junction factorisation for stacks of any length [L >= 1]:
+    [junctions_agree d Ls Ls'] says that the two stacks have the same
+    length and widths, the same junction product [W_up^(l+1) W_down^l] at
+    every interface and the same last [W_down]. *)
+Fixpoint junctions_agree (d : nat) (Ls Ls' : list layer) : Prop :=
+  match Ls, Ls' with
+  | L :: rest, L' :: rest' =>
+      width L = width L' /\
+      match rest, rest' with
+      | [], [] => forall i l, (i < d)%nat -> (l < width L)%nat -> Wdown L i l = Wdown L' i l
+      | L2 :: _, L2' :: _ =>
+          width L2 = width L2' /\
+          (forall l k, (l < width L2)%nat -> (k < width L)%nat ->
+             matmul d (Wup L2) (Wdown L) l k = matmul d (Wup L2') (Wdown L') l k) /\
+          junctions_agree d rest rest'
+      | _, _ => False
+      end
+  | _, _ => False
+  end.
+
+(** The first layer's pre-activations agree on inputs [y], [y']. *)
+Definition preacts_agree (d : nat) (Ls Ls' : list layer) (y y' : vec) : Prop :=
+  match Ls, Ls' with
+  | L :: _, L' :: _ => forall l, (l < width L)%nat -> mv d (Wup L) y l = mv d (Wup L') y' l
+  | _, _ => False
+  end.
+
+Lemma plain_comp_cons : forall d sigma (L : layer) (rest : list layer) (y : vec),
+  plain_comp (map (layer_block d sigma) (L :: rest)) y =
+  plain_comp (map (layer_block d sigma) rest) (layer_block d sigma L y).
+Proof. reflexivity. Qed.
+
+Lemma junction_stack_agree : forall d sigma (Ls Ls' : list layer) (y y' : vec),
+  junctions_agree d Ls Ls' -> preacts_agree d Ls Ls' y y' ->
+  forall i, (i < d)%nat ->
+    plain_comp (map (layer_block d sigma) Ls) y i = plain_comp (map (layer_block d sigma) Ls') y' i.
+Proof.
+  intros d sigma Ls. induction Ls as [|L rest IH]; intros Ls' y y' HJ HP i Hi.
+  - destruct Ls'; contradiction.
+  - destruct Ls' as [|L' rest']; [contradiction|].
+    rewrite !plain_comp_cons.
+    simpl in HJ, HP. destruct HJ as [Hw HJ].
+    destruct rest as [|L2 rest2]; destruct rest' as [|L2' rest2']; try (simpl in HJ; contradiction).
+    + simpl. unfold layer_block, block, readout. rewrite <- Hw. apply sum_ext.
+      intros l Hl. rewrite (HJ i l Hi Hl). rewrite (HP l Hl). reflexivity.
+    + destruct HJ as [Hw2 [HJ2 HJr]]. apply IH; [exact HJr| |exact Hi].
+      simpl. intros l Hl. unfold layer_block. rewrite !junction_preact. rewrite <- Hw.
+      apply sum_ext. intros k Hk. rewrite (HJ2 l k Hl Hk). rewrite (HP k Hk). reflexivity.
+Qed.
+
+(** A residual-free stack depends on its weights only through the first
+    [W_up], the junction products and the last [W_down], for every
+    activation and every length. *)
+Theorem plain_stack_junction_factorisation :
+  forall (d : nat) (sigma : R -> R) (Ls Ls' : list layer)
+         (junction_equal : junctions_agree d Ls Ls')
+         (first_up_equal : match Ls, Ls' with
+                           | L :: _, L' :: _ =>
+                               forall l j, (l < width L)%nat -> (j < d)%nat -> Wup L l j = Wup L' l j
+                           | _, _ => False
+                           end),
+  forall x i, (i < d)%nat ->
+    plain_comp (map (layer_block d sigma) Ls) x i = plain_comp (map (layer_block d sigma) Ls') x i.
+Proof.
+  intros d sigma Ls Ls' HJ HU x i Hi. apply junction_stack_agree; [exact HJ| |exact Hi].
+  destruct Ls as [|L rest]; destruct Ls' as [|L' rest']; try contradiction.
+  simpl. intros l Hl. unfold mv. apply sum_ext. intros j Hj. rewrite (HU l j Hl Hj). reflexivity.
+Qed.
+
+(** Instance of [plain_pair_junction_factorisation], stated with the
+    standard library only: [d = 1], one unit per layer, relu; the factors
+    [(W_down^1, W_up^2) = (2, 3)] and [(6, 1)] have the same product 6, so
+    [relu(3 (2 relu x))] and [relu(6 relu x)] agree (here with [W_down^2 = 1],
+    [W_up^1 = 1]). *)
+Lemma junction_factorisation_instance : forall x : R,
+  Rmax (3 * (2 * Rmax x 0)) 0 = Rmax (6 * Rmax x 0) 0.
+Proof.
+  intros x.
+  pose proof (plain_pair_junction_factorisation 1 1 1 relu
+                (fun _ _ => 2) (fun _ _ => 1) (fun _ _ => 1) (fun _ _ => 3)
+                (fun _ _ => 6) (fun _ _ => 1)) as H.
+  assert (HJ : forall l k, (l < 1)%nat -> (k < 1)%nat ->
+            matmul 1 (fun _ _ => 3) (fun _ _ => 2) l k = matmul 1 (fun _ _ => 1) (fun _ _ => 6) l k).
+  { intros. unfold matmul. simpl. ring. }
+  specialize (H HJ (v1 x) 0%nat).
+  unfold block, readout, mv, v1, relu in H. simpl in H.
+  rewrite ?Rmult_1_l, ?Rmult_0_l, ?Rplus_0_l, ?Rplus_0_r, ?Rmult_1_r in H.
+  exact H.
+Qed.
+
+(** Instance of [plain_stack_junction_factorisation], stated with the
+    standard library only: [d = 1], three relu layers of width 1.  The
+    stacks with factors [(W_up, W_down)] = [(1, 2), (3, 5), (7, 1)] and
+    [(1, 1), (6, 1), (35, 1)] have the same junction products [3 * 2 = 6 * 1]
+    and [7 * 5 = 35 * 1], so they compute the same function. *)
+Lemma stack_junction_instance : forall x : R,
+  Rmax (7 * (5 * Rmax (3 * (2 * Rmax x 0)) 0)) 0 =
+  Rmax (35 * Rmax (6 * Rmax x 0) 0) 0.
+Proof.
+  intros x.
+  set (mk := fun u w : R => mk_layer 1 (fun _ _ => w) (fun _ _ => u)).
+  assert (HJ : junctions_agree 1 [mk 1 2; mk 3 5; mk 7 1] [mk 1 1; mk 6 1; mk 35 1]).
+  { unfold mk. simpl. unfold matmul. simpl.
+    repeat split; intros; lra. }
+  assert (HU : forall l j, (l < 1)%nat -> (j < 1)%nat ->
+            Wup (mk 1 2) l j = Wup (mk 1 1) l j).
+  { intros. unfold mk. reflexivity. }
+  pose proof (plain_stack_junction_factorisation 1 relu [mk 1 2; mk 3 5; mk 7 1]
+                [mk 1 1; mk 6 1; mk 35 1] HJ HU (v1 x) 0%nat ltac:(lia)) as H.
+  unfold mk, plain_comp, map, layer_block, block, readout, mv, v1, relu in H. simpl in H.
+  rewrite ?Rmult_1_l, ?Rmult_1_r, ?Rplus_0_l in H.
+  exact H.
+Qed.

@@ -1,0 +1,293 @@
+"""depth-analytic: the dimension count, the ball-arithmetic rank certificate and its re-check, the
+committed sweep, the boundary instances and `absorb check` on gelu-family stacks."""
+
+import copy
+import itertools
+import json
+import random
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from oracle.claims import base
+from oracle.claims import boundary as bd
+from oracle.claims import depth_analytic as da
+from oracle.core.blocks import Block, Stack
+from oracle.decide import stacks
+
+Q = Fraction
+
+
+def _json(x):
+    return json.loads(json.dumps(x))
+
+
+# ---------------------------------------------------------------- the dimension count
+
+@pytest.mark.parametrize("d, widths, gaps", [
+    (2, [3, 3], [4]),            # both widths >= d: d^2
+    (3, [1, 1], [5]),            # both below d: d^2 - (d - 1)^2 = 2d - 1
+    (2, [1, 5], [7]),            # one below d: d^2 + (d - 1)(5 - d)
+    (1, [4, 2, 6], [1, 1]),      # d = 1: one per junction
+    (4, [6, 6, 6], [16, 16]),
+])
+def test_junction_gaps(d, widths, gaps):
+    assert da.junction_gaps(d, widths) == gaps
+    assert da.plain_dimension(d, widths) == da.param_count(d, widths) - sum(gaps)
+
+
+def test_gap_is_at_least_one_and_matches_the_rank_variety():
+    for d, p, q in itertools.product(range(1, 6), range(1, 8), range(1, 8)):
+        r = min(d, p, q)
+        assert da.rank_variety_dim(d, p, q) == r * (p + q - r)
+        gap = da.junction_gaps(d, [q, p])[0]
+        assert gap >= 1
+        if p >= d and q >= d:
+            assert gap == d * d
+    assert da.plain_dimension(2, [3]) == da.param_count(2, [3])   # depth 1: no gap
+
+
+# ---------------------------------------------------------------- the Jacobian formulas
+
+def _eval64(name, layers, x):
+    y = np.array([float(v) for v in x])
+    for U, W in layers:
+        U = np.array(U, dtype=float)
+        W = np.array(W, dtype=float)
+        y = y + W @ np.array([da.value_and_slope64(name, z)[0] for z in U @ y])
+    return y
+
+
+@pytest.mark.parametrize("name", da.ACTIVATIONS)
+def test_jacobian_matches_finite_differences(name):
+    """Float evidence that the chain-rule formulas are the derivative (the proof is the formula)."""
+    rng = random.Random(4)
+    d, widths = 2, [2, 3]
+    layers = da.random_layers(d, widths, rng)
+    x = da.random_points(d, 1, rng)[0]
+    J = da.jacobian_float(name, layers, [x])
+    flat = [float(v) for v in da.flatten_layers(layers)]
+    h = 1e-6
+    for j in range(len(flat)):
+        up, dn = list(flat), list(flat)
+        up[j] += h
+        dn[j] -= h
+        fu = _eval64(name, da.unflatten(d, widths, up), x)
+        fd = _eval64(name, da.unflatten(d, widths, dn), x)
+        assert np.allclose((fu - fd) / (2 * h), J[:, j], atol=1e-7)
+    # the ball Jacobian contains the float one up to rounding
+    Jb = da.jacobian_ball(name, layers, [x], 128)
+    for i in range(d):
+        for j in range(len(flat)):
+            assert abs(float(Jb[i, j].mid()) - J[i, j]) < 1e-12
+
+
+@pytest.mark.parametrize("name", da.ACTIVATIONS)
+def test_ball_values_agree_with_the_catalog(name):
+    from flint import arb
+    from oracle.core import activations
+    act = activations.get(name)
+    for z in (Q(-3, 2), Q(0), Q(5, 8), Q(7, 2)):
+        zb = arb(z.numerator) / z.denominator
+        assert da.value_and_slope(name, zb)[0].overlaps(act.ball(zb))
+
+
+# ---------------------------------------------------------------- certificates
+
+@pytest.mark.parametrize("name", da.ACTIVATIONS)
+def test_fresh_certificate_rechecks_from_json(name):
+    cert = da.make_certificate(name, 2, [2, 3], seed=1)
+    assert cert["certified"] and cert["N"] == 20 and cert["D_plain"] == 16
+    assert da.recheck(_json(cert))
+
+
+def test_tampered_certificates_are_refused():
+    cert = _json(da.make_certificate("gelu", 2, [3, 2], seed=2))
+    assert da.recheck(cert)
+    edits = [
+        lambda c: c["theta"].__setitem__(0, c["theta"][0] + 1),          # a weight
+        lambda c: c["points"][0].__setitem__(0, c["points"][0][0] + 1),   # a point
+        lambda c: c.__setitem__("det", "[1.00000 +/- 1e-10]"),           # the stated determinant
+        lambda c: c.__setitem__("rows_omitted", c["rows_omitted"][1:]),   # not N rows any more
+        lambda c: c.__setitem__("widths", [2, 3]),                        # other widths
+        lambda c: c.__setitem__("D_plain", c["N"]),                       # a wrong count
+        lambda c: c.__setitem__("certified", False),
+        lambda c: c.__setitem__("precision", 64),                         # not an allowed precision
+        lambda c: c.__setitem__("activation", "relu"),                    # not covered
+        lambda c: c.__setitem__("theta_den", 0),
+        lambda c: c.__setitem__("theta", c["theta"][:-1]),
+    ]
+    for edit in edits:
+        bad = copy.deepcopy(cert)
+        edit(bad)
+        assert not da.recheck(bad)
+
+
+def test_depth_one_is_never_a_certificate():
+    cert = da.make_certificate("gelu", 2, [3, 3], seed=0)
+    one = copy.deepcopy(cert)
+    one["widths"] = [6]
+    assert not da.recheck(one)
+
+
+def test_duplicated_points_are_not_certified():
+    rng = random.Random(5)
+    layers = da.random_layers(2, [2, 2], rng)
+    pts = da.random_points(2, 5, rng)
+    pts = pts + pts   # 10 points, but only 5 distinct: rank <= 10 < N = 16
+    cert = da.certify("silu", layers, pts)
+    assert not cert["certified"] and not da.recheck(cert)
+
+
+@pytest.mark.parametrize("kind", ["equal", "zero"])
+def test_symmetric_weights_are_not_certified(kind):
+    """Two equal units (they can trade weights) or a dead unit (zero row: its output weights are
+    free): the Jacobian loses rank, and no certificate is issued."""
+    rng = random.Random(6)
+    layers = da.random_layers(2, [3, 2], rng)
+    U, W = layers[0]
+    if kind == "equal":
+        U[1] = list(U[0])
+        for a in range(2):
+            W[a][1] = W[a][0]
+    else:
+        U[2] = [Q(0), Q(0)]
+    pts = da.random_points(2, da.point_count(2, [3, 2]), rng)
+    cert = da.certify("gelu", layers, pts)
+    assert not cert["certified"]
+    assert not da.recheck(cert)
+
+
+def test_opposite_rows_keep_full_rank():
+    """u_1 = -u_0 is no symmetry (s(-z) = s(z) - z changes the block by a linear map)."""
+    rng = random.Random(0)
+    layers = da.random_layers(2, [3, 2], rng)
+    layers[0][0][1] = [-v for v in layers[0][0][0]]
+    cert = da.certify("gelu", layers, da.random_points(2, da.point_count(2, [3, 2]), rng))
+    assert cert["certified"] and da.recheck(cert)
+
+
+# ---------------------------------------------------------------- the committed sweep
+
+def test_sweep_covers_the_grid_and_every_entry_is_certified():
+    sweep = da.load_sweep()
+    assert sweep["claim"] == da.CLAIM and sweep["activations"] == list(da.ACTIVATIONS)
+    got = {(e["d"], tuple(e["widths"])) for e in sweep["entries"]}
+    want = {(d, tuple(w)) for d, w in da.sweep_widths(4, (2, 3), 6)}
+    assert got == want and len(sweep["entries"]) == len(want) == 1008
+    for e in sweep["entries"]:
+        assert all(e["results"][a]["certified"] for a in da.ACTIVATIONS)
+
+
+def test_sweep_sample_rechecks_from_json():
+    sweep = da.load_sweep()
+    rng = random.Random(11)
+    sample = rng.sample(sweep["entries"], 6)
+    # the largest entry too
+    sample.append(max(sweep["entries"], key=lambda e: da.param_count(e["d"], e["widths"])))
+    for e in sample:
+        for a in da.ACTIVATIONS:
+            assert da.recheck(_json(da.entry_certificate(e, a)))
+
+
+def test_oracle_check_runs_and_rechecks():
+    res = base.run_check(da.check, 4)
+    assert res.passed and res.instances == 4 and res.exact_instances == 4
+
+
+# ---------------------------------------------------------------- boundary instances
+
+@pytest.mark.parametrize("fn, dropped", [(da.analytic_index_sets, "generic_weight"),
+                                         (da.analytic_depth_one, "depth_ge_2")])
+def test_boundary_instances(fn, dropped):
+    assert fn in base.COUNTEREXAMPLES and fn.counterexample_info.dropped == dropped
+    cert = fn()
+    assert cert.holds
+    d = _json(cert.as_dict())
+    assert da.recheck_counterexample(d) and bd.recheck_counterexample(d)
+    bad = copy.deepcopy(d)
+    bad["data"]["plain"][0]["W_up"][2] = [str(-Q(v)) for v in bad["data"]["plain"][0]["W_up"][2]]
+    assert not da.recheck_counterexample(bad)   # flipping a unit outside the index set
+
+
+# ---------------------------------------------------------------- absorb check on a stack
+
+def _gelu_stack(act="gelu"):
+    rng = np.random.default_rng(3)
+    d = 3
+    return Stack([Block(act, W_up=np.round(rng.normal(size=(m, d)) * 8) / 8,
+                        W_down=np.round(rng.normal(size=(d, m)) * 8) / 16) for m in (3, 4)])
+
+
+@pytest.mark.parametrize("act", da.ACTIVATIONS)
+def test_decide_stack_cites_the_claim_without_a_verdict(act):
+    r = stacks.decide_stack(_gelu_stack(act))
+    assert (r["verdict"], r["claim"], r["exact"]) == ("undecided", "depth-analytic", False)
+    assert "ALMOST EVERY" in r["reason"] and "not a verdict about this one" in r["reason"]
+    assert r["certificate"]["analytic"]["at"] == "the given weights"
+    assert stacks.recheck_decision(_json(r))
+    bad = _json(r)
+    bad["certificate"]["analytic"]["certificate"]["theta"][0] += 1
+    assert not stacks.recheck_decision(bad)
+    assert "rank certificate (depth-analytic)" in stacks.format_decision(r)
+
+
+def test_index_set_stack_is_decided_by_the_sign_flip_not_by_the_count():
+    """The boundary stack is plain (relu-gelu-iff sufficiency decides it exactly); the rank
+    certificate, which also exists there, is never turned into a verdict."""
+    layers = da._index_set_stack()
+    st = Stack([Block("gelu", W_up=np.array([[float(v) for v in r] for r in U]),
+                      W_down=np.array([[float(v) for v in r] for r in W])) for U, W in layers])
+    r = stacks.decide_stack(st)
+    assert (r["verdict"], r["claim"], r["exact"]) == ("absorbable", "relu-gelu-iff", True)
+    assert da.analytic_index_sets().data["rank_certificate"]["certified"]
+
+
+# ---------------------------------------------------------------- the report's sweep figure
+
+def test_sweep_figure_from_the_committed_file_and_bad_files(tmp_path):
+    pytest.importorskip("matplotlib")
+    from oracle.report import figures
+    fig, note = figures.analytic_sweep_figure()
+    assert fig is not None and note == ""
+    assert fig.data["entries"] == 1008 and fig.data["certified"] == 1008
+    assert "d = 4, L = 3: 216/216" in fig.caption and fig.svg.startswith(b"<?xml")
+    missing = tmp_path / "none.json"
+    assert figures.analytic_sweep_figure(missing)[0] is None
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"activations": ["gelu"], "entries": [{"d": 1}]}')
+    fig, note = figures.analytic_sweep_figure(bad)
+    assert fig is None and "unreadable" in note
+
+
+def test_absorb_check_on_the_example_gelu_stack(capsys, tmp_path):
+    from pathlib import Path
+    from oracle.cli import main
+    p = Path(__file__).resolve().parent.parent / "examples" / "gelu_stack_generic.npz"
+    code = main(["check", str(p), "--emit", str(tmp_path / "x.npz")])
+    out, err = capsys.readouterr()
+    assert code == 0 and "verdict: undecided (depth-analytic, not exact)" in out
+    assert "rank certificate (depth-analytic): full rank N = 54 > D_plain = 45" in out
+    assert "nothing emitted" in err and not (tmp_path / "x.npz").exists()
+    code = main(["check", str(p), "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and doc["claim"] == "depth-analytic" and stacks.recheck_decision(doc)
+
+
+def test_registry_entry_and_pins():
+    import tomllib
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    reg = tomllib.loads((root / "proofs" / "claims.toml").read_text())["claim"]
+    c = next(c for c in reg if c["id"] == da.CLAIM)
+    assert base.resolve(c["oracle"]) is da.check
+    assert set(c["hypotheses"]) == {"bias_free", "sigma_analytic", "depth_ge_2", "analytic_rank_certified",
+                                    "generic_weight"}
+    assert c["coq"][0] == "SkipAbsorption.DepthStack.plain_stack_junction_factorisation"
+    pinned = (root / "proofs" / "pinned" / "coq-statements.txt").read_text()
+    for name in [c["coq"][0], c["coq_instance"]]:
+        assert f"=== {name}\n" in pinned
+    glossary = tomllib.loads((root / "proofs" / "hypotheses.toml").read_text())
+    for tag in c["hypotheses"] + list(c["coq_extra_hypotheses"]):
+        assert tag in glossary
