@@ -374,6 +374,8 @@ def recheck_counterexample(cert: dict[str, Any]) -> bool:
 # The boundary instances of the depth claims (the open problem) live next to their checks;
 # importing the module registers them with the audit.
 from oracle.claims import depth_stacks as _depth_stacks
+from oracle.claims import depth_d1 as _depth_d1
+from oracle.claims import depth_near_identity as _depth_near_identity
 # The counterexamples of relu-limit and relu-complete live next to their checks; importing the
 # modules registers them with base.COUNTEREXAMPLES, which is what the audit reads.
 from oracle.claims import relu_complete, relu_limit
