@@ -37,7 +37,7 @@ def test_conditions_of_the_d3_example():
     assert all(x["ok"] for x in cond["norm"]) and cond["nondegenerate"] == [True, True]
     assert cond["G1_failure"] is None and cond["G2_failure"] is None
     assert cond["index_sets"] == [[], []]
-    assert cond["k"] == [8, 8, 8, 8] and ni.count_condition(cond["k"])
+    assert cond["k"] == [5, 5, 5, 5] and ni.count_condition(cond["k"])
     for i, recs in enumerate(cond["bend_edges"]):
         assert all(ni.is_bend_point(layers, i, r) for r in recs)
     assert ni.recheck_conditions(layers, json.loads(json.dumps(cond)))
@@ -52,7 +52,7 @@ def test_decide_stack_not_absorbable_exact(tmp_path):
     bad["certificate"]["conditions"]["bend_edges"][0][0]["q"][0] = "7"
     assert not stacks.recheck_decision(bad)
     bad = json.loads(json.dumps(js))
-    bad["certificate"]["conditions"]["k"] = [9, 8, 8, 8]
+    bad["certificate"]["conditions"]["k"] = [6, 5, 5, 5]
     assert not stacks.recheck_decision(bad)
     p = tmp_path / "d3_near_identity.npz"
     stackfiles.write_stack(_stack(), p)
@@ -60,7 +60,7 @@ def test_decide_stack_not_absorbable_exact(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "verdict: not_absorbable (depth-near-identity, exact)" in r.stdout
-    assert "bend edges per layer-1 unit [8, 8, 8, 8]" in r.stdout
+    assert "bend edges per layer-1 unit [5, 5, 5, 5]" in r.stdout
     assert "nothing emitted" in r.stderr and not (tmp_path / "o.npz").exists()
 
 

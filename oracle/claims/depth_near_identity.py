@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from oracle.algebra.exact import (all_index_sets_exact, dot, identity, qvec, safe_recheck, smat,
                                   svec)
 from oracle.claims.base import Certificate, counterexample, oracle_check
-from oracle.claims.depth_stacks import (Layer, _find_difference, _check_difference, apply_layer,
+from oracle.claims.depth_stacks import (Layer, _check_difference, _find_difference, _points, apply_layer,
                                         canonical_form, eval_stack, layers_from_json, layers_to_json,
                                         nondegenerate, spectral_sq_bound)
 
@@ -155,6 +155,8 @@ def bend_edges(layers: Sequence[Layer], seed: int = 0) -> list[list[dict[str, An
             if c[j][i] == 0:
                 continue
             for bits in range(1 << len(others)):
+                if len(edges) > m1:       # k_i >= m_1 + 1 already meets the count for every N
+                    break
                 D = sum(1 << others[t] for t in range(len(others)) if bits >> t & 1)
                 K = complement([U1[i], n[j][D]], d)      # the edge plane, dimension d - 2 by (G1)
                 if len(K) != d - 2:
@@ -172,10 +174,13 @@ def bend_edges(layers: Sequence[Layer], seed: int = 0) -> list[list[dict[str, An
                 for q in cands:
                     if not any(q):
                         continue
-                    s = [dot(U1[r], q) for r in others]
-                    if any(v == 0 for v in s):
-                        continue
-                    if sum(1 << others[t] for t in range(len(others)) if s[t] > 0) != D:
+                    strict = True
+                    for r in others:            # the signs of the other rows, stopping early
+                        v = dot(U1[r], q)
+                        if v == 0 or (v > 0) != bool(D >> r & 1):
+                            strict = False
+                            break
+                    if not strict:
                         continue
                     Gq = _G(layers[0], q)
                     if any(dot(U2[j2], Gq) == 0 for j2 in range(m2) if j2 != j):
@@ -347,8 +352,15 @@ def near_identity_certificate(inst: NearIdentityInstance) -> Certificate:
         return Certificate(CLAIM_NI, False, True, "exact rationals", data,
                            "a block has an index set although |W| |U| < 1")
     refuted = []
+    pts = [x for x in _points(cond["d"], 40, inst.seed) if any(x)]
+    fx = [eval_stack(layers, x, True) for x in pts]
     for S1, S2, cand in flip_candidates(layers):
-        wit = _find_difference(layers, cand, inst.seed)
+        wit = None
+        for x, f in zip(pts, fx):
+            px = eval_stack(cand, x, False)
+            if px != f:
+                wit = {"x": svec(x), "F": svec(f), "P": svec(px)}
+                break
         if wit is None:
             return Certificate(CLAIM_NI, False, True, "exact rationals", data,
                                f"sign-flip stack {S1}, {S2} not refuted")
@@ -379,8 +391,15 @@ def recheck_near_identity(cert: dict[str, Any]) -> bool:
     flips = {(tuple(S1), tuple(S2)): cand for S1, S2, cand in flip_candidates(layers)}
     if len(data["flip_stacks_refuted"]) != len(flips):
         return False
+    fcache: dict[tuple, list] = {}
     for rec in data["flip_stacks_refuted"]:
-        if not _check_difference(layers, flips[(tuple(rec["S1"]), tuple(rec["S2"]))], rec["difference"]):
+        wit = rec["difference"]
+        x = qvec(wit["x"])
+        key = tuple(x)
+        if key not in fcache:
+            fcache[key] = eval_stack(layers, x, True)
+        px = eval_stack(flips[(tuple(rec["S1"]), tuple(rec["S2"]))], x, False)
+        if px == fcache[key] or svec(fcache[key]) != wit["F"] or svec(px) != wit["P"]:
             return False
     if "candidate" in data:
         return _check_difference(layers, layers_from_json(data["candidate"]), data["difference"])
