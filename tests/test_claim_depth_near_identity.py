@@ -105,3 +105,14 @@ def test_oracle_check_runs_and_rechecks():
     assert ni.recheck_near_identity(js)
     js["data"]["flip_stacks_refuted"].pop()
     assert not ni.recheck_near_identity(js)
+
+
+def test_example_files():
+    from pathlib import Path
+    ex = Path(__file__).resolve().parent.parent / "examples"
+    st = stackfiles.read_stack(ex / "relu_stack_d3_near_identity.npz")
+    for a, (U, W) in zip(st.blocks, ((U1, W1), (U2, W2))):
+        assert np.array_equal(a.W_up, np.array(U)) and np.array_equal(a.W_down, np.array(W))
+    res = stacks.decide_stack(stackfiles.read_stack(ex / "relu_stack_d1_referee.npz"))
+    assert (res["verdict"], res["claim"], res["exact"]) == ("absorbable", "depth-d1", True)
+    assert res["plain_stack"][0]["W_down"] == [["4", "4"]]
