@@ -173,3 +173,36 @@ def test_referee_absorption_width_block(tmp_path):
     assert U.shape == (1, 1)
     for x in (-2.0, -0.5, 0.0, 1.5):
         assert (W @ np.maximum(U @ np.array([x]), 0))[0] == -x + max(x, 0.0)
+
+
+def _biased(spec):
+    return Stack([Block("relu", W_up=np.array([[float(v)] for v in U]), W_down=np.array([[float(w) for w in W]]),
+                        b_up=np.array([float(c) for c in bu]), b_down=np.array([float(bd)])) for U, W, bu, bd in spec])
+
+
+def test_biased_d1_necessary_conditions():
+    # first width 1: a plain stack would be constant on a half-line; F has slopes 1 and 2 at the ends
+    st = _biased([([1], [1], [-1], 0), ([1, -1], [0.5, 0.25], [0, 1], 0.5)])
+    res = stacks.decide_stack(st)
+    assert (res["verdict"], res["claim"], res["exact"]) == ("not_absorbable", "depth-d1", True)
+    assert "constant on a half-line" in res["reason"]
+    js = json.loads(json.dumps(res))
+    assert stacks.recheck_decision(js)
+    js["certificate"]["pl_blocks"][0]["b_up"] = ["5"]
+    assert not stacks.recheck_decision(js)
+    # widths (2, 1): a width-1 layer makes every plain stack non-injective; F is strictly increasing
+    st2 = _biased([([1, -1], [0.5, 0.25], [-1, 0], 0), ([1], [0.25], [0.5], -1)])
+    res2 = stacks.decide_stack(st2)
+    assert res2["verdict"] == "not_absorbable" and "strictly monotone" in res2["reason"]
+    assert res2["certificate"]["d1_biased"]["slopes"][0] == "3/4"
+    assert stacks.recheck_decision(json.loads(json.dumps(res2)))
+    # widths (2, 2) with biases: neither condition applies, so no exact verdict
+    st3 = _biased([([1, -1], [0.5, 0.25], [-1, 0], 0), ([1, 2], [0.25, 1], [0.5, 0], -1)])
+    assert stacks.decide_stack(st3)["verdict"] == "undecided"
+
+
+def test_pl_monotone_and_half_line():
+    f = d1.pl_stack([{"v": [Q(1)], "w": [Q(-1)], "b_up": [Q(0)], "M": Q(1)}], residual=True)   # x - relu(x)
+    assert d1.pl_slopes(f) == [1, 0] and d1.pl_constant_on_a_half_line(f) and not d1.pl_injective(f)
+    g = d1.pl_stack([{"v": [Q(1)], "w": [Q(1)], "b_up": [Q(-2)], "M": Q(1)}], residual=True)     # x + relu(x - 2)
+    assert d1.pl_injective(g) and not d1.pl_constant_on_a_half_line(g)

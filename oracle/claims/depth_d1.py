@@ -398,3 +398,45 @@ def recheck_d1_counterexample(cert: dict[str, Any]) -> bool:
     F, P = pl_stack(res, True), pl_stack(plain, False)
     return (pl_equal(F, P) and F(Q(1)) * F(Q(-1)) != 0 and [len(b["v"]) for b in plain] == [1, 1]
             and [len(b["v"]) for b in res] == [1, 1])
+
+
+# ================================================================ biased stacks: two necessary conditions
+
+def pl_slopes(f: PL1) -> list[Fraction]:
+    """The slopes of all pieces of f, from the left end to the right end."""
+    inner = [(f.values[t + 1] - f.values[t]) / (f.knots[t + 1] - f.knots[t]) for t in range(len(f.knots) - 1)]
+    return [f.left] + inner + [f.right]
+
+
+def pl_constant_on_a_half_line(f: PL1) -> bool:
+    return f.left == 0 or f.right == 0
+
+
+def pl_injective(f: PL1) -> bool:
+    """A continuous piecewise-linear map is injective iff it is strictly monotone."""
+    s = pl_slopes(f)
+    return all(v > 0 for v in s) or all(v < 0 for v in s)
+
+
+def decide_d1_biased(blocks: Sequence[dict[str, Any]], widths: Sequence[int]) -> dict[str, Any]:
+    """d = 1 with biases (residual stack given as PL blocks): the two necessary conditions of
+    depth-d1 (biases allowed on both sides): a plain stack with first width 1 is constant on a
+    half-line, and one with some width 1 is not injective. Otherwise undecided."""
+    F = pl_stack(blocks, residual=True)
+    out: dict[str, Any] = {"plain_widths": list(widths), "knots": svec(list(F.knots)),
+                           "slopes": svec(pl_slopes(F)), "verdict": "undecided"}
+    if widths[0] == 1 and not pl_constant_on_a_half_line(F):
+        out.update(verdict="not_absorbable", reason="the first width is 1, so every plain stack of these "
+                   "widths is constant on a half-line; F has nonzero slopes at both ends")
+    elif any(w == 1 for w in widths) and pl_injective(F):
+        out.update(verdict="not_absorbable", reason="some width is 1, so no plain stack of these widths is "
+                   "injective; F is strictly monotone")
+    return out
+
+
+def pl_blocks_json(blocks: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    return _pl_json(list(blocks))
+
+
+def pl_blocks_from_json(data: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    return _pl_from_json(list(data))

@@ -107,6 +107,10 @@ def decide_stack(stack: Stack) -> dict[str, Any]:
     # 0. d = 1, relu, no biases: depth-d1 decides every depth, width and scalar skip exactly.
     if d == 1 and act.name == "relu" and not biased:
         return _d1_decision(stack, layers, info)
+    if d == 1 and act.name == "relu":
+        res = _d1_biased_decision(stack, info)
+        if res is not None:
+            return res
     # 1. Every block absorbs its own skip at the same width: the sign flips give the plain stack
     #    (relu-gelu-iff (A), any activation with s(z) - s(-z) = z, any M_l).
     searchable = all(b.m <= MAX_INDEX_SEARCH_M and 2 ** b.m * b.m * b.d ** 2 <= INDEX_SEARCH_BUDGET
@@ -198,6 +202,30 @@ def _d1_decision(stack: Stack, layers: list, info: dict[str, Any]) -> dict[str, 
                    "stack of these widths (biases allowed) equals the residual stack", cert)
 
 
+def _d1_pl_blocks(stack: Stack) -> list[dict[str, Any]]:
+    out = []
+    for b in stack.blocks:
+        rec: dict[str, Any] = {"v": [r[0] for r in qmat(b.W_up)], "w": qmat(b.W_down)[0],
+                               "M": qmat(b.M)[0][0] if b.M is not None else Fraction(1)}
+        if b.b_up is not None:
+            rec["b_up"] = [Fraction(float(v)) for v in np.asarray(b.b_up).ravel()]
+        if b.b_down is not None:
+            rec["b_down"] = Fraction(float(np.asarray(b.b_down).ravel()[0]))
+        out.append(rec)
+    return out
+
+
+def _d1_biased_decision(stack: Stack, info: dict[str, Any]) -> Optional[dict[str, Any]]:
+    """d = 1 with biases: not absorbable when depth-d1's necessary conditions fail, else None."""
+    blocks = _d1_pl_blocks(stack)
+    dec = depth_d1.decide_d1_biased(blocks, info["widths"])
+    if dec["verdict"] != "not_absorbable":
+        return None
+    cert = {**info, "pl_blocks": depth_d1.pl_blocks_json(blocks), "d1_biased": dec}
+    return _result("not_absorbable", "depth-d1", True, "d = 1 with biases: " + dec["reason"]
+                   + " (exact piecewise-linear form of F)", cert)
+
+
 def _width_info(layers: list) -> dict[str, Any]:
     d = len(layers[0][1])
     ranks = [ds.qrank(U) for U, _ in layers]
@@ -275,6 +303,11 @@ def recheck_decision(result: dict[str, Any]) -> bool:
             layers = ds.layers_from_json(cert["residual"])
             fresh = ds.narrow_conditions(layers, [len(U) for U, _ in layers])
             return fresh["applies"] and fresh == cert["conditions"] and result["verdict"] == "not_absorbable"
+        if claim == "depth-d1" and "d1_biased" in cert:
+            blocks = depth_d1.pl_blocks_from_json(cert["pl_blocks"])
+            fresh = depth_d1.decide_d1_biased(blocks, [len(b["v"]) for b in blocks])
+            return (fresh == cert["d1_biased"] and fresh["verdict"] == "not_absorbable"
+                    and result["verdict"] == "not_absorbable")
         if claim == "depth-d1":
             layers = ds.layers_from_json(cert["residual"])
             skips = qvec(cert["skips"])
