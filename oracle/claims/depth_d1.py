@@ -265,6 +265,7 @@ class D1Instance:
     layers: list[Layer]
     skips: list[Fraction]
     plain_widths: list[int] = field(default_factory=list)
+    biases: Optional[list[tuple[list[Fraction], Fraction]]] = None   # (b_up, b_down) per block
 
     def size(self) -> dict[str, Any]:
         return {"d": 1, "m": max(len(U) for U, _ in self.layers), "depth": len(self.layers)}
@@ -284,11 +285,63 @@ def d1_instances(draw: st.DrawFn) -> D1Instance:
         plain = list(widths)
     else:
         plain = [draw(st.integers(1, 3)) for _ in range(draw(st.integers(1, 3)))]
-    return D1Instance(layers, skips, plain)
+    biases = None
+    if draw(st.integers(0, 3)) == 0:   # a quarter of the stacks are biased (the necessary conditions)
+        biases = [([draw(vals) for _ in range(m)], draw(vals)) for m in widths]
+    return D1Instance(layers, skips, plain, biases)
+
+
+def _with_biases(layers: Sequence[Layer], skips: Sequence[Fraction], biases: Sequence[tuple]) -> list[dict[str, Any]]:
+    blocks = layers_as_pl_blocks(layers, skips)
+    for rec, (bu, bd) in zip(blocks, biases):
+        rec["b_up"], rec["b_down"] = list(bu), bd
+    return blocks
+
+
+@functools.lru_cache(maxsize=16)
+def biased_brute_force(widths: tuple[int, ...]) -> Optional[dict[str, Any]]:
+    """Every biased plain stack of these widths with weights and biases in {-1, 0, 1} (up to 8
+    parameters), as exact PL maps: the count of those constant on a half-line and of the injective ones
+    (parts (i), (ii) of the proof predict: all constant if the first width is 1, none injective if some
+    width is 1)."""
+    n = sum(3 * m + 1 for m in widths)
+    if n > 8:
+        return None
+    const = inj = total = 0
+    for combo in itertools.product((Q(-1), Q(0), Q(1)), repeat=n):
+        it = iter(combo)
+        blocks = []
+        for m in widths:
+            blocks.append({"v": [next(it) for _ in range(m)], "w": [next(it) for _ in range(m)],
+                           "b_up": [next(it) for _ in range(m)], "b_down": next(it)})
+        P = pl_stack(blocks, residual=False)
+        total += 1
+        const += pl_constant_on_a_half_line(P)
+        inj += pl_injective(P)
+    return {"widths": list(widths), "stacks": total, "constant_on_a_half_line": const, "injective": inj}
+
+
+def _biased_certificate(inst: D1Instance) -> Certificate:
+    blocks = _with_biases(inst.layers, inst.skips, inst.biases)
+    dec = decide_d1_biased(blocks, inst.plain_widths)
+    data: dict[str, Any] = {"pl_blocks": _pl_json(blocks), "decision": dec}
+    brute = biased_brute_force(tuple(inst.plain_widths))
+    data["biased_brute_force"] = brute
+    ok = True
+    if brute is not None:
+        if inst.plain_widths[0] == 1:
+            ok = brute["constant_on_a_half_line"] == brute["stacks"]
+        if 1 in inst.plain_widths:
+            ok = ok and brute["injective"] == 0
+    return Certificate(CLAIM_D1, ok, True, "exact rationals (1-D piecewise-linear maps)", data,
+                       f"biased stack: {dec['verdict']}" + (f" ({dec['reason']})" if "reason" in dec else "")
+                       if ok else "a plain stack violates part (i) or (ii)")
 
 
 def d1_certificate(inst: D1Instance) -> Certificate:
     """Decide the instance by depth-d1 and cross-check by methods that do not use its proof."""
+    if inst.biases is not None:
+        return _biased_certificate(inst)
     dec = decide_d1(inst.layers, inst.skips, inst.plain_widths)
     data: dict[str, Any] = {"residual": layers_to_json(inst.layers), "skips": svec(inst.skips), "decision": dec}
     F = pl_stack(layers_as_pl_blocks(inst.layers, inst.skips), residual=True)
@@ -321,6 +374,13 @@ def recheck_d1(cert: dict[str, Any]) -> bool:
     if cert.get("claim") != CLAIM_D1 or not cert.get("holds"):
         return False
     data = cert["data"]
+    if "pl_blocks" in data:
+        blocks = _pl_from_json(data["pl_blocks"])
+        dec = data["decision"]
+        if decide_d1_biased(blocks, dec["plain_widths"]) != dec:
+            return False
+        brute = data.get("biased_brute_force")
+        return brute is None or biased_brute_force(tuple(dec["plain_widths"])) == brute
     layers = layers_from_json(data["residual"])
     skips = qvec(data["skips"])
     if len(skips) != len(layers) or len(layers[0][1]) != 1:
