@@ -9,6 +9,10 @@
   gelu_stack_generic.npz        gelu, d = 3, widths (4, 5): undecided, with the depth-analytic rank
                                 certificate (almost every gelu stack of these widths is no plain
                                 stack of the same widths; nothing about this one)
+  relu_stack_d1_referee.npz     d = 1, widths (2, 1), the referee's example of issue 18: F = 4|x| is
+                                the plain stack relu o (4 relu(x) + 4 relu(-x)) (depth-d1, exact)
+  relu_stack_d3_near_identity.npz  d = 3, widths (4, 4), |W_l| |U_l| < 1: not a plain stack of the
+                                same widths (depth-near-identity, exact)
 """
 
 from pathlib import Path
@@ -34,6 +38,15 @@ def main() -> None:
     write_stack(_stack(3, [4, 3], 0.02, 3), OUT / "relu_stack_narrow.npz")
     write_stack(_stack(2, [3, 3], 1.0, 3), OUT / "relu_stack_generic.npz")
     write_stack(_stack(3, [4, 5], 0.5, 3, "gelu"), OUT / "gelu_stack_generic.npz")
+    write_stack(Stack([Block("relu", W_up=np.array([[1.0], [-1.0]]), W_down=np.array([[1.0, 3.0]])),
+                       Block("relu", W_up=np.array([[1.0]]), W_down=np.array([[1.0]]))]),
+                OUT / "relu_stack_d1_referee.npz")
+    U1 = np.array([[8, -2, 7], [2, 4, -4], [2, 5, 7], [6, 8, -6]]) / 8
+    W1 = np.array([[5, -1, 3, -4], [-8, -7, 8, 7], [-3, -1, -4, -6]]) / 128
+    U2 = np.array([[6, 3, -7], [-5, 1, 7], [8, -5, 2], [-8, -6, -5]]) / 8
+    W2 = np.array([[-1, -3, 4, -1], [-3, 7, 2, 3], [4, -3, 7, -8]]) / 128
+    write_stack(Stack([Block("relu", W_up=U1, W_down=W1), Block("relu", W_up=U2, W_down=W2)]),
+                OUT / "relu_stack_d3_near_identity.npz")
 
 
 if __name__ == "__main__":

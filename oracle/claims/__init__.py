@@ -9,6 +9,8 @@
     absorption_width -- absorption-width
     glu_flip         -- glu-flip
     depth_stacks     -- depth-narrow, depth-d2, depth-dimension, depth-width (the open problem)
+    depth_d1         -- depth-d1 (d = 1 stacks, decided by the width pattern and F(1) F(-1))
+    depth_near_identity -- depth-near-identity (d >= 3, two near-identity blocks)
     relu_limit       -- relu-limit (biases; relu, gelu, gelu_tanh, silu via the relu limit)
     relu_complete    -- relu-complete (exact minimal width of every relu block)
     boundary         -- the boundary counterexamples (each hypothesis is needed)
@@ -18,5 +20,5 @@ Shared machinery: base.py (certificates, registration, the runner) and exact.py
 """
 
 CLAIM_MODULES = ["skip_reduction", "homogeneous", "gated", "depth", "relu_gelu",
-                 "non_generic", "absorption_width", "glu_flip", "depth_stacks", "relu_limit", "relu_complete",
+                 "non_generic", "absorption_width", "glu_flip", "depth_stacks", "depth_d1", "depth_near_identity", "relu_limit", "relu_complete",
                  "boundary"]

@@ -378,6 +378,8 @@ def recheck_counterexample(cert: dict[str, Any]) -> bool:
 from oracle.claims import depth_stacks as _depth_stacks
 # The boundary instances of depth-analytic (gelu family) register the same way.
 from oracle.claims import depth_analytic as _depth_analytic
+from oracle.claims import depth_d1 as _depth_d1
+from oracle.claims import depth_near_identity as _depth_near_identity
 # The counterexamples of relu-limit and relu-complete live next to their checks; importing the
 # modules registers them with base.COUNTEREXAMPLES, which is what the audit reads.
 from oracle.claims import relu_complete, relu_limit

@@ -232,6 +232,15 @@ def _stack_certificate_line(res: dict[str, Any]) -> Optional[str]:
         return (f"certificate: homeomorphic blocks (norm bounds), nondegenerate {k['nondegenerate']}, "
                 f"{k['kink_rays']} kink rays in general position, index sets per block: "
                 + ", ".join(str(S) if S else "none" for S in k["index_sets"]))
+    if claim == "depth-d1":
+        k = c["d1"]
+        return (f"certificate: F(1) = {k['pair'][0]}, F(-1) = {k['pair'][1]}; widths {k['plain_widths']} "
+                f"reach the class '{k['class']}' of pairs (axes: F(1) F(-1) = 0; closed_quadrants: >= 0; all)")
+    if claim == "depth-near-identity":
+        k = c["conditions"]
+        return (f"certificate: norm bounds |U_l|^2 |W_l|^2 < 1 (exact), nondegenerate, (G1) and (G2) over all "
+                f"2^{k['widths'][0]} layer-1 patterns, bend edges per layer-1 unit {k['k']} (exact bend points), "
+                "index sets per block: " + ", ".join(str(S) if S else "none" for S in k["index_sets"]))
     if claim == "relu-gelu-iff" and res["verdict"] == "absorbable":
         return f"certificate: index sets with W_S U_S = -M_l exactly, per block: {c['chosen_sets']}"
     if claim in ("depth-impossible", "depth-any"):

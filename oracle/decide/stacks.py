@@ -8,6 +8,7 @@ files are read and written by oracle/core/stackfiles.py.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any, Optional
 
 import numpy as np
@@ -26,6 +27,9 @@ from oracle.decide import block as single
 from oracle.algebra.exact import block_to_json
 from oracle.algebra.exact import block_from_json
 from oracle.algebra.exact import stack_from_json
+from oracle.algebra.exact import qvec, svec
+from oracle.claims import depth_d1
+from oracle.claims import depth_near_identity
 
 # Exact procedures run on Fractions; above these sizes the verdict reports what was skipped.
 MAX_EXACT_ENTRIES = 4096      # m * d per block for the exact (Fraction) procedures
@@ -101,6 +105,13 @@ def decide_stack(stack: Stack) -> dict[str, Any]:
 
     layers = ds.layers_of(stack)
     d = info["d"]
+    # 0. d = 1, relu, no biases: depth-d1 decides every depth, width and scalar skip exactly.
+    if d == 1 and act.name == "relu" and not biased:
+        return _d1_decision(stack, layers, info)
+    if d == 1 and act.name == "relu":
+        res = _d1_biased_decision(stack, info)
+        if res is not None:
+            return res
     # 1. Every block absorbs its own skip at the same width: the sign flips give the plain stack
     #    (relu-gelu-iff (A), any activation with s(z) - s(-z) = z, any M_l).
     searchable = all(b.m <= MAX_INDEX_SEARCH_M and 2 ** b.m * b.m * b.d ** 2 <= INDEX_SEARCH_BUDGET
@@ -147,6 +158,16 @@ def decide_stack(stack: Stack) -> dict[str, Any]:
                            "position, and some block has no index set: no plain stack of widths "
                            f"({info['widths'][0]}, {info['widths'][1]}) equals the residual stack",
                            {**info, "residual": residual, "conditions": c2})
+    # 3b. depth-near-identity (d >= 3, two homeomorphic blocks).
+    if d >= 3 and len(layers) == 2:
+        c3 = depth_near_identity.near_identity_conditions(layers)
+        if c3["applies"] and not all(c3["index_sets"]):
+            return _result("not_absorbable", "depth-near-identity", True,
+                           f"d = {d}, two near-identity blocks (|W_l| |U_l| < 1), nondegenerate, sheets in "
+                           f"general position, bend counts {c3['k']}, and some block has no index set: no "
+                           f"plain stack of widths ({info['widths'][0]}, {info['widths'][1]}) equals the "
+                           "residual stack", {**info, "residual": residual, "conditions": c3})
+        info["near_identity_conditions"] = {k: c3.get(k) for k in ("applies", "reason", "k")}
     # 4. Undecided: the generic statement with its rank certificate, and the wider construction.
     cert: dict[str, Any] = {**info, "residual": residual, "narrow_conditions": cond,
                             **_width_info(layers)}
@@ -183,6 +204,47 @@ def _analytic_decision(name: str, layers: list, info: dict[str, Any]) -> dict[st
         return _result("undecided", "depth-analytic", False, reason, cert)
     reason += f"; no depth-analytic certificate ({st.get('skipped', 'the determinant enclosures contain 0')})"
     return _result("undecided", None, False, reason, cert)
+
+
+def _d1_decision(stack: Stack, layers: list, info: dict[str, Any]) -> dict[str, Any]:
+    """d = 1: F is determined by (F(1), F(-1)), and depth-d1 says which pairs plain stacks of the
+    same widths reach; the plain stack is built and proved equal at x = 1 and x = -1."""
+    skips = [qmat(b.M)[0][0] if b.M is not None else Fraction(1) for b in stack.blocks]
+    dec = depth_d1.decide_d1(layers, skips)
+    cert = {**info, "residual": ds.layers_to_json(layers), "skips": svec(skips), "d1": dec}
+    a, b = dec["pair"]
+    head = (f"d = 1: F(x) = F(1) relu(x) + F(-1) relu(-x) with F(1) = {a}, F(-1) = {b}; plain stacks of "
+            f"widths {dec['plain_widths']} reach exactly the pairs of class '{dec['class']}'")
+    if dec["absorbable"]:
+        return _result("absorbable", "depth-d1", True, head + "; the plain stack with the same pair equals F "
+                       "(checked exactly at x = 1 and x = -1, which determine a homogeneous map of the line)",
+                       cert, dec["plain"])
+    return _result("not_absorbable", "depth-d1", True, head + f", and ({a}, {b}) is not one of them: no plain "
+                   "stack of these widths (biases allowed) equals the residual stack", cert)
+
+
+def _d1_pl_blocks(stack: Stack) -> list[dict[str, Any]]:
+    out = []
+    for b in stack.blocks:
+        rec: dict[str, Any] = {"v": [r[0] for r in qmat(b.W_up)], "w": qmat(b.W_down)[0],
+                               "M": qmat(b.M)[0][0] if b.M is not None else Fraction(1)}
+        if b.b_up is not None:
+            rec["b_up"] = [Fraction(float(v)) for v in np.asarray(b.b_up).ravel()]
+        if b.b_down is not None:
+            rec["b_down"] = Fraction(float(np.asarray(b.b_down).ravel()[0]))
+        out.append(rec)
+    return out
+
+
+def _d1_biased_decision(stack: Stack, info: dict[str, Any]) -> Optional[dict[str, Any]]:
+    """d = 1 with biases: not absorbable when depth-d1's necessary conditions fail, else None."""
+    blocks = _d1_pl_blocks(stack)
+    dec = depth_d1.decide_d1_biased(blocks, info["widths"])
+    if dec["verdict"] != "not_absorbable":
+        return None
+    cert = {**info, "pl_blocks": depth_d1.pl_blocks_json(blocks), "d1_biased": dec}
+    return _result("not_absorbable", "depth-d1", True, "d = 1 with biases: " + dec["reason"]
+                   + " (exact piecewise-linear form of F)", cert)
 
 
 def _width_info(layers: list) -> dict[str, Any]:
@@ -268,6 +330,27 @@ def recheck_decision(result: dict[str, Any]) -> bool:
             layers = ds.layers_from_json(cert["residual"])
             fresh = ds.narrow_conditions(layers, [len(U) for U, _ in layers])
             return fresh["applies"] and fresh == cert["conditions"] and result["verdict"] == "not_absorbable"
+        if claim == "depth-d1" and "d1_biased" in cert:
+            blocks = depth_d1.pl_blocks_from_json(cert["pl_blocks"])
+            fresh = depth_d1.decide_d1_biased(blocks, [len(b["v"]) for b in blocks])
+            return (fresh == cert["d1_biased"] and fresh["verdict"] == "not_absorbable"
+                    and result["verdict"] == "not_absorbable")
+        if claim == "depth-d1":
+            layers = ds.layers_from_json(cert["residual"])
+            skips = qvec(cert["skips"])
+            dec = cert["d1"]
+            if len(skips) != len(layers) or dec["plain_widths"] != [len(U) for U, _ in layers]:
+                return False
+            if not depth_d1.recheck_d1_decision(layers, skips, dec):
+                return False
+            if dec["absorbable"]:
+                return result["verdict"] == "absorbable" and result.get("plain_stack") == dec["plain"]
+            return result["verdict"] == "not_absorbable" and "plain_stack" not in result
+        if claim == "depth-near-identity":
+            layers = ds.layers_from_json(cert["residual"])
+            cond = cert["conditions"]
+            return (depth_near_identity.recheck_conditions(layers, cond) and not all(cond["index_sets"])
+                    and result["verdict"] == "not_absorbable")
         if claim == "depth-d2":
             layers = ds.layers_from_json(cert["residual"])
             fresh = ds.d2_conditions(layers)
