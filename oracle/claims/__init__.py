@@ -11,6 +11,8 @@
     depth_stacks     -- depth-narrow, depth-d2, depth-dimension, depth-width (the open problem)
     relu_limit       -- relu-limit (biases; relu, gelu, gelu_tanh, silu via the relu limit)
     relu_complete    -- relu-complete (exact minimal width of every relu block)
+    relu2_biased     -- relu2-biased (biased relu2 blocks: flip sets, class sums)
+    gated_biased     -- gated-biased (biased reglu/swiglu/geglu/geglu_tanh/glu blocks: flip sets)
     boundary         -- the boundary counterexamples (each hypothesis is needed)
 
 Shared machinery: base.py (certificates, registration, the runner) and exact.py
@@ -19,4 +21,4 @@ Shared machinery: base.py (certificates, registration, the runner) and exact.py
 
 CLAIM_MODULES = ["skip_reduction", "homogeneous", "gated", "depth", "relu_gelu",
                  "non_generic", "absorption_width", "glu_flip", "depth_stacks", "relu_limit", "relu_complete",
-                 "boundary"]
+                 "relu2_biased", "gated_biased", "boundary"]
