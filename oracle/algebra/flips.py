@@ -281,9 +281,10 @@ def find_flip_set(fd: FlipData, max_free: int = MAX_FREE) -> FlipSearch:
         if verify_flip_set(fd, S):
             return FlipSearch("found", S, "compressed 0/1 solve, verified exactly", {**cert, "outcome": "found"})
     if status == "enumerated":
-        return FlipSearch("none", None, f"all 2^{info['free_variables']} 0/1 points of the compressed "
-                          "solution space tried; none is a flip set", {**cert, "outcome": "exhausted",
-                                                                       "candidates_rejected": len(sols)})
+        how = ("the compressed system has a single rational solution and it is no flip set"
+               if info["free_variables"] == 0 else
+               f"all 2^{info['free_variables']} 0/1 points of the compressed solution space tried; none is a flip set")
+        return FlipSearch("none", None, how, {**cert, "outcome": "exhausted", "candidates_rejected": len(sols)})
     return FlipSearch("inconclusive", None, "compressed solve inconclusive",
                       {**cert, "outcome": status,
                        "reason": (f"{info['free_variables']} free variables exceed {max_free}"

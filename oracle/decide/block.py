@@ -230,7 +230,7 @@ def _decide_biased(block: Block, info: dict[str, Any], progress: Progress) -> Ve
         cert["absorption_width"] = {"value": None, "at_most": m,
                                     "reason": "absorbable at width m; smaller widths not examined"}
     elif r["verdict"] == "not_absorbable":
-        cert["absorption_width"] = {"value": None, "at_least": m + 1,
+        cert["absorption_width"] = {"value": None, "note": f"more than m = {m}",
                                     "reason": "no block of width m (hence none narrower); wider blocks not examined"}
     else:
         cert["absorption_width"] = {"value": None, "reason": "not examined"}
