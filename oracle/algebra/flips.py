@@ -144,58 +144,73 @@ def compressed_system(fd: FlipData, k: Optional[int] = None) -> tuple[fmpq_mat, 
 
     Functional j applied to the removed polynomial of unit i, w_i (p . x + s)(q . x + t):
     (r . w_i) [((p.y)(q.z) + (p.z)(q.y))/2 + s (q . l) + t (p . l)], and to -M x: -(r^T M l).
+    The dot products are FLINT matrix products; only the final combination is a Python loop.
     """
     m, d = fd.m, fd.d
     k = m + 8 if k is None else k
-    V = fmpq_mat(k, m)
-    rhs = fmpq_mat(k, 1)
     facs = [unit_factors(fd, i) for i in range(m)]
-    for j in range(k):
-        r, y, z, l = _func_vectors(d, j)
-        for i, (p, q, s, t) in enumerate(facs):
-            rw = _dot(fd.col(i), r)
+    vecs = [_func_vectors(d, j) for j in range(k)]
+    R = fmpq_mat(k, d, [fmpq(v) for r, _, _, _ in vecs for v in r])
+    cols = lambda idx: fmpq_mat(d, k, [fmpq(vecs[j][idx][a]) for a in range(d) for j in range(k)])  # noqa: E731
+    Y, Z, L = cols(1), cols(2), cols(3)
+    P = fmpq_mat(m, d, [v for p, _, _, _ in facs for v in p])
+    Qm = fmpq_mat(m, d, [v for _, q, _, _ in facs for v in q])
+    Wm = fmpq_mat(d, m, [v for row in fd.W for v in row])
+    RW = R * Wm
+    PY, PZ, PL = P * Y, P * Z, P * L
+    QY, QZ, QL = Qm * Y, Qm * Z, Qm * L
+    V = fmpq_mat(k, m)
+    half = fmpq(1, 2)
+    for i, (_, _, s, t) in enumerate(facs):
+        for j in range(k):
+            rw = RW[j, i]
             if rw == 0:
                 continue
-            py, pz, qy, qz = _dot(p, y), _dot(p, z), _dot(q, y), _dot(q, z)
-            val = (py * qz + pz * qy) / 2 + s * _dot(q, l) + t * _dot(p, l)
-            V[j, i] = rw * val
-        Ml = [_dot(fd.M[a], l) for a in range(d)]
-        rhs[j, 0] = -_dot(Ml, r)
+            val = (PY[i, j] * QZ[i, j] + PZ[i, j] * QY[i, j]) * half
+            if s != 0:
+                val += s * QL[i, j]
+            if t != 0:
+                val += t * PL[i, j]
+            if val != 0:
+                V[j, i] = rw * val
+    RM = R * fmpq_mat(d, d, [v for row in fd.M for v in row])
+    rhs = fmpq_mat(k, 1)
+    for j in range(k):
+        acc = fmpq(0)
+        for a in range(d):
+            acc += RM[j, a] * L[a, j]
+        rhs[j, 0] = -acc
     return V, rhs
 
 
 # ---------------------------------------------------------------- exact full check
 
 def flip_residual(fd: FlipData, S: Sequence[int]) -> tuple[bool, bool, list[fmpq]]:
-    """(quadratic part cancels, linear part equals -M, the constant c_S) for the set S, exactly."""
+    """(quadratic part cancels, linear part equals -M, the constant c_S) for the set S, exactly.
+
+    With (p . x + s)(q . x + t) = x^T p q^T x + (s q + t p) . x + s t per unit: the symmetrised
+    quadratic parts sum_S w_i vec(p_i q_i^T + q_i p_i^T), the linear parts sum_S w_i (s_i q_i + t_i p_i)^T
+    and the constants sum_S s_i t_i w_i, as FLINT products of rational matrices."""
     d = fd.d
     S = sorted(set(int(i) for i in S))
-    quad = [[[fmpq(0)] * d for _ in range(d)] for _ in range(d)]
-    lin = [[fmpq(0)] * d for _ in range(d)]
-    const = [fmpq(0)] * d
-    for i in S:
-        p, q, s, t = unit_factors(fd, i)
-        w = fd.col(i)
-        # (p.x + s)(q.x + t) = x^T (p q^T) x + (s q + t p) . x + s t
-        lv = [s * qq + t * pp for pp, qq in zip(p, q)]
-        st = s * t
-        pnz = [(a, v) for a, v in enumerate(p) if v != 0]
-        qnz = [(a, v) for a, v in enumerate(q) if v != 0]
-        for o in range(d):
-            wo = w[o]
-            if wo == 0:
-                continue
-            Qo = quad[o]
-            for a, pa in pnz:
-                for b, qb in qnz:
-                    Qo[a][b] += wo * pa * qb
-            for a in range(d):
-                if lv[a] != 0:
-                    lin[o][a] += wo * lv[a]
-            const[o] += wo * st
-    quad_zero = all(quad[o][a][b] + quad[o][b][a] == 0 for o in range(d) for a in range(d) for b in range(a, d))
-    lin_ok = all(lin[o][a] + fd.M[o][a] == 0 for o in range(d) for a in range(d))
-    return quad_zero, lin_ok, const
+    if not S:
+        zero = all(v == 0 for row in fd.M for v in row)
+        return True, zero, [fmpq(0)] * d
+    facs = [unit_factors(fd, i) for i in S]
+    WS = fmpq_mat(d, len(S), [fd.W[a][i] for a in range(d) for i in S])
+    quad_rows, lin_rows, consts = [], [], []
+    for p, q, s_, t in facs:
+        pq = [p[a] * q[b] + q[a] * p[b] for a in range(d) for b in range(a, d)]
+        quad_rows.extend(pq)
+        lin_rows.extend(s_ * qq + t * pp for pp, qq in zip(p, q))
+        consts.append(s_ * t)
+    nq = d * (d + 1) // 2
+    quad = WS * fmpq_mat(len(S), nq, quad_rows)
+    lin = WS * fmpq_mat(len(S), d, lin_rows)
+    const = WS * fmpq_mat(len(S), 1, consts)
+    quad_zero = all(v == 0 for v in quad.entries())
+    lin_ok = all(lin[o, a] + fd.M[o][a] == 0 for o in range(d) for a in range(d))
+    return quad_zero, lin_ok, [const[o, 0] for o in range(d)]
 
 
 def verify_flip_set(fd: FlipData, S: Sequence[int]) -> bool:
