@@ -603,7 +603,8 @@ def relu2_decide_classes(fd: FlipData, width: Optional[int] = None) -> dict[str,
                 break
             status, plan, _ = _solve_T(cl, list(T))
             if status == "found":
-                out.update(status="found", reason=f"(2) solved with k = 0, |T| = {size}, |E| = {len(plan.E)}")
+                out.update(status="found", reason=f"equation (2) solved with no new kink hyperplane, |T| = {size}, "
+                               f"|E| = {len(plan.E)}")
                 return {**out, "plan": plan, "classes_obj": cl}
             if status == "inconclusive":
                 inconclusive = True
@@ -628,9 +629,9 @@ def relu2_decide_classes(fd: FlipData, width: Optional[int] = None) -> dict[str,
             if a != 0:
                 plan = Relu2Plan(E, [], {}, [([a], [fmpq(1)], l / (2 * a))])
         if plan is not None:
-            out.update(status="found", reason="d = 1: (2) solved with squares on new kink points")
+            out.update(status="found", reason="d = 1: equation (2) solved with squares on new kink points")
             return {**out, "plan": plan, "classes_obj": cl}
-        out.update(status="none", reason="d = 1: every choice of E, T and squares fails (relu2-biased (C))")
+        out.update(status="none", reason="d = 1: no choice of E, T and squares solves equation (2)")
         return {**out, "plan": None, "classes_obj": cl}
     if inconclusive:
         out.update(status="inconclusive", reason="too many class sets T or free variables to enumerate")

@@ -284,17 +284,22 @@ def _decide_relu2_classes(block: Block, fd: flips.FlipData, cert: dict[str, Any]
     cert["part"] = "C"
     if r["status"] == "none":
         return _verdict("not_absorbable", RELU2_CLAIM, True,
-                        f"degenerate relu2 block: {r['active_classes']} kink hyperplanes carry relu2 terms, "
+                        f"degenerate relu2 block ({_defects(cert['nondegeneracy'])}): {r['active_classes']} kink "
+                        "hyperplanes carry relu2 terms, "
                         f"{r['spare_units']} spare unit(s); {r['reason']}: by relu2-biased (C) no relu2 block of "
                         f"width {block.m} equals x -> Mx + B(x)", cert)
     if r["status"] == "inconclusive":
-        return _verdict("undecided", RELU2_CLAIM, False, f"degenerate relu2 block: {r['reason']}", cert)
+        return _verdict("undecided", RELU2_CLAIM, False,
+                        f"degenerate relu2 block ({_defects(cert['nondegeneracy'])}), no flip set of its units: "
+                        f"{r['reason']}", cert)
     plain, rec = relu2_plan_plain(block, fd, cl, plan)
     cert["emitted_block"] = rec
     cert["emitted_block_exact"] = rec["exact"]
     cert["plan"] = {"E": plan.E, "T": plan.T, "squares": len(plan.squares)}
-    reason = (f"degenerate relu2 block: {r['reason']}; the constructed block of relu2-biased (C) equals "
-              "x -> Mx + B(x) exactly (class forms compared in rationals)")
+    reason = (f"degenerate relu2 block ({_defects(cert['nondegeneracy'])}) without a flip set of its units; class "
+              f"sums of relu2-biased (C) over {r['active_classes']} active kink hyperplanes with {r['spare_units']} "
+              f"spare unit(s): {r['reason']}; the constructed block equals x -> Mx + B(x) exactly (class forms "
+              "compared in rationals)")
     if rec["rounded"]:
         reason += f"; the emitted file holds {', '.join(rec['rounded'])} rounded to float64"
     return _verdict("absorbable", RELU2_CLAIM, True, reason, cert, plain)
