@@ -1,6 +1,7 @@
 """`absorb check`: verdicts on generated blocks of every kind, certificates, emitted blocks.
 
-Claims exercised: homogeneous-impossible, gated-impossible, relu-complete (every relu block),
+Claims exercised: homogeneous-impossible, gated-impossible, relu2-biased, gated-biased,
+relu-complete (every relu block),
 relu-limit (gelu, gelu_tanh, silu), relu-gelu-iff (listed as also met), glu-flip, absorption-width.
 """
 
@@ -18,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from oracle.core import io as bio
-from oracle.algebra import search
+from oracle.algebra import flips, search
 from oracle.core import strategies as S
 from oracle.core.blocks import Block, nondegeneracy
 from oracle.cli import main
@@ -56,14 +57,29 @@ def test_gated_zero_gate_is_not_absorbable(b: Block) -> None:
 @FAST
 @given(st.sampled_from(["relu2", "reglu", "bilinear", "swiglu", "geglu"]).flatmap(
     lambda a: S.blocks(a, bias=True)))
-def test_biases_make_homogeneous_and_gated_blocks_undecided(b: Block) -> None:
+def test_biased_homogeneous_and_gated_blocks(b: Block) -> None:
+    """Biases put a block outside Props. 5 and 6; relu2-biased and gated-biased decide it instead
+    (bilinear, which no claim covers with biases, stays undecided)."""
     v = decide(b)
-    if b.has_bias:
+    cert = json.loads(json.dumps(v.certificate, default=str))
+    assert recheck_certificate(b, cert)
+    if not b.has_bias:  # the strategy can draw all-zero biases: then the theorem applies again
+        assert v.verdict == "not_absorbable"
+        return
+    if b.activation == "bilinear":
         assert v.verdict == "undecided" and not v.exact
         assert v.certificate["hypothesis"] == "bias_free"
-        assert recheck_certificate(b, v.certificate)
-    else:  # the strategy can draw all-zero biases: then the theorem applies again
-        assert v.verdict == "not_absorbable"
+        return
+    assert v.claim == ("relu2-biased" if b.activation == "relu2" else "gated-biased")
+    assert v.certificate["kind"] == "biased_flip"
+    if v.verdict != "undecided":
+        assert v.exact
+    if v.verdict == "absorbable":
+        backend = "exact" if b.act.exact is not None else "ball"
+        offset = None
+        if v.certificate["emitted_block"]["rounded"]:
+            return  # the rounded file is compared with the exact values inside decide
+        assert verify_equal_at_points(b, v.plain, _exact_points(b.d), backend, offset)["agree"]
 
 
 def test_zero_skip_is_trivially_absorbable() -> None:
@@ -159,12 +175,18 @@ def test_relu_limit_decides_the_converse_for_silu_and_gelu_tanh(act: str, data) 
 
 @settings(max_examples=3, deadline=None)
 @given(data=st.data())
-def test_converse_not_claimed_for_glu(data) -> None:
+def test_gated_biased_decides_the_converse_for_glu(data) -> None:
+    """glu without an index set: gated-biased (B) proves it not absorbable when the gate classes
+    +-(gate row, gate bias) are distinct and every unit is nonzero; otherwise it stays undecided."""
     b = data.draw(S.nondegenerate_blocks("glu", d=2, m=3).filter(
         lambda x: not search.exhaustive_search(x.W_up, x.W_down, np.eye(2), limit=1)))
     v = decide(b)
-    assert v.verdict == "undecided" and not v.exact
-    assert "relu and gelu only" in v.reason
+    fd = flips.flip_data("glu", b.W_up, b.W_down, None, W_gate=b.W_gate)
+    if flips.nondegeneracy(fd, "glu")["nondegenerate"]:
+        assert (v.verdict, v.claim, v.exact) == ("not_absorbable", "gated-biased", True)
+    else:
+        assert v.verdict == "undecided" and not v.exact
+    assert recheck_certificate(b, json.loads(json.dumps(v.certificate, default=str)))
 
 
 @FAST

@@ -13,6 +13,8 @@
     depth_near_identity -- depth-near-identity (d >= 3, two near-identity blocks)
     relu_limit       -- relu-limit (biases; relu, gelu, gelu_tanh, silu via the relu limit)
     relu_complete    -- relu-complete (exact minimal width of every relu block)
+    relu2_biased     -- relu2-biased (biased relu2 blocks: flip sets, class sums)
+    gated_biased     -- gated-biased (biased reglu/swiglu/geglu/geglu_tanh/glu blocks: flip sets)
     boundary         -- the boundary counterexamples (each hypothesis is needed)
 
 Shared machinery: base.py (certificates, registration, the runner) and exact.py
@@ -20,5 +22,6 @@ Shared machinery: base.py (certificates, registration, the runner) and exact.py
 """
 
 CLAIM_MODULES = ["skip_reduction", "homogeneous", "gated", "depth", "relu_gelu",
-                 "non_generic", "absorption_width", "glu_flip", "depth_stacks", "depth_d1", "depth_near_identity", "relu_limit", "relu_complete",
+                 "non_generic", "absorption_width", "glu_flip", "depth_stacks", "depth_d1",
+                 "depth_near_identity", "relu_limit", "relu_complete", "relu2_biased", "gated_biased",
                  "boundary"]

@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from flint import arb
 
+from oracle.algebra import flips
 from oracle.core import activations, arith
 from oracle.core.blocks import exact_rank
 from oracle.claims.base import Certificate, counterexample
@@ -299,6 +300,227 @@ BOUNDARY = [relu_degree_one, relu_stack_not_flat, biased_relu2, biased_swiglu, g
             zero_skip, singular_skip, collinear_rows]
 
 
+# ---------------------------------------------------------------- biased flips (relu2-biased, gated-biased)
+
+def _flip_sets(kind: str, U: list, W: list, M: list, b: list, G: Any = None, c: Any = None) -> list[list[int]]:
+    """Every flip set of a small block (all 2^m subsets, exact)."""
+    fd = flips.flip_data(kind, U, W, M, b_up=b, W_gate=G, b_gate=c)
+    return [[i for i in range(fd.m) if (mask >> i) & 1] for mask in range(1 << fd.m)
+            if flips.verify_flip_set(fd, [i for i in range(fd.m) if (mask >> i) & 1])]
+
+
+RELU2_REPEATED = {"W_up": [[Q(1)], [Q(-1)], [Q(1)]], "b_up": [Q(0), Q(0), Q(1, 2)], "W_down": [[Q(1), Q(-1), Q(1)]]}
+RELU2_REPEATED_PLAIN = {"W_up": [[Q(-1)], [Q(1)], [Q(-1)]], "b_up": [Q(0), Q(1, 2), Q(-1, 2)],
+                        "W_down": [[Q(-2), Q(2), Q(1)]], "b_down": [Q(-1, 4)]}
+RELU2_WIDE_PLAIN = {"W_up": [[Q(-1)], [Q(1)], [Q(-1)]], "b_up": [Q(0), Q(1, 2), Q(-1, 2)],
+                    "W_down": [[Q(-1), Q(1), Q(1)]], "b_down": [Q(-1, 4)]}
+
+
+def _relu2_d1_identity(res: dict[str, Any], pl: dict[str, Any]) -> tuple[bool, list]:
+    """x + B(x) = B'(x) for d = 1 relu2 blocks: the polynomial of each side on every piece between the
+    union of both sides' kink points (exact), plus the values at the sample points."""
+    def pieces_poly(blk: dict[str, Any], skip: bool) -> Callable:
+        def at(x: Fraction) -> list[Fraction]:  # coefficients (1, x, x^2) of the block on the piece of x
+            co = [Q(0), Q(1) if skip else Q(0), Q(0)]
+            for r, bb, w in zip(blk["W_up"], blk["b_up"], blk["W_down"][0]):
+                a = r[0]
+                if a * x + bb > 0:
+                    co = [co[0] + w * bb * bb, co[1] + 2 * w * a * bb, co[2] + w * a * a]
+            co[0] += blk.get("b_down", [Q(0)])[0]
+            return co
+        return at
+    kinks = sorted({-bb / r[0] for blk in (res, pl) for r, bb in zip(blk["W_up"], blk["b_up"]) if r[0] != 0})
+    probes = [kinks[0] - 1] + [(a + c) / 2 for a, c in zip(kinks, kinks[1:])] + [kinks[-1] + 1]
+    F, G = pieces_poly(res, True), pieces_poly(pl, False)
+    return all(F(p) == G(p) for p in probes), [str(p) for p in probes]
+
+
+def _relu2_counterexample(kind: str, res: dict[str, Any], pl: dict[str, Any]) -> Certificate:
+    same, probes = _relu2_d1_identity(res, pl)
+    Fv = lambda x: eval_plain_q("relu2", res["W_up"], res["W_down"], x, M=[[Q(1)]], b_up=res["b_up"])  # noqa: E731
+    Gv = lambda x: eval_plain_q("relu2", pl["W_up"], pl["W_down"], x, b_up=pl["b_up"], b_down=pl["b_down"])  # noqa: E731
+    ok, _ = _exact_compare(Fv, Gv, [[t] for t in POINTS_1D])
+    S = _flip_sets("relu2", res["W_up"], res["W_down"], [[Q(1)]], res["b_up"])
+    holds = same and ok and S == [] and len(pl["W_up"]) == (len(res["W_up"]) if kind == "relu2_repeated_hyperplane" else 3)
+    return Certificate("relu2-biased", holds, exact=True,
+                       method="exact polynomial identity on every piece + exact rationals; all 2^m flip sets",
+                       data={"kind": kind, "residual": _spec("relu2", res["W_up"], res["W_down"], b_up=res["b_up"],
+                                                             M=[[Q(1)]]),
+                             "plain": _spec("relu2", pl["W_up"], pl["W_down"], b_up=pl["b_up"], b_down=pl["b_down"]),
+                             "piece_probes": probes, "flip_sets": S, "points": [[q] for q in svec(POINTS_1D)]})
+
+
+@counterexample(claims=("relu2-biased",), dropped="distinct_kink_hyperplanes",
+                description="d = 1: x + relu2(x) - relu2(-x) + relu2(x + 1/2) (units 1 and 2 share the kink x = 0, "
+                            "every unit nonzero) has no flip set, yet equals -2 relu2(-x) + 2 relu2(x + 1/2) + "
+                            "relu2(-x - 1/2) - 1/4, a relu2 block of the same width 3")
+def relu2_repeated_hyperplane() -> Certificate:
+    """Two units on one kink hyperplane: absorbed at the same width without a flip set."""
+    return _relu2_counterexample("relu2_repeated_hyperplane", RELU2_REPEATED, RELU2_REPEATED_PLAIN)
+
+
+@counterexample(claims=("relu2-biased",), dropped="same_width",
+                description="d = 1, B = relu2(x) (width 1, no flip set): x + relu2(x) = -relu2(-x) + relu2(x + 1/2) + "
+                            "relu2(-x - 1/2) - 1/4, a relu2 block of width 3")
+def relu2_wider() -> Certificate:
+    """A nondegenerate relu2 block without a flip set absorbs its skip at width m + 2."""
+    res = {"W_up": [[Q(1)]], "b_up": [Q(0)], "W_down": [[Q(1)]]}
+    return _relu2_counterexample("relu2_wider", res, RELU2_WIDE_PLAIN)
+
+
+@counterexample(claims=("relu2-biased",), dropped="sigma_relu2",
+                description="relu instead of relu2: x - relu(x) = -relu(-x) (d = m = 1), while the relu2 flip "
+                            "condition w (u.x + b)^2 = -x^2 = -x + c fails")
+def relu_not_relu2() -> Certificate:
+    """For relu the flip removes a degree-1 term, so the relu2 flip condition is not necessary."""
+    U, W, I = [[Q(1)]], [[Q(-1)]], [[Q(1)]]
+    ok, _ = _exact_compare(lambda x: eval_plain_q("relu", U, W, x, M=I),
+                           lambda x: eval_plain_q("relu", [[Q(-1)]], W, x), [[t] for t in POINTS_1D])
+    S = _flip_sets("relu2", U, W, I, [Q(0)])
+    holds = ok and S == []
+    return Certificate("relu2-biased", holds, exact=True, method="exact rationals (piecewise linear, kink at 0 sampled)",
+                       data={"kind": "relu_not_relu2", "residual": _spec("relu", U, W, M=I),
+                             "plain": _spec("relu", [[Q(-1)]], W), "relu2_flip_sets": S,
+                             "points": [[q] for q in svec(POINTS_1D)]})
+
+
+@counterexample(claims=("gated-biased",), dropped="distinct_gate_classes",
+                description="swiglu, d = 1: silu(x) x - silu(x) x = 0 (two units in one gate class, all nonzero), so "
+                            "x + B(x) = x = silu(1) x - silu(-1) x, a width-2 block, yet no flip set (removed x^2, -x^2)")
+def gated_repeated_class() -> Certificate:
+    """Two units in one gate class cancel; the freed units absorb the skip without a flip set."""
+    res = {"W_gate": [[Q(1)], [Q(1)]], "b_gate": [Q(0), Q(0)], "W_up": [[Q(1)], [Q(-1)]], "W_down": [[Q(1), Q(1)]]}
+    return _gated_counterexample("gated_repeated_class", res, extra_units=0)
+
+
+@counterexample(claims=("gated-biased",), dropped="same_width",
+                description="swiglu, d = 1, B = silu(x) x (width 1, no flip set): x + B(x) = silu(x) x + silu(1) x - "
+                            "silu(-1) x, a swiglu block of width 3")
+def gated_wider() -> Certificate:
+    """A nondegenerate gated block without a flip set absorbs its skip at width m + 2."""
+    res = {"W_gate": [[Q(1)]], "b_gate": [Q(0)], "W_up": [[Q(1)]], "W_down": [[Q(1)]]}
+    return _gated_counterexample("gated_wider", res, extra_units=2)
+
+
+def _gated_counterexample(kind: str, res: dict[str, Any], extra_units: int) -> Certificate:
+    m = len(res["W_up"])
+    keep = m if extra_units else 0  # gated_wider keeps B's unit; gated_repeated_class drops both (they cancel)
+    pl = {"W_gate": res["W_gate"][:keep] + [[Q(0)], [Q(0)]], "b_gate": res["b_gate"][:keep] + [Q(1), Q(-1)],
+          "W_up": res["W_up"][:keep] + [[Q(1)], [Q(1)]], "W_down": [res["W_down"][0][:keep] + [Q(1), Q(-1)]]}
+    Fb = lambda x: eval_ball("swiglu", res["W_up"], res["W_down"], x, M=[[Q(1)]], W_gate=res["W_gate"],  # noqa: E731
+                             b_gate=res["b_gate"])
+    Gb = lambda x: eval_ball("swiglu", pl["W_up"], pl["W_down"], x, W_gate=pl["W_gate"], b_gate=pl["b_gate"])  # noqa: E731
+    ok, worst = _ball_compare(Fb, Gb, [[t] for t in POINTS_1D])
+    S = _flip_sets("odd_gate", res["W_up"], res["W_down"], [[Q(1)]], [Q(0)] * m, res["W_gate"], res["b_gate"])
+    # the identity behind it: silu(1) - silu(-1) = 1, enclosed
+    with arith.precision("ball", BALL_PREC):
+        g = activations.get("swiglu").ball
+        odd = g(arb(1)) - g(arb(-1)) - 1
+    width = len(pl["W_up"])
+    holds = ok and S == [] and odd.contains(0) and width == m + extra_units
+    return Certificate("gated-biased", holds, exact=False,
+                       method=f"arb balls at {BALL_PREC} bits (identity proved from g(z) - g(-z) = z); all 2^m flip "
+                              "sets exact",
+                       data={"kind": kind, "residual": _spec("swiglu", res["W_up"], res["W_down"], W_gate=res["W_gate"],
+                                                             b_gate=res["b_gate"], M=[[Q(1)]]),
+                             "plain": _spec("swiglu", pl["W_up"], pl["W_down"], W_gate=pl["W_gate"], b_gate=pl["b_gate"]),
+                             "flip_sets": S, "points": [[q] for q in svec(POINTS_1D)], "max_diff_bound": worst})
+
+
+@counterexample(claims=("gated-biased",), dropped="gate_identifiable",
+                description="bilinear gate g(z) = z, d = 1: x + x (x + 1) = x (x + 2), one unit, while no flip set "
+                            "of either kind exists (w gamma nu = x^2 + x and w nu = x + 1 are never -x + c)")
+def bilinear_gate() -> Certificate:
+    """Without an identifiable gate the units of B' need not be those of B."""
+    U, W, G, e = [[Q(1)]], [[Q(1)]], [[Q(1)]], [Q(1)]
+    U2, e2 = [[Q(1)]], [Q(2)]
+    Fv = lambda x: [x[0] + x[0] * (x[0] + 1)]  # noqa: E731
+    Gv = lambda x: [x[0] * (x[0] + 2)]  # noqa: E731
+    # both sides are polynomials of degree 2: equal values at three points means equal polynomials
+    ok = all(Fv([t]) == Gv([t]) for t in (Q(-1), Q(0), Q(2))) and all(Fv([t]) == Gv([t]) for t in POINTS_1D)
+    S_odd = _flip_sets("odd_gate", U, W, [[Q(1)]], e, G, [Q(0)])
+    S_glu = _flip_sets("glu", U, W, [[Q(1)]], e, G, [Q(0)])
+    holds = ok and S_odd == [] and S_glu == []
+    return Certificate("gated-biased", holds, exact=True, method="exact polynomial identity (degree 2, three points)",
+                       data={"kind": "bilinear_gate", "residual": _spec("bilinear", U, W, W_gate=G, b_up=e, M=[[Q(1)]]),
+                             "plain": _spec("bilinear", U2, W, W_gate=G, b_up=e2), "flip_sets": [],
+                             "points": [[q] for q in svec(POINTS_1D)]})
+
+
+def _gated_q(gate: Callable, spec: dict[str, Any], x: list, M: Any = None) -> list:
+    """An exact gated block (gate with an exact form) at x: sum w g(a.x + c)(u.x + e) (+ Mx)."""
+    d = len(spec["W_up"][0])
+    G, U, W = qmat(spec["W_gate"]), qmat(spec["W_up"]), qmat(spec["W_down"])
+    c = qvec(spec["b_gate"]) if "b_gate" in spec else [Q(0)] * len(U)
+    e = qvec(spec["b_up"]) if "b_up" in spec else [Q(0)] * len(U)
+    hid = [gate(sum((a * v for a, v in zip(G[i], x)), Q(0)) + c[i]) * (sum((u * v for u, v in zip(U[i], x)), Q(0)) + e[i])
+           for i in range(len(U))]
+    out = [sum((W[o][i] * hid[i] for i in range(len(U))), Q(0)) for o in range(d)]
+    if M is not None:
+        out = [o + sum((M[a][k] * x[k] for k in range(d)), Q(0)) for a, o in enumerate(out)]
+    return out
+
+
+_FLIP_KINDS = ("relu2_repeated_hyperplane", "relu2_wider", "relu_not_relu2", "gated_repeated_class", "gated_wider",
+               "bilinear_gate")
+
+
+def _recheck_flip_counterexample(data: dict[str, Any]) -> bool:
+    """Re-verify a counterexample of relu2-biased / gated-biased from its data."""
+    kind = data["kind"]
+    pts = [qvec(p) for p in data["points"]]
+    res, pl = data["residual"], data["plain"]
+    R = {k: (qmat(v) if isinstance(v[0], list) else qvec(v)) for k, v in res.items() if k != "activation"}
+    P = {k: (qmat(v) if isinstance(v[0], list) else qvec(v)) for k, v in pl.items() if k != "activation"}
+    M = R.get("M")
+    if not pts or M != [[Q(1)]]:
+        return False
+    if kind in ("relu2_repeated_hyperplane", "relu2_wider"):
+        P.setdefault("b_down", [Q(0)])
+        same, _ = _relu2_d1_identity(R, P)
+        vals = all(eval_plain_q("relu2", R["W_up"], R["W_down"], x, M=M, b_up=R["b_up"])
+                   == eval_plain_q("relu2", P["W_up"], P["W_down"], x, b_up=P["b_up"], b_down=P["b_down"]) for x in pts)
+        S = _flip_sets("relu2", R["W_up"], R["W_down"], M, R["b_up"])
+        keys = [line_key([r[0], b]) for r, b in zip(R["W_up"], R["b_up"])]
+        if kind == "relu2_repeated_hyperplane":
+            shape = len(set(keys)) < len(keys) and all(w != 0 for w in R["W_down"][0]) and len(P["W_up"]) == len(R["W_up"])
+        else:
+            shape = len(R["W_up"]) == 1 and len(P["W_up"]) == 3 and R["W_down"][0][0] != 0 and R["W_up"][0][0] != 0
+        return same and vals and S == [] and shape
+    if kind == "relu_not_relu2":
+        ok = all(eval_plain_q("relu", R["W_up"], R["W_down"], x, M=M) == eval_plain_q("relu", P["W_up"], P["W_down"], x)
+                 for x in pts)
+        return ok and _flip_sets("relu2", R["W_up"], R["W_down"], M, [Q(0)] * len(R["W_up"])) == [] \
+            and res["activation"] == "relu"
+    if kind in ("gated_repeated_class", "gated_wider"):
+        ok = _ball_compare(lambda x: eval_ball("swiglu", R["W_up"], R["W_down"], x, M=M, W_gate=R["W_gate"],
+                                               b_gate=R["b_gate"]),
+                           lambda x: eval_ball("swiglu", P["W_up"], P["W_down"], x, W_gate=P["W_gate"],
+                                               b_gate=P["b_gate"]), pts)[0]
+        m = len(R["W_up"])
+        S = _flip_sets("odd_gate", R["W_up"], R["W_down"], M, [Q(0)] * m, R["W_gate"], R["b_gate"])
+        if kind == "gated_repeated_class":
+            G = R["W_gate"]
+            shape = m == 2 and G[0] == G[1] and G[0] != [Q(0)] and R["b_gate"][0] == R["b_gate"][1] \
+                and len(P["W_up"]) == 2 and all(w != 0 for w in R["W_down"][0])
+        else:
+            shape = m == 1 and len(P["W_up"]) == 3
+        return ok and S == [] and shape and res["activation"] == pl["activation"] == "swiglu"
+    if kind == "bilinear_gate":
+        ident = lambda z: z  # noqa: E731
+        ok = all(_gated_q(ident, res, x, M=M) == _gated_q(ident, pl, x) for x in pts) and len(pts) >= 3
+        e = R.get("b_up", [Q(0)])
+        S = _flip_sets("odd_gate", R["W_up"], R["W_down"], M, e, R["W_gate"], [Q(0)]) + \
+            _flip_sets("glu", R["W_up"], R["W_down"], M, e, R["W_gate"], [Q(0)])
+        return ok and S == [] and res["activation"] == pl["activation"] == "bilinear" \
+            and len(R["W_up"]) == len(P["W_up"]) == 1
+    return False
+
+
+FLIP_BOUNDARY = [relu2_repeated_hyperplane, relu2_wider, relu_not_relu2, gated_repeated_class, gated_wider,
+                 bilinear_gate]
+
+
 # ---------------------------------------------------------------- re-checking
 
 def _block_fn(spec: dict[str, Any], exact: bool, M: Any = None) -> Callable:
@@ -331,6 +553,8 @@ def recheck_counterexample(cert: dict[str, Any]) -> bool:
         pts = [qvec(p) for p in data["points"]]
         if not pts:
             return False
+        if kind in _FLIP_KINDS:
+            return _recheck_flip_counterexample(data)
         if kind == "zero_skip":
             Mz = qmat(data["M"])
             if any(v != 0 for r in Mz for v in r):

@@ -40,6 +40,15 @@ def _search_line(s: dict[str, Any], proves_none: bool) -> Optional[str]:
         return f"certificate: exhaustive exact search over {s.get('nonzero_units')} nonzero units"
     if kind == "rank_identity":
         return f"certificate: {s.get('method')}"
+    if kind == "compressed_01" and proves_none:
+        if s.get("outcome") == "inconsistent":
+            how = "the compressed system is inconsistent over the rationals"
+        elif not s.get("free_variables"):
+            how = "its single rational solution is no flip set"
+        else:
+            how = f"all 2^{s.get('free_variables')} 0/1 points of its solution space fail the full condition"
+        return (f"certificate: no flip set of the units: the flip condition under {s.get('functionals')} fixed "
+                f"integer functionals (exact rationals): {how}")
     return None
 
 

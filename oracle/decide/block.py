@@ -38,6 +38,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from oracle.core import activations, linalg
+from oracle.decide import biased as biased_decide
 from oracle.decide import relu as relu_decide
 from oracle.algebra import search
 from oracle.core.blocks import Block, nondegeneracy
@@ -191,6 +192,8 @@ def decide(block: Block, progress: Progress = _quiet, max_exhaustive: int = 36) 
                         "absorption_width": {"value": None, "at_most": m}},
                        block.without_skip())
 
+    if block.activation in biased_decide.ACTIVATIONS and _nonzero_biases(block):
+        return _decide_biased(block, info, progress)
     deg = act.block_degree
     if deg is not None and deg != 1:
         return _decide_homogeneous(block, info, deg)
@@ -201,10 +204,37 @@ def decide(block: Block, progress: Progress = _quiet, max_exhaustive: int = 36) 
     if not act.gated and block.activation in relu_decide.LIMIT_ACTS:
         return _decide_limit(block, info, progress, max_exhaustive)
     if (act.gated and act.flip_symmetry) or (not act.gated and act.odd_part_identity):
-        return _decide_index_condition(block, info, progress, max_exhaustive)
+        v = _decide_index_condition(block, info, progress, max_exhaustive)
+        if block.activation == "glu" and v.verdict == "undecided" and v.certificate.get("kind") == "no_index_set":
+            # gated-biased (B) proves the converse for glu blocks with distinct gate classes
+            sharper = _decide_biased(block, info, progress)
+            if sharper.verdict == "not_absorbable":
+                return sharper
+        return v
     return Verdict("undecided", None, False,
                    f"no decision procedure for activation {block.activation!r}",
                    {"kind": "unsupported", "block": info})
+
+
+def _decide_biased(block: Block, info: dict[str, Any], progress: Progress) -> Verdict:
+    """Biased relu2 / reglu / swiglu / geglu / geglu_tanh / glu blocks (and bias-free glu without an
+    index set): the flip sets of relu2-biased and gated-biased (oracle/decide/biased.py)."""
+    big = block.m * block.d >= _LARGE
+    say = progress if big else _quiet
+    say(f"block {block.activation}, d = {block.d}, m = {block.m}: flip sets ({biased_decide.claim_of(block.activation)})")
+    r = biased_decide.decide_biased(block, progress=say)
+    cert = r["certificate"]
+    cert["block"] = info
+    m = block.m
+    if r["verdict"] == "absorbable":
+        cert["absorption_width"] = {"value": None, "at_most": m,
+                                    "reason": "absorbable at width m; smaller widths not examined"}
+    elif r["verdict"] == "not_absorbable":
+        cert["absorption_width"] = {"value": None, "note": f"more than m = {m}",
+                                    "reason": "no block of width m (hence none narrower); wider blocks not examined"}
+    else:
+        cert["absorption_width"] = {"value": None, "reason": "not examined"}
+    return Verdict(r["verdict"], r["claim"], r["exact"], r["reason"], cert, r["plain"])
 
 
 def _decide_homogeneous(block: Block, info: dict[str, Any], deg: int) -> Verdict:
@@ -665,6 +695,8 @@ def recheck_certificate(block: Block, cert: dict[str, Any]) -> bool:
             ok = (relu_decide.recheck_relu(block, cert) if kind != "relu_limit"
                   else relu_decide.recheck_odd(block, cert))
             return ok and _recheck_extras(block, cert)
+        if kind == "biased_flip":
+            return block.kind == "residual" and biased_decide.recheck_biased(block, cert)
         if kind == "hypothesis_failed":
             return sorted(_nonzero_biases(block)) == sorted(cert["nonzero_biases"])
         if kind == "search_inconclusive":

@@ -1,0 +1,265 @@
+"""Oracle check of gated-biased: a biased gated block (reglu, swiglu, geglu, geglu_tanh, glu)
+absorbs its skip at its own width iff a flip set exists (distinct gate classes, nonzero units).
+
+Instances (hypothesis): planted (odd-part gates: pairs of units with gates (a, c) and (a, c - 1),
+the same value map and outputs w, -w remove w (u . x + e); glu: units with sum w_k u_k^T = -M),
+generic, near misses (one output weight of a planted instance moved by 2^-30) and degenerate
+blocks (zero gate row, zero output, repeated gate class); d = 1..3, widths below, at and above d,
+general M.
+
+Per instance: the exact flip-set search (compressed 0/1 system, candidates verified on the full
+condition (Q), (L) in rationals); when S exists the flipped block with b_down + c_S is compared
+with F at sample points, exactly in rationals for reglu and with arb balls for the others (the
+identity itself is the exact algebra plus the proved flip lemma (1) / (1'), so the verdict is exact
+and the balls are evidence); when none exists on a block meeting (B), the certificate of
+non-existence. Re-checking recomputes every step from the stored weights.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+
+from oracle.algebra import flips
+from oracle.algebra.exact import BALL_PREC, balls_agree, eval_ball, qmat, qvec, safe_recheck, smat, svec
+from oracle.core import activations
+from oracle.core.strategies import dyadic_weights, integer_inverse, unimodular
+from oracle.claims.base import Certificate, oracle_check
+
+CLAIM = "gated-biased"
+GATES = ("reglu", "swiglu", "geglu", "geglu_tanh", "glu")
+Q = Fraction
+
+
+@dataclass
+class GatedInstance:
+    kind: str
+    gate: str
+    G: list[list[Fraction]]
+    c: list[Fraction]
+    U: list[list[Fraction]]
+    e: list[Fraction]
+    W: list[list[Fraction]]
+    M: list[list[Fraction]]
+    b_down: list[Fraction]
+    points: list[list[Fraction]]
+
+    def size(self) -> dict[str, Any]:
+        return {"d": len(self.M), "m": len(self.U)}
+
+
+def _qa(a: Any) -> list:
+    return [[Q(float(v)) for v in row] for row in np.atleast_2d(a)]
+
+
+def _qv(v: Any) -> list:
+    return [Q(float(x)) for x in np.ravel(v)]
+
+
+def _skip(draw: st.DrawFn, d: int) -> np.ndarray:
+    how = draw(st.sampled_from(["identity", "invertible", "any"]))
+    if how == "identity":
+        return np.eye(d)
+    if how == "invertible":
+        return draw(unimodular(d)).astype(np.float64)
+    return draw(dyadic_weights((d, d)))
+
+
+def _points(draw: st.DrawFn, d: int) -> list[list[Fraction]]:
+    coord = st.builds(Fraction, st.integers(-12, 12), st.sampled_from([1, 2, 3, 4]))
+    return draw(st.lists(st.lists(coord, min_size=d, max_size=d), min_size=2, max_size=3))
+
+
+def _nonzero_row(draw: st.DrawFn, d: int) -> np.ndarray:
+    row = draw(dyadic_weights((d,)))
+    if not np.any(row):
+        row[0] = 1.0
+    return row
+
+
+@st.composite
+def _planted(draw: st.DrawFn, near_miss: bool = False) -> GatedInstance:
+    gate = draw(st.sampled_from(GATES))
+    d = draw(st.integers(1, 3))
+    M = _skip(draw, d)
+    P = draw(unimodular(d)).astype(np.float64)
+    A = -M @ integer_inverse(P.astype(np.int64)).astype(np.float64)
+    units = []  # (gate row, gate bias, value row, value bias, output column)
+    for k in range(d):
+        a, c = _nonzero_row(draw, d), float(draw(st.integers(-4, 4))) / 2
+        e = float(draw(st.integers(-2, 2)))
+        if gate == "glu":
+            units.append((a, c, P[k], e, A[:, k]))
+        else:
+            units += [(a, c, P[k], e, A[:, k]), (a, c - 1.0, P[k], e, -A[:, k])]
+    for _ in range(draw(st.integers(0, 2))):
+        units.append((_nonzero_row(draw, d), float(draw(st.integers(-2, 2))), draw(dyadic_weights((d,))),
+                      float(draw(st.integers(-2, 2))), draw(dyadic_weights((d,)))))
+    order = draw(st.permutations(range(len(units))))
+    units = [units[i] for i in order]
+    W = [[Q(float(u[4][a])) for u in units] for a in range(d)]
+    if near_miss:  # move an output weight of a planted unit
+        W[0][order.index(0)] += Q(1, 2 ** 30)
+    return GatedInstance("near_miss" if near_miss else "planted", gate,
+                         [[Q(float(v)) for v in u[0]] for u in units], [Q(u[1]) for u in units],
+                         [[Q(float(v)) for v in u[2]] for u in units], [Q(u[3]) for u in units], W, _qa(M),
+                         _qv(draw(dyadic_weights((d,)))), _points(draw, d))
+
+
+@st.composite
+def _generic(draw: st.DrawFn) -> GatedInstance:
+    gate = draw(st.sampled_from(GATES))
+    d = draw(st.integers(1, 3))
+    m = draw(st.sampled_from(sorted({max(1, d - 1), d, d + 1, 2 * d})))
+    M = _skip(draw, d)
+    return GatedInstance("generic", gate, _qa(draw(dyadic_weights((m, d)))), _qv(draw(dyadic_weights((m,)))),
+                         _qa(draw(dyadic_weights((m, d)))), _qv(draw(dyadic_weights((m,)))),
+                         _qa(draw(dyadic_weights((d, m)))), _qa(M), _qv(draw(dyadic_weights((d,)))),
+                         _points(draw, d))
+
+
+@st.composite
+def _degenerate(draw: st.DrawFn) -> GatedInstance:
+    inst = draw(_generic())
+    m, d = len(inst.U), len(inst.M)
+    if m < 2:
+        inst.G.append([Q(1)] * d)
+        inst.c.append(Q(0))
+        inst.U.append([Q(1)] * d)
+        inst.e.append(Q(0))
+        for row in inst.W:
+            row.append(Q(1))
+        m += 1
+    i, j = draw(st.permutations(range(m)))[:2]
+    defect = draw(st.sampled_from(["zero_gate_row", "zero_output", "repeated_class"]))
+    if defect == "zero_gate_row":
+        inst.G[i] = [Q(0)] * d
+    elif defect == "zero_output":
+        for row in inst.W:
+            row[i] = Q(0)
+    else:
+        s = draw(st.sampled_from([Q(-1), Q(1)]))
+        inst.G[j] = [s * v for v in inst.G[i]]
+        inst.c[j] = s * inst.c[i]
+    inst.kind = "degenerate"
+    return inst
+
+
+STRATEGY = st.one_of(_planted(), _planted(near_miss=True), _generic(), _degenerate())
+
+
+# ---------------------------------------------------------------- exact pieces
+
+def _relu(z: Fraction) -> Fraction:
+    return z if z > 0 else Q(0)
+
+
+def eval_reglu_q(G: list, c: list, U: list, e: list, W: list, x: list, M: Any = None, b_down: Any = None) -> list:
+    """Mx + sum_i w_i relu(a_i . x + c_i)(u_i . x + e_i) + b_down in exact rationals."""
+    d = len(W)
+    hid = [_relu(sum((g * v for g, v in zip(G[i], x)), Q(0)) + c[i]) * (sum((u * v for u, v in zip(U[i], x)), Q(0)) + e[i])
+           for i in range(len(U))]
+    out = [sum((W[a][i] * hid[i] for i in range(len(U))), Q(0)) for a in range(d)]
+    if b_down is not None:
+        out = [o + b for o, b in zip(out, b_down)]
+    if M is not None:
+        out = [o + sum((M[a][k] * x[k] for k in range(d)), Q(0)) for a, o in enumerate(out)]
+    return out
+
+
+def flipped(gate: str, G: list, c: list, W: list, bd: list, S: list[int], c_S: list) -> tuple[list, list, list, list]:
+    """Part (A): gate rows and gate biases in S negated (glu: output columns too); b_down + c_S."""
+    G2 = [[-v for v in r] if i in S else list(r) for i, r in enumerate(G)]
+    c2 = [-v if i in S else v for i, v in enumerate(c)]
+    W2 = [[-v if (gate == "glu" and i in S) else v for i, v in enumerate(row)] for row in W] if gate == "glu" \
+        else [list(r) for r in W]
+    return G2, c2, W2, [x + y for x, y in zip(bd, c_S)]
+
+
+def _fr(q: Any) -> Fraction:
+    return Fraction(int(q.p), int(q.q))
+
+
+@functools.lru_cache(maxsize=None)
+def gate_property(gate: str) -> bool:
+    """The flip identity of the gate, as re-derived by the activation catalog."""
+    act = activations.get(gate)
+    checks = {c.prop: bool(c.holds) for c in activations.check_properties(act)}
+    return checks.get("flip_symmetry" if gate == "glu" else "odd_part_identity", False)
+
+
+def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
+    """Decide the instance from its exact data and verify every step; (holds, data)."""
+    gate = inst["gate"]
+    G, c, U, e, W, M, bd = (qmat(inst["W_gate"]), qvec(inst["b_gate"]), qmat(inst["W_up"]), qvec(inst["b_up"]),
+                            qmat(inst["W_down"]), qmat(inst["M"]), qvec(inst["b_down"]))
+    d = len(M)
+    pts = [qvec(p) for p in inst["points"]] + [[Q(0)] * d]
+    kind = flips.kind_of(gate)
+    fd = flips.flip_data(kind, U, W, M, b_up=e, W_gate=G, b_gate=c)
+    nd = flips.nondegeneracy(fd, gate)
+    res = flips.find_flip_set(fd)
+    prop = gate_property(gate)
+    data: dict[str, Any] = {"nondegenerate": nd["nondegenerate"], "search_status": res.status,
+                            "search": res.certificate, "gate_identity_verified": prop}
+    ok = prop and (res.status in ("found", "none") or not nd["nondegenerate"])
+    if res.status == "found":
+        S = res.S
+        qz, lo, const = flips.flip_residual(fd, S)
+        c_S = [_fr(v) for v in const]
+        G2, c2, W2, bd2 = flipped(gate, G, c, W, bd, S, c_S)
+        rows = []
+        for p in pts:
+            if gate == "reglu":
+                lhs = eval_reglu_q(G, c, U, e, W, p, M=M, b_down=bd)
+                rhs = eval_reglu_q(G2, c2, U, e, W2, p, b_down=bd2)
+                good = lhs == rhs
+                rows.append({"x": svec(p), "value": svec(lhs), "equal": good})
+            else:
+                good, width = balls_agree(eval_ball(gate, U, W, p, M=M, W_gate=G, b_up=e, b_gate=c, b_down=bd),
+                                          eval_ball(gate, U, W2, p, W_gate=G2, b_up=e, b_gate=c2, b_down=bd2))
+                rows.append({"x": svec(p), "diff_bound": width, "equal": good})
+            ok = ok and good
+        data.update({"S": S, "c_S": svec(c_S), "flip_condition": qz and lo, "comparisons": rows,
+                     "verdict": "absorbable (A)"})
+        ok = ok and qz and lo
+    elif res.status == "none" and nd["nondegenerate"]:
+        data["verdict"] = "not absorbable (B)"
+    else:
+        data["verdict"] = "undecided (degenerate, no flip set)" if not nd["nondegenerate"] else "undecided"
+    if inst["kind"] == "planted":
+        ok = ok and res.status == "found"
+    return ok, data
+
+
+def _spec(inst: GatedInstance) -> dict[str, Any]:
+    return {"kind": inst.kind, "gate": inst.gate, "W_gate": smat(inst.G), "b_gate": svec(inst.c),
+            "W_up": smat(inst.U), "b_up": svec(inst.e), "W_down": smat(inst.W), "M": smat(inst.M),
+            "b_down": svec(inst.b_down), "points": [svec(p) for p in inst.points]}
+
+
+@oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c),
+              precision=f"exact rationals (flip condition, reglu values); arb {BALL_PREC} bits as evidence")
+def check(inst: GatedInstance) -> Certificate:
+    """Check gated-biased on one instance."""
+    spec = _spec(inst)
+    ok, data = evaluate(spec)
+    return Certificate(CLAIM, ok, exact=ok,
+                       method="exact flip-set solve and flip condition (rationals) + proved flip lemma; reglu values "
+                              f"exact, other gates arb balls at {BALL_PREC} bits as evidence",
+                       data={**spec, **data}, reason="" if ok else f"check failed: {data.get('verdict')}")
+
+
+@safe_recheck
+def recheck(cert: dict[str, Any]) -> bool:
+    """Recompute the decision from the stored weights and compare every recorded outcome."""
+    data = cert["data"]
+    ok, again = evaluate(data)
+    keys = ("search_status", "S", "verdict", "c_S", "nondegenerate")
+    same_vals = [r.get("value") for r in again.get("comparisons", [])] == [r.get("value") for r in data.get("comparisons", [])]
+    return ok and same_vals and all(again.get(k) == data.get(k) for k in keys)

@@ -1,0 +1,245 @@
+"""Oracle check of relu2-biased: a relu2 block with biases absorbs its skip at its own width iff a
+flip set exists (distinct kink hyperplanes, nonzero units); degenerate blocks by class sums.
+
+Instances (hypothesis): planted (pairs (u, beta, x), (u, -beta, -x) remove 4 beta x (u . x), so
+d pairs with sum a_k u_k^T = -M give a flip set), generic (random dyadic weights and biases),
+near misses (a planted instance with one output weight moved by 2^-30) and degenerate blocks
+(a zero output, a repeated kink hyperplane, a zero row); d = 1..3, widths below, at and above d,
+skip matrices identity, unimodular or arbitrary dyadic.
+
+Per instance, in exact rationals (python-flint): the flip-set search (compressed 0/1 system,
+candidates verified on the full condition); when S exists, the flipped block with b_down + c_S is
+compared with F through the class forms of Lemma 1 and at sample points; when none exists and the
+block meets (B), the certificate of non-existence; degenerate blocks through part (C), with the
+constructed block compared exactly. The certificate stores the weights as exact strings and is
+re-checked by recomputing every step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Optional
+
+import numpy as np
+from flint import fmpq
+from hypothesis import strategies as st
+
+from oracle.algebra import flips
+from oracle.algebra.exact import eval_plain_q, qmat, qvec, safe_recheck, smat, svec
+from oracle.core.strategies import dyadic_weights, integer_inverse, unimodular
+from oracle.claims.base import Certificate, oracle_check
+
+CLAIM = "relu2-biased"
+Q = Fraction
+
+
+@dataclass
+class Relu2Instance:
+    """A biased relu2 residual block as exact rationals (rows u_i, biases b_i, columns w_i)."""
+
+    kind: str  # "planted" | "generic" | "near_miss" | "degenerate"
+    U: list[list[Fraction]]
+    b: list[Fraction]
+    W: list[list[Fraction]]
+    M: list[list[Fraction]]
+    b_down: list[Fraction]
+    points: list[list[Fraction]]
+
+    def size(self) -> dict[str, Any]:
+        return {"d": len(self.M), "m": len(self.U)}
+
+
+def _q(a: Any) -> list:
+    return [[Q(float(v)) for v in row] for row in np.atleast_2d(a)]
+
+
+def _ints(draw: st.DrawFn, shape: tuple[int, ...], lo: int = -3, hi: int = 3) -> np.ndarray:
+    n = int(np.prod(shape))
+    return np.array(draw(st.lists(st.integers(lo, hi), min_size=n, max_size=n)), dtype=np.int64).reshape(shape)
+
+
+def _skip(draw: st.DrawFn, d: int) -> np.ndarray:
+    how = draw(st.sampled_from(["identity", "invertible", "any"]))
+    if how == "identity":
+        return np.eye(d)
+    if how == "invertible":
+        return draw(unimodular(d)).astype(np.float64)
+    return draw(dyadic_weights((d, d)))
+
+
+def _points(draw: st.DrawFn, d: int) -> list[list[Fraction]]:
+    coord = st.builds(Fraction, st.integers(-20, 20), st.sampled_from([1, 2, 3, 4, 7]))
+    return draw(st.lists(st.lists(coord, min_size=d, max_size=d), min_size=2, max_size=3))
+
+
+@st.composite
+def _planted(draw: st.DrawFn, near_miss: bool = False) -> Relu2Instance:
+    d = draw(st.integers(1, 3))
+    M = _skip(draw, d)
+    P = draw(unimodular(d)).astype(np.float64)
+    A = -M @ integer_inverse(P.astype(np.int64)).astype(np.float64)  # A P = -M exactly (dyadic)
+    units = []
+    for k in range(d):
+        beta = 2.0 ** -draw(st.integers(0, 3))
+        x = A[:, k] / (4 * beta)
+        units += [(P[k], beta, x), (P[k], -beta, -x)]
+    for _ in range(draw(st.integers(0, 3))):
+        units.append((_ints(draw, (d,)).astype(float), draw(st.integers(-4, 4)) / 2, _ints(draw, (d,)).astype(float)))
+    order = draw(st.permutations(range(len(units))))
+    units = [units[i] for i in order]
+    U = [[Q(float(v)) for v in u] for u, _, _ in units]
+    b = [Q(float(c)) for _, c, _ in units]
+    W = [[Q(float(w[a])) for _, _, w in units] for a in range(d)]
+    if near_miss:  # move an output weight of a planted unit
+        W[0][order.index(0)] += Q(1, 2 ** 30)
+    bd = [Q(float(v)) for v in draw(dyadic_weights((d,)))]
+    return Relu2Instance("near_miss" if near_miss else "planted", U, b, W, _q(M), bd, _points(draw, d))
+
+
+@st.composite
+def _generic(draw: st.DrawFn) -> Relu2Instance:
+    d = draw(st.integers(1, 3))
+    m = draw(st.sampled_from(sorted({max(1, d - 1), d, d + 1, 2 * d + 1})))
+    M = _skip(draw, d)
+    U, W = draw(dyadic_weights((m, d))), draw(dyadic_weights((d, m)))
+    b, bd = draw(dyadic_weights((m,))), draw(dyadic_weights((d,)))
+    return Relu2Instance("generic", _q(U), [Q(float(v)) for v in b], _q(W), _q(M), [Q(float(v)) for v in bd],
+                         _points(draw, d))
+
+
+@st.composite
+def _degenerate(draw: st.DrawFn) -> Relu2Instance:
+    inst = draw(_generic())
+    m, d = len(inst.U), len(inst.M)
+    if m < 2:
+        inst.U.append([Q(1)] * d)
+        inst.b.append(Q(0))
+        for row in inst.W:
+            row.append(Q(1))
+        m += 1
+    i, j = draw(st.permutations(range(m)))[:2]
+    defect = draw(st.sampled_from(["zero_output", "repeated_hyperplane", "zero_row"]))
+    if defect == "zero_output":
+        for row in inst.W:
+            row[i] = Q(0)
+    elif defect == "repeated_hyperplane":
+        c = draw(st.sampled_from([Q(-2), Q(-1), Q(1, 2), Q(2)]))
+        inst.U[j] = [c * v for v in inst.U[i]]
+        inst.b[j] = c * inst.b[i]
+    else:
+        inst.U[i] = [Q(0)] * d
+    inst.kind = "degenerate"
+    return inst
+
+
+STRATEGY = st.one_of(_planted(), _planted(near_miss=True), _generic(), _degenerate())
+
+
+# ---------------------------------------------------------------- the check
+
+def _fd(U: list, b: list, W: list, M: list) -> flips.FlipData:
+    return flips.flip_data("relu2", U, W, M, b_up=b)
+
+
+def _fq(v: Fraction) -> fmpq:
+    return fmpq(v.numerator, v.denominator)
+
+
+def _F(x: Fraction) -> Fraction:
+    return x
+
+
+def _fr(q: fmpq) -> Fraction:
+    return Fraction(int(q.p), int(q.q))
+
+
+def flipped(U: list, b: list, W: list, bd: list, S: list[int], c_S: list[Fraction]) -> tuple[list, list, list, list]:
+    """Part (A): units in S negated (row, bias, output column), b_down + c_S (exact)."""
+    U2 = [[-v for v in r] if i in S else list(r) for i, r in enumerate(U)]
+    b2 = [-v if i in S else v for i, v in enumerate(b)]
+    W2 = [[-v if i in S else v for i, v in enumerate(row)] for row in W]
+    return U2, b2, W2, [x + c for x, c in zip(bd, c_S)]
+
+
+def _form(U: list, b: list, W: list, M: Optional[list], bd: list) -> tuple:
+    d = len(W)
+    units = [([_fq(v) for v in U[i]], _fq(b[i]), [_fq(W[a][i]) for a in range(d)]) for i in range(len(U))]
+    return flips.relu2_form(units, None if M is None else [[_fq(v) for v in r] for r in M], [_fq(v) for v in bd], d)
+
+
+def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
+    """Decide the instance from its exact data and verify every step; (holds, data)."""
+    U, b, W, M, bd = (qmat(inst["W_up"]), qvec(inst["b_up"]), qmat(inst["W_down"]), qmat(inst["M"]),
+                      qvec(inst["b_down"]))
+    pts = [qvec(p) for p in inst["points"]] + [[Q(0)] * len(M)]
+    fd = _fd(U, b, W, M)
+    nd = flips.nondegeneracy(fd, "relu2")
+    res = flips.find_flip_set(fd)
+    data: dict[str, Any] = {"nondegenerate": nd["nondegenerate"], "search_status": res.status,
+                            "search": res.certificate}
+    ok = res.status in ("found", "none") or not nd["nondegenerate"]
+    if res.status == "found":
+        S = res.S
+        qz, lo, const = flips.flip_residual(fd, S)
+        c_S = [_fr(c) for c in const]
+        U2, b2, W2, bd2 = flipped(U, b, W, bd, S, c_S)
+        same_form = _form(U, b, W, M, bd) == _form(U2, b2, W2, None, bd2)
+        vals = [(eval_plain_q("relu2", U, W, p, M=M, b_up=b, b_down=bd),
+                 eval_plain_q("relu2", U2, W2, p, b_up=b2, b_down=bd2)) for p in pts]
+        same_vals = all(x == y for x, y in vals)
+        data.update({"S": S, "c_S": svec(c_S), "flip_condition": qz and lo, "class_forms_equal": same_form,
+                     "values_equal": same_vals, "values": [svec(x) for x, _ in vals]})
+        ok = ok and qz and lo and same_form and same_vals
+        data["verdict"] = "absorbable (A)"
+    elif res.status == "none" and nd["nondegenerate"]:
+        # (B): not absorbable; part (C) must agree (r = 0 there, the same flip condition on classes)
+        r = flips.relu2_decide_classes(fd)
+        data["classes"] = {k: v for k, v in r.items() if k not in ("classes_obj", "plan")}
+        ok = ok and r["status"] == "none" and r["spare_units"] == 0
+        data["verdict"] = "not absorbable (B)"
+    elif not nd["nondegenerate"]:
+        r = flips.relu2_decide_classes(fd)
+        data["classes"] = {k: v for k, v in r.items() if k not in ("classes_obj", "plan")}
+        if r["status"] == "found":
+            rows, bs, cols = flips.relu2_plan_block(fd, r["classes_obj"], r["plan"], fd.m)
+            d = fd.d
+            units_F = [(fd.U[i], fd.b[i], fd.col(i)) for i in range(fd.m)]
+            formF = flips.relu2_form(units_F, fd.M, [_fq(v) for v in bd], d)
+            _, p0 = flips.relu2_form(list(zip(rows, bs, cols)), None, [fmpq(0)] * d, d)
+            bdn = [formF[1][o][-1] - p0[o][-1] for o in range(d)]
+            same = flips.relu2_form(list(zip(rows, bs, cols)), None, bdn, d) == formF
+            U2 = [[_fr(v) for v in r_] for r_ in rows]
+            W2 = [[_fr(cols[j][a]) for j in range(len(rows))] for a in range(d)]
+            b2, bd2 = [_fr(v) for v in bs], [_fr(v) for v in bdn]
+            same_vals = all(eval_plain_q("relu2", U, W, p, M=M, b_up=b, b_down=bd)
+                            == eval_plain_q("relu2", U2, W2, p, b_up=b2, b_down=bd2) for p in pts)
+            data.update({"construction_width": len(rows), "class_forms_equal": same, "values_equal": same_vals,
+                         "constructed": {"W_up": smat(U2), "b_up": svec(b2), "W_down": smat(W2),
+                                         "b_down": svec(bd2)}})
+            ok = ok and same and same_vals and len(rows) == fd.m
+            data["verdict"] = "absorbable (C)"
+        else:
+            data["verdict"] = "not absorbable (C)" if r["status"] == "none" else "undecided (C)"
+    if inst["kind"] == "planted":
+        ok = ok and res.status == "found"
+    return ok, data
+
+
+@oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c), precision="exact rationals (python-flint)")
+def check(inst: Relu2Instance) -> Certificate:
+    """Check relu2-biased on one instance."""
+    spec = {"kind": inst.kind, "W_up": smat(inst.U), "b_up": svec(inst.b), "W_down": smat(inst.W),
+            "M": smat(inst.M), "b_down": svec(inst.b_down), "points": [svec(p) for p in inst.points]}
+    ok, data = evaluate(spec)
+    return Certificate(CLAIM, ok, exact=ok, method="exact rationals: flip-set solve, class forms, values",
+                       data={**spec, **data}, reason="" if ok else f"check failed: {data.get('verdict')}")
+
+
+@safe_recheck
+def recheck(cert: dict[str, Any]) -> bool:
+    """Recompute the decision from the stored weights and compare every recorded outcome."""
+    data = cert["data"]
+    ok, again = evaluate(data)
+    keys = ("search_status", "S", "verdict", "values", "c_S", "constructed", "nondegenerate")
+    return ok and all(again.get(k) == data.get(k) for k in keys)

@@ -1,0 +1,114 @@
+"""gated-biased: biased reglu / swiglu / geglu / geglu_tanh / glu blocks absorb their skip at their
+own width iff a flip set exists (distinct gate classes, nonzero units)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+
+from oracle.algebra import flips
+from oracle.claims import boundary as bd
+from oracle.claims import gated_biased as gb
+from oracle.claims.base import COUNTEREXAMPLES, run_check
+
+Q = Fraction
+
+
+def _inst(gate, G, c, U, e, W, M, kind="generic", b_down=None):
+    d = len(M)
+    qm = lambda a: [[Q(v) for v in r] for r in a]  # noqa: E731
+    return gb.GatedInstance(kind, gate, qm(G), [Q(v) for v in c], qm(U), [Q(v) for v in e], qm(W), qm(M),
+                            [Q(v) for v in (b_down or [0] * d)], [[Q(3)] * d, [Q(-5, 2)] * d])
+
+
+@settings(max_examples=50, deadline=None)
+@given(inst=gb.STRATEGY)
+def test_certificates_hold_and_recheck_from_json(inst):
+    cert = gb.check(inst)
+    assert cert.holds and cert.exact
+    assert gb.recheck(json.loads(json.dumps(cert.as_dict())))
+    if inst.kind == "planted":
+        assert cert.data["verdict"] == "absorbable (A)" and cert.data["flip_condition"]
+
+
+def test_run_check_passes():
+    res = run_check(gb.check, 30)
+    assert res.passed and res.instances == 30 and res.exact_instances == 30
+
+
+@pytest.mark.parametrize("gate", ["reglu", "swiglu", "geglu", "geglu_tanh"])
+def test_the_d1_example_of_the_issue(gate):
+    # units g(x - 1) x and g(x) (-x), both flipped: removed (x - 1) x - x^2 = -x, so x + B(x) is a flip
+    cert = gb.check(_inst(gate, [[1], [1]], [-1, 0], [[1], [-1]], [0, 0], [[1, 1]], [[1]]))
+    assert cert.holds and cert.data["S"] == [0, 1] and cert.data["verdict"] == "absorbable (A)"
+    assert all(r["equal"] for r in cert.data["comparisons"])
+    if gate == "reglu":  # exact rational values
+        assert all("value" in r for r in cert.data["comparisons"])
+
+
+def test_glu_flip_with_biases():
+    # w nu removed: w = -1, value x + 1: removed -x - 1, so M = 1 and b_down + c_S = -1
+    cert = gb.check(_inst("glu", [[2]], [Q(1, 2)], [[1]], [1], [[-1]], [[1]]))
+    assert cert.holds and cert.data["S"] == [0] and cert.data["c_S"] == ["-1"]
+
+
+def test_near_miss_and_bias_free_blocks_are_not_absorbable():
+    near = gb.check(_inst("swiglu", [[1], [1]], [-1, 0], [[1], [-1]], [0, 0], [[Q(1) + Q(1, 2 ** 30), 1]], [[1]]))
+    assert near.holds and near.data["verdict"] == "not absorbable (B)"
+    free = gb.check(_inst("geglu", [[1, 0], [0, 1]], [0, 0], [[1, 1], [1, -1]], [0, 0], [[1, 0], [0, 1]],
+                          [[1, 0], [0, 1]]))
+    assert free.holds and free.data["verdict"] == "not absorbable (B)"  # Prop. 6, against biased B' too
+
+
+def test_degenerate_blocks_are_not_called_not_absorbable():
+    # two units in one gate class (the distinct_gate_classes counterexample): no flip set, but absorbable
+    cert = gb.check(_inst("swiglu", [[1], [1]], [0, 0], [[1], [-1]], [0, 0], [[1, 1]], [[1]]))
+    assert cert.holds and cert.data["nondegenerate"] is False
+    assert cert.data["verdict"].startswith("undecided")
+
+
+def test_gate_classes():
+    fd = flips.flip_data("odd_gate", [[Q(1)], [Q(1)]], [[Q(1), Q(1)]], [[Q(1)]], W_gate=[[Q(1)], [Q(2)]],
+                         b_gate=[Q(1), Q(2)])
+    # (1, 1) and (2, 2): one hyperplane; distinct classes for silu, the same class for relu
+    assert flips.nondegeneracy(fd, "swiglu")["nondegenerate"] is True
+    assert flips.nondegeneracy(fd, "reglu")["repeated_classes"] == [[0, 1]]
+    fd2 = flips.flip_data("glu", [[Q(1)], [Q(1)]], [[Q(1), Q(1)]], [[Q(1)]], W_gate=[[Q(1)], [Q(-1)]],
+                          b_gate=[Q(1), Q(-1)])
+    assert flips.nondegeneracy(fd2, "glu")["repeated_classes"] == [[0, 1]]  # +-(a, c): one class
+
+
+def test_tampered_certificates_are_rejected():
+    d = gb.check(_inst("reglu", [[1], [1]], [-1, 0], [[1], [-1]], [0, 0], [[1, 1]], [[1]])).as_dict()
+    assert gb.recheck(d)
+    for path, value in ((("W_down", 0, 0), "2"), (("b_gate", 1), "1"), (("S",), [0]),
+                        (("verdict",), "not absorbable (B)"), (("gate",), "glu")):
+        bad = copy.deepcopy(d)
+        tgt = bad["data"]
+        for k in path[:-1]:
+            tgt = tgt[k]
+        tgt[path[-1]] = value
+        assert not gb.recheck(bad), path
+
+
+def test_counterexamples_of_gated_biased_hold_and_recheck():
+    expected = {"gated_repeated_class": "distinct_gate_classes", "gated_wider": "same_width",
+                "bilinear_gate": "gate_identifiable"}
+    for fn in bd.FLIP_BOUNDARY:
+        if fn.__name__ not in expected:
+            continue
+        assert fn in COUNTEREXAMPLES
+        assert fn.counterexample_info.claims == ("gated-biased",)
+        assert fn.counterexample_info.dropped == expected.pop(fn.__name__)
+        cert = fn()
+        assert cert.holds
+        d = json.loads(json.dumps(cert.as_dict()))
+        assert bd.recheck_counterexample(d)
+        bad = copy.deepcopy(d)
+        bad["data"]["plain"]["W_down"][0][0] = "3"
+        assert not bd.recheck_counterexample(bad)
+    assert not expected

@@ -1,0 +1,172 @@
+"""relu2-biased: biased relu2 blocks absorb their skip at their own width iff a flip set exists
+(distinct kink hyperplanes, nonzero units); degenerate blocks through the class sums (part (C))."""
+
+from __future__ import annotations
+
+import copy
+import json
+from fractions import Fraction
+
+import numpy as np
+from flint import fmpq
+from hypothesis import given, settings
+
+from oracle.algebra import flips
+from oracle.claims import boundary as bd
+from oracle.claims import relu2_biased as rb
+from oracle.claims.base import COUNTEREXAMPLES, run_check
+
+Q = Fraction
+
+
+def _spec(U, b, W, M, b_down=None, kind="generic"):
+    d = len(M)
+    return {"kind": kind, "W_up": [[str(v) for v in r] for r in U], "b_up": [str(v) for v in b],
+            "W_down": [[str(v) for v in r] for r in W], "M": [[str(v) for v in r] for r in M],
+            "b_down": [str(v) for v in (b_down or [0] * d)], "points": [["3"] * d, ["-5/2"] * d]}
+
+
+def _cert(spec):
+    inst = rb.Relu2Instance(spec["kind"], [[Q(v) for v in r] for r in spec["W_up"]], [Q(v) for v in spec["b_up"]],
+                            [[Q(v) for v in r] for r in spec["W_down"]], [[Q(v) for v in r] for r in spec["M"]],
+                            [Q(v) for v in spec["b_down"]], [[Q(v) for v in p] for p in spec["points"]])
+    return rb.check(inst)
+
+
+@settings(max_examples=60, deadline=None)
+@given(inst=rb.STRATEGY)
+def test_certificates_hold_and_recheck_from_json(inst):
+    cert = rb.check(inst)
+    assert cert.holds and cert.exact
+    d = json.loads(json.dumps(cert.as_dict()))
+    assert rb.recheck(d)
+    if inst.kind == "planted":
+        assert cert.data["verdict"] == "absorbable (A)" and cert.data["class_forms_equal"]
+
+
+def test_run_check_passes():
+    res = run_check(rb.check, 30)
+    assert res.passed and res.instances == 30 and res.exact_instances == 30
+
+
+def test_pair_removes_a_linear_term():
+    # (u, 1/4, w) and (u, -1/4, -w) remove w (u.x): with u = 1, w = -1 this is -x = -M x for M = 1
+    cert = _cert(_spec([[1], [1]], [Q(1, 4), Q(-1, 4)], [[-1, 1]], [[1]]))
+    assert cert.holds and cert.data["S"] == [0, 1] and cert.data["verdict"] == "absorbable (A)"
+    assert cert.data["c_S"] == ["0"]
+
+
+def test_near_miss_has_no_flip_set():
+    cert = _cert(_spec([[1], [1]], [Q(1, 4), Q(-1, 4)], [[Q(-1) + Q(1, 2 ** 30), 1]], [[1]]))
+    assert cert.holds and cert.data["search_status"] == "none" and cert.data["verdict"] == "not absorbable (B)"
+    assert cert.data["nondegenerate"] is True
+
+
+def test_bias_free_nondegenerate_blocks_never_absorb():
+    # (L) reads 0 = -M when every b_i = 0: Prop. 5 for nondegenerate blocks, against biased B' too
+    cert = _cert(_spec([[1, 0], [0, 1], [1, 1]], [0, 0, 0], [[1, -1, 2], [0, 1, -1]], [[1, 0], [0, 1]]))
+    assert cert.holds and cert.data["verdict"] == "not absorbable (B)"
+
+
+def test_tampered_certificates_are_rejected():
+    d = _cert(_spec([[1], [1]], [Q(1, 4), Q(-1, 4)], [[-1, 1]], [[1]])).as_dict()
+    assert rb.recheck(d)
+    bad = copy.deepcopy(d)
+    bad["data"]["W_down"][0][0] = "-2"
+    assert not rb.recheck(bad)
+    bad = copy.deepcopy(d)
+    bad["data"]["S"] = [0]
+    assert not rb.recheck(bad)
+    bad = copy.deepcopy(d)
+    bad["data"]["verdict"] = "not absorbable (B)"
+    assert not rb.recheck(bad)
+
+
+def test_compressed_solve_finds_a_planted_set_among_many_units():
+    rng = np.random.default_rng(3)
+    d, units = 3, []
+    for k in range(d):  # pairs removing -e_k e_k^T each: sum = -I
+        u = np.eye(d)[k]
+        units += [(u, 0.5, -np.eye(d)[k] / 2), (u, -0.5, np.eye(d)[k] / 2)]
+    for _ in range(18):
+        units.append((rng.integers(-3, 4, d) / 2, rng.integers(-4, 5) / 4, rng.integers(-3, 4, d) / 2))
+    order = rng.permutation(len(units))
+    U = np.array([units[i][0] for i in order])
+    b = np.array([units[i][1] for i in order])
+    W = np.array([units[i][2] for i in order]).T
+    fd = flips.flip_data("relu2", U, W, None, b_up=b)
+    res = flips.find_flip_set(fd)
+    assert res.status == "found" and flips.verify_flip_set(fd, res.S)
+    assert sorted(res.S) == sorted(int(np.where(order == i)[0][0]) for i in range(2 * d))
+    assert flips.recheck_search(fd, res.certificate, res.S)
+    W2 = W.copy()
+    W2[0, int(np.where(order == 0)[0][0])] += 2.0 ** -30
+    fd2 = flips.flip_data("relu2", U, W2, None, b_up=b)
+    res2 = flips.find_flip_set(fd2)
+    assert res2.status == "none" and flips.recheck_search(fd2, res2.certificate, None)
+
+
+def test_many_units_in_small_dimension_are_inconclusive_not_wrong():
+    # d = 2 has only 10 monomial coefficients: 34 units leave >= 24 free 0/1 variables
+    rng = np.random.default_rng(5)
+    U, W, b = rng.integers(-3, 4, (34, 2)) / 2, rng.integers(-3, 4, (2, 34)) / 2, rng.integers(-4, 5, 34) / 4
+    res = flips.find_flip_set(flips.flip_data("relu2", U, W, None, b_up=b))
+    assert res.status in ("inconclusive", "none")
+    if res.status == "inconclusive":
+        assert "free variables" in res.certificate["reason"]
+
+
+def _classes(U, b, W, M, width=None):
+    fd = flips.flip_data("relu2", [[Q(v) for v in r] for r in U], [[Q(v) for v in r] for r in W],
+                         [[Q(v) for v in r] for r in M], b_up=[Q(v) for v in b])
+    return fd, flips.relu2_decide_classes(fd, width)
+
+
+def test_class_sums_on_the_boundary_example():
+    # boundary-cases.md 2: W_down = 0, d = 1: x needs two squares, i.e. four units
+    U, b, W = [[1], [2], [-1], [3]], [0, 0, 0, 0], [[0, 0, 0, 0]]
+    _, r4 = _classes(U, b, W, [[1]])
+    assert r4["status"] == "found" and r4["plan"].squares and r4["spare_units"] == 4
+    _, r3 = _classes(U[:3], b[:3], [[0, 0, 0]], [[1]])
+    assert r3["status"] == "none"
+
+
+def test_class_sums_construction_equals_the_residual_block():
+    # the repeated-hyperplane counterexample, decided and built by part (C)
+    U, b, W = [[1], [-1], [1]], [0, 0, Q(1, 2)], [[1, -1, 1]]
+    fd, r = _classes(U, b, W, [[1]])
+    assert r["status"] == "found" and r["spare_units"] == 1
+    rows, bs, cols = flips.relu2_plan_block(fd, r["classes_obj"], r["plan"], fd.m)
+    formF = flips.relu2_form([(fd.U[i], fd.b[i], fd.col(i)) for i in range(fd.m)], fd.M, [fmpq(0)], 1)
+    _, p0 = flips.relu2_form(list(zip(rows, bs, cols)), None, [fmpq(0)], 1)
+    bdn = [formF[1][0][-1] - p0[0][-1]]
+    assert flips.relu2_form(list(zip(rows, bs, cols)), None, bdn, 1) == formF
+    assert bdn == [fmpq(-1, 4)]
+
+
+def test_class_form_detects_a_difference():
+    one = [([fmpq(1)], fmpq(0), [fmpq(1)])]
+    two = [([fmpq(2)], fmpq(0), [fmpq(1, 4)])]  # the same function: relu2(2x)/4 = relu2(x)
+    three = [([fmpq(-1)], fmpq(0), [fmpq(-1)])]  # -relu2(-x) = relu2(x) - x^2: different
+    f = flips.relu2_form(one, None, [fmpq(0)], 1)
+    assert flips.relu2_form(two, None, [fmpq(0)], 1) == f
+    assert flips.relu2_form(three, None, [fmpq(0)], 1) != f
+
+
+def test_counterexamples_of_relu2_biased_hold_and_recheck():
+    expected = {"relu2_repeated_hyperplane": "distinct_kink_hyperplanes", "relu2_wider": "same_width",
+                "relu_not_relu2": "sigma_relu2"}
+    for fn in bd.FLIP_BOUNDARY:
+        if fn.__name__ not in expected:
+            continue
+        assert fn in COUNTEREXAMPLES
+        assert fn.counterexample_info.claims == ("relu2-biased",)
+        assert fn.counterexample_info.dropped == expected.pop(fn.__name__)
+        cert = fn()
+        assert cert.holds and cert.exact
+        d = json.loads(json.dumps(cert.as_dict()))
+        assert bd.recheck_counterexample(d)
+        bad = copy.deepcopy(d)
+        bad["data"]["plain"]["W_down"][0][0] = "3"
+        assert not bd.recheck_counterexample(bad)
+    assert not expected
