@@ -7,7 +7,6 @@ import sys
 from fractions import Fraction as Q
 
 import numpy as np
-import pytest
 
 from oracle.claims import depth_near_identity as ni
 from oracle.claims.base import run_check

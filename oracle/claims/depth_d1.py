@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from oracle.algebra.exact import qvec, safe_recheck, svec
 from oracle.claims.base import Certificate, counterexample, oracle_check
-from oracle.claims.depth_stacks import Layer, eval_stack, layers_from_json, layers_to_json
+from oracle.claims.depth_stacks import Layer, layers_from_json, layers_to_json
 
 CLAIM_D1 = "depth-d1"
 Q = Fraction

@@ -26,7 +26,7 @@ from typing import Any, Optional, Sequence
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from oracle.algebra.exact import (all_index_sets_exact, dot, identity, qvec, safe_recheck, smat,
+from oracle.algebra.exact import (all_index_sets_exact, dot, identity, qvec, safe_recheck,
                                   svec)
 from oracle.claims.base import Certificate, counterexample, oracle_check
 from oracle.claims.depth_stacks import (Layer, _check_difference, _find_difference, _points, apply_layer,
