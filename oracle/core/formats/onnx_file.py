@@ -121,6 +121,7 @@ class ONNXModel:
                 if v:
                     self.consumers[v].append(i)
         self.order = self._toposort({v.name for v in g.input})
+        self.position = {i: k for k, i in enumerate(self.order)}
         self._arrays: dict[str, np.ndarray] = {}
 
     # ------------------------------------------------------------------ structure
@@ -211,7 +212,7 @@ class ONNXModel:
                 return None, []
         if len(leaves) != 1:
             return None, []
-        return next(iter(leaves)), sorted(seen, key=self.order.index)
+        return next(iter(leaves)), sorted(seen, key=self.position.__getitem__)
 
     def _evaluate(self, nodes: list[int], leaf: str, out: str, z: np.ndarray) -> np.ndarray:
         """Evaluate an elementwise region in float64 at the points z."""
@@ -452,8 +453,8 @@ class ONNXModel:
         }
         x = parts["up"]["x"]
         end = self.nodes[parts["down"]["index"]].output[0]
-        if parts["down"]["b"]:
-            end = self.nodes[self.consumers[end][0]].output[0]
+        if parts["down"]["b"] and parts["down"]["node"].op_type == "MatMul":
+            end = self.nodes[self.consumers[end][0]].output[0]  # the bias Add after the MatMul
         spec["skip_in_graph"] = any(set(self.nodes[j].input) == {x, end} and self.nodes[j].op_type == "Add"
                                     for j in self.consumers.get(end, []))
         # the Hugging Face names, where the exporter kept them on the biases or the node names
