@@ -397,7 +397,7 @@ def _padded_construction(block: Block, fd: flips.FlipData, cert: dict[str, Any])
     budget = len(zero) // per_rank
     sub = _restrict(fd, keep)
     cands: list[list[int]] = [[]]
-    if block.activation != "glu" and keep:
+    if block.activation != "glu" and keep and len(keep) <= flips.MAX_UNITS:
         V, t = flips.compressed_system(_restrict(fd, keep, quadratic_only=True))
         status, sols, _ = flips._solve01(V, t, flips.MAX_FREE)  # noqa: SLF001
         cands += [s for s in sols if s]
