@@ -184,3 +184,35 @@ def test_tampered_biased_certificates_are_rejected():
     # the certificate does not transfer to a block that has a flip set (a glu block, another claim)
     h = Block("glu", W_up=np.eye(2), W_down=-np.eye(2), W_gate=np.eye(2), b_gate=np.array([0.5, -0.5]))
     assert not recheck_certificate(h, cg)
+
+
+@pytest.mark.parametrize("gate", ["reglu", "swiglu", "geglu_tanh", "glu"])
+def test_zero_units_carry_the_remaining_linear_map(gate):
+    """Degenerate gated blocks with zero units: the live units (flipped on S, here S empty) leave
+    N_S = M + L_S, which zero-gate-row units in the zero units' slots produce exactly."""
+    b = Block(gate, W_up=np.array([[1.0], [1.0], [0.0]]), W_down=np.array([[1.0, 0.0, 0.0]]),
+              W_gate=np.array([[1.0], [2.0], [1.0]]), b_gate=np.array([0.5, 0.0, 0.0]))
+    v = decide(b)
+    assert (v.verdict, v.claim, v.exact) == ("absorbable", "gated-biased", True)
+    assert v.certificate["part"] == "A+padding" and v.certificate["padding"]["rank"] == 1
+    backend = "exact" if gate == "reglu" else "ball"
+    assert verify_equal_at_points(b, v.plain, PTS1[::4], backend)["agree"]
+    cert = _json(v)
+    assert recheck_certificate(b, cert)
+    bad = copy.deepcopy(cert)
+    bad["zero_units"] = [2]
+    assert not recheck_certificate(b, bad)
+
+
+def test_too_few_zero_units_stay_undecided():
+    # swiglu needs two padding units per rank: d = 2, rank 2, only two zero units
+    b = Block("swiglu", W_up=np.eye(2), W_down=np.zeros((2, 2)), W_gate=np.array([[1.0, -1.0], [2.0, 1.0]]),
+              b_gate=np.array([0.5, 0.0]))
+    v = decide(b)
+    assert v.verdict == "undecided" and not v.exact and "zero units" in v.reason
+    # four zero units suffice
+    b4 = Block("swiglu", W_up=np.eye(2)[[0, 1, 0, 1]], W_down=np.zeros((2, 4)),
+               W_gate=np.array([[1.0, -1.0], [2.0, 1.0], [1.0, 0.0], [0.0, 1.0]]), b_gate=np.array([0.5, 0, 0, 0]))
+    v4 = decide(b4)
+    assert (v4.verdict, v4.exact) == ("absorbable", True)
+    assert verify_equal_at_points(b4, v4.plain, PTS2[:5], "ball")["agree"]

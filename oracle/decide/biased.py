@@ -13,7 +13,9 @@ allowed, any d >= 1, any M) and returns the verdict dict of oracle/decide/relu.p
   units) the absence of a flip set, decided exactly, gives "not_absorbable".
 * Degenerate relu2 blocks go through the class sums of relu2-biased (C): decided exactly with one
   spare unit or in d = 1, absorbable whenever a k = 0 solution exists, undecided otherwise.
-* Degenerate gated blocks: absorbable when a flip set of the units exists, otherwise undecided.
+* Degenerate gated blocks: absorbable when a flip set of the units exists, or when zero units can be
+  replaced by zero-gate-row units carrying the linear map N_S = M + L_S left by a set S whose quadratic
+  parts cancel (gated-biased.md (C)); otherwise undecided.
 
 ``recheck_biased(block, cert)`` re-verifies a certificate from the block and the certificate alone.
 """
@@ -26,9 +28,10 @@ from fractions import Fraction
 from typing import Any, Callable, Optional
 
 import numpy as np
-from flint import fmpq
+from flint import fmpq, fmpq_mat
 
 from oracle.algebra import flips, search
+from oracle.algebra.exact import balls_agree, eval_ball
 from oracle.algebra.construct import _float_up, _spot_points, flip_block, verify_equal_at_points
 from oracle.core import activations
 from oracle.core.blocks import Block
@@ -201,11 +204,14 @@ def decide_biased(block: Block, progress: Progress = _quiet) -> dict[str, Any]:
                         f"the flip-set search was inconclusive ({res.certificate.get('reason', res.method)})", cert)
     if block.activation == "relu2":
         return _decide_relu2_classes(block, fd, cert)
+    padded = _padded_construction(block, fd, cert)
+    if padded is not None:
+        return padded
     return _verdict("undecided", claim, False,
                     ("no flip set of the units" if res.status == "none" else "flip-set search inconclusive")
                     + "; the block is degenerate (zero gate rows, zero units or repeated gate classes: "
-                    + _defects(nd) + "), outside gated-biased (B), and degenerate gated blocks are decided "
-                    "only when a flip set exists", cert)
+                    + _defects(nd) + "), outside gated-biased (B); degenerate gated blocks are decided only when a flip "
+                    "set exists or zero units can carry the remaining linear map", cert)
 
 
 def _defects(nd: dict[str, Any]) -> str:
@@ -269,6 +275,10 @@ def _decide_glu(block: Block, cert: dict[str, Any], progress: Progress) -> dict[
                         f"no index set S gives W_down[:,S] W_up[S,:] = -M ({res.method}); every unit is nonzero "
                         "with distinct gate classes +-(gate row, gate bias), so by gated-biased (B) no glu block of "
                         "the same width, with or without biases, equals x -> Mx + B(x)", cert)
+    if not nd["nondegenerate"]:
+        padded = _padded_construction(block, fd, cert)
+        if padded is not None:
+            return padded
     if res.status == "none":
         return _verdict("undecided", GATED_CLAIM, False,
                         "no index set, but the block is degenerate (" + _defects(nd) + "): gated-biased (B) needs "
@@ -342,6 +352,165 @@ def relu2_plan_plain(block: Block, fd: flips.FlipData, cl: Any, plan: Any) -> tu
     return plain, rec
 
 
+# ---------------------------------------------------------------- degenerate gated blocks: padding
+
+def _zero_units(fd: flips.FlipData) -> list[int]:
+    """Units that compute 0: output column 0 or value map 0."""
+    return [i for i in range(fd.m) if all(v == 0 for v in fd.col(i))
+            or (all(v == 0 for v in fd.U[i]) and fd.b[i] == 0)]
+
+
+def _restrict(fd: flips.FlipData, keep: list[int], quadratic_only: bool = False) -> flips.FlipData:
+    z = fmpq(0)
+    return flips.FlipData(fd.kind, fd.d, len(keep), [fd.U[i] for i in keep],
+                          [z if quadratic_only else fd.b[i] for i in keep],
+                          [[row[i] for i in keep] for row in fd.W],
+                          [[z] * fd.d for _ in range(fd.d)] if quadratic_only else fd.M,
+                          None if fd.G is None else [fd.G[i] for i in keep],
+                          None if fd.c is None else [z if quadratic_only else fd.c[i] for i in keep])
+
+
+def _linear_part(fd: flips.FlipData, S: list[int]) -> fmpq_mat:
+    """N_S = M + sum_{i in S} w_i (c_i u_i + e_i a_i)^T (the linear part the padding must produce)."""
+    d = fd.d
+    N = fmpq_mat(d, d, [v for row in fd.M for v in row])
+    for i in S:
+        p, q, s, t = flips.unit_factors(fd, i)
+        w = fd.col(i)
+        for o in range(d):
+            if w[o] != 0:
+                for a in range(d):
+                    N[o, a] += w[o] * (s * q[a] + t * p[a])
+    return N
+
+
+def _padded_construction(block: Block, fd: flips.FlipData, cert: dict[str, Any]) -> Optional[dict[str, Any]]:
+    """gated-biased (A) for the units that compute something, plus zero-gate-row units in the slots of
+    the zero units carrying the remaining linear map N_S = M + L_S (rank rho): one unit each for reglu
+    (relu(1) = 1) and glu (g(0) = 1/2), two for the other gates (g(1) - g(-1) = 1).  Needs (Q) for S
+    and per_rank * rho <= number of zero units.  None when no such S is found among the candidates."""
+    zero = _zero_units(fd)
+    if not zero:
+        return None
+    keep = [i for i in range(fd.m) if i not in zero]
+    per_rank = 1 if block.activation in ("reglu", "glu") else 2
+    budget = len(zero) // per_rank
+    sub = _restrict(fd, keep)
+    cands: list[list[int]] = [[]]
+    if block.activation != "glu" and keep and len(keep) <= flips.MAX_UNITS:
+        V, t = flips.compressed_system(_restrict(fd, keep, quadratic_only=True))
+        status, sols, _ = flips._solve01(V, t, flips.MAX_FREE)  # noqa: SLF001
+        cands += [s for s in sols if s]
+    best = None
+    for S in cands:
+        qz, _, const = flips.flip_residual(sub, S)
+        if not qz:
+            continue
+        N = _linear_part(sub, S)
+        rho = N.rank()
+        if rho <= budget and (best is None or rho < best[1]):
+            best = (S, rho, N, const)
+    if best is None:
+        return None
+    S_sub, rho, N, const = best
+    S = [keep[i] for i in S_sub]
+    d = block.d
+    # rank factorisation N = C R (R: the nonzero rows of the reduced echelon form, C: pivot columns of N)
+    R, rk = N.rref()
+    piv = [next(c for c in range(d) if R[r, c] != 0) for r in range(rk)]
+    pads = [([N[o, piv[q]] for o in range(d)], [R[q, a] for a in range(d)]) for q in range(rk)]
+    check = fmpq_mat(d, d)
+    for v, l in pads:
+        for o in range(d):
+            for a in range(d):
+                check[o, a] += v[o] * l[a]
+    if check != N:  # pragma: no cover - the factorisation is exact
+        raise RuntimeError("rank factorisation failed")
+    # the exact replacing block: kept units (gate rows and biases negated on S; glu: outputs too) ...
+    G = [list(fd.G[i]) for i in range(fd.m)]
+    c = list(fd.c)
+    U = [list(fd.U[i]) for i in range(fd.m)]
+    e = list(fd.b)
+    W = [list(row) for row in fd.W]
+    for i in S:
+        G[i] = [-v for v in G[i]]
+        c[i] = -c[i]
+        if block.activation == "glu":
+            for o in range(d):
+                W[o][i] = -W[o][i]
+    slots = list(zero)
+    units = []  # (gate bias, value row, output column) of the padding, gate rows 0
+    for v, l in pads:
+        if block.activation == "reglu":
+            units.append((fmpq(1), l, v))
+        elif block.activation == "glu":
+            units.append((fmpq(0), l, [2 * x for x in v]))
+        else:
+            units += [(fmpq(1), l, v), (fmpq(-1), l, [-x for x in v])]
+    for i in slots:  # every zero unit becomes a padding unit or an explicit zero unit
+        G[i] = [fmpq(0)] * d
+        U[i] = [fmpq(0)] * d
+        e[i] = fmpq(0)
+        c[i] = fmpq(0)
+        for o in range(d):
+            W[o][i] = fmpq(0)
+    for (cb, l, v), i in zip(units, slots):
+        c[i], U[i] = cb, list(l)
+        for o in range(d):
+            W[o][i] = v[o]
+    base = [fmpq(0)] * d if block.b_down is None else [flips._q(x) for x in block.b_down]  # noqa: SLF001
+    bd = [x + y for x, y in zip(base, const)]
+    exact = {"W_gate": [_fr(v) for r in G for v in r], "b_gate": [_fr(v) for v in c],
+             "W_up": [_fr(v) for r in U for v in r], "b_up": [_fr(v) for v in e],
+             "W_down": [_fr(v) for r in W for v in r], "b_down": [_fr(v) for v in bd]}
+    shapes = {"W_gate": (fd.m, d), "W_up": (fd.m, d), "W_down": (d, fd.m)}
+    with np.errstate(over="ignore"):
+        arrs = {k: np.array([_nearest(v) for v in vals]).reshape(shapes.get(k, (-1,))) for k, vals in exact.items()}
+    if not all(np.all(np.isfinite(a)) for a in arrs.values()):
+        return None
+    rounded, err = [], {}
+    for name, vals in exact.items():
+        er = max((abs(q - Fraction(float(f))) for q, f in zip(vals, arrs[name].ravel())), default=Fraction(0))
+        if er:
+            rounded.append(name)
+            err[name] = _float_up(er)
+    plain = Block(block.activation, W_up=arrs["W_up"], W_down=arrs["W_down"], W_gate=arrs["W_gate"],
+                  b_up=arrs["b_up"], b_gate=arrs["b_gate"], b_down=arrs["b_down"], kind="plain")
+    # evidence next to the exact algebra: the exact replacing block against F at sample points (balls)
+    pts = _spot_points(d, np.random.default_rng(21), n_random=3, n_basis=2)
+    Mq = [[_fr(v) for v in row] for row in fd.M]
+    Fq = lambda x: eval_ball(block.activation, [[_fr(v) for v in fd.U[i]] for i in range(fd.m)],  # noqa: E731
+                             [[_fr(v) for v in row] for row in fd.W], x, M=Mq,
+                             W_gate=[[_fr(v) for v in fd.G[i]] for i in range(fd.m)], b_up=[_fr(v) for v in fd.b],
+                             b_gate=[_fr(v) for v in fd.c],
+                             b_down=None if block.b_down is None else [Fraction(float(v)) for v in block.b_down])
+    Pq = lambda x: eval_ball(block.activation, [[_fr(v) for v in r] for r in U], [[_fr(v) for v in r] for r in W], x,  # noqa: E731
+                             W_gate=[[_fr(v) for v in r] for r in G], b_up=[_fr(v) for v in e],
+                             b_gate=[_fr(v) for v in c], b_down=[_fr(v) for v in bd])
+    agree = all(balls_agree(Fq(x), Pq(x))[0] for x in pts)
+    if not agree:  # pragma: no cover - would contradict part (A) and the padding identity
+        raise RuntimeError("padded construction differs from the residual block")
+    cert.update({"part": "A+padding", "S": sorted(S), "size": len(S), "zero_units": zero,
+                 "padding": {"rank": rho, "units": len(units), "per_rank": per_rank},
+                 "spot_check": {"agree": True, "backend": "ball", "points": len(pts)},
+                 "emitted_block": {"exact": not rounded, "rounded": rounded, "max_entry_error": err,
+                                   "construction": "units computing something flipped on S (gate rows and biases "
+                                                   "negated), zero units replaced by zero-gate-row units carrying "
+                                                   "N_S = M + L_S, b_down + c_S",
+                                   "check": "exact algebra ((Q) for S, N_S = sum v l^T exactly) and the proved "
+                                            "identities; arb-ball spot check of the exact block"
+                                            + ("; the file holds rounded values" if rounded else "")}})
+    cert["emitted_block_exact"] = not rounded
+    reason = (f"degenerate {block.activation} block ({len(zero)} zero unit(s)): the other units flipped on S "
+              f"(|S| = {len(S)}, quadratic parts cancel exactly) leave the linear map N_S = M + L_S of rank {rho}, "
+              f"which {len(units)} zero-gate-row unit(s) in the zero units' slots produce exactly "
+              f"({'relu(1) = 1' if block.activation == 'reglu' else 'g(0) = 1/2' if block.activation == 'glu' else 'g(1) - g(-1) = 1'}); "
+              "by gated-biased (A) and that identity the block equals x -> Mx + B(x)")
+    if rounded:
+        reason += f"; the emitted file holds {', '.join(rounded)} rounded to float64"
+    return _verdict("absorbable", GATED_CLAIM, True, reason, cert, plain)
+
+
 # ---------------------------------------------------------------- re-checking
 
 def recheck_biased(block: Block, cert: dict[str, Any]) -> bool:
@@ -356,6 +525,18 @@ def recheck_biased(block: Block, cert: dict[str, Any]) -> bool:
         if nd["nondegenerate"] != cert["nondegeneracy"]["nondegenerate"]:
             return False
         s = cert["search"]
+        if cert.get("part") == "A+padding":
+            zero = _zero_units(fd)
+            keep = [i for i in range(fd.m) if i not in zero]
+            if sorted(zero) != sorted(cert["zero_units"]) or any(i not in keep for i in cert["S"]):
+                return False
+            sub = _restrict(fd, keep)
+            S_sub = [keep.index(int(i)) for i in cert["S"]]
+            per = 1 if block.activation in ("reglu", "glu") else 2
+            qz, _, _ = flips.flip_residual(sub, S_sub)
+            return qz and _linear_part(sub, S_sub).rank() * per <= len(zero)
+        if cert.get("outcome") == "undecided":
+            return True  # states only that nothing was proved; the stated nondegeneracy was re-checked
         if block.activation == "glu":
             if s["status"] == "found":
                 return bool(search.verify_index_set(block.W_up, block.W_down, block.M, cert["S"]))
@@ -369,8 +550,6 @@ def recheck_biased(block: Block, cert: dict[str, Any]) -> bool:
                 if k == "exhaustive":
                     return search.exhaustive_search(block.W_up, block.W_down, block.M, max_m=40, limit=1) == []
             return False
-        if cert.get("outcome") == "undecided":
-            return True  # states only that nothing was proved; the stated nondegeneracy was re-checked
         if cert.get("part") == "A":
             return flips.verify_flip_set(fd, cert["S"])
         if cert.get("part") == "C":
