@@ -6,3 +6,4 @@ import SkipAbsorption.Necessity
 import SkipAbsorption.Limit
 import SkipAbsorption.RealActivations
 import SkipAbsorption.BiasedFlip
+import SkipAbsorption.DepthNarrow

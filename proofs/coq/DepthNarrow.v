@@ -471,8 +471,8 @@ Corollary depth_narrow_two_blocks_same_widths :
        plain_comp (map (layer_block d relu) [P1; P2]) x i).
 Proof.
   intros d L1 L2 P1 P2 d_pos pieces_invertible [E1 E2] [H1|H2].
-  - apply (depth_narrow d [L1; L2] [P1; P2] d_pos pieces_invertible).
-    left. exists P1, [P2]. split; [reflexivity|lia].
-  - apply (depth_narrow d [L1; L2] [P1; P2] d_pos pieces_invertible).
-    right. apply Exists_cons_tl, Exists_cons_hd. lia.
+  - apply (depth_narrow_first_width d [L1; L2] [P1; P2] d_pos pieces_invertible).
+    exists P1, [P2]. split; [reflexivity|lia].
+  - apply (depth_narrow_some_width d [L1; L2] [P1; P2] pieces_invertible).
+    apply Exists_cons_tl, Exists_cons_hd. lia.
 Qed.
