@@ -6,7 +6,7 @@ from fractions import Fraction
 import numpy as np
 from hypothesis import given, settings
 
-from oracle.core.blocks import Block
+from oracle.core.blocks import Block, nondegeneracy
 from oracle.claims import absorption_width as aw
 from oracle.claims.base import run_check
 from oracle.algebra.exact import identity, qvec
@@ -21,10 +21,14 @@ def test_certificate_holds_and_rechecks(inst):
     cert = aw.check(inst)
     assert cert.holds and cert.exact
     con = cert.data["construction"]
-    assert con["width"] == inst.block.m + inst.block.d and con["sum_b_u_equals_minus_I"]
-    lb = cert.data["lower_bound"]
-    if lb["all_invertible"]:
-        assert lb["C"] == inst.block.d and lb["minimal_width_is_m_plus_d"]
+    assert con["width"] == inst.block.m + inst.block.d and con["sum_b_u_equals_minus_M"]
+    lb = cert.data.get("lower_bound")
+    # degenerate blocks (drawn too: the construction needs only rank W_up = d) get no lower bound
+    assert (lb is not None) == (nondegeneracy(inst.block.W_up, inst.block.W_down).ok and inst.block.m <= aw.MAX_LOWER_M)
+    if lb is not None:
+        assert lb["relu_complete_m_star"] == inst.block.m + lb["C"]
+        if lb["all_invertible"]:
+            assert lb["C"] == inst.block.d and lb["minimal_width_is_m_plus_d"]
     assert aw.recheck(cert.as_dict())
 
 

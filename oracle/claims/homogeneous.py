@@ -291,7 +291,7 @@ def same_width_instances(draw: st.DrawFn) -> HomogeneousInstance:
     """A degree-2 residual block with nonzero M and a plain block of the same kind and width."""
     kind = draw(st.sampled_from(DEGREE_2))
     d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
-    F = draw(blocks(kind, d=d, m=m, skip=draw(st.sampled_from(["identity", "any"])))
+    F = draw(blocks(kind, d=d, m=m, skip=draw(st.sampled_from(["identity", "any", "singular"])))
              .filter(has_nonzero_skip))
     # Candidates: independent weights, or B itself (then e(x) = M x exactly).
     P = draw(st.one_of(blocks(kind, d=d, m=m, skip="none"), st.just(F.without_skip())))
@@ -303,7 +303,7 @@ def any_width_instances(draw: st.DrawFn) -> HomogeneousInstance:
     """A degree-2 residual block with nonzero M and a degree-2 plain block of any kind and width."""
     kind = draw(st.sampled_from(DEGREE_2))
     d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
-    F = draw(blocks(kind, d=d, m=m, skip=draw(st.sampled_from(["identity", "any"])))
+    F = draw(blocks(kind, d=d, m=m, skip=draw(st.sampled_from(["identity", "any", "singular"])))
              .filter(has_nonzero_skip))
     P = draw(blocks(draw(st.sampled_from(DEGREE_2)), d=d, m=draw(st.integers(1, 5)), skip="none"))
     return HomogeneousInstance(F, P, draw(_point(d)))

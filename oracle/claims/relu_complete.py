@@ -24,12 +24,16 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
 
+import numpy as np
 from hypothesis import strategies as st
 
 from oracle.algebra.canonical import relu_form_exact, relu_function_equal
 from oracle.algebra.pl_check import ExactRelu, pl_equal
 from oracle.algebra.relu_width import build_block, construction_form, minimal_width
+from oracle.claims import coverage
 from oracle.claims.base import Certificate, counterexample, oracle_check
+from oracle.core.blocks import Block
+from oracle.core.strategies import condition_blocks
 from oracle.algebra.exact import all_index_sets_exact, identity, safe_recheck
 from oracle.algebra.exact import line_key
 from oracle.core import arith
@@ -78,6 +82,23 @@ class ReluInstance:
     def function(self) -> ExactRelu:
         """x -> M x + B(x) in exact rationals."""
         return ExactRelu(self.W_up, self.W_down, self.b_up, self.b_down, self.M, d=self.d)
+
+    @property
+    def near_miss(self) -> bool:
+        """True for a planted block moved off its index condition by 2^-30."""
+        return self.kind == "near_miss"
+
+    def subjects(self) -> list[coverage.Subject]:
+        """The block in exact rationals, for the coverage measurement."""
+        biased = any(v != 0 for v in (self.b_up or []) + (self.b_down or []))
+        return [coverage.Subject(self.W_up, self.W_down, self.M, biased)]
+
+    def as_checkable(self) -> Block:
+        """The residual block in float64 (entries are small rationals; rounded when not dyadic)."""
+        f = lambda a: None if a is None else np.array([[float(v) for v in r] for r in a])  # noqa: E731
+        g = lambda a: None if a is None else np.array([float(v) for v in a])  # noqa: E731
+        return Block("relu", W_up=f(self.W_up), W_down=f(self.W_down), M=f(self.M), b_up=g(self.b_up),
+                     b_down=g(self.b_down), kind="residual")
 
     def size(self) -> dict[str, Any]:
         """d and m of the drawn block, for the report's instance-size figure."""
@@ -143,7 +164,20 @@ def relu_instances(draw: st.DrawFn, max_d: int = 3) -> ReluInstance:
     return ReluInstance(kind, U, W, M, c, bd)
 
 
-STRATEGY = relu_instances()
+@st.composite
+def planted_instances(draw: st.DrawFn) -> ReluInstance:
+    """A block built to satisfy W_S U_S = -M (any M: identity, unimodular or singular), or its
+    near miss with one W_down[:, S] entry moved by 2^-30 (then m* > m: no index set is left)."""
+    near = draw(st.booleans())
+    c = draw(condition_blocks("relu", d=draw(st.integers(1, 3)), others=1,
+                              skip=draw(st.sampled_from(["identity", "invertible", "singular"])),
+                              near_miss=near))
+    b = c.block
+    q = lambda a: [[Q(float(v)) for v in r] for r in a]  # noqa: E731
+    return ReluInstance("near_miss" if near else "planted", q(b.W_up), q(b.W_down), q(b.skip()))
+
+
+STRATEGY = st.one_of(relu_instances(), planted_instances())
 
 
 # ---------------------------------------------------------------------------- independent evidence
@@ -258,9 +292,9 @@ def _evaluate(inst: ReluInstance) -> dict[str, Any]:
     else:
         out["construction_equal_at_points"] = _evaluate_points(inst, con, d)
     biased = form.biased
-    if _nondegenerate(inst) and not biased and inst.M == identity(d):
+    if _nondegenerate(inst) and not biased:
 
-        C = lower_bound_table(inst.W_up, inst.W_down)["C"]
+        C = lower_bound_table(inst.W_up, inst.W_down, inst.M)["C"]
         out["absorption_width_C"] = C
         out["agrees_with_absorption_width"] = wr.lower == inst.m + C
     if _singleton_classes(form):
@@ -282,6 +316,7 @@ def check(inst: ReluInstance) -> Certificate:
     """Compute m* exactly, build and verify the width-m* block, cross-check the special cases."""
     ev = _evaluate(inst)
     data: dict[str, Any] = {"instance": inst.as_json(), **ev}
+    data["drawn"] = {"planted": ev["m_star"] <= inst.m}  # absorbable at its own width
     holds = _holds(ev)
     if holds and inst.d == 1 and ev["m_star"] >= 1:
         g = grid_lower_bound(inst, ev["m_star"])
