@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 from oracle.algebra.canonical import relu_form_exact, relu_function_equal
 from oracle.algebra.pl_check import ExactRelu, pl_equal
-from oracle.algebra.relu_width import build_block, construction_form, minimal_width
+from oracle.algebra.relu_width import build_block, construction_form, cost, minimal_width
 from oracle.claims import coverage
 from oracle.claims.base import Certificate, counterexample, oracle_check
 from oracle.core.blocks import Block
@@ -284,6 +284,8 @@ def _evaluate(inst: ReluInstance) -> dict[str, Any]:
     same_form, why = relu_function_equal(construction_form(con, d), form)
     out: dict[str, Any] = {"form": form.as_json(), "width": wr.as_json(), "construction": con.as_json(),
                            "m_star": wr.lower, "exact_min": wr.exact,
+                           # the enumeration's optimum, re-priced by the cost function itself
+                           "m_star_is_cost_at_optimum": wr.lower == len(form.active) + cost(form, wr.s, wr.T),
                            "construction_width_is_m_star": con.width == wr.lower,
                            "construction_equal_by_forms": same_form}
     G = ExactRelu(con.W_up, con.W_down if con.W_up else [[] for _ in range(d)], con.b_up, con.b_down, None, d=d)
@@ -305,7 +307,7 @@ def _evaluate(inst: ReluInstance) -> dict[str, Any]:
 
 
 def _holds(ev: dict[str, Any]) -> bool:
-    keys = ["exact_min", "construction_width_is_m_star", "construction_equal_by_forms"]
+    keys = ["exact_min", "m_star_is_cost_at_optimum", "construction_width_is_m_star", "construction_equal_by_forms"]
     keys += [k for k in ("construction_equal_by_referee", "construction_equal_at_points",
                          "agrees_with_absorption_width", "same_width_iff_index_set") if k in ev]
     return all(ev[k] for k in keys)

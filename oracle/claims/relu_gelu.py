@@ -223,6 +223,9 @@ def check(inst: Instance) -> Certificate:
     if not agree:
         return Certificate(CLAIM, False, False, "exact", data,
                            f"relu-complete's m* = {mstar} and the index sets {found} disagree about width {m}")
+    if inst.kind == "near_miss" and tuple(inst.S) in found:
+        # W_S U_S + M = +-2^-30 e_a u_j^T != 0 exactly: the moved S can never satisfy the condition
+        return Certificate(CLAIM, False, False, "exact", data, f"the near-miss S = {list(inst.S)} was found as an index set")
     if inst.kind == "near_miss" and not found:
         nm = _near_miss_refuted(U, W, M, list(inst.S))
         data["near_miss"] = nm

@@ -526,6 +526,11 @@ def coverage_lines(o: dict[str, Any]) -> list[str]:
              f"M {{{fmt(dr.get('M', {}))}}}; {flags}"]
     out += [f"excluded ({axis}): {why}" for axis, why in (cov.get("reasons") or {}).items()]
     out += [f"PROBLEM: {p}" for p in cov.get("problems") or []]
+    att = ((o.get("sample") or {}).get("data") or {}).get("break_attempt")
+    if att:
+        out.append(f"tried to break it (first instance): {att['method']}; best relative residual "
+                   f"{att['best_relative_residual']:.3g} (float64), near hit: {'yes' if att['near_hit'] else 'no'}, "
+                   f"best fit refuted exactly: {'yes' if att['best_refuted_exactly'] else 'NO'}")
     return out
 
 
