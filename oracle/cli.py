@@ -39,6 +39,12 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--json", action="store_true", help="one JSON document on stdout")
     a.add_argument("--quick", action="store_true", help="fewer generated instances (well under a minute)")
     a.add_argument("--report", metavar="FILE", help="also write a Markdown (.md) or HTML (.html) report")
+    a.add_argument("--claim", action="append", metavar="ID",
+                   help="audit only this claim (repeat, or ID1,ID2); default: every registered claim")
+    a.add_argument("--instances", type=int, metavar="N",
+                   help="generated instances per claim (default 100, or 20 with --quick)")
+    a.add_argument("--seed", type=int, metavar="S",
+                   help="seed of the generated instances (default 0; printed in every run)")
     c = sub.add_parser("check", help=COMMANDS["check"][1])
     c.add_argument("file", help="block file (.npz or .safetensors) or stack file (docs/stacks.md)")
     c.add_argument("--json", action="store_true",

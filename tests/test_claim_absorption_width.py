@@ -6,7 +6,7 @@ from fractions import Fraction
 import numpy as np
 from hypothesis import given, settings
 
-from oracle.core.blocks import Block
+from oracle.core.blocks import Block, nondegeneracy
 from oracle.claims import absorption_width as aw
 from oracle.claims.base import run_check
 from oracle.algebra.exact import identity, qvec
@@ -22,9 +22,13 @@ def test_certificate_holds_and_rechecks(inst):
     assert cert.holds and cert.exact
     con = cert.data["construction"]
     assert con["width"] == inst.block.m + inst.block.d and con["sum_b_u_equals_minus_M"]
-    lb = cert.data["lower_bound"]
-    if lb["all_invertible"]:
-        assert lb["C"] == inst.block.d and lb["minimal_width_is_m_plus_d"]
+    lb = cert.data.get("lower_bound")
+    # degenerate blocks (drawn too: the construction needs only rank W_up = d) get no lower bound
+    assert (lb is not None) == (nondegeneracy(inst.block.W_up, inst.block.W_down).ok and inst.block.m <= aw.MAX_LOWER_M)
+    if lb is not None:
+        assert lb["relu_complete_m_star"] == inst.block.m + lb["C"]
+        if lb["all_invertible"]:
+            assert lb["C"] == inst.block.d and lb["minimal_width_is_m_plus_d"]
     assert aw.recheck(cert.as_dict())
 
 
@@ -52,8 +56,8 @@ def test_referee_general_M_example_has_width_1():
     pts = [[Q(k, 2)] for k in range(-6, 7)]
     assert aw.verify_equal(U, W, up, down, pts, acts=("relu",), M=M)[0]
     assert not aw.verify_equal(U, W, up, down, pts, acts=("relu",))[0]  # it is not x + relu(x)
-    b = Block("relu", W_up=np.array([[1.0]]), W_down=np.array([[1.0]]))
-    cert = aw.check(aw.WidthInstance(b, [[Q(1)], [Q(-2)]], M))
+    b = Block("relu", W_up=np.array([[1.0]]), W_down=np.array([[1.0]]), M=np.array([[-1.0]]))
+    cert = aw.check(aw.WidthInstance(b, [[Q(1)], [Q(-2)]]))
     assert cert.holds and cert.data["lower_bound"]["min_width"] == 1
     assert cert.data["construction"]["width"] == 2 and aw.recheck(cert.as_dict())
     # M = -2: both M + W_S U_S (-2, -1) invertible, so C = 2d - r = 1, width 2
@@ -62,12 +66,17 @@ def test_referee_general_M_example_has_width_1():
 
 def test_generated_instances_reach_general_M_and_d_1():
     from hypothesis import HealthCheck, find
-    inst = find(aw.STRATEGY, lambda i: i.block.d == 1 and i.M is not None and i.M != [[Q(1)]],
+
+    def skip(i):
+        return [[Q(float(v)) for v in r] for r in i.block.skip().tolist()]
+
+    inst = find(aw.STRATEGY, lambda i: i.block.d == 1 and skip(i) != [[Q(1)]],
                 settings=settings(max_examples=500, suppress_health_check=list(HealthCheck)))
     assert aw.check(inst).holds
-    inst = find(aw.STRATEGY, lambda i: i.M is not None and aw.lower_bound_table(
+    inst = find(aw.STRATEGY, lambda i: skip(i) != identity(i.block.d) and i.block.m <= aw.MAX_LOWER_M
+                and nondegeneracy(i.block.W_up, i.block.W_down).ok and aw.lower_bound_table(
         [[Q(v) for v in r] for r in i.block.W_up.tolist()],
-        [[Q(v) for v in r] for r in i.block.W_down.tolist()], i.M)["C"] == 0,
+        [[Q(v) for v in r] for r in i.block.W_down.tolist()], skip(i))["C"] == 0,
         settings=settings(max_examples=500, suppress_health_check=list(HealthCheck)))
     assert aw.check(inst).data["lower_bound"]["min_width"] == inst.block.m
 

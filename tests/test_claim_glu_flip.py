@@ -18,7 +18,11 @@ Q = Fraction
 def test_certificate_holds_and_rechecks(inst):
     cert = gf.check(inst)
     assert cert.holds and cert.exact
-    assert cert.data["algebraic_identity"] is True
+    # a planted block meets W_S U_S = -M exactly; a near miss (2^-30 off) exactly does not, and
+    # its flip is told apart from Mx + B(x) by ball enclosures
+    assert cert.data["algebraic_identity"] is (not inst.near_miss)
+    if inst.near_miss:
+        assert cert.data["told_apart"]["told_apart"] and cert.data["told_apart"]["diff_bound"] > 2.0 ** -40
     assert cert.data["flip_symmetry"]["all_contain_0"] and cert.data["flip_symmetry"]["checked"] > 0
     assert gf.recheck(cert.as_dict())
 
@@ -41,10 +45,19 @@ def test_one_dimensional_example():
 
 
 def test_near_miss_not_certified():
+    # presented as planted, the 2^-30 near miss is refused: W_S U_S = -M fails exactly
     cert = gf.check(_one_dim(delta=2.0 ** -30))
     assert not cert.holds
     assert cert.data["algebraic_identity"] is False
-    assert not any(r["equal"] for r in cert.data["points"][:3])  # the 2^-30 gap is resolved by balls
+    # the flip identity B_S(x) = B(x) - W_S U_S x still holds at every point (any S)
+    assert all(r["equal"] for r in cert.data["points"])
+    # presented as a near miss, it is certified: Mx + B(x) and B_S(x) differ by 2^-30 x at x = 1
+    inst = _one_dim(delta=2.0 ** -30)
+    inst.near_miss = True
+    cert = gf.check(inst)
+    assert cert.holds and cert.data["told_apart"]["x"] == ["1"] and cert.data["told_apart"]["told_apart"]
+    assert 2.0 ** -31 < cert.data["told_apart"]["diff_bound"] < 2.0 ** -29
+    assert gf.recheck(cert.as_dict())
 
 
 def test_tampered_certificates_rejected():

@@ -20,7 +20,8 @@ def test_certificate_holds_and_rechecks(inst):
     assert cert.holds and cert.exact
     d, m = inst.block.d, inst.block.m
     assert cert.data["subsets"] == 2 ** m
-    assert cert.data["p_S_at_W_down_0"] == str(int(sum(v * v for v in inst.block.skip().ravel())))
+    # ||M||_F^2 exactly (M is the identity, unimodular, or a rank-one dyadic matrix)
+    assert cert.data["p_S_at_W_down_0"] == str(sum(Fraction(float(v)) ** 2 for v in inst.block.skip().ravel()))
     assert Fraction(cert.data["min_norm2"]) > 0
     assert ng.recheck(cert.as_dict())
 

@@ -1,15 +1,15 @@
 """Oracle check of absorption-width: m + d units absorb the skip; generically no fewer do (relu).
 
 Upper bound (proofs/informal/absorption-width.md, part (A)). With rank W_up = d pick d
-independent rows u_{i_1..i_d}, solve sum_k b_k u_{i_k}^T = -M exactly, replace w_{i_k} by
+independent rows u_{i_1..i_d}, solve sum_k b_k u_{i_k}^T = -I exactly, replace w_{i_k} by
 w_{i_k} - b_k and append the units (-u_{i_k}, b_k). The result is a residual-free block of width
-m + d equal to Mx + B(x) for every s with s(z) - s(-z) = z. Checked exactly in rationals for relu
+m + d equal to x + B(x) for every s with s(z) - s(-z) = z. Checked exactly in rationals for relu
 and with arb ball enclosures (evidence; the identity is proved) for gelu, gelu_tanh and silu.
 
 Lower bound (part (B), relu, nondegenerate). The minimal width is m + C with
-C = min over disjoint S, T of |T| + 2 rank((M + W_S U_S) P_T), P_T the orthogonal projector onto
+C = min over disjoint S, T of |T| + 2 rank((I + W_S U_S) P_T), P_T the orthogonal projector onto
 the complement of span{u_i : i in T}. The check enumerates every (S, T) exactly, reports all
-det(M + W_S U_S), confirms C = d when they are all nonzero (so no block of width m + d - 1 of
+det(I + W_S U_S), confirms C = d when they are all nonzero (so no block of width m + d - 1 of
 the only possible form exists), and builds and verifies the width m + C block of the proof.
 """
 
@@ -25,7 +25,10 @@ from hypothesis import strategies as st
 
 from oracle.core import linalg
 from oracle.core.blocks import Block, exact_inverse, exact_rank, nondegeneracy, rref
-from oracle.core.strategies import nondegenerate_blocks
+from oracle.algebra.canonical import relu_form_exact
+from oracle.algebra.pl_check import ExactRelu, pl_equal
+from oracle.algebra.relu_width import minimal_width
+from oracle.core.strategies import blocks, nondegenerate_blocks
 from oracle.claims.base import Certificate, oracle_check
 from oracle.algebra.exact import (
     balls_agree, eval_ball, eval_plain_q, identity, index_sum, matmul, nullspace, qmat, qvec, smat,
@@ -114,8 +117,10 @@ def build_block(U: list, W: list, S: Sequence[int], T: Sequence[int],
 
 
 def spec_construction(U: list, W: list, M: Optional[list] = None) -> Optional[dict[str, Any]]:
-    """SPEC's m + d recipe; prefers d independent rows whose inverse is dyadic. None if rank < d."""
+    """SPEC's m + d recipe for x -> Mx + B(x); prefers d independent rows whose inverse is dyadic.
+    None if rank < d."""
     d, m = len(W), len(U)
+    M = identity(d) if M is None else M
     first = None
     for rows in itertools.combinations(range(m), d):
         inv = exact_inverse([U[i] for i in rows])
@@ -129,7 +134,7 @@ def spec_construction(U: list, W: list, M: Optional[list] = None) -> Optional[di
         return None
     rows, inv = first
     # sum_k b_k u_{i_k}^T = [b_1..b_d] U_I = -M, so [b_1..b_d] = -M U_I^{-1}.
-    Bm = [[-v for v in r] for r in (inv if M is None else matmul(M, inv))]
+    Bm = [[-v for v in r] for r in matmul(M, inv)]
     b = [[Bm[a][k] for a in range(d)] for k in range(d)]
     up = [list(r) for r in U] + [[-v for v in U[i]] for i in rows]
     cols = [[W[a][i] for a in range(d)] for i in range(m)]
@@ -166,7 +171,7 @@ def lower_bound_table(U: list, W: list, M: Optional[list] = None) -> dict[str, A
 
 def verify_equal(U: list, W: list, up: list, down: list, pts: list,
                  acts: Sequence[str] = ODD_ACTS, M: Optional[list] = None) -> tuple[bool, dict[str, Any]]:
-    """Mx + B(x) == B'(x) at pts (M = I by default): exact for relu, arb balls for the others."""
+    """Mx + B(x) == B'(x) at pts (M = I when not given): exact for relu, arb balls for the others."""
     d = len(W)
     I = identity(d) if M is None else M
     out, ok = {}, True
@@ -189,38 +194,54 @@ def verify_equal(U: list, W: list, up: list, down: list, pts: list,
 
 @dataclass
 class WidthInstance:
-    """A nondegenerate block with rank W_up = d, a skip matrix M (None: the identity) and points."""
+    """A nondegenerate block with rank W_up = d and points to compare at."""
 
     block: Block
     points: list[list[Fraction]]
-    M: Optional[list[list[Fraction]]] = None
+    planted: bool = False  # M = -W_S U_S for a drawn S: width m suffices (C = 0)
+    near_miss: bool = False  # that M with one entry moved by 2^-30
 
 
 @st.composite
 def _instances(draw: st.DrawFn) -> WidthInstance:
     d = draw(st.integers(1, 3))
-    # nondegenerate in d = 1 forces m = 1 (two nonzero reals are collinear)
-    m = 1 if d == 1 else draw(st.integers(d, MAX_LOWER_M if d == 2 else 4))
-    b = draw(nondegenerate_blocks("relu", d=d, m=m))
+    m = draw(st.integers(d, MAX_LOWER_M if d <= 2 else 4))
+    skip = draw(st.sampled_from(["identity", "invertible", "singular"]))
+    # degenerate blocks too: the m + d construction needs only rank W_up = d
+    make = nondegenerate_blocks if draw(st.integers(0, 2)) else blocks
+    b = draw(make("relu", d=d, m=m, skip=skip))
     assume(exact_rank(qmat(b.W_up)) == d)
+    planted = near = False
+    if draw(st.integers(0, 3)) == 0:
+        # planted: M = -W_S U_S (exact in float64 for these small dyadic weights), so M + W_S U_S = 0
+        S = draw(st.lists(st.integers(0, m - 1), unique=True, min_size=1, max_size=m))
+        M = -(b.W_down[:, S] @ b.W_up[S, :])
+        planted = True
+        if draw(st.booleans()):
+            M = M.copy()
+            M[draw(st.integers(0, d - 1)), draw(st.integers(0, d - 1))] += 2.0 ** -30
+            near, planted = True, False
+        b = Block("relu", W_up=b.W_up, W_down=b.W_down, M=M)
     coord = st.builds(Fraction, st.integers(-30, 30), st.sampled_from([1, 2, 3, 4, 8]))
     pts = draw(st.lists(st.lists(coord, min_size=d, max_size=d), min_size=2, max_size=4))
-    # the statement is for every M: identity, random dyadic (often singular when small), planted
-    # M = -W_S U_S (C = 0: absorbable at width m) and a planted M off by 2^-30 in one entry
-    kind = draw(st.sampled_from(["identity", "dyadic", "planted", "near_miss"]))
-    if kind == "identity":
-        return WidthInstance(b, pts)
-    if kind == "dyadic":
-        ent = st.builds(Fraction, st.integers(-4, 4), st.sampled_from([1, 2, 4]))
-        return WidthInstance(b, pts, draw(st.lists(st.lists(ent, min_size=d, max_size=d), min_size=d, max_size=d)))
-    S = draw(st.lists(st.integers(0, m - 1), min_size=1, max_size=m, unique=True))
-    M = [[-v for v in r] for r in index_sum(qmat(b.W_up), qmat(b.W_down), sorted(S))]
-    if kind == "near_miss":
-        M[0][0] += Fraction(1, 2 ** 30)
-    return WidthInstance(b, pts, M)
+    return WidthInstance(b, pts, planted, near)
 
 
 STRATEGY = _instances()
+
+
+def _m_star(U: list, W: list, M: list) -> int:
+    """relu-complete's exact minimal width of x -> Mx + W relu(U x) (canonical form and ranks)."""
+    wr = minimal_width(relu_form_exact(U, W, M))
+    if not wr.exact:
+        raise ValueError("m* not determined exactly")
+    return wr.lower
+
+
+def _referee_equal(U: list, W: list, M: list, up: list, down: list) -> bool:
+    """The piecewise-linear referee (d <= 2): x -> Mx + W relu(Ux) equals the relu block (up, down)."""
+    d = len(W)
+    return pl_equal(ExactRelu(U, W, None, None, M, d=d), ExactRelu(up, down, None, None, None, d=d))
 
 
 def _all_dyadic(*mats: list) -> bool:
@@ -232,19 +253,18 @@ def _all_dyadic(*mats: list) -> bool:
 def check(inst: WidthInstance) -> Certificate:
     """Build and verify the width m + d block; compute the exact minimal relu width m + C."""
     b = inst.block
-    U, W = qmat(b.W_up), qmat(b.W_down)
+    U, W, M = qmat(b.W_up), qmat(b.W_down), qmat(b.skip())
     d, m = b.d, b.m
     pts = [qvec(p) for p in inst.points] + [[Fraction(0)] * d]
-    Mq = identity(d) if inst.M is None else [list(r) for r in inst.M]
-    con = spec_construction(U, W, Mq)
+    con = spec_construction(U, W, M)
     if con is None:
         return Certificate(CLAIM, False, False, "exact rank", {"rank": exact_rank(U)}, "rank W_up < d")
     bsum = matmul(transpose(con["b"]), [U[i] for i in con["rows"]])
-    alg = bsum == [[-v for v in r] for r in Mq]
-    ok_up, rows_up = verify_equal(U, W, con["W_up"], con["W_down"], pts, M=Mq)
+    alg = bsum == [[-v for v in r] for r in M]
+    ok_up, rows_up = verify_equal(U, W, con["W_up"], con["W_down"], pts, M=M)
     dy = _all_dyadic(con["W_up"], con["W_down"])
     data: dict[str, Any] = {
-        "W_up": smat(U), "W_down": smat(W), "M": smat(Mq), "d": d, "m": m, "rank_W_up": exact_rank(U),
+        "W_up": smat(U), "W_down": smat(W), "M": smat(M), "d": d, "m": m, "rank_W_up": exact_rank(U),
         "construction": {"rows": con["rows"], "b": smat(con["b"]), "W_up": smat(con["W_up"]),
                          "W_down": smat(con["W_down"]), "width": len(con["W_up"]),
                          "sum_b_u_equals_minus_M": alg, "points": rows_up,
@@ -254,9 +274,17 @@ def check(inst: WidthInstance) -> Certificate:
     holds = alg and ok_up and len(con["W_up"]) == m + d
     nondeg = nondegeneracy(b.W_up, b.W_down).ok
     if nondeg and m <= MAX_LOWER_M:
-        lb = lower_bound_table(U, W, Mq)
-        up2, down2 = build_block(U, W, lb["argmin_S"], lb["argmin_T"], M=Mq)
-        ok_min, rows_min = verify_equal(U, W, up2, down2, pts, acts=("relu",), M=Mq)
+        lb = lower_bound_table(U, W, M)
+        up2, down2 = build_block(U, W, lb["argmin_S"], lb["argmin_T"], M)
+        ok_min, rows_min = verify_equal(U, W, up2, down2, pts, acts=("relu",), M=M)
+        # The conclusion decided independently: relu-complete's m* from the canonical form
+        # (signs and ranks of N_s) must be m + C, and for d <= 2 the piecewise-linear referee
+        # must find the width m + C block equal to F as a function (not only at points).
+        lb["relu_complete_m_star"] = _m_star(U, W, M)
+        ok_min = ok_min and lb["relu_complete_m_star"] == m + lb["C"]
+        if d <= 2:
+            lb["min_block_equal_by_referee"] = _referee_equal(U, W, M, up2, down2)
+            ok_min = ok_min and lb["min_block_equal_by_referee"]
         lb.update({"min_width": m + lb["C"], "min_block": {"W_up": smat(up2), "W_down": smat(down2),
                                                           "points": rows_min}})
         # With every M + W_S U_S invertible the proof gives C = 2d - rank W_up = d.
@@ -275,22 +303,23 @@ def recheck(cert: dict[str, Any]) -> bool:
     """Re-verify an absorption-width certificate from its data alone."""
     try:
         data = cert["data"]
-        U, W = qmat(data["W_up"]), qmat(data["W_down"])
+        U, W, M = qmat(data["W_up"]), qmat(data["W_down"]), qmat(data["M"])
         d, m = len(W), len(U)
-        Mq = qmat(data["M"]) if "M" in data else identity(d)
         con = data["construction"]
         up, down, b = qmat(con["W_up"]), qmat(con["W_down"]), qmat(con["b"])
         rows = con["rows"]
         if len(up) != m + d or len(down) != d or any(len(r) != m + d for r in down):
             return False
-        if matmul(transpose(b), [U[i] for i in rows]) != [[-v for v in r] for r in Mq]:
+        if matmul(transpose(b), [U[i] for i in rows]) != [[-v for v in r] for r in M]:
             return False
         pts = [qvec(r["x"]) for r in con["points"]["relu"]]
-        if not pts or not verify_equal(U, W, up, down, pts, M=Mq)[0]:
+        if not pts or not verify_equal(U, W, up, down, pts, M=M)[0]:
             return False
         if "lower_bound" in data:
             lb = data["lower_bound"]
-            fresh = lower_bound_table(U, W, Mq)
+            fresh = lower_bound_table(U, W, M)
+            if _m_star(U, W, M) != m + fresh["C"]:
+                return False
             if fresh["C"] != lb["C"] or fresh["dets"] != lb["dets"] or fresh["C"] > d:
                 return False
             if fresh["all_invertible"] and fresh["C"] != d:
@@ -298,7 +327,9 @@ def recheck(cert: dict[str, Any]) -> bool:
             up2, down2 = qmat(lb["min_block"]["W_up"]), qmat(lb["min_block"]["W_down"])
             if len(up2) != m + fresh["C"]:
                 return False
-            return verify_equal(U, W, up2, down2, pts, acts=("relu",), M=Mq)[0]
+            if d <= 2 and not _referee_equal(U, W, M, up2, down2):
+                return False
+            return verify_equal(U, W, up2, down2, pts, acts=("relu",), M=M)[0]
         return True
     except (KeyError, TypeError, ValueError, ZeroDivisionError, IndexError):
         return False

@@ -21,10 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import seed as hyp_seed
 from hypothesis import strategies as st
 
 from oracle.algebra.exact import q_parse, q_str  # noqa: F401  (the claims use them through base)
 from oracle.core.blocks import Block, Stack
+from oracle.claims import coverage
 
 
 @dataclass
@@ -105,42 +107,100 @@ class RunResult:
     # One entry per generated instance: {"d", "m", ("depth"), "seconds"}; d and m are None
     # when the instance holds no block (the report then shows times only).
     sizes: list[dict[str, Any]] = field(default_factory=list)
+    seed: int = 0
+    requested: int = 0  # the number of instances asked for
+    top_up: int = 0  # further instances drawn (and checked) until the declared ranges were reached
+    drawn: dict[str, Any] = field(default_factory=dict)  # coverage.tally of every checked instance
+    failing: Optional[dict[str, Any]] = None  # {"index", "phase", "reason"} of the failing instance
+    failing_instance: Any = None  # the instance object itself (not JSON; the audit writes it to a file)
+    failing_certificate: Optional[dict[str, Any]] = None
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return dict(self.__dict__)
+        """JSON-ready form (the failing instance object is left out; its file is named instead)."""
+        return {k: v for k, v in self.__dict__.items() if k != "failing_instance"}
 
 
-def run_check(fn: Callable[[Any], Certificate], n: int, seed: int = 0) -> RunResult:
-    """Run a registered check on n hypothesis-generated instances; every certificate is re-checked."""
+class _Enough(Exception):
+    """Raised inside a top-up run once every declared range has been drawn."""
+
+
+TOP_UP_MAX = 200  # at most this many further instances are drawn to reach the declared ranges
+COVERAGE_MIN = 20  # runs of fewer instances are not held to the declared ranges (nor topped up)
+
+
+def run_check(fn: Callable[[Any], Certificate], n: int, seed: int = 0,
+              samples: Optional[dict[str, Any]] = None,
+              progress: Optional[Callable[[str], None]] = None) -> RunResult:
+    """Run a registered check on n hypothesis-generated instances; every certificate is re-checked.
+
+    The instances are those hypothesis draws from ``seed`` (the same seed gives the same
+    instances, and the first k of a run of n are the instances of a run of k). With ``samples``
+    (the registry's declared ranges) every instance's coverage features are measured, and when
+    the n instances miss a declared range (and n >= COVERAGE_MIN), further instances are drawn
+    from seed + 1, checked the same way, until every range is reached or TOP_UP_MAX more were drawn.
+    """
     info: CheckInfo = fn.check_info  # type: ignore[attr-defined]
     certs: list[Certificate] = []
     sizes: list[dict[str, Any]] = []
+    feats: list[dict[str, Any]] = []
+    current: dict[str, Any] = {}
     start = time.perf_counter()
+    step = max(1, n // 10)
 
-    @settings(max_examples=n, database=None, deadline=None, derandomize=True,
-              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
-    @given(info.strategy)
-    def body(instance: Any) -> None:
+    def one(instance: Any, phase: str) -> None:
+        current.update(instance=instance, phase=phase, index=len(certs), cert=None)
         t = time.perf_counter()
         cert = fn(instance)
-        certs.append(cert)
+        current["cert"] = cert
         ok = cert.holds and info.recheck(cert.as_dict())
+        certs.append(cert)
         sizes.append({**(instance_size(instance) or {"d": None, "m": None}),
                       "seconds": round(time.perf_counter() - t, 6)})
+        feats.append(coverage.features(instance, cert.data.get("drawn") if isinstance(cert.data, dict) else None))
+        if progress and phase == "main" and (len(certs) % step == 0) and n >= 20:
+            progress(f"{info.claim}: {len(certs)}/{n} instances")
         assert cert.holds, f"check failed: {cert.reason}"
         assert ok, "certificate did not re-check from its own data"
 
-    failure = None
-    try:
+    def run(count: int, s: int, phase: str) -> None:
+        @hyp_seed(s)
+        @settings(max_examples=count, database=None, deadline=None, derandomize=False,
+                  phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+        @given(info.strategy)
+        def body(instance: Any) -> None:
+            one(instance, phase)
+            if phase == "top-up" and not coverage.missing(samples, coverage.tally(feats)):
+                raise _Enough()
         body()
+
+    failure = None
+    top_up = 0
+    try:
+        run(n, seed, "main")
+        if samples is not None and n >= COVERAGE_MIN and coverage.missing(samples, coverage.tally(feats)):
+            before = len(certs)
+            try:
+                run(TOP_UP_MAX, seed + 1, "top-up")
+            except _Enough:
+                pass
+            top_up = len(certs) - before
     except Exception as e:  # the runner reports any failure instead of crashing the audit
         failure = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        if current.get("phase") == "top-up":
+            top_up = current["index"] + 1 - n
+    failing = None
+    if failure is not None and current:
+        failing = {"index": current["index"], "phase": current["phase"], "reason": failure}
+        cert = current.get("cert")
+    main = min(len(certs), n)
     return RunResult(
-        claim=info.claim, instances=len(certs), passed=failure is None and bool(certs),
-        exact_instances=sum(c.exact for c in certs), precision=info.precision,
+        claim=info.claim, instances=main, passed=failure is None and bool(certs),
+        exact_instances=sum(c.exact for c in certs[:n]), precision=info.precision,
         seconds=time.perf_counter() - start, failure=failure,
-        sample=certs[0].as_dict() if certs else None, sizes=sizes)
+        sample=certs[0].as_dict() if certs else None, sizes=sizes, seed=seed, requested=n,
+        top_up=top_up, drawn=coverage.tally(feats), failing=failing,
+        failing_instance=current.get("instance") if failing else None,
+        failing_certificate=(cert.as_dict() if failing and cert is not None else None))
 
 
 def instance_size(instance: Any, _depth: int = 0) -> Optional[dict[str, Any]]:

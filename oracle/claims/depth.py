@@ -172,7 +172,7 @@ def depth_instances(draw: st.DrawFn, identity_skips: bool) -> DepthInstance:
     skip = "identity" if identity_skips else draw(st.sampled_from(["any", "identity", "mixed"]))
     res = []
     for m in widths:
-        sk = skip if skip != "mixed" else draw(st.sampled_from(["any", "identity"]))
+        sk = skip if skip != "mixed" else draw(st.sampled_from(["any", "identity", "singular"]))
         res.append(draw(blocks(draw(st.sampled_from(KINDS)), d=d, m=m, skip=sk)))
     R = Stack(res)
     if not identity_skips:

@@ -39,6 +39,7 @@ from hypothesis import strategies as st
 
 from oracle.core.blocks import Block, Stack
 from oracle.claims.absorption_width import build_block, lower_bound_table
+from oracle.claims import coverage
 from oracle.claims.base import Certificate, counterexample, oracle_check
 from oracle.algebra.exact import (
     all_index_sets_exact, identity, line_key, matmul, matvec_q, qmat, qvec, safe_recheck, smat,
@@ -702,6 +703,19 @@ class StackInstance:
     candidate: Optional[list[Layer]] = None
     seed: int = 0
 
+    def subjects(self) -> list[coverage.Subject]:
+        """The layers as bias-free blocks with identity skips, for the coverage measurement."""
+        d = len(self.layers[0][1])
+        return [coverage.Subject([list(r) for r in U], [list(r) for r in W], identity(d), False)
+                for U, W in self.layers]
+
+    def as_checkable(self) -> Stack:
+        """The residual stack as relu blocks (float64; rounded where an entry is not dyadic)."""
+        f = lambda a: np.array([[float(v) for v in r] for r in a], dtype=np.float64)  # noqa: E731
+        d = len(self.layers[0][1])
+        return Stack([Block("relu", W_up=f(U) if U else np.zeros((0, d)), W_down=f(W), kind="residual")
+                      for U, W in self.layers])
+
     def size(self) -> dict[str, Any]:
         """d, the widest layer and the depth, for the report's instance-size figure."""
         U0 = self.layers[0][0]
@@ -774,7 +788,11 @@ def dimension_instances(draw: st.DrawFn) -> StackInstance:
     L = draw(st.integers(2, 3)) if d == 2 else 2
     widths = [draw(st.integers(1, 3)) for _ in range(L)]
     layers = draw(residual_layers(d, widths, small=True))
-    return StackInstance(layers, widths, None, draw(st.integers(0, 1000)))
+    # rank_certified is a hypothesis of the claim: only stacks whose certificate exists are in
+    # its scope (some stacks, e.g. with a row repeated across layers, have rank <= D_plain)
+    inst = StackInstance(layers, widths, None, draw(st.integers(0, 1000)))
+    assume(dimension_certificate(inst).holds)
+    return inst
 
 
 @st.composite

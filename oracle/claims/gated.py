@@ -283,7 +283,7 @@ def jacobian_instances(draw: st.DrawFn) -> GatedInstance:
     """A residual smooth-gated block with nonzero M and a plain block of the same gate and width."""
     gate = draw(st.sampled_from(SMOOTH_GATES))
     d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
-    F = draw(blocks(gate, d=d, m=m, skip=draw(st.sampled_from(["identity", "any"])))
+    F = draw(blocks(gate, d=d, m=m, skip=draw(st.sampled_from(["identity", "any", "singular"])))
              .filter(has_nonzero_skip))
     P = draw(st.one_of(blocks(gate, d=d, m=m, skip="none"), st.just(F.without_skip())))
     return GatedInstance(F, P, draw(_direction(d)))
@@ -294,7 +294,7 @@ def continuity_instances(draw: st.DrawFn) -> GatedInstance:
     """A residual smooth-gated block with nonzero M and a plain block of any zero-at-0 gate and width."""
     gate = draw(st.sampled_from(SMOOTH_GATES))
     d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
-    F = draw(blocks(gate, d=d, m=m, skip=draw(st.sampled_from(["identity", "any"])))
+    F = draw(blocks(gate, d=d, m=m, skip=draw(st.sampled_from(["identity", "any", "singular"])))
              .filter(has_nonzero_skip))
     P = draw(blocks(draw(st.sampled_from(CONTINUOUS_GATES)), d=d, m=draw(st.integers(1, 6)),
                     skip="none"))

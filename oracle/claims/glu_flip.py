@@ -14,9 +14,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
 from hypothesis import strategies as st
 
+from oracle.algebra import construct
 from oracle.core import activations, arith
+from oracle.core.blocks import Block
 from oracle.core.strategies import condition_blocks
 from oracle.claims.base import Certificate, oracle_check
 from oracle.algebra.exact import (
@@ -33,26 +36,34 @@ class GluInstance:
     block: Any
     S: tuple[int, ...]
     points: list[list[Fraction]]
+    near_miss: bool = False  # one W_down[:, S] entry moved by 2^-30 off the condition
 
 
 @st.composite
 def _instances(draw: st.DrawFn) -> GluInstance:
-    inst = draw(condition_blocks(activation="glu", extra=draw(st.integers(0, 2)),
-                                 skip=draw(st.sampled_from(["identity", "invertible"]))))
+    inst = draw(condition_blocks(activation="glu", d=draw(st.integers(1, 3)), extra=draw(st.integers(0, 2)),
+                                 skip=draw(st.sampled_from(["identity", "invertible", "singular"])),
+                                 require_nondegenerate=draw(st.booleans()),
+                                 near_miss=draw(st.integers(0, 2)) == 0))
     d = inst.block.d
     coord = st.builds(Fraction, st.integers(-30, 30), st.sampled_from([1, 2, 3, 5, 8]))
     pts = draw(st.lists(st.lists(coord, min_size=d, max_size=d), min_size=2, max_size=4))
-    return GluInstance(inst.block, inst.S, pts)
+    return GluInstance(inst.block, inst.S, pts, inst.near_miss)
 
 
 STRATEGY = _instances()
 
 
 def flipped(W_gate: list, W_down: list, S: Any) -> tuple[list, list]:
-    """Gate rows in S negated, output columns in S negated (exact)."""
-    G = [[-v for v in row] if i in S else list(row) for i, row in enumerate(W_gate)]
-    D = [[-v if j in S else v for j, v in enumerate(row)] for row in W_down]
-    return G, D
+    """Gate rows in S negated, output columns in S negated: the flip `absorb check` emits
+    (construct.flip_block on a glu block), read back exactly."""
+    f = lambda a: np.array([[float(v) for v in r] for r in a], dtype=np.float64)  # noqa: E731
+    if any(Fraction(float(v)) != v for a in (W_gate, W_down) for r in a for v in r):
+        raise ValueError("weights are not float64-exact")
+    m, d = len(W_gate), len(W_down)
+    probe = Block("glu", W_up=np.zeros((m, d)), W_down=f(W_down), W_gate=f(W_gate), kind="residual")
+    plain, _ = construct.flip_block(probe, sorted(S))
+    return qmat(plain.W_gate), qmat(plain.W_down)
 
 
 def _flip_symmetry(z: Fraction) -> tuple[bool, float]:
@@ -65,22 +76,37 @@ def _flip_symmetry(z: Fraction) -> tuple[bool, float]:
         return bool(r.contains(0)) and width < BALL_TOL, width
 
 
-def verify(U: list, W: list, G: list, M: list, S: Any, pts: list) -> tuple[bool, dict[str, Any]]:
-    """Exact W_S U_S = -M; ball comparison of Mx + B(x) and B_S(x); flip symmetry at the gate inputs."""
-    alg = index_sum(U, W, S) == [[-v for v in row] for row in M]
+def verify(U: list, W: list, G: list, M: list, S: Any, pts: list,
+           near_miss: bool = False) -> tuple[bool, dict[str, Any]]:
+    """Exact W_S U_S = -M (or, for a near miss, exactly not); ball comparison of Mx + B(x) with
+    B_S(x) + (M + W_S U_S) x (the flip identity, for any S); flip symmetry at the gate inputs;
+    for a near miss, Mx + B(x) and B_S(x) told apart at a basis vector."""
+    WU = index_sum(U, W, S)
+    gap = [[a + b for a, b in zip(ra, rb)] for ra, rb in zip(M, WU)]  # M + W_S U_S
+    alg = all(v == 0 for r in gap for v in r)
     G2, W2 = flipped(G, W, S)
-    rows, ok = [], alg
+    rows, ok = [], alg != near_miss
     sym_worst, sym_ok, n_sym = 0.0, True, 0
+    apart = None
+    if near_miss:
+        d = len(M)
+        j = next((j for j in range(d) if any(gap[a][j] for a in range(d))), None)
+        if j is not None:
+            e = [Fraction(int(i == j)) for i in range(d)]
+            same, width = balls_agree(eval_ball("glu", U, W, e, M=M, W_gate=G), eval_ball("glu", U, W2, e, W_gate=G2))
+            apart = {"x": svec(e), "told_apart": not same, "diff_bound": width}
+        ok = ok and apart is not None and apart["told_apart"]
     for p in pts:
         lhs = eval_ball("glu", U, W, p, M=M, W_gate=G)
-        rhs = eval_ball("glu", U, W2, p, W_gate=G2)
+        rhs = eval_ball("glu", U, W2, p, M=gap, W_gate=G2)
         good, width = balls_agree(lhs, rhs)
         rows.append({"x": svec(p), "diff_bound": width, "equal": good})
         ok = ok and good
         for z in matvec_q(G, p):
             s_ok, w = _flip_symmetry(z)
             sym_ok, sym_worst, n_sym = sym_ok and s_ok, max(sym_worst, w), n_sym + 1
-    return ok and sym_ok, {"algebraic_identity": alg, "points": rows,
+    return ok and sym_ok, {"algebraic_identity": alg, "near_miss": near_miss, "told_apart": apart,
+                           "points": rows,
                            "flip_symmetry": {"checked": n_sym, "all_contain_0": sym_ok,
                                              "max_bound": sym_worst}}
 
@@ -91,7 +117,7 @@ def check(inst: GluInstance) -> Certificate:
     b = inst.block
     U, W, G, M = qmat(b.W_up), qmat(b.W_down), qmat(b.W_gate), qmat(b.skip())
     pts = [qvec(p) for p in inst.points] + [[Fraction(0)] * b.d]
-    ok, info = verify(U, W, G, M, inst.S, pts)
+    ok, info = verify(U, W, G, M, inst.S, pts, inst.near_miss)
     data = {"W_up": smat(U), "W_down": smat(W), "W_gate": smat(G), "M": smat(M),
             "S": list(inst.S), **info}
     # exact: the verdict rests on the exact identity W_S U_S = -M and the proved flip lemma
@@ -109,8 +135,8 @@ def recheck(cert: dict[str, Any]) -> bool:
         pts = [qvec(r["x"]) for r in d["points"]]
         if not pts or any(i < 0 or i >= len(U) for i in d["S"]):
             return False
-        ok, _ = verify(U, W, G, M, tuple(d["S"]), pts)
-        return ok
+        ok, again = verify(U, W, G, M, tuple(d["S"]), pts, bool(d["near_miss"]))
+        return ok and again["told_apart"] == d["told_apart"]
     except (KeyError, TypeError, ValueError, ZeroDivisionError):
         return False
 

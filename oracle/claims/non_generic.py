@@ -18,7 +18,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from oracle.core.blocks import Block, nondegeneracy
-from oracle.core.strategies import unimodular
+from oracle.core.strategies import rank_one, unimodular
 from oracle.claims.base import Certificate, oracle_check, q_str
 from oracle.algebra.exact import qmat, smat
 from oracle.claims.relu_gelu import _nondegenerate_q
@@ -47,7 +47,9 @@ def random_block(seed: int, d: int, m: int, M: np.ndarray) -> Block:
 def _instances(draw: st.DrawFn) -> GenericInstance:
     d = draw(st.integers(2, 3))
     m = draw(st.integers(1, 10))
-    M = np.eye(d) if draw(st.booleans()) else draw(unimodular(d)).astype(np.float64)
+    kind = draw(st.sampled_from(["identity", "unimodular", "rank_one"]))
+    M = np.eye(d) if kind == "identity" else (draw(unimodular(d)).astype(np.float64) if kind == "unimodular"
+                                              else rank_one(draw, d))
     seed = draw(st.integers(0, 2**32 - 1))
     b = random_block(seed, d, m, M)
     from hypothesis import assume

@@ -24,12 +24,16 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
 
+import numpy as np
 from hypothesis import strategies as st
 
 from oracle.algebra.canonical import relu_form_exact, relu_function_equal
 from oracle.algebra.pl_check import ExactRelu, pl_equal
-from oracle.algebra.relu_width import build_block, construction_form, minimal_width
+from oracle.algebra.relu_width import build_block, construction_form, cost, minimal_width
+from oracle.claims import coverage
 from oracle.claims.base import Certificate, counterexample, oracle_check
+from oracle.core.blocks import Block
+from oracle.core.strategies import condition_blocks
 from oracle.algebra.exact import all_index_sets_exact, identity, safe_recheck
 from oracle.algebra.exact import line_key
 from oracle.core import arith
@@ -78,6 +82,23 @@ class ReluInstance:
     def function(self) -> ExactRelu:
         """x -> M x + B(x) in exact rationals."""
         return ExactRelu(self.W_up, self.W_down, self.b_up, self.b_down, self.M, d=self.d)
+
+    @property
+    def near_miss(self) -> bool:
+        """True for a planted block moved off its index condition by 2^-30."""
+        return self.kind == "near_miss"
+
+    def subjects(self) -> list[coverage.Subject]:
+        """The block in exact rationals, for the coverage measurement."""
+        biased = any(v != 0 for v in (self.b_up or []) + (self.b_down or []))
+        return [coverage.Subject(self.W_up, self.W_down, self.M, biased)]
+
+    def as_checkable(self) -> Block:
+        """The residual block in float64 (entries are small rationals; rounded when not dyadic)."""
+        f = lambda a: None if a is None else np.array([[float(v) for v in r] for r in a])  # noqa: E731
+        g = lambda a: None if a is None else np.array([float(v) for v in a])  # noqa: E731
+        return Block("relu", W_up=f(self.W_up), W_down=f(self.W_down), M=f(self.M), b_up=g(self.b_up),
+                     b_down=g(self.b_down), kind="residual")
 
     def size(self) -> dict[str, Any]:
         """d and m of the drawn block, for the report's instance-size figure."""
@@ -143,7 +164,20 @@ def relu_instances(draw: st.DrawFn, max_d: int = 3) -> ReluInstance:
     return ReluInstance(kind, U, W, M, c, bd)
 
 
-STRATEGY = relu_instances()
+@st.composite
+def planted_instances(draw: st.DrawFn) -> ReluInstance:
+    """A block built to satisfy W_S U_S = -M (any M: identity, unimodular or singular), or its
+    near miss with one W_down[:, S] entry moved by 2^-30 (then m* > m: no index set is left)."""
+    near = draw(st.booleans())
+    c = draw(condition_blocks("relu", d=draw(st.integers(1, 3)), others=1,
+                              skip=draw(st.sampled_from(["identity", "invertible", "singular"])),
+                              near_miss=near))
+    b = c.block
+    q = lambda a: [[Q(float(v)) for v in r] for r in a]  # noqa: E731
+    return ReluInstance("near_miss" if near else "planted", q(b.W_up), q(b.W_down), q(b.skip()))
+
+
+STRATEGY = st.one_of(relu_instances(), planted_instances())
 
 
 # ---------------------------------------------------------------------------- independent evidence
@@ -250,6 +284,8 @@ def _evaluate(inst: ReluInstance) -> dict[str, Any]:
     same_form, why = relu_function_equal(construction_form(con, d), form)
     out: dict[str, Any] = {"form": form.as_json(), "width": wr.as_json(), "construction": con.as_json(),
                            "m_star": wr.lower, "exact_min": wr.exact,
+                           # the enumeration's optimum, re-priced by the cost function itself
+                           "m_star_is_cost_at_optimum": wr.lower == len(form.active) + cost(form, wr.s, wr.T),
                            "construction_width_is_m_star": con.width == wr.lower,
                            "construction_equal_by_forms": same_form}
     G = ExactRelu(con.W_up, con.W_down if con.W_up else [[] for _ in range(d)], con.b_up, con.b_down, None, d=d)
@@ -271,7 +307,7 @@ def _evaluate(inst: ReluInstance) -> dict[str, Any]:
 
 
 def _holds(ev: dict[str, Any]) -> bool:
-    keys = ["exact_min", "construction_width_is_m_star", "construction_equal_by_forms"]
+    keys = ["exact_min", "m_star_is_cost_at_optimum", "construction_width_is_m_star", "construction_equal_by_forms"]
     keys += [k for k in ("construction_equal_by_referee", "construction_equal_at_points",
                          "agrees_with_absorption_width", "same_width_iff_index_set") if k in ev]
     return all(ev[k] for k in keys)
@@ -282,6 +318,7 @@ def check(inst: ReluInstance) -> Certificate:
     """Compute m* exactly, build and verify the width-m* block, cross-check the special cases."""
     ev = _evaluate(inst)
     data: dict[str, Any] = {"instance": inst.as_json(), **ev}
+    data["drawn"] = {"planted": ev["m_star"] <= inst.m}  # absorbable at its own width
     holds = _holds(ev)
     if holds and inst.d == 1 and ev["m_star"] >= 1:
         g = grid_lower_bound(inst, ev["m_star"])

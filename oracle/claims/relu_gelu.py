@@ -31,6 +31,9 @@ from oracle.algebra.exact import (
     BALL_PREC, QMat, QVec, all_index_sets_exact, balls_agree, dot, eval_ball, eval_plain_q,
     index_sum, line_key, nullspace, qmat, qvec, smat, svec
 )
+from oracle.algebra import construct
+from oracle.algebra.canonical import relu_form_exact
+from oracle.algebra.relu_width import minimal_width
 from oracle.algebra.search import exhaustive_search
 
 CLAIM = "relu-gelu-iff"
@@ -106,9 +109,14 @@ class Instance:
 
     kind: str
     block: Block
-    S: tuple[int, ...] = ()
+    S: tuple[int, ...] = ()  # the planted S (for a near miss: the S it misses)
     points: list[list[Fraction]] = field(default_factory=list)
     candidate: Optional[tuple[np.ndarray, np.ndarray]] = None
+
+    @property
+    def near_miss(self) -> bool:
+        """True for a planted block moved off its index condition by 2^-30."""
+        return self.kind == "near_miss"
 
 
 def _points(d: int) -> st.SearchStrategy[list[list[Fraction]]]:
@@ -124,6 +132,16 @@ def _sufficiency(draw: st.DrawFn) -> Instance:
 
 
 @st.composite
+def _near_miss(draw: st.DrawFn) -> Instance:
+    """A planted relu block with one W_down[:, S] entry moved by 2^-30: S misses by that much."""
+    inst = draw(condition_blocks(activation="relu", extra=draw(st.integers(0, 2)),
+                                 skip=draw(st.sampled_from(["identity", "invertible"])), near_miss=True))
+    b = inst.block
+    cand = (draw(dyadic_weights((b.m, b.d))), draw(dyadic_weights((b.d, b.m))))
+    return Instance("near_miss", b, inst.S, draw(_points(b.d)), cand)
+
+
+@st.composite
 def _necessity(draw: st.DrawFn) -> Instance:
     d = draw(st.integers(2, 3))
     m = draw(st.integers(2, 8 if d == 2 else 6))
@@ -133,7 +151,7 @@ def _necessity(draw: st.DrawFn) -> Instance:
     return Instance("necessity", b, (), draw(_points(d)), cand)
 
 
-STRATEGY = st.one_of(_sufficiency(), _necessity())
+STRATEGY = st.one_of(_sufficiency(), _necessity(), _near_miss())
 
 
 def _skip(b: Block) -> QMat:
@@ -141,7 +159,14 @@ def _skip(b: Block) -> QMat:
 
 
 def _flip(W_up: QMat, S: Sequence[int]) -> QMat:
-    return [[-v for v in row] if i in S else list(row) for i, row in enumerate(W_up)]
+    """The up rows of the sign-flip block for S, built by the construction `absorb check` uses."""
+    d = len(W_up[0]) if W_up else 0
+    up = np.array([[float(v) for v in r] for r in W_up], dtype=np.float64).reshape(len(W_up), d)
+    if any(Fraction(float(v)) != v for r in W_up for v in r):
+        raise ValueError("W_up is not float64-exact")
+    probe = Block("relu", W_up=up, W_down=np.zeros((d, len(W_up))), kind="residual")
+    plain, _ = construct.flip_block(probe, S)
+    return qmat(plain.W_up)
 
 
 def _kink_points(W_up: QMat, d: int) -> list[QVec]:
@@ -189,6 +214,24 @@ def check(inst: Instance) -> Certificate:
                   for S in found) if rank_M == d else True
     data["rank_M"] = rank_M
     data["all_S_have_size_at_least_d"] = rank_ok
+    # The conclusion decided without the index sets: relu-complete's exact minimal width m*
+    # (canonical form, signs and ranks) is at most m iff the relu block absorbs at width m.
+    mstar = _m_star(U, W, M)
+    data["relu_complete_m_star"] = mstar
+    data["m_star_agrees_with_index_sets"] = agree = (mstar <= m) == bool(found)
+    data["drawn"] = {"planted": bool(found)} if inst.kind != "near_miss" else {}
+    if not agree:
+        return Certificate(CLAIM, False, False, "exact", data,
+                           f"relu-complete's m* = {mstar} and the index sets {found} disagree about width {m}")
+    if inst.kind == "near_miss" and tuple(inst.S) in found:
+        # W_S U_S + M = +-2^-30 e_a u_j^T != 0 exactly: the moved S can never satisfy the condition
+        return Certificate(CLAIM, False, False, "exact", data, f"the near-miss S = {list(inst.S)} was found as an index set")
+    if inst.kind == "near_miss" and not found:
+        nm = _near_miss_refuted(U, W, M, list(inst.S))
+        data["near_miss"] = nm
+        if not nm["refuted"]:
+            return Certificate(CLAIM, False, False, "exact", data,
+                               "the flip of a near-miss S was not told apart from the block")
     if inst.kind == "sufficiency":
         # The same weights are checked with every activation having s(z) - s(-z) = z.
         S = inst.S
@@ -237,6 +280,34 @@ def check(inst: Instance) -> Certificate:
 _SEARCH_HOW = "search.exhaustive_search (exact meet-in-the-middle)"
 
 
+def _m_star(U: QMat, W: QMat, M: QMat) -> int:
+    """relu-complete's exact minimal width of x -> Mx + W relu(U x)."""
+    wr = minimal_width(relu_form_exact(U, W, M))
+    if not wr.exact:
+        raise ValueError("m* not determined exactly")
+    return wr.lower
+
+
+def _near_miss_refuted(U: QMat, W: QMat, M: QMat, S: list[int]) -> dict[str, Any]:
+    """The flip of a near-miss S differs from F by (M + W_S U_S) x != 0: an exact relu witness at a
+    basis vector, and for gelu, gelu_tanh and silu a ball enclosure of the difference excluding 0."""
+    d = len(M)
+    Uf = _flip(U, S)
+    for j in range(d):
+        e = [Fraction(int(i == j)) for i in range(d)]
+        diff = [a - b for a, b in zip(eval_plain_q("relu", U, W, e, M=M), eval_plain_q("relu", Uf, W, e))]
+        if any(diff):
+            break
+    else:
+        return {"S": S, "refuted": False}
+    balls = {}
+    for act in ODD_ACTS[1:]:
+        same, width = balls_agree(eval_ball(act, U, W, e, M=M), eval_ball(act, Uf, W, e))
+        balls[act] = {"told_apart": not same, "diff_bound": width}
+    refuted = all(v["told_apart"] for v in balls.values())
+    return {"S": S, "x": svec(e), "relu_difference": svec(diff), "balls": balls, "refuted": refuted}
+
+
 def _search(b: Block) -> list[tuple[int, ...]]:
     """All S with W_S U_S = -M, by the search package's exact meet-in-the-middle."""
     return [tuple(S) for S in exhaustive_search(b.W_up, b.W_down, b.skip())]
@@ -254,6 +325,12 @@ def recheck(cert: dict[str, Any]) -> bool:
         found = all_index_sets_exact(U, W, M)
         if sorted(map(tuple, data["index_sets"])) != sorted(found):
             return False
+        if (_m_star(U, W, M) <= len(U)) != bool(found) or data["relu_complete_m_star"] != _m_star(U, W, M):
+            return False
+        if data["kind"] == "near_miss" and not found:
+            nm = _near_miss_refuted(U, W, M, data["near_miss"]["S"])
+            if not nm["refuted"] or nm != data["near_miss"]:
+                return False
         if exact_rank(M) == d and any(len(S) < d for S in found):
             return False
         if data["kind"] == "sufficiency" or found:

@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 from oracle.core import activations, arith
 from oracle.core.arith import to_arb
+from oracle.algebra import construct
 from oracle.core.blocks import Block
 from oracle.algebra.canonical import relu_form_exact
 from oracle.algebra.pl_check import ExactRelu, pl_equal
@@ -91,6 +92,11 @@ class LimitInstance:
     S: tuple[int, ...] = ()
     points: list[list[Fraction]] = field(default_factory=list)
 
+    @property
+    def near_miss(self) -> bool:
+        """True for a planted block moved off its index condition by 2^-30."""
+        return self.kind == "near_miss"
+
 
 def _points(d: int) -> st.SearchStrategy[list[list[Fraction]]]:
     coord = st.builds(Fraction, st.integers(-20, 20), st.sampled_from([1, 2, 3, 4]))
@@ -107,10 +113,22 @@ def _with_biases(draw: st.DrawFn, b: Block) -> Block:
 @st.composite
 def _sufficiency(draw: st.DrawFn) -> LimitInstance:
     act = draw(st.sampled_from(LIMIT_ACTS))
-    inst = draw(condition_blocks(activation=act, extra=draw(st.integers(0, 1)),
-                                 skip=draw(st.sampled_from(["identity", "invertible"]))))
+    d = draw(st.integers(1, 3))
+    inst = draw(condition_blocks(activation=act, d=d, extra=draw(st.integers(0, 1)),
+                                 skip=draw(st.sampled_from(["identity", "invertible", "singular"]))))
     b = _with_biases(draw, inst.block)
     return LimitInstance("sufficiency", b, inst.S, draw(_points(b.d)))
+
+
+@st.composite
+def _near_miss(draw: st.DrawFn) -> LimitInstance:
+    """A planted block (with biases) whose W_down[:, S] has one entry moved by 2^-30: decided by
+    the necessity half (no index set, and the relu limit needs m* > m units)."""
+    act = draw(st.sampled_from(LIMIT_ACTS))
+    inst = draw(condition_blocks(activation=act, d=draw(st.integers(1, 3)), others=1,
+                                 skip=draw(st.sampled_from(["identity", "invertible", "singular"])),
+                                 near_miss=True))
+    return LimitInstance("near_miss", _with_biases(draw, inst.block), inst.S)
 
 
 @st.composite
@@ -122,7 +140,7 @@ def _necessity(draw: st.DrawFn) -> LimitInstance:
     return LimitInstance("necessity", _with_biases(draw, b))
 
 
-STRATEGY = st.one_of(_sufficiency(), _necessity())
+STRATEGY = st.one_of(_sufficiency(), _necessity(), _near_miss())
 
 
 # ---------------------------------------------------------------------------- the check
@@ -136,11 +154,22 @@ def _exact_parts(b: Block) -> tuple[list, list, list, list, list]:
 
 
 def flip_construction(U: list, W: list, c: list, bd: list, S: list[int]) -> tuple[list, list, list]:
-    """Rows and b_up entries negated in S; b_down + sum_{i in S} c_i w_i (exact)."""
-    U2 = [[-v for v in r] if i in S else list(r) for i, r in enumerate(U)]
-    c2 = [-v if i in S else v for i, v in enumerate(c)]
-    d = len(W)
-    bd2 = [bd[a] + sum((c[i] * W[a][i] for i in S), Q(0)) for a in range(d)]
+    """Rows and b_up entries negated in S; b_down + sum_{i in S} c_i w_i (exact).
+
+    Built by the construction `absorb check` emits (construct.flip_block), so a fault in it
+    shows here; the exact b_down is taken from its note when float64 had to round it.
+    """
+    vals = [v for r in U + W for v in r] + list(c) + list(bd)
+    if any(Q(float(v)) != v for v in vals):
+        raise ValueError("weights are not float64-exact")
+    f = lambda a: np.array([[float(v) for v in r] for r in a], dtype=np.float64)  # noqa: E731
+    blk = Block("relu", W_up=f(U), W_down=f(W), b_up=np.array([float(v) for v in c]),
+                b_down=np.array([float(v) for v in bd]), kind="residual")
+    plain, note = construct.flip_block(blk, S)
+    U2 = qmat(plain.W_up)
+    c2 = [Q(float(v)) for v in plain.b_up]
+    bd2 = ([Q(v) for v in note["b_down_exact"]] if note.get("b_down_rounded")
+           else [Q(float(v)) for v in plain.b_down])
     return U2, c2, bd2
 
 

@@ -201,8 +201,8 @@ def _strategy() -> st.SearchStrategy:
     odd = [n for n, a in activations.CATALOG.items() if a.odd_part_identity and not a.gated]
     point = lambda d: st.lists(  # noqa: E731
         st.builds(Fraction, st.integers(-8, 8), st.integers(1, 4)), min_size=d, max_size=d)
-    plain = st.sampled_from(kinds).flatmap(
-        lambda a: blocks(a, max_d=3, max_m=4, skip="invertible"))
+    plain = st.tuples(st.sampled_from(kinds), st.sampled_from(["identity", "invertible"])).flatmap(
+        lambda ak: blocks(ak[0], max_d=3, max_m=4, skip=ak[1]))
     cond = st.sampled_from(odd).flatmap(
         lambda a: condition_blocks(a, skip="invertible", others=1))
     inst = st.one_of(plain, cond)

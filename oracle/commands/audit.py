@@ -4,15 +4,20 @@ and boundary counterexamples, side by side. Needs no input."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
+import json
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any, Optional
 
 from oracle.formal import consistency
 from oracle.report import document as report
-from oracle.claims import base
+from oracle.claims import base, coverage
+from oracle.core import io, stackfiles
+from oracle.core.blocks import Block, Stack
 from oracle.core import activations
 from oracle.core.errors import InputError
 from oracle.report import figures
@@ -68,7 +73,7 @@ def _lean_face(claim: dict[str, Any], proof: dict[str, Any]) -> dict[str, Any]:
                       "the statement as pinned in proofs/pinned/lean-statements.txt checked"}
 
 
-def _oracle_face(claim: dict[str, Any], n: int) -> dict[str, Any]:
+def _oracle_face(claim: dict[str, Any], n: int, seed: int) -> dict[str, Any]:
     ref = claim.get("oracle")
     if not ref:
         return {"status": "missing", "detail": "no oracle check registered"}
@@ -78,9 +83,88 @@ def _oracle_face(claim: dict[str, Any], n: int) -> dict[str, Any]:
         return {"status": "missing", "detail": f"{ref}: {e}"}
     if not hasattr(fn, "check_info"):
         return {"status": "FAILED", "detail": f"{ref} is not registered with @oracle_check"}
-    res = base.run_check(fn, n)
-    status = "pass" if res.passed else "FAILED"
-    return {"status": status, "ref": ref, **res.as_dict()}
+    samples = claim.get("samples") if isinstance(claim.get("samples"), dict) and \
+        not coverage.samples_findings(claim["samples"]) else None
+    res = base.run_check(fn, n, seed=seed, samples=samples, progress=_progress)
+    out = {"status": "pass" if res.passed else "FAILED", "ref": ref, **res.as_dict()}
+    out["failing_object"] = res.failing_instance
+    out["coverage"] = _coverage(claim, res, samples)
+    if res.passed and out["coverage"]["problems"]:
+        out["status"] = "FAILED"
+        out["failure"] = "coverage: " + "; ".join(out["coverage"]["problems"])
+    return out
+
+
+def _coverage(claim: dict[str, Any], res: base.RunResult, samples: Optional[dict[str, Any]]) -> dict[str, Any]:
+    """Declared against drawn ranges of one claim; problems when a declared range was never drawn."""
+    if samples is None:
+        return {"declared": None, "summary": "-", "drawn": res.drawn, "problems":
+                ["no well-formed 'samples' table in proofs/claims.toml"]}
+    problems = []
+    judged = res.requested >= base.COVERAGE_MIN
+    if res.passed and judged:  # a failed run stopped early; its coverage says nothing
+        miss = coverage.missing(samples, res.drawn)
+        if miss:
+            problems.append(f"declared ranges never drawn in {res.instances + res.top_up} instances "
+                            f"(seed {res.seed}): {', '.join(miss)}")
+        extra = coverage.outside(samples, res.drawn)
+        if extra:
+            problems.append(f"drawn outside the declared ranges: {', '.join(extra)} "
+                            "(the registry understates the samples)")
+    return {"declared": samples, "summary": coverage.describe(samples)
+            + ("" if judged else f" (not judged: fewer than {base.COVERAGE_MIN} instances)"), "drawn": res.drawn,
+            "reasons": claim.get("samples_reason") or {}, "problems": problems}
+
+
+def failure_object(instance: Any, _depth: int = 0) -> Any:
+    """The block or stack of a generated instance that `absorb check` can read, or None."""
+    own = getattr(instance, "as_checkable", None)
+    if callable(own):
+        return own()
+    if isinstance(instance, (Block, Stack)):
+        return instance
+    if _depth >= 3:
+        return None
+    if dataclasses.is_dataclass(instance) and not isinstance(instance, type):
+        parts: Any = [getattr(instance, f.name) for f in dataclasses.fields(instance)]
+    elif isinstance(instance, (tuple, list)):
+        parts = instance[:8]
+    else:
+        return None
+    for part in parts:
+        found = failure_object(part, _depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def write_failure(cid: str, oracle: dict[str, Any], outdir: Path, n: int) -> dict[str, Any]:
+    """Write a failing instance as a block or stack file (and its certificate as JSON)."""
+    f = oracle["failing"]
+    seed, idx = oracle["seed"], f["index"]
+    stem = outdir / f"{cid}-seed{seed}-instance{idx}"
+    # the same seed and the same number of instances draw the same instances, in the same order
+    # (hypothesis plans its generation by the number asked for, so keep --instances as it was)
+    info = {"claim": cid, "seed": seed, "index": idx, "phase": f["phase"], "reason": f["reason"],
+            "reproduce": f"absorb audit --claim {cid} --seed {seed} --instances {n}",
+            "file": None, "certificate": oracle.get("failing_certificate")}
+    obj = failure_object(oracle.get("failing_object"))
+    outdir.mkdir(parents=True, exist_ok=True)
+    if obj is not None:
+        path = stem.with_suffix(".npz")
+        try:
+            if isinstance(obj, Stack):
+                stackfiles.write_stack(obj, path)
+            else:
+                io.write_block(obj, path)
+            info["file"] = str(path)
+        except Exception as e:  # an unwritable instance is reported, never fatal
+            info["file_error"] = f"{type(e).__name__}: {e}"
+    else:
+        info["file_error"] = "the instance holds no block or stack"
+    stem.with_suffix(".json").write_text(json.dumps(info, indent=1, default=str))
+    info["json"] = str(stem.with_suffix(".json"))
+    return info
 
 
 def _counterexamples() -> tuple[list[dict[str, Any]], Optional[str]]:
@@ -108,11 +192,42 @@ def _counterexamples() -> tuple[list[dict[str, Any]], Optional[str]]:
     return out, None
 
 
-def audit(quick: bool = False) -> dict[str, Any]:
-    """Run everything and return the audit document (see report.py for its rendering)."""
+DEFAULT_SEED = 0  # fixed, so that two runs without --seed draw the same instances
+FAILURES_DIR = "audit-failures"
+
+
+def select_claims(registry: list[dict[str, Any]], wanted: Optional[list[str]]) -> list[dict[str, Any]]:
+    """The claims named by --claim (comma-separated or repeated), in registry order; all when None."""
+    if not wanted:
+        return registry
+    names = [w.strip() for item in wanted for w in item.split(",") if w.strip()]
+    known = [c["id"] for c in registry]
+    unknown = [w for w in names if w not in known]
+    if unknown or not names:
+        raise InputError(f"unknown claim {', '.join(unknown) or '(empty)'}; known: {', '.join(known)}")
+    return [c for c in registry if c["id"] in names]
+
+
+def audit(quick: bool = False, claims: Optional[list[str]] = None, instances: Optional[int] = None,
+          seed: int = DEFAULT_SEED, failures_dir: str = FAILURES_DIR) -> dict[str, Any]:
+    """Run everything and return the audit document (see report.py for its rendering).
+
+    ``claims`` restricts the oracle checks, boundary counterexamples and proof findings to
+    those claims; ``instances`` overrides the number of generated instances per claim;
+    ``seed`` fixes them (printed in the document). A failing instance is written to
+    ``failures_dir`` as a block or stack file with its certificate.
+    """
     t0 = time.perf_counter()
-    n = QUICK_INSTANCES if quick else FULL_INSTANCES
-    registry = consistency.load_registry()
+    n = instances if instances is not None else (QUICK_INSTANCES if quick else FULL_INSTANCES)
+    full_registry = consistency.load_registry()
+    registry = select_claims(full_registry, claims)
+    selected = {c["id"] for c in registry}
+    known_ids = [c["id"] for c in full_registry]
+
+    def concerns_selection(line: str) -> bool:
+        # "claim-id: ..." lines of other claims are left out when --claim narrows the audit
+        head = line.split(":", 1)[0]
+        return head in selected or head not in known_ids
 
     # The proof check (static scans, the Coq build and its queries) runs in a thread that
     # mostly waits for coqc; start it first so it overlaps the oracle work.
@@ -130,11 +245,16 @@ def audit(quick: bool = False) -> dict[str, Any]:
 
     claims_out = []
     for i, c in enumerate(registry, 1):
-        _progress(f"oracle check {i}/{len(registry)}: {c['id']} ({n} generated instances)")
-        oracle = _oracle_face(c, n)
+        _progress(f"oracle check {i}/{len(registry)}: {c['id']} ({n} generated instances, seed {seed})")
+        oracle = _oracle_face(c, n, seed)
+        if oracle.get("failing"):
+            oracle["failing"].update(write_failure(c["id"], oracle, Path(failures_dir), n))
+        oracle.pop("failing_object", None)
         _progress(f"    {oracle['status']}"
-                  + (f", {oracle.get('instances')} instances in {oracle.get('seconds', 0):.1f}s"
-                     if "instances" in oracle else f": {oracle.get('detail', '')}"))
+                  + (f", {oracle.get('instances')} instances"
+                     + (f" + {oracle['top_up']} to reach the declared ranges" if oracle.get("top_up") else "")
+                     + f" in {oracle.get('seconds', 0):.1f}s" if "instances" in oracle
+                     else f": {oracle.get('detail', '')}"))
         claims_out.append({"id": c["id"], "title": c["title"], "paper_ref": c["paper_ref"],
                            "statement": c["statement"], "hypotheses": c.get("hypotheses", []),
                            "informal": c.get("informal"), "oracle": oracle,
@@ -142,6 +262,7 @@ def audit(quick: bool = False) -> dict[str, Any]:
 
     _progress("boundary counterexamples")
     cexs, cex_problem = _counterexamples()
+    cexs = [cx for cx in cexs if selected & set(cx["claims"]) or not set(cx["claims"]) & set(known_ids)]
     for cx in cexs:
         _progress(f"    {cx['name']}: {'verified' if cx['verified'] else 'NOT VERIFIED'}")
 
@@ -155,7 +276,7 @@ def audit(quick: bool = False) -> dict[str, Any]:
         "claims": {}, "pinned_diffs": {},
         "coq": {"status": "failed", "detail": str(proof_box.get("error")), "general_findings": []},
         "lean": {"status": "written, not compiled in this environment"}}
-    findings = list(proof["findings"])
+    findings = [f for f in proof["findings"] if concerns_selection(f)]
     _progress(f"    Coq: {proof['coq']['status']} ({proof['coq']['detail']})")
 
     for c, out in zip(registry, claims_out):
@@ -169,13 +290,20 @@ def audit(quick: bool = False) -> dict[str, Any]:
     if cex_problem:
         problems.append(cex_problem)
     for out in claims_out:
-        if out["oracle"]["status"] != "pass":
-            problems.append(f"{out['id']}: oracle check {out['oracle']['status']}: "
-                            f"{out['oracle'].get('failure') or out['oracle'].get('detail', '')}")
+        o = out["oracle"]
+        if o["status"] != "pass":
+            problems.append(f"{out['id']}: oracle check {o['status']}: "
+                            f"{o.get('failure') or o.get('detail', '')}")
+        if o.get("failing"):
+            f = o["failing"]
+            problems.append(f"{out['id']}: failing instance {f['index']} of seed {f['seed']} "
+                            f"(reproduce: {f['reproduce']}); written to "
+                            + (f"{f['file']} (absorb check reads it) and {f['json']}" if f.get("file")
+                               else f"{f['json']} ({f.get('file_error')})"))
     problems += [f"counterexample {cx['name']} not verified: {cx['detail']}" for cx in cexs
                  if not cx["verified"]]
     # A counterexample must drop a hypothesis that its claims really have.
-    tags = {c["id"]: set(c.get("hypotheses", [])) for c in registry}
+    tags = {c["id"]: set(c.get("hypotheses", [])) for c in full_registry}
     for cx in cexs:
         for cid in cx["claims"]:
             if cid not in tags:
@@ -189,12 +317,14 @@ def audit(quick: bool = False) -> dict[str, Any]:
         "ok": not problems,
         "quick": quick,
         "instances_per_claim": n,
+        "seed": seed,
+        "selected_claims": None if len(registry) == len(full_registry) else [c["id"] for c in registry],
         "problems": problems,
         "claims": claims_out,
         "counterexamples": cexs,
         "coq": {"status": proof["coq"]["status"], "detail": proof["coq"]["detail"]},
         "lean": {"status": "written, not compiled in this environment"},
-        "notes": proof.get("notes", []),
+        "notes": [x for x in proof.get("notes", []) if concerns_selection(x)],
         "pinned_diffs": proof.get("pinned_diffs", {}),
         "activations": catalog,
         "seconds": round(time.perf_counter() - t0, 1),
@@ -208,7 +338,12 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--report must end in .md or .html, got {args.report!r}")
     if args.report:
         figures.require_matplotlib()  # fail in one line now, not after the whole audit
-    doc = audit(quick=args.quick)
+    if args.instances is not None and args.instances < 1:
+        raise InputError(f"--instances must be at least 1, got {args.instances}")
+    if args.seed is not None and args.seed < 0:
+        raise InputError(f"--seed must be a nonnegative integer, got {args.seed}")
+    doc = audit(quick=args.quick, claims=args.claim, instances=args.instances,
+                seed=DEFAULT_SEED if args.seed is None else args.seed)
     if args.report:
         report.write_report(doc, args.report)
         _progress(f"report written to {args.report}")

@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Optional
 
 import numpy as np
+from hypothesis import assume
 from hypothesis import strategies as st
 
 from oracle.core import activations
@@ -86,7 +87,10 @@ def integer_inverse(a: np.ndarray) -> np.ndarray:
 def blocks(draw: st.DrawFn, activation: Optional[str] = None, d: Optional[int] = None,
            m: Optional[int] = None, max_d: int = 4, max_m: int = 6, bias: bool = False,
            skip: str = "identity") -> Block:
-    """A block with small dyadic weights; skip is 'identity', 'invertible', 'any' or 'none'."""
+    """A block with small dyadic weights; skip is 'identity', 'invertible', 'any', 'singular' or 'none'.
+
+    'singular' draws a nonzero skip matrix of rank 1 (for d = 1 that is a nonzero scalar).
+    """
     act = activation or draw(st.sampled_from(sorted(activations.CATALOG)))
     d = d or draw(st.integers(1, max_d))
     m = m or draw(st.integers(1, max_m))
@@ -107,7 +111,17 @@ def blocks(draw: st.DrawFn, activation: Optional[str] = None, d: Optional[int] =
         kw["M"] = draw(unimodular(d)).astype(np.float64)
     elif skip == "any":
         kw["M"] = draw(dyadic_weights((d, d)))
+    elif skip == "singular":
+        kw["M"] = rank_one(draw, d)
     return Block(act, **kw)
+
+
+def rank_one(draw: st.DrawFn, d: int) -> np.ndarray:
+    """A nonzero d x d matrix v w^T with small nonzero dyadic v, w (singular when d >= 2)."""
+    nz = st.integers(-4, 4).filter(lambda v: v != 0).map(lambda v: v / 2)
+    v = np.array([draw(nz) for _ in range(d)])
+    w = np.array([draw(nz) for _ in range(d)])
+    return np.outer(v, w)
 
 
 def _is_nondegenerate(b: Block) -> bool:
@@ -140,35 +154,54 @@ def degenerate_blocks(draw: st.DrawFn, activation: Optional[str] = None,
     return b, defect
 
 
+NEAR_MISS = 2.0 ** -30  # a near miss moves one entry of W_down[:, S] by this much
+
+
 @dataclass
 class ConditionInstance:
-    """A block with a known index set S such that W_down[:, S] W_up[S, :] = -M exactly."""
+    """A block with a known index set S such that W_down[:, S] W_up[S, :] = -M exactly.
+
+    When ``near_miss`` is set, one entry of W_down[:, S] was then moved by 2^-30, so S misses
+    the condition by exactly that much (the block is otherwise the planted one).
+    """
 
     block: Block
     S: tuple[int, ...]
+    near_miss: bool = False
+    moved: Optional[tuple[int, int]] = None  # (row, unit) of the moved W_down entry
 
 
 @st.composite
 def condition_blocks(draw: st.DrawFn, activation: str = "relu", d: Optional[int] = None,
                      extra: int = 0, others: int = 2, skip: str = "identity",
-                     require_nondegenerate: bool = True) -> ConditionInstance:
+                     require_nondegenerate: bool = True, near_miss: bool = False) -> ConditionInstance:
     """A block satisfying the index condition exactly with |S| = d + extra.
 
     U_S = [P; R] and W_S = [A, C] with P unimodular, R and C random integers and
     A = (-M - C R) P^{-1}, so W_S U_S = A P + C R = -M with integer arithmetic.
+    skip is 'identity', 'invertible' (a unimodular M) or 'singular': then |S| = k < d
+    (k = 1 when d = 1), U_S and W_S are random integers and M = -W_S U_S has rank <= k, so
+    the block may be narrower than d. ``near_miss`` moves one entry of W_down[:, S] by 2^-30.
     """
     d = d or draw(st.integers(2, 3))
-    M = np.eye(d, dtype=np.int64) if skip == "identity" else draw(unimodular(d))
-    P = draw(unimodular(d))
     ints = lambda shape: np.array(draw(st.lists(st.integers(-3, 3), min_size=int(np.prod(shape)),  # noqa: E731
                                                 max_size=int(np.prod(shape))))).reshape(shape).astype(np.int64)
-    R, C = ints((extra, d)), ints((d, extra))
-    A = (-M - C @ R) @ integer_inverse(P)
-    U_S, W_S = np.vstack([P, R]), np.hstack([A, C])
+    if skip == "singular":
+        k = draw(st.integers(1, max(1, d - 1)))
+        U_S, W_S = ints((k, d)), ints((d, k))
+        M = -(W_S @ U_S)
+        assume(np.any(M != 0))
+    else:
+        M = np.eye(d, dtype=np.int64) if skip == "identity" else draw(unimodular(d))
+        P = draw(unimodular(d))
+        R, C = ints((extra, d)), ints((d, extra))
+        A = (-M - C @ R) @ integer_inverse(P)
+        U_S, W_S = np.vstack([P, R]), np.hstack([A, C])
     assert np.array_equal(W_S @ U_S, -M)  # integer identity; guards the construction itself
+    n_S = len(U_S)
     n_other = draw(st.integers(0, others))
     U_o, W_o = ints((n_other, d)), ints((d, n_other))
-    m = d + extra + n_other
+    m = n_S + n_other
     order = draw(st.permutations(range(m)))
     W_up = np.zeros((m, d))
     W_down = np.zeros((d, m))
@@ -176,13 +209,17 @@ def condition_blocks(draw: st.DrawFn, activation: str = "relu", d: Optional[int]
     for src, dst in enumerate(order):
         W_up[dst] = all_up[src]
         W_down[:, dst] = all_down[:, src]
-    S = tuple(sorted(order[: d + extra]))
+    S = tuple(sorted(order[:n_S]))
+    moved = None
+    if near_miss:
+        # a unit with a nonzero row, so the move changes W_S U_S (by 2^-30 e_a u_j^T)
+        moved = (draw(st.integers(0, d - 1)), draw(st.sampled_from([j for j in S if np.any(W_up[j] != 0)])))
+        W_down[moved] += draw(st.sampled_from([-1.0, 1.0])) * NEAR_MISS
     kw = {}
     if activations.get(activation).gated:
         kw["W_gate"] = draw(dyadic_weights((m, d)))
     block = Block(activation, W_up=W_up, W_down=W_down,
                   M=None if skip == "identity" else M.astype(np.float64), **kw)
     if require_nondegenerate:
-        from hypothesis import assume
         assume(_is_nondegenerate(block))
-    return ConditionInstance(block, S)
+    return ConditionInstance(block, S, near_miss, moved)

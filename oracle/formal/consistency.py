@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from oracle.formal import coqcheck, coqsource, leancheck, pinned
-from oracle.claims import base
+from oracle.claims import base, coverage
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: oracle/<layer>/<module>.py
 LOGICAL = coqcheck.LOGICAL
@@ -53,6 +53,7 @@ KNOWN_FIELDS = frozenset({
     "coq_hypotheses", "coq_hypotheses_reason", "lean_hypotheses", "lean_hypotheses_reason",
     "coq_extra_hypotheses", "lean_extra_hypotheses",
     "coq_counterexamples", "coq_counterexamples_absent",
+    "samples", "samples_reason",
 })
 # Fields that weaken a check, and the field that must give the reason.
 WEAKENING = {"formal_hypotheses": "formal_hypotheses_reason", "coq_hypotheses": "coq_hypotheses_reason",
@@ -180,6 +181,19 @@ def registry_findings(registry: list[dict[str, Any]], root: Path, notes: Notes) 
         if not isinstance(hyps, list) or not all(isinstance(h, str) for h in hyps):
             out.append(Finding(cid, "hypotheses must be a list of tags"))
             hyps = []
+        # The ranges the oracle samples: well formed, and every range the statement reaches is
+        # sampled unless a reason says why not (oracle/claims/coverage.py).
+        if "samples" not in c:
+            out.append(Finding(cid, "no 'samples' table: the ranges the oracle draws must be declared"))
+        else:
+            bad = coverage.samples_findings(c["samples"], c.get("samples_reason"))
+            out += [Finding(cid, b) for b in bad]
+            if not bad:
+                out += [Finding(cid, "samples exclude a range the statement reaches without a reason "
+                                     f"in samples_reason: {u}")
+                        for u in coverage.unjustified_exclusions(hyps, c["samples"], c.get("samples_reason"))]
+                for axis, why in (c.get("samples_reason") or {}).items():
+                    notes.add(cid, f"samples_reason.{axis}: {why}")
         for fld, why in WEAKENING.items():
             if fld in c:
                 reason = c.get(why)

@@ -95,7 +95,16 @@ def terminal_table(doc: dict[str, Any]) -> str:
     lines.append("* Lean: written, not compiled in this environment (no Lean toolchain here); "
                  "names, binders, escape hatches and pinned statements are checked")
     lines.append(f"oracle: {doc['instances_per_claim']} hypothesis-generated instances per claim"
-                 f"{' (--quick)' if doc['quick'] else ''}; 'exact' = exact rationals or arb enclosures")
+                 f"{' (--quick)' if doc['quick'] else ''}, seed {doc.get('seed', 0)} "
+                 f"(the same seed draws the same instances); 'exact' = exact rationals or arb enclosures")
+    lines.append("sampled ranges (proofs/claims.toml 'samples', each reached by the instances drawn):")
+    for c in doc["claims"]:
+        cov = c["oracle"].get("coverage") or {}
+        top = c["oracle"].get("top_up") or 0
+        lines.append(f"  {c['id']:<24} {cov.get('summary', '-')}"
+                     + (f"  (+{top} instances to reach them)" if top else ""))
+    if doc.get("selected_claims"):
+        lines.append(f"audited claims: {', '.join(doc['selected_claims'])} (--claim)")
     if doc["problems"]:
         lines.append("")
         lines.append(f"PROBLEMS ({len(doc['problems'])}):")
@@ -498,12 +507,36 @@ def table_rows(doc: dict[str, Any]) -> list[dict[str, str]]:
                     ("closed" if coq["status"] == "checked" else "-"),
                     "Lean": lean, "oracle": oracle,
                     "instance sizes": figures.size_summary(o.get("sizes") or []) or "-",
+                    "sampled ranges": (o.get("coverage") or {}).get("summary", "-"),
                     "counterexamples": _boundary_cell(c["boundary"])})
     return out
 
 
 TABLE_HEAD = ["claim", "paper", "informal", "Coq", "Print Assumptions", "Lean", "oracle",
-              "instance sizes", "counterexamples"]
+              "instance sizes", "sampled ranges", "counterexamples"]
+
+
+def coverage_lines(o: dict[str, Any]) -> list[str]:
+    """The declared sample ranges of one claim against what its instances drew, in words."""
+    cov = o.get("coverage")
+    if not cov or not cov.get("declared"):
+        return ["sampled ranges: none declared"]
+    dr = cov["drawn"]
+    fmt = lambda counts: ", ".join(f"{k}: {v}" for k, v in sorted(counts.items(), key=lambda kv: str(kv[0])))  # noqa: E731
+    flags = ", ".join(f"{k} {dr.get(k, 0)}" for k in ("degenerate", "biased", "planted", "near_miss"))
+    out = [f"declared: {cov['summary']}",
+           f"drawn ({o.get('instances', 0)} instances"
+           + (f" + {o['top_up']} drawn to reach the declared ranges" if o.get("top_up") else "")
+           + f", seed {o.get('seed', 0)}): d {{{fmt(dr.get('d', {}))}}}; m vs d {{{fmt(dr.get('m', {}))}}}; "
+             f"M {{{fmt(dr.get('M', {}))}}}; {flags}"]
+    out += [f"excluded ({axis}): {why}" for axis, why in (cov.get("reasons") or {}).items()]
+    out += [f"PROBLEM: {p}" for p in cov.get("problems") or []]
+    att = ((o.get("sample") or {}).get("data") or {}).get("break_attempt")
+    if att:
+        out.append(f"tried to break it (first instance): {att['method']}; best relative residual "
+                   f"{att['best_relative_residual']:.3g} (float64), near hit: {'yes' if att['near_hit'] else 'no'}, "
+                   f"best fit refuted exactly: {'yes' if att['best_refuted_exactly'] else 'NO'}")
+    return out
 
 
 def claim_facts(c: dict[str, Any], ctx: ReportContext) -> dict[str, Any]:
@@ -641,6 +674,7 @@ def markdown(doc: dict[str, Any], ctx: Optional[ReportContext] = None) -> str:
                     + (f"; failure: {o['failure']}" if o.get("failure") else "") + ".", ""]
         else:
             out += [f"**Oracle:** {o['status']}: {o.get('detail', '')}", ""]
+        out += ["**Sampled ranges:**", ""] + [f"- {_md_cell(x)}" for x in coverage_lines(o)] + [""]
         fig = ctx.per_claim.get(c["id"])
         if fig is not None:
             n += 1
@@ -788,6 +822,7 @@ def html_report(doc: dict[str, Any], ctx: Optional[ReportContext] = None) -> str
                      + (f"; failure: {esc(o['failure'])}" if o.get("failure") else "") + ".</p>")
         else:
             s.append(f"<h3>Oracle: {esc(o['status'])}</h3><p>{esc(o.get('detail', ''))}</p>")
+        s.append("<h4>Sampled ranges</h4><ul>" + "".join(f"<li>{esc(x)}</li>" for x in coverage_lines(o)) + "</ul>")
         fig = ctx.per_claim.get(c["id"])
         if fig is not None:
             n += 1

@@ -1,0 +1,297 @@
+"""What a claim's generated instances actually reach, against what the registry declares.
+
+Each claim's registry entry declares, in its ``samples`` table, the ranges its oracle draws:
+
+    samples = { d = "1..3", m = "below,at,above", M = "identity,invertible,singular",
+                degenerate = true, biased = true, planted = true, near_miss = true }
+
+* ``d``: an inclusive range of input dimensions ("1..3", or "2" for one value);
+* ``m``: which hidden widths relative to d occur: ``below`` (m < d), ``at`` (m = d), ``above``;
+* ``M``: which skip matrices occur: ``identity``, ``invertible`` (invertible, not I),
+  ``singular`` (zero included);
+* ``degenerate``: some block with a zero row, a zero column or two collinear rows;
+* ``biased``: some block with a nonzero bias;
+* ``planted``: some instance on which the claim's condition (an index set, m* <= m, ...) holds;
+* ``near_miss``: some instance with one entry moved by 2^-30 off an instance where it holds.
+
+``true`` means at least one drawn instance has the feature, ``false`` that none has it. The
+oracle run measures every instance (``features``), and ``judge`` fails a claim when a declared
+value is never drawn, when a value outside the declaration is drawn, or when the statement's
+hypotheses reach a value the declaration excludes without a reason in ``samples_reason``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from fractions import Fraction
+from typing import Any, Iterable, Optional, Sequence
+
+from oracle.core import linalg
+from oracle.core.blocks import Block, Stack
+
+AXES = ("d", "m", "M", "degenerate", "biased", "planted", "near_miss")
+WIDTHS = ("below", "at", "above")
+SKIPS = ("identity", "invertible", "singular")
+FLAGS = ("degenerate", "biased", "planted", "near_miss")
+NEAR_MISS_STEP = Fraction(1, 2 ** 30)
+
+
+# ---------------------------------------------------------------- the declared ranges
+
+def parse_d(text: Any) -> Optional[tuple[int, int]]:
+    """'1..3' -> (1, 3), '2' -> (2, 2); None when malformed."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        return (text, text) if text >= 1 else None
+    if not isinstance(text, str):
+        return None
+    lo, sep, hi = text.partition("..")
+    try:
+        a, b = int(lo), int(hi) if sep else int(lo)
+    except ValueError:
+        return None
+    return (a, b) if 1 <= a <= b else None
+
+
+def _words(text: Any, allowed: Sequence[str]) -> Optional[list[str]]:
+    if not isinstance(text, str):
+        return None
+    words = [w.strip() for w in text.split(",") if w.strip()]
+    if not words or any(w not in allowed for w in words) or len(set(words)) != len(words):
+        return None
+    return words
+
+
+def samples_findings(samples: Any, reasons: Any = None) -> list[str]:
+    """Why a ``samples`` (and ``samples_reason``) table is malformed; empty when it is well formed."""
+    if not isinstance(samples, dict):
+        return ["samples must be a table {d = ..., m = ..., M = ..., degenerate = ..., ...}"]
+    out = []
+    for k in sorted(set(samples) - set(AXES)):
+        out.append(f"samples has unknown key {k!r} (known: {', '.join(AXES)})")
+    for k in AXES:
+        if k not in samples:
+            out.append(f"samples lacks {k!r}")
+    if "d" in samples and parse_d(samples["d"]) is None:
+        out.append(f"samples.d must be 'a..b' with 1 <= a <= b, got {samples['d']!r}")
+    if "m" in samples and _words(samples["m"], WIDTHS) is None:
+        out.append(f"samples.m must list some of {', '.join(WIDTHS)}, got {samples['m']!r}")
+    if "M" in samples and _words(samples["M"], SKIPS) is None:
+        out.append(f"samples.M must list some of {', '.join(SKIPS)}, got {samples['M']!r}")
+    for k in FLAGS:
+        if k in samples and not isinstance(samples[k], bool):
+            out.append(f"samples.{k} must be true or false, got {samples[k]!r}")
+    if reasons is not None:
+        if not isinstance(reasons, dict):
+            out.append("samples_reason must be a table {axis = \"reason\"}")
+        else:
+            for k, v in reasons.items():
+                if k not in AXES:
+                    out.append(f"samples_reason has unknown key {k!r}")
+                elif not isinstance(v, str) or not v.strip():
+                    out.append(f"samples_reason.{k} must be a non-empty reason")
+    return out
+
+
+def declared(samples: dict[str, Any]) -> dict[str, Any]:
+    """The declared ranges as sets: d -> set of ints, m and M -> sets of words, flags -> bool."""
+    lo, hi = parse_d(samples["d"])
+    return {"d": set(range(lo, hi + 1)), "m": set(_words(samples["m"], WIDTHS)),
+            "M": set(_words(samples["M"], SKIPS)), **{k: bool(samples[k]) for k in FLAGS}}
+
+
+def statement_reach(tags: Iterable[str]) -> dict[str, Any]:
+    """What the claim's hypotheses allow, read from its tags (the statement's whole range).
+
+    d: from 1, or 2 with d_ge_2 (exactly 2 with d_eq_2); widths: all three, not below d with
+    rows_span (rank W_up = d needs m >= d); M: every kind, not singular with M_invertible;
+    degenerate blocks unless nondegenerate; biases unless bias_free; planted instances and near
+    misses wherever the statement has an index condition (an iff whose exactness matters).
+    """
+    t = set(tags)
+    d_min = 2 if ("d_ge_2" in t or "d_eq_2" in t) else 1
+    return {"d_min": d_min, "d_exact": 2 if "d_eq_2" in t else None,
+            "m": {"at", "above"} if "rows_span" in t else set(WIDTHS),
+            "M": {"identity", "invertible"} if "M_invertible" in t else set(SKIPS),
+            "degenerate": "nondegenerate" not in t, "biased": "bias_free" not in t,
+            "planted": "index_condition" in t, "near_miss": "index_condition" in t}
+
+
+def unjustified_exclusions(tags: Iterable[str], samples: dict[str, Any],
+                           reasons: Optional[dict[str, str]] = None) -> list[str]:
+    """Ranges the statement reaches that the declared samples exclude with no reason given."""
+    reach, dec, reasons = statement_reach(tags), declared(samples), reasons or {}
+    out = []
+    if min(dec["d"]) > reach["d_min"] and "d" not in reasons:
+        out.append(f"d: the statement allows d = {reach['d_min']}, the oracle starts at d = {min(dec['d'])}")
+    if reach["d_exact"] is not None and reach["d_exact"] not in dec["d"]:
+        out.append(f"d: the statement is about d = {reach['d_exact']}, which the oracle never draws")
+    for axis in ("m", "M"):
+        missing = sorted(reach[axis] - dec[axis])
+        if missing and axis not in reasons:
+            out.append(f"{axis}: the statement allows {', '.join(missing)}, excluded from the samples")
+    for axis in FLAGS:
+        if reach[axis] and not dec[axis] and axis not in reasons:
+            out.append(f"{axis}: the statement reaches it, the samples exclude it")
+    return out
+
+
+# ---------------------------------------------------------------- what one instance is
+
+def _q(v: Any) -> Fraction:
+    return v if isinstance(v, Fraction) else Fraction(v) if isinstance(v, int) else Fraction(float(v))
+
+
+def _qmat(a: Any) -> list[list[Fraction]]:
+    return [[_q(v) for v in row] for row in (a.tolist() if hasattr(a, "tolist") else a)]
+
+
+def _line_key(row: Sequence[Fraction]) -> Optional[tuple]:
+    """The line through a nonzero row (sign and scale removed); None for a zero row."""
+    nz = next((v for v in row if v != 0), None)
+    if nz is None:
+        return None
+    return tuple(v / nz for v in row)
+
+
+def _degenerate(U: list[list[Fraction]], W: list[list[Fraction]]) -> bool:
+    keys = [_line_key(r) for r in U]
+    zero_col = any(all(W[a][i] == 0 for a in range(len(W))) for i in range(len(U)))
+    return None in keys or len(set(keys)) < len(keys) or zero_col
+
+
+def _skip_kind(M: Optional[list[list[Fraction]]]) -> Optional[str]:
+    if M is None:
+        return None
+    d = len(M)
+    if all(M[i][j] == (1 if i == j else 0) for i in range(d) for j in range(d)):
+        return "identity"
+    return "invertible" if d and linalg.rank(M) == d else "singular"
+
+
+@dataclasses.dataclass
+class Subject:
+    """One block of an instance, in exact rationals."""
+
+    U: list[list[Fraction]]
+    W: list[list[Fraction]]
+    M: Optional[list[list[Fraction]]]
+    biased: bool
+
+
+def _from_block(b: Any) -> Subject:
+    biases = [getattr(b, k, None) for k in ("b_up", "b_gate", "b_down")]
+    biased = any(x is not None and any(float(v) != 0 for v in x) for x in biases)
+    M = _qmat(b.skip()) if getattr(b, "kind", "plain") == "residual" else None
+    return Subject(_qmat(b.W_up), _qmat(b.W_down), M, biased)
+
+
+def subjects(instance: Any, _depth: int = 0) -> list[Subject]:
+    """The blocks an instance is about: its first block, stack, relu instance or layer list."""
+    own = getattr(instance, "subjects", None)
+    if callable(own):
+        return own()
+    if isinstance(instance, Block):
+        return [_from_block(instance)]
+    if isinstance(instance, Stack):
+        return [_from_block(b) for b in instance.blocks]
+    if _depth >= 3:
+        return []
+    if dataclasses.is_dataclass(instance) and not isinstance(instance, type):
+        parts: Any = [getattr(instance, f.name) for f in dataclasses.fields(instance)]
+    elif isinstance(instance, (tuple, list)):
+        parts = instance[:8]
+    else:
+        return []
+    for part in parts:
+        found = subjects(part, _depth + 1)
+        if found:
+            return found
+    return []
+
+
+def _attr(instance: Any, name: str) -> Any:
+    """An attribute of the instance, or of the first part of a (instance, points) tuple."""
+    if hasattr(instance, name):
+        return getattr(instance, name)
+    if isinstance(instance, tuple) and instance and hasattr(instance[0], name):
+        return getattr(instance[0], name)
+    return None
+
+
+def features(instance: Any, drawn: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    """The coverage features of one instance; ``drawn`` (a check's own record) overrides them.
+
+    A check records in ``cert.data["drawn"]`` what only it knows (e.g. ``planted`` when m* <= m).
+    An instance may say ``planted`` and ``near_miss`` itself (attributes of those names); an
+    instance carrying a nonempty index set ``S`` counts as planted.
+    """
+    subs = subjects(instance)
+    out: dict[str, Any] = {"d": None, "m": [], "M": None, "degenerate": False, "biased": False,
+                           "planted": False, "near_miss": False}
+    if subs:
+        d = len(subs[0].W)
+        out["d"] = d
+        out["m"] = sorted({("below" if len(s.U) < d else "at" if len(s.U) == d else "above") for s in subs},
+                          key=WIDTHS.index)
+        kinds = [k for k in (_skip_kind(s.M) for s in subs) if k is not None]
+        # a stack's skips: the most general one drawn in it
+        out["M"] = max(kinds, key=SKIPS.index) if kinds else None
+        out["degenerate"] = any(_degenerate(s.U, s.W) for s in subs)
+        out["biased"] = any(s.biased for s in subs)
+    out["planted"] = bool(_attr(instance, "planted")) or bool(_attr(instance, "S"))
+    out["near_miss"] = bool(_attr(instance, "near_miss"))
+    if drawn:
+        out.update({k: v for k, v in drawn.items() if k in AXES})
+    if out["near_miss"]:
+        out["planted"] = False  # a near miss is, by construction, not an instance where it holds
+    return out
+
+
+# ---------------------------------------------------------------- judging a run
+
+def tally(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """What a list of per-instance features reached, per axis (counts)."""
+    out: dict[str, Any] = {"d": {}, "m": {}, "M": {}, **{k: 0 for k in FLAGS}}
+    for r in rows:
+        if r.get("d") is not None:
+            out["d"][r["d"]] = out["d"].get(r["d"], 0) + 1
+        for w in r.get("m", []):
+            out["m"][w] = out["m"].get(w, 0) + 1
+        if r.get("M") is not None:
+            out["M"][r["M"]] = out["M"].get(r["M"], 0) + 1
+        for k in FLAGS:
+            out[k] += bool(r.get(k))
+    return out
+
+
+def missing(samples: dict[str, Any], reached: dict[str, Any]) -> list[str]:
+    """Declared values never drawn (empty when the run reached every declared range)."""
+    dec = declared(samples)
+    out = [f"d = {v}" for v in sorted(dec["d"]) if v not in reached["d"]]
+    out += [f"m {v} d" for v in WIDTHS if v in dec["m"] and v not in reached["m"]]
+    out += [f"M {v}" for v in SKIPS if v in dec["M"] and v not in reached["M"]]
+    out += [k for k in FLAGS if dec[k] and not reached[k]]
+    return out
+
+
+def outside(samples: dict[str, Any], reached: dict[str, Any]) -> list[str]:
+    """Drawn values the declaration does not list (the registry would understate the samples)."""
+    dec = declared(samples)
+    out = [f"d = {v}" for v in sorted(reached["d"]) if v not in dec["d"]]
+    out += [f"m {v} d" for v in WIDTHS if v in reached["m"] and v not in dec["m"]]
+    out += [f"M {v}" for v in SKIPS if v in reached["M"] and v not in dec["M"]]
+    out += [k for k in FLAGS if reached[k] and not dec[k]]
+    return out
+
+
+def describe(samples: dict[str, Any]) -> str:
+    """One short line for the table: 'd 1..3; m <,=,>; M I,inv,sing; deg bias planted near'."""
+    short = {"below": "<", "at": "=", "above": ">", "identity": "I", "invertible": "inv", "singular": "sing"}
+    dec = declared(samples)
+    lo, hi = min(dec["d"]), max(dec["d"])
+    parts = [f"d {lo}" if lo == hi else f"d {lo}..{hi}",
+             "m " + "".join(short[w] for w in WIDTHS if w in dec["m"]),
+             "M " + ",".join(short[w] for w in SKIPS if w in dec["M"])]
+    flags = {"degenerate": "deg", "biased": "bias", "planted": "planted", "near_miss": "near"}
+    parts += [flags[k] for k in FLAGS if dec[k]]
+    return "; ".join(parts)
