@@ -208,3 +208,37 @@ def test_d1_closed_form_cases():
     # n = 2, r = 2: T = both classes
     fd, r = _classes([[1], [1], [0], [0]], [0, 1, 0, 0], [[1, 2, 0, 0]], [[3]])
     assert r["status"] == "found" and _plan_equals_F(fd, r, 4)
+
+
+# Planted bugs: the oracle check itself (as the quick audit runs it, 20 instances) must fail.
+
+def test_check_fails_when_part_c_always_says_not_absorbable(monkeypatch):
+    orig = flips.relu2_decide_classes
+
+    def never(fd, width=None):
+        out = dict(orig(fd, width))
+        out.update(status="none", plan=None)
+        return out
+
+    monkeypatch.setattr(flips, "relu2_decide_classes", never)
+    res = run_check(rb.check, 20)
+    assert not res.passed and "not absorbable (C)" in res.failure
+
+
+def test_check_fails_when_every_block_is_called_nondegenerate(monkeypatch):
+    orig = flips.nondegeneracy
+    monkeypatch.setattr(flips, "nondegeneracy", lambda fd, act: {**orig(fd, act), "nondegenerate": True})
+    res = run_check(rb.check, 20)
+    assert not res.passed
+
+
+def test_independent_part_c_agrees_on_the_examples():
+    # the 22-unit d = 1 block; boundary-cases.md 2 at widths 3 and 4; the repeated-hyperplane example
+    assert rb.indep_part_c([[Q(1)]] * 22, [Q(-k) for k in range(20)] + [Q(100), Q(101)],
+                           [[Q(1)] * 20 + [Q(0), Q(0)]], [[Q(1)]], 22) == "found"
+    assert rb.indep_part_c([[Q(1)], [Q(2)], [Q(-1)]], [Q(0)] * 3, [[Q(0)] * 3], [[Q(1)]], 3) == "none"
+    assert rb.indep_part_c([[Q(1)], [Q(2)], [Q(-1)], [Q(3)]], [Q(0)] * 4, [[Q(0)] * 4], [[Q(1)]], 4) == "found"
+    assert rb.indep_part_c([[Q(1)], [Q(-1)], [Q(1)]], [Q(0), Q(0), Q(1, 2)], [[Q(1), Q(-1), Q(1)]], [[Q(1)]],
+                           3) == "found"
+    assert not rb.indep_nondegenerate([[Q(1)], [Q(-1)]], [Q(0), Q(0)], [[Q(1), Q(1)]])
+    assert rb.indep_nondegenerate([[Q(1)], [Q(-1)]], [Q(0), Q(1)], [[Q(1), Q(1)]])
