@@ -134,7 +134,7 @@ def _generic(draw: st.DrawFn) -> GatedInstance:
 
 
 @st.composite
-def _degenerate(draw: st.DrawFn) -> GatedInstance:
+def _degenerate(draw: st.DrawFn, defect: Optional[str] = None) -> GatedInstance:
     inst = draw(_generic())
     m, d = len(inst.U), len(inst.M)
     if m < 2:
@@ -146,8 +146,8 @@ def _degenerate(draw: st.DrawFn) -> GatedInstance:
             row.append(Q(1))
         m += 1
     i, j = draw(st.permutations(range(m)))[:2]
-    defect = draw(st.sampled_from(["zero_gate_row", "zero_output", "repeated_class", "scaled_class",
-                                   "boundary_pair"]))
+    defect = defect or draw(st.sampled_from(["zero_gate_row", "zero_output", "repeated_class", "scaled_class",
+                                             "boundary_pair"]))
     if defect == "zero_gate_row":
         inst.G[i] = [Q(0)] * d
     elif defect == "zero_output":
@@ -176,7 +176,8 @@ def _degenerate(draw: st.DrawFn) -> GatedInstance:
     return inst
 
 
-STRATEGY = st.one_of(_planted(), _planted(near_miss=True), _generic(), _degenerate())
+STRATEGY = st.one_of(_planted(), _planted(near_miss=True), _generic(), _degenerate(),
+                     _degenerate(defect="scaled_class"))
 
 
 # ---------------------------------------------------------------- exact pieces
