@@ -112,3 +112,37 @@ def test_counterexamples_of_gated_biased_hold_and_recheck():
         bad["data"]["plain"]["W_down"][0][0] = "3"
         assert not bd.recheck_counterexample(bad)
     assert not expected
+
+
+# Planted bugs: the oracle check itself (as the quick audit runs it, 20 instances) must fail.
+
+def test_check_fails_when_every_block_is_called_nondegenerate(monkeypatch):
+    orig = flips.nondegeneracy
+    monkeypatch.setattr(flips, "nondegeneracy", lambda fd, act: {**orig(fd, act), "nondegenerate": True})
+    res = run_check(gb.check, 20)
+    assert not res.passed and "not absorbable (B)" in res.failure
+
+
+def test_check_fails_when_the_flip_search_misses_sets(monkeypatch):
+    orig = flips.find_flip_set
+
+    def miss(fd, *a, **k):
+        r = orig(fd, *a, **k)
+        if r.status == "found":
+            r.status, r.S = "none", None
+        return r
+
+    monkeypatch.setattr(flips, "find_flip_set", miss)
+    assert not run_check(gb.check, 20).passed
+
+
+def test_independent_recomputation_on_the_examples():
+    Q = Fraction
+    # silu(x - 1) x + silu(x) (-x): both units form a flip set for M = 1
+    G, c, U, e, W = [[Q(1)], [Q(1)]], [Q(-1), Q(0)], [[Q(1)], [Q(-1)]], [Q(0), Q(0)], [[Q(1), Q(1)]]
+    assert gb.indep_has_flip_set("swiglu", G, c, U, e, W, [[Q(1)]]) is True
+    assert gb.indep_has_flip_set("swiglu", G, c, U, e, W, [[Q(2)]]) is False
+    assert gb.indep_nondegenerate("swiglu", [[Q(1)], [Q(2)]], [Q(0), Q(0)], U, e, W)
+    assert not gb.indep_nondegenerate("reglu", [[Q(1)], [Q(2)]], [Q(0), Q(0)], U, e, W)
+    assert not gb.indep_nondegenerate("swiglu", [[Q(1)], [Q(-1)]], [Q(1), Q(-1)], U, e, W)
+    assert not gb.indep_nondegenerate("reglu", [[Q(0)]], [Q(1)], [[Q(1)]], [Q(0)], [[Q(1)]])

@@ -170,3 +170,75 @@ def test_counterexamples_of_relu2_biased_hold_and_recheck():
         bad["data"]["plain"]["W_down"][0][0] = "3"
         assert not bd.recheck_counterexample(bad)
     assert not expected
+
+
+def _plan_equals_F(fd, r, width):
+    rows, bs, cols = flips.relu2_plan_block(fd, r["classes_obj"], r["plan"], width)
+    assert len(rows) <= width
+    formF = flips.relu2_form([(fd.U[i], fd.b[i], fd.col(i)) for i in range(fd.m)], fd.M, [fmpq(0)] * fd.d, fd.d)
+    _, p0 = flips.relu2_form(list(zip(rows, bs, cols)), None, [fmpq(0)] * fd.d, fd.d)
+    bdn = [formF[1][o][-1] - p0[o][-1] for o in range(fd.d)]
+    return flips.relu2_form(list(zip(rows, bs, cols)), None, bdn, fd.d) == formF
+
+
+def test_d1_many_classes_is_decided_not_inconclusive():
+    # the referee's block: kinks at 0..19 (outputs 1) plus two zero-output units, M = 1, width 22.
+    # The T = {} system has 18 free 0/1 variables (more than MAX_FREE): it must not stop the search.
+    U = [[1]] * 22
+    b = [-k for k in range(20)] + [100, 101]
+    W = [[1] * 20 + [0, 0]]
+    fd, r = _classes(U, b, W, [[1]])
+    assert r["status"] == "found" and r["spare_units"] == 2
+    assert _plan_equals_F(fd, r, 22)
+
+
+def test_d1_closed_form_cases():
+    # n = 0 (all outputs zero), R_0 = x: not absorbable with 2 or 3 spare units, absorbable with 4
+    for m, want in ((2, "none"), (3, "none"), (4, "found"), (5, "found")):
+        fd, r = _classes([[1]] * m, [0] * m, [[0] * m], [[1]])
+        assert r["status"] == want, (m, r["reason"])
+        if want == "found":
+            assert _plan_equals_F(fd, r, m)
+    # n = 0 with R_0 = 0 mod constants (M = 0): one unit is enough, the constant goes to b_down
+    fd, r = _classes([[1], [1]], [1, 2], [[0, 0]], [[0]])
+    assert r["status"] == "found" and _plan_equals_F(fd, r, 2)
+    # n = 1, R_0 = x: one square needs E = {H}, so that the x^2 coefficient is nonzero
+    fd, r = _classes([[1], [0], [0]], [0, 0, 0], [[1, 0, 0]], [[1]])
+    assert r["status"] == "found" and _plan_equals_F(fd, r, 3)
+    # n = 2, r = 2: T = both classes
+    fd, r = _classes([[1], [1], [0], [0]], [0, 1, 0, 0], [[1, 2, 0, 0]], [[3]])
+    assert r["status"] == "found" and _plan_equals_F(fd, r, 4)
+
+
+# Planted bugs: the oracle check itself (as the quick audit runs it, 20 instances) must fail.
+
+def test_check_fails_when_part_c_always_says_not_absorbable(monkeypatch):
+    orig = flips.relu2_decide_classes
+
+    def never(fd, width=None):
+        out = dict(orig(fd, width))
+        out.update(status="none", plan=None)
+        return out
+
+    monkeypatch.setattr(flips, "relu2_decide_classes", never)
+    res = run_check(rb.check, 20)
+    assert not res.passed and "not absorbable (C)" in res.failure
+
+
+def test_check_fails_when_every_block_is_called_nondegenerate(monkeypatch):
+    orig = flips.nondegeneracy
+    monkeypatch.setattr(flips, "nondegeneracy", lambda fd, act: {**orig(fd, act), "nondegenerate": True})
+    res = run_check(rb.check, 20)
+    assert not res.passed
+
+
+def test_independent_part_c_agrees_on_the_examples():
+    # the 22-unit d = 1 block; boundary-cases.md 2 at widths 3 and 4; the repeated-hyperplane example
+    assert rb.indep_part_c([[Q(1)]] * 22, [Q(-k) for k in range(20)] + [Q(100), Q(101)],
+                           [[Q(1)] * 20 + [Q(0), Q(0)]], [[Q(1)]], 22) == "found"
+    assert rb.indep_part_c([[Q(1)], [Q(2)], [Q(-1)]], [Q(0)] * 3, [[Q(0)] * 3], [[Q(1)]], 3) == "none"
+    assert rb.indep_part_c([[Q(1)], [Q(2)], [Q(-1)], [Q(3)]], [Q(0)] * 4, [[Q(0)] * 4], [[Q(1)]], 4) == "found"
+    assert rb.indep_part_c([[Q(1)], [Q(-1)], [Q(1)]], [Q(0), Q(0), Q(1, 2)], [[Q(1), Q(-1), Q(1)]], [[Q(1)]],
+                           3) == "found"
+    assert not rb.indep_nondegenerate([[Q(1)], [Q(-1)]], [Q(0), Q(0)], [[Q(1), Q(1)]])
+    assert rb.indep_nondegenerate([[Q(1)], [Q(-1)]], [Q(0), Q(1)], [[Q(1), Q(1)]])

@@ -591,7 +591,7 @@ def relu2_decide_classes(fd: FlipData, width: Optional[int] = None) -> dict[str,
     if r < 0:
         out.update(status="none", reason=f"{n} kink hyperplanes with nonzero alpha need {n} > {mp} units")
         return {**out, "plan": None, "classes_obj": cl}
-    tried, inconclusive = 0, False
+    tried, inconclusive, budget = 0, False, False
     nmon = len(cl.R0[0])
     for size in range(0, min(r, n, nmon) + 1):
         for T in combinations(active, size):
@@ -599,7 +599,7 @@ def relu2_decide_classes(fd: FlipData, width: Optional[int] = None) -> dict[str,
                 continue  # dependent squares: a smaller T does the same
             tried += 1
             if tried > MAX_T_SYSTEMS:
-                inconclusive = True
+                inconclusive = budget = True
                 break
             status, plan, _ = _solve_T(cl, list(T))
             if status == "found":
@@ -607,30 +607,21 @@ def relu2_decide_classes(fd: FlipData, width: Optional[int] = None) -> dict[str,
                                f"|E| = {len(plan.E)}")
                 return {**out, "plan": plan, "classes_obj": cl}
             if status == "inconclusive":
-                inconclusive = True
-        if inconclusive:
+                inconclusive = True  # this T is undecided; go on with the others (a found plan is verified)
+        if budget:
             break
     out["T_systems"] = tried
     d = fd.d
-    if d == 1 and not inconclusive:
-        a0, l0 = cl.R0[0][0], cl.R0[0][1]
-        plan = None
-        if r >= 4:
-            # two squares: p (x + 1)^2 + q (x - 1)^2 with p + q = a0, 2 (p - q) = l0
-            p, q = (a0 / 2 + l0 / 4), (a0 / 2 - l0 / 4)
-            plan = Relu2Plan([], [], {}, [([p], [fmpq(1)], fmpq(1)), ([q], [fmpq(1)], fmpq(-1))])
-        elif r >= 2:
-            E: list[int] = []
-            a, l = a0, l0
-            if a == 0 and l != 0 and n >= 1:
-                E = [active[0]]
-                R = _poly_of_plan(cl, E)
-                a, l = R[0][0], R[0][1]
-            if a != 0:
-                plan = Relu2Plan(E, [], {}, [([a], [fmpq(1)], l / (2 * a))])
+    if d == 1 and r >= 2:
+        plan = relu2_d1_plan(cl, r)
         if plan is not None:
-            out.update(status="found", reason="d = 1: equation (2) solved with squares on new kink points")
+            out.update(status="found", reason="d = 1, r >= 2: equation (2) solved by the closed form "
+                       "(relu2-biased.md (C), the d = 1 case)")
             return {**out, "plan": plan, "classes_obj": cl}
+        out.update(status="none", reason=f"d = 1, r = {r}: no class of nonzero alpha, R_0 = l x with l != 0, "
+                   "and two squares on new kink points need 4 spare units")
+        return {**out, "plan": None, "classes_obj": cl}
+    if d == 1 and not inconclusive:
         out.update(status="none", reason="d = 1: no choice of E, T and squares solves equation (2)")
         return {**out, "plan": None, "classes_obj": cl}
     if inconclusive:
@@ -642,6 +633,36 @@ def relu2_decide_classes(fd: FlipData, width: Optional[int] = None) -> dict[str,
         out.update(status="inconclusive", reason=f"no solution of (2) with k = 0 and |T| <= {r}; pairs of units "
                    "on new kink hyperplanes (k >= 1) are not searched for d >= 2")
     return {**out, "plan": None, "classes_obj": cl}
+
+
+def relu2_d1_plan(cl: Relu2Classes, r: int) -> Optional[Relu2Plan]:
+    """d = 1 with r >= 2 spare units: the closed form of relu2-biased.md (C).  Write
+    R_0 = a0 x^2 + l0 x (mod constants).  n >= 2 classes: two of them in T span every
+    a x^2 + l x; n = 1: one square on a new kink point, with E = {} or E = {H} so that the x^2
+    coefficient is nonzero (or R_E is already constant); n = 0: one square iff a0 != 0 or l0 = 0,
+    else two squares, which need r >= 4.  None exactly when no solution of (2) exists."""
+    assert len(cl.R0) == 1 and r >= 2
+    active = cl.active
+    n = len(active)
+    one = fmpq(1)
+    if n >= 2:
+        T = active[:2]
+        (p1, q1), (p2, q2) = (square_coeffs(*cl.reps[h]) for h in T)
+        a0, l0 = cl.R0[0][0], cl.R0[0][1]
+        det = p1 * q2 - p2 * q1          # nonzero: distinct kink points
+        b1 = (a0 * q2 - p2 * l0) / det
+        b2 = (p1 * l0 - a0 * q1) / det
+        return Relu2Plan([], list(T), {T[0]: [b1], T[1]: [b2]}, [])
+    for E in ([], active[:1]):
+        a, l = _poly_of_plan(cl, E)[0]
+        if a != 0:
+            return Relu2Plan(list(E), [], {}, [([a], [one], l / (2 * a))])
+        if l == 0:
+            return Relu2Plan(list(E), [], {}, [])
+    if r >= 4:  # n = 0, R_0 = l0 x: p (x + 1)^2 + q (x - 1)^2 with p + q = 0, 2 (p - q) = l0
+        l0 = cl.R0[0][1]
+        return Relu2Plan([], [], {}, [([l0 / 4], [one], one), ([-l0 / 4], [one], -one)])
+    return None
 
 
 def relu2_plan_block(fd: FlipData, cl: Relu2Classes, plan: Relu2Plan, width: int

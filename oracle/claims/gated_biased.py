@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 from hypothesis import strategies as st
@@ -62,11 +62,21 @@ def _qv(v: Any) -> list:
 
 
 def _skip(draw: st.DrawFn, d: int) -> np.ndarray:
-    how = draw(st.sampled_from(["identity", "invertible", "any"]))
+    """Identity, unimodular, arbitrary dyadic, or singular: zero, rank one (dyadic outer product) or
+    the averaging matrix (1/d) 1 1^T for d in {1, 2} (dyadic, so the float64 planted algebra is exact)."""
+    how = draw(st.sampled_from(["identity", "invertible", "any", "zero", "rank_one", "mean"]))
     if how == "identity":
         return np.eye(d)
     if how == "invertible":
         return draw(unimodular(d)).astype(np.float64)
+    if how == "zero":
+        return np.zeros((d, d))
+    if how == "rank_one" or (how == "mean" and d == 3):
+        v = np.array(draw(st.lists(st.integers(-2, 2), min_size=d, max_size=d)), dtype=np.float64)
+        w = np.array(draw(st.lists(st.integers(-2, 2), min_size=d, max_size=d)), dtype=np.float64)
+        return np.outer(v, w) / 2
+    if how == "mean":
+        return np.full((d, d), 1.0 / d)
     return draw(dyadic_weights((d, d)))
 
 
@@ -124,7 +134,7 @@ def _generic(draw: st.DrawFn) -> GatedInstance:
 
 
 @st.composite
-def _degenerate(draw: st.DrawFn) -> GatedInstance:
+def _degenerate(draw: st.DrawFn, defect: Optional[str] = None) -> GatedInstance:
     inst = draw(_generic())
     m, d = len(inst.U), len(inst.M)
     if m < 2:
@@ -136,21 +146,38 @@ def _degenerate(draw: st.DrawFn) -> GatedInstance:
             row.append(Q(1))
         m += 1
     i, j = draw(st.permutations(range(m)))[:2]
-    defect = draw(st.sampled_from(["zero_gate_row", "zero_output", "repeated_class"]))
+    defect = defect or draw(st.sampled_from(["zero_gate_row", "zero_output", "repeated_class", "scaled_class",
+                                             "boundary_pair"]))
     if defect == "zero_gate_row":
         inst.G[i] = [Q(0)] * d
     elif defect == "zero_output":
         for row in inst.W:
             row[i] = Q(0)
-    else:
+    elif defect == "repeated_class":
         s = draw(st.sampled_from([Q(-1), Q(1)]))
         inst.G[j] = [s * v for v in inst.G[i]]
         inst.c[j] = s * inst.c[i]
+    elif defect == "scaled_class":
+        # (a, c) and t (a, c), t in {2, -1/2}: the same class for reglu (a kink hyperplane), distinct
+        # classes for the other gates (e.g. silu pairs (a, c), (2a, 2c)), where (B) still applies
+        t = draw(st.sampled_from([Q(2), Q(-1, 2)]))
+        if not any(inst.G[i]):
+            inst.G[i] = [Q(1)] * d
+        inst.G[j] = [t * v for v in inst.G[i]]
+        inst.c[j] = t * inst.c[i]
+        inst.kind = "degenerate" if inst.gate == "reglu" else "scaled_class"
+        return inst
+    else:  # boundary pair: equal gates, opposite values (g(x) x - g(x) x), absorbable by other means
+        inst.G[j], inst.c[j] = list(inst.G[i]), inst.c[i]
+        inst.U[j], inst.e[j] = [-v for v in inst.U[i]], -inst.e[i]
+        for row in inst.W:
+            row[j] = row[i]
     inst.kind = "degenerate"
     return inst
 
 
-STRATEGY = st.one_of(_planted(), _planted(near_miss=True), _generic(), _degenerate())
+STRATEGY = st.one_of(_planted(), _planted(near_miss=True), _generic(), _degenerate(),
+                     _degenerate(defect="scaled_class"))
 
 
 # ---------------------------------------------------------------- exact pieces
@@ -230,11 +257,76 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
         ok = ok and qz and lo
     elif res.status == "none" and nd["nondegenerate"]:
         data["verdict"] = "not absorbable (B)"
+        # the negative verdict recomputed: no subset of the units satisfies the flip condition
+        # (brute force over all 2^m subsets, separately written; m small in the strategy)
+        again = indep_has_flip_set(gate, G, c, U, e, W, M)
+        data["flip_set_recomputed"] = again
+        ok = ok and again in (False, None)
     else:
         data["verdict"] = "undecided (degenerate, no flip set)" if not nd["nondegenerate"] else "undecided"
+    # the hypothesis of (B), tested by separately written code
+    nd_indep = indep_nondegenerate(gate, G, c, U, e, W)
+    data["nondegenerate_recomputed"] = nd_indep
+    ok = ok and nd_indep == nd["nondegenerate"]
     if inst["kind"] == "planted":
         ok = ok and res.status == "found"
+    if inst["kind"] == "degenerate":  # degenerate by construction: never "not absorbable"
+        ok = ok and data["verdict"] != "not absorbable (B)"
     return ok, data
+
+
+# ---------------------------------------------------------------- independent recomputation
+# Written apart from oracle.algebra.flips (plain Fractions), so that a wrong negative verdict of the
+# decision code ("nondegenerate", "no flip set") is caught by the check.
+
+INDEP_MAX_UNITS = 12  # brute force over 2^m subsets
+
+
+def indep_nondegenerate(gate: str, G: list, c: list, U: list, e: list, W: list) -> bool:
+    """Hypothesis of (B) directly: a_i != 0, w_i != 0, (u_i, e_i) != 0, and no two units
+    gate-equivalent ((a_j, c_j) a real multiple of (a_i, c_i) for reglu, +-(a_i, c_i) otherwise)."""
+    m = len(U)
+    for i in range(m):
+        if not any(G[i]) or not any(row[i] for row in W) or (not any(U[i]) and e[i] == 0):
+            return False
+    for i in range(m):
+        for j in range(i + 1, m):
+            p, q = list(G[i]) + [c[i]], list(G[j]) + [c[j]]
+            if gate == "reglu":
+                if all(p[s] * q[t] == p[t] * q[s] for s in range(len(p)) for t in range(s + 1, len(p))):
+                    return False
+            elif p == q or p == [-v for v in q]:
+                return False
+    return True
+
+
+def indep_has_flip_set(gate: str, G: list, c: list, U: list, e: list, W: list, M: list) -> Optional[bool]:
+    """Does some subset S satisfy the flip condition (quadratic part 0, linear part -M)?  None when
+    m > INDEP_MAX_UNITS."""
+    m, d = len(U), len(M)
+    if m > INDEP_MAX_UNITS:
+        return None
+    # per unit and output o: quadratic coefficients (symmetrised a u^T + u a^T) and linear row
+    quad, lin = [], []
+    for i in range(m):
+        if gate == "glu":
+            quad.append([[Q(0)] * (d * d) for _ in range(d)])
+            lin.append([[W[o][i] * U[i][k] for k in range(d)] for o in range(d)])
+        else:
+            quad.append([[W[o][i] * (G[i][k] * U[i][l] + U[i][k] * G[i][l]) for k in range(d) for l in range(d)]
+                         for o in range(d)])
+            lin.append([[W[o][i] * (c[i] * U[i][k] + e[i] * G[i][k]) for k in range(d)] for o in range(d)])
+    for mask in range(1 << m):
+        S = [i for i in range(m) if mask >> i & 1]
+        good = True
+        for o in range(d):
+            if any(sum((quad[i][o][t] for i in S), Q(0)) != 0 for t in range(d * d)) or \
+                    any(sum((lin[i][o][k] for i in S), Q(0)) != -M[o][k] for k in range(d)):
+                good = False
+                break
+        if good:
+            return True
+    return False
 
 
 def _spec(inst: GatedInstance) -> dict[str, Any]:
@@ -260,6 +352,7 @@ def recheck(cert: dict[str, Any]) -> bool:
     """Recompute the decision from the stored weights and compare every recorded outcome."""
     data = cert["data"]
     ok, again = evaluate(data)
-    keys = ("search_status", "S", "verdict", "c_S", "nondegenerate")
+    keys = ("search_status", "S", "verdict", "c_S", "nondegenerate", "nondegenerate_recomputed",
+            "flip_set_recomputed")
     same_vals = [r.get("value") for r in again.get("comparisons", [])] == [r.get("value") for r in data.get("comparisons", [])]
     return ok and same_vals and all(again.get(k) == data.get(k) for k in keys)

@@ -59,13 +59,22 @@ def _ints(draw: st.DrawFn, shape: tuple[int, ...], lo: int = -3, hi: int = 3) ->
     return np.array(draw(st.lists(st.integers(lo, hi), min_size=n, max_size=n)), dtype=np.int64).reshape(shape)
 
 
-def _skip(draw: st.DrawFn, d: int) -> np.ndarray:
-    how = draw(st.sampled_from(["identity", "invertible", "any"]))
+def _skip(draw: st.DrawFn, d: int) -> list[list[Fraction]]:
+    """The skip matrix, exact: identity, unimodular, arbitrary dyadic, or singular (zero, rank one,
+    the averaging matrix (1/d) 1 1^T)."""
+    how = draw(st.sampled_from(["identity", "invertible", "any", "zero", "rank_one", "mean"]))
     if how == "identity":
-        return np.eye(d)
+        return [[Q(int(a == c)) for c in range(d)] for a in range(d)]
     if how == "invertible":
-        return draw(unimodular(d)).astype(np.float64)
-    return draw(dyadic_weights((d, d)))
+        return _q(draw(unimodular(d)).astype(np.float64))
+    if how == "zero":
+        return [[Q(0)] * d for _ in range(d)]
+    if how == "rank_one":
+        v, w = _ints(draw, (d,), -2, 2), _ints(draw, (d,), -2, 2)
+        return [[Q(int(v[a] * w[c]), 2) for c in range(d)] for a in range(d)]
+    if how == "mean":
+        return [[Q(1, d)] * d for _ in range(d)]
+    return _q(draw(dyadic_weights((d, d))))
 
 
 def _points(draw: st.DrawFn, d: int) -> list[list[Fraction]]:
@@ -77,24 +86,28 @@ def _points(draw: st.DrawFn, d: int) -> list[list[Fraction]]:
 def _planted(draw: st.DrawFn, near_miss: bool = False) -> Relu2Instance:
     d = draw(st.integers(1, 3))
     M = _skip(draw, d)
-    P = draw(unimodular(d)).astype(np.float64)
-    A = -M @ integer_inverse(P.astype(np.int64)).astype(np.float64)  # A P = -M exactly (dyadic)
+    P = draw(unimodular(d))
+    Pinv = integer_inverse(P)
+    # A P = -M exactly: A = -M P^{-1} in rationals (M may be singular, e.g. (1/d) 1 1^T)
+    A = [[-sum((M[a][t] * int(Pinv[t][k]) for t in range(d)), Q(0)) for k in range(d)] for a in range(d)]
     units = []
     for k in range(d):
-        beta = 2.0 ** -draw(st.integers(0, 3))
-        x = A[:, k] / (4 * beta)
-        units += [(P[k], beta, x), (P[k], -beta, -x)]
+        beta = Q(1, 2 ** draw(st.integers(0, 3)))
+        x = [A[a][k] / (4 * beta) for a in range(d)]
+        row = [Q(int(v)) for v in P[k]]
+        units += [(row, beta, x), (row, -beta, [-v for v in x])]
     for _ in range(draw(st.integers(0, 3))):
-        units.append((_ints(draw, (d,)).astype(float), draw(st.integers(-4, 4)) / 2, _ints(draw, (d,)).astype(float)))
+        units.append(([Q(int(v)) for v in _ints(draw, (d,))], Q(draw(st.integers(-4, 4)), 2),
+                      [Q(int(v)) for v in _ints(draw, (d,))]))
     order = draw(st.permutations(range(len(units))))
     units = [units[i] for i in order]
-    U = [[Q(float(v)) for v in u] for u, _, _ in units]
-    b = [Q(float(c)) for _, c, _ in units]
-    W = [[Q(float(w[a])) for _, _, w in units] for a in range(d)]
+    U = [list(u) for u, _, _ in units]
+    b = [c for _, c, _ in units]
+    W = [[w[a] for _, _, w in units] for a in range(d)]
     if near_miss:  # move an output weight of a planted unit
         W[0][order.index(0)] += Q(1, 2 ** 30)
     bd = [Q(float(v)) for v in draw(dyadic_weights((d,)))]
-    return Relu2Instance("near_miss" if near_miss else "planted", U, b, W, _q(M), bd, _points(draw, d))
+    return Relu2Instance("near_miss" if near_miss else "planted", U, b, W, M, bd, _points(draw, d))
 
 
 @st.composite
@@ -104,7 +117,7 @@ def _generic(draw: st.DrawFn) -> Relu2Instance:
     M = _skip(draw, d)
     U, W = draw(dyadic_weights((m, d))), draw(dyadic_weights((d, m)))
     b, bd = draw(dyadic_weights((m,))), draw(dyadic_weights((d,)))
-    return Relu2Instance("generic", _q(U), [Q(float(v)) for v in b], _q(W), _q(M), [Q(float(v)) for v in bd],
+    return Relu2Instance("generic", _q(U), [Q(float(v)) for v in b], _q(W), M, [Q(float(v)) for v in bd],
                          _points(draw, d))
 
 
@@ -119,10 +132,19 @@ def _degenerate(draw: st.DrawFn) -> Relu2Instance:
             row.append(Q(1))
         m += 1
     i, j = draw(st.permutations(range(m)))[:2]
-    defect = draw(st.sampled_from(["zero_output", "repeated_hyperplane", "zero_row"]))
+    defect = draw(st.sampled_from(["zero_output", "repeated_hyperplane", "zero_row", "all_outputs_zero",
+                                   "cancelling_class"]))
     if defect == "zero_output":
         for row in inst.W:
             row[i] = Q(0)
+    elif defect == "all_outputs_zero":  # n = 0: R_0 = M x, which needs squares on new hyperplanes
+        for row in inst.W:
+            row[:] = [Q(0)] * m
+    elif defect == "cancelling_class":  # unit j = 2 (unit i) with output -w_i / 4: alpha_H = 0
+        inst.U[j] = [2 * v for v in inst.U[i]]
+        inst.b[j] = 2 * inst.b[i]
+        for row in inst.W:
+            row[j] = -row[i] / 4
     elif defect == "repeated_hyperplane":
         c = draw(st.sampled_from([Q(-2), Q(-1), Q(1, 2), Q(2)]))
         inst.U[j] = [c * v for v in inst.U[i]]
@@ -133,7 +155,18 @@ def _degenerate(draw: st.DrawFn) -> Relu2Instance:
     return inst
 
 
-STRATEGY = st.one_of(_planted(), _planted(near_miss=True), _generic(), _degenerate())
+@st.composite
+def _zero_outputs_d1(draw: st.DrawFn) -> Relu2Instance:
+    """d = 1, W_down = 0, M = mu != 0: no flip set, n = 0 and R_0 = mu x; by the d = 1 closed form
+    of (C) absorbable at width m iff m >= 4 (boundary-cases.md 2 is m = 4)."""
+    m = draw(st.integers(2, 6))
+    U = [[Q(draw(st.sampled_from([-2, -1, 1, 2])))] for _ in range(m)]
+    b = [Q(draw(st.integers(-4, 4)), 2) for _ in range(m)]
+    mu = Q(draw(st.sampled_from([-2, -1, 1, 3])), draw(st.sampled_from([1, 2, 4])))
+    return Relu2Instance("zero_outputs", U, b, [[Q(0)] * m], [[mu]], [Q(0)], _points(draw, 1))
+
+
+STRATEGY = st.one_of(_planted(), _planted(near_miss=True), _generic(), _degenerate(), _zero_outputs_d1())
 
 
 # ---------------------------------------------------------------- the check
@@ -179,6 +212,11 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
     data: dict[str, Any] = {"nondegenerate": nd["nondegenerate"], "search_status": res.status,
                             "search": res.certificate}
     ok = res.status in ("found", "none") or not nd["nondegenerate"]
+    # the hypothesis of (B), tested by separately written code: a wrong "nondegenerate" would turn
+    # a degenerate block without flip set into a false "not absorbable (B)"
+    nd_indep = indep_nondegenerate(U, b, W)
+    data["nondegenerate_recomputed"] = nd_indep
+    ok = ok and nd_indep == nd["nondegenerate"]
     if res.status == "found":
         S = res.S
         qz, lo, const = flips.flip_residual(fd, S)
@@ -197,6 +235,10 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
         r = flips.relu2_decide_classes(fd)
         data["classes"] = {k: v for k, v in r.items() if k not in ("classes_obj", "plan")}
         ok = ok and r["status"] == "none" and r["spare_units"] == 0
+        # the negative verdict recomputed: (2) with r = 0 over every E (separately written code)
+        again = indep_part_c(U, b, W, M, len(U))
+        data["part_c_recomputed"] = again
+        ok = ok and again in ("none", None)
         data["verdict"] = "not absorbable (B)"
     elif not nd["nondegenerate"]:
         r = flips.relu2_decide_classes(fd)
@@ -221,8 +263,18 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
             data["verdict"] = "absorbable (C)"
         else:
             data["verdict"] = "not absorbable (C)" if r["status"] == "none" else "undecided (C)"
+        # every verdict of (C) recomputed by separately written code: a "none" must be confirmed
+        # (and is wrong where the claim decides nothing), a "found" must not be contradicted
+        again = indep_part_c(U, b, W, M, len(U))
+        data["part_c_recomputed"] = again
+        if r["status"] == "none":
+            ok = ok and again == "none"
+        elif r["status"] == "found":
+            ok = ok and again in ("found", None)
     if inst["kind"] == "planted":
         ok = ok and res.status == "found"
+    if inst["kind"] == "zero_outputs":  # d = 1, W_down = 0, M != 0: absorbable iff m >= 4 (closed form)
+        ok = ok and data["verdict"] == ("absorbable (C)" if len(U) >= 4 else "not absorbable (C)")
     return ok, data
 
 
@@ -241,5 +293,114 @@ def recheck(cert: dict[str, Any]) -> bool:
     """Recompute the decision from the stored weights and compare every recorded outcome."""
     data = cert["data"]
     ok, again = evaluate(data)
-    keys = ("search_status", "S", "verdict", "values", "c_S", "constructed", "nondegenerate")
+    keys = ("search_status", "S", "verdict", "values", "c_S", "constructed", "nondegenerate",
+            "nondegenerate_recomputed", "part_c_recomputed")
     return ok and all(again.get(k) == data.get(k) for k in keys)
+
+
+# ---------------------------------------------------------------- independent recomputation
+# Written apart from oracle.algebra.flips (plain Fractions, own grouping and elimination), so that a
+# wrong negative verdict of the decision code ("nondegenerate", "not absorbable") is caught.
+
+INDEP_MAX_CLASSES = 12   # 2^12 choices of E for the (E, T) enumeration with r <= 1
+
+
+def indep_nondegenerate(U: list, b: list, W: list) -> bool:
+    """Hypothesis of (B), tested directly: u_i != 0, w_i != 0, and no two rows [u_i, b_i],
+    [u_j, b_j] proportional (every 2 x 2 minor of the pair vanishes)."""
+    m = len(U)
+    for i in range(m):
+        if all(v == 0 for v in U[i]) or all(row[i] == 0 for row in W):
+            return False
+    for i in range(m):
+        for j in range(i + 1, m):
+            p, q = list(U[i]) + [b[i]], list(U[j]) + [b[j]]
+            if all(p[s] * q[t] == p[t] * q[s] for s in range(len(p)) for t in range(s + 1, len(p))):
+                return False
+    return True
+
+
+def _sq(u: list, c: Fraction) -> dict:
+    """(u . x + c)^2 mod constants as {monomial: coefficient}; monomials (a, b) a <= b, or (a,)."""
+    out: dict = {}
+    d = len(u)
+    for a in range(d):
+        for bb in range(a, d):
+            v = u[a] * u[bb] * (1 if a == bb else 2)
+            if v:
+                out[(a, bb)] = out.get((a, bb), 0) + v
+        if u[a] and c:
+            out[(a,)] = out.get((a,), 0) + 2 * c * u[a]
+    return out
+
+
+def _add(acc: dict, poly: dict, f: Fraction) -> None:
+    for k, v in poly.items():
+        acc[k] = acc.get(k, 0) + f * v
+        if acc[k] == 0:
+            del acc[k]
+
+
+def indep_classes(U: list, b: list, W: list, M: list) -> tuple[list, list, list]:
+    """(reps, alphas, R0): the kink classes with nonzero alpha (normalised (u_H, b_H), lead entry 1),
+    alpha_H in Q^d, and R_0 = M x + P(x) mod constants per output."""
+    d = len(M)
+    R0 = [dict() for _ in range(d)]
+    for o in range(d):
+        for a in range(d):
+            if M[o][a]:
+                R0[o][(a,)] = Q(M[o][a])
+    groups: dict = {}
+    for i, u in enumerate(U):
+        lead = next((a for a in range(d) if u[a] != 0), None)
+        if lead is None:
+            continue  # a constant unit: no effect mod constants
+        lam = Q(u[lead])
+        key = tuple(Q(v) / lam for v in u) + (Q(b[i]) / lam,)
+        al = groups.setdefault(key, [Q(0)] * d)
+        for o in range(d):
+            w = Q(W[o][i])
+            if lam > 0:
+                al[o] += lam * lam * w
+            else:
+                al[o] -= lam * lam * w
+                _add(R0[o], _sq(list(key[:-1]), key[-1]), lam * lam * w)
+    reps = [k for k, al in groups.items() if any(al)]
+    return reps, [groups[k] for k in reps], R0
+
+
+def _proportional(p: dict, q: dict) -> bool:
+    """Is p = beta q for some real beta (q nonzero)?"""
+    ks = set(p) | set(q)
+    k0 = next(k for k in q)
+    beta = p.get(k0, 0) / q[k0]
+    return all(p.get(k, 0) == beta * q.get(k, 0) for k in ks)
+
+
+def indep_part_c(U: list, b: list, W: list, M: list, width: int) -> Optional[str]:
+    """Part (C) recomputed: 'found', 'none', or None where the claim decides nothing (d >= 2 with
+    two or more spare units, or too many classes to enumerate)."""
+    reps, alphas, R0 = indep_classes(U, b, W, M)
+    d, n = len(M), len(reps)
+    r = width - n
+    if r < 0:
+        return "none"
+    if d == 1 and r >= 2:
+        a0, l0 = R0[0].get((0, 0), 0), R0[0].get((0,), 0)
+        return "none" if (n == 0 and a0 == 0 and l0 != 0 and r < 4) else "found"
+    if r >= 2 or n > INDEP_MAX_CLASSES:
+        return None
+    sqs = [_sq(list(k[:-1]), k[-1]) for k in reps]
+    for mask in range(1 << n):
+        E = [h for h in range(n) if mask >> h & 1]
+        R = [dict(p) for p in R0]
+        for h in E:
+            for o in range(d):
+                _add(R[o], sqs[h], alphas[h][o])
+        if all(not p for p in R):
+            return "found"
+        if r == 1:
+            for h in range(n):
+                if h not in E and all(not p or _proportional(p, sqs[h]) for p in R):
+                    return "found"
+    return "none"

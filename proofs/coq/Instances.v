@@ -14,7 +14,7 @@
 
 From Coq Require Import Reals Lra Lia List.
 From SkipAbsorption Require Import Linalg SkipReduction Homogeneous Gated Depth SignFlip Activations
-  Width Rank DepthStack DepthNarrow.
+  Width Rank DepthStack DepthNarrow RealActivations Limit BiasedFlip.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -388,4 +388,75 @@ Proof.
   specialize (H (v1 x) 0%nat ltac:(lia)).
   unfold block, readout, mv, ident, kron, v1, relu in H. simpl in H.
   rewrite ?Rplus_0_l, ?Rmult_1_l in H. align H. lra.
+Qed.
+
+(** ** relu2-biased and gated-biased (BiasedFlip.v): sufficiency of a flip set *)
+
+(** relu2 ([relu2 z = max(z,0)^2]), [d = 1]: the pair [(u = 1, b = 1/4, w = -1)],
+    [(u = 1, b = -1/4, w = 1)] removes [-(x + 1/4)^2 + (x - 1/4)^2 = -x]; both
+    flipped, the block equals [x + B(x)] exactly. *)
+Lemma relu2_biased_pair_instance : forall x : R,
+  x + (- (Rmax (x + 1 / 4) 0 * Rmax (x + 1 / 4) 0) + Rmax (x - 1 / 4) 0 * Rmax (x - 1 / 4) 0) =
+  Rmax (- x - 1 / 4) 0 * Rmax (- x - 1 / 4) 0 - Rmax (- x + 1 / 4) 0 * Rmax (- x + 1 / 4) 0.
+Proof.
+  intros x.
+  set (Wd := fun (_ l : nat) => match l with 0%nat => -1 | _ => 1 end).
+  set (Wu := fun (_ _ : nat) => 1).
+  set (bu := fun l : nat => match l with 0%nat => 1 / 4 | _ => - (1 / 4) end).
+  assert (Hc : forall y i, (i < 1)%nat ->
+            sum 2 (fun l => if (fun _ => true) l then Wd i l * ((mv 1 Wu y l + bu l) * (mv 1 Wu y l + bu l))
+                            else 0) = - mv 1 ident y i + (fun _ => 0) i).
+  { intros y i Hi. assert (i = 0%nat) by lia. subst i.
+    unfold Wd, Wu, bu, mv, ident, kron; simpl. field. }
+  pose proof (relu2_biased_flip 1 2 ident Wd Wu bu (fun _ => 0) (fun _ => 0) (fun _ => true)
+                Hc (v1 x) 0%nat ltac:(lia)) as H.
+  unfold bblock, add_bias, flip_cols, flip_rows, flip_vec, Wd, Wu, bu, mv, ident, kron, v1,
+    relu2, relu in H.
+  simpl in H. align H.
+  match type of H with ?a = ?b => transitivity a; [ring|rewrite H; ring] end.
+Qed.
+
+(** swiglu ([silu z = z / (1 + e^-z)]), [d = 1]: the units
+    [silu(x - 1) * x] and [silu(x) * (-x)] remove [(x - 1) x - x^2 = -x];
+    with both gate rows and gate biases flipped the block is [x + B(x)]. *)
+Lemma swiglu_biased_instance : forall x : R,
+  x + ((x - 1) * / (1 + exp (- (x - 1))) * x + x * / (1 + exp (- x)) * (- x)) =
+  (- x + 1) * / (1 + exp (- (- x + 1))) * x + (- x) * / (1 + exp (- (- x))) * (- x).
+Proof.
+  intros x.
+  set (Wg := fun (_ _ : nat) => 1).
+  set (cg := fun l : nat => match l with 0%nat => -1 | _ => 0 end).
+  set (Wu := fun (l _ : nat) => match l with 0%nat => 1 | _ => -1 end).
+  assert (Hc : forall y i, (i < 1)%nat ->
+            sum 2 (fun l => if (fun _ => true) l then (fun _ _ => 1) i l *
+                              ((mv 1 Wg y l + cg l) * (mv 1 Wu y l + (fun _ => 0) l)) else 0)
+            = - mv 1 ident y i + (fun _ => 0) i).
+  { intros y i Hi. assert (i = 0%nat) by lia. subst i.
+    unfold Wg, Wu, cg, mv, ident, kron; simpl. ring. }
+  pose proof (biased_gate_flip 1 2 silu ident (fun _ _ => 1) Wg Wu cg (fun _ => 0) (fun _ => 0)
+                (fun _ => 0) (fun _ => true) silu_odd_part Hc (v1 x) 0%nat ltac:(lia)) as H.
+  unfold gbblock, add_bias, flip_rows, flip_vec, Wg, Wu, cg, mv, ident, kron, v1,
+    silu, sigmoid in H.
+  simpl in H. align H.
+  match type of H with ?a = ?b => transitivity a; [ring|rewrite H; ring] end.
+Qed.
+
+(** glu ([sigmoid z = 1 / (1 + e^-z)]), [d = 1]: the unit
+    [sigmoid(x) * (-x + 1)] removes [-x + 1]; with its gate row and output
+    weight negated and [1] added to the output bias the block is [x + B(x)]. *)
+Lemma glu_biased_instance : forall x : R,
+  x + / (1 + exp (- x)) * (- x + 1) = - (/ (1 + exp (- (- x))) * (- x + 1)) + 1.
+Proof.
+  intros x.
+  pose proof (biased_glu_flip_poly 1 1 sigmoid ident (fun _ _ => 1) (fun _ _ => 1) (fun _ _ => -1)
+                (fun _ => 0) (fun _ => 1) (fun _ => 0) (fun _ => 1) (fun _ => true) sigmoid_flip) as H.
+  assert (Hc : forall y i, (i < 1)%nat ->
+            sum 1 (fun l => if (fun _ => true) l then (fun _ _ => 1) i l *
+                              (mv 1 (fun _ _ => -1) y l + (fun _ => 1) l) else 0)
+            = - mv 1 ident y i + (fun _ => 1) i).
+  { intros y i Hi. assert (i = 0%nat) by lia. subst i. unfold mv, ident, kron; simpl. ring. }
+  specialize (H Hc (v1 x) 0%nat ltac:(lia)).
+  unfold gbblock, add_bias, flip_cols, flip_rows, flip_vec, mv, ident, kron, v1, sigmoid in H.
+  simpl in H. align H.
+  match type of H with ?a = ?b => transitivity a; [ring|rewrite H; ring] end.
 Qed.
