@@ -39,6 +39,7 @@ from hypothesis import strategies as st
 
 from oracle.algebra.exact import all_index_sets_exact, identity, qmat, safe_recheck, smat
 from oracle.claims.base import Certificate, counterexample, oracle_check
+from oracle.claims import coverage
 
 CLAIM = "depth-analytic"
 ACTIVATIONS = ("gelu", "gelu_tanh", "silu")
@@ -550,8 +551,23 @@ def analytic_certificate(inst: AnalyticInstance) -> Certificate:
               f"bits), so rank N > D_plain = {cert['D_plain']}: almost every residual stack of these widths "
               "is no plain stack of the same widths") if ok else \
         f"no certificate for {cert['activation']}, d = {cert['d']}, widths {cert['widths']} ({source})"
+    # what this instance reached, for the coverage measurement: the layers the certificate uses
+    # (a sweep entry has its own d and widths), bias-free with identity skips
+    _, layers, _, _ = certificate_parts(cert)
+    subs = [coverage.Subject(U, W, identity(len(W)), False) for U, W in layers]
+    drawn = coverage.features(_Layers(subs))
     return Certificate(CLAIM, ok, True, "arb balls (python-flint), determinant enclosure excludes 0",
-                       {"source": source, "certificate": cert}, reason)
+                       {"source": source, "certificate": cert, "drawn": drawn}, reason)
+
+
+@dataclass
+class _Layers:
+    """A list of coverage subjects seen as one instance."""
+
+    subs: list
+
+    def subjects(self) -> list:
+        return self.subs
 
 
 @safe_recheck

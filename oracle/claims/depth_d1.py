@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from oracle.algebra.exact import qvec, safe_recheck, svec
 from oracle.claims.base import Certificate, counterexample, oracle_check
 from oracle.claims.depth_stacks import Layer, layers_from_json, layers_to_json
+from oracle.claims import coverage
 
 CLAIM_D1 = "depth-d1"
 Q = Fraction
@@ -269,6 +270,15 @@ class D1Instance:
 
     def size(self) -> dict[str, Any]:
         return {"d": 1, "m": max(len(U) for U, _ in self.layers), "depth": len(self.layers)}
+
+    def subjects(self) -> list[coverage.Subject]:
+        """The blocks in exact rationals (scalar skips, biases), for the coverage measurement."""
+        out = []
+        for k, (U, W) in enumerate(self.layers):
+            bias = self.biases[k] if self.biases else None
+            biased = bias is not None and (any(v != 0 for v in bias[0]) or bias[1] != 0)
+            out.append(coverage.Subject([list(r) for r in U], [list(r) for r in W], [[self.skips[k]]], biased))
+        return out
 
 
 @st.composite

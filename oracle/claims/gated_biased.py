@@ -30,6 +30,7 @@ from oracle.algebra.exact import BALL_PREC, balls_agree, eval_ball, qmat, qvec, 
 from oracle.core import activations
 from oracle.core.strategies import dyadic_weights, integer_inverse, unimodular
 from oracle.claims.base import Certificate, oracle_check
+from oracle.claims import coverage
 
 CLAIM = "gated-biased"
 GATES = ("reglu", "swiglu", "geglu", "geglu_tanh", "glu")
@@ -51,6 +52,19 @@ class GatedInstance:
 
     def size(self) -> dict[str, Any]:
         return {"d": len(self.M), "m": len(self.U)}
+
+    def subjects(self) -> list[coverage.Subject]:
+        """The block for the coverage measurement: gate rows as the rows whose classes matter."""
+        biased = any(v != 0 for v in self.c) or any(v != 0 for v in self.e) or any(v != 0 for v in self.b_down)
+        return [coverage.Subject(self.G, self.W, self.M, biased)]
+
+    @property
+    def planted(self) -> bool:
+        return self.kind == "planted"
+
+    @property
+    def near_miss(self) -> bool:
+        return self.kind == "near_miss"
 
 
 def _qa(a: Any) -> list:

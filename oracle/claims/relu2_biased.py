@@ -29,6 +29,7 @@ from oracle.algebra import flips
 from oracle.algebra.exact import eval_plain_q, qmat, qvec, safe_recheck, smat, svec
 from oracle.core.strategies import dyadic_weights, integer_inverse, unimodular
 from oracle.claims.base import Certificate, oracle_check
+from oracle.claims import coverage
 
 CLAIM = "relu2-biased"
 Q = Fraction
@@ -48,6 +49,19 @@ class Relu2Instance:
 
     def size(self) -> dict[str, Any]:
         return {"d": len(self.M), "m": len(self.U)}
+
+    def subjects(self) -> list[coverage.Subject]:
+        """The block in exact rationals, for the coverage measurement."""
+        biased = any(v != 0 for v in self.b) or any(v != 0 for v in self.b_down)
+        return [coverage.Subject(self.U, self.W, self.M, biased)]
+
+    @property
+    def planted(self) -> bool:
+        return self.kind == "planted"
+
+    @property
+    def near_miss(self) -> bool:
+        return self.kind == "near_miss"
 
 
 def _q(a: Any) -> list:
