@@ -28,7 +28,6 @@ a bound on the entry errors, and the file says so in its metadata (``rounded``, 
 
 from __future__ import annotations
 
-import functools
 import sys
 import time
 from dataclasses import dataclass, field
@@ -37,14 +36,14 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from oracle.core import activations, linalg
+from oracle.core import linalg
 from oracle.decide import relu as relu_decide
 from oracle.algebra import search
 from oracle.core.blocks import Block, nondegeneracy
 # the construction and its point checks (also imported from here by tests and callers)
 from oracle.algebra.construct import _spot_points, flip_block, verify_equal_at_points
 from oracle.core.errors import InputError
-from oracle.algebra.canonical import compare_blocks
+from oracle.algebra.exact import derived_property
 
 NECESSITY_PROVED = ("relu", "gelu")  # activations for which relu-gelu-iff proves the converse
 _LARGE = 200_000  # m*d above which work is reported on stderr and exact spot checks are thinned
@@ -88,15 +87,9 @@ def stderr_progress(prefix: str = "absorb check") -> Progress:
 
 # ------------------------------------------------------------------ small exact helpers
 
-@functools.lru_cache(maxsize=None)
-def _activation_checks(name: str) -> tuple[tuple[str, bool], ...]:
-    """Re-derive the catalog's declared properties of an activation (sympy / 60 digits)."""
-    return tuple((c.prop, bool(c.holds)) for c in activations.check_properties(activations.get(name)))
-
-
 def _properties_ok(name: str, needed: tuple[str, ...]) -> bool:
-    checks = dict(_activation_checks(name))
-    return all(checks.get(p, False) for p in needed)
+    """The needed declared properties, each re-derived alone (cached per process)."""
+    return all(derived_property(name, p)[0] for p in needed)
 
 
 def _info(block: Block) -> dict[str, Any]:
@@ -217,7 +210,7 @@ def _decide_homogeneous(block: Block, info: dict[str, Any], deg: int) -> Verdict
                        {"kind": "hypothesis_failed", "hypothesis": "bias_free", "nonzero_biases": biases,
                         "block": info})
     entry = _first_nonzero(block.M)
-    props = dict(_activation_checks(block.activation))
+    props = {"homogeneity_degree": derived_property(block.activation, "homogeneity_degree")[0]}
     cert = {"kind": "homogeneous", "degree": deg, "bias_free": True, "M_nonzero_entry": entry,
             "activation_properties_verified": props["homogeneity_degree"],
             "scaling_points": {"x": f"e_{entry[1]}", "2x": f"2 e_{entry[1]}"},
@@ -322,10 +315,8 @@ def _unit_flip(block: Block, cert: dict[str, Any], say: Progress, max_exhaustive
         return None  # b_down beyond float64: keep the relu-complete construction
     rec = _emitted_from_flip(note, "the units in S sign-flipped (rows of W_up and b_up), b_down + W_S b_S")
     if rec["exact"]:
-        cmp = compare_blocks(block, plain)
-        if not cmp.equal:  # pragma: no cover - would contradict the construction
-            raise RuntimeError("sign-flip block differs from the residual block")
-        rec["check"] = "equal to the residual block (exact canonical forms): " + cmp.reason
+        # no canonical comparison: the emitted block IS the proved construction (see flip_exactness)
+        rec.update(relu_decide.flip_exactness(block, plain))
     else:
         chk = _offset_check(block, plain, note)
         if not chk["agree"]:  # pragma: no cover
@@ -370,6 +361,9 @@ def _decide_relu(block: Block, info: dict[str, Any], progress: Progress, max_exh
             plain = flipped
             reason += (f"; the emitted block is the sign flip of the {cert['size']} units in S "
                        "(W_down[:,S] W_up[S,:] = -M exactly)")
+            if cert["emitted_block"]["exact"]:
+                reason += (", equal to x -> Mx + B(x) by the proved construction (relu-limit (A), Coq "
+                           f"{relu_decide.FLIP_THEOREM}), not by a comparison")
             if cert["emitted_block"]["rounded"]:
                 reason += (f"; its b_down = b_down + W_S b_S is not a float64: the file holds it rounded "
                            f"(error at most {cert['b_down_max_rounding_error']:.3g} per entry)")
