@@ -180,6 +180,12 @@ def test_relu_class_construction_is_compared_when_it_is_the_emitted_block(monkey
     from oracle.algebra.canonical import compare_blocks
     assert compare_blocks(Block("relu", U, W), v.plain).equal is True  # and it is equal (exact, here)
     assert blk.recheck_certificate(Block("relu", U, W), v.certificate)
+    # the class search ran on the block's own numbers (one class per unit): its exact check is reused
+    assert v.certificate["class_problem_is_unit_problem"] is True
+    import copy
+    bad = copy.deepcopy(v.certificate)
+    bad["S"] = bad["S"][1:]  # the re-check verifies the unit index condition itself
+    assert not blk.recheck_certificate(Block("relu", U, W), bad)
     monkeypatch.setattr(blk, "_unit_flip", lambda *a, **k: None)  # no flip: the class block is emitted
     v2 = blk.decide(Block("relu", U, W))
     assert v2.verdict == "absorbable" and v2.plain is not None

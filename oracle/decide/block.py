@@ -298,7 +298,10 @@ def _unit_flip(block: Block, cert: dict[str, Any], say: Progress, max_exhaustive
     U, W, M = block.W_up, block.W_down, block.M
     S = None
     cand = cert.get("S_units")
-    if cand is not None and search.verify_index_set(U, W, M, cand):
+    # the search over the classes verified S exactly; when its problem was this block's own
+    # (U, W, M) number for number, that verification is the unit-level one
+    if cand is not None and (cert.get("class_problem_is_unit_problem") is True
+                             or search.verify_index_set(U, W, M, cand)):
         S = sorted(int(i) for i in cand)
     else:
         active = int(np.sum(np.any(U != 0, axis=1) & np.any(W != 0, axis=0)))

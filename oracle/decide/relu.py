@@ -608,8 +608,13 @@ def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Pro
             _check_class_block(block, plain, rec)
         else:
             rec["check"] = None  # the caller compares the block it emits (check_class_block otherwise)
+        # singleton classes, one per unit in unit order: the class problem is the unit problem
+        # (same float64 numbers), so S_units satisfies W_down[:,S] W_up[S,:] = -M as verified
+        same = (h == block.m and cd.reps == list(range(block.m)) and np.array_equal(U, block.W_up)
+                and np.array_equal(cd.V_float, block.W_down)
+                and np.array_equal(cd.N_plus_float, np.eye(d) if block.M is None else block.M))
         cert.update({"emitted_block": rec, "emitted_block_exact": rec["exact"],
-                     "S_units": [cd.reps[j] for j in res.S]})
+                     "S_units": [cd.reps[j] for j in res.S], "class_problem_is_unit_problem": bool(same)})
         reason = (f"minimal width m* = {h} <= {w}: with the classes in S sign-flipped, N_s = 0 exactly "
                   f"(index-set search over the {_hyper(h)}), so one unit per hyperplane gives "
                   "x -> Mx + B(x) exactly")
