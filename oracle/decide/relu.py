@@ -765,12 +765,12 @@ def _limit_properties(activation: str, limit: bool) -> tuple[tuple[str, Any], ..
     return tuple(out.items())
 
 
-# the Coq theorem behind the flip, and the corollary giving each activation's odd-part identity
+# the Coq theorem behind the flip, and the lemma giving each activation's odd-part identity
 FLIP_THEOREM = "SkipAbsorption.Limit.biased_sign_flip"
-ODD_PART_LEMMA = {"relu": "SkipAbsorption.Activations.relu_sign_flip",
-                  "gelu": "SkipAbsorption.Activations.gelu_sign_flip",
-                  "gelu_tanh": "SkipAbsorption.Activations.gelu_tanh_sign_flip",
-                  "silu": "SkipAbsorption.Activations.silu_sign_flip"}
+ODD_PART_LEMMA = {"relu": "SkipAbsorption.RealActivations.relu_odd_part",
+                  "gelu": "SkipAbsorption.RealActivations.gelu_odd_part",
+                  "gelu_tanh": "SkipAbsorption.RealActivations.gelu_tanh_odd_part",
+                  "silu": "SkipAbsorption.RealActivations.silu_odd_part"}
 
 
 def flip_exactness(block: Block, plain: Block) -> dict[str, Any]:
@@ -783,14 +783,18 @@ def flip_exactness(block: Block, plain: Block) -> dict[str, Any]:
     block is equal by a proved construction; no canonical comparison is needed.  A float64
     evaluation at two points guards the implementation (evidence only, not part of the proof).
     """
-    odd, how = derived_property(block.activation, "odd_part_identity")
-    if not odd:  # pragma: no cover - callers only flip activations with the identity
-        raise RuntimeError(f"{block.activation}: s(z) - s(-z) = z could not be re-derived")
-    evidence = _flip_float_evidence(block, plain)
     lemma = ODD_PART_LEMMA.get(block.activation)
+    if lemma is not None:  # a checked proof about the same function (RealActivations.v defines it)
+        how = f"Coq {lemma} (checked proof)"
+    else:
+        odd, method = derived_property(block.activation, "odd_part_identity")
+        if not odd:  # pragma: no cover - callers only flip activations with the identity
+            raise RuntimeError(f"{block.activation}: s(z) - s(-z) = z could not be re-derived")
+        how = "re-derived: " + method
+    evidence = _flip_float_evidence(block, plain)
     return {"check": ("not compared: the emitted block is the proved construction. W_down[:,S] W_up[S,:] "
                       "= -M verified exactly (multi-modular), s(z) - s(-z) = z (" + how
-                      + (f"; Coq {lemma}" if lemma else "") + "), so Mx + B(x) = the flipped block for "
+                      + "), so Mx + B(x) = the flipped block for "
                       f"every x by relu-limit (A) (Coq {FLIP_THEOREM}); negating float64 rows is exact and "
                       "b_down + W_S b_S is exact"),
             "rests_on": {"index_condition": "verified exactly (multi-modular)",
