@@ -154,6 +154,11 @@ def test_biased_gelu_family(act):
     assert np.array_equal(v.plain.W_up[:3], -U[:3]) and np.array_equal(v.plain.b_up[:3], -bu[:3])
     assert np.array_equal(v.plain.b_down, bd + W[:, :3] @ bu[:3])
     assert recheck_certificate(b, _roundtrip(v))
+    # the flip is the proved construction (not compared); the re-check verifies S itself
+    rests = v.certificate["emitted_block"]["rests_on"]
+    assert rests["theorem"] == "SkipAbsorption.Limit.biased_sign_flip"
+    assert "sigma_limit_relu" not in v.certificate["activation_properties"]  # sufficiency needs only the odd part
+    assert not recheck_certificate(b, _tamper(_roundtrip(v), ("S",), [0, 1]))
     from oracle.decide.block import verify_equal_at_points
     pts = [[Fraction(1, 2), Fraction(-3, 4), Fraction(2)], [Fraction(-5), Fraction(1, 8), Fraction(0)]]
     assert verify_equal_at_points(b, v.plain, pts, "ball")["agree"]

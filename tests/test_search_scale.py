@@ -165,13 +165,27 @@ def test_direct_residues_match_the_exponent_tables():
 
 
 def test_relu_class_construction_is_compared_when_it_is_the_emitted_block(monkeypatch):
+    """The class construction is compared (exact canonical forms); the sign flip of a verified S is not."""
     from oracle.core.blocks import Block
     from oracle.decide import block as blk
 
     U, W, M, S = planted_orthogonal(16, 64, seed=12)
     v = blk.decide(Block("relu", U, W))
     assert v.verdict == "absorbable" and v.exact and v.certificate["S"] == [int(i) for i in S]
-    assert v.certificate["emitted_block"]["check"].startswith("equal to the residual block")  # the flip
+    # the flip of an exactly verified S is the proved construction: not compared, and says so
+    rec = v.certificate["emitted_block"]
+    assert rec["check"].startswith("not compared: the emitted block is the proved construction")
+    assert rec["rests_on"]["theorem"] == "SkipAbsorption.Limit.biased_sign_flip"
+    assert "SkipAbsorption.Limit.biased_sign_flip" in v.reason
+    from oracle.algebra.canonical import compare_blocks
+    assert compare_blocks(Block("relu", U, W), v.plain).equal is True  # and it is equal (exact, here)
+    assert blk.recheck_certificate(Block("relu", U, W), v.certificate)
+    # the class search ran on the block's own numbers (one class per unit): its exact check is reused
+    assert v.certificate["class_problem_is_unit_problem"] is True
+    import copy
+    bad = copy.deepcopy(v.certificate)
+    bad["S"] = bad["S"][1:]  # the re-check verifies the unit index condition itself
+    assert not blk.recheck_certificate(Block("relu", U, W), bad)
     monkeypatch.setattr(blk, "_unit_flip", lambda *a, **k: None)  # no flip: the class block is emitted
     v2 = blk.decide(Block("relu", U, W))
     assert v2.verdict == "absorbable" and v2.plain is not None

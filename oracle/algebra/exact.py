@@ -264,13 +264,18 @@ def _arb_to_q(x: arb) -> Fraction:
     return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
 
 
-# The cheap single-property re-derivations of the catalog (each well under a second); the
-# pointwise identities are only available through the full check_properties.
+# The single-property re-derivations of the catalog, each alone (the same checks as
+# check_properties, which derives all of them).
 _SINGLE_CHECKS = {
     "value_at_0": activations._check_value_at_0,
     "continuous_at_0": activations._check_continuity,
     "differentiable_at_0": activations._check_differentiability,
     "homogeneity_degree": activations._check_homogeneity,
+    # the two pointwise identities, each alone (check_properties derives all six properties)
+    "odd_part_identity": lambda a: activations._check_identity(
+        a.sym, lambda f, z: f(z) - f(-z) - z, a.odd_part_identity, "odd_part_identity"),
+    "flip_symmetry": lambda a: activations._check_identity(
+        a.sym, lambda f, z: f(z) + f(-z) - 1, a.flip_symmetry, "flip_symmetry"),
 }
 
 

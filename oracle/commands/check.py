@@ -17,7 +17,6 @@ from oracle.decide.block import _LARGE, Verdict, _quiet, decide, stderr_progress
 from oracle.core.errors import InputError
 from oracle.core import io as bio
 from oracle.core import stackfiles
-from oracle.decide import stacks
 from oracle.commands.output import emit_json
 from oracle.core.blocks import Stack
 from oracle.algebra.exact import block_to_json
@@ -172,6 +171,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_stack(args: argparse.Namespace, path: Path, fmt: str) -> int:
     """``absorb check`` on a stack file: decide_stack, or the block decision for a one-block stack."""
+
+    # lazy: only stack files need the stack decision, whose claim modules pull hypothesis
+    from oracle.decide import stacks
 
     st = stackfiles.read_stack(path)
     if stackfiles.stack_kind(st) != "residual_stack":

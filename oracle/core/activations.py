@@ -18,13 +18,25 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Optional
 
+import importlib
+
 import mpmath
 import numpy as np
-import sympy
 from flint import arb
 from scipy import special
 
 from oracle.core.errors import InputError
+
+
+class _LazySympy:
+    """sympy, imported on first use: only the symbolic re-derivations of the catalog's properties
+    need it, and importing it costs about half a second that most commands never use."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(importlib.import_module("sympy"), name)
+
+
+sympy: Any = _LazySympy()
 
 # The cubic coefficient of the tanh form of GELU, as an exact decimal.
 _GELU_TANH_C = "0.044715"

@@ -45,7 +45,6 @@ from oracle.core.blocks import Block, nondegeneracy
 # the construction and its point checks (also imported from here by tests and callers)
 from oracle.algebra.construct import _spot_points, flip_block, verify_equal_at_points
 from oracle.core.errors import InputError
-from oracle.algebra.canonical import compare_blocks
 
 NECESSITY_PROVED = ("relu", "gelu")  # activations for which relu-gelu-iff proves the converse
 _LARGE = 200_000  # m*d above which work is reported on stderr and exact spot checks are thinned
@@ -335,7 +334,10 @@ def _unit_flip(block: Block, cert: dict[str, Any], say: Progress, max_exhaustive
     U, W, M = block.W_up, block.W_down, block.M
     S = None
     cand = cert.get("S_units")
-    if cand is not None and search.verify_index_set(U, W, M, cand):
+    # the search over the classes verified S exactly; when its problem was this block's own
+    # (U, W, M) number for number, that verification is the unit-level one
+    if cand is not None and (cert.get("class_problem_is_unit_problem") is True
+                             or search.verify_index_set(U, W, M, cand)):
         S = sorted(int(i) for i in cand)
     else:
         active = int(np.sum(np.any(U != 0, axis=1) & np.any(W != 0, axis=0)))
@@ -352,10 +354,8 @@ def _unit_flip(block: Block, cert: dict[str, Any], say: Progress, max_exhaustive
         return None  # b_down beyond float64: keep the relu-complete construction
     rec = _emitted_from_flip(note, "the units in S sign-flipped (rows of W_up and b_up), b_down + W_S b_S")
     if rec["exact"]:
-        cmp = compare_blocks(block, plain)
-        if not cmp.equal:  # pragma: no cover - would contradict the construction
-            raise RuntimeError("sign-flip block differs from the residual block")
-        rec["check"] = "equal to the residual block (exact canonical forms): " + cmp.reason
+        # no canonical comparison: the emitted block IS the proved construction (see flip_exactness)
+        rec.update(relu_decide.flip_exactness(block, plain))
     else:
         chk = _offset_check(block, plain, note)
         if not chk["agree"]:  # pragma: no cover
@@ -400,6 +400,9 @@ def _decide_relu(block: Block, info: dict[str, Any], progress: Progress, max_exh
             plain = flipped
             reason += (f"; the emitted block is the sign flip of the {cert['size']} units in S "
                        "(W_down[:,S] W_up[S,:] = -M exactly)")
+            if cert["emitted_block"]["exact"]:
+                reason += (", equal to x -> Mx + B(x) by the proved construction (relu-limit (A), Coq "
+                           f"{relu_decide.FLIP_THEOREM}), not by a comparison")
             if cert["emitted_block"]["rounded"]:
                 reason += (f"; its b_down = b_down + W_S b_S is not a float64: the file holds it rounded "
                            f"(error at most {cert['b_down_max_rounding_error']:.3g} per entry)")

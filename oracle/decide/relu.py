@@ -28,6 +28,7 @@ to float64 (with the largest entry error), see docs/check.md.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from dataclasses import dataclass
@@ -50,7 +51,6 @@ from oracle.algebra.relu_width import (
 from oracle.algebra.construct import _float_up
 from oracle.algebra.construct import _nearest_float
 from oracle.algebra.exact import derived_property
-from oracle.claims.relu_limit import limit_enclosure
 from oracle.algebra.construct import flip_block
 from oracle.algebra.construct import _spot_points, verify_equal_at_points
 from oracle.algebra.canonical import relu_form_exact
@@ -563,24 +563,28 @@ def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Pro
     progress(f"{h} active kink hyperplanes; index-set search over the classes")
     cert: dict[str, Any] = {"kind": "relu_complete_bounds", "block": info, "width_asked": w,
                             "active_classes": h}
-    r, how = _rank_lower(block.W_up[cd.reps]) if h else (0, "no active classes")
-    # upper bounds: s = +1 with T = r independent classes (cost <= 2d - r), or T = {} with the
-    # pairs +-e_j for the nonzero columns of N_plus (cost <= 2 * nonzero columns)
-    nnz = d if cd.nonzero_columns is None else cd.nonzero_columns
-    upper = min(h + 2 * d - r, h + 2 * nnz)
-    cert.update({"rank_of_active_directions_at_least": r, "rank_method": how,
-                 "nonzero_columns_of_N_plus": cd.nonzero_columns})
+
+    def upper_bound() -> int:
+        """Upper bounds (only needed when the search does not settle m* = h): s = +1 with T = r
+        independent classes (cost <= 2d - r), or T = {} with the pairs +-e_j for the nonzero
+        columns of N_plus (cost <= 2 * nonzero columns)."""
+        r, how = _rank_lower(block.W_up[cd.reps]) if h else (0, "no active classes")
+        nnz = d if cd.nonzero_columns is None else cd.nonzero_columns
+        cert.update({"rank_of_active_directions_at_least": r, "rank_method": how,
+                     "nonzero_columns_of_N_plus": cd.nonzero_columns})
+        return min(h + 2 * d - r, h + 2 * nnz)
+
     lower = h
     if block.M is None and d > block.m:
         cert["search"] = {"status": "none", "method": "rank: every N_s is I plus at most m rank-one terms, "
                           "so rank N_s >= d - m > 0", "exact": True, "kind": "rank_identity",
                           "violated": ["rank"], "d": d, "m": block.m}
-        cert.update({"lower": h + 1, "upper": upper})
-        return _bounds_verdict(block, cert, cd, h + 1, upper, w, h, form)
+        cert.update({"lower": h + 1, "upper": upper_bound()})
+        return _bounds_verdict(block, cert, cd, h + 1, cert["upper"], w, h, form)
     if cd.V_float is None or cd.N_plus_float is None:
         cert["note"] = "the class problem has weights that are not float64 numbers; index search skipped"
-        cert.update({"lower": lower, "upper": upper})
-        return _bounds_verdict(block, cert, cd, lower, upper, w, h, form)
+        cert.update({"lower": lower, "upper": upper_bound()})
+        return _bounds_verdict(block, cert, cd, lower, cert["upper"], w, h, form)
     U = block.W_up[cd.reps] if h else np.zeros((0, d))
     if h == 0:
         zero = cd.nonzero_columns == 0
@@ -603,8 +607,13 @@ def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Pro
             _check_class_block(block, plain, rec)
         else:
             rec["check"] = None  # the caller compares the block it emits (check_class_block otherwise)
+        # singleton classes, one per unit in unit order: the class problem is the unit problem
+        # (same float64 numbers), so S_units satisfies W_down[:,S] W_up[S,:] = -M as verified
+        same = (h == block.m and cd.reps == list(range(block.m)) and np.array_equal(U, block.W_up)
+                and np.array_equal(cd.V_float, block.W_down)
+                and np.array_equal(cd.N_plus_float, np.eye(d) if block.M is None else block.M))
         cert.update({"emitted_block": rec, "emitted_block_exact": rec["exact"],
-                     "S_units": [cd.reps[j] for j in res.S]})
+                     "S_units": [cd.reps[j] for j in res.S], "class_problem_is_unit_problem": bool(same)})
         reason = (f"minimal width m* = {h} <= {w}: with the classes in S sign-flipped, N_s = 0 exactly "
                   f"(index-set search over the {_hyper(h)}), so one unit per hyperplane gives "
                   "x -> Mx + B(x) exactly")
@@ -613,8 +622,8 @@ def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Pro
         return _verdict("absorbable", RELU_COMPLETE, True, reason, cert, plain)
     if res.status == "none":
         lower = h + 1
-    cert.update({"lower": lower, "upper": upper})
-    return _bounds_verdict(block, cert, cd, lower, upper, w, h, form)
+    cert.update({"lower": lower, "upper": upper_bound()})
+    return _bounds_verdict(block, cert, cd, lower, cert["upper"], w, h, form)
 
 
 def _bounds_verdict(block: Block, cert: dict[str, Any], cd: ClassData, lower: int, upper: int, w: int,
@@ -735,15 +744,81 @@ def _recheck_bounds(block: Block, cert: dict[str, Any]) -> bool:
 
 # ---------------------------------------------------------------------------- relu-limit
 
-def limit_properties(activation: str) -> dict[str, Any]:
-    """The two hypotheses on the activation, re-derived: s(z) - s(-z) = z (catalog) and the limit."""
+def limit_properties(activation: str, limit: bool = True) -> dict[str, Any]:
+    """The two hypotheses on the activation, re-derived: s(z) - s(-z) = z (catalog) and (``limit``)
+    the relu limit.  Sufficiency (the sign flip) needs only the first; the limit is derived only for
+    the converse.  Both derivations are cached per process."""
+    return dict(_limit_properties(activation, limit))
 
+
+@functools.lru_cache(maxsize=None)
+def _limit_properties(activation: str, limit: bool) -> tuple[tuple[str, Any], ...]:
     odd, how = derived_property(activation, "odd_part_identity")
-    lim = limit_enclosure(activation)
-    return {"sigma_odd_part": bool(odd), "sigma_odd_part_method": how,
-            "sigma_limit_relu": bool(lim["holds"]),
-            "sigma_limit_relu_method": f"|s - relu| <= {lim['sup_bound']} enclosed with arb balls on "
-                                       f"{lim['interval']} ({lim['pieces']} pieces)"}
+    out: dict[str, Any] = {"sigma_odd_part": bool(odd), "sigma_odd_part_method": how}
+    if limit:
+        # lazy: only the converse (no index set) needs the enclosure; its claim module pulls hypothesis
+        from oracle.claims.relu_limit import limit_enclosure
+        lim = limit_enclosure(activation)
+        out.update({"sigma_limit_relu": bool(lim["holds"]),
+                    "sigma_limit_relu_method": f"|s - relu| <= {lim['sup_bound']} enclosed with arb balls on "
+                                               f"{lim['interval']} ({lim['pieces']} pieces)"})
+    return tuple(out.items())
+
+
+# the Coq theorem behind the flip, and the lemma giving each activation's odd-part identity
+FLIP_THEOREM = "SkipAbsorption.Limit.biased_sign_flip"
+ODD_PART_LEMMA = {"relu": "SkipAbsorption.RealActivations.relu_odd_part",
+                  "gelu": "SkipAbsorption.RealActivations.gelu_odd_part",
+                  "gelu_tanh": "SkipAbsorption.RealActivations.gelu_tanh_odd_part",
+                  "silu": "SkipAbsorption.RealActivations.silu_odd_part"}
+
+
+def flip_exactness(block: Block, plain: Block) -> dict[str, Any]:
+    """What an emitted sign flip of S rests on when nothing was rounded, instead of comparing it.
+
+    The caller has verified W_down[:,S] W_up[S,:] = -M exactly (multi-modular) for the S it
+    flipped.  With s(z) - s(-z) = z, relu-limit (A) (Coq: biased_sign_flip) gives
+    Mx + B(x) = flipped block for every x; the flipped block's arrays are the block's own float64
+    numbers negated (exact) and b_down + W_S b_S computed exactly and representable.  So the
+    block is equal by a proved construction; no canonical comparison is needed.  A float64
+    evaluation at two points guards the implementation (evidence only, not part of the proof).
+    """
+    lemma = ODD_PART_LEMMA.get(block.activation)
+    if lemma is not None:  # a checked proof about the same function (RealActivations.v defines it)
+        how = f"Coq {lemma} (checked proof)"
+    else:
+        odd, method = derived_property(block.activation, "odd_part_identity")
+        if not odd:  # pragma: no cover - callers only flip activations with the identity
+            raise RuntimeError(f"{block.activation}: s(z) - s(-z) = z could not be re-derived")
+        how = "re-derived: " + method
+    evidence = _flip_float_evidence(block, plain)
+    return {"check": ("not compared: the emitted block is the proved construction. W_down[:,S] W_up[S,:] "
+                      "= -M verified exactly (multi-modular), s(z) - s(-z) = z (" + how
+                      + "), so Mx + B(x) = the flipped block for "
+                      f"every x by relu-limit (A) (Coq {FLIP_THEOREM}); negating float64 rows is exact and "
+                      "b_down + W_S b_S is exact"),
+            "rests_on": {"index_condition": "verified exactly (multi-modular)",
+                         "odd_part_identity": how, "theorem": FLIP_THEOREM,
+                         "odd_part_lemma": lemma, "arrays": "float64 negation (exact); b_down + W_S b_S exact"},
+            "float_evidence": evidence}
+
+
+def _flip_float_evidence(block: Block, plain: Block) -> str:
+    """F - P at two random points in float64, relative to the size of the terms summed (a guard)."""
+    rng = np.random.default_rng(20)
+    X = rng.standard_normal((2, block.d))
+    with np.errstate(all="ignore"):
+        F, P = block.eval_f64(X), plain.eval_f64(X)
+        pre = X @ block.W_up.T + (0.0 if block.b_up is None else block.b_up)
+        mag = (np.abs(block.act.f64(pre)) @ np.abs(block.W_down).T
+               + (np.abs(X) if block.M is None else np.abs(X) @ np.abs(block.M).T)
+               + (0.0 if block.b_down is None else np.abs(block.b_down)))
+        err = float(np.max(np.abs(F - P) / (mag + 1e-300)))
+    if not (np.all(np.isfinite(F)) and np.all(np.isfinite(P)) and np.all(np.isfinite(mag))):
+        return "float64 evaluation overflows at the sample points: no float evidence (not needed for the proof)"
+    if not err <= 1e-6:  # pragma: no cover - would contradict the construction
+        raise RuntimeError(f"sign-flip block differs from the residual block in float64 (rel. {err:.3g})")
+    return f"float64 evaluation at 2 points agrees (relative difference {err:.2g}; evidence, not a proof)"
 
 
 def flip_with_bias(block: Block, S: list[int]) -> tuple[Block, dict[str, Any]]:
@@ -759,15 +834,16 @@ def decide_odd(block: Block, progress: Progress = _quiet, max_exhaustive: int = 
     if block.kind != "residual":
         raise ValueError("decide_odd needs a residual block (x -> M x + B(x))")
     info = _block_info(block)
-    progress("activation hypotheses (odd part, relu limit)")
-    props = limit_properties(block.activation)
+    progress("activation hypothesis for the sign flip (odd part)")
+    # the relu limit is needed only for the converse (no index set): derived below when used
+    props = limit_properties(block.activation, limit=False)
     progress("exact nondegeneracy (bias-free sense)")
     nd = nondegeneracy(block.W_up, block.W_down)
     cert: dict[str, Any] = {"kind": "relu_limit", "block": info, "activation_properties": props,
                             "nondegenerate": nd.as_dict()}
-    if not (props["sigma_odd_part"] and props["sigma_limit_relu"]):
+    if not props["sigma_odd_part"]:
         return _verdict("undecided", RELU_LIMIT, False,
-                        "the activation's odd-part identity or relu limit could not be re-derived", cert)
+                        "the activation's odd-part identity could not be re-derived", cert)
     M = block.M  # None: the identity, never formed when the rank condition settles it (d > m)
     progress("index-set search")
     res = search.find_index_set(block.W_up, block.W_down, M, max_exhaustive=max_exhaustive)
@@ -775,32 +851,39 @@ def decide_odd(block: Block, progress: Progress = _quiet, max_exhaustive: int = 
                       **search._jsonable(res.certificate)}  # noqa: SLF001
     if res.status == "found":
         S = sorted(int(i) for i in res.S)
+        if not res.exact:  # pragma: no cover - every "found" of find_index_set is verified exactly
+            raise RuntimeError("index set found without exact verification")
         plain, note = flip_with_bias(block, S)
-        if family_of(block.activation) is not None:
-            cmp: Comparison = compare_blocks(block, plain)
-        else:  # no canonical form for this activation: the (A) algebra plus a ball spot check
-            cmp = _ball_comparison(block, plain, note)
-        cert.update({"S": S, "construction": "rows and b_up entries in S negated, b_down + W_S b_S",
-                     "emitted_block_check": cmp.reason, **note})
         rounded = bool(note.get("b_down_rounded"))
-        if not rounded and not cmp.equal:  # pragma: no cover - would contradict (A)
-            raise RuntimeError("flip construction differs from the residual block")
+        cert.update({"S": S, "construction": "rows and b_up entries in S negated, b_down + W_S b_S", **note})
         cert["emitted_block_exact"] = not rounded
         cert["emitted_block"] = {
             "exact": not rounded, "rounded": ["b_down"] if rounded else [],
             "max_entry_error": {"b_down": note["b_down_max_rounding_error"]} if rounded else {},
-            "construction": "rows and b_up entries in S negated, b_down + W_S b_S",
-            "check": (("equal to the residual block (exact canonical forms): " + cmp.reason) if cmp.exact
-                      else "exact algebra of relu-limit (A) (W_S U_S = -M verified exactly); " + cmp.reason)
-            if not rounded
-            else "exact algebra (W_S U_S = -M verified, b_down + W_S b_S computed exactly); the file "
-                 "holds b_down rounded to float64"}
+            "construction": "rows and b_up entries in S negated, b_down + W_S b_S"}
+        if not rounded:  # S was verified exactly by the search: the flip is the proved construction
+            cert["emitted_block"].update(flip_exactness(block, plain))
+            cert["emitted_block_check"] = cert["emitted_block"]["check"]
+        else:
+            cmp: Comparison = (compare_blocks(block, plain) if family_of(block.activation) is not None
+                               else _ball_comparison(block, plain, note))
+            cert["emitted_block_check"] = cmp.reason
+            cert["emitted_block"]["check"] = ("exact algebra (W_S U_S = -M verified, b_down + W_S b_S computed "
+                                              "exactly); the file holds b_down rounded to float64")
         reason = (f"index set S of size {len(S)} with W_down[:,S] W_up[S,:] = -M exactly; since "
                   "s(z) - s(-z) = z, flipping the rows and b_up entries in S and adding W_S b_S to b_down "
-                  "gives x -> Mx + B(x) exactly (relu-limit (A))")
+                  "gives x -> Mx + B(x) exactly (relu-limit (A), Coq "
+                  f"{FLIP_THEOREM}; the emitted block is that construction, not compared)")
         if rounded:
             reason += "; the corrected b_down is not a float64: the emitted file holds it rounded"
         return _verdict("absorbable", RELU_LIMIT, True, reason, cert, plain)
+    if nd.ok and res.status == "none":
+        progress("activation hypothesis for the converse (relu limit, arb balls)")
+        props = limit_properties(block.activation)
+        cert["activation_properties"] = props
+        if not props["sigma_limit_relu"]:
+            return _verdict("undecided", RELU_LIMIT, False,
+                            "no index set, but the activation's relu limit could not be re-derived", cert)
     if not nd.ok:
         return _verdict("undecided", RELU_LIMIT, False,
                         ("no index set" if res.status == "none" else "no index set found (search inconclusive)")
@@ -836,11 +919,12 @@ def recheck_odd(block: Block, cert: dict[str, Any]) -> bool:
     try:
         if cert.get("kind") != "relu_limit":
             return False
-        props = limit_properties(block.activation)
-        if not (props["sigma_odd_part"] and props["sigma_limit_relu"]):
+        s = cert["search"]
+        # the flip needs the odd-part identity; the converse (no index set) also the relu limit
+        props = limit_properties(block.activation, limit=s["status"] != "found")
+        if not (props["sigma_odd_part"] and props.get("sigma_limit_relu", s["status"] == "found")):
             return False
         M = block.M  # None: the identity
-        s = cert["search"]
         if s["status"] == "found":
             return bool(search.verify_index_set(block.W_up, block.W_down, M, cert["S"]))
         if s["status"] == "none":
