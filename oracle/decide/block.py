@@ -250,13 +250,16 @@ def _decide_homogeneous(block: Block, info: dict[str, Any], deg: int) -> Verdict
     cert = {"kind": "homogeneous", "degree": deg, "bias_free": True, "M_nonzero_entry": entry,
             "activation_properties_verified": homogeneity_ok,
             "scaling_points": {"x": f"e_{entry[1]}", "2x": f"2 e_{entry[1]}"},
-            "block": info, "absorption_width": {"value": None, "note": "no width works (homogeneous-any-width)"}}
+            "block": info, "absorption_width": {"value": None, "note": "no bias-free block of any width works "
+                                                                 "(homogeneous-any-width)"}}
     if not homogeneity_ok:
         return Verdict("undecided", claim, False, "the activation's homogeneity could not be re-derived", cert)
     return Verdict("not_absorbable", claim, True,
                    f"the block is positively homogeneous of degree {deg} != 1, bias-free, and "
                    f"M[{entry[0]},{entry[1]}] = {entry[2]!r} != 0: comparing x and 2x gives "
-                   f"(2 - 2^{deg}) M x = 0, impossible for x = e_{entry[1]}", cert)
+                   f"(2 - 2^{deg}) M x = 0, impossible for x = e_{entry[1]}: no bias-free residual-free block "
+                   "equals it (Prop. 5 compares homogeneous blocks; a replacing block WITH biases is outside it, "
+                   "and can exist for degenerate blocks, e.g. the boundary case biased_relu2)", cert)
 
 
 def _decide_gated_zero(block: Block, info: dict[str, Any]) -> Verdict:
@@ -275,13 +278,14 @@ def _decide_gated_zero(block: Block, info: dict[str, Any]) -> Verdict:
     cert = {"kind": "gated_zero", "gate": block.activation, "gate_value_at_0": str(act.value_at_0),
             "gate_differentiable_at_0": act.differentiable_at_0, "activation_properties_verified": ok,
             "bias_free": True, "M_nonzero_entry": entry, "block": info,
-            "absorption_width": {"value": None, "note": "no width works (gated-continuity)"}}
+            "absorption_width": {"value": None, "note": "no bias-free block of any width works (gated-continuity)"}}
     if not ok:
         return Verdict("undecided", claim, False, "the gate's properties at 0 could not be re-derived", cert)
     return Verdict("not_absorbable", claim, True,
                    f"gate {act.name} has g(0) = 0 and is differentiable at 0, the block is bias-free, and "
-                   f"M[{entry[0]},{entry[1]}] = {entry[2]!r} != 0: every residual-free block has "
-                   "Jacobian 0 at the origin while this one has Jacobian M", cert)
+                   f"M[{entry[0]},{entry[1]}] = {entry[2]!r} != 0: every bias-free residual-free block has "
+                   "Jacobian 0 at the origin while this one has Jacobian M (a replacing block WITH biases is "
+                   "outside Prop. 6 and can exist, e.g. the boundary case biased_swiglu)", cert)
 
 
 # ------------------------------------------------------------------ relu-complete and relu-limit
