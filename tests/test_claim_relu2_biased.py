@@ -210,7 +210,7 @@ def test_d1_closed_form_cases():
     assert r["status"] == "found" and _plan_equals_F(fd, r, 4)
 
 
-# Planted bugs: the oracle check itself (as the quick audit runs it, 20 instances) must fail.
+# Planted bugs: the oracle check itself (as the audit runs it) must fail.
 
 def test_check_fails_when_part_c_always_says_not_absorbable(monkeypatch):
     orig = flips.relu2_decide_classes
@@ -221,7 +221,8 @@ def test_check_fails_when_part_c_always_says_not_absorbable(monkeypatch):
         return out
 
     monkeypatch.setattr(flips, "relu2_decide_classes", never)
-    res = run_check(rb.check, 20)
+    # about one draw in seven is absorbable through (C); the full audit's 100 instances meet several
+    res = run_check(rb.check, 100)
     assert not res.passed and "not absorbable (C)" in res.failure
 
 
