@@ -22,6 +22,7 @@ import numpy as np
 from gguf import constants, quants
 
 from oracle.core.errors import InputError
+from oracle.core.formats.table import TensorTable
 
 MAGIC = b"GGUF"
 MAX_DIMS = 4  # GGML_MAX_DIMS
@@ -131,7 +132,7 @@ class _Cursor:
         raise InputError(f"{self.path}: GGUF {what}: unknown value type {vtype}")
 
 
-class GGUFFile:
+class GGUFFile(TensorTable):
     """A GGUF file with a validated header; tensors are memory-mapped and dequantized on demand.
 
     Checked before any tensor is read: the magic and version (2 or 3, little-endian); every
@@ -248,30 +249,9 @@ class GGUFFile:
         a = self.metadata.get("general.architecture")
         return a if isinstance(a, str) else None
 
-    def names(self) -> list[str]:
-        """Tensor names (sorted)."""
-        return sorted(self.tensors)
-
-    def __contains__(self, name: str) -> bool:
-        return name in self.tensors
-
-    def shape(self, name: str) -> tuple[int, ...]:
-        """Shape in numpy order (rows = ggml's ne1, columns = ne0), from the header."""
-        return self.tensors[name].shape
-
     def dtype(self, name: str) -> str:
         """The stored type (``F32``, ``F16``, ``Q4_K``, ...)."""
         return self.tensors[name].type_name
-
-    def float64_bytes(self, names: list[str]) -> int:
-        """Bytes the named tensors take once dequantized and widened to float64."""
-        total = 0
-        for n in names:
-            k = 8
-            for s in self.tensors[n].shape:
-                k *= s
-            total += k
-        return total
 
     def config(self) -> dict[str, Any]:
         """No config.json is read for a GGUF file: its metadata says the architecture."""

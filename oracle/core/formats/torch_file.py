@@ -26,6 +26,7 @@ import numpy as np
 
 from oracle.core.errors import InputError
 from oracle.core.io import read_config
+from oracle.core.formats.table import TensorTable
 
 MAX_PICKLE_BYTES = 200_000_000  # a state dict's pickle holds names and shapes only
 LEGACY_MAGIC = 0x1950A86A20F9469CFC6C
@@ -208,7 +209,7 @@ def _flatten(obj: Any, prefix: str, out: dict[str, TensorRef], depth: int = 0) -
                 _flatten(v, f"{prefix}.{k}" if prefix else str(k), out, depth + 1)
 
 
-class TorchCheckpoint:
+class TorchCheckpoint(TensorTable):
     """A PyTorch state dict file whose tensors are read on demand (float types widened exactly)."""
 
     format = "pytorch"
@@ -322,30 +323,9 @@ class TorchCheckpoint:
 
     # ------------------------------------------------------------------ the checkpoint interface
 
-    def names(self) -> list[str]:
-        """Tensor names (sorted)."""
-        return sorted(self.tensors)
-
-    def __contains__(self, name: str) -> bool:
-        return name in self.tensors
-
-    def shape(self, name: str) -> tuple[int, ...]:
-        """Shape, from the pickle (no tensor data read)."""
-        return self.tensors[name].shape
-
     def dtype(self, name: str) -> str:
         """The stored element type."""
         return self.tensors[name].dtype
-
-    def float64_bytes(self, names: list[str]) -> int:
-        """Bytes the named tensors take as float64."""
-        total = 0
-        for n in names:
-            k = 8
-            for s in self.tensors[n].shape:
-                k *= s
-            total += k
-        return total
 
     def config(self) -> dict[str, Any]:
         """config.json beside the file, or {}."""
