@@ -21,8 +21,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "activations": ("oracle.commands.activations", "the activation catalog with its checked properties"),
     "scan": ("oracle.commands.scan", "every MLP block of a model checkpoint (safetensors, GGUF, ONNX, PyTorch)"),
     "pin": ("oracle.commands.pin", "after review: rewrite the pinned Coq/Lean statements (proofs/pinned/)"),
-    "recheck": ("oracle.commands.recheck", "re-verify a certificate of check, witness or audit --json "
-                "from the document and the weights alone"),
+    "recheck": ("oracle.commands.recheck", "re-verify a certificate of check, witness or audit --json, "
+                "or the depth-analytic sweep, from the document and the weights alone"),
 }
 
 
@@ -63,10 +63,14 @@ def _parser() -> argparse.ArgumentParser:
     pn = sub.add_parser("pin", help=COMMANDS["pin"][1])
     pn.add_argument("--dry-run", action="store_true", help="print the whole diff, write nothing")
     r = sub.add_parser("recheck", help=COMMANDS["recheck"][1])
-    r.add_argument("certificate", help="the JSON document of absorb check --json, witness --json or audit --json")
+    r.add_argument("certificate", help="the JSON document of absorb check --json, witness --json or audit --json, or a depth-analytic sweep file")
     r.add_argument("files", nargs="*", metavar="FILE",
                    help="the block file of a check document; the residual and plain files of a witness "
-                        "document (default: the paths it names); none for a stack or an audit document")
+                        "document (default: the paths it names); none for a stack, an audit or a sweep document")
+    r.add_argument("--json", action="store_true", help="print holds, the reason and the counts as one JSON document")
+    r.add_argument("--every", type=int, metavar="K",
+                   help="sweep documents only: recompute every K-th entry (the coverage of the claimed "
+                        "range is always checked in full); default every entry")
     return p
 
 

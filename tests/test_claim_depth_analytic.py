@@ -180,6 +180,36 @@ def test_sweep_covers_the_grid_and_every_entry_is_certified():
         assert all(e["results"][a]["certified"] for a in da.ACTIVATIONS)
 
 
+def test_every_stored_determinant_string_excludes_zero():
+    """The stored string of each of the 3024 determinants is itself a ball that excludes 0 (the
+    recomputed ball lies inside it at the stored precision), with the margin certify asks for."""
+    from flint import arb
+    sweep = da.load_sweep()
+    for e in sweep["entries"]:
+        for a in da.ACTIVATIONS:
+            b = arb(e["results"][a]["det"])
+            assert not b.contains(0), (e["d"], e["widths"], a)
+
+
+def test_the_formerly_narrow_entry_and_a_stored_ball_that_contains_zero():
+    """d = 1, widths (5, 5, 5), silu: at 128 bits the recomputed ball excludes 0 but its printed
+    string did not; the sweep now stores the 256-bit certificate, and the re-check refuses the old
+    128-bit one because its stored ball contains 0 (even though the recomputed one does not)."""
+    from flint import arb
+    e = da.find_sweep_entry(1, [5, 5, 5])
+    cert = _json(da.entry_certificate(e, "silu"))
+    assert cert["precision"] == 256 and da.recheck_reason(cert) == ""
+    old = dict(cert, precision=128, det="[+/- 3.86e-391]")
+    _, layers, pts, rows = da.certificate_parts(old)
+    det = da.minor_det("silu", layers, pts, rows, 128)
+    assert not det.contains(0) and not da.clear_of_zero(det)      # excludes 0, without the margin
+    assert arb(old["det"]).contains(0)
+    assert "stored determinant ball [+/- 3.86e-391] contains 0" in da.recheck_reason(old)
+    # certify moves on to 256 bits for this entry
+    fresh = da.certify("silu", layers, pts)
+    assert fresh["certified"] and fresh["precision"] == 256 and fresh["det"] == cert["det"]
+
+
 def test_sweep_sample_rechecks_from_json():
     sweep = da.load_sweep()
     rng = random.Random(11)

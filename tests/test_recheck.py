@@ -202,3 +202,91 @@ def test_the_property_test_example_runs():
                        timeout=600)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     assert "4 passed" in r.stdout
+
+
+# ---------------------------------------------------------------- the depth-analytic sweep
+
+SWEEP = ROOT / "proofs" / "certificates" / "depth-analytic-sweep.json"
+
+
+def _small_sweep() -> dict:
+    """A complete sweep document of its own: the committed entries with d = 1, L = 2, widths <= 2
+    (4 width tuples), cheap enough to recompute in full for every attack."""
+    full = json.loads(SWEEP.read_text())
+    entries = [e for e in full["entries"] if e["d"] == 1 and len(e["widths"]) == 2 and max(e["widths"]) <= 2]
+    return dict(full, max_d=1, depths=[2], max_width=2, entries=copy.deepcopy(entries))
+
+
+def test_small_sweep_holds_with_json_and_progress(tmp_path, capsys):
+    doc = _small_sweep()
+    assert len(doc["entries"]) == 4
+    code, out, err = run(capsys, "recheck", write(tmp_path, "s.json", doc), "--json")
+    res = json.loads(out)
+    assert code == 0 and res["holds"] and res["kind"] == "sweep", out
+    assert (res["entries"], res["recomputed"], res["determinants"]) == (4, 4, 12)
+    assert 0 < res["worst_ratio"] < 1 and "4/4 entries recomputed" in err
+    code, out, _ = run(capsys, "recheck", write(tmp_path, "s.json", doc))
+    assert code == 0 and out.startswith("holds: 4 width tuples cover the claimed range"), out
+
+
+def _entry(doc: dict, widths: list) -> dict:
+    return next(e for e in doc["entries"] if e["widths"] == widths)
+
+
+def _widened(det: str) -> str:
+    from flint import arb
+    b = arb(det)
+    return f"[{float(b.mid()):.6g} +/- {2 * abs(float(b.mid())):.3g}]"
+
+
+SWEEP_ATTACKS = {
+    "weight": (lambda d: _entry(d, [2, 1])["theta"].__setitem__(0, _entry(d, [2, 1])["theta"][0] + 1),
+               "does not overlap the stored"),
+    "point": (lambda d: _entry(d, [1, 2])["points"][0].__setitem__(0, _entry(d, [1, 2])["points"][0][0] + 1),
+              "does not overlap the stored"),
+    "det_ball_contains_0": (lambda d: _entry(d, [2, 2])["results"]["silu"].__setitem__(
+        "det", _widened(_entry(d, [2, 2])["results"]["silu"]["det"])), "contains 0"),
+    "missing_tuple": (lambda d: d["entries"].remove(_entry(d, [2, 2])),
+                      "the claimed range includes d = 1, widths (2, 2), which has no entry"),
+    "duplicated_entry": (lambda d: d["entries"].append(copy.deepcopy(d["entries"][1])), "are both d = 1"),
+    "minor_not_NxN": (lambda d: _entry(d, [1, 1])["results"]["gelu"].__setitem__(
+        "rows_omitted", _entry(d, [1, 1])["results"]["gelu"]["rows_omitted"][1:]), "not N x N"),
+    "outside_range": (lambda d: d["entries"].append(dict(copy.deepcopy(d["entries"][0]), d=2)),
+                      "outside the claimed range"),
+    "not_certified": (lambda d: d["entries"][0]["results"]["gelu_tanh"].__setitem__("certified", False),
+                      "not certified for gelu_tanh"),
+}
+
+
+@pytest.mark.parametrize("attack", sorted(SWEEP_ATTACKS))
+def test_sweep_attacks_are_refused_with_a_reason(tmp_path, capsys, attack):
+    doc = _small_sweep()
+    edit, why = SWEEP_ATTACKS[attack]
+    edit(doc)
+    code, out, _ = run(capsys, "recheck", write(tmp_path, "bad.json", doc))
+    assert code == 1 and out.startswith("does not hold: ") and why in out, out
+    assert len(out.strip().splitlines()) == 1
+
+
+def test_committed_sweep_deterministic_subset(capsys):
+    """The test suite recomputes every 10th entry of the committed sweep (the coverage of the
+    claimed range is checked in full); `absorb recheck proofs/certificates/depth-analytic-sweep.json`
+    recomputes all 1008 (about a minute, docs/README)."""
+    code, out, _ = run(capsys, "recheck", SWEEP, "--every", "10", "--json")
+    res = json.loads(out)
+    assert code == 0 and res["holds"], out
+    assert (res["entries"], res["recomputed"], res["determinants"]) == (1008, 101, 303)
+    assert "every 10th entry (101 of 1008)" in res["reason"]
+
+
+def test_sweep_options_and_bad_sweep_input(tmp_path, capsys):
+    code, _, err = run(capsys, "recheck", SWEEP, "--every", "0")
+    assert code == 2 and "--every must be a positive integer" in err
+    f = EX / "relu_absorbable.npz"
+    cert, _ = document(capsys, tmp_path, "c.json", "check", f)
+    code, _, err = run(capsys, "recheck", cert, f, "--every", "2")
+    assert code == 2 and "sweep document only" in err
+    code, _, err = run(capsys, "recheck", write(tmp_path, "v.json", dict(_small_sweep(), format="depth-analytic-sweep/9")))
+    assert code == 2 and "not the supported" in err
+    code, out, _ = run(capsys, "recheck", write(tmp_path, "r.json", dict(_small_sweep(), max_width=10 ** 6)))
+    assert code == 1 and "claimed range is malformed" in out, out

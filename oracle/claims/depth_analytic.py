@@ -46,6 +46,7 @@ ACTIVATIONS = ("gelu", "gelu_tanh", "silu")
 PRECISIONS = (128, 256, 512)      # bits; a certificate is tried at each in turn
 MAX_PARAMS = 400                  # N = 2 d sum m_l, for `absorb check`
 MAX_JSON_DIGITS = 4000            # a numerator or denominator longer than this is refused
+MARGIN = 4                        # certify only when the determinant's radius is <= |mid| / MARGIN
 GELU_TANH_A = fmpq(44715, 1000000)  # the exact constant 0.044715 of the catalog's gelu_tanh
 
 QMat = list[list[Fraction]]
@@ -343,10 +344,23 @@ def certify(activation: str, layers: Sequence[Layer], points: Sequence[Sequence[
     for prec in precisions:
         det = minor_det(activation, layers, points, rows, prec)
         cert["precision"], cert["det"] = prec, det.str(6, radius=True)
-        if not det.contains(0):
+        if clear_of_zero(det) and not arb(cert["det"]).contains(0):
             cert["certified"] = True
             break
     return cert
+
+
+def clear_of_zero(det: arb, margin: int = MARGIN) -> bool:
+    """A determinant ball that excludes 0 with room to spare: radius <= |mid| / margin.  The
+    certificate is issued only then (a re-check by another order of operations or another Arb
+    version then still excludes 0); the re-check itself asks only that 0 is excluded."""
+    return not det.contains(0) and bool(det.rad() * margin <= abs(det.mid()))
+
+
+def det_ratio(det: arb) -> float:
+    """radius / |mid| of a determinant ball (inf when the midpoint is 0), for the re-check's report."""
+    m = abs(det.mid())
+    return float(det.rad() / m) if m != 0 else math.inf
 
 
 def make_certificate(activation: str, d: int, widths: Sequence[int], seed: int,
@@ -388,32 +402,60 @@ def certificate_parts(cert: dict[str, Any], min_depth: int = 2
     return act, layers, pts, rows
 
 
-def recheck(cert: dict[str, Any]) -> bool:
+def recheck_reason(cert: dict[str, Any]) -> str:
+    """'' when the certificate re-verifies from its JSON alone, else a one-line reason (recheck_det)."""
+    return recheck_det(cert)[0]
+
+
+def recheck_det(cert: dict[str, Any]) -> tuple[str, Optional[arb]]:
     """Re-verify a certificate from its JSON alone: the dimension count (L >= 2, D_plain < N),
-    the distinct points, and a determinant ball of the stated N x N minor that excludes 0, all
-    recomputed at the stated precision."""
+    the distinct points, and a determinant ball of the stated N x N minor, recomputed at the
+    stated precision, that excludes 0 and overlaps the stored one, whose own ball must exclude 0
+    too.  Returns ('', the recomputed determinant ball) when the certificate holds, else
+    (a one-line reason, None)."""
     try:
-        if cert.get("claim") != CLAIM or cert.get("certified") is not True:
-            return False
+        if cert.get("claim") != CLAIM:
+            return f"the certificate is for claim {cert.get('claim')!r}", None
+        if cert.get("certified") is not True:
+            return "the certificate does not say certified", None
         act, layers, pts, rows = certificate_parts(cert)
         d, widths = cert["d"], cert["widths"]
         N = param_count(d, widths)
-        if cert["N"] != N or cert["D_plain"] != plain_dimension(d, widths) or \
-                cert["gaps"] != junction_gaps(d, widths) or not cert["D_plain"] < N:
-            return False
-        if len(rows) != N or len({tuple(x) for x in pts}) != len(pts):
-            return False
+        if cert["N"] != N:
+            return f"N = {cert['N']!r} is stated, the widths give N = {N}", None
+        if cert["D_plain"] != plain_dimension(d, widths) or cert["gaps"] != junction_gaps(d, widths):
+            return "the stated dimension count (D_plain, gaps) is not the one of these widths", None
+        if not cert["D_plain"] < N:
+            return "D_plain is not below N", None
+        if len(rows) != N:
+            return f"the minor is {len(rows)} x {N}, not N x N with N = {N} ({len(pts) * d} rows, " \
+                f"{len(pts) * d - len(rows)} omitted)", None
+        if len({tuple(x) for x in pts}) != len(pts):
+            return "two points are equal", None
         prec = _int(cert["precision"])
         if prec not in PRECISIONS:
-            return False
+            return f"precision {prec} is not one of {list(PRECISIONS)}", None
+        if not isinstance(cert["det"], str):
+            return "the stored determinant is not a string", None
+        stored = arb(cert["det"])
+        if not stored.is_finite() or stored.contains(0):
+            return f"the stored determinant ball {cert['det']} contains 0", None
         det = minor_det(act, layers, pts, rows, prec)
+        if det.contains(0):
+            return f"the recomputed determinant ball {det.str(6, radius=True)} contains 0", None
         # the stored enclosure must describe the recomputed one (a tampered weight, point or row
         # changes the determinant and is refused even when the new one happens to be nonzero)
-        if not isinstance(cert["det"], str) or not det.overlaps(arb(cert["det"])):
-            return False
-        return not det.contains(0)
-    except (KeyError, TypeError, ValueError, ZeroDivisionError, IndexError):
-        return False
+        if not det.overlaps(stored):
+            return f"the recomputed determinant {det.str(6, radius=True)} does not overlap the stored " \
+                f"{cert['det']} (a changed weight, point or row)", None
+        return "", det
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, IndexError, AttributeError) as e:
+        return f"malformed certificate ({type(e).__name__}: {' '.join(str(e).split())[:120]})", None
+
+
+def recheck(cert: dict[str, Any]) -> bool:
+    """Whether a certificate re-verifies from its JSON alone (recheck_reason gives the reason)."""
+    return recheck_reason(cert) == ""
 
 
 # ================================================================ the sweep file
@@ -463,6 +505,111 @@ def sweep_entry(d: int, widths: Sequence[int], seed: int = 0) -> dict[str, Any]:
     entry = compact_entry(certs)
     entry["seed"] = [seed, k]
     return entry
+
+
+SWEEP_FORMAT = "depth-analytic-sweep/1"
+MAX_SWEEP_TUPLES = 200_000        # a claimed range larger than this is refused (memory and time)
+
+
+def _sweep_range(doc: dict[str, Any]) -> list[tuple[int, tuple[int, ...]]]:
+    """The (d, widths) a sweep document claims to cover (ValueError when the claim is malformed)."""
+    max_d, max_width, depths = doc.get("max_d"), doc.get("max_width"), doc.get("depths")
+    if not isinstance(max_d, int) or isinstance(max_d, bool) or not 1 <= max_d <= 64:
+        raise ValueError(f"max_d = {max_d!r} is not an integer in 1..64")
+    if not isinstance(max_width, int) or isinstance(max_width, bool) or not 1 <= max_width <= 64:
+        raise ValueError(f"max_width = {max_width!r} is not an integer in 1..64")
+    if not isinstance(depths, list) or not depths or any(
+            not isinstance(L, int) or isinstance(L, bool) or not 2 <= L <= 8 for L in depths) \
+            or len(set(depths)) != len(depths):
+        raise ValueError(f"depths = {depths!r} is not a list of distinct integers in 2..8")
+    if max_d * sum(max_width ** L for L in depths) > MAX_SWEEP_TUPLES:
+        raise ValueError(f"the claimed range has more than {MAX_SWEEP_TUPLES} width tuples")
+    return [(d, tuple(w)) for d, w in sweep_widths(max_d, depths, max_width)]
+
+
+def recheck_sweep(doc: Any, every: int = 1, progress: Optional[Any] = None) -> dict[str, Any]:
+    """Re-check a sweep document: the claimed range (max_d, depths, max_width) is covered exactly
+    once, by entries of that range only, every activation's result says certified, and the
+    certificate of every every-th entry (every entry when every = 1) is recomputed from its stored
+    rational weights and points (recheck_reason: N, the N x N minor, the determinant balls).
+
+    progress(done, total, entry) is called after each recomputed entry.  Returns a dictionary with
+    holds, reason (one line), entries, recomputed, determinants and the largest radius / |mid| of
+    the recomputed determinants."""
+    out: dict[str, Any] = {"holds": False, "reason": "", "entries": 0, "recomputed": 0, "determinants": 0,
+                           "every": every, "worst_ratio": None, "worst_entry": None}
+
+    def fail(why: str) -> dict[str, Any]:
+        out["reason"] = why
+        return out
+
+    if not isinstance(every, int) or every < 1:
+        raise ValueError("every must be a positive integer")
+    if not isinstance(doc, dict) or doc.get("format") != SWEEP_FORMAT:
+        return fail(f"not a {SWEEP_FORMAT} document")
+    if doc.get("claim") != CLAIM:
+        return fail(f"the sweep is for claim {doc.get('claim')!r}, not {CLAIM!r}")
+    acts = doc.get("activations")
+    if not isinstance(acts, list) or not acts or len(set(map(str, acts))) != len(acts) or \
+            any(a not in ACTIVATIONS for a in acts):
+        return fail(f"activations = {acts!r} is not a list of distinct activations of {list(ACTIVATIONS)}")
+    try:
+        claimed = _sweep_range(doc)
+    except ValueError as e:
+        return fail(f"the claimed range is malformed: {e}")
+    entries = doc.get("entries")
+    if not isinstance(entries, list):
+        return fail("entries is not a list")
+    out["entries"] = len(entries)
+    want = set(claimed)
+    seen: dict[tuple[int, tuple[int, ...]], int] = {}
+    for i, e in enumerate(entries):
+        if not isinstance(e, dict) or not isinstance(e.get("widths"), list) or \
+                not isinstance(e.get("d"), int) or any(not isinstance(m, int) for m in e["widths"]):
+            return fail(f"entry {i} has no integer d and widths")
+        key = (e["d"], tuple(e["widths"]))
+        label = f"d = {key[0]}, widths {key[1]}"
+        if key not in want:
+            return fail(f"entry {i} ({label}) is outside the claimed range (max_d = {doc['max_d']}, "
+                        f"depths {doc['depths']}, max_width = {doc['max_width']})")
+        if key in seen:
+            return fail(f"entries {seen[key]} and {i} are both {label}")
+        seen[key] = i
+        res = e.get("results")
+        if not isinstance(res, dict) or set(res) != set(acts):
+            return fail(f"entry {i} ({label}) has results for {sorted(res) if isinstance(res, dict) else res!r}, "
+                        f"the sweep lists {acts}")
+        bad = [a for a in acts if not isinstance(res[a], dict) or res[a].get("certified") is not True]
+        if bad:
+            return fail(f"entry {i} ({label}) is not certified for {', '.join(bad)}")
+    missing = [k for k in claimed if k not in seen]
+    if missing:
+        d, w = missing[0]
+        return fail(f"the claimed range includes d = {d}, widths {w}, which has no entry "
+                    f"({len(missing)} width tuples missing)")
+    todo = list(range(0, len(entries), every))
+    worst = -1.0
+    for n, i in enumerate(todo):
+        e = entries[i]
+        for a in acts:
+            cert = entry_certificate(e, a)
+            why, det = recheck_det(cert)
+            if why:
+                return fail(f"entry {i} (d = {e['d']}, widths {tuple(e['widths'])}, {a}): {why}")
+            ratio = det_ratio(det)
+            out["determinants"] += 1
+            if ratio > worst:
+                worst, out["worst_entry"] = ratio, f"entry {i} (d = {e['d']}, widths {tuple(e['widths'])}, {a})"
+        out["recomputed"] += 1
+        if progress is not None:
+            progress(n + 1, len(todo), e)
+    out["worst_ratio"] = worst
+    out["holds"] = True
+    part = "every entry" if every == 1 else f"every {every}th entry ({len(todo)} of {len(entries)})"
+    out["reason"] = (f"{len(entries)} width tuples cover the claimed range (d <= {doc['max_d']}, L in "
+                     f"{doc['depths']}, widths <= {doc['max_width']}) once each; {part} recomputed from its "
+                     f"rational weights and points: {out['determinants']} determinant balls exclude 0")
+    return out
 
 
 @functools.lru_cache(maxsize=1)

@@ -11,7 +11,11 @@ Four kinds of document are read:
 * ``absorb witness --json``: the two block files are FILE FILE, or the paths the document names;
   re-verified by :func:`oracle.decide.witness.recheck_witness`;
 * ``absorb audit --json``: every claim's sample certificate is re-verified by the re-check its
-  claim registered (``proofs/claims.toml``'s ``oracle`` field), from the certificate alone.
+  claim registered (``proofs/claims.toml``'s ``oracle`` field), from the certificate alone;
+* the depth-analytic sweep (``proofs/certificates/depth-analytic-sweep.json``): the claimed range
+  is covered exactly once and every entry's rank certificates are recomputed from the stored
+  rational weights and points (:func:`oracle.claims.depth_analytic.recheck_sweep`; ``--every K``
+  recomputes every K-th entry only, and says so), with progress on stderr.
 
 Exit status 0 when the document holds, 1 when it does not (with the reason), 2 for bad input.
 """
@@ -20,12 +24,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+import time
 from pathlib import Path
 from typing import Any, Optional
 
 import numpy as np
 
 from oracle.claims import base
+from oracle.claims import depth_analytic as da
 from oracle.core import io as bio
 from oracle.core.blocks import Block, nondegeneracy
 from oracle.core.errors import InputError
@@ -77,7 +84,12 @@ def load_document(path: str) -> dict[str, Any]:
 
 
 def kind_of(doc: dict[str, Any]) -> str:
-    """'audit', 'witness', 'stack' or 'block', from the document's keys."""
+    """'sweep', 'audit', 'witness', 'stack' or 'block', from the document's keys."""
+    fmt = doc.get("format")
+    if isinstance(fmt, str) and fmt.startswith("depth-analytic-sweep"):
+        if fmt != da.SWEEP_FORMAT:
+            raise InputError(f"sweep format {fmt!r} is not the supported {da.SWEEP_FORMAT!r}")
+        return "sweep"
     if isinstance(doc.get("claims"), list) and "counterexamples" in doc:
         return "audit"
     if doc.get("verdict") in ("agree", "differ"):
@@ -223,9 +235,45 @@ def recheck(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:
     return recheck_block_document(_read_block(files[0]), doc)
 
 
+def recheck_sweep_document(doc: dict[str, Any], every: int = 1, quiet: bool = False) -> dict[str, Any]:
+    """Re-check a depth-analytic sweep document, with a progress line on stderr every 10 s."""
+    start = time.perf_counter()
+    last = [start]
+
+    def progress(done: int, total: int, entry: dict[str, Any]) -> None:
+        now = time.perf_counter()
+        if not quiet and (now - last[0] >= 10 or done == total):
+            last[0] = now
+            print(f"absorb recheck: {done}/{total} entries recomputed (last d = {entry['d']}, widths "
+                  f"{tuple(entry['widths'])}), {now - start:.0f} s", file=sys.stderr, flush=True)
+
+    res = da.recheck_sweep(doc, every=every, progress=progress)
+    res["seconds"] = round(time.perf_counter() - start, 1)
+    return res
+
+
 def run(args: argparse.Namespace) -> int:
-    """``absorb recheck CERT.json [FILE ...]``."""
+    """``absorb recheck CERT.json [FILE ...] [--every K] [--json]``."""
     doc = load_document(args.certificate)
-    ok, why = recheck(doc, list(args.files))
-    print(f"{'holds' if ok else 'does not hold'}: {why}")
+    every = getattr(args, "every", None)
+    kind = kind_of(doc)
+    if every is not None and kind != "sweep":
+        raise InputError("--every applies to a depth-analytic sweep document only")
+    if every is not None and every < 1:
+        raise InputError(f"--every must be a positive integer, not {every}")
+    extra: dict[str, Any] = {}
+    if kind == "sweep":
+        if args.files:
+            raise InputError("a sweep document needs no other file: absorb recheck SWEEP.json")
+        res = recheck_sweep_document(doc, every or 1)
+        ok, why = res["holds"], res["reason"]
+        if ok:
+            why += f" (largest radius/|mid| {res['worst_ratio']:.3g}, {res['worst_entry']}; {res['seconds']} s)"
+        extra = {k: v for k, v in res.items() if k not in ("holds", "reason")}
+    else:
+        ok, why = recheck(doc, list(args.files))
+    if getattr(args, "json", False):
+        print(json.dumps({"holds": ok, "kind": kind, "reason": why, **extra}))
+    else:
+        print(f"{'holds' if ok else 'does not hold'}: {why}")
     return 0 if ok else 1
