@@ -94,6 +94,53 @@ def test_folded_boundary_instance():
     assert not ni.recheck_near_identity_counterexample(js)
 
 
+def test_folded_instance_does_not_isolate_homeomorphic_blocks():
+    """What near_identity_folded shows and does not: it meets nondegeneracy but also fails (G1), (G2)
+    and bend_count, decided exactly; (G1) fails at D = {0, 1, 2} because block 1 is its own index set."""
+    cert = ni.near_identity_folded()
+    o = cert.data["other_hypotheses"]
+    assert cert.data["isolates_dropped_hypothesis"] is False
+    assert o["nondegenerate"] == [True, True]
+    assert o["G1_failure"] == {"j": 0, "D": [], "I": [0]} and o["G2_failure"] is not None
+    assert o["k"] == [0, 0, 0] and o["count_ok"] is False
+    f = cert.data["G1_forced_by_index_set"]
+    assert f["D"] == [0, 1, 2] and f["n_jD"] == ["0", "0", "0"] and f["all_n_jD_zero"]
+    js = json.loads(json.dumps(cert.as_dict()))
+    js["data"]["other_hypotheses"]["count_ok"] = True      # claiming more than the instance shows
+    assert not ni.recheck_near_identity_counterexample(js)
+
+
+def test_an_index_set_in_block_1_always_breaks_g1():
+    """The lemma behind it: W_{1,S} U_{1,S} = -I makes G_S = 0, so (G1) fails at D = S; under
+    sheets_generic block 1 never has an index set (checked exactly on random planted blocks)."""
+    import random
+    from flint import fmpq, fmpq_mat
+    from oracle.algebra.exact import all_index_sets_exact, identity
+    rng = random.Random(21)
+    for _ in range(12):
+        while True:
+            US = [[Q(rng.randint(-4, 4), 2) for _ in range(3)] for _ in range(3)]
+            M = fmpq_mat(3, 3, [fmpq(v.numerator, v.denominator) for r in US for v in r])
+            if M.det() != 0:
+                break
+        inv = M.inv()
+        WS = [[-Q(int(inv[a, b].p), int(inv[a, b].q)) for b in range(3)] for a in range(3)]
+        extra = [Q(rng.randint(-4, 4), 3) or Q(1) for _ in range(3)]
+        U1 = US + [extra]
+        W1 = [WS[a] + [Q(rng.randint(1, 4), 8)] for a in range(3)]
+        U2 = [[Q(rng.randint(-5, 5), 4) or Q(1, 4) for _ in range(3)] for _ in range(rng.randint(2, 4))]
+        W2 = [[Q(1, 16)] * len(U2) for _ in range(3)]
+        layers = [(U1, W1), (U2, W2)]
+        assert [0, 1, 2] in [list(S) for S in all_index_sets_exact(U1, W1, identity(3))]
+        f = ni.index_set_breaks_g1(layers, [0, 1, 2])
+        assert f is not None and f["all_n_jD_zero"]
+        n, _ = ni.normals(layers)
+        assert ni.g1_failure(layers, n) is not None
+        assert not ni.near_identity_conditions(layers)["applies"]
+    # a set that is no index set gives no such failure
+    assert ni.index_set_breaks_g1(layers, [0, 1]) is None
+
+
 def test_oracle_check_runs_and_rechecks():
     res = run_check(ni.check_near_identity, 6)
     assert res.passed, res.failure

@@ -18,6 +18,7 @@ rationals:
 from __future__ import annotations
 
 import itertools
+import json
 import random
 from dataclasses import dataclass
 from fractions import Fraction
@@ -460,11 +461,39 @@ def folded_identity(res: Sequence[Layer], plain: Sequence[Layer]) -> dict[str, A
             "ok": same_first and into_K and linear_on_K and agree}
 
 
+def other_hypotheses(layers: Sequence[Layer], seed: int = 0) -> dict[str, Any]:
+    """The hypotheses other than homeomorphic_blocks, decided exactly for any two layers (d >= 3):
+    nondegeneracy, the first (G1) and (G2) failures (None when they hold), the bend-edge counts k
+    and whether bend_count holds.  Used to state what a boundary instance does and does not isolate."""
+    n, _ = normals(layers)
+    k = [len(e) for e in bend_edges(layers, seed)]
+    return {"nondegenerate": [nondegenerate(U, W) for U, W in layers], "G1_failure": g1_failure(layers, n),
+            "G2_failure": g2_failure(layers, n), "k": k, "count_ok": count_condition(k)}
+
+
+def index_set_breaks_g1(layers: Sequence[Layer], S: Sequence[int]) -> Optional[dict[str, Any]]:
+    """If W_{1,S} U_{1,S} = -I then G_S = I + W_{1,S} U_{1,S} = 0, so every n_{j,S} = G_S^T u2_j is 0 and
+    lies in the span of any row: (G1) fails at D = S.  Returns that failure (None if S is no index set).
+    Hence under sheets_generic block 1 never has an index set, and the claim's conclusion reads
+    'F is never a plain stack of these widths'."""
+    (U1, W1), (U2, _) = layers
+    d = len(W1)
+    if [[sum((W1[a][i] * U1[i][b] for i in S), Q(0)) for b in range(d)] for a in range(d)] != \
+            [[Q(-1) if a == b else Q(0) for b in range(d)] for a in range(d)]:
+        return None
+    n, _ = normals(layers)
+    D = sum(1 << i for i in S)
+    return {"j": 0, "D": sorted(S), "I": [0], "n_jD": svec(n[0][D]),
+            "all_n_jD_zero": all(not any(n[j][D]) for j in range(len(U2)))}
+
+
 @counterexample(claims=(CLAIM_NI,), dropped="homeomorphic_blocks",
                 description="d = 3, folded stack: x + B_1(x) = -relu(-x) maps R^3 onto the closed "
                             "negative orthant (no homeomorphism), where the fourth unit of B_2 (row "
                             "(1, 1, 1)) is dead; F equals a plain stack of widths (3, 4) although B_2 "
-                            "has no index set")
+                            "has no index set. It does not isolate homeomorphic_blocks: it also fails "
+                            "sheets_generic (G1 at D = {} and, forced by block 1's index set, at "
+                            "D = {0, 1, 2}; G2) and bend_count (k = 0, 0, 0), all decided exactly")
 def near_identity_folded() -> Certificate:
     """Drop the homeomorphism hypothesis: a d = 3 stack without index sets in block 2 is plain."""
     res, plain = _folded()
@@ -478,9 +507,14 @@ def near_identity_folded() -> Certificate:
     at_points = all(eval_stack(res, x, True) == eval_stack(plain, x, False) for x in pts)
     holds = ident["ok"] and not_homeo and S2 == [] and bool(S1) and at_points and \
         [len(U) for U, _ in res] == [len(U) for U, _ in plain]
+    others = other_hypotheses(res)
+    forced = index_set_breaks_g1(res, S1[0]) if S1 else None
     data = {"kind": "near_identity_folded", "residual": layers_to_json(res), "plain": layers_to_json(plain),
             "identity": ident, "index_sets": [[list(s) for s in S1], [list(s) for s in S2]],
-            "block1_kills_a_nonzero_point": not_homeo}
+            "block1_kills_a_nonzero_point": not_homeo,
+            # what the instance does not isolate: the other hypotheses it fails, decided exactly
+            "isolates_dropped_hypothesis": False, "other_hypotheses": others,
+            "G1_forced_by_index_set": forced}
     return Certificate(CLAIM_NI, holds, True, "exact rationals (canonical form and the orthant argument)",
                        data, "" if holds else "boundary facts failed")
 
@@ -492,6 +526,10 @@ def recheck_near_identity_counterexample(cert: dict[str, Any]) -> bool:
         return False
     res, plain = layers_from_json(data["residual"]), layers_from_json(data["plain"])
     I3 = identity(3)
+    S1 = all_index_sets_exact(*res[0], I3)
+    if data.get("other_hypotheses") != json.loads(json.dumps(other_hypotheses(res))) or \
+            data.get("G1_forced_by_index_set") != (index_set_breaks_g1(res, S1[0]) if S1 else None):
+        return False
     return (folded_identity(res, plain)["ok"] and all_index_sets_exact(*res[1], I3) == []
             and apply_layer(res[0], [Q(1), Q(1), Q(1)], True) == [Q(0)] * 3
             and [len(U) for U, _ in res] == [len(U) for U, _ in plain])
