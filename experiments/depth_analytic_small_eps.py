@@ -29,11 +29,18 @@ CASES = [(2, [3, 3]), (2, [6, 6, 6]), (3, [4, 2, 5]), (4, [6, 6]), (2, [10, 10])
 EPS = Q(1, 16)
 
 
+def parallel(u: list, v: list) -> bool:
+    """u and v are parallel: every 2 x 2 minor of [u; v] is 0 (exact)."""
+    return all(u[a] * v[b] == u[b] * v[a] for a in range(len(u)) for b in range(a + 1, len(u)))
+
+
 def stacked(d: int, widths: list[int], rng: random.Random):
-    """Rows pairwise non-parallel over all layers (random_layers checks this within a layer only, so
-    draw one wide layer and split it), output weights nonzero."""
-    (U, W), = da.random_layers(d, [sum(widths)], rng)
-    return U, W
+    """All m = sum(widths) rows drawn as one wide layer (nonzero entries), redrawn until they are
+    pairwise non-parallel (checked exactly), as the lemma asks; output weights nonzero."""
+    while True:
+        (U, W), = da.random_layers(d, [sum(widths)], rng)
+        if not any(parallel(U[i], U[j]) for i in range(len(U)) for j in range(i)):
+            return U, W
 
 
 def main() -> int:

@@ -14,7 +14,8 @@ produces and re-checks that certificate:
         dF/dU_l[i, c] = S_l w_{l,i} s'(z_{l,i}) y_{l-1,c},   dF/dW_l[a, i] = S_l e_a s(z_{l,i});
     every ball contains the exact value (Arb bounds its own rounding, and erf, exp, tanh);
   * an N x N minor (rows picked by a float64 pivoted QR, and recorded) has a determinant
-    ball that excludes 0, which proves rank N.
+    ball that excludes 0, which proves rank N; a certificate is issued only when the ball excludes
+    0 with a margin (radius <= |mid| / MARGIN) and its stored string is itself a ball without 0.
 
 The float64 pass only chooses rows; nothing it computes is trusted.  The re-check recomputes
 the Jacobian, the minor and its determinant from the JSON alone.  A ball that contains 0 is
