@@ -1,0 +1,309 @@
+(** * Independence of [|u . x + b|] for distinct affine hyperplanes (Lemma 1 of relu-complete)
+
+    The biased, affine generalisation of the kink and point lemmas of
+    [Necessity.v] (proofs/informal/relu-complete.md, Lemma 1).
+    - [affine_kink]: if [sum_k c_k |V_k . x + e_k|] is an affine function of
+      [x], the second difference at [x0] in direction [u] shows that the terms
+      vanishing at [x0] balance: [sum_{k : V_k.x0 + e_k = 0} c_k |V_k . u| = 0].
+    - [avoid_affine]: on the hyperplane [{u . x + b = 0}] ([u <> 0]) there is
+      a point at which [V_k . x + e_k <> 0] for every [k] whose pair
+      [(V_k, e_k)] is not a multiple of [(u, b)].
+    - [class_sum_zero]: hence, for every hyperplane in normal form [(g, beta)]
+      (leading entry of [g] equal to 1), the coefficients of the rows lying on
+      it, weighted by [|lam_k|] where [(V_k, e_k) = lam_k (g, beta)], sum to 0.
+    - [blocks_equal_hsum], [blocks_equal_linear], [blocks_equal_const]: two
+      biased relu blocks with a skip, [M x + B x = B' x] for every [x], have
+      the same class sums [alpha] on every hyperplane, the same linear part
+      [M + W_down W_up / 2 = W'_down W'_up / 2] and the same constant. *)
+
+From Coq Require Import Reals Lra Lia.
+From SkipAbsorption Require Import Linalg SignFlip Activations RealActivations Limit Necessity ReluClasses.
+Open Scope R_scope.
+
+(** ** The affine kink lemma *)
+
+Lemma affine_kink : forall d n (c : nat -> R) (V : mat) (e : vec) (A : vec) (a : R),
+  (forall x, sum n (fun k => c k * Rabs (mv d V x k + e k)) = dot d A x + a) ->
+  forall x0 u : vec,
+  sum n (fun k => if Req_EM_T (mv d V x0 k + e k) 0 then c k * Rabs (mv d V u k) else 0) = 0.
+Proof.
+  intros d n c V e A a H x0 u.
+  destruct (pos_below n (fun k => step_bound (mv d V x0 k + e k) (mv d V u k))) as [t [Ht Hle]].
+  { intros. apply step_bound_pos. }
+  pose proof (H (fun j => x0 j + t * u j)) as Hp.
+  pose proof (H (fun j => x0 j + - t * u j)) as Hm.
+  pose proof (H x0) as H0.
+  rewrite dot_axpy in Hp, Hm.
+  set (f := fun x k => c k * Rabs (mv d V x k + e k)) in *.
+  assert (Hsum : sum n (fun k => f (fun j => x0 j + t * u j) k + f (fun j => x0 j + - t * u j) k
+                                 - 2 * f x0 k) = 0).
+  { rewrite sum_minus, sum_plus, sum_scal_l. unfold f. rewrite Hp, Hm, H0. ring. }
+  rewrite (sum_ext n _ (fun k => 2 * t *
+             (if Req_EM_T (mv d V x0 k + e k) 0 then c k * Rabs (mv d V u k) else 0))) in Hsum.
+  - rewrite sum_scal_l in Hsum. apply Rmult_integral in Hsum.
+    destruct Hsum as [Hz|Hz]; [lra|exact Hz].
+  - intros k Hk. unfold f. rewrite !mv_axpy.
+    pose proof (second_difference _ _ (c k) t Ht (Hle k Hk)) as E.
+    replace (mv d V x0 k + t * mv d V u k + e k) with (mv d V x0 k + e k + t * mv d V u k) by ring.
+    replace (mv d V x0 k + - t * mv d V u k + e k)
+      with (mv d V x0 k + e k + - t * mv d V u k) by ring.
+    exact E.
+Qed.
+
+(** ** A point on one affine hyperplane, off finitely many others *)
+
+Lemma dot_scal_r : forall d (a b : vec) s, dot d a (fun j => s * b j) = s * dot d a b.
+Proof. intros. unfold dot. rewrite <- sum_scal_l. apply sum_ext. intros. ring. Qed.
+
+(** Start at [-(b / u.u) u], on the hyperplane; then move inside it, as in
+    [avoid_hyperplanes], along [y = v - (v.u / u.u) u] whenever the new row
+    [v] vanishes at the current point and is not a multiple of [u]; if [v] is
+    a multiple [al u], vanishing on the hyperplane forces [e = al b]. *)
+Lemma avoid_affine : forall d (u : vec) (b : R), 0 < dot d u u -> forall n (V : mat) (e : vec),
+  exists x0, dot d u x0 + b = 0 /\
+    forall k, (k < n)%nat -> mv d V x0 k + e k = 0 ->
+      exists c, (forall j, (j < d)%nat -> V k j = c * u j) /\ e k = c * b.
+Proof.
+  intros d u b Hu n V e. induction n as [|n IH].
+  - exists (fun j => - (b / dot d u u) * u j). split; [|intros; lia].
+    rewrite dot_scal_r. field. lra.
+  - destruct IH as [x [Hux Hx]].
+    set (al := dot d (V n) u / dot d u u).
+    set (y := fun j => V n j + - al * u j).
+    assert (Huy : dot d u y = 0).
+    { unfold y. rewrite dot_axpy, (dot_comm d u (V n)). unfold al. field. lra. }
+    assert (Hvy : mv d V y n = dot d y y).
+    { rewrite mv_dot. unfold y at 2. rewrite dot_axpy_l, Huy. ring. }
+    destruct (Req_EM_T (mv d V x n + e n) 0) as [Hxn|Hxn].
+    2:{ exists x. split; [assumption|]. intros k Hk Hk0.
+        destruct (Nat.eq_dec k n) as [->|Hne]; [contradiction|apply Hx; [lia|assumption]]. }
+    destruct (Req_EM_T (dot d y y) 0) as [Hyy|Hyy].
+    { (* the new row is a multiple of u *)
+      assert (Hrow : forall j, (j < d)%nat -> V n j = al * u j).
+      { intros j Hj. pose proof (dot_self_zero d y Hyy j Hj) as E. unfold y in E. lra. }
+      exists x. split; [assumption|]. intros k Hk Hk0.
+      destruct (Nat.eq_dec k n) as [->|Hne].
+      - exists al. split; [exact Hrow|].
+        rewrite (mv_collinear_row d V u x n al Hrow) in Hxn. nra.
+      - apply Hx; [lia|assumption]. }
+    assert (Hyy' : 0 < dot d y y) by (pose proof (dot_self_nonneg d y); lra).
+    destruct (pos_below n (fun k => step_bound (mv d V x k + e k) (mv d V y k))) as [s [Hs Hsk]].
+    { intros. apply step_bound_pos. }
+    exists (fun j => x j + s * y j). split.
+    + rewrite dot_axpy, Huy. lra.
+    + intros k Hk Hk0. rewrite mv_axpy in Hk0.
+      destruct (Nat.eq_dec k n) as [->|Hne].
+      * rewrite Hvy in Hk0. exfalso. nra.
+      * destruct (Req_EM_T (mv d V x k + e k) 0) as [Hxk|Hxk]; [apply Hx; [lia|assumption]|].
+        exfalso. pose proof (step_bound_small _ _ s Hs (Hsk k ltac:(lia)) Hxk) as Hlt.
+        replace (mv d V x k + e k) with (- (s * mv d V y k)) in Hlt by lra.
+        rewrite Rabs_Ropp in Hlt. lra.
+Qed.
+
+(** ** Reals, leading entries and normal forms *)
+
+Lemma req_b_true : forall a b, req_b a b = true <-> a = b.
+Proof. intros. unfold req_b. destruct (Req_EM_T a b); split; intro; congruence. Qed.
+
+Lemma req_b_false : forall a b, req_b a b = false <-> a <> b.
+Proof. intros. unfold req_b. destruct (Req_EM_T a b); split; intro; congruence. Qed.
+
+Lemma vec_eqb_true : forall d a b, vec_eqb d a b = true <-> forall j, (j < d)%nat -> a j = b j.
+Proof.
+  induction d as [|d IH]; intros a b; simpl.
+  - split; [intros; lia|reflexivity].
+  - rewrite Bool.andb_true_iff, IH, req_b_true. split.
+    + intros [H1 H2] j Hj. destruct (Nat.eq_dec j d) as [->|]; [assumption|apply H1; lia].
+    + intros H. split; [intros; apply H; lia|apply H; lia].
+Qed.
+
+Lemma lead_ext : forall d u v, (forall j, (j < d)%nat -> u j = v j) -> lead d u = lead d v.
+Proof.
+  induction d as [|d IH]; intros u v H; simpl; [reflexivity|].
+  rewrite (IH u v) by (intros; apply H; lia). rewrite (H d) by lia. reflexivity.
+Qed.
+
+Lemma lead_scale : forall d c u, lead d (fun j => c * u j) = c * lead d u.
+Proof.
+  induction d as [|d IH]; intros c u; simpl; [ring|].
+  rewrite IH.
+  destruct (Req_EM_T (c * lead d u) 0) as [E|E], (Req_EM_T (lead d u) 0) as [E'|E'].
+  - reflexivity.
+  - apply Rmult_integral in E. destruct E as [->|]; [ring|contradiction].
+  - rewrite E' in E. lra.
+  - reflexivity.
+Qed.
+
+Lemma lead_of_zero : forall d u, (forall j, (j < d)%nat -> u j = 0) -> lead d u = 0.
+Proof.
+  induction d as [|d IH]; intros u H; simpl; [reflexivity|].
+  rewrite IH by (intros; apply H; lia). destruct (Req_EM_T 0 0); [apply H; lia|lra].
+Qed.
+
+Lemma lead_zero : forall d u, lead d u = 0 -> forall j, (j < d)%nat -> u j = 0.
+Proof.
+  induction d as [|d IH]; intros u H j Hj; simpl in H; [lia|].
+  destruct (Req_EM_T (lead d u) 0) as [E|E]; [|contradiction].
+  destruct (Nat.eq_dec j d) as [->|]; [assumption|apply IH; [assumption|lia]].
+Qed.
+
+Lemma lead_nonzero_pos : forall d u, lead d u <> 0 -> 0 < dot d u u.
+Proof.
+  intros d u H. apply dot_self_pos.
+  induction d as [|d IH]; simpl in H; [lra|].
+  destruct (Req_EM_T (lead d u) 0) as [E|E].
+  - exists d. split; [lia|assumption].
+  - destruct (IH E) as [j [Hj Hu]]. exists j. split; [lia|assumption].
+Qed.
+
+Lemma lead_nrow : forall d Wu i, lead d (Wu i) <> 0 -> lead d (nrow d Wu i) = 1.
+Proof.
+  intros d Wu i H. unfold nrow.
+  rewrite (lead_ext d _ (fun j => / lead d (Wu i) * Wu i j)) by (intros; unfold Rdiv; ring).
+  rewrite lead_scale. field. assumption.
+Qed.
+
+(** [v . x + e] on the hyperplane of a unit: [lead(v) (nrow . x + nbias)]. *)
+Lemma affine_nrow : forall d (Wu : mat) (bu : vec) x i, lead d (Wu i) <> 0 ->
+  mv d Wu x i + bu i = lead d (Wu i) * (dot d (nrow d Wu i) x + nbias d Wu bu i).
+Proof.
+  intros d Wu bu x i H. unfold nrow, nbias, dot, mv.
+  rewrite Rmult_plus_distr_l, <- sum_scal_l. f_equal.
+  - apply sum_ext. intros. field. assumption.
+  - field. assumption.
+Qed.
+
+(** ** Rows on a hyperplane given in normal form *)
+
+(** [(v, e)] lies on the hyperplane [{g . x + beta = 0}]: [v <> 0] and its
+    normal form is [(g, beta)].  The multiplier is then [lead d v]. *)
+Definition hclass (d : nat) (g : vec) (beta : R) (v : vec) (e : R) : bool :=
+  negb (req_b (lead d v) 0) && vec_eqb d g (fun j => v j / lead d v) && req_b beta (e / lead d v).
+
+Lemma hclass_true : forall d g beta v e, hclass d g beta v e = true <->
+  lead d v <> 0 /\ (forall j, (j < d)%nat -> g j = v j / lead d v) /\ beta = e / lead d v.
+Proof.
+  intros. unfold hclass. rewrite !Bool.andb_true_iff, Bool.negb_true_iff, req_b_false,
+    vec_eqb_true, req_b_true. tauto.
+Qed.
+
+Lemma hclass_row : forall d g beta v e, hclass d g beta v e = true ->
+  (forall j, (j < d)%nat -> v j = lead d v * g j) /\ e = lead d v * beta.
+Proof.
+  intros d g beta v e H. apply hclass_true in H. destruct H as [H0 [Hg Hb]]. split.
+  - intros j Hj. rewrite Hg by assumption. field. assumption.
+  - rewrite Hb. field. assumption.
+Qed.
+
+Lemma hclass_of : forall d g beta v e c, lead d g = 1 -> c <> 0 ->
+  (forall j, (j < d)%nat -> v j = c * g j) -> e = c * beta ->
+  hclass d g beta v e = true /\ lead d v = c.
+Proof.
+  intros d g beta v e c Hg Hc Hv He.
+  assert (Hl : lead d v = c).
+  { rewrite (lead_ext d v (fun j => c * g j) Hv), lead_scale, Hg. ring. }
+  split; [|exact Hl]. apply hclass_true. rewrite Hl. split; [assumption|split].
+  - intros j Hj. rewrite Hv by assumption. field. assumption.
+  - rewrite He. field. assumption.
+Qed.
+
+Lemma hclass_lead0 : forall d g beta v e, lead d v = 0 -> hclass d g beta v e = false.
+Proof.
+  intros d g beta v e H. unfold hclass. rewrite H.
+  replace (req_b 0 0) with true by (symmetry; apply req_b_true; reflexivity). reflexivity.
+Qed.
+
+(** [same_kink] of [ReluClasses.v] is [hclass] at the normal form of its first unit. *)
+Lemma same_kink_hclass : forall d Wu bu r k, lead d (Wu r) <> 0 ->
+  same_kink d Wu bu r k = hclass d (nrow d Wu r) (nbias d Wu bu r) (Wu k) (bu k).
+Proof.
+  intros d Wu bu r k H. apply req_b_false in H. unfold same_kink, hclass. rewrite H. reflexivity.
+Qed.
+
+Lemma same_kink_lead0 : forall d Wu bu r k, lead d (Wu r) = 0 -> same_kink d Wu bu r k = false.
+Proof.
+  intros d Wu bu r k H. unfold same_kink. rewrite H.
+  replace (req_b 0 0) with true by (symmetry; apply req_b_true; reflexivity). reflexivity.
+Qed.
+
+Lemma same_kink_true : forall d Wu bu r k, same_kink d Wu bu r k = true <->
+  lead d (Wu r) <> 0 /\ lead d (Wu k) <> 0 /\
+  (forall j, (j < d)%nat -> nrow d Wu r j = nrow d Wu k j) /\ nbias d Wu bu r = nbias d Wu bu k.
+Proof.
+  intros. unfold same_kink. rewrite !Bool.andb_true_iff, !Bool.negb_true_iff, !req_b_false,
+    vec_eqb_true, req_b_true. tauto.
+Qed.
+
+(** ** The class sums vanish *)
+
+(** The rows on the hyperplane [(g, beta)], weighted by [|lam_k| c_k]. *)
+Definition class_sum (d n : nat) (c : nat -> R) (V : mat) (e : vec) (g : vec) (beta : R) : R :=
+  sum n (fun k => if hclass d g beta (V k) (e k) then Rabs (lead d (V k)) * c k else 0).
+
+Theorem class_sum_zero : forall d n (c : nat -> R) (V : mat) (e : vec) (A : vec) (a : R),
+  (forall x, sum n (fun k => c k * Rabs (mv d V x k + e k)) = dot d A x + a) ->
+  forall g beta, lead d g = 1 -> class_sum d n c V e g beta = 0.
+Proof.
+  intros d n c V e A a H g beta Hg.
+  assert (Hgg : 0 < dot d g g) by (apply lead_nonzero_pos; lra).
+  destruct (avoid_affine d g beta Hgg n V e) as [x0 [Hx0 Hoff]].
+  pose proof (affine_kink d n c V e A a H x0 g) as K.
+  rewrite (sum_ext n _ (fun k => dot d g g *
+             (if hclass d g beta (V k) (e k) then Rabs (lead d (V k)) * c k else 0))) in K.
+  - rewrite sum_scal_l in K. apply Rmult_integral in K. unfold class_sum.
+    destruct K as [K|K]; [lra|exact K].
+  - intros k Hk. destruct (Req_EM_T (mv d V x0 k + e k) 0) as [E|E].
+    + destruct (Hoff k Hk E) as [cc [Hv He]].
+      rewrite (mv_collinear_row d V g g k cc Hv).
+      destruct (Req_EM_T cc 0) as [->|Hc].
+      * rewrite hclass_lead0.
+        -- rewrite Rmult_0_l, Rabs_R0. ring.
+        -- apply lead_of_zero. intros j Hj. rewrite Hv by assumption. ring.
+      * destruct (hclass_of d g beta (V k) (e k) cc Hg Hc Hv He) as [-> ->].
+        rewrite Rabs_mult, (Rabs_pos_eq (dot d g g)) by lra. ring.
+    + destruct (hclass d g beta (V k) (e k)) eqn:Hk'; [|ring].
+      exfalso. apply E. destruct (hclass_row d g beta (V k) (e k) Hk') as [Hv He].
+      rewrite (mv_collinear_row d V g x0 k (lead d (V k)) Hv), He, dot_comm.
+      replace (lead d (V k) * dot d x0 g + lead d (V k) * beta)
+        with (lead d (V k) * (dot d g x0 + beta)) by (rewrite dot_comm; ring).
+      rewrite Hx0. ring.
+Qed.
+
+(** ** Grouping equal terms by classes *)
+
+(** If the weights of every class of an equivalence [E] sum to zero and [phi]
+    is constant on classes, then [sum_k w_k phi_k = 0].  (Split each term
+    evenly over the members of its class, swap the sums.) *)
+Lemma class_cancel : forall n (E : nat -> nat -> bool) (w phi : nat -> R),
+  (forall k, (k < n)%nat -> w k <> 0 -> E k k = true) ->
+  (forall i k, (i < n)%nat -> (k < n)%nat -> E i k = true -> E k i = true) ->
+  (forall i j k, (i < n)%nat -> (j < n)%nat -> (k < n)%nat ->
+     E i j = true -> E j k = true -> E i k = true) ->
+  (forall i k, (i < n)%nat -> (k < n)%nat -> E i k = true -> phi i = phi k) ->
+  (forall r, (r < n)%nat -> sum n (fun k => if E r k then w k else 0) = 0) ->
+  sum n (fun k => w k * phi k) = 0.
+Proof.
+  intros n E w phi Hrefl Hsym Htrans Hphi Hcls.
+  set (cnt := fun k => sum n (fun r => if E r k then 1 else 0)).
+  transitivity (sum n (fun k => sum n (fun r => if E r k then w k * phi k / cnt k else 0))).
+  - apply sum_ext. intros k Hk. destruct (Req_EM_T (w k) 0) as [Hw|Hw].
+    + rewrite Hw, Rmult_0_l. symmetry. apply sum_zero. intros r _. destruct (E r k); unfold Rdiv; ring.
+    + assert (Hc : 1 <= cnt k).
+      { unfold cnt. pose proof (Hrefl k Hk Hw) as Ekk.
+        replace 1 with (if E k k then 1 else 0) at 1 by (rewrite Ekk; reflexivity).
+        apply (term_le_sum n (fun r => if E r k then 1 else 0)); [|assumption].
+        intros. destruct (E i k); lra. }
+      rewrite (sum_ext n _ (fun r => w k * phi k / cnt k * (if E r k then 1 else 0)))
+        by (intros r _; destruct (E r k); ring).
+      rewrite sum_scal_l. fold (cnt k). field. lra.
+  - rewrite sum_swap. apply sum_zero. intros r Hr.
+    rewrite (sum_ext n _ (fun k => phi r / cnt r * (if E r k then w k else 0))).
+    + rewrite sum_scal_l, Hcls by assumption. ring.
+    + intros k Hk. destruct (E r k) eqn:Erk; [|ring].
+      rewrite (Hphi r k Hr Hk Erk).
+      replace (cnt r) with (cnt k); [unfold Rdiv; ring|].
+      unfold cnt. apply sum_ext. intros q Hq.
+      destruct (E q k) eqn:Eqk, (E q r) eqn:Eqr; try reflexivity.
+      * exfalso. pose proof (Htrans q k r Hq Hk Hr Eqk (Hsym r k Hr Hk Erk)). congruence.
+      * exfalso. pose proof (Htrans q r k Hq Hr Hk Eqr Erk). congruence.
+Qed.
