@@ -307,3 +307,119 @@ Proof.
       * exfalso. pose proof (Htrans q k r Hq Hk Hr Eqk (Hsym r k Hr Hk Erk)). congruence.
       * exfalso. pose proof (Htrans q r k Hq Hr Hk Eqr Erk). congruence.
 Qed.
+
+(** ** Two biased relu blocks that agree everywhere *)
+
+(** [relu z = z/2 + |z|/2]. *)
+Lemma relu_half : forall z, relu z = z / 2 + Rabs z / 2.
+Proof. intros z. unfold relu, Rmax, Rabs. destruct (Rle_dec z 0), (Rcase_abs z); lra. Qed.
+
+(** The form of a biased relu block: a linear part [W_down W_up / 2], a
+    constant and the terms [w_l / 2 |u_l . x + c_l|]. *)
+Lemma bblock_relu_form : forall d m (Wd Wu : mat) (bu bd : vec) x i,
+  bblock d m relu Wd Wu bu bd x i =
+  dot d (fun j => sum m (fun l => Wd i l * Wu l j) / 2) x
+  + (sum m (fun l => Wd i l * bu l) / 2 + bd i)
+  + sum m (fun l => Wd i l / 2 * Rabs (mv d Wu x l + bu l)).
+Proof.
+  intros. unfold bblock.
+  rewrite (sum_ext m _ (fun l => Wd i l * mv d Wu x l / 2 + Wd i l * bu l / 2
+                                 + Wd i l / 2 * Rabs (mv d Wu x l + bu l)))
+    by (intros; rewrite relu_half; field).
+  rewrite !sum_plus.
+  assert (E : dot d (fun j => sum m (fun l => Wd i l * Wu l j) / 2) x =
+              sum m (fun l => Wd i l * mv d Wu x l / 2)).
+  { unfold dot, mv.
+    transitivity (sum d (fun j => sum m (fun l => Wd i l * (Wu l j * x j) / 2))).
+    - apply sum_ext. intros j _. unfold Rdiv. rewrite <- !sum_scal_r. apply sum_ext. intros. ring.
+    - rewrite sum_swap. apply sum_ext. intros l _. unfold Rdiv.
+      rewrite <- sum_scal_l, <- sum_scal_r. apply sum_ext. intros. ring. }
+  rewrite E. unfold Rdiv. rewrite <- (sum_scal_r m (/ 2) (fun l => Wd i l * bu l)). ring.
+Qed.
+
+(** The rows of [B] followed by the rows of [B']. *)
+Definition vstack (m : nat) (e e' : vec) : vec :=
+  fun k => if (k <? m)%nat then e k else e' (k - m)%nat.
+Definition fam_coef (m : nat) (Wd Wd' : mat) (i : nat) : nat -> R :=
+  fun k => if (k <? m)%nat then Wd i k / 2 else - (Wd' i (k - m)%nat / 2).
+
+(** Sums over the stacked family split into the two blocks. *)
+Lemma sum_fam : forall m m' (Wu Wu' : mat) (bu bu' : vec) (Wd Wd' : mat) i
+                       (F : nat -> vec -> R -> R -> R),
+  sum (m + m') (fun k => F k (stack m Wu Wu' k) (vstack m bu bu' k) (fam_coef m Wd Wd' i k)) =
+  sum m (fun k => F k (Wu k) (bu k) (Wd i k / 2))
+  + sum m' (fun k => F (m + k)%nat (Wu' k) (bu' k) (- (Wd' i k / 2))).
+Proof.
+  intros. rewrite sum_split. f_equal.
+  - apply sum_ext. intros k Hk. unfold stack, vstack, fam_coef.
+    rewrite (proj2 (Nat.ltb_lt k m) Hk). reflexivity.
+  - apply sum_ext. intros k _. unfold stack, vstack, fam_coef.
+    replace ((m + k <? m)%nat) with false by (symmetry; apply Nat.ltb_ge; lia).
+    replace (m + k - m)%nat with k by lia. reflexivity.
+Qed.
+
+Lemma dot_comb : forall d (a b c x : vec),
+  dot d (fun j => - a j - b j + c j) x = - dot d a x - dot d b x + dot d c x.
+Proof.
+  intros. unfold dot. rewrite <- sum_opp, <- sum_minus, <- sum_plus. apply sum_ext. intros. ring.
+Qed.
+
+(** The even parts of [M x + B x = B' x] differ by an affine map. *)
+Lemma blocks_even_affine : forall d m m' (M Wd Wu Wd' Wu' : mat) (bu bd bu' bd' : vec),
+  (forall x i, (i < d)%nat ->
+     mv d M x i + bblock d m relu Wd Wu bu bd x i = bblock d m' relu Wd' Wu' bu' bd' x i) ->
+  forall i, (i < d)%nat -> forall x,
+  sum (m + m') (fun k => fam_coef m Wd Wd' i k *
+                         Rabs (mv d (stack m Wu Wu') x k + vstack m bu bu' k)) =
+  dot d (fun j => - M i j - sum m (fun l => Wd i l * Wu l j) / 2
+                  + sum m' (fun l => Wd' i l * Wu' l j) / 2) x
+  + (sum m' (fun l => Wd' i l * bu' l) / 2 + bd' i - (sum m (fun l => Wd i l * bu l) / 2 + bd i)).
+Proof.
+  intros d m m' M Wd Wu Wd' Wu' bu bd bu' bd' H i Hi x.
+  pose proof (H x i Hi) as Hx. rewrite !bblock_relu_form, mv_dot in Hx.
+  pose proof (sum_fam m m' Wu Wu' bu bu' Wd Wd' i (fun k v e c => c * Rabs (dot d v x + e))) as SF.
+  cbv beta in SF. etransitivity; [exact SF|]. rewrite dot_comb.
+  rewrite (sum_ext m' _ (fun k => - (Wd' i k / 2 * Rabs (mv d Wu' x k + bu' k)))) by
+    (intros; rewrite mv_dot; ring).
+  rewrite sum_opp.
+  rewrite (sum_ext m (fun k => Wd i k / 2 * Rabs (dot d (Wu k) x + bu k))
+             (fun k => Wd i k / 2 * Rabs (mv d Wu x k + bu k))) by reflexivity.
+  lra.
+Qed.
+
+(** The class sum [alpha_G] of a block on the hyperplane [G = (g, beta)]. *)
+Definition hsum (d m : nat) (Wd Wu : mat) (bu : vec) (g : vec) (beta : R) (o : nat) : R :=
+  sum m (fun k => if hclass d g beta (Wu k) (bu k) then Rabs (lead d (Wu k)) * Wd o k / 2 else 0).
+
+(** [alpha] of [ReluClasses.v] is [hsum] at the normal form of its unit. *)
+Lemma alpha_hsum : forall d m Wd Wu bu r o, lead d (Wu r) <> 0 ->
+  alpha d m Wd Wu bu r o = hsum d m Wd Wu bu (nrow d Wu r) (nbias d Wu bu r) o.
+Proof.
+  intros. unfold alpha, hsum. apply sum_ext. intros. rewrite same_kink_hclass by assumption.
+  reflexivity.
+Qed.
+
+(** Lemma 1, consequence: two blocks with [M x + B x = B' x] have the same
+    class sums on every hyperplane. *)
+Theorem blocks_equal_hsum : forall d m m' (M Wd Wu Wd' Wu' : mat) (bu bd bu' bd' : vec),
+  (forall x i, (i < d)%nat ->
+     mv d M x i + bblock d m relu Wd Wu bu bd x i = bblock d m' relu Wd' Wu' bu' bd' x i) ->
+  forall g beta, lead d g = 1 -> forall o, (o < d)%nat ->
+  hsum d m Wd Wu bu g beta o = hsum d m' Wd' Wu' bu' g beta o.
+Proof.
+  intros d m m' M Wd Wu Wd' Wu' bu bd bu' bd' H g beta Hg o Ho.
+  pose proof (class_sum_zero d (m + m') (fam_coef m Wd Wd' o) (stack m Wu Wu') (vstack m bu bu')
+                _ _ (blocks_even_affine d m m' M Wd Wu Wd' Wu' bu bd bu' bd' H o Ho) g beta Hg) as K.
+  unfold class_sum in K.
+  pose proof (sum_fam m m' Wu Wu' bu bu' Wd Wd' o (fun k v e c =>
+             if hclass d g beta v e then Rabs (lead d v) * c else 0)) as SF.
+  cbv beta in SF. rewrite SF in K.
+  rewrite (sum_ext m' _ (fun k => - (if hclass d g beta (Wu' k) (bu' k)
+                                     then Rabs (lead d (Wu' k)) * Wd' o k / 2 else 0))) in K
+    by (intros; destruct (hclass _ _ _ _ _); field).
+  rewrite sum_opp in K. unfold hsum.
+  rewrite (sum_ext m _ (fun k => if hclass d g beta (Wu k) (bu k)
+                                 then Rabs (lead d (Wu k)) * (Wd o k / 2) else 0))
+    by (intros; destruct (hclass _ _ _ _ _); field).
+  lra.
+Qed.
