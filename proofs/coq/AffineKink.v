@@ -423,3 +423,95 @@ Proof.
     by (intros; destruct (hclass _ _ _ _ _); field).
   lra.
 Qed.
+
+(** If [sum_k c_k |V_k . x + e_k|] is affine, it is the constant contributed
+    by the zero rows. *)
+Lemma even_collapse : forall d n (c : nat -> R) (V : mat) (e : vec) (A : vec) (a : R),
+  (forall x, sum n (fun k => c k * Rabs (mv d V x k + e k)) = dot d A x + a) ->
+  forall x, sum n (fun k => c k * Rabs (mv d V x k + e k)) =
+            sum n (fun k => if req_b (lead d (V k)) 0 then c k * Rabs (e k) else 0).
+Proof.
+  intros d n c V e A a H x.
+  set (w := fun k => if req_b (lead d (V k)) 0 then 0 else Rabs (lead d (V k)) * c k).
+  set (phi := fun k => Rabs (dot d (nrow d V k) x + nbias d V e k)).
+  rewrite (sum_ext n _ (fun k => w k * phi k
+             + (if req_b (lead d (V k)) 0 then c k * Rabs (e k) else 0))).
+  - rewrite sum_plus.
+    rewrite (class_cancel n (same_kink d V e) w phi); [ring| | | | |].
+    + intros k Hk Hw. apply same_kink_true. unfold w in Hw.
+      destruct (req_b (lead d (V k)) 0) eqn:E; [lra|]. apply req_b_false in E.
+      split; [assumption|split; [assumption|split; [reflexivity|reflexivity]]].
+    + intros i k _ _ Hik. apply same_kink_true in Hik. apply same_kink_true.
+      destruct Hik as (H1 & H2 & H3 & H4). split; [assumption|split; [assumption|split]].
+      * intros j Hj. symmetry. apply H3. assumption.
+      * symmetry. assumption.
+    + intros i j k _ _ _ Hij Hjk. apply same_kink_true in Hij, Hjk. apply same_kink_true.
+      destruct Hij as (H1 & H2 & H3 & H4), Hjk as (H5 & H6 & H7 & H8).
+      split; [assumption|split; [assumption|split]].
+      * intros j' Hj'. rewrite H3 by assumption. apply H7. assumption.
+      * congruence.
+    + intros i k _ _ Hik. apply same_kink_true in Hik. destruct Hik as (H1 & H2 & H3 & H4).
+      unfold phi. rewrite H4. f_equal. f_equal. unfold dot. apply sum_ext. intros j Hj.
+      rewrite H3 by assumption. reflexivity.
+    + intros r Hr. destruct (Req_EM_T (lead d (V r)) 0) as [E|E].
+      * apply sum_zero. intros k _. rewrite same_kink_lead0 by assumption. reflexivity.
+      * transitivity (class_sum d n c V e (nrow d V r) (nbias d V e r));
+          [|exact (class_sum_zero d n c V e A a H (nrow d V r) (nbias d V e r) (lead_nrow d V r E))].
+        unfold class_sum. apply sum_ext. intros k Hk.
+        rewrite <- same_kink_hclass by assumption.
+        destruct (same_kink d V e r k) eqn:Erk; [|reflexivity].
+        apply same_kink_true in Erk. destruct Erk as (_ & H2 & _). unfold w.
+        apply req_b_false in H2. rewrite H2. reflexivity.
+  - intros k Hk. unfold w, phi. destruct (req_b (lead d (V k)) 0) eqn:E.
+    + apply req_b_true in E.
+      assert (Hm : mv d V x k = 0).
+      { unfold mv. apply sum_zero. intros j Hj. rewrite (lead_zero d (V k) E j Hj). ring. }
+      rewrite Hm, Rplus_0_l. ring.
+    + apply req_b_false in E. rewrite affine_nrow by assumption. rewrite Rabs_mult. ring.
+Qed.
+
+(** Lemma 1, consequence: two blocks with [M x + B x = B' x] have the same
+    linear part, [M + W_down W_up / 2 = W'_down W'_up / 2] ... *)
+Theorem blocks_equal_linear : forall d m m' (M Wd Wu Wd' Wu' : mat) (bu bd bu' bd' : vec),
+  (forall x i, (i < d)%nat ->
+     mv d M x i + bblock d m relu Wd Wu bu bd x i = bblock d m' relu Wd' Wu' bu' bd' x i) ->
+  forall i j, (i < d)%nat -> (j < d)%nat ->
+  M i j + sum m (fun l => Wd i l * Wu l j) / 2 = sum m' (fun l => Wd' i l * Wu' l j) / 2.
+Proof.
+  intros d m m' M Wd Wu Wd' Wu' bu bd bu' bd' H i j Hi Hj.
+  pose proof (blocks_even_affine d m m' M Wd Wu Wd' Wu' bu bd bu' bd' H i Hi) as Haff.
+  pose proof (even_collapse d _ _ _ _ _ _ Haff) as Hc.
+  pose proof (Haff (unit_vec j)) as H1. pose proof (Haff (fun _ => 0)) as H0.
+  rewrite Hc in H1, H0.
+  assert (Hz : forall A : vec, dot d A (fun _ => 0) = 0).
+  { intros. unfold dot. apply sum_zero. intros. ring. }
+  assert (Hu : forall A : vec, dot d A (unit_vec j) = A j).
+  { intros. unfold dot, unit_vec. apply sum_kron_r. assumption. }
+  rewrite Hz in H0. rewrite Hu in H1. lra.
+Qed.
+
+(** ... and the same constant, counting [w_l relu(c_l)] for the units with
+    a zero row ([relu c = c/2 + |c|/2]). *)
+Definition zero_row_const (d m : nat) (Wd Wu : mat) (bu : vec) (i : nat) : R :=
+  sum m (fun l => if req_b (lead d (Wu l)) 0 then Wd i l / 2 * Rabs (bu l) else 0).
+
+Theorem blocks_equal_const : forall d m m' (M Wd Wu Wd' Wu' : mat) (bu bd bu' bd' : vec),
+  (forall x i, (i < d)%nat ->
+     mv d M x i + bblock d m relu Wd Wu bu bd x i = bblock d m' relu Wd' Wu' bu' bd' x i) ->
+  forall i, (i < d)%nat ->
+  sum m (fun l => Wd i l * bu l) / 2 + zero_row_const d m Wd Wu bu i + bd i =
+  sum m' (fun l => Wd' i l * bu' l) / 2 + zero_row_const d m' Wd' Wu' bu' i + bd' i.
+Proof.
+  intros d m m' M Wd Wu Wd' Wu' bu bd bu' bd' H i Hi.
+  pose proof (blocks_even_affine d m m' M Wd Wu Wd' Wu' bu bd bu' bd' H i Hi) as Haff.
+  pose proof (even_collapse d _ _ _ _ _ _ Haff (fun _ => 0)) as Hc.
+  rewrite Haff in Hc.
+  replace (dot d _ (fun _ => 0)) with 0 in Hc by (symmetry; unfold dot; apply sum_zero; intros; ring).
+  pose proof (sum_fam m m' Wu Wu' bu bu' Wd Wd' i (fun k v e c =>
+             if req_b (lead d v) 0 then c * Rabs e else 0)) as SF.
+  cbv beta in SF. rewrite SF in Hc.
+  rewrite (sum_ext m' (fun k => if req_b (lead d (Wu' k)) 0 then - (Wd' i k / 2) * Rabs (bu' k) else 0)
+             (fun k => - (if req_b (lead d (Wu' k)) 0 then Wd' i k / 2 * Rabs (bu' k) else 0)))
+    in Hc by (intros; destruct (req_b _ _); ring).
+  rewrite sum_opp in Hc. unfold zero_row_const. lra.
+Qed.
