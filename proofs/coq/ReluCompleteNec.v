@@ -144,3 +144,126 @@ Proof.
   - left. intros k Hk. destruct (Nat.eq_dec k n) as [->|]; [assumption|apply H; lia].
   - right. exists k. split; [lia|assumption].
 Qed.
+
+(** ** Classes of one block: first units, uniqueness *)
+
+Lemma none_before_spec : forall r p, none_before r p = true <-> forall j, (j < r)%nat -> p j = false.
+Proof.
+  induction r as [|r IH]; intros p; simpl; [split; [intros; lia|reflexivity]|].
+  rewrite Bool.andb_true_iff, IH, Bool.negb_true_iff. split.
+  - intros [H1 H2] j Hj. destruct (Nat.eq_dec j r) as [->|]; [assumption|apply H1; lia].
+  - intros H. split; [intros; apply H; lia|apply H; lia].
+Qed.
+
+Lemma sk_refl : forall d Wu bu r, lead d (Wu r) <> 0 -> same_kink d Wu bu r r = true.
+Proof. intros. apply same_kink_true. auto. Qed.
+
+Lemma sk_sym : forall d Wu bu r k, same_kink d Wu bu r k = true -> same_kink d Wu bu k r = true.
+Proof.
+  intros d Wu bu r k H. apply same_kink_true in H. apply same_kink_true.
+  destruct H as (H1 & H2 & H3 & H4). split; [assumption|split; [assumption|split]].
+  - intros j Hj. symmetry. apply H3. assumption.
+  - symmetry. assumption.
+Qed.
+
+Lemma sk_trans : forall d Wu bu i j k, same_kink d Wu bu i j = true -> same_kink d Wu bu j k = true ->
+  same_kink d Wu bu i k = true.
+Proof.
+  intros d Wu bu i j k Hij Hjk. apply same_kink_true in Hij, Hjk. apply same_kink_true.
+  destruct Hij as (H1 & H2 & H3 & H4), Hjk as (H5 & H6 & H7 & H8).
+  split; [assumption|split; [assumption|split]].
+  - intros j' Hj'. rewrite H3 by assumption. apply H7. assumption.
+  - congruence.
+Qed.
+
+Lemma first_lead : forall d Wu bu r, first_of_class d Wu bu r = true -> lead d (Wu r) <> 0.
+Proof.
+  intros d Wu bu r H. unfold first_of_class in H. apply Bool.andb_true_iff in H.
+  destruct H as [H _]. apply Bool.negb_true_iff, req_b_false in H. exact H.
+Qed.
+
+(** Every unit with a nonzero row has a first unit of its class. *)
+Lemma first_exists : forall d Wu bu l, lead d (Wu l) <> 0 ->
+  exists r, (r <= l)%nat /\ first_of_class d Wu bu r = true /\ same_kink d Wu bu r l = true.
+Proof.
+  intros d Wu bu l. induction l as [l IH] using lt_wf_ind. intros Hl.
+  destruct (bool_search l (fun j => same_kink d Wu bu j l)) as [H|[j [Hj Hs]]].
+  - exists l. split; [lia|split; [|apply sk_refl; assumption]].
+    unfold first_of_class. apply Bool.andb_true_iff. split.
+    + apply Bool.negb_true_iff, req_b_false. assumption.
+    + apply none_before_spec. exact H.
+  - assert (Hj0 : lead d (Wu j) <> 0) by (apply same_kink_true in Hs; tauto).
+    destruct (IH j Hj Hj0) as [r [Hr [Hf Hrj]]].
+    exists r. split; [lia|split; [assumption|eapply sk_trans; eassumption]].
+Qed.
+
+(** Two first units of one class are equal. *)
+Lemma first_unique : forall d Wu bu r r', first_of_class d Wu bu r = true ->
+  first_of_class d Wu bu r' = true -> same_kink d Wu bu r r' = true -> r = r'.
+Proof.
+  intros d Wu bu r r' Hr Hr' Hs.
+  unfold first_of_class in Hr, Hr'. apply Bool.andb_true_iff in Hr, Hr'.
+  destruct Hr as [_ Hr], Hr' as [_ Hr']. rewrite none_before_spec in Hr, Hr'.
+  destruct (Nat.lt_total r r') as [Hlt|[E|Hlt]]; [|exact E|].
+  - rewrite (Hr' r Hlt) in Hs. discriminate.
+  - pose proof (sk_sym d Wu bu r r' Hs) as Hs'. rewrite (Hr r' Hlt) in Hs'. discriminate.
+Qed.
+
+(** ** Hyperplanes in normal form *)
+
+Lemma hclass_unique : forall d g beta g' beta' v e,
+  hclass d g beta v e = true -> hclass d g' beta' v e = true ->
+  (forall j, (j < d)%nat -> g j = g' j) /\ beta = beta'.
+Proof.
+  intros d g beta g' beta' v e H H'. apply hclass_true in H, H'.
+  destruct H as (_ & H1 & H2), H' as (_ & H1' & H2'). split.
+  - intros j Hj. rewrite H1, H1' by assumption. reflexivity.
+  - congruence.
+Qed.
+
+Lemma hclass_ext : forall d g beta g' beta' v e,
+  (forall j, (j < d)%nat -> g j = g' j) -> beta = beta' ->
+  hclass d g beta v e = hclass d g' beta' v e.
+Proof.
+  intros d g beta g' beta' v e Hg Hb.
+  destruct (hclass d g beta v e) eqn:E1, (hclass d g' beta' v e) eqn:E2; try reflexivity.
+  - apply hclass_true in E1. exfalso. rewrite <- Bool.not_true_iff_false in E2. apply E2.
+    apply hclass_true. destruct E1 as (H0 & H1 & H2). split; [assumption|split].
+    + intros j Hj. rewrite <- Hg by assumption. apply H1. assumption.
+    + congruence.
+  - apply hclass_true in E2. exfalso. rewrite <- Bool.not_true_iff_false in E1. apply E1.
+    apply hclass_true. destruct E2 as (H0 & H1 & H2). split; [assumption|split].
+    + intros j Hj. rewrite Hg by assumption. apply H1. assumption.
+    + congruence.
+Qed.
+
+(** Units of one class lie on the same hyperplanes. *)
+Lemma hclass_same_kink : forall d g beta Wu bu q k, same_kink d Wu bu q k = true ->
+  hclass d g beta (Wu q) (bu q) = hclass d g beta (Wu k) (bu k).
+Proof.
+  intros d g beta Wu bu q k H. apply same_kink_true in H. destruct H as (H1 & H2 & H3 & H4).
+  unfold nrow, nbias in H3, H4.
+  destruct (hclass d g beta (Wu q) (bu q)) eqn:E1, (hclass d g beta (Wu k) (bu k)) eqn:E2;
+    try reflexivity; exfalso.
+  - rewrite <- Bool.not_true_iff_false in E2. apply E2. apply hclass_true in E1. apply hclass_true.
+    destruct E1 as (_ & G1 & G2). split; [assumption|split].
+    + intros j Hj. rewrite G1, H3 by assumption. reflexivity.
+    + congruence.
+  - rewrite <- Bool.not_true_iff_false in E1. apply E1. apply hclass_true in E2. apply hclass_true.
+    destruct E2 as (_ & G1 & G2). split; [assumption|split].
+    + intros j Hj. rewrite G1, <- H3 by assumption. reflexivity.
+    + congruence.
+Qed.
+
+(** A unit on the hyperplane of [r] is in the class of [r]. *)
+Lemma hclass_nrow_same_kink : forall d Wu bu r k, lead d (Wu r) <> 0 ->
+  hclass d (nrow d Wu r) (nbias d Wu bu r) (Wu k) (bu k) = true -> same_kink d Wu bu r k = true.
+Proof. intros. rewrite same_kink_hclass by assumption. assumption. Qed.
+
+Lemma vec_eqb_false : forall d a b, vec_eqb d a b = false -> exists j, (j < d)%nat /\ a j <> b j.
+Proof.
+  intros d a b H. destruct (bool_search d (fun j => negb (req_b (a j) (b j)))) as [H'|[j [Hj Hb]]].
+  - exfalso. rewrite <- Bool.not_true_iff_false in H. apply H. apply vec_eqb_true.
+    intros j Hj. pose proof (H' j Hj) as E. apply Bool.negb_false_iff, req_b_true in E. exact E.
+  - exists j. split; [assumption|]. apply Bool.negb_true_iff, req_b_false in Hb. exact Hb.
+Qed.
