@@ -267,3 +267,172 @@ Proof.
     intros j Hj. pose proof (H' j Hj) as E. apply Bool.negb_false_iff, req_b_true in E. exact E.
   - exists j. split; [assumption|]. apply Bool.negb_true_iff, req_b_false in Hb. exact Hb.
 Qed.
+
+Lemma hclass_self : forall d Wu bu k, lead d (Wu k) <> 0 ->
+  hclass d (nrow d Wu k) (nbias d Wu bu k) (Wu k) (bu k) = true.
+Proof.
+  intros. apply hclass_true. split; [assumption|split; [intros; reflexivity|reflexivity]].
+Qed.
+
+Lemma kink_first : forall d m Wd Wu bu r, kink d m Wd Wu bu r = true -> first_of_class d Wu bu r = true.
+Proof. intros. unfold kink in H. apply Bool.andb_true_iff in H. tauto. Qed.
+
+Lemma kink_alpha : forall d m Wd Wu bu r, kink d m Wd Wu bu r = true ->
+  exists o, (o < d)%nat /\ alpha d m Wd Wu bu r o <> 0.
+Proof.
+  intros d m Wd Wu bu r H. unfold kink in H. apply Bool.andb_true_iff in H. destruct H as [_ H].
+  apply Bool.negb_true_iff, vec_eqb_false in H. exact H.
+Qed.
+
+Lemma nonkink_alpha : forall d m Wd Wu bu r, first_of_class d Wu bu r = true ->
+  kink d m Wd Wu bu r = false -> forall o, (o < d)%nat -> alpha d m Wd Wu bu r o = 0.
+Proof.
+  intros d m Wd Wu bu r Hf Hk o Ho. unfold kink in Hk. rewrite Hf in Hk. simpl in Hk.
+  apply Bool.negb_false_iff in Hk. rewrite vec_eqb_true in Hk. apply Hk. assumption.
+Qed.
+
+(** ** The necessity proof, for one block [B'] *)
+
+Section Necessity_proof.
+
+Variables (d m m' : nat) (M Wd Wu Wd' Wu' : mat) (bu bd bu' bd' : vec).
+Hypothesis absorbed : forall x i, (i < d)%nat ->
+  mv d M x i + bblock d m relu Wd Wu bu bd x i = bblock d m' relu Wd' Wu' bu' bd' x i.
+
+(** Unit [k] of [B'] lies on the hyperplane of unit [r] of [B]. *)
+Definition mt (r k : nat) : bool := hclass d (nrow d Wu r) (nbias d Wu bu r) (Wu' k) (bu' k).
+(** The number of units of [B'] on the hyperplane of [r]. *)
+Definition ncnt (r : nat) : nat := count m' (mt r).
+(** The kinks carrying two or more units of [B']. *)
+Definition Tset (r : nat) : bool := kink d m Wd Wu bu r && (2 <=? ncnt r)%nat.
+(** Unit [k] of [B'] lies on a kink hyperplane of [B]. *)
+Definition matchedb (k : nat) : bool :=
+  negb (count m (fun r => kink d m Wd Wu bu r && mt r k) =? 0)%nat.
+(** The first unit [q] of a class of [B'] on no kink hyperplane, with two
+    or more units. *)
+Definition extra (q : nat) : bool :=
+  first_of_class d Wu' bu' q && negb (matchedb q) && (2 <=? count m' (same_kink d Wu' bu' q))%nat.
+(** The odd shares [beta'] of [B'] on the hyperplane of [r] of [B], and on
+    the class of its own unit [q]. *)
+Definition beta (r o : nat) : R := sum m' (fun k => if mt r k then lead d (Wu' k) * Wd' o k / 2 else 0).
+Definition gamma (q o : nat) : R :=
+  sum m' (fun k => if same_kink d Wu' bu' q k then lead d (Wu' k) * Wd' o k / 2 else 0).
+(** The sign of the multiplier of the unit of [B'] on a kink with one unit. *)
+Definition sgnb (r : nat) : bool :=
+  if Rlt_dec (sum m' (fun k => if mt r k then lead d (Wu' k) else 0)) 0 then true else false.
+
+Lemma kink_hsum : forall r o, first_of_class d Wu bu r = true -> (o < d)%nat ->
+  sum m' (fun k => if mt r k then Rabs (lead d (Wu' k)) * Wd' o k / 2 else 0) = alpha d m Wd Wu bu r o.
+Proof.
+  intros r o Hf Ho. pose proof (first_lead d Wu bu r Hf) as Hl.
+  rewrite alpha_hsum by assumption.
+  rewrite (blocks_equal_hsum d m m' M Wd Wu Wd' Wu' bu bd bu' bd' absorbed _ _ (lead_nrow d Wu r Hl) o Ho).
+  reflexivity.
+Qed.
+
+Lemma kink_carries : forall r, kink d m Wd Wu bu r = true -> (1 <= ncnt r)%nat.
+Proof.
+  intros r Hk. destruct (kink_alpha d m Wd Wu bu r Hk) as [o [Ho Ha]].
+  rewrite <- (kink_hsum r o (kink_first d m Wd Wu bu r Hk) Ho) in Ha.
+  apply sum_nonzero_term in Ha. destruct Ha as [k [Hk' Ht]].
+  destruct (mt r k) eqn:E; [|contradiction]. unfold ncnt. apply (count_true m' (mt r) k); assumption.
+Qed.
+
+Lemma mt_unique : forall r r' k, kink d m Wd Wu bu r = true -> kink d m Wd Wu bu r' = true ->
+  mt r k = true -> mt r' k = true -> r = r'.
+Proof.
+  intros r r' k Hr Hr' H H'. apply kink_first in Hr, Hr'.
+  destruct (hclass_unique _ _ _ _ _ _ _ H H') as [Hg Hb].
+  apply (first_unique d Wu bu r r' Hr Hr'). apply same_kink_true.
+  split; [apply (first_lead d Wu bu r Hr)|split; [apply (first_lead d Wu bu r' Hr')|split]];
+    assumption.
+Qed.
+
+Lemma matchedb_true : forall k, matchedb k = true <->
+  exists r, (r < m)%nat /\ kink d m Wd Wu bu r = true /\ mt r k = true.
+Proof.
+  intros k. unfold matchedb. rewrite Bool.negb_true_iff, Nat.eqb_neq. split.
+  - intros H. destruct (count_pos m (fun r => kink d m Wd Wu bu r && mt r k) ltac:(lia)) as [r [Hr Hp]].
+    apply Bool.andb_true_iff in Hp. exists r. tauto.
+  - intros [r [Hr [H1 H2]]].
+    pose proof (count_true m (fun r => kink d m Wd Wu bu r && mt r k) r Hr
+                  ltac:(cbv beta; rewrite H1, H2; reflexivity)). lia.
+Qed.
+
+Lemma matched_class : forall q k, same_kink d Wu' bu' q k = true -> matchedb q = matchedb k.
+Proof.
+  intros q k H. unfold matchedb. f_equal. f_equal. apply count_ext. intros r _. unfold mt.
+  rewrite (hclass_same_kink d _ _ Wu' bu' q k H). reflexivity.
+Qed.
+
+Lemma single_unit : forall r, kink d m Wd Wu bu r = true -> Tset r = false ->
+  exists k0, (k0 < m')%nat /\ mt r k0 = true /\ forall k, (k < m')%nat -> mt r k = true -> k = k0.
+Proof.
+  intros r Hk HT. pose proof (kink_carries r Hk) as H1. unfold Tset in HT. rewrite Hk in HT.
+  rewrite Bool.andb_true_l in HT. apply Nat.leb_gt in HT.
+  destruct (count_pos m' (mt r) H1) as [k0 [Hk0 Hm]]. exists k0. split; [assumption|split; [assumption|]].
+  intros k Hk' Hmk. apply (count_one m' (mt r)); try assumption. unfold ncnt in HT. lia.
+Qed.
+
+(** One unit on a kink: [beta'_r = s_r alpha_r]. *)
+Lemma beta_single : forall r o, kink d m Wd Wu bu r = true -> Tset r = false -> (o < d)%nat ->
+  beta r o = sgn sgnb r * alpha d m Wd Wu bu r o.
+Proof.
+  intros r o Hk HT Ho. destruct (single_unit r Hk HT) as [k0 [Hk0 [Hm Hu]]].
+  rewrite <- (kink_hsum r o (kink_first d m Wd Wu bu r Hk) Ho).
+  unfold beta, sgn, sgnb.
+  rewrite !(sum_single m' (mt r) _ k0 Hk0 Hm Hu).
+  destruct (Rlt_dec (lead d (Wu' k0)) 0) as [Hlt|Hge].
+  - rewrite Rabs_left by assumption. field.
+  - rewrite Rabs_pos_eq by lra. field.
+Qed.
+
+(** A hyperplane of a class of [B'] that is not a kink of [B] carries
+    [alpha = 0] in [B]. *)
+Lemma unmatched_hsum : forall q o, first_of_class d Wu' bu' q = true -> matchedb q = false ->
+  (o < d)%nat -> hsum d m Wd Wu bu (nrow d Wu' q) (nbias d Wu' bu' q) o = 0.
+Proof.
+  intros q o Hf Hm Ho. pose proof (first_lead d Wu' bu' q Hf) as Hlq.
+  destruct (bool_search m (fun l => hclass d (nrow d Wu' q) (nbias d Wu' bu' q) (Wu l) (bu l)))
+    as [H|[l [Hl Hc]]].
+  - unfold hsum. apply sum_zero. intros l Hl. rewrite H by assumption. reflexivity.
+  - pose proof Hc as Hc'. apply hclass_true in Hc'. destruct Hc' as (Hll & Hg & Hb).
+    destruct (first_exists d Wu bu l Hll) as [r [Hrl [Hfr Hsr]]].
+    pose proof Hsr as Hsr'. apply same_kink_true in Hsr'. destruct Hsr' as (Hlr & _ & Hn & Hnb).
+    assert (Eg : forall j, (j < d)%nat -> nrow d Wu' q j = nrow d Wu r j).
+    { intros j Hj. rewrite Hg, Hn by assumption. reflexivity. }
+    assert (Eb : nbias d Wu' bu' q = nbias d Wu bu r) by (rewrite Hb, Hnb; reflexivity).
+    unfold hsum. rewrite (sum_ext m _ (fun k => if hclass d (nrow d Wu r) (nbias d Wu bu r) (Wu k) (bu k)
+                                           then Rabs (lead d (Wu k)) * Wd o k / 2 else 0))
+      by (intros; rewrite (hclass_ext d _ _ _ _ _ _ Eg Eb); reflexivity).
+    fold (hsum d m Wd Wu bu (nrow d Wu r) (nbias d Wu bu r) o).
+    rewrite <- alpha_hsum by assumption.
+    destruct (kink d m Wd Wu bu r) eqn:Ek.
+    + exfalso. assert (matchedb q = true); [|congruence].
+      apply matchedb_true. exists r. split; [lia|split; [assumption|]].
+      unfold mt. rewrite <- (hclass_ext d _ _ _ _ _ _ Eg Eb). apply hclass_self. assumption.
+    + apply nonkink_alpha; assumption.
+Qed.
+
+(** A class of [B'] with one unit on no kink of [B] has zero odd share. *)
+Lemma single_extra_zero : forall q o, (q < m')%nat -> first_of_class d Wu' bu' q = true ->
+  matchedb q = false -> (count m' (same_kink d Wu' bu' q) <= 1)%nat -> (o < d)%nat -> gamma q o = 0.
+Proof.
+  intros q o Hq Hf Hm Hc Ho. pose proof (first_lead d Wu' bu' q Hf) as Hl.
+  pose proof (unmatched_hsum q o Hf Hm Ho) as H0.
+  rewrite (blocks_equal_hsum d m m' M Wd Wu Wd' Wu' bu bd bu' bd' absorbed _ _ (lead_nrow d Wu' q Hl) o Ho)
+    in H0.
+  assert (Hu : forall k, (k < m')%nat -> same_kink d Wu' bu' q k = true -> k = q).
+  { intros k Hk Hs. apply (count_one m' (same_kink d Wu' bu' q)); try assumption.
+    apply sk_refl. assumption. }
+  unfold hsum in H0.
+  rewrite (sum_ext m' _ (fun k => if same_kink d Wu' bu' q k then Rabs (lead d (Wu' k)) * Wd' o k / 2 else 0))
+    in H0 by (intros; rewrite same_kink_hclass by assumption; reflexivity).
+  rewrite (sum_single m' _ _ q Hq (sk_refl d Wu' bu' q Hl) Hu) in H0.
+  unfold gamma. rewrite (sum_single m' _ _ q Hq (sk_refl d Wu' bu' q Hl) Hu).
+  assert (Ha : Rabs (lead d (Wu' q)) <> 0) by (apply Rabs_no_R0; assumption).
+  assert (Hw : Wd' o q = 0) by (apply (Rmult_eq_reg_l (Rabs (lead d (Wu' q)))); [lra|assumption]).
+  rewrite Hw. lra.
+Qed.
+
+End Necessity_proof.
