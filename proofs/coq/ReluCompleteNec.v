@@ -291,6 +291,12 @@ Proof.
   apply Bool.negb_false_iff in Hk. rewrite vec_eqb_true in Hk. apply Hk. assumption.
 Qed.
 
+Lemma sk_lead0 : forall d Wu bu q k, lead d (Wu k) = 0 -> same_kink d Wu bu q k = false.
+Proof.
+  intros. destruct (same_kink d Wu bu q k) eqn:E; [|reflexivity].
+  apply same_kink_true in E. tauto.
+Qed.
+
 (** ** The necessity proof, for one block [B'] *)
 
 Section Necessity_proof.
@@ -433,6 +439,75 @@ Proof.
   assert (Ha : Rabs (lead d (Wu' q)) <> 0) by (apply Rabs_no_R0; assumption).
   assert (Hw : Wd' o q = 0) by (apply (Rmult_eq_reg_l (Rabs (lead d (Wu' q)))); [lra|assumption]).
   rewrite Hw. lra.
+Qed.
+
+(** The linear part of [B'], grouped: the kink hyperplanes of [B], then
+    the classes of [B'] off them. *)
+Lemma linear_decomp : forall o j, (j < d)%nat ->
+  sum m' (fun k => Wd' o k * Wu' k j) / 2 =
+  sum m (fun r => if kink d m Wd Wu bu r then beta r o * nrow d Wu r j else 0) +
+  sum m' (fun q => if first_of_class d Wu' bu' q && negb (matchedb q)
+                   then gamma q o * nrow d Wu' q j else 0).
+Proof.
+  intros o j Hj.
+  set (X := fun k => if req_b (lead d (Wu' k)) 0 then 0
+                     else lead d (Wu' k) * Wd' o k / 2 * nrow d Wu' k j).
+  assert (E1 : sum m' (fun k => Wd' o k * Wu' k j) / 2 = sum m' X).
+  { unfold Rdiv. rewrite <- sum_scal_r. apply sum_ext. intros k Hk. unfold X.
+    destruct (req_b (lead d (Wu' k)) 0) eqn:E.
+    - apply req_b_true in E. rewrite (lead_zero d (Wu' k) E j Hj). lra.
+    - apply req_b_false in E. unfold nrow. field. assumption. }
+  assert (E2 : sum m' X = sum m' (fun k => if matchedb k then X k else 0)
+                          + sum m' (fun k => if matchedb k then 0 else X k)).
+  { rewrite <- sum_plus. apply sum_ext. intros. destruct (matchedb i); lra. }
+  rewrite E1, E2. f_equal.
+  - transitivity (sum m (fun r => sum m' (fun k => if kink d m Wd Wu bu r && mt r k then X k else 0))).
+    + rewrite sum_swap. apply sum_ext. intros k Hk.
+      destruct (matchedb k) eqn:Em.
+      * destruct (proj1 (matchedb_true k) Em) as [r0 [Hr0 [Hk0 Hm0]]].
+        symmetry. apply (sum_single m (fun r => kink d m Wd Wu bu r && mt r k) (fun _ => X k) r0).
+        -- assumption.
+        -- cbv beta. rewrite Hk0, Hm0. reflexivity.
+        -- intros r Hr Hp. apply Bool.andb_true_iff in Hp. destruct Hp as [Hp1 Hp2].
+           apply (mt_unique r r0 k); assumption.
+      * symmetry. apply sum_zero. intros r Hr.
+        destruct (kink d m Wd Wu bu r && mt r k) eqn:E; [|reflexivity]. exfalso.
+        apply Bool.andb_true_iff in E.
+        assert (matchedb k = true) by (apply matchedb_true; exists r; tauto). congruence.
+    + apply sum_ext. intros r Hr. destruct (kink d m Wd Wu bu r) eqn:Ek; cbn [andb].
+      * unfold beta. rewrite <- sum_scal_r. apply sum_ext. intros k Hk.
+        destruct (mt r k) eqn:Emt; [|lra].
+        unfold X. pose proof Emt as Emt'. apply hclass_true in Emt'. destruct Emt' as (Hl & Hg & Hb).
+        rewrite (proj2 (req_b_false _ _) Hl). rewrite Hg by assumption. reflexivity.
+      * apply sum_zero. intros. reflexivity.
+  - transitivity (sum m' (fun q => sum m' (fun k =>
+        if first_of_class d Wu' bu' q && same_kink d Wu' bu' q k
+        then (if matchedb k then 0 else X k) else 0))).
+    + rewrite sum_swap. apply sum_ext. intros k Hk.
+      destruct (req_b (lead d (Wu' k)) 0) eqn:El.
+      * transitivity 0.
+        -- unfold X. rewrite El. destruct (matchedb k); reflexivity.
+        -- symmetry. apply sum_zero. intros q Hq. apply req_b_true in El.
+           rewrite (sk_lead0 d Wu' bu' q k El), Bool.andb_false_r. reflexivity.
+      * apply req_b_false in El. destruct (first_exists d Wu' bu' k El) as [q0 [Hq0 [Hf0 Hs0]]].
+        symmetry.
+        apply (sum_single m' (fun q => first_of_class d Wu' bu' q && same_kink d Wu' bu' q k)
+                 (fun _ => if matchedb k then 0 else X k) q0).
+        -- lia.
+        -- cbv beta. rewrite Hf0, Hs0. reflexivity.
+        -- intros q Hq Hp. apply Bool.andb_true_iff in Hp. destruct Hp as [Hf Hs].
+           apply (first_unique d Wu' bu' q q0 Hf Hf0).
+           apply (sk_trans d Wu' bu' q k q0 Hs (sk_sym d Wu' bu' q0 k Hs0)).
+    + apply sum_ext. intros q Hq. destruct (first_of_class d Wu' bu' q) eqn:Ef; cbn [andb].
+      * destruct (matchedb q) eqn:Em; cbn [negb].
+        -- apply sum_zero. intros k Hk. destruct (same_kink d Wu' bu' q k) eqn:Es; [|reflexivity].
+           rewrite <- (matched_class q k Es), Em. reflexivity.
+        -- unfold gamma. rewrite <- sum_scal_r. apply sum_ext. intros k Hk.
+           destruct (same_kink d Wu' bu' q k) eqn:Es; [|lra].
+           rewrite <- (matched_class q k Es), Em. unfold X. pose proof Es as Es'.
+           apply same_kink_true in Es'. destruct Es' as (H1 & H2 & H3 & H4).
+           rewrite (proj2 (req_b_false _ _) H2), (H3 j Hj). reflexivity.
+      * apply sum_zero. intros. reflexivity.
 Qed.
 
 End Necessity_proof.
