@@ -510,4 +510,189 @@ Proof.
       * apply sum_zero. intros. reflexivity.
 Qed.
 
+(** The linear part: [N_s = sum_{r in T} y_r u_r^T + (a sum of k' outer products)]. *)
+Lemma nec_completes : completes d m Wu (Nmat d m M Wd Wu bu sgnb) Tset (count m' extra).
+Proof.
+  destruct (sum_enum m' extra (fun q o => gamma q o) (fun q j => nrow d Wu' q j)) as [a' [l' Henum]].
+  exists (fun r o => beta r o - sgn sgnb r * alpha d m Wd Wu bu r o), a', l'.
+  intros o j Ho Hj. rewrite <- Henum. cbv beta. unfold Nmat.
+  rewrite (blocks_equal_linear d m m' M Wd Wu Wd' Wu' bu bd bu' bd' absorbed o j Ho Hj).
+  rewrite linear_decomp by assumption.
+  assert (EA : sum m (fun r => if kink d m Wd Wu bu r then beta r o * nrow d Wu r j else 0)
+             - sum m (fun r => if kink d m Wd Wu bu r
+                               then sgn sgnb r * alpha d m Wd Wu bu r o * nrow d Wu r j else 0)
+             = sum m (fun r => if Tset r
+                               then (beta r o - sgn sgnb r * alpha d m Wd Wu bu r o) * nrow d Wu r j
+                               else 0)).
+  { rewrite <- sum_minus. apply sum_ext. intros r Hr. destruct (kink d m Wd Wu bu r) eqn:Ek.
+    - destruct (Tset r) eqn:ET.
+      + rewrite Rmult_minus_distr_r. reflexivity.
+      + rewrite beta_single by assumption. lra.
+    - unfold Tset. rewrite Ek. cbn [andb]. lra. }
+  assert (EB : sum m' (fun q => if first_of_class d Wu' bu' q && negb (matchedb q)
+                                then gamma q o * nrow d Wu' q j else 0)
+             = sum m' (fun q => if extra q then gamma q o * nrow d Wu' q j else 0)).
+  { apply sum_ext. intros q Hq. unfold extra.
+    destruct (first_of_class d Wu' bu' q && negb (matchedb q)) eqn:E; cbn [andb]; [|reflexivity].
+    destruct (2 <=? count m' (same_kink d Wu' bu' q))%nat eqn:E2; [reflexivity|].
+    apply Nat.leb_gt in E2. apply Bool.andb_true_iff in E. destruct E as [Hf Hm].
+    apply Bool.negb_true_iff in Hm.
+    rewrite (single_extra_zero q o Hq Hf Hm ltac:(lia) Ho). lra. }
+  lra.
+Qed.
+
+(** The count: the units [p1 r] (kinks), [p2 r] ([T]) and two units of each
+    extra class are pairwise distinct units of [B']. *)
+Lemma nec_count : (count m (kink d m Wd Wu bu) + count m Tset + 2 * count m' extra <= m')%nat.
+Proof.
+  assert (C1 : forall r, (r < m)%nat -> exists k,
+             kink d m Wd Wu bu r = true -> (k < m')%nat /\ mt r k = true).
+  { intros r Hr. destruct (kink d m Wd Wu bu r) eqn:Ek.
+    - destruct (count_pos m' (mt r) (kink_carries r Ek)) as [k [Hk Hm]]. exists k. auto.
+    - exists 0%nat. discriminate. }
+  destruct (finite_choice nat 0%nat _ m C1) as [p1 Hp1].
+  assert (C2 : forall r, (r < m)%nat -> exists k,
+             Tset r = true -> (k < m')%nat /\ mt r k = true /\ k <> p1 r).
+  { intros r Hr. destruct (Tset r) eqn:ET.
+    - unfold Tset in ET. apply Bool.andb_true_iff in ET. destruct ET as [Ek E2].
+      apply Nat.leb_le in E2.
+      destruct (count_two m' (mt r) (p1 r) E2) as [k [Hk [Hm Hne]]]. exists k. auto.
+    - exists 0%nat. discriminate. }
+  destruct (finite_choice nat 0%nat _ m C2) as [p2 Hp2].
+  assert (C3 : forall q, (q < m')%nat -> exists k,
+             extra q = true -> (k < m')%nat /\ same_kink d Wu' bu' q k = true /\ k <> q).
+  { intros q Hq. destruct (extra q) eqn:EE.
+    - unfold extra in EE. apply Bool.andb_true_iff in EE. destruct EE as [_ E2].
+      apply Nat.leb_le in E2.
+      destruct (count_two m' _ q E2) as [k [Hk [Hs Hne]]]. exists k. auto.
+    - exists 0%nat. discriminate. }
+  destruct (finite_choice nat 0%nat _ m' C3) as [q2 Hq2].
+  assert (TK : forall r, Tset r = true -> kink d m Wd Wu bu r = true).
+  { intros r H. unfold Tset in H. apply Bool.andb_true_iff in H. tauto. }
+  assert (M1 : forall r, (r < m)%nat -> kink d m Wd Wu bu r = true -> matchedb (p1 r) = true).
+  { intros r Hr Hk. apply matchedb_true. exists r. split; [assumption|split; [assumption|]].
+    apply Hp1; assumption. }
+  assert (M2 : forall r, (r < m)%nat -> Tset r = true -> matchedb (p2 r) = true).
+  { intros r Hr HT. apply matchedb_true. exists r. split; [assumption|split; [apply TK; assumption|]].
+    apply Hp2; assumption. }
+  assert (U3 : forall q, extra q = true ->
+             matchedb q = false /\ first_of_class d Wu' bu' q = true).
+  { intros q H. unfold extra in H. rewrite !Bool.andb_true_iff, Bool.negb_true_iff in H. tauto. }
+  assert (U4 : forall q, (q < m')%nat -> extra q = true ->
+             matchedb (q2 q) = false /\ first_of_class d Wu' bu' (q2 q) = false).
+  { intros q Hq H. destruct (Hq2 q Hq H) as (_ & Hs & Hne). destruct (U3 q H) as [Hm Hf].
+    split; [rewrite <- (matched_class q (q2 q) Hs); assumption|].
+    destruct (first_of_class d Wu' bu' (q2 q)) eqn:E; [|reflexivity].
+    exfalso. apply Hne. symmetry. apply (first_unique d Wu' bu' q (q2 q) Hf E Hs). }
+  set (slotp := fun i => if (i <? m)%nat then kink d m Wd Wu bu i
+                         else if (i <? m + m)%nat then Tset (i - m)%nat
+                         else if (i <? m + m + m')%nat then extra (i - (m + m))%nat
+                         else extra (i - (m + m + m'))%nat).
+  set (slotf := fun i => if (i <? m)%nat then p1 i
+                         else if (i <? m + m)%nat then p2 (i - m)%nat
+                         else if (i <? m + m + m')%nat then (i - (m + m))%nat
+                         else q2 (i - (m + m + m'))%nat).
+  assert (Ecount : count (m + m + m' + m') slotp =
+                   (count m (kink d m Wd Wu bu) + count m Tset + count m' extra + count m' extra)%nat).
+  { rewrite !count_split.
+    assert (A1 : count m slotp = count m (kink d m Wd Wu bu)).
+    { apply count_ext. intros i Hi. unfold slotp. destruct (Nat.ltb_spec i m); [reflexivity|lia]. }
+    assert (A2 : count m (fun k => slotp (m + k)%nat) = count m Tset).
+    { apply count_ext. intros i Hi. unfold slotp.
+      destruct (Nat.ltb_spec (m + i) m); [lia|]. destruct (Nat.ltb_spec (m + i) (m + m)); [|lia].
+      f_equal. lia. }
+    assert (A3 : count m' (fun k => slotp (m + m + k)%nat) = count m' extra).
+    { apply count_ext. intros i Hi. unfold slotp.
+      destruct (Nat.ltb_spec (m + m + i) m); [lia|].
+      destruct (Nat.ltb_spec (m + m + i) (m + m)); [lia|].
+      destruct (Nat.ltb_spec (m + m + i) (m + m + m')); [|lia]. f_equal. lia. }
+    assert (A4 : count m' (fun k => slotp (m + m + m' + k)%nat) = count m' extra).
+    { apply count_ext. intros i Hi. unfold slotp.
+      destruct (Nat.ltb_spec (m + m + m' + i) m); [lia|].
+      destruct (Nat.ltb_spec (m + m + m' + i) (m + m)); [lia|].
+      destruct (Nat.ltb_spec (m + m + m' + i) (m + m + m')); [lia|]. f_equal. lia. }
+    lia. }
+  assert (Hinj : (count (m + m + m' + m') slotp <= m')%nat).
+  { apply (count_inj _ slotp m' slotf).
+    - intros i Hi P. unfold slotp, slotf in *. revert P.
+      destruct (Nat.ltb_spec i m); [intro P; apply Hp1; assumption|].
+      destruct (Nat.ltb_spec i (m + m)); [intro P; apply Hp2; [lia|assumption]|].
+      destruct (Nat.ltb_spec i (m + m + m')); [intro P; lia|].
+      intro P. apply Hq2; [lia|assumption].
+    - intros i i' Hi Hi' P P' E. unfold slotp, slotf in *. revert P P' E.
+      destruct (Nat.ltb_spec i m) as [A1|A1]; [|destruct (Nat.ltb_spec i (m + m)) as [A2|A2];
+        [|destruct (Nat.ltb_spec i (m + m + m')) as [A3|A3]]];
+      (destruct (Nat.ltb_spec i' m) as [B1|B1]; [|destruct (Nat.ltb_spec i' (m + m)) as [B2|B2];
+        [|destruct (Nat.ltb_spec i' (m + m + m')) as [B3|B3]]]); intros P P' E.
+      (* 1,1 *)
+      + destruct (Hp1 i A1 P) as [_ H1]. destruct (Hp1 i' B1 P') as [_ H2]. rewrite <- E in H2.
+        apply (mt_unique i i' (p1 i)); assumption.
+      (* 1,2 *)
+      + exfalso. destruct (Hp1 i A1 P) as [_ H1]. destruct (Hp2 (i' - m)%nat ltac:(lia) P') as (_ & H2 & H3).
+        rewrite <- E in H2. pose proof (mt_unique i (i' - m)%nat (p1 i) P (TK _ P') H1 H2) as Er.
+        rewrite <- Er in H3. congruence.
+      (* 1,3 *)
+      + exfalso. pose proof (M1 i A1 P) as H1. rewrite E in H1. destruct (U3 _ P') as [H2 _]. congruence.
+      (* 1,4 *)
+      + exfalso. pose proof (M1 i A1 P) as H1. rewrite E in H1.
+        destruct (U4 (i' - (m + m + m'))%nat ltac:(lia) P') as [H2 _]. congruence.
+      (* 2,1 *)
+      + exfalso. destruct (Hp1 i' B1 P') as [_ H1]. destruct (Hp2 (i - m)%nat ltac:(lia) P) as (_ & H2 & H3).
+        rewrite E in H2. pose proof (mt_unique i' (i - m)%nat (p1 i') P' (TK _ P) H1 H2) as Er.
+        rewrite <- Er in H3. congruence.
+      (* 2,2 *)
+      + destruct (Hp2 (i - m)%nat ltac:(lia) P) as (_ & H1 & _).
+        destruct (Hp2 (i' - m)%nat ltac:(lia) P') as (_ & H2 & _). rewrite <- E in H2.
+        pose proof (mt_unique _ _ _ (TK _ P) (TK _ P') H1 H2). lia.
+      (* 2,3 *)
+      + exfalso. pose proof (M2 (i - m)%nat ltac:(lia) P) as H1. rewrite E in H1. destruct (U3 _ P') as [H2 _].
+        congruence.
+      (* 2,4 *)
+      + exfalso. pose proof (M2 (i - m)%nat ltac:(lia) P) as H1. rewrite E in H1.
+        destruct (U4 (i' - (m + m + m'))%nat ltac:(lia) P') as [H2 _]. congruence.
+      (* 3,1 *)
+      + exfalso. pose proof (M1 i' B1 P') as H1. rewrite <- E in H1. destruct (U3 _ P) as [H2 _].
+        congruence.
+      (* 3,2 *)
+      + exfalso. pose proof (M2 (i' - m)%nat ltac:(lia) P') as H1. rewrite <- E in H1. destruct (U3 _ P) as [H2 _].
+        congruence.
+      (* 3,3 *)
+      + lia.
+      (* 3,4 *)
+      + exfalso. destruct (U3 _ P) as [_ H1]. rewrite E in H1. destruct (U4 (i' - (m + m + m'))%nat ltac:(lia) P') as [_ H2].
+        congruence.
+      (* 4,1 *)
+      + exfalso. pose proof (M1 i' B1 P') as H1. rewrite <- E in H1.
+        destruct (U4 (i - (m + m + m'))%nat ltac:(lia) P) as [H2 _]. congruence.
+      (* 4,2 *)
+      + exfalso. pose proof (M2 (i' - m)%nat ltac:(lia) P') as H1. rewrite <- E in H1.
+        destruct (U4 (i - (m + m + m'))%nat ltac:(lia) P) as [H2 _]. congruence.
+      (* 4,3 *)
+      + exfalso. destruct (U3 _ P') as [_ H1]. rewrite <- E in H1. destruct (U4 (i - (m + m + m'))%nat ltac:(lia) P) as [_ H2].
+        congruence.
+      (* 4,4 *)
+      + destruct (Hq2 (i - (m + m + m'))%nat ltac:(lia) P) as (_ & H1 & _). destruct (Hq2 (i' - (m + m + m'))%nat ltac:(lia) P') as (_ & H2 & _).
+        rewrite <- E in H2. destruct (U3 _ P) as [_ F1]. destruct (U3 _ P') as [_ F2].
+        pose proof (first_unique d Wu' bu' _ _ F1 F2 (sk_trans d Wu' bu' _ _ _ H1 (sk_sym d Wu' bu' _ _ H2))).
+        lia. }
+  lia.
+Qed.
+
 End Necessity_proof.
+
+(** ** The theorem *)
+
+(** relu-complete, necessity: if a relu block of width [m'] (biases allowed)
+    equals [x -> M x + B x], then [m* <= m'].  Any [d], any [M], any relu
+    block [B] with biases, degenerate or not. *)
+Theorem relu_complete_necessity : forall d m m' M Wd Wu bu bd,
+  realised d m m' M Wd Wu bu bd -> width_suffices d m m' M Wd Wu bu.
+Proof.
+  intros d m m' M Wd Wu bu bd [Wd' [Wu' [bu' [bd' absorbed]]]].
+  exists (sgnb d m' Wu Wu' bu bu'), (Tset d m m' Wd Wu Wu' bu bu'),
+         (count m' (extra d m m' Wd Wu Wu' bu bu')).
+  split; [|split].
+  - intros r _ H. unfold Tset in H. apply Bool.andb_true_iff in H. tauto.
+  - exact (nec_completes d m m' M Wd Wu Wd' Wu' bu bd bu' bd' absorbed).
+  - exact (nec_count d m m' M Wd Wu Wd' Wu' bu bd bu' bd' absorbed).
+Qed.
