@@ -102,21 +102,6 @@ Qed.
 
 (** ** Reals, leading entries and normal forms *)
 
-Lemma req_b_true : forall a b, req_b a b = true <-> a = b.
-Proof. intros. unfold req_b. destruct (Req_EM_T a b); split; intro; congruence. Qed.
-
-Lemma req_b_false : forall a b, req_b a b = false <-> a <> b.
-Proof. intros. unfold req_b. destruct (Req_EM_T a b); split; intro; congruence. Qed.
-
-Lemma vec_eqb_true : forall d a b, vec_eqb d a b = true <-> forall j, (j < d)%nat -> a j = b j.
-Proof.
-  induction d as [|d IH]; intros a b; simpl.
-  - split; [intros; lia|reflexivity].
-  - rewrite Bool.andb_true_iff, IH, req_b_true. split.
-    + intros [H1 H2] j Hj. destruct (Nat.eq_dec j d) as [->|]; [assumption|apply H1; lia].
-    + intros H. split; [intros; apply H; lia|apply H; lia].
-Qed.
-
 Lemma lead_ext : forall d u v, (forall j, (j < d)%nat -> u j = v j) -> lead d u = lead d v.
 Proof.
   induction d as [|d IH]; intros u v H; simpl; [reflexivity|].
@@ -224,14 +209,6 @@ Lemma same_kink_lead0 : forall d Wu bu r k, lead d (Wu r) = 0 -> same_kink d Wu 
 Proof.
   intros d Wu bu r k H. unfold same_kink. rewrite H.
   replace (req_b 0 0) with true by (symmetry; apply req_b_true; reflexivity). reflexivity.
-Qed.
-
-Lemma same_kink_true : forall d Wu bu r k, same_kink d Wu bu r k = true <->
-  lead d (Wu r) <> 0 /\ lead d (Wu k) <> 0 /\
-  (forall j, (j < d)%nat -> nrow d Wu r j = nrow d Wu k j) /\ nbias d Wu bu r = nbias d Wu bu k.
-Proof.
-  intros. unfold same_kink. rewrite !Bool.andb_true_iff, !Bool.negb_true_iff, !req_b_false,
-    vec_eqb_true, req_b_true. tauto.
 Qed.
 
 (** ** The class sums vanish *)

@@ -26,15 +26,6 @@ Open Scope bool_scope.
 
 (** ** Counting *)
 
-Lemma count_le : forall n p, (count n p <= n)%nat.
-Proof. induction n as [|n IH]; intros p; simpl; [lia|]. specialize (IH p). destruct (p n); lia. Qed.
-
-Lemma count_ext : forall n p q, (forall i, (i < n)%nat -> p i = q i) -> count n p = count n q.
-Proof.
-  induction n as [|n IH]; intros p q H; simpl; [reflexivity|].
-  rewrite (IH p q) by (intros; apply H; lia). rewrite (H n) by lia. reflexivity.
-Qed.
-
 Lemma count_split : forall a b p, count (a + b) p = (count a p + count b (fun k => p (a + k)%nat))%nat.
 Proof.
   intros a b p. induction b as [|b IH]; simpl.
@@ -260,22 +251,11 @@ Lemma hclass_nrow_same_kink : forall d Wu bu r k, lead d (Wu r) <> 0 ->
   hclass d (nrow d Wu r) (nbias d Wu bu r) (Wu k) (bu k) = true -> same_kink d Wu bu r k = true.
 Proof. intros. rewrite same_kink_hclass by assumption. assumption. Qed.
 
-Lemma vec_eqb_false : forall d a b, vec_eqb d a b = false -> exists j, (j < d)%nat /\ a j <> b j.
-Proof.
-  intros d a b H. destruct (bool_search d (fun j => negb (req_b (a j) (b j)))) as [H'|[j [Hj Hb]]].
-  - exfalso. rewrite <- Bool.not_true_iff_false in H. apply H. apply vec_eqb_true.
-    intros j Hj. pose proof (H' j Hj) as E. apply Bool.negb_false_iff, req_b_true in E. exact E.
-  - exists j. split; [assumption|]. apply Bool.negb_true_iff, req_b_false in Hb. exact Hb.
-Qed.
-
 Lemma hclass_self : forall d Wu bu k, lead d (Wu k) <> 0 ->
   hclass d (nrow d Wu k) (nbias d Wu bu k) (Wu k) (bu k) = true.
 Proof.
   intros. apply hclass_true. split; [assumption|split; [intros; reflexivity|reflexivity]].
 Qed.
-
-Lemma kink_first : forall d m Wd Wu bu r, kink d m Wd Wu bu r = true -> first_of_class d Wu bu r = true.
-Proof. intros. unfold kink in H. apply Bool.andb_true_iff in H. tauto. Qed.
 
 Lemma kink_alpha : forall d m Wd Wu bu r, kink d m Wd Wu bu r = true ->
   exists o, (o < d)%nat /\ alpha d m Wd Wu bu r o <> 0.
