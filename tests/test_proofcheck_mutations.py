@@ -8,7 +8,7 @@ mutations need no compiler and are in tests/test_consistency.py as well.
 
 Claims attacked here: homogeneous-impossible, homogeneous-any-width, gated-impossible,
 gated-continuity, depth-impossible, depth-any, relu-gelu-iff, depth-narrow, depth-width,
-relu-complete (its files ReluClasses.v and ReluComplete.v).
+relu-complete (its files ReluClasses.v, ReluComplete.v, ReluCompleteNec.v and ReluCompleteIff.v).
 """
 
 import re
@@ -293,6 +293,30 @@ def complete_assumes_nondegenerate(root: Path) -> None:
          "Proof.\n  intros d m m' M Wd Wu bu bd nondegenerate Hw.")
 
 
+NEC = str(COQ / "ReluCompleteNec.v")
+
+
+def inflated_m_star(root: Path) -> None:
+    """Issue 19: relu-complete's m* raised by one unit ('m' >= m* + 1'), so the necessity half
+    would claim a lower bound above the least width; its proof (the unit count) must break."""
+    edit(root, CLASSES, "    (count m (kink d m Wd Wu bu) + count m T + 2 * k <= m')%nat.",
+         "    (count m (kink d m Wd Wu bu) + count m T + 2 * k + 1 <= m')%nat.")
+
+
+def necessity_assumes_nondegenerate(root: Path) -> None:
+    """Issue 19: the necessity half of relu-complete quietly assumes the units on pairwise
+    distinct hyperplanes (no two in one class); the iff and the instance (two units on one
+    kink line) no longer follow from it."""
+    edit(root, NEC, "Theorem relu_complete_necessity : forall d m m' M Wd Wu bu bd,\n"
+                    "  realised d m m' M Wd Wu bu bd -> width_suffices d m m' M Wd Wu bu.\n"
+                    "Proof.\n  intros d m m' M Wd Wu bu bd",
+         "Theorem relu_complete_necessity : forall d m m' M Wd Wu bu bd\n"
+         "  (distinct_kinks : forall i j, (i < m)%nat -> (j < m)%nat -> i <> j ->\n"
+         "     same_kink d Wu bu i j = false),\n"
+         "  realised d m m' M Wd Wu bu bd -> width_suffices d m m' M Wd Wu bu.\n"
+         "Proof.\n  intros d m m' M Wd Wu bu bd distinct_kinks")
+
+
 MUTATIONS: dict[str, Callable[[Path], None]] = {
     "baseline": lambda root: None,
     "vacuous_binder": vacuous_binder,
@@ -320,6 +344,8 @@ MUTATIONS: dict[str, Callable[[Path], None]] = {
     "vacuous_m_star": vacuous_m_star,
     "narrowed_kink_classes": narrowed_kink_classes,
     "complete_assumes_nondegenerate": complete_assumes_nondegenerate,
+    "inflated_m_star": inflated_m_star,
+    "necessity_assumes_nondegenerate": necessity_assumes_nondegenerate,
 }
 
 
@@ -505,3 +531,16 @@ def test_relu_complete_quietly_assuming_nondegeneracy_is_refused(results):
     # The degenerate instance (a zero row) cannot supply the extra premise; it lives in
     # ReluComplete.v (or in Instances.v once moved there).
     assert compile_failure(r, "ReluComplete.v") or compile_failure(r, "Instances.v"), r
+
+
+def test_inflated_m_star_is_refused(results):
+    r = results["inflated_m_star"]
+    # The necessity half proves exactly |kinks| + |T| + 2k' <= m'; one more unit does not follow.
+    assert compile_failure(r, "ReluCompleteNec.v"), r
+
+
+def test_relu_complete_necessity_quietly_assuming_distinct_kinks_is_refused(results):
+    r = results["necessity_assumes_nondegenerate"]
+    # The iff and the instance x + 2 relu(x) + 2 relu(-x) (two units on one kink) use the
+    # necessity without the extra premise.
+    assert compile_failure(r, "ReluCompleteIff.v"), r
