@@ -11,6 +11,8 @@
     - [class_sum_zero]: hence, for every hyperplane in normal form [(g, beta)]
       (leading entry of [g] equal to 1), the coefficients of the rows lying on
       it, weighted by [|lam_k|] where [(V_k, e_k) = lam_k (g, beta)], sum to 0.
+    - [affine_independence]: Lemma 1 as stated informally, for pairwise
+      distinct hyperplanes in normal form.
     - [blocks_equal_hsum], [blocks_equal_linear], [blocks_equal_const]: two
       biased relu blocks with a skip, [M x + B x = B' x] for every [x], have
       the same class sums [alpha] on every hyperplane, the same linear part
@@ -491,4 +493,32 @@ Proof.
              (fun k => - (if req_b (lead d (Wu' k)) 0 then Wd' i k / 2 * Rabs (bu' k) else 0)))
     in Hc by (intros; destruct (req_b _ _); ring).
   rewrite sum_opp in Hc. unfold zero_row_const. lra.
+Qed.
+
+(** ** Lemma 1 as stated in the informal proof *)
+
+(** Pairwise distinct affine hyperplanes [{g_q . x + beta_q = 0}] in normal
+    form (leading entry of [g_q] equal to 1): if [sum_q a_q |g_q . x + beta_q|]
+    is an affine function of [x], every [a_q] is zero.  (A vector-valued
+    identity is this, coordinate by coordinate.) *)
+Theorem affine_independence : forall d n (G : mat) (beta : vec) (a : nat -> R) (A : vec) (a0 : R),
+  (forall q, (q < n)%nat -> lead d (G q) = 1) ->
+  (forall p q, (p < n)%nat -> (q < n)%nat -> p <> q ->
+     ~ ((forall j, (j < d)%nat -> G p j = G q j) /\ beta p = beta q)) ->
+  (forall x, sum n (fun q => a q * Rabs (dot d (G q) x + beta q)) = dot d A x + a0) ->
+  forall p, (p < n)%nat -> a p = 0.
+Proof.
+  intros d n G beta a A a0 Hl Hd H p Hp.
+  pose proof (class_sum_zero d n a G beta A a0 H (G p) (beta p) (Hl p Hp)) as K.
+  unfold class_sum in K.
+  rewrite (sum_ext n _ (fun q => kron p q * (Rabs (lead d (G q)) * a q))) in K.
+  - rewrite (sum_kron_l n (fun q => Rabs (lead d (G q)) * a q) p Hp), (Hl p Hp), Rabs_R1 in K. lra.
+  - intros q Hq. unfold kron. destruct (Nat.eq_dec p q) as [<-|Hne].
+    + destruct (hclass_of d (G p) (beta p) (G p) (beta p) 1 (Hl p Hp) ltac:(lra)) as [-> _];
+        [intros; ring|ring|ring].
+    + destruct (hclass d (G p) (beta p) (G q) (beta q)) eqn:E; [|ring]. exfalso.
+      apply (Hd p q Hp Hq Hne). apply hclass_true in E. destruct E as (_ & Hg & Hb).
+      rewrite (Hl q Hq) in Hg, Hb. split.
+      * intros j Hj. rewrite Hg by assumption. field.
+      * rewrite Hb. field.
 Qed.
