@@ -7,7 +7,8 @@ a module fixture; each test then asserts on its own result.  Registry-only and L
 mutations need no compiler and are in tests/test_consistency.py as well.
 
 Claims attacked here: homogeneous-impossible, homogeneous-any-width, gated-impossible,
-gated-continuity, depth-impossible, depth-any, relu-gelu-iff, depth-narrow, depth-width.
+gated-continuity, depth-impossible, depth-any, relu-gelu-iff, depth-narrow, depth-width,
+relu-complete (its files ReluClasses.v, ReluComplete.v, ReluCompleteNec.v and ReluCompleteIff.v).
 """
 
 import re
@@ -259,6 +260,63 @@ def vacuous_rank(root: Path) -> None:
          "Definition indep (d r : nat) (V : nat -> vec) : Prop := True.")
 
 
+CLASSES = str(COQ / "ReluClasses.v")
+COMPLETE = str(COQ / "ReluComplete.v")
+
+
+def vacuous_m_star(root: Path) -> None:
+    """Issue 19: relu-complete's m* made vacuous (width_suffices always true), so 'm' >= m*'
+    would hold at every width and the sufficiency half would claim every width suffices."""
+    edit(root, CLASSES, "Definition width_suffices (d m m' : nat) (M Wd Wu : mat) (bu : vec) : Prop :=\n"
+                        "  exists (s T : nat -> bool) (k : nat),",
+         "Definition width_suffices (d m m' : nat) (M Wd Wu : mat) (bu : vec) : Prop := True.\n"
+         "Definition width_suffices_unused (d m m' : nat) (M Wd Wu : mat) (bu : vec) : Prop :=\n"
+         "  exists (s T : nat -> bool) (k : nat),")
+
+
+def narrowed_kink_classes(root: Path) -> None:
+    """Issue 19: the kink classes of relu-complete compare the normals only and ignore the
+    biases, so units on parallel but distinct hyperplanes would share one |h_H| term."""
+    edit(root, CLASSES, "  vec_eqb d (nrow d Wu i) (nrow d Wu j) && req_b (nbias d Wu bu i) (nbias d Wu bu j).",
+         "  vec_eqb d (nrow d Wu i) (nrow d Wu j).")
+
+
+def complete_assumes_nondegenerate(root: Path) -> None:
+    """Issue 19: the sufficiency half of relu-complete quietly assumes every row nonzero
+    (nondegeneracy), which the claim does not: the degenerate instance no longer follows."""
+    edit(root, COMPLETE, "Theorem relu_complete_sufficiency : forall d m m' M Wd Wu bu bd,\n"
+                         "  width_suffices d m m' M Wd Wu bu -> realised d m m' M Wd Wu bu bd.\n"
+                         "Proof.\n  intros d m m' M Wd Wu bu bd Hw.",
+         "Theorem relu_complete_sufficiency : forall d m m' M Wd Wu bu bd\n"
+         "  (nondegenerate : forall i, (i < m)%nat -> lead d (Wu i) <> 0),\n"
+         "  width_suffices d m m' M Wd Wu bu -> realised d m m' M Wd Wu bu bd.\n"
+         "Proof.\n  intros d m m' M Wd Wu bu bd nondegenerate Hw.")
+
+
+NEC = str(COQ / "ReluCompleteNec.v")
+
+
+def inflated_m_star(root: Path) -> None:
+    """Issue 19: relu-complete's m* raised by one unit ('m' >= m* + 1'), so the necessity half
+    would claim a lower bound above the least width; its proof (the unit count) must break."""
+    edit(root, CLASSES, "    (count m (kink d m Wd Wu bu) + count m T + 2 * k <= m')%nat.",
+         "    (count m (kink d m Wd Wu bu) + count m T + 2 * k + 1 <= m')%nat.")
+
+
+def necessity_assumes_nondegenerate(root: Path) -> None:
+    """Issue 19: the necessity half of relu-complete quietly assumes the units on pairwise
+    distinct hyperplanes (no two in one class); the iff and the instance (two units on one
+    kink line) no longer follow from it."""
+    edit(root, NEC, "Theorem relu_complete_necessity : forall d m m' M Wd Wu bu bd,\n"
+                    "  realised d m m' M Wd Wu bu bd -> width_suffices d m m' M Wd Wu bu.\n"
+                    "Proof.\n  intros d m m' M Wd Wu bu bd",
+         "Theorem relu_complete_necessity : forall d m m' M Wd Wu bu bd\n"
+         "  (distinct_kinks : forall i j, (i < m)%nat -> (j < m)%nat -> i <> j ->\n"
+         "     same_kink d Wu bu i j = false),\n"
+         "  realised d m m' M Wd Wu bu bd -> width_suffices d m m' M Wd Wu bu.\n"
+         "Proof.\n  intros d m m' M Wd Wu bu bd distinct_kinks")
+
+
 MUTATIONS: dict[str, Callable[[Path], None]] = {
     "baseline": lambda root: None,
     "vacuous_binder": vacuous_binder,
@@ -283,6 +341,11 @@ MUTATIONS: dict[str, Callable[[Path], None]] = {
     "width_assumes_rows_span": width_assumes_rows_span,
     "narrowed_pieces_definition": narrowed_pieces_definition,
     "vacuous_rank": vacuous_rank,
+    "vacuous_m_star": vacuous_m_star,
+    "narrowed_kink_classes": narrowed_kink_classes,
+    "complete_assumes_nondegenerate": complete_assumes_nondegenerate,
+    "inflated_m_star": inflated_m_star,
+    "necessity_assumes_nondegenerate": necessity_assumes_nondegenerate,
 }
 
 
@@ -444,3 +507,40 @@ def test_narrowed_invertible_pieces_is_refused(results):
 def test_vacuous_rank_is_refused(results):
     r = results["vacuous_rank"]
     assert has(r, "depth-width", "did not compile"), r
+
+
+def compile_failure(found: list[str], file: str) -> bool:
+    """The build stops in `file` (reported under the claim once one is registered there, else '-')."""
+    return any(f"Coq does not compile: {file}:" in f for f in found)
+
+
+def test_vacuous_m_star_is_refused(results):
+    r = results["vacuous_m_star"]
+    # With m* vacuous the sufficiency half is false: its proof (and the instances) break.
+    assert compile_failure(r, "ReluComplete.v"), r
+
+
+def test_kink_classes_ignoring_biases_are_refused(results):
+    r = results["narrowed_kink_classes"]
+    # The canonical form (one |h_H| per affine hyperplane) no longer holds.
+    assert compile_failure(r, "ReluClasses.v"), r
+
+
+def test_relu_complete_quietly_assuming_nondegeneracy_is_refused(results):
+    r = results["complete_assumes_nondegenerate"]
+    # The degenerate instance (a zero row) cannot supply the extra premise; it lives in
+    # ReluComplete.v (or in Instances.v once moved there).
+    assert compile_failure(r, "ReluComplete.v") or compile_failure(r, "Instances.v"), r
+
+
+def test_inflated_m_star_is_refused(results):
+    r = results["inflated_m_star"]
+    # The necessity half proves exactly |kinks| + |T| + 2k' <= m'; one more unit does not follow.
+    assert compile_failure(r, "ReluCompleteNec.v"), r
+
+
+def test_relu_complete_necessity_quietly_assuming_distinct_kinks_is_refused(results):
+    r = results["necessity_assumes_nondegenerate"]
+    # The iff and the instance x + 2 relu(x) + 2 relu(-x) (two units on one kink) use the
+    # necessity without the extra premise.
+    assert compile_failure(r, "ReluCompleteIff.v"), r
