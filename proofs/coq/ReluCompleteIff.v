@@ -93,3 +93,115 @@ Proof.
   unfold nrow in Hc. rewrite L0 in Hc. unfold sgn, M, Wd, Wu in Hc.
   destruct (s 0%nat); lra.
 Qed.
+
+(** ** Instances of the sufficiency, through [relu_complete] and
+    [relu_complete_bias_free] (statements with the standard library only) *)
+
+(** A degenerate block in [d = 2]: the rows [(1, 0)] and [(-1, 0)] lie on
+    one kink line [x = 0] with opposite orientations, and a third unit has
+    the zero row and bias [1] (a constant).  With [M = diag(1, 0)],
+    [F(x, y) = (x + 2 relu(x) + 2 relu(-x), relu(1))] is [(x + 2|x|, 1)]:
+    one class with [alpha = (2, 0)], [L = 0], and [T = {the class}] gives
+    [m* <= 1 + 1 + 0 = 2].  So [F] is a relu block of width 2 with biases
+    ([3 relu(x) + relu(-x)] and the down-bias [(0, 1)]). *)
+Lemma relu_complete_degenerate_instance :
+  exists w00 w01 w10 w11 u00 u01 u10 u11 c0 c1 b0 b1 : R, forall x y : R,
+    x + (2 * Rmax x 0 + 2 * Rmax (- x) 0 + 0 * Rmax (0 * x + 0 * y + 1) 0) =
+      w00 * Rmax (u00 * x + u01 * y + c0) 0 + w01 * Rmax (u10 * x + u11 * y + c1) 0 + b0 /\
+    0 + (0 * Rmax x 0 + 0 * Rmax (- x) 0 + 1 * Rmax (0 * x + 0 * y + 1) 0) =
+      w10 * Rmax (u00 * x + u01 * y + c0) 0 + w11 * Rmax (u10 * x + u11 * y + c1) 0 + b1.
+Proof.
+  set (M := fun o j : nat => match o, j with O, O => 1 | _, _ => 0 end).
+  set (Wd := fun o l : nat => match o, l with O, O => 2 | O, S O => 2 | S O, S (S O) => 1 | _, _ => 0 end).
+  set (Wu := fun l j : nat => match l, j with O, O => 1 | S O, O => -1 | _, _ => 0 end).
+  set (bu := fun l : nat => match l with S (S O) => 1 | _ => 0 end).
+  set (bd := fun _ : nat => 0).
+  assert (L0 : lead 2 (Wu 0%nat) = 1) by (rewrite lead_2_nz; unfold Wu; simpl; lra).
+  assert (L1 : lead 2 (Wu 1%nat) = -1) by (rewrite lead_2_nz; unfold Wu; simpl; lra).
+  assert (L2 : lead 2 (Wu 2%nat) = 0) by (rewrite lead_2_z; unfold Wu; simpl; lra).
+  assert (S00 : same_kink 2 Wu bu 0 0 = true) by (apply same_kink_refl; rewrite L0; lra).
+  assert (S01 : same_kink 2 Wu bu 0 1 = true).
+  { apply same_kink_true. rewrite L0, L1. repeat split; try lra.
+    - intros k Hk. unfold nrow. rewrite L0, L1. destruct k as [|[|k]]; [| |lia]; unfold Wu; simpl; field.
+    - unfold nbias. rewrite L0, L1. unfold bu. field. }
+  assert (S02 : same_kink 2 Wu bu 0 2 = false) by (apply same_kink_zero_r; exact L2).
+  assert (F0 : first_of_class 2 Wu bu 0 = true)
+    by (apply first_of_class_true; split; [rewrite L0; lra|intros; lia]).
+  assert (F1 : first_of_class 2 Wu bu 1 = false).
+  { destruct (first_of_class 2 Wu bu 1) eqn:E; [|reflexivity].
+    apply first_of_class_true in E. rewrite (proj2 E 0%nat ltac:(lia)) in S01. discriminate. }
+  assert (F2 : first_of_class 2 Wu bu 2 = false).
+  { destruct (first_of_class 2 Wu bu 2) eqn:E; [|reflexivity].
+    apply first_of_class_true in E. destruct E as [E _]. contradiction. }
+  assert (A0 : alpha 2 3 Wd Wu bu 0 0%nat = 2).
+  { unfold alpha. cbn [sum]. rewrite S00, S01, S02, L0, L1, Rabs_R1.
+    replace (Rabs (-1)) with 1 by (unfold Rabs; destruct (Rcase_abs (-1)); lra).
+    unfold Wd. simpl. field. }
+  assert (A1 : alpha 2 3 Wd Wu bu 0 1%nat = 0).
+  { unfold alpha. cbn [sum]. rewrite S00, S01, S02. unfold Wd. simpl. field. }
+  assert (K0 : kink 2 3 Wd Wu bu 0 = true)
+    by (apply kink_true; split; [exact F0|exists 0%nat; split; [lia|rewrite A0; lra]]).
+  assert (K1 : kink 2 3 Wd Wu bu 1 = false) by (apply kink_not_first; exact F1).
+  assert (K2 : kink 2 3 Wd Wu bu 2 = false) by (apply kink_not_first; exact F2).
+  assert (Hw : width_suffices 2 3 2 M Wd Wu bu).
+  { exists (fun _ => false), (fun r => Nat.eqb r 0), 0%nat. split; [|split].
+    - intros r Hr HT. apply Nat.eqb_eq in HT. subst r. exact K0.
+    - exists (fun r o => match o with O => -1 | _ => 0 end), (fun _ _ => 0), (fun _ _ => 0).
+      intros o j Ho Hj. unfold Nmat. cbn [sum]. rewrite K0, K1, K2. unfold sgn.
+      unfold nrow. rewrite L0.
+      destruct o as [|[|o]]; [| |lia]; [rewrite A0|rewrite A1];
+        destruct j as [|[|j]]; try lia; unfold M, Wd, Wu; simpl; field.
+    - cbn [count]. rewrite K0, K1, K2. simpl. lia. }
+  destruct (proj2 (relu_complete 2 3 2 M Wd Wu bu bd) Hw) as (Wd' & Wu' & bu' & bd' & H).
+  exists (Wd' 0%nat 0%nat), (Wd' 0%nat 1%nat), (Wd' 1%nat 0%nat), (Wd' 1%nat 1%nat),
+    (Wu' 0%nat 0%nat), (Wu' 0%nat 1%nat), (Wu' 1%nat 0%nat), (Wu' 1%nat 1%nat),
+    (bu' 0%nat), (bu' 1%nat), (bd' 0%nat), (bd' 1%nat).
+  intros x y. pose proof (H (v2 x y) 0%nat ltac:(lia)) as H0. pose proof (H (v2 x y) 1%nat ltac:(lia)) as H1.
+  unfold bblock, mv, relu, M, Wd, Wu, bu, bd, v2 in H0, H1. cbn [sum] in H0, H1. simpl in H0, H1.
+  split.
+  - align H0. lra.
+  - align H1. lra.
+Qed.
+
+(** An [alpha = 0] class, bias-free, [d = 1]: [2 relu(x) - relu(2x) = 0], so
+    [F(x) = x + 2 relu(x) - relu(2x)] has no kink, [N = 1] and [m* = 2]
+    ([x = relu(x) - relu(-x)]): a bias-free relu block of width 2. *)
+Lemma relu_complete_alpha_zero_instance :
+  exists w0 w1 u0 u1 : R, forall x : R,
+    x + (2 * Rmax x 0 - Rmax (2 * x) 0) = w0 * Rmax (u0 * x) 0 + w1 * Rmax (u1 * x) 0.
+Proof.
+  set (M := fun _ _ : nat => 1).
+  set (Wd := fun _ l : nat => match l with O => 2 | _ => -1 end).
+  set (Wu := fun l _ : nat => match l with O => 1 | _ => 2 end).
+  set (bu := fun _ : nat => 0).
+  assert (L0 : lead 1 (Wu 0%nat) = 1) by (rewrite lead_1; reflexivity).
+  assert (L1 : lead 1 (Wu 1%nat) = 2) by (rewrite lead_1; reflexivity).
+  assert (S00 : same_kink 1 Wu bu 0 0 = true) by (apply same_kink_refl; rewrite L0; lra).
+  assert (S01 : same_kink 1 Wu bu 0 1 = true).
+  { apply same_kink_true. rewrite L0, L1. repeat split; try lra.
+    - intros k Hk. unfold nrow. rewrite L0, L1. destruct k as [|k]; [|lia]. unfold Wu. field.
+    - unfold nbias. rewrite L0, L1. unfold bu. field. }
+  assert (F0 : first_of_class 1 Wu bu 0 = true)
+    by (apply first_of_class_true; split; [rewrite L0; lra|intros; lia]).
+  assert (F1 : first_of_class 1 Wu bu 1 = false).
+  { destruct (first_of_class 1 Wu bu 1) eqn:E; [|reflexivity].
+    apply first_of_class_true in E. rewrite (proj2 E 0%nat ltac:(lia)) in S01. discriminate. }
+  assert (A0 : alpha 1 2 Wd Wu bu 0 0%nat = 0).
+  { unfold alpha. cbn [sum]. rewrite S00, S01, L0, L1, Rabs_R1, (Rabs_pos_eq 2) by lra.
+    unfold Wd. field. }
+  assert (K0 : kink 1 2 Wd Wu bu 0 = false).
+  { destruct (kink 1 2 Wd Wu bu 0) eqn:E; [|reflexivity]. apply kink_true in E.
+    destruct E as (_ & o & Ho & Hne). assert (o = 0%nat) by lia. subst o. contradiction. }
+  assert (K1 : kink 1 2 Wd Wu bu 1 = false) by (apply kink_not_first; exact F1).
+  assert (Hw : width_suffices 1 2 2 M Wd Wu bu).
+  { exists (fun _ => false), (fun _ => false), 1%nat. split; [|split].
+    - intros r _ HT. discriminate.
+    - exists (fun _ _ => 0), (fun _ _ => 1), (fun _ _ => 1).
+      intros o j Ho Hj. unfold Nmat. cbn [sum]. rewrite K0, K1. unfold M, Wd, Wu. field.
+    - cbn [count]. rewrite K0, K1. simpl. lia. }
+  destruct (proj2 (proj2 (relu_complete_bias_free 1 2 2 M Wd Wu)) Hw) as (Wd' & Wu' & H).
+  exists (Wd' 0%nat 0%nat), (Wd' 0%nat 1%nat), (Wu' 0%nat 0%nat), (Wu' 1%nat 0%nat).
+  intros x. pose proof (H (v1 x) 0%nat ltac:(lia)) as H0.
+  unfold block, readout, mv, relu, M, Wd, Wu, v1 in H0. cbn [sum] in H0. simpl in H0.
+  align H0. lra.
+Qed.
