@@ -20,7 +20,7 @@
     flag gives the bias-free remark with the same proof. *)
 
 From Coq Require Import Reals Lra Lia.
-From SkipAbsorption Require Import Linalg SignFlip Activations Limit Rank ReluClasses.
+From SkipAbsorption Require Import Linalg SignFlip Activations Limit Rank ReluClasses ReluCompleteNec.
 Open Scope R_scope.
 
 (** ** Relu blocks with biases as functions *)
@@ -456,4 +456,18 @@ Proof.
   intros x. pose proof (H (v1 x) 0%nat ltac:(lia)) as H0.
   unfold block, readout, mv, relu, M, Wd, Wu, v1 in H0. cbn [sum] in H0. simpl in H0.
   align H0. lra.
+Qed.
+
+(** ** The theorem *)
+
+
+(** [relu-complete]: for every relu block [B] (biases, zero rows, collinear
+    rows allowed), every skip matrix [M] and every width [m'], [M x + B(x)]
+    equals a relu block of width [m'] (biases allowed) iff [m* <= m']. *)
+Theorem relu_complete : forall (d m m' : nat) (M Wd Wu : mat) (bu bd : vec),
+  realised d m m' M Wd Wu bu bd <-> width_suffices d m m' M Wd Wu bu.
+Proof.
+  intros. split.
+  - apply relu_complete_necessity.
+  - apply relu_complete_sufficiency.
 Qed.
