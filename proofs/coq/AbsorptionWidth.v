@@ -200,3 +200,175 @@ Proof.
   - intros H. apply relu_complete_sufficiency_bias_free.
     apply width_suffices_nondegenerate; assumption.
 Qed.
+
+(** ** The invertible case: [m + 2 d - rank W_up] *)
+
+(** An enumeration [e 0 .. e (|T| - 1)] of the units [i < m] in [T]. *)
+Lemma enum_set : forall m (T : nat -> bool), exists e : nat -> nat,
+  (forall q, (q < count m T)%nat -> (e q < m)%nat /\ T (e q) = true) /\
+  (forall i, (i < m)%nat -> T i = true -> exists q, (q < count m T)%nat /\ e q = i).
+Proof.
+  induction m as [|m IH]; intros T.
+  - exists (fun q => q). split; intros; simpl in *; lia.
+  - destruct (IH T) as (e & He1 & He2). simpl. destruct (T m) eqn:ETm.
+    + exists (fun q => if Nat.eqb q (count m T) then m else e q). split.
+      * intros q Hq. destruct (Nat.eqb q (count m T)) eqn:E; [split; [lia|exact ETm]|].
+        apply Nat.eqb_neq in E. destruct (He1 q ltac:(lia)) as [H1 H2]. split; [lia|exact H2].
+      * intros i Hi HT. destruct (Nat.eq_dec i m) as [->|Hne].
+        -- exists (count m T). split; [lia|]. rewrite Nat.eqb_refl. reflexivity.
+        -- destruct (He2 i ltac:(lia) HT) as (q & Hq & Eq). exists q. split; [lia|].
+           replace (Nat.eqb q (count m T)) with false by (symmetry; apply Nat.eqb_neq; lia).
+           exact Eq.
+    + exists e. rewrite Nat.add_0_r. split.
+      * intros q Hq. destruct (He1 q Hq) as [H1 H2]. split; [lia|exact H2].
+      * intros i Hi HT. destruct (Nat.eq_dec i m) as [->|Hne]; [congruence|].
+        apply He2; [lia|exact HT].
+Qed.
+
+(** The lower bound: a matrix [N] with trivial kernel that is a combination
+    of the rows [u_i], [i in T], of [W_up] (row rank [r]) plus [k] outer
+    products has [|T| + 2 k >= 2 d - r].  The rows in [T] span a space of
+    dimension [t <= min(|T|, r)], and [t + k >= d], since otherwise some
+    [x <> 0] is orthogonal to that space and to the [l_q] ([t + k < d]
+    equations), which gives [N x = 0]. *)
+Lemma kernel_count : forall d m r (N Wu : mat) (T : nat -> bool) k (y a l : nat -> vec),
+  trivial_kernel d N -> row_rank d m Wu r ->
+  (forall o j, (o < d)%nat -> (j < d)%nat ->
+     N o j = sum m (fun i => if T i then y i o * Wu i j else 0) + sum k (fun q => a q o * l q j)) ->
+  (2 * d - r <= count m T + 2 * k)%nat.
+Proof.
+  intros d m r N Wu T k y a l HN Hr HD.
+  set (UT := fun i j => if T i then Wu i j else 0).
+  destruct (row_rank_exists d m UT) as (t & idx' & Hidx' & Hind' & Hrows').
+  assert (H1 : (t <= count m T)%nat).
+  { destruct (enum_set m T) as (e & He1 & He2).
+    apply (indep_in_span_le d t (count m T) (fun p => UT (idx' p)) (fun q => Wu (e q)) Hind').
+    intros p Hp. unfold UT. destruct (T (idx' p)) eqn:ET.
+    - destruct (He2 (idx' p) (Hidx' p Hp) ET) as (q & Hq & Eq).
+      exists (fun q' => kron q q'). intros j Hj.
+      rewrite (sum_ext _ _ (fun q' => Wu (e q') j * kron q q')) by (intros; ring).
+      rewrite sum_kron_r by exact Hq. rewrite Eq. reflexivity.
+    - exists (fun _ => 0). intros j Hj. symmetry. apply sum_zero. intros; ring. }
+  assert (H2 : (t <= r)%nat).
+  { destruct Hr as (idx & Hidx & Hind & Hrows).
+    apply (indep_in_span_le d t r (fun p => UT (idx' p)) (fun q => Wu (idx q)) Hind').
+    intros p Hp. unfold UT. destruct (T (idx' p)).
+    - exact (Hrows (idx' p) (Hidx' p Hp)).
+    - exists (fun _ => 0). intros j Hj. symmetry. apply sum_zero. intros; ring. }
+  assert (H3 : (d <= t + k)%nat).
+  { destruct (le_lt_dec d (t + k)) as [Hle|Hlt]; [exact Hle|exfalso].
+    set (G := fun j p => if (p <? t)%nat then UT (idx' p) j else l (p - t)%nat j).
+    destruct (left_kernel_of_narrow d (t + k) G Hlt) as (x & (j0 & Hj0 & Hx0) & Hx).
+    apply Hx0. apply (HN x); [|exact Hj0].
+    assert (HT : forall i, (i < m)%nat -> T i = true -> sum d (fun j => x j * Wu i j) = 0).
+    { intros i Hi ETi. destruct (Hrows' i Hi) as (c & Hc).
+      rewrite (sum_ext d _ (fun j => sum t (fun p => c p * (x j * UT (idx' p) j)))).
+      2:{ intros j Hj. replace (Wu i j) with (UT i j) by (unfold UT; rewrite ETi; reflexivity).
+          rewrite (Hc j Hj), <- sum_scal_l. apply sum_ext. intros; ring. }
+      rewrite sum_swap. apply sum_zero. intros p Hp. rewrite sum_scal_l.
+      pose proof (Hx p ltac:(lia)) as E. unfold G in E.
+      rewrite (proj2 (Nat.ltb_lt p t) Hp) in E. rewrite E. ring. }
+    assert (HL : forall q, (q < k)%nat -> sum d (fun j => x j * l q j) = 0).
+    { intros q Hq. pose proof (Hx (t + q)%nat ltac:(lia)) as E. unfold G in E.
+      rewrite (proj2 (Nat.ltb_ge (t + q) t) ltac:(lia)) in E.
+      replace (t + q - t)%nat with q in E by lia. exact E. }
+    intros o Ho. unfold mv.
+    transitivity (sum d (fun j => sum m (fun i => if T i then y i o * (x j * Wu i j) else 0)
+                                  + sum k (fun q => a q o * (x j * l q j)))).
+    { apply sum_ext. intros j Hj. rewrite (HD o j Ho Hj), Rmult_plus_distr_r, <- !sum_scal_r.
+      f_equal; apply sum_ext; intros i _; [destruct (T i)|]; ring. }
+    rewrite sum_plus, !(sum_swap d).
+    rewrite (sum_zero m), (sum_zero k); [ring| |].
+    - intros q Hq. rewrite sum_scal_l, (HL q Hq). ring.
+    - intros i Hi. destruct (T i) eqn:ETi.
+      + rewrite sum_scal_l, (HT i Hi ETi). ring.
+      + apply sum_zero. reflexivity. }
+  lia.
+Qed.
+
+(** A bias-free block of width [n <= m'] gives [realised] at width [m']. *)
+Lemma realised_of_block : forall d m m' n M Wd Wu Wd' Wu', (n <= m')%nat ->
+  (forall x i, (i < d)%nat -> mv d M x i + block d m relu Wd Wu x i = block d n relu Wd' Wu' x i) ->
+  realised d m m' M Wd Wu (fun _ => 0) (fun _ => 0).
+Proof.
+  intros d m m' n M Wd Wu Wd' Wu' Hle H.
+  assert (Hf : rfun d n true (fun x o => mv d M x o + bblock d m relu Wd Wu (fun _ => 0) (fun _ => 0) x o)).
+  { exists Wd', Wu', (fun _ => 0), (fun _ => 0). split; [intros; split; reflexivity|].
+    intros x o Ho. rewrite !bblock_no_bias. exact (H x o Ho). }
+  destruct (rfun_pad d n m' true _ Hle Hf) as (Wd'' & Wu'' & bu'' & bd'' & _ & H'').
+  exists Wd'', Wu'', bu'', bd''. intros x i Hi. exact (H'' x i Hi).
+Qed.
+
+(** [absorption-width], invertible case: for a nondegenerate bias-free relu
+    block whose matrices [M + W_down[:,S] W_up[S,:]] all have a trivial
+    kernel ([(M + W_S U_S) x = 0] only for [x = 0]), and [W_up] of row rank
+    [r], [M x + B(x)] is a relu block of width [m'] (biases allowed) iff
+    [m + 2 d - r <= m']. *)
+Theorem absorption_width_invertible : forall (d m m' r : nat) (M Wd Wu : mat)
+  (nondegenerate : nondegenerate_block d m Wd Wu)
+  (pieces_invertible : forall (S : nat -> bool) (x : vec),
+     (forall o, (o < d)%nat -> mv d M x o + mv d (selected_product m S Wd Wu) x o = 0) ->
+     forall j, (j < d)%nat -> x j = 0)
+  (rank_Wup : row_rank d m Wu r),
+  realised d m m' M Wd Wu (fun _ => 0) (fun _ => 0) <-> (m + 2 * d - r <= m')%nat.
+Proof.
+  intros d m m' r M Wd Wu nondegenerate pieces_invertible rank_Wup. split.
+  - intros H. apply (absorption_width_exact d m m' M Wd Wu nondegenerate) in H.
+    destruct H as (S & T & k & (y & a & l & HD) & Hn).
+    assert (HK : trivial_kernel d (fun o j => M o j + selected_product m S Wd Wu o j)).
+    { intros x Hx. apply (pieces_invertible S x). intros o Ho.
+      rewrite <- mv_mat_plus. exact (Hx o Ho). }
+    pose proof (kernel_count d m r _ Wu T k y a l HK rank_Wup HD) as Hc.
+    pose proof (row_rank_le_dim d m Wu r rank_Wup). lia.
+  - intros Hle.
+    destruct (absorption_width_rank d m r relu M Wd Wu relu_odd_part rank_Wup) as (Wd' & Wu' & H).
+    exact (realised_of_block d m m' (m + 2 * d - r) M Wd Wu Wd' Wu' Hle H).
+Qed.
+
+(** The same with a bias-free replacing block. *)
+Theorem absorption_width_invertible_bias_free : forall (d m m' r : nat) (M Wd Wu : mat)
+  (nondegenerate : nondegenerate_block d m Wd Wu)
+  (pieces_invertible : forall (S : nat -> bool) (x : vec),
+     (forall o, (o < d)%nat -> mv d M x o + mv d (selected_product m S Wd Wu) x o = 0) ->
+     forall j, (j < d)%nat -> x j = 0)
+  (rank_Wup : row_rank d m Wu r),
+  (exists Wd' Wu' : mat, forall x i, (i < d)%nat ->
+     mv d M x i + block d m relu Wd Wu x i = block d m' relu Wd' Wu' x i) <->
+  (m + 2 * d - r <= m')%nat.
+Proof.
+  intros d m m' r M Wd Wu nondegenerate pieces_invertible rank_Wup.
+  rewrite (absorption_width_exact_bias_free d m m' M Wd Wu nondegenerate).
+  rewrite <- (absorption_width_exact d m m' M Wd Wu nondegenerate).
+  exact (absorption_width_invertible d m m' r M Wd Wu nondegenerate pieces_invertible rank_Wup).
+Qed.
+
+(** ** Corollaries *)
+
+(** With [rank W_up = d] the minimal width is [m + d]. *)
+Corollary absorption_width_invertible_full_rank : forall (d m m' : nat) (M Wd Wu : mat)
+  (nondegenerate : nondegenerate_block d m Wd Wu)
+  (pieces_invertible : forall (S : nat -> bool) (x : vec),
+     (forall o, (o < d)%nat -> mv d M x o + mv d (selected_product m S Wd Wu) x o = 0) ->
+     forall j, (j < d)%nat -> x j = 0)
+  (rank_Wup : row_rank d m Wu d),
+  realised d m m' M Wd Wu (fun _ => 0) (fun _ => 0) <-> (m + d <= m')%nat.
+Proof.
+  intros d m m' M Wd Wu nondegenerate pieces_invertible rank_Wup.
+  rewrite (absorption_width_invertible d m m' d M Wd Wu nondegenerate pieces_invertible rank_Wup).
+  lia.
+Qed.
+
+(** Whatever the rank of [W_up], no width below [m + d] works. *)
+Corollary absorption_width_never_below : forall (d m m' : nat) (M Wd Wu : mat)
+  (nondegenerate : nondegenerate_block d m Wd Wu)
+  (pieces_invertible : forall (S : nat -> bool) (x : vec),
+     (forall o, (o < d)%nat -> mv d M x o + mv d (selected_product m S Wd Wu) x o = 0) ->
+     forall j, (j < d)%nat -> x j = 0),
+  realised d m m' M Wd Wu (fun _ => 0) (fun _ => 0) -> (m + d <= m')%nat.
+Proof.
+  intros d m m' M Wd Wu nondegenerate pieces_invertible H.
+  destruct (row_rank_exists d m Wu) as (r & Hr).
+  pose proof (row_rank_le_dim d m Wu r Hr).
+  apply (absorption_width_invertible d m m' r M Wd Wu nondegenerate pieces_invertible Hr) in H.
+  lia.
+Qed.
