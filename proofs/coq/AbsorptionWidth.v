@@ -372,3 +372,56 @@ Proof.
   apply (absorption_width_invertible d m m' r M Wd Wu nondegenerate pieces_invertible Hr) in H.
   lia.
 Qed.
+
+(** ** Instance (stated with the standard library only)
+
+    [d = m = 1], [u = w = 1], [M = -2]: the pieces [M + W_S U_S] are [-2]
+    and [-1], both invertible, and [rank W_up = 1 = d].  So
+    [-2 t + relu(t)] is a relu block of width [m + d = 2]
+    ([absorption_width_any_M]; e.g. [-relu(t) + 2 relu(-t)]) and of no width
+    1, even with biases ([absorption_width_never_below]). *)
+
+Definition one_mat : mat := fun _ _ => 1.
+Definition m2_mat : mat := fun _ _ => -2.
+
+Lemma one_nondegenerate : nondegenerate_block 1 1 one_mat one_mat.
+Proof.
+  unfold nondegenerate_block, rows_nonzero, rows_noncollinear, cols_nonzero, one_mat.
+  split; [|split].
+  - intros l Hl. exists 0%nat. split; [lia|lra].
+  - intros l l' Hl Hl' Hne. lia.
+  - intros l Hl. exists 0%nat. split; [lia|lra].
+Qed.
+
+Lemma m2_pieces_invertible : forall (S : nat -> bool) (x : vec),
+  (forall o, (o < 1)%nat -> mv 1 m2_mat x o + mv 1 (selected_product 1 S one_mat one_mat) x o = 0) ->
+  forall j, (j < 1)%nat -> x j = 0.
+Proof.
+  intros S x H j Hj. assert (j = 0%nat) as -> by lia.
+  specialize (H 0%nat ltac:(lia)). unfold mv, selected_product, m2_mat, one_mat in H. simpl in H.
+  destruct (S 0%nat); lra.
+Qed.
+
+Lemma absorption_width_instance_m2 :
+  (exists a1 a2 b1 b2 : R, forall t : R,
+     -2 * t + Rmax t 0 = a1 * Rmax (b1 * t) 0 + a2 * Rmax (b2 * t) 0) /\
+  ~ (exists a b c e : R, forall t : R, -2 * t + Rmax t 0 = a * Rmax (b * t + c) 0 + e).
+Proof.
+  split.
+  - destruct (absorption_width_any_M 1 1 relu m2_mat one_mat one_mat relu_odd_part)
+      as (Wd' & Wu' & H).
+    { intros yv. exists (fun _ => yv 0%nat). intros j Hj. assert (j = 0%nat) as -> by lia.
+      unfold one_mat. simpl. ring. }
+    exists (Wd' 0%nat 0%nat), (Wd' 0%nat 1%nat), (Wu' 0%nat 0%nat), (Wu' 1%nat 0%nat).
+    intros t. specialize (H (fun _ => t) 0%nat ltac:(lia)).
+    unfold block, readout, mv, relu, m2_mat, one_mat in H. simpl in H.
+    rewrite !Rplus_0_l, !Rmult_1_l in H. exact H.
+  - intros (a & b & c & e & H).
+    assert (Hr : realised 1 1 1 m2_mat one_mat one_mat (fun _ => 0) (fun _ => 0)).
+    { exists (fun _ _ => a), (fun _ _ => b), (fun _ => c), (fun _ => e).
+      intros x i Hi. assert (i = 0%nat) as -> by lia.
+      unfold bblock, mv, relu, m2_mat, one_mat. simpl.
+      rewrite !Rplus_0_l, !Rmult_1_l, !Rplus_0_r. rewrite (H (x 0%nat)). ring. }
+    pose proof (absorption_width_never_below 1 1 1 m2_mat one_mat one_mat
+                  one_nondegenerate m2_pieces_invertible Hr). lia.
+Qed.
