@@ -163,6 +163,33 @@ Qed.
 
 (** ** The exact width *)
 
+(** A flipped unit that is also in [T] may be left unflipped: its term
+    [w_i u_i^T] moves into [y_i u_i^T].  So [S] and [T] can be taken disjoint. *)
+Lemma disjoint_decomposition : forall d m M Wd Wu (S T : nat -> bool) k,
+  (exists (y a l : nat -> vec), forall o j, (o < d)%nat -> (j < d)%nat ->
+     M o j + sum m (fun i => if S i then Wd o i * Wu i j else 0) =
+     sum m (fun i => if T i then y i o * Wu i j else 0) + sum k (fun q => a q o * l q j)) ->
+  exists S' : nat -> bool,
+    (forall i, (i < m)%nat -> S' i = true -> T i = false) /\
+    (exists (y a l : nat -> vec), forall o j, (o < d)%nat -> (j < d)%nat ->
+       M o j + sum m (fun i => if S' i then Wd o i * Wu i j else 0) =
+       sum m (fun i => if T i then y i o * Wu i j else 0) + sum k (fun q => a q o * l q j)).
+Proof.
+  intros d m M Wd Wu S T k (y & a & l & H).
+  exists (fun i => S i && negb (T i)). split.
+  - intros i _ E. destruct (S i), (T i); simpl in E; congruence.
+  - exists (fun i o => y i o - (if S i then Wd o i else 0)), a, l. intros o j Ho Hj.
+    assert (E1 : sum m (fun i => if S i && negb (T i) then Wd o i * Wu i j else 0) =
+                 sum m (fun i => if S i then Wd o i * Wu i j else 0)
+                 - sum m (fun i => if T i then (if S i then Wd o i else 0) * Wu i j else 0))
+      by (rewrite <- sum_minus; apply sum_ext; intros i _; destruct (S i), (T i); simpl; ring).
+    assert (E2 : sum m (fun i => if T i then (y i o - (if S i then Wd o i else 0)) * Wu i j else 0) =
+                 sum m (fun i => if T i then y i o * Wu i j else 0)
+                 - sum m (fun i => if T i then (if S i then Wd o i else 0) * Wu i j else 0))
+      by (rewrite <- sum_minus; apply sum_ext; intros i _; destruct (S i), (T i); simpl; ring).
+    rewrite E1, E2. pose proof (H o j Ho Hj). lra.
+Qed.
+
 (** [absorption-width], exact width: for a nondegenerate bias-free relu
     block and any skip matrix [M] (singular allowed, any [d]), [M x + B(x)]
     equals a relu block of width [m'] (biases allowed) iff there are sets
@@ -173,13 +200,17 @@ Theorem absorption_width_exact : forall (d m m' : nat) (M Wd Wu : mat)
   (nondegenerate : nondegenerate_block d m Wd Wu),
   realised d m m' M Wd Wu (fun _ => 0) (fun _ => 0) <->
   exists (S T : nat -> bool) (k : nat),
+    (forall i, (i < m)%nat -> S i = true -> T i = false) /\
     (exists (y a l : nat -> vec), forall o j, (o < d)%nat -> (j < d)%nat ->
        M o j + sum m (fun i => if S i then Wd o i * Wu i j else 0) =
        sum m (fun i => if T i then y i o * Wu i j else 0) + sum k (fun q => a q o * l q j)) /\
     (m + count m T + 2 * k <= m')%nat.
 Proof.
   intros d m m' M Wd Wu nondegenerate. rewrite relu_complete.
-  apply width_suffices_nondegenerate. exact nondegenerate.
+  rewrite (width_suffices_nondegenerate d m m' M Wd Wu nondegenerate). split.
+  - intros (S & T & k & HD & Hn). destruct (disjoint_decomposition d m M Wd Wu S T k HD) as (S' & HS' & HD').
+    exists S', T, k. split; [exact HS'|split; [exact HD'|exact Hn]].
+  - intros (S & T & k & _ & HD & Hn). exists S, T, k. split; [exact HD|exact Hn].
 Qed.
 
 (** The same with a bias-free replacing block. *)
@@ -188,6 +219,7 @@ Theorem absorption_width_exact_bias_free : forall (d m m' : nat) (M Wd Wu : mat)
   (exists Wd' Wu' : mat, forall x i, (i < d)%nat ->
      mv d M x i + block d m relu Wd Wu x i = block d m' relu Wd' Wu' x i) <->
   exists (S T : nat -> bool) (k : nat),
+    (forall i, (i < m)%nat -> S i = true -> T i = false) /\
     (exists (y a l : nat -> vec), forall o j, (o < d)%nat -> (j < d)%nat ->
        M o j + sum m (fun i => if S i then Wd o i * Wu i j else 0) =
        sum m (fun i => if T i then y i o * Wu i j else 0) + sum k (fun q => a q o * l q j)) /\
@@ -198,7 +230,8 @@ Proof.
     exists Wd', Wu', (fun _ => 0), (fun _ => 0). intros x i Hi.
     rewrite !bblock_no_bias. exact (H x i Hi).
   - intros H. apply relu_complete_sufficiency_bias_free.
-    apply width_suffices_nondegenerate; assumption.
+    apply (proj1 (relu_complete d m m' M Wd Wu (fun _ => 0) (fun _ => 0))).
+    apply (absorption_width_exact d m m' M Wd Wu nondegenerate). exact H.
 Qed.
 
 (** ** The invertible case: [m + 2 d - rank W_up] *)
@@ -314,7 +347,7 @@ Theorem absorption_width_invertible : forall (d m m' r : nat) (M Wd Wu : mat)
 Proof.
   intros d m m' r M Wd Wu nondegenerate pieces_invertible rank_Wup. split.
   - intros H. apply (absorption_width_exact d m m' M Wd Wu nondegenerate) in H.
-    destruct H as (S & T & k & (y & a & l & HD) & Hn).
+    destruct H as (S & T & k & _ & (y & a & l & HD) & Hn).
     assert (HK : trivial_kernel d (fun o j => M o j + selected_product m S Wd Wu o j)).
     { intros x Hx. apply (pieces_invertible S x). intros o Ho.
       rewrite <- mv_mat_plus. exact (Hx o Ho). }
