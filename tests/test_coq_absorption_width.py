@@ -84,6 +84,21 @@ def test_invertible_case_and_corollaries():
     assert pinned.conclusion(below) == "(m + d <= m')%nat"
 
 
+def test_lower_bound_hypotheses_are_shown_needed():
+    names = C._names(_claim()["coq"])
+    for n in ("absorption_width_never_below_needs_pieces_invertible",
+              "absorption_width_never_below_needs_nondegenerate"):
+        assert PREFIX + n in names, n
+        concl = pinned.conclusion(_block(PREFIX + n).statement)
+        # the negation of the never-below statement with one hypothesis removed
+        assert concl.startswith("~ (forall (d m m' : nat) (M Wd Wu : Linalg.mat),"), n
+        assert concl.endswith("-> (m + d <= m')%nat)"), n
+    assert "nondegenerate_block" in pinned.conclusion(
+        _block(PREFIX + "absorption_width_never_below_needs_pieces_invertible").statement)
+    assert "selected_product" in pinned.conclusion(
+        _block(PREFIX + "absorption_width_never_below_needs_nondegenerate").statement)
+
+
 def test_instance_says_width_two_and_not_one():
     concl = pinned.conclusion(_block(INSTANCE).statement)
     assert concl.startswith("(exists a1 a2 b1 b2 : R, forall t : R, -2 * t + Rmax t 0 =")

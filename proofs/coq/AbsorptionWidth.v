@@ -458,3 +458,48 @@ Proof.
     pose proof (absorption_width_never_below 1 1 1 m2_mat one_mat one_mat
                   one_nondegenerate m2_pieces_invertible Hr). lia.
 Qed.
+
+(** ** The hypotheses of the lower bound cannot be dropped
+
+    Without [pieces_invertible]: [d = m = 1], [u = w = 1], [M = -1]
+    (nondegenerate; the piece [M + w u = 0] is singular):
+    [-t + relu(t) = relu(-t)] has width [1 < m + d = 2].
+    Without [nondegenerate]: [d = 1], [m = 2], [W_down = 0], [u_1 = u_2 = 1]
+    (zero columns, collinear rows), [M = 1] (every piece is [1]):
+    [t = relu(t) - relu(-t)] has width [2 < m + d = 3]. *)
+
+Lemma absorption_width_never_below_needs_pieces_invertible :
+  ~ (forall (d m m' : nat) (M Wd Wu : mat), nondegenerate_block d m Wd Wu ->
+       realised d m m' M Wd Wu (fun _ => 0) (fun _ => 0) -> (m + d <= m')%nat).
+Proof.
+  intros H.
+  assert (Hr : realised 1 1 1 (fun _ _ => -1) one_mat one_mat (fun _ => 0) (fun _ => 0)).
+  { exists (fun _ _ => 1), (fun _ _ => -1), (fun _ => 0), (fun _ => 0).
+    intros x i Hi. assert (i = 0%nat) as -> by lia.
+    unfold bblock, mv, relu, one_mat. simpl. unfold Rmax.
+    destruct (Rle_dec _ _), (Rle_dec _ _); lra. }
+  pose proof (H 1%nat 1%nat 1%nat _ _ _ one_nondegenerate Hr). lia.
+Qed.
+
+Lemma absorption_width_never_below_needs_nondegenerate :
+  ~ (forall (d m m' : nat) (M Wd Wu : mat),
+       (forall (S : nat -> bool) (x : vec),
+          (forall o, (o < d)%nat -> mv d M x o + mv d (selected_product m S Wd Wu) x o = 0) ->
+          forall j, (j < d)%nat -> x j = 0) ->
+       realised d m m' M Wd Wu (fun _ => 0) (fun _ => 0) -> (m + d <= m')%nat).
+Proof.
+  intros H.
+  assert (Hp : forall (S : nat -> bool) (x : vec),
+            (forall o, (o < 1)%nat -> mv 1 one_mat x o + mv 1 (selected_product 2 S (fun _ _ => 0) one_mat) x o = 0) ->
+            forall j, (j < 1)%nat -> x j = 0).
+  { intros S x Hx j Hj. assert (j = 0%nat) as -> by lia.
+    specialize (Hx 0%nat ltac:(lia)). unfold mv, selected_product, one_mat in Hx. simpl in Hx.
+    destruct (S 0%nat), (S 1%nat); lra. }
+  assert (Hr : realised 1 2 2 one_mat (fun _ _ => 0) one_mat (fun _ => 0) (fun _ => 0)).
+  { exists (fun _ l => if Nat.eqb l 0 then 1 else -1), (fun l _ => if Nat.eqb l 0 then 1 else -1),
+           (fun _ => 0), (fun _ => 0).
+    intros x i Hi. assert (i = 0%nat) as -> by lia.
+    unfold bblock, mv, relu, one_mat. simpl. unfold Rmax.
+    repeat match goal with |- context [Rle_dec ?a ?b] => destruct (Rle_dec a b) end; lra. }
+  pose proof (H 1%nat 2%nat 2%nat _ _ _ Hp Hr). lia.
+Qed.
