@@ -87,7 +87,7 @@ def test_new_theorems_are_registered_and_pinned(cid):
     for name in NEW_COQ[cid]:
         assert name in names, (cid, name)
         assert _pinned(name), name
-    assert claim["coq_instance"] == INSTANCES[cid]
+    assert INSTANCES[cid] in C._names(claim["coq_instance"])
     # the instance is stated with the standard library only: no definition of the development is used
     assert pinned.load(C.ROOT / pinned.COQ_FILE)[INSTANCES[cid]].uses == {}
     assert claim["formal_scope"] and claim["formal_scope_note"] and "coq_absent" not in claim
