@@ -528,9 +528,9 @@ def test_kink_classes_ignoring_biases_are_refused(results):
 
 def test_relu_complete_quietly_assuming_nondegeneracy_is_refused(results):
     r = results["complete_assumes_nondegenerate"]
-    # The degenerate instance (a zero row) cannot supply the extra premise; it lives in
-    # ReluComplete.v (or in Instances.v once moved there).
-    assert compile_failure(r, "ReluComplete.v") or compile_failure(r, "Instances.v"), r
+    # relu_complete (the iff) and the degenerate instance (a zero row) cannot supply the
+    # extra premise: the build stops in ReluCompleteIff.v, reported under relu-complete.
+    assert has(r, "relu-complete", "Coq does not compile: ReluCompleteIff.v"), r
 
 
 def test_inflated_m_star_is_refused(results):
