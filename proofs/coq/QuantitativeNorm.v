@@ -552,3 +552,74 @@ Proof.
     + intros y (x & Hx & ->). apply Hle. exact Hx.
     + intros b Hb. rewrite <- Heq. apply Hb. exists x0. split; [exact Hx0|reflexivity].
 Qed.
+
+(** ** Degree 1/2: [c_{1/2} = 3 - 2 sqrt 2] *)
+
+(** With [r = sqrt s], [f_{1/2}(s) = r (1 - r) / (1 + r)]; it is largest at
+    [r = sqrt 2 - 1], i.e. [s = (sqrt 2 - 1)^2 = 3 - 2 sqrt 2], because
+    [(3 - 2 sqrt 2)(1 + r) - r (1 - r) = (r - (sqrt 2 - 1))^2]. *)
+Lemma c_half_value :
+  gap_ratio (/ 2) ((sqrt 2 - 1) * (sqrt 2 - 1)) = 3 - 2 * sqrt 2.
+Proof.
+  destruct sqrt2_bounds as [[H1 H2] Hsq]. unfold gap_ratio.
+  rewrite Rpower_sqrt by nra. rewrite sqrt_square by lra.
+  rewrite Rabs_left1 by nra.
+  field_simplify_eq; [nra|lra].
+Qed.
+
+Lemma c_half_is_max : forall s, 0 < s < 1 -> gap_ratio (/ 2) s <= 3 - 2 * sqrt 2.
+Proof.
+  intros s [Hs0 Hs1]. destruct sqrt2_bounds as [[H1 H2] Hsq]. unfold gap_ratio.
+  rewrite Rpower_sqrt by lra.
+  assert (Hr0 : 0 < sqrt s) by (apply sqrt_lt_R0; lra).
+  assert (Hr1 : sqrt s < 1) by (rewrite <- sqrt_1; apply sqrt_lt_1; lra).
+  assert (Hrr : sqrt s * sqrt s = s) by (apply sqrt_sqrt; lra).
+  set (r := sqrt s) in *. rewrite <- Hrr.
+  rewrite Rabs_left1 by nra.
+  assert (Hsquare : 0 <= (r - (sqrt 2 - 1)) * (r - (sqrt 2 - 1))) by apply Rle_0_sqr.
+  apply Rmult_le_reg_r with (1 + r); [lra|].
+  unfold Rdiv. rewrite Rmult_assoc, Rinv_l, Rmult_1_r by lra.
+  nra.
+Qed.
+
+Lemma c_half_lub : is_lub (gap_ratios (/ 2)) (3 - 2 * sqrt 2).
+Proof.
+  destruct sqrt2_bounds as [[H1 H2] _]. split.
+  - intros y (s & Hs & ->). apply c_half_is_max. exact Hs.
+  - intros b Hb. rewrite <- c_half_value. apply Hb.
+    exists ((sqrt 2 - 1) * (sqrt 2 - 1)). split; [nra|reflexivity].
+Qed.
+
+(** Degree 3: [c_3 = 1/3] (values from Quantitative.v). *)
+Lemma c3_lub : is_lub (gap_ratios 3) (/ 3).
+Proof.
+  split.
+  - intros y (s & Hs & ->). apply c3_is_max. exact Hs.
+  - intros b Hb. rewrite <- c3_value. apply Hb. exists (/ 2). split; [lra|reflexivity].
+Qed.
+
+(** ** The quantitative statement in one piece *)
+
+(** [homogeneous-any-width], quantitative part, as registered: for [k > 0],
+    [k <> 1] the maximum [c_k] of [|s - s^k| / (1 + s^k)] over (0, 1)
+    exists and is positive, and for every norm [N] on [R^d], every [M], all
+    [B], [B'] positively homogeneous of degree [k] (ungated or gated blocks of
+    any widths), every radius [rad > 0] and every [v <> 0]: if
+    [|M x + B x - B' x| <= E] whenever [|x| <= rad], then
+    [E >= c_k rad |M v| / |v|]. *)
+Theorem homogeneous_any_width_quantitative :
+  forall (k : R) (k_pos : 0 < k) (k_ne_1 : k <> 1),
+  exists c, is_lub (gap_ratios k) c /\ gap_ratios k c /\ 0 < c /\
+    forall (d : nat) (N : vec -> R) (rad E : R) (M : mat) (B B' : vec -> vec) (v : vec)
+           (N_norm : is_norm d N)
+           (sigma_homogeneous : pos_homogeneous d k B)
+           (tau_homogeneous : pos_homogeneous d k B')
+           (rad_pos : 0 < rad) (v_nonzero : 0 < N v)
+           (E_bound : forall x, N x <= rad -> N (gap_err d M B B' x) <= E),
+    c * rad * N (mv d M v) / N v <= E.
+Proof.
+  intros k Hk Hk1. destruct (ck_lub_exists k Hk Hk1) as (c & Hlub & Hin & Hc).
+  exists c. split; [exact Hlub|]. split; [exact Hin|]. split; [exact Hc|].
+  intros d N rad E M B B' v HN HB HB' HR Hv HE.
+  exact (homogeneous_gap_ck d N k c rad E M B B' v HN HB HB' Hlub HR Hv HE).
+Qed.
