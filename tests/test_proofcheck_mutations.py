@@ -259,6 +259,23 @@ def vacuous_rank(root: Path) -> None:
          "Definition indep (d r : nat) (V : nat -> vec) : Prop := True.")
 
 
+QNORM = str(COQ / "QuantitativeNorm.v")
+
+
+def norm_narrowed_to_norm1(root: Path) -> None:
+    """homogeneous-any-width: 'any norm' quietly narrowed to the norm norm1 of Linalg.v."""
+    edit(root, QNORM, "Definition is_norm (d : nat) (N : vec -> R) : Prop :=\n",
+         "Definition is_norm (d : nat) (N : vec -> R) : Prop := N = norm1 d /\\\n")
+
+
+def ck_positivity_weakened(root: Path) -> None:
+    """homogeneous-any-width: the packaged quantitative theorem says only c >= 0 (so c = 0 would
+    do), with the proof adjusted so that everything still compiles."""
+    edit(root, QNORM, "  exists c, is_lub (gap_ratios k) c /\\ gap_ratios k c /\\ 0 < c /\\\n    forall (d : nat)",
+         "  exists c, is_lub (gap_ratios k) c /\\ gap_ratios k c /\\ 0 <= c /\\\n    forall (d : nat)")
+    edit(root, QNORM, "split; [exact Hc|].\n  intros d N rad", "split; [lra|].\n  intros d N rad")
+
+
 MUTATIONS: dict[str, Callable[[Path], None]] = {
     "baseline": lambda root: None,
     "vacuous_binder": vacuous_binder,
@@ -283,6 +300,8 @@ MUTATIONS: dict[str, Callable[[Path], None]] = {
     "width_assumes_rows_span": width_assumes_rows_span,
     "narrowed_pieces_definition": narrowed_pieces_definition,
     "vacuous_rank": vacuous_rank,
+    "norm_narrowed_to_norm1": norm_narrowed_to_norm1,
+    "ck_positivity_weakened": ck_positivity_weakened,
 }
 
 
@@ -444,3 +463,14 @@ def test_narrowed_invertible_pieces_is_refused(results):
 def test_vacuous_rank_is_refused(results):
     r = results["vacuous_rank"]
     assert has(r, "depth-width", "did not compile"), r
+
+
+def test_norm_narrowed_to_norm1_is_refused(results):
+    r = results["norm_narrowed_to_norm1"]
+    assert has(r, "homogeneous-any-width", "did not compile"), r
+
+
+def test_weakened_ck_positivity_is_refused(results):
+    r = results["ck_positivity_weakened"]
+    assert has(r, "homogeneous-any-width", "Coq statement of "
+               "SkipAbsorption.QuantitativeNorm.homogeneous_any_width_quantitative changed since it was pinned"), r
