@@ -1,5 +1,5 @@
-"""The Coq files Quantitative.v, Width.v, NonGeneric.v and DepthStack.v: registered, bound to
-the claims' hypothesis tags, compiled, and resting only on the reals' axioms.
+"""The Coq files Quantitative.v, QuantitativeNorm.v, Width.v, NonGeneric.v and DepthStack.v:
+registered, bound to the claims' hypothesis tags, compiled, and resting only on the reals' axioms.
 
 Claims: homogeneous-any-width (quantitative gap), absorption-width (m + d units for any M with the
 rank step), non-generic (finite-exception and empty-interior forms), depth-dimension (GL(d)
