@@ -56,7 +56,7 @@ def test_table_shows_the_formal_scope_never_a_bare_checked(quick_doc):
     coq_col, lean_col = report.HEADER.index("Coq"), report.HEADER.index("Lean")
     if consistency.coq_available():
         assert rows["relu-gelu-iff"][coq_col] == "full"
-        assert rows["homogeneous-any-width"][coq_col] == "impossibility + gap"
+        assert rows["homogeneous-any-width"][coq_col] == "full"
         assert rows["homogeneous-impossible"][coq_col] == "full"
         assert rows["non-generic"][coq_col] == "empty-interior form"
         assert rows["depth-width"][coq_col] == "every rank"

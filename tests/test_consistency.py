@@ -77,7 +77,8 @@ def test_every_formal_claim_has_a_scope_label_and_an_instance():
     assert C.scope_label(reg["relu-gelu-iff"], "coq") == "full"
     assert C.scope_label(reg["relu-gelu-iff"], "lean") == "relu half"
     # Partial scopes say which part is formal, with the sentence in the note.
-    for cid, label in (("homogeneous-any-width", "impossibility + gap"), ("absorption-width", "all but the a.e. remark"),
+    assert C.scope_label(reg["homogeneous-any-width"], "coq") == "full"
+    for cid, label in (("absorption-width", "all but the a.e. remark"),
                        ("non-generic", "empty-interior form"), ("depth-dimension", "GL(d) invariance"),
                        ("depth-width", "every rank"), ("depth-narrow", "parts (a) and (b)")):
         assert C.scope_label(reg[cid], "coq") == label and C.scope_note(reg[cid], "coq"), cid

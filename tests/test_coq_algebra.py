@@ -1,5 +1,5 @@
-"""The Coq files Quantitative.v, Width.v, NonGeneric.v and DepthStack.v: registered, bound to
-the claims' hypothesis tags, compiled, and resting only on the reals' axioms.
+"""The Coq files Quantitative.v, QuantitativeNorm.v, Width.v, NonGeneric.v and DepthStack.v:
+registered, bound to the claims' hypothesis tags, compiled, and resting only on the reals' axioms.
 
 Claims: homogeneous-any-width (quantitative gap), absorption-width (m + d units for any M with the
 rank step), non-generic (finite-exception and empty-interior forms), depth-dimension (GL(d)
@@ -24,7 +24,15 @@ NEW_COQ = {
                               "SkipAbsorption.Quantitative.homogeneous_gap_deg2",
                               "SkipAbsorption.Quantitative.c2_value",
                               "SkipAbsorption.Quantitative.c2_is_max",
-                              "SkipAbsorption.Quantitative.relu2_gap_instance"],
+                              "SkipAbsorption.Quantitative.relu2_gap_instance",
+                              "SkipAbsorption.QuantitativeNorm.homogeneous_any_width_quantitative",
+                              "SkipAbsorption.QuantitativeNorm.ck_max_exists",
+                              "SkipAbsorption.QuantitativeNorm.homogeneous_gap_opnorm",
+                              "SkipAbsorption.QuantitativeNorm.c2_lub",
+                              "SkipAbsorption.QuantitativeNorm.c3_lub",
+                              "SkipAbsorption.QuantitativeNorm.c_half_lub",
+                              "SkipAbsorption.QuantitativeNorm.relu2_gap_sharp",
+                              "SkipAbsorption.QuantitativeNorm.relu2_gap_sharp_lub"],
     "absorption-width": ["SkipAbsorption.Width.absorption_width_any_M",
                          "SkipAbsorption.Width.rank_step",
                          "SkipAbsorption.Width.basis_extraction",
@@ -65,6 +73,10 @@ BINDERS = {
     "SkipAbsorption.NonGeneric.non_generic_dense": {"M_nonzero", "eps_pos"},
     "SkipAbsorption.Quantitative.homogeneous_any_width_gap":
         {"k_ne_1", "M_nonzero", "sigma_homogeneous", "tau_homogeneous"},
+    "SkipAbsorption.QuantitativeNorm.homogeneous_any_width_quantitative": {"k_pos", "k_ne_1"},
+    "SkipAbsorption.QuantitativeNorm.ck_max_exists": {"k_pos", "k_ne_1"},
+    "SkipAbsorption.QuantitativeNorm.homogeneous_gap_opnorm":
+        {"k_pos", "k_ne_1", "sigma_homogeneous", "tau_homogeneous", "N_norm", "d_pos"},
 }
 
 needs_coq = pytest.mark.usefixtures("coq_required")
@@ -129,7 +141,41 @@ def test_quantitative_statements_carry_the_constants():
     quant = pinned.load(C.ROOT / pinned.COQ_FILE)["SkipAbsorption.Quantitative.relu2_gap_instance"]
     assert quant.uses == {}
     assert "(sqrt 2 - 1) / 2 <= Rabs (x + Rmax x 0 * Rmax x 0 -" in pinned.conclusion(quant.statement)
-    assert _claim("homogeneous-any-width")["formal_scope"] == "impossibility + gap"
+    assert _claim("homogeneous-any-width")["formal_scope"] == "full"
+
+
+def test_quantitative_norm_statements_are_the_registered_parts():
+    """homogeneous-any-width in full: c_k is a maximum (attained, positive) for every k > 0,
+    k != 1; the bound uses c_k itself in an abstract norm; the operator norm is asserted to
+    exist; the sharp example states both the bound and its attainment."""
+    q = "SkipAbsorption.QuantitativeNorm."
+    main = pinned.conclusion(_pinned(q + "homogeneous_any_width_quantitative"))
+    assert main.startswith("exists c : R, is_lub (QuantitativeNorm.gap_ratios k) c /\\ "
+                           "QuantitativeNorm.gap_ratios k c /\\ 0 < c /\\")
+    assert "QuantitativeNorm.is_norm d N ->" in main
+    assert main.endswith("c * rad * N (Linalg.mv d M v) / N v <= E)")
+    blocks = pinned.load(C.ROOT / pinned.COQ_FILE)
+    # the ratio is |s - s^k| / (1 + s^k) and a norm has the four axioms, read from the pinned bodies
+    uses = blocks[q + "homogeneous_any_width_quantitative"].uses
+    ratio = uses["SkipAbsorption.QuantitativeNorm.gap_ratio"]
+    assert "Rabs (s - Rpower s k) / (1 + Rpower s k)" in ratio
+    norm = uses["SkipAbsorption.QuantitativeNorm.is_norm"]
+    assert "N (fun j : nat => x j + y j) <= N x + N y" in norm
+    assert "N (fun j : nat => t * x j) = Rabs t * N x" in norm
+    assert "N x = 0 -> forall j : nat, (j < d)%nat -> x j = 0" in norm
+    ck = pinned.conclusion(_pinned(q + "ck_max_exists"))
+    assert ck.startswith("exists s0 : R, 0 < s0 < 1 /\\ 0 < QuantitativeNorm.gap_ratio k s0 /\\")
+    op = pinned.conclusion(_pinned(q + "homogeneous_gap_opnorm"))
+    assert "is_lub (QuantitativeNorm.op_ratios d N M) opM /\\ c * opM * rad <= E" in op
+    assert pinned.conclusion(_pinned(q + "c_half_lub")) == \
+        "is_lub (QuantitativeNorm.gap_ratios (/ 2)) (3 - 2 * sqrt 2)"
+    assert pinned.conclusion(_pinned(q + "c3_lub")) == "is_lub (QuantitativeNorm.gap_ratios 3) (/ 3)"
+    sharp = pinned.conclusion(_pinned(q + "relu2_gap_sharp"))
+    assert sharp.count("(Linalg.block 1 2 Activations.relu2 (QuantitativeNorm.sharp_Wd rad) "
+                       "QuantitativeNorm.sharp_Wu)") == 2
+    assert "<= (sqrt 2 - 1) / 2 * rad) /\\ (exists x : Linalg.vec" in sharp
+    assert sharp.endswith("= (sqrt 2 - 1) / 2 * rad)")
+    assert "(1 + sqrt 2) / 2" in blocks[q + "relu2_gap_sharp"].uses["SkipAbsorption.QuantitativeNorm.sharp_a"]
 
 
 def test_depth_claims_register_their_scope_and_extra_premises():

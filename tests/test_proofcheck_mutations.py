@@ -315,6 +315,21 @@ def necessity_assumes_nondegenerate(root: Path) -> None:
          "     same_kink d Wu bu i j = false),\n"
          "  realised d m m' M Wd Wu bu bd -> width_suffices d m m' M Wd Wu bu.\n"
          "Proof.\n  intros d m m' M Wd Wu bu bd distinct_kinks")
+QNORM = str(COQ / "QuantitativeNorm.v")
+
+
+def norm_narrowed_to_norm1(root: Path) -> None:
+    """homogeneous-any-width: 'any norm' quietly narrowed to the norm norm1 of Linalg.v."""
+    edit(root, QNORM, "Definition is_norm (d : nat) (N : vec -> R) : Prop :=\n",
+         "Definition is_norm (d : nat) (N : vec -> R) : Prop := N = norm1 d /\\\n")
+
+
+def ck_positivity_weakened(root: Path) -> None:
+    """homogeneous-any-width: the packaged quantitative theorem says only c >= 0 (so c = 0 would
+    do), with the proof adjusted so that everything still compiles."""
+    edit(root, QNORM, "  exists c, is_lub (gap_ratios k) c /\\ gap_ratios k c /\\ 0 < c /\\\n    forall (d : nat)",
+         "  exists c, is_lub (gap_ratios k) c /\\ gap_ratios k c /\\ 0 <= c /\\\n    forall (d : nat)")
+    edit(root, QNORM, "split; [exact Hc|].\n  intros d N rad", "split; [lra|].\n  intros d N rad")
 
 
 MUTATIONS: dict[str, Callable[[Path], None]] = {
@@ -346,6 +361,8 @@ MUTATIONS: dict[str, Callable[[Path], None]] = {
     "complete_assumes_nondegenerate": complete_assumes_nondegenerate,
     "inflated_m_star": inflated_m_star,
     "necessity_assumes_nondegenerate": necessity_assumes_nondegenerate,
+    "norm_narrowed_to_norm1": norm_narrowed_to_norm1,
+    "ck_positivity_weakened": ck_positivity_weakened,
 }
 
 
@@ -544,3 +561,12 @@ def test_relu_complete_necessity_quietly_assuming_distinct_kinks_is_refused(resu
     # The iff and the instance x + 2 relu(x) + 2 relu(-x) (two units on one kink) use the
     # necessity without the extra premise.
     assert compile_failure(r, "ReluCompleteIff.v"), r
+def test_norm_narrowed_to_norm1_is_refused(results):
+    r = results["norm_narrowed_to_norm1"]
+    assert has(r, "homogeneous-any-width", "did not compile"), r
+
+
+def test_weakened_ck_positivity_is_refused(results):
+    r = results["ck_positivity_weakened"]
+    assert has(r, "homogeneous-any-width", "Coq statement of "
+               "SkipAbsorption.QuantitativeNorm.homogeneous_any_width_quantitative changed since it was pinned"), r

@@ -106,6 +106,30 @@ Proof.
     + ring.
 Qed.
 
+(** The gate flip as an identity, for every index set [S] (no condition on
+    [S]): negating the gate rows in [S] and the matching output columns turns
+    [B] into [x -> B x - W_down[:,S] W_up[S,:] x]. *)
+Lemma glu_flip_identity :
+  forall (d m : nat) (g : R -> R) (Wd Wg Wu : mat) (S : nat -> bool)
+         (gate_flip_symmetry : forall z, g z + g (-z) = 1),
+  forall x i,
+    gblock d m g (flip_cols S Wd) (flip_rows S Wg) Wu x i =
+    gblock d m g Wd Wg Wu x i - mv d (selected_product m S Wd Wu) x i.
+Proof.
+  intros d m g Wd Wg Wu S gate_flip_symmetry x i.
+  unfold gblock, readout.
+  rewrite (sum_ext m (fun l => flip_cols S Wd i l *
+                               (g (mv d (flip_rows S Wg) x l) * mv d Wu x l))
+             (fun l => Wd i l * (g (mv d Wg x l) * mv d Wu x l)
+                       - (if S l then Wd i l * 1 * mv d Wu x l else 0))).
+  - rewrite sum_minus, selected_sum. unfold selected_product. f_equal.
+    apply mv_row_ext. intros j _. apply sum_ext. intros l _. destruct (S l); ring.
+  - intros l _. rewrite mv_flip_rows. unfold flip_cols. destruct (S l).
+    + pose proof (gate_flip_symmetry (mv d Wg x l)).
+      replace (g (- mv d Wg x l)) with (1 - g (mv d Wg x l)) by lra. ring.
+    + ring.
+Qed.
+
 (** The width [m + d] block: units [l < m] keep their row of [W_up] and get
     the output column [w_l - sum_{k : i_k = l} b_k]; the extra unit [m + k]
     has row [- u_{i_k}] and output column [b_k]. *)
