@@ -8,3 +8,4 @@ import SkipAbsorption.RealActivations
 import SkipAbsorption.BiasedFlip
 import SkipAbsorption.DepthNarrow
 import SkipAbsorption.GluFlip
+import SkipAbsorption.Width
