@@ -9,3 +9,4 @@ import SkipAbsorption.BiasedFlip
 import SkipAbsorption.DepthNarrow
 import SkipAbsorption.GluFlip
 import SkipAbsorption.Width
+import SkipAbsorption.DepthWidth
