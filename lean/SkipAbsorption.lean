@@ -7,3 +7,6 @@ import SkipAbsorption.Limit
 import SkipAbsorption.RealActivations
 import SkipAbsorption.BiasedFlip
 import SkipAbsorption.DepthNarrow
+import SkipAbsorption.GluFlip
+import SkipAbsorption.Width
+import SkipAbsorption.DepthWidth
