@@ -78,8 +78,8 @@ def test_every_formal_claim_has_a_scope_label_and_an_instance():
     assert C.scope_label(reg["relu-gelu-iff"], "lean") == "relu half"
     # Partial scopes say which part is formal, with the sentence in the note.
     assert C.scope_label(reg["homogeneous-any-width"], "coq") == "full"
-    for cid, label in (("absorption-width", "all but the a.e. remark"),
-                       ("non-generic", "empty-interior form"), ("depth-dimension", "GL(d) invariance"),
+    assert C.scope_label(reg["absorption-width"], "coq") == "full"
+    for cid, label in (("non-generic", "empty-interior form"), ("depth-dimension", "GL(d) invariance"),
                        ("depth-width", "every rank"), ("depth-narrow", "parts (a) and (b)")):
         assert C.scope_label(reg[cid], "coq") == label and C.scope_note(reg[cid], "coq"), cid
     assert C.scope_label(reg["homogeneous-any-width"], "lean") == "qualitative"
@@ -235,7 +235,7 @@ def test_missing_lean_declaration_is_caught(copy):
     ("relu-gelu-iff", 'formal_scope = "full"', 'formal_scope = "checked"', "must be a short label"),
     ("relu-gelu-iff", 'formal_hypotheses_reason = "', 'formal_hypotheses_rsn = "',
      "'formal_hypotheses' weakens the binder check and needs a reason"),
-    ("absorption-width", 'formal_scope_note = "', 'formal_scope_nte = "', "needs a formal_scope_note"),
+    ("non-generic", 'formal_scope_note = "', 'formal_scope_nte = "', "needs a formal_scope_note"),
     ("depth-dimension", 'formal_scope = "GL(d) invariance"',
      'formal_scope = "the GL(d) invariance of plain stacks"', "must be a short label"),
     ("glu-flip", 'coq_instance = "SkipAbsorption.Instances.sigmoid_glu_flip_2x2"\n', '',

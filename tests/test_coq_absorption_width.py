@@ -40,12 +40,15 @@ def test_registered_and_pinned():
     assert "coq_absent" not in claim
 
 
-def test_scope_names_the_informal_remark():
+def test_scope_is_full_and_the_measure_remark_is_another_claim():
     claim = _claim()
-    assert C.scope_label(claim, "coq") == "all but the a.e. remark"
+    assert C.scope_label(claim, "coq") == "full"
+    # the projector form of C is formal, and the almost-every-weight sentence only cites generic-weights
     note = C.scope_note(claim, "coq")
-    assert "almost every weight" in note and "informal only" in note
-    assert "Lemma 3" in note  # the rank form of C is the informal equivalence
+    assert "absorption_width_exact_proj" in note and "generic-weights" in note
+    assert "almost every weight: claim generic-weights.)" in claim["statement"]
+    stmt = _block(PREFIX.replace("AbsorptionWidth.", "AbsorptionWidthProj.") + "absorption_width_exact_proj").statement
+    assert "rank_on_perp_rows" in stmt and "nondegenerate" in pinned.binder_names(stmt)
 
 
 def test_exact_width_is_for_any_M_with_disjoint_sets():
