@@ -79,8 +79,9 @@ def test_every_formal_claim_has_a_scope_label_and_an_instance():
     # Partial scopes say which part is formal, with the sentence in the note.
     assert C.scope_label(reg["homogeneous-any-width"], "coq") == "full"
     assert C.scope_label(reg["absorption-width"], "coq") == "full"
+    assert C.scope_label(reg["depth-width"], "coq") == "full"
     for cid, label in (("non-generic", "empty-interior form"), ("depth-dimension", "GL(d) invariance"),
-                       ("depth-width", "every rank"), ("depth-narrow", "parts (a) and (b)")):
+                       ("depth-narrow", "parts (a) and (b)")):
         assert C.scope_label(reg[cid], "coq") == label and C.scope_note(reg[cid], "coq"), cid
     assert C.scope_label(reg["homogeneous-any-width"], "lean") == "qualitative"
 

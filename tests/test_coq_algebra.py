@@ -184,7 +184,7 @@ def test_depth_claims_register_their_scope_and_extra_premises():
     assert set(dim["coq_extra_hypotheses"]) == {"gauge_length", "gauge_invertible"}
     assert "rank_certified" in dim["formal_not_needed"]
     width = _claim("depth-width")
-    assert width["formal_scope"] == "every rank"
+    assert width["formal_scope"] == "full"
     # every rank: the main theorem has no rank premise; the two rank conditions are corollaries
     assert set(width["formal_not_needed"]) == {"rows_span", "rank_maximal"}
     main = _pinned("SkipAbsorption.DepthStack.depth_width_any_rank")
