@@ -5,7 +5,8 @@ tests/test_proofcheck_mutations.py.
 Every broken copy lives in a temporary directory; the real sources are never touched.
 Claims named here: skip-reduction, homogeneous-impossible, homogeneous-any-width,
 gated-impossible, gated-continuity, depth-impossible, depth-any, relu-gelu-iff,
-non-generic, absorption-width, glu-flip, relu-limit, depth-dimension, depth-width.
+non-generic, absorption-width, glu-flip, relu-limit, depth-dimension, depth-width,
+depth-analytic-generic.
 """
 
 from pathlib import Path
@@ -254,6 +255,12 @@ def test_missing_lean_declaration_is_caught(copy):
      '', "boundary counterexample narrow_singular_piece drops 'pieces_invertible', but no Coq lemma proves it"),
     ("skip-reduction", 'coq = ["SkipAbsorption.SkipReduction.skip_reduction"',
      'coq = ["SkipReduction.skip_reduction"', "is not a full name SkipAbsorption.<File>.<name>"),
+    # depth-analytic-generic: d_ge_2 is what lets the oracle start at d = 2; dropping the tag leaves
+    # its reasons naming a non-hypothesis, and the samples excluding d = 1 without a reason
+    ("depth-analytic-generic", '"d_ge_2", "depth_ge_2"', '"depth_ge_2"',
+     "'formal_not_needed' names 'd_ge_2', which is not a hypothesis of the claim"),
+    ("depth-analytic-generic", '"d_ge_2", "depth_ge_2"', '"depth_ge_2"',
+     "samples exclude a range the statement reaches without a reason in samples_reason: d: the statement allows d = 1"),
 ])
 def test_registry_edits_that_switch_checks_off_are_refused(copy, claim, old, new, message):
     registry_edit(copy, claim, old, new)

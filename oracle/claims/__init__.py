@@ -11,6 +11,7 @@
     depth_stacks     -- depth-narrow, depth-d2, depth-dimension, depth-width (the open problem)
     depth_d1         -- depth-d1 (d = 1 stacks, decided by the width pattern and F(1) F(-1))
     depth_near_identity -- depth-near-identity (d >= 3, two near-identity blocks)
+    depth_analytic_generic -- depth-analytic-generic (gelu family, d >= 2, any widths; depth_analytic: the certificates)
     relu_limit       -- relu-limit (biases; relu, gelu, gelu_tanh, silu via the relu limit)
     relu_complete    -- relu-complete (exact minimal width of every relu block)
     relu2_biased     -- relu2-biased (biased relu2 blocks: flip sets, class sums)
@@ -23,5 +24,5 @@ Shared machinery: base.py (certificates, registration, the runner) and exact.py
 
 CLAIM_MODULES = ["skip_reduction", "homogeneous", "gated", "depth", "relu_gelu",
                  "non_generic", "absorption_width", "glu_flip", "depth_stacks", "depth_d1",
-                 "depth_near_identity", "relu_limit", "relu_complete", "relu2_biased", "gated_biased",
+                 "depth_near_identity", "depth_analytic_generic", "relu_limit", "relu_complete", "relu2_biased", "gated_biased",
                  "boundary"]

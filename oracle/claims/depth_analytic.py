@@ -757,7 +757,7 @@ def _boundary_points(d: int) -> list[list[Fraction]]:
     return random_points(d, 12, rng)
 
 
-@counterexample(claims=(CLAIM,), dropped="generic_weight",
+@counterexample(claims=(CLAIM, "depth-analytic-generic"), dropped="generic_weight",
                 description="gelu, d = 2, widths (3, 3): both blocks have an index set S with "
                             "W_S U_S = -I, so flipping those rows gives a plain stack equal to the residual "
                             "one (s(-z) = s(z) - z); its Jacobian still has full rank N = 24 (certified), so "
@@ -787,7 +787,7 @@ def _depth_one_block() -> Layer:
     return _index_set_stack()[0]
 
 
-@counterexample(claims=(CLAIM,), dropped="depth_ge_2",
+@counterexample(claims=(CLAIM, "depth-analytic-generic"), dropped="depth_ge_2",
                 description="depth 1 (gelu, d = 2, m = 3): no junction, so D_plain = N = 12 and the count "
                             "excludes nothing even though the Jacobian has full rank 12 (certified), and this "
                             "very block is absorbable (index set S = {0, 1}); at depth 1 the question is "
