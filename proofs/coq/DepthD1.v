@@ -721,3 +721,217 @@ Proof.
       split; [rewrite to_blayer_widths; exact Hw|].
       apply coord0. intros x. rewrite res_stack_1, bplain_stack_1, to_blayer_stack. apply E.
 Qed.
+
+(** ** (d) An open set of residual stacks that are plain stacks ([m_1 >= 2]) *)
+
+(** [res] is a residual stack of the same widths as [res0] whose weights
+    (on the line: the skip [M 0 0] and the entries [W_up l 0], [W_down 0 l]
+    of every unit) are all within [delta] of those of [res0]. *)
+Definition near (delta : R) (res res0 : list (mat * layer)) : Prop :=
+  Forall2 (fun p p0 =>
+    width (snd p) = width (snd p0) /\
+    Rabs (fst p 0%nat 0%nat - fst p0 0%nat 0%nat) < delta /\
+    forall l, (l < width (snd p0))%nat ->
+      Rabs (Wup (snd p) l 0%nat - Wup (snd p0) l 0%nat) < delta /\
+      Rabs (Wdown (snd p) 0%nat l - Wdown (snd p0) 0%nat l) < delta) res res0.
+
+(** The centre: identity skips; the first block has the units
+    [(v, w) = (1, 1), (-1, 3)] (and zero units), so [F(1) = F(-1) = 2] after
+    it; every later block is zero. *)
+Definition open_first (m : nat) : layer :=
+  mk_layer m (fun _ l => match l with O => 1 | S O => 3 | _ => 0 end)
+             (fun l _ => match l with O => 1 | S O => -1 | _ => 0 end).
+
+Definition open_later (m : nat) : layer := mk_layer m (fun _ _ => 0) (fun _ _ => 0).
+
+Definition open_center (m1 : nat) (rest : list nat) : list (mat * layer) :=
+  ((fun _ _ => 1) : mat, open_first m1) :: map (fun m => ((fun _ _ => 1) : mat, open_later m)) rest.
+
+Definition open_radius (ms : list nat) : R := / (4 * (1 + INR (list_sum ms))).
+
+Lemma sum_const : forall m c, sum m (fun _ => c) = INR m * c.
+Proof.
+  induction m as [|m IH]; intros c; [simpl; ring|].
+  change (sum (S m) (fun _ => c)) with (sum m (fun _ => c) + c). rewrite IH, S_INR. ring.
+Qed.
+
+Lemma small_sum : forall m f B, (forall l, (l < m)%nat -> Rabs (f l) <= B) -> Rabs (sum m f) <= INR m * B.
+Proof. intros m f B H. eapply Rle_trans; [apply sum_abs|]. rewrite <- sum_const. apply sum_le. exact H. Qed.
+
+Lemma abs_lower : forall x B, Rabs x <= B -> - B <= x.
+Proof. intros x B H. unfold Rabs in H. destruct (Rcase_abs x); lra. Qed.
+
+Lemma small_term : forall w v y delta, Rabs w < delta -> Rabs v < delta ->
+  Rabs (w * relu (v * y)) <= delta * delta * Rabs y.
+Proof.
+  intros w v y delta Hw Hv. rewrite Rabs_mult.
+  assert (Hr : Rabs (relu (v * y)) <= Rabs v * Rabs y).
+  { pose proof (relu_lipschitz (v * y) 0) as H. rewrite (relu_nonpos 0), Rminus_0_r, Rminus_0_r in H by lra.
+    rewrite <- Rabs_mult. exact H. }
+  pose proof (Rabs_pos w). pose proof (Rabs_pos v). pose proof (Rabs_pos y).
+  apply Rle_trans with (Rabs w * (Rabs v * Rabs y)); [apply Rmult_le_compat_l; [lra|exact Hr]|].
+  apply Rle_trans with (delta * (Rabs v * Rabs y)); [apply Rmult_le_compat_r; [nra|lra]|].
+  rewrite Rmult_assoc. apply Rmult_le_compat_l; [lra|]. apply Rmult_le_compat_r; lra.
+Qed.
+
+Lemma sum_peel2 : forall m f, (2 <= m)%nat ->
+  sum m f = f 0%nat + f 1%nat + sum m (fun l => if Nat.ltb l 2 then 0 else f l).
+Proof.
+  induction m as [|m IH]; intros f Hm; [lia|].
+  destruct (Nat.eq_dec m 1) as [->|Hne]; [simpl; ring|].
+  change (sum (S m) f) with (sum m f + f m).
+  change (sum (S m) (fun l => if Nat.ltb l 2 then 0 else f l))
+    with (sum m (fun l => if Nat.ltb l 2 then 0 else f l) + (if Nat.ltb m 2 then 0 else f m)).
+  rewrite (IH f) by lia. replace (Nat.ltb m 2) with false by (symmetry; apply Nat.ltb_ge; lia). ring.
+Qed.
+
+(** A later block near [(1, zero layer)] keeps a positive value positive. *)
+Lemma later_block_pos : forall (M : mat) L delta y,
+  Rabs (M 0%nat 0%nat - 1) < delta ->
+  (forall l, (l < width L)%nat -> Rabs (Wup L l 0%nat - 0) < delta /\ Rabs (Wdown L 0%nat l - 0) < delta) ->
+  delta <= / 4 -> INR (width L) * delta <= / 4 -> 0 < y ->
+  0 < M 0%nat 0%nat * y + lay1 L y.
+Proof.
+  intros M L delta y HM HL Hd Hw Hy.
+  assert (Hb : Rabs (lay1 L y) <= INR (width L) * (delta * delta * Rabs y)).
+  { apply small_sum. intros l Hl. destruct (HL l Hl) as [Hu Hd'].
+    rewrite Rminus_0_r in Hu, Hd'. apply small_term; assumption. }
+  apply abs_lower in Hb. rewrite Rabs_right in Hb by lra.
+  apply Rabs_def2 in HM. pose proof (pos_INR (width L)).
+  assert (0 <= delta) by lra.
+  assert (INR (width L) * (delta * delta * y) <= / 4 * delta * y).
+  { replace (INR (width L) * (delta * delta * y)) with ((INR (width L) * delta) * (delta * y)) by ring.
+    replace (/ 4 * delta * y) with (/ 4 * (delta * y)) by ring.
+    apply Rmult_le_compat_r; [nra|exact Hw]. }
+  nra.
+Qed.
+
+Lemma later_blocks_pos : forall delta rest res y,
+  near delta res (map (fun m => ((fun _ _ => 1) : mat, open_later m)) rest) ->
+  delta <= / 4 -> (forall m, In m rest -> INR m * delta <= / 4) -> 0 < y -> 0 < rstack1 res y.
+Proof.
+  intros delta rest. induction rest as [|m rest IH]; intros res y Hn Hd Hw Hy; simpl in Hn.
+  - inversion Hn; subst. simpl. exact Hy.
+  - inversion Hn as [|p p0 res' l0 (Hwid & HM & HL) Hn']; subst. destruct p as [M L]. simpl in *.
+    apply (IH res'); [exact Hn'|exact Hd|intros m' Hm'; apply Hw; right; exact Hm'|].
+    apply (later_block_pos M L delta); [exact HM| |exact Hd| |exact Hy].
+    + intros l Hl. rewrite Hwid in Hl. exact (HL l Hl).
+    + rewrite Hwid. apply Hw. left. reflexivity.
+Qed.
+
+(** The first block near the centre's first block: both values positive. *)
+Lemma first_block_pos : forall (M : mat) L m delta,
+  (2 <= m)%nat -> width L = m ->
+  Rabs (M 0%nat 0%nat - 1) < delta ->
+  (forall l, (l < m)%nat ->
+     Rabs (Wup L l 0%nat - Wup (open_first m) l 0%nat) < delta /\
+     Rabs (Wdown L 0%nat l - Wdown (open_first m) 0%nat l) < delta) ->
+  delta <= / 4 -> INR m * delta <= / 4 ->
+  0 < M 0%nat 0%nat * 1 + lay1 L 1 /\ 0 < M 0%nat 0%nat * (-1) + lay1 L (-1).
+Proof.
+  intros M L m delta Hm HwL HM HL Hd Hw.
+  assert (Hd0 : 0 <= delta) by (pose proof (Rabs_pos (M 0%nat 0%nat - 1)); lra).
+  destruct (HL 0%nat ltac:(lia)) as [Hv0 Hw0]. destruct (HL 1%nat ltac:(lia)) as [Hv1 Hw1].
+  simpl in Hv0, Hw0, Hv1, Hw1.
+  apply Rabs_def2 in HM. apply Rabs_def2 in Hv0. apply Rabs_def2 in Hw0.
+  apply Rabs_def2 in Hv1. apply Rabs_def2 in Hw1.
+  set (v0 := Wup L 0%nat 0%nat) in *. set (v1' := Wup L 1%nat 0%nat) in *.
+  set (w0 := Wdown L 0%nat 0%nat) in *. set (w1 := Wdown L 0%nat 1%nat) in *.
+  (* the zero units contribute at most [m delta^2 |y|] *)
+  assert (Htail : forall y, Rabs (sum m (fun l => if Nat.ltb l 2 then 0 else
+                    Wdown L 0%nat l * relu (Wup L l 0%nat * y))) <= INR m * (delta * delta * Rabs y)).
+  { intros y. apply small_sum. intros l Hl. destruct (Nat.ltb l 2) eqn:E.
+    - rewrite Rabs_R0. pose proof (Rabs_pos y). apply Rmult_le_pos; [nra|lra].
+    - apply Nat.ltb_ge in E. destruct (HL l Hl) as [Hu Hd'].
+      destruct l as [|[|l]]; [lia|lia|]. simpl in Hu, Hd'. rewrite Rminus_0_r in Hu, Hd'.
+      apply small_term; assumption. }
+  assert (Hsplit : forall y, lay1 L y = w0 * relu (v0 * y) + w1 * relu (v1' * y) +
+            sum m (fun l => if Nat.ltb l 2 then 0 else Wdown L 0%nat l * relu (Wup L l 0%nat * y))).
+  { intros y. unfold lay1. rewrite HwL. apply sum_peel2. exact Hm. }
+  assert (Hsmall : INR m * (delta * delta * 1) <= / 16).
+  { replace (INR m * (delta * delta * 1)) with ((INR m * delta) * delta) by ring.
+    pose proof (pos_INR m).
+    apply Rle_trans with (/ 4 * delta); [apply Rmult_le_compat_r; [exact Hd0|exact Hw]|lra]. }
+  pose proof (Htail 1) as T1. pose proof (Htail (-1)) as T2.
+  rewrite Rabs_R1 in T1. replace (Rabs (-1)) with 1 in T2 by (rewrite Rabs_left by lra; ring).
+  apply abs_lower in T1. apply abs_lower in T2.
+  rewrite !Hsplit. split.
+  - rewrite !Rmult_1_r. rewrite (relu_nonneg_id v0) by lra. rewrite (relu_nonpos v1') by lra. nra.
+  - replace (v0 * -1) with (- v0) by ring. replace (v1' * -1) with (- v1') by ring.
+    rewrite (relu_nonpos (- v0)) by lra. rewrite (relu_nonneg_id (- v1')) by lra. nra.
+Qed.
+
+Lemma In_le_list_sum : forall m ms, In m ms -> (m <= list_sum ms)%nat.
+Proof.
+  intros m ms. induction ms as [|k ms IH]; intros H; [destruct H|]. simpl.
+  destruct H as [->|H]; [lia|]. specialize (IH H). lia.
+Qed.
+
+Lemma open_radius_pos : forall ms, 0 < open_radius ms.
+Proof. intros ms. unfold open_radius. pose proof (pos_INR (list_sum ms)). apply Rinv_0_lt_compat. lra. Qed.
+
+Lemma open_radius_small : forall ms m, In m ms -> INR m * open_radius ms <= / 4.
+Proof.
+  intros ms m H. unfold open_radius. pose proof (le_INR _ _ (In_le_list_sum m ms H)) as Hle.
+  pose proof (pos_INR m). set (K := INR (list_sum ms)) in *.
+  apply (Rmult_le_reg_r (4 * (1 + K))); [lra|].
+  rewrite Rmult_assoc, Rinv_l by lra. lra.
+Qed.
+
+Lemma open_radius_le : forall ms, open_radius ms <= / 4.
+Proof.
+  intros ms. unfold open_radius. pose proof (pos_INR (list_sum ms)).
+  apply Rinv_le_contravar; lra.
+Qed.
+
+(** [depth-d1] (d): for widths [(m_1, m_2, ..., m_L)] with [m_1 >= 2] (all
+    [>= 1]) there are a residual stack [res0] of these widths with identity
+    skips and a radius [delta > 0] such that every residual stack of these
+    widths whose weights are within [delta] of those of [res0] has
+    [F(1) > 0] and [F(-1) > 0] and equals a bias-free plain stack of the same
+    widths: the plain stacks of the same widths contain an open set of
+    residual stacks. *)
+Theorem d1_open_set :
+  forall (d : nat) (d_eq_1 : d = 1%nat) (m1 : nat) (rest : list nat)
+         (first_width_ge_2 : (2 <= m1)%nat)
+         (widths_positive : Forall (fun m => (1 <= m)%nat) rest),
+  exists (res0 : list (mat * layer)) (delta : R),
+    0 < delta /\ map (fun p => width (snd p)) res0 = m1 :: rest /\
+    Forall (fun p => fst p 0%nat 0%nat = 1) res0 /\
+    forall res : list (mat * layer), near delta res res0 ->
+      0 < res_stack d res (v1 1) 0%nat /\ 0 < res_stack d res (v1 (-1)) 0%nat /\
+      exists Ps : list layer, map width Ps = m1 :: rest /\
+        forall x i, (i < d)%nat -> res_stack d res x i = plain_stack d Ps x i.
+Proof.
+  intros d d_eq_1 m1 rest Hm1 Hpos. subst d.
+  set (delta := open_radius (m1 :: rest)).
+  exists (open_center m1 rest), delta.
+  split; [apply open_radius_pos|]. split.
+  { unfold open_center. simpl. f_equal. rewrite map_map. simpl. apply map_id. }
+  split.
+  { unfold open_center. constructor; [reflexivity|]. apply Forall_forall. intros p Hp.
+    apply in_map_iff in Hp. destruct Hp as (m & <- & _). reflexivity. }
+  intros res Hn.
+  assert (Hd : delta <= / 4) by apply open_radius_le.
+  assert (Hw : forall m, In m (m1 :: rest) -> INR m * delta <= / 4) by (intros; apply open_radius_small; assumption).
+  unfold open_center in Hn. inversion Hn as [|p p0 res' l0 (Hwid & HM & HL) Hn']; subst.
+  destruct p as [M L]. simpl in Hwid, HM, HL.
+  destruct (first_block_pos M L m1 delta Hm1 Hwid HM HL Hd (Hw m1 (or_introl eq_refl))) as [H1 H2].
+  assert (P1 : 0 < rstack1 ((M, L) :: res') 1).
+  { simpl. apply (later_blocks_pos delta rest); [exact Hn'|exact Hd| |exact H1].
+    intros m Hm. apply Hw. right. exact Hm. }
+  assert (P2 : 0 < rstack1 ((M, L) :: res') (-1)).
+  { simpl. apply (later_blocks_pos delta rest); [exact Hn'|exact Hd| |exact H2].
+    intros m Hm. apply Hw. right. exact Hm. }
+  assert (Hc : d1_condition (m1 :: rest) (res_stack 1 ((M, L) :: res') (v1 1) 0%nat)
+                            (res_stack 1 ((M, L) :: res') (v1 (-1)) 0%nat)).
+  { rewrite !res_stack_1. unfold v1. simpl d1_condition. right.
+    destruct (in_dec Nat.eq_dec 1%nat rest) as [Hin|Hnin].
+    - left. split; [exact Hm1|]. split; [exact Hin|]. apply Rlt_le, Rmult_lt_0_compat; assumption.
+    - right. constructor; [exact Hm1|]. rewrite Forall_forall in Hpos |- *. intros m Hm.
+      specialize (Hpos m Hm). destruct (Nat.eq_dec m 1) as [->|]; [contradiction|lia]. }
+  split; [rewrite res_stack_1; exact P1|]. split; [rewrite res_stack_1; exact P2|].
+  destruct (depth_d1 1 eq_refl ((M, L) :: res') (m1 :: rest)) as (_ & [_ Hsuff] & _).
+  { split; [discriminate|]. constructor; [lia|exact Hpos]. }
+  exact (Hsuff Hc).
+Qed.
