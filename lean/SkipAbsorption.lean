@@ -7,3 +7,4 @@ import SkipAbsorption.Limit
 import SkipAbsorption.RealActivations
 import SkipAbsorption.BiasedFlip
 import SkipAbsorption.DepthNarrow
+import SkipAbsorption.DepthD1
