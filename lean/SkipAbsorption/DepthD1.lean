@@ -139,14 +139,14 @@ theorem depth_d1_plain_homogeneous (Ps : List (List (ℝ × ℝ))) (x : ℝ) :
 
 /-- A plain stack is the residual stack with zero skips. -/
 theorem pstack1_eq_rstack1 (Ps : List (List (ℝ × ℝ))) :
-    ∀ y : ℝ, pstack1 Ps y = rstack1 (Ps.map (fun L => ((0 : ℝ), L))) y := by
+    ∀ y : ℝ, pstack1 Ps y = rstack1 (Ps.map (fun K => ((0 : ℝ), K))) y := by
   induction Ps with
   | nil =>
     intro y
     rfl
   | cons L rest ih =>
     intro y
-    show pstack1 rest (lay1 L y) = rstack1 (rest.map (fun L => ((0 : ℝ), L))) (0 * y + lay1 L y)
+    show pstack1 rest (lay1 L y) = rstack1 (rest.map (fun K => ((0 : ℝ), K))) (0 * y + lay1 L y)
     have e : (0 : ℝ) * y + lay1 L y = lay1 L y := by ring
     rw [e]
     exact ih (lay1 L y)
@@ -154,19 +154,19 @@ theorem pstack1_eq_rstack1 (Ps : List (List (ℝ × ℝ))) :
 /-! ## Part (b): the explicit plain stacks -/
 
 /-- `n` padding units `(1, 0)`. -/
-def pad : ℕ → List (ℝ × ℝ)
+noncomputable def pad : ℕ → List (ℝ × ℝ)
   | 0 => []
   | n + 1 => (1, 0) :: pad n
 
 /-- Two units `(v0, w0)`, `(v1, w1)`, padded to width `m`. -/
-def units2 (v0 w0 v1 w1 : ℝ) (m : ℕ) : List (ℝ × ℝ) := (v0, w0) :: (v1, w1) :: pad (m - 2)
+noncomputable def units2 (v0 w0 v1 w1 : ℝ) (m : ℕ) : List (ℝ × ℝ) := (v0, w0) :: (v1, w1) :: pad (m - 2)
 
 /-- The first layer: pair `(a, b)` from the identity. -/
 noncomputable def first_layer (a b : ℝ) (m : ℕ) : List (ℝ × ℝ) :=
   if m = 1 then (if b = 0 then [(1, a)] else [(-1, b)]) else units2 1 a (-1) b m
 
 /-- A later layer: the identity on the current values (`s` their common sign at width 1). -/
-def id_layer (s : ℝ) (m : ℕ) : List (ℝ × ℝ) :=
+noncomputable def id_layer (s : ℝ) (m : ℕ) : List (ℝ × ℝ) :=
   if m = 1 then [(s, s)] else units2 1 1 (-1) (-1) m
 
 /-- The common sign of `a` and `b` (used only when `a * b ≥ 0`). -/
