@@ -200,8 +200,8 @@ Qed.
 
 (** ** (b) The explicit plain stacks *)
 
-(** Two units [(v, w)] at the front, then units [(0, 0)]... in fact [(1, 0)]
-    as in the informal construction; only the first two units count. *)
+(** The units [(v0, w0)] and [(v1', w1)], then padding units [(1, 0)] up to
+    width [m] (they contribute nothing). *)
 Definition two_units (v0 w0 v1' w1 : R) (m : nat) : layer :=
   mk_layer m (fun _ l => match l with O => w0 | S O => w1 | _ => 0 end)
              (fun l _ => match l with O => v0 | S O => v1' | _ => 1 end).

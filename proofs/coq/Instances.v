@@ -492,3 +492,34 @@ Proof.
   - lra.
   - inversion E as [|? ? _ E']; subst. inversion E' as [|? ? E1 _]; subst. lia.
 Qed.
+
+(** Instance of [depth_d1] (sufficiency), stated with the standard library
+    only: the referee's residual stack of widths [(2, 1)] with identity skips,
+    [y = x + relu x + 3 relu (-x)] then [y + relu y] ([F(1) = F(-1) = 4]),
+    equals a bias-free plain relu stack of the same widths [(2, 1)]. *)
+Lemma depth_d1_referee_instance :
+  exists (u1 w1 : nat -> R) (u2 w2 : R), forall x : R,
+    let y := 1 * x + (1 * Rmax (1 * x) 0 + 3 * Rmax (-1 * x) 0) in
+    1 * y + 1 * Rmax (1 * y) 0 =
+    w2 * Rmax (u2 * (w1 0%nat * Rmax (u1 0%nat * x) 0 + w1 1%nat * Rmax (u1 1%nat * x) 0)) 0.
+Proof.
+  set (L1 := mk_layer 2 (fun _ l => match l with O => 1 | _ => 3 end) (fun l _ => match l with O => 1 | _ => -1 end)).
+  set (L2 := mk_layer 1 (fun _ _ => 1) (fun _ _ => 1)).
+  set (res := [((fun _ _ => 1) : mat, L1); ((fun _ _ => 1) : mat, L2)]).
+  destruct (depth_d1 1 eq_refl res [2%nat; 1%nat]) as (_ & [_ Hsuff] & _).
+  { split; [discriminate|]. repeat constructor. }
+  assert (H1 : res_stack 1 res (v1 1) 0%nat = 4 /\ res_stack 1 res (v1 (-1)) 0%nat = 4).
+  { rewrite !res_stack_1. unfold v1, res, L1, L2. simpl. unfold lay1. simpl.
+    unfold relu, Rmax.
+    repeat match goal with |- context [Rle_dec ?a ?b] => destruct (Rle_dec a b) end; split; lra. }
+  destruct (Hsuff ltac:(destruct H1 as [-> ->]; right; left; split; [lia|split; [simpl; auto|lra]]))
+    as (Ps & HPs & E).
+  destruct Ps as [|P1 [|P2 [|P3 Ps]]]; try discriminate.
+  simpl in HPs. injection HPs as HP1 HP2.
+  exists (fun l => Wup P1 l 0%nat), (fun l => Wdown P1 0%nat l), (Wup P2 0%nat 0%nat), (Wdown P2 0%nat 0%nat).
+  intros x y. specialize (E (v1 x) 0%nat ltac:(lia)).
+  rewrite res_stack_1, plain_stack_1 in E. unfold v1 in E.
+  unfold res, L1, L2 in E. simpl in E. unfold lay1 in E. rewrite HP1, HP2 in E. simpl in E.
+  unfold relu in E. unfold y. rewrite ?Rplus_0_l in E. rewrite ?Rmult_1_l in E |- *.
+  exact E.
+Qed.
