@@ -47,8 +47,7 @@ theorem relu_pos_scale (t z : ℝ) (ht : 0 < t) : relu (t * z) = t * relu z := b
   unfold relu
   rcases le_total z 0 with hz | hz
   · have htz : t * z ≤ 0 := by nlinarith
-    rw [max_eq_right hz, max_eq_right htz]
-    ring
+    rw [max_eq_right hz, max_eq_right htz, mul_zero]
   · have htz : 0 ≤ t * z := by nlinarith
     rw [max_eq_left hz, max_eq_left htz]
 
