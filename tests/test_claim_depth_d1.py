@@ -262,3 +262,18 @@ def test_d1_pinned_open_set_is_about_every_nearby_residual_stack():
     assert concl.startswith("exists (res0 : list (Linalg.mat * DepthStack.layer)) (delta : R), 0 < delta /\\")
     assert "forall res : list (Linalg.mat * DepthStack.layer), DepthD1.near delta res res0 ->" in concl
     assert "0 < DepthD1.res_stack d res (Linalg.v1 1) 0%nat" in concl
+
+
+def test_d1_lean_mirror_is_registered_as_parts_a_and_b():
+    from oracle.formal import consistency as C
+    from oracle.formal import pinned
+    c = _d1_claim()
+    assert C._names(c["lean"])[0] == "SkipAbsorption.depth_d1_homogeneous"
+    assert "SkipAbsorption.d1_construction_correct" in C._names(c["lean"])
+    assert C.scope_label(c, "lean") == "parts (a) and (b)" and C.scope_note(c, "lean")
+    # d = 1 is in the Lean types, with the registry's reason; no binder is then required
+    assert c["lean_hypotheses"] == [] and c["lean_hypotheses_reason"]
+    assert C.formal_tags(c, "lean") == []
+    lean = pinned.load(C.ROOT / pinned.LEAN_FILE)
+    assert "rstack1 res x = rstack1 res 1 * relu x + rstack1 res (-1) * relu (-x)" in \
+        lean["SkipAbsorption.depth_d1_homogeneous"].statement
