@@ -10,3 +10,4 @@ import SkipAbsorption.DepthNarrow
 import SkipAbsorption.GluFlip
 import SkipAbsorption.Width
 import SkipAbsorption.DepthWidth
+import SkipAbsorption.DepthD1

@@ -206,3 +206,74 @@ def test_pl_monotone_and_half_line():
     assert d1.pl_slopes(f) == [1, 0] and d1.pl_constant_on_a_half_line(f) and not d1.pl_injective(f)
     g = d1.pl_stack([{"v": [Q(1)], "w": [Q(1)], "b_up": [Q(-2)], "M": Q(1)}], residual=True)     # x + relu(x - 2)
     assert d1.pl_injective(g) and not d1.pl_constant_on_a_half_line(g)
+
+
+# ---------------------------------------------------------------- the Coq proof (proofs/coq/DepthD1.v)
+
+def _d1_claim():
+    from oracle.formal import consistency as C
+    return next(c for c in C.load_registry() if c["id"] == "depth-d1")
+
+
+def _d1_pins():
+    from oracle.formal import consistency as C
+    from oracle.formal import pinned
+    return pinned.load(C.ROOT / pinned.COQ_FILE)
+
+
+def test_d1_coq_registration_is_full_with_its_parts():
+    from oracle.formal import consistency as C
+    c = _d1_claim()
+    names = C._names(c["coq"])
+    assert names[0] == "SkipAbsorption.DepthD1.depth_d1" and "coq_absent" not in c
+    for part in ("depth_d1_homogeneous", "plain_stack_is_res_stack", "d1_construction_correct",
+                 "d1_biased_plain_stacks", "d1_open_set"):
+        assert f"SkipAbsorption.DepthD1.{part}" in names, part
+    assert C.scope_label(c, "coq") == "full"
+    assert C.formal_tags(c, "coq") == ["d_eq_1"]
+    assert set(c["coq_extra_hypotheses"]) == {"widths_positive"}
+    assert c["coq_counterexamples"] == {"bias_free": "SkipAbsorption.Counterexamples.depth_d1_needs_bias_free"}
+
+
+def test_d1_pinned_main_statement_binds_d_eq_1_and_states_both_iffs():
+    from oracle.formal import pinned
+    pins = _d1_pins()
+    main = pins["SkipAbsorption.DepthD1.depth_d1"]
+    assert pinned.binder_names(main.statement) == ["d", "d_eq_1", "res", "ws", "widths_positive"]
+    concl = pinned.conclusion(main.statement)
+    # homogeneity, then the iff for bias-free and for biased plain stacks, against the same condition
+    assert "RealActivations.relu (x 0%nat)" in concl and "RealActivations.relu (- x 0%nat)" in concl
+    assert concl.count("<->") == 2 and concl.count("DepthD1.d1_condition ws") == 2
+    assert "DepthD1.plain_stack d Ps x i" in concl and "DepthD1.bplain_stack d Bs x i" in concl
+    # the width condition is pinned with its body: the three cases of the statement
+    cond = main.uses["SkipAbsorption.DepthD1.d1_condition"]
+    assert "m1 = 1%nat /\\ a * b = 0" in cond
+    assert "(2 <= m1)%nat /\\ @List.In nat 1%nat rest /\\ 0 <= a * b" in cond
+    assert "@List.Forall nat (fun m : nat => (2 <= m)%nat) ws" in cond
+    # the instance is stated with the standard library only
+    assert pins["SkipAbsorption.Instances.depth_d1_instance"].uses == {}
+
+
+def test_d1_pinned_open_set_is_about_every_nearby_residual_stack():
+    from oracle.formal import pinned
+    st = _d1_pins()["SkipAbsorption.DepthD1.d1_open_set"].statement
+    assert pinned.binder_names(st)[:2] == ["d", "d_eq_1"] and "first_width_ge_2" in pinned.binder_names(st)
+    concl = pinned.conclusion(st)
+    assert concl.startswith("exists (res0 : list (Linalg.mat * DepthStack.layer)) (delta : R), 0 < delta /\\")
+    assert "forall res : list (Linalg.mat * DepthStack.layer), DepthD1.near delta res res0 ->" in concl
+    assert "0 < DepthD1.res_stack d res (Linalg.v1 1) 0%nat" in concl
+
+
+def test_d1_lean_mirror_is_registered_as_parts_a_and_b():
+    from oracle.formal import consistency as C
+    from oracle.formal import pinned
+    c = _d1_claim()
+    assert C._names(c["lean"])[0] == "SkipAbsorption.depth_d1_homogeneous"
+    assert "SkipAbsorption.d1_construction_correct" in C._names(c["lean"])
+    assert C.scope_label(c, "lean") == "parts (a) and (b)" and C.scope_note(c, "lean")
+    # d = 1 is in the Lean types, with the registry's reason; no binder is then required
+    assert c["lean_hypotheses"] == [] and c["lean_hypotheses_reason"]
+    assert C.formal_tags(c, "lean") == []
+    lean = pinned.load(C.ROOT / pinned.LEAN_FILE)
+    assert "rstack1 res x = rstack1 res 1 * relu x + rstack1 res (-1) * relu (-x)" in \
+        lean["SkipAbsorption.depth_d1_homogeneous"].statement

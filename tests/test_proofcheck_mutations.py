@@ -9,6 +9,7 @@ mutations need no compiler and are in tests/test_consistency.py as well.
 Claims attacked here: homogeneous-impossible, homogeneous-any-width, gated-impossible,
 gated-continuity, depth-impossible, depth-any, relu-gelu-iff, depth-narrow, depth-width,
 relu-complete (its files ReluClasses.v, ReluComplete.v, ReluCompleteNec.v and ReluCompleteIff.v).
+gated-continuity, depth-impossible, depth-any, relu-gelu-iff, depth-narrow, depth-width, depth-d1.
 """
 
 import re
@@ -330,6 +331,31 @@ def ck_positivity_weakened(root: Path) -> None:
     edit(root, QNORM, "  exists c, is_lub (gap_ratios k) c /\\ gap_ratios k c /\\ 0 < c /\\\n    forall (d : nat)",
          "  exists c, is_lub (gap_ratios k) c /\\ gap_ratios k c /\\ 0 <= c /\\\n    forall (d : nat)")
     edit(root, QNORM, "split; [exact Hc|].\n  intros d N rad", "split; [lra|].\n  intros d N rad")
+D1 = str(COQ / "DepthD1.v")
+
+
+def d1_assumes_wide_first_layer(root: Path) -> None:
+    """depth-d1's characterisation quietly restricted to plain stacks whose first width is >= 2
+    (where the axes case m'_1 = 1 never arises), under a binder that is no tag of the claim."""
+    edit(root, D1, "         (widths_positive : ws <> [] /\\ Forall (fun m => (1 <= m)%nat) ws),\n"
+                   "  (forall x : vec, res_stack d res x 0%nat =",
+         "         (widths_positive : ws <> [] /\\ Forall (fun m => (1 <= m)%nat) ws)\n"
+         "         (first_wide : (2 <= hd 0%nat ws)%nat),\n"
+         "  (forall x : vec, res_stack d res x 0%nat =")
+    edit(root, D1, "  intros d d_eq_1 res ws [Hne Hpos]. pose proof d_eq_1 as E1. subst d.",
+         "  intros d d_eq_1 res ws [Hne Hpos] first_wide. pose proof d_eq_1 as E1. subst d.")
+    # the corollary and the instance (first widths 2) still go through the narrowed theorem
+    edit(root, D1, "  { split; [discriminate|]. constructor; [lia|exact Hpos]. }\n",
+         "  { split; [discriminate|]. constructor; [lia|exact Hpos]. }\n  { simpl. exact Hm1. }\n")
+    edit(root, str(COQ / "Instances.v"), "  { split; [discriminate|]. repeat constructor. }\n",
+         "  { split; [discriminate|]. repeat constructor. }\n  { simpl. lia. }\n")
+
+
+def d1_vacuous_quadrant_condition(root: Path) -> None:
+    """depth-d1's width condition made vacuous in the closed-quadrant case (F(1) F(-1) >= 0
+    replaced by True), so that the characterisation would allow every sign pattern there."""
+    edit(root, D1, "      ((2 <= m1)%nat /\\ In 1%nat rest /\\ 0 <= a * b) \\/",
+         "      ((2 <= m1)%nat /\\ In 1%nat rest /\\ True) \\/")
 
 
 MUTATIONS: dict[str, Callable[[Path], None]] = {
@@ -363,6 +389,8 @@ MUTATIONS: dict[str, Callable[[Path], None]] = {
     "necessity_assumes_nondegenerate": necessity_assumes_nondegenerate,
     "norm_narrowed_to_norm1": norm_narrowed_to_norm1,
     "ck_positivity_weakened": ck_positivity_weakened,
+    "d1_assumes_wide_first_layer": d1_assumes_wide_first_layer,
+    "d1_vacuous_quadrant_condition": d1_vacuous_quadrant_condition,
 }
 
 
@@ -570,3 +598,12 @@ def test_weakened_ck_positivity_is_refused(results):
     r = results["ck_positivity_weakened"]
     assert has(r, "homogeneous-any-width", "Coq statement of "
                "SkipAbsorption.QuantitativeNorm.homogeneous_any_width_quantitative changed since it was pinned"), r
+def test_d1_quietly_assuming_a_wide_first_layer_is_refused(results):
+    r = results["d1_assumes_wide_first_layer"]
+    assert has(r, "depth-d1", "Coq SkipAbsorption.DepthD1.depth_d1 assumes 'first_wide'",
+               "neither a hypothesis tag"), r
+
+
+def test_d1_vacuous_width_condition_is_refused(results):
+    r = results["d1_vacuous_quadrant_condition"]
+    assert has(r, "depth-d1", "did not compile"), r

@@ -571,3 +571,28 @@ Proof.
   - intros x i Hi. simpl. unfold layer_block. simpl.
     rewrite <- (relu_flip_2 x i Hi). rewrite mv_ident by exact Hi. reflexivity.
 Qed.
+
+(** ** depth-d1: drop [bias_free] (d1_biased, structural: the formal stacks of
+    the claim are bias-free).  [d = 1], residual stack of widths [(1, 1)] with
+    identity skips: [x -> x + relu(-x - 1)], then [y -> y + 0 relu(y)].  It
+    equals the biased plain stack of widths [(1, 1)]
+    [x -> relu(relu(x + 1)) - 1], although [F(1) F(-1) = -1 <> 0], which for
+    first width 1 the bias-free characterisation ([d1_condition]) forbids. *)
+
+Lemma depth_d1_needs_bias_free :
+  let F := fun x : R => let y := 1 * x + 1 * Rmax (-1 * x + -1) 0 in 1 * y + 0 * Rmax (1 * y) 0 in
+  F 1 * F (-1) <> 0 /\
+  forall x : R, F x = 1 * Rmax (1 * (1 * Rmax (1 * x + 1) 0 + 0) + 0) 0 + -1.
+Proof.
+  intros F. unfold F. cbv zeta.
+  (* resolve each [Rmax a 0] whose argument has no [Rmax] left, innermost first *)
+  assert (Hmax : forall a, (a <= 0 -> Rmax a 0 = 0) /\ (0 <= a -> Rmax a 0 = a)).
+  { intros a. split; intros Ha; [apply Rmax_right|apply Rmax_left]; lra. }
+  split; [|intros x];
+  repeat match goal with
+  | |- context [Rmax ?a 0] =>
+      lazymatch a with context [Rmax _ _] => fail | _ =>
+        let H := fresh in destruct (Rle_dec a 0) as [H|H];
+        [rewrite (proj1 (Hmax a)) by lra|rewrite (proj2 (Hmax a)) by lra] end
+  end; lra.
+Qed.

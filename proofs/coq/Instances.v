@@ -14,7 +14,7 @@
 
 From Coq Require Import Reals Lra Lia List.
 From SkipAbsorption Require Import Linalg SkipReduction Homogeneous Gated Depth SignFlip Activations
-  Width Rank DepthStack DepthNarrow RealActivations Limit BiasedFlip.
+  Width Rank DepthStack DepthNarrow RealActivations Limit BiasedFlip DepthD1.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -459,4 +459,67 @@ Proof.
   unfold gbblock, add_bias, flip_cols, flip_rows, flip_vec, mv, ident, kron, v1, sigmoid in H.
   simpl in H. align H.
   match type of H with ?a = ?b => transitivity a; [ring|rewrite H; ring] end.
+Qed.
+
+(** ** depth-d1 *)
+
+(** Instance of [depth_d1] (necessity, biases allowed in the plain stack),
+    stated with the standard library only: the residual block
+    [x -> x + relu x] on the line ([F(1) = 2], [F(-1) = -1], so
+    [F(1) F(-1) < 0]) equals no plain relu stack of widths [(2, 1)], whatever
+    its weights and biases. *)
+Lemma depth_d1_instance : forall (u1 w1 c1 : nat -> R) (e1 u2 w2 c2 e2 : R),
+  ~ (forall x : R,
+       x + 1 * Rmax (1 * x) 0 =
+       w2 * Rmax (u2 * (w1 0%nat * Rmax (u1 0%nat * x + c1 0%nat) 0
+                        + w1 1%nat * Rmax (u1 1%nat * x + c1 1%nat) 0 + e1) + c2) 0 + e2).
+Proof.
+  intros u1 w1 c1 e1 u2 w2 c2 e2 H.
+  set (res := [((fun _ _ => 1) : mat, mk_layer 1 (fun _ _ => 1) (fun _ _ => 1))]).
+  set (B1 := mk_blayer 2 (fun _ l => w1 l) (fun l _ => u1 l) c1 (fun _ => e1)).
+  set (B2 := mk_blayer 1 (fun _ _ => w2) (fun _ _ => u2) (fun _ => c2) (fun _ => e2)).
+  destruct (depth_d1 1 eq_refl res [2%nat; 1%nat]) as (_ & _ & [Hnec _]).
+  { split; [discriminate|]. repeat constructor. }
+  assert (Hc : d1_condition [2%nat; 1%nat] (res_stack 1 res (v1 1) 0%nat) (res_stack 1 res (v1 (-1)) 0%nat)).
+  { apply Hnec. exists [B1; B2]. split; [reflexivity|].
+    intros x i Hi. assert (i = 0%nat) by lia. subst i. specialize (H (x 0%nat)).
+    unfold res, B1, B2, res_stack, bplain_stack, res_comp, plain_comp, blayer_block, bblock,
+      layer_block, block, readout, mv, relu in *.
+    simpl. tidy. rewrite !Rmult_1_l in H. exact H. }
+  rewrite !res_stack_1 in Hc. unfold v1, res in Hc. simpl in Hc. unfold lay1 in Hc. simpl in Hc.
+  rewrite (relu_nonneg_id (1 * 1)), (relu_nonpos (1 * -1)) in Hc by lra.
+  destruct Hc as [[E _]|[[_ [_ E]]|E]]; [discriminate| |].
+  - lra.
+  - inversion E as [|? ? _ E']; subst. inversion E' as [|? ? E1 _]; subst. lia.
+Qed.
+
+(** Instance of [depth_d1] (sufficiency), stated with the standard library
+    only: the referee's residual stack of widths [(2, 1)] with identity skips,
+    [y = x + relu x + 3 relu (-x)] then [y + relu y] ([F(1) = F(-1) = 4]),
+    equals a bias-free plain relu stack of the same widths [(2, 1)]. *)
+Lemma depth_d1_referee_instance :
+  exists (u1 w1 : nat -> R) (u2 w2 : R), forall x : R,
+    let y := 1 * x + (1 * Rmax (1 * x) 0 + 3 * Rmax (-1 * x) 0) in
+    1 * y + 1 * Rmax (1 * y) 0 =
+    w2 * Rmax (u2 * (w1 0%nat * Rmax (u1 0%nat * x) 0 + w1 1%nat * Rmax (u1 1%nat * x) 0)) 0.
+Proof.
+  set (L1 := mk_layer 2 (fun _ l => match l with O => 1 | _ => 3 end) (fun l _ => match l with O => 1 | _ => -1 end)).
+  set (L2 := mk_layer 1 (fun _ _ => 1) (fun _ _ => 1)).
+  set (res := [((fun _ _ => 1) : mat, L1); ((fun _ _ => 1) : mat, L2)]).
+  destruct (depth_d1 1 eq_refl res [2%nat; 1%nat]) as (_ & [_ Hsuff] & _).
+  { split; [discriminate|]. repeat constructor. }
+  assert (H1 : res_stack 1 res (v1 1) 0%nat = 4 /\ res_stack 1 res (v1 (-1)) 0%nat = 4).
+  { rewrite !res_stack_1. unfold v1, res, L1, L2. simpl. unfold lay1. simpl.
+    unfold relu, Rmax.
+    repeat match goal with |- context [Rle_dec ?a ?b] => destruct (Rle_dec a b) end; split; lra. }
+  destruct (Hsuff ltac:(destruct H1 as [-> ->]; right; left; split; [lia|split; [simpl; auto|lra]]))
+    as (Ps & HPs & E).
+  destruct Ps as [|P1 [|P2 [|P3 Ps]]]; try discriminate.
+  simpl in HPs. injection HPs as HP1 HP2.
+  exists (fun l => Wup P1 l 0%nat), (fun l => Wdown P1 0%nat l), (Wup P2 0%nat 0%nat), (Wdown P2 0%nat 0%nat).
+  intros x y. specialize (E (v1 x) 0%nat ltac:(lia)).
+  rewrite res_stack_1, plain_stack_1 in E. unfold v1 in E.
+  unfold res, L1, L2 in E. simpl in E. unfold lay1 in E. rewrite HP1, HP2 in E. simpl in E.
+  unfold relu in E. unfold y. rewrite ?Rplus_0_l in E. rewrite ?Rmult_1_l in E |- *.
+  exact E.
 Qed.
