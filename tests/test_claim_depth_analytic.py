@@ -321,3 +321,22 @@ def test_registry_entry_and_pins():
     glossary = tomllib.loads((root / "proofs" / "hypotheses.toml").read_text())
     for tag in c["hypotheses"] + list(c["coq_extra_hypotheses"]):
         assert tag in glossary
+
+
+def test_large_stack_in_d_ge_2_cites_the_certificate_free_claim():
+    """Above the certificate's size limit a d >= 2 gelu-family stack still gets the almost-every
+    statement, from depth-analytic-generic (no certificate needed), never a verdict; in d = 1 no
+    claim is cited."""
+    rng = np.random.default_rng(5)
+    m = da.MAX_PARAMS // (2 * 2 * 2) + 1          # N = 2 d (m + m) > MAX_PARAMS with d = 2
+    st = Stack([Block("silu", W_up=np.round(rng.normal(size=(m, 2)) * 8) / 8,
+                      W_down=np.round(rng.normal(size=(2, m)) * 8) / 16) for _ in range(2)])
+    r = stacks.decide_stack(st)
+    assert (r["verdict"], r["claim"], r["exact"]) == ("undecided", "depth-analytic-generic", False)
+    assert "no depth-analytic certificate" in r["reason"] and "ALMOST EVERY" in r["reason"]
+    assert stacks.recheck_decision(_json(r))
+    bad = _json(r)
+    bad["certificate"]["d"] = 1
+    assert not stacks.recheck_decision(bad)
+    small = stacks.decide_stack(_gelu_stack())
+    assert "depth-analytic-generic: for d >= 2" in small["reason"] and small["claim"] == "depth-analytic"

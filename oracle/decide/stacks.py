@@ -201,8 +201,16 @@ def _analytic_decision(name: str, layers: list, info: dict[str, Any]) -> dict[st
                    f"(arb certificate at {st['at']}), so ALMOST EVERY residual {name} stack of these widths "
                    "is no plain stack of the same widths (a statement about almost every stack, not a "
                    "verdict about this one)")
+        if cert["d"] >= 2:
+            reason += ("; depth-analytic-generic: for d >= 2 the same holds for every width tuple, "
+                       "without a certificate")
         return _result("undecided", "depth-analytic", False, reason, cert)
     reason += f"; no depth-analytic certificate ({st.get('skipped', 'the determinant enclosures contain 0')})"
+    if cert["d"] >= 2:
+        reason += ("; depth-analytic-generic: since d >= 2, ALMOST EVERY residual "
+                   f"{name} stack of these widths is no plain stack of the same widths (a statement "
+                   "about almost every stack, not a verdict about this one)")
+        return _result("undecided", "depth-analytic-generic", False, reason, cert)
     return _result("undecided", None, False, reason, cert)
 
 
@@ -302,6 +310,10 @@ def recheck_decision(result: dict[str, Any]) -> bool:
                 return (result["verdict"] == "undecided" and st["certified"] is True
                         and rc2["activation"] == cert["activation"] and rc2["d"] == cert["d"]
                         and rc2["widths"] == cert["widths"] and da.recheck(rc2))
+            if claim == "depth-analytic-generic":
+                # a statement about almost every stack of the family: only its premises are checked
+                return (result["verdict"] == "undecided" and cert["activation"] in ("gelu", "gelu_tanh", "silu")
+                        and int(cert["d"]) >= 2 and len(cert["widths"]) >= 2)
             return False
         if "block_certificate" in cert:  # a stack of one block, decided by oracle.decide.block
             return single.recheck_certificate(block_from_json(cert["block"]), cert["block_certificate"])
