@@ -1,0 +1,216 @@
+(** * [generic-weights]: the algebraic half of "for almost every weight".
+
+    Several claims hold for almost every weight (W_down, W_up).  Each failing
+    set lies in the zero set of one polynomial in the weights:
+    (i)   rank W_up < min(m, d): a maximal minor of W_up;
+    (ii)  M + W_down[:,S] W_up[S,:] singular: det (M + W_S U_S);
+    (iii) (d >= 2) a zero row, two collinear rows, a zero column: a
+          coordinate of the row, a 2 x 2 minor of the two rows, a coordinate
+          of the column.
+    The zero set of a polynomial that is not identically zero is Lebesgue
+    null (proofs/informal/generic-weights.md); that step is measure theory
+    and is not formalised here.  What is formal is that none of these
+    polynomials is identically zero, phrased without determinants: an
+    explicit weight where the property holds.
+    (i)   W_up = the m x d matrix with ones on the diagonal has row rank
+          min(m, d) ([generic_rank_witness], with [Rank.row_rank]);
+    (ii)  at W_down = 0 (any W_up) every M + W_S U_S is M, which has a
+          trivial kernel when M does ([generic_pieces_witness]); with M = I
+          these are the pieces I + W_S U_S of a residual relu block
+          ([DepthNarrow.piece], [generic_pieces_identity]);
+    (iii) for d >= 2, the rows u_l = (1, l, 0, ...) and the columns
+          w_l = e_1 are nondegenerate ([generic_nondegenerate_witness]).
+    Both hypotheses are needed: for M = 0 the piece of S = {} is 0 for
+    every weight, and in d = 1 two rows are always collinear
+    ([generic_weights_needs_M_invertible_ii], [generic_weights_needs_d_ge_2_iii]). *)
+
+From Coq Require Import Reals Lra Lia.
+From SkipAbsorption Require Import Linalg Rank DepthNarrow.
+Open Scope R_scope.
+
+(** ** Definitions *)
+
+(** [M + W_down[:,S] W_up[S,:]] for a block of width [m] and a set [S] of units. *)
+Definition skip_piece (m : nat) (M : mat) (S : nat -> bool) (Wd Wu : mat) : mat :=
+  fun i j => M i j + sum m (fun l => if S l then Wd i l * Wu l j else 0).
+
+(** Nondegenerate weights: every row [u_l] of [W_up] is nonzero, no row is a
+    real multiple of another one, and every column [w_l] of [W_down] is
+    nonzero. *)
+Definition nondegenerate_weights (d m : nat) (Wd Wu : mat) : Prop :=
+  (forall l, (l < m)%nat -> exists j, (j < d)%nat /\ Wu l j <> 0) /\
+  (forall l l', (l < m)%nat -> (l' < m)%nat -> l <> l' ->
+     ~ exists c : R, forall j, (j < d)%nat -> Wu l' j = c * Wu l j) /\
+  (forall l, (l < m)%nat -> exists i, (i < d)%nat /\ Wd i l <> 0).
+
+Lemma kron_sym : forall i j, kron i j = kron j i.
+Proof.
+  intros i j. unfold kron.
+  destruct (Nat.eq_dec i j), (Nat.eq_dec j i); try reflexivity; lia.
+Qed.
+
+Lemma ident_trivial_kernel : forall d, trivial_kernel d ident.
+Proof.
+  intros d y Hy j Hj. rewrite <- (mv_ident d y j Hj). exact (Hy j Hj).
+Qed.
+
+(** ** (i) A maximal minor of W_up is not identically zero *)
+
+Lemma generic_rank_witness : forall d m : nat,
+  row_rank d m (fun l j => kron l j) (Nat.min m d).
+Proof.
+  intros d m. pose proof (Nat.le_min_l m d). pose proof (Nat.le_min_r m d).
+  exists (fun k => k). split; [intros k Hk; lia|]. split.
+  - intros c Hc k Hk. specialize (Hc k ltac:(lia)).
+    rewrite (sum_ext _ _ (fun k' => c k' * kron k k')) in Hc
+      by (intros k' _; rewrite kron_sym; reflexivity).
+    rewrite sum_kron_r in Hc by exact Hk. exact Hc.
+  - intros i Hi. destruct (Nat.lt_ge_cases i (Nat.min m d)) as [Hr|Hr].
+    + exists (fun k => kron i k). intros j Hj.
+      rewrite sum_kron_l by exact Hr. reflexivity.
+    + (* then [min m d = d <= i], so row [i] is zero on [0 .. d-1] *)
+      assert (Hdi : (d <= i)%nat).
+      { destruct (Nat.le_ge_cases m d) as [Hmd|Hmd].
+        - rewrite Nat.min_l in Hr by exact Hmd. lia.
+        - rewrite Nat.min_r in Hr by exact Hmd. exact Hr. }
+      exists (fun _ => 0). intros j Hj.
+      rewrite sum_zero by (intros; ring).
+      unfold kron. destruct (Nat.eq_dec i j); [lia|reflexivity].
+Qed.
+
+(** ** (ii) det (M + W_S U_S) is not identically zero *)
+
+Lemma generic_pieces_witness : forall (d m : nat) (M Wu : mat) (S : nat -> bool),
+  trivial_kernel d M -> trivial_kernel d (skip_piece m M S (fun _ _ => 0) Wu).
+Proof.
+  intros d m M Wu S HM y Hy j Hj. apply (HM y); [|exact Hj].
+  intros i Hi. rewrite <- (Hy i Hi). unfold mv, skip_piece. apply sum_ext.
+  intros k _. rewrite (sum_zero m) by (intros l _; destruct (S l); ring). ring.
+Qed.
+
+(** The pieces [I + W_S U_S] of a residual relu block ([DepthNarrow.piece]). *)
+Lemma generic_pieces_identity : forall d m : nat,
+  exists Wd Wu : mat, forall S : nat -> bool, trivial_kernel d (piece d m S Wd Wu).
+Proof.
+  intros d m. exists (fun _ _ => 0), (fun _ _ => 0). intros S.
+  exact (generic_pieces_witness d m ident (fun _ _ => 0) S (ident_trivial_kernel d)).
+Qed.
+
+(** ** (iii) For d >= 2 the nondegeneracy polynomials are not identically zero *)
+
+Definition witness_up : mat := fun l j =>
+  match j with O => 1 | 1%nat => INR l | _ => 0 end.
+Definition witness_down : mat := fun i _ => kron i 0.
+
+Lemma generic_nondegenerate_witness : forall d m : nat, (2 <= d)%nat ->
+  nondegenerate_weights d m witness_down witness_up.
+Proof.
+  intros d m Hd. split; [|split].
+  - intros l _. exists 0%nat. split; [lia|]. unfold witness_up. lra.
+  - intros l l' _ _ Hne (c & Hc).
+    pose proof (Hc 0%nat ltac:(lia)) as H0. pose proof (Hc 1%nat ltac:(lia)) as H1.
+    unfold witness_up in H0, H1.
+    assert (Hc1 : c = 1) by lra. rewrite Hc1, Rmult_1_l in H1.
+    apply Hne. symmetry. apply INR_eq. exact H1.
+  - intros l _. exists 0%nat. split; [lia|]. unfold witness_down, kron.
+    destruct (Nat.eq_dec 0 0); [lra|lia].
+Qed.
+
+(** ** The three together *)
+
+(** [generic-weights], algebraic part: for every [d] and [m], every invertible
+    [M] (trivial kernel) and [d >= 2], each of the three properties holds at
+    some weight, so none of the polynomials whose zero sets contain the
+    failing weights is the zero polynomial. *)
+Theorem generic_weights_witnesses :
+  forall (d m : nat) (M : mat)
+         (M_invertible_ii : trivial_kernel d M)
+         (d_ge_2_iii : (2 <= d)%nat),
+    (exists Wu : mat, row_rank d m Wu (Nat.min m d)) /\
+    (exists Wd Wu : mat, forall S : nat -> bool, trivial_kernel d (skip_piece m M S Wd Wu)) /\
+    (exists Wd Wu : mat, nondegenerate_weights d m Wd Wu).
+Proof.
+  intros d m M M_invertible_ii d_ge_2_iii. split; [|split].
+  - exists (fun l j => kron l j). apply generic_rank_witness.
+  - exists (fun _ _ => 0), (fun _ _ => 0). intros S.
+    apply generic_pieces_witness. exact M_invertible_ii.
+  - exists witness_down, witness_up. apply generic_nondegenerate_witness. exact d_ge_2_iii.
+Qed.
+
+(** ** Instance (standard library only), proved through the main theorem *)
+
+(** In [d = 2] with [m = 3] units some weights are nondegenerate, and with
+    [m = 2] units and [M = [[2, 1], [1, 1]]] some weights make all four
+    matrices [M + W_S U_S] ([S] given by [s0 = (0 in S)], [s1 = (1 in S)])
+    invertible: [(M + W_S U_S) y = 0] forces [y = 0]. *)
+Lemma generic_weights_instance :
+  (exists Wd Wu : nat -> nat -> R,
+     (forall l, (l < 3)%nat -> exists j, (j < 2)%nat /\ Wu l j <> 0) /\
+     (forall l l', (l < 3)%nat -> (l' < 3)%nat -> l <> l' ->
+        ~ exists c : R, forall j, (j < 2)%nat -> Wu l' j = c * Wu l j) /\
+     (forall l, (l < 3)%nat -> exists i, (i < 2)%nat /\ Wd i l <> 0)) /\
+  (exists Wd Wu : nat -> nat -> R, forall (s0 s1 : bool) (y0 y1 : R),
+     (2 + ((if s0 then Wd 0%nat 0%nat * Wu 0%nat 0%nat else 0)
+           + (if s1 then Wd 0%nat 1%nat * Wu 1%nat 0%nat else 0))) * y0
+     + (1 + ((if s0 then Wd 0%nat 0%nat * Wu 0%nat 1%nat else 0)
+           + (if s1 then Wd 0%nat 1%nat * Wu 1%nat 1%nat else 0))) * y1 = 0 ->
+     (1 + ((if s0 then Wd 1%nat 0%nat * Wu 0%nat 0%nat else 0)
+           + (if s1 then Wd 1%nat 1%nat * Wu 1%nat 0%nat else 0))) * y0
+     + (1 + ((if s0 then Wd 1%nat 0%nat * Wu 0%nat 1%nat else 0)
+           + (if s1 then Wd 1%nat 1%nat * Wu 1%nat 1%nat else 0))) * y1 = 0 ->
+     y0 = 0 /\ y1 = 0).
+Proof.
+  set (Mex := fun i j : nat => match i, j with O, O => 2 | _, _ => 1 end).
+  assert (HM : trivial_kernel 2 Mex).
+  { intros y Hy j Hj. pose proof (Hy 0%nat ltac:(lia)) as H0. pose proof (Hy 1%nat ltac:(lia)) as H1.
+    unfold mv, Mex in H0, H1. simpl in H0, H1.
+    destruct j as [|[|j]]; [lra|lra|lia]. }
+  split.
+  - destruct (generic_weights_witnesses 2 3 Mex HM ltac:(lia)) as (_ & _ & (Wd & Wu & H)).
+    exists Wd, Wu. exact H.
+  - destruct (generic_weights_witnesses 2 2 Mex HM ltac:(lia)) as (_ & (Wd & Wu & H) & _).
+    exists Wd, Wu. intros s0 s1 y0 y1 E0 E1.
+    set (S := fun l : nat => match l with O => s0 | _ => s1 end).
+    assert (Hmv : forall i, (i < 2)%nat -> mv 2 (skip_piece 2 Mex S Wd Wu) (v2 y0 y1) i = 0).
+    { intros i Hi. destruct i as [|[|i]]; [| |lia]; unfold mv, skip_piece, Mex, v2, S; simpl.
+      - etransitivity; [|exact E0]. ring.
+      - etransitivity; [|exact E1]. ring. }
+    pose proof (H S (v2 y0 y1) Hmv 0%nat ltac:(lia)) as K0.
+    pose proof (H S (v2 y0 y1) Hmv 1%nat ltac:(lia)) as K1.
+    unfold v2 in K0, K1. split; [exact K0|exact K1].
+Qed.
+
+(** ** Boundary counterexamples: each hypothesis is needed *)
+
+(** Drop [M_invertible]: with [M = 0] (d = 2) the piece of [S = {}] is the zero
+    matrix for every weight, so no weight makes every piece invertible. *)
+Lemma generic_weights_needs_M_invertible_ii :
+  ~ (forall (d m : nat) (M : mat)
+            (d_ge_2_iii : (2 <= d)%nat),
+       (exists Wu : mat, row_rank d m Wu (Nat.min m d)) /\
+       (exists Wd Wu : mat, forall S : nat -> bool, trivial_kernel d (skip_piece m M S Wd Wu)) /\
+       (exists Wd Wu : mat, nondegenerate_weights d m Wd Wu)).
+Proof.
+  intros H. destruct (H 2%nat 1%nat (fun _ _ => 0) (le_n 2)) as (_ & (Wd & Wu & Hp) & _).
+  assert (Hz : forall i, (i < 2)%nat ->
+            mv 2 (skip_piece 1 (fun _ _ => 0) (fun _ => false) Wd Wu) (fun _ => 1) i = 0).
+  { intros i _. unfold mv, skip_piece. simpl. ring. }
+  pose proof (Hp (fun _ => false) (fun _ => 1) Hz 0%nat ltac:(lia)). lra.
+Qed.
+
+(** Drop [d_ge_2]: in [d = 1] with [m = 2] (and [M = I]) the two rows are
+    numbers, and the second is [(u_1 / u_0)] times the first whenever the
+    first is nonzero: no weight is nondegenerate. *)
+Lemma generic_weights_needs_d_ge_2_iii :
+  ~ (forall (d m : nat) (M : mat)
+            (M_invertible_ii : trivial_kernel d M),
+       (exists Wu : mat, row_rank d m Wu (Nat.min m d)) /\
+       (exists Wd Wu : mat, forall S : nat -> bool, trivial_kernel d (skip_piece m M S Wd Wu)) /\
+       (exists Wd Wu : mat, nondegenerate_weights d m Wd Wu)).
+Proof.
+  intros H. destruct (H 1%nat 2%nat ident (ident_trivial_kernel 1)) as (_ & _ & (Wd & Wu & Hr & Hc & _)).
+  destruct (Hr 0%nat ltac:(lia)) as (j & Hj & Hu). assert (j = 0%nat) by lia. subst j.
+  apply (Hc 0%nat 1%nat ltac:(lia) ltac:(lia) ltac:(lia)).
+  exists (Wu 1%nat 0%nat / Wu 0%nat 0%nat). intros j Hj'. assert (j = 0%nat) by lia. subst j.
+  field. exact Hu.
+Qed.
