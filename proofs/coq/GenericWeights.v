@@ -20,12 +20,18 @@
           ([DepthNarrow.piece], [generic_pieces_identity]);
     (iii) for d >= 2, the rows u_l = (1, l, 0, ...) and the columns
           w_l = e_1 are nondegenerate ([generic_nondegenerate_witness]).
+    For (iii) the empty-interior form is also proved without measure
+    theory ([generic_nondegenerate_dense]): along the line
+    [W + delta (witness)] each polynomial is a nonzero polynomial of degree
+    at most 2 in [delta], so all but finitely many small [delta] give
+    nondegenerate weights.
     Both hypotheses are needed: for M = 0 the piece of S = {} is 0 for
     every weight, and in d = 1 two rows are always collinear
     ([generic_weights_needs_M_invertible_ii], [generic_weights_needs_d_ge_2_iii]). *)
 
-From Coq Require Import Reals Lra Lia.
-From SkipAbsorption Require Import Linalg Rank DepthNarrow.
+From Coq Require Import Reals Lra Lia List.
+From SkipAbsorption Require Import Linalg Rank DepthNarrow NonGeneric.
+Import ListNotations.
 Open Scope R_scope.
 
 (** ** Definitions *)
@@ -114,6 +120,117 @@ Proof.
     apply Hne. symmetry. apply INR_eq. exact H1.
   - intros l _. exists 0%nat. split; [lia|]. unfold witness_down, kron.
     destruct (Nat.eq_dec 0 0); [lra|lia].
+Qed.
+
+(** ** (iii) without measure theory: nondegenerate weights are dense *)
+
+(** The real roots of [a x^2 + b x + c] with [a <> 0] are among the two
+    values of the quadratic formula. *)
+Lemma quadratic_roots : forall a b c x, a <> 0 -> a * x * x + b * x + c = 0 ->
+  x = (- b + sqrt (b * b - 4 * a * c)) / (2 * a) \/ x = (- b - sqrt (b * b - 4 * a * c)) / (2 * a).
+Proof.
+  intros a b c x Ha Hx.
+  assert (He : b * b - 4 * a * c = Rsqr (2 * a * x + b)) by (unfold Rsqr; nra).
+  rewrite He, sqrt_Rsqr_abs.
+  destruct (Rcase_abs (2 * a * x + b)) as [Hn|Hp].
+  - right. rewrite Rabs_left by exact Hn. field. exact Ha.
+  - left. rewrite Rabs_right by exact Hp. field. exact Ha.
+Qed.
+
+(** The two candidate roots of the minor of rows [l], [k] of
+    [Wu + delta witness_up], as a quadratic in [delta]. *)
+Definition pair_roots (Wu : mat) (l k : nat) : list R :=
+  let a := INR k - INR l in
+  let b := Wu l 0%nat * INR k + Wu k 1%nat - Wu l 1%nat - INR l * Wu k 0%nat in
+  let c := Wu l 0%nat * Wu k 1%nat - Wu l 1%nat * Wu k 0%nat in
+  [(- b + sqrt (b * b - 4 * a * c)) / (2 * a); (- b - sqrt (b * b - 4 * a * c)) / (2 * a)].
+
+(** Every [delta] outside this list makes [(Wd + delta witness_down, Wu + delta witness_up)]
+    nondegenerate. *)
+Definition degenerate_shifts (m : nat) (Wd Wu : mat) : list R :=
+  flat_map (fun l => [- Wu l 0%nat; - Wd 0%nat l] ++ flat_map (fun k => pair_roots Wu l k) (seq 0 m))
+           (seq 0 m).
+
+Lemma nondegenerate_off_shifts : forall d m (Wd Wu : mat) delta, (2 <= d)%nat ->
+  ~ In delta (degenerate_shifts m Wd Wu) ->
+  nondegenerate_weights d m (fun i l => Wd i l + delta * witness_down i l)
+                            (fun l j => Wu l j + delta * witness_up l j).
+Proof.
+  intros d m Wd Wu delta Hd Hnin.
+  assert (Hin : forall l x, (l < m)%nat ->
+            In x ([- Wu l 0%nat; - Wd 0%nat l] ++ flat_map (fun k => pair_roots Wu l k) (seq 0 m)) ->
+            In x (degenerate_shifts m Wd Wu)).
+  { intros l x Hl Hx. unfold degenerate_shifts. apply in_flat_map. exists l.
+    split; [apply in_seq; lia|exact Hx]. }
+  split; [|split].
+  - intros l Hl. exists 0%nat. split; [lia|]. unfold witness_up. intros H0.
+    apply Hnin, (Hin l); [exact Hl|]. left. lra.
+  - intros l k Hl Hk Hne (c & Hc).
+    pose proof (Hc 0%nat ltac:(lia)) as H0. pose proof (Hc 1%nat ltac:(lia)) as H1.
+    unfold witness_up in H0, H1.
+    assert (Ha : INR k - INR l <> 0).
+    { intros E. apply Hne. apply INR_eq. lra. }
+    assert (Hq : (INR k - INR l) * delta * delta
+                 + (Wu l 0%nat * INR k + Wu k 1%nat - Wu l 1%nat - INR l * Wu k 0%nat) * delta
+                 + (Wu l 0%nat * Wu k 1%nat - Wu l 1%nat * Wu k 0%nat) = 0).
+    { transitivity ((Wu l 0%nat + delta * 1) * (Wu k 1%nat + delta * INR k)
+                    - (Wu l 1%nat + delta * INR l) * (Wu k 0%nat + delta * 1)); [ring|].
+      rewrite H0, H1. ring. }
+    apply Hnin, (Hin l); [exact Hl|]. right. right. apply in_flat_map. exists k.
+    split; [apply in_seq; lia|]. unfold pair_roots.
+    destruct (quadratic_roots _ _ _ _ Ha Hq) as [E|E]; rewrite <- E; [left|right; left]; reflexivity.
+  - intros l Hl. exists 0%nat. split; [lia|]. unfold witness_down, kron.
+    destruct (Nat.eq_dec 0 0) as [_|]; [|lia]. intros H0.
+    apply Hnin, (Hin l); [exact Hl|]. right. left. lra.
+Qed.
+
+Lemma witness_bound : forall m l j, (l < m)%nat ->
+  Rabs (witness_up l j) < INR m + 1 /\ forall i, Rabs (witness_down i l) < INR m + 1.
+Proof.
+  intros m l j Hl. pose proof (lt_INR l m Hl) as Hlm. pose proof (pos_INR l) as Hl0.
+  split.
+  - unfold witness_up. destruct j as [|[|j]].
+    + rewrite Rabs_R1. lra.
+    + rewrite Rabs_right by lra. lra.
+    + rewrite Rabs_R0. lra.
+  - intros i. unfold witness_down, kron. destruct (Nat.eq_dec i 0).
+    + rewrite Rabs_R1. lra.
+    + rewrite Rabs_R0. lra.
+Qed.
+
+(** [generic-weights] (iii), empty interior: for [d >= 2], every weight
+    [(W_down, W_up)] has, within any [eps > 0] entrywise, a nondegenerate
+    weight, namely [(W_down + delta witness_down, W_up + delta witness_up)]
+    for a small [delta] outside the finite list [degenerate_shifts] (along
+    this line each polynomial of (iii) is a nonzero polynomial of degree at
+    most 2 in [delta]).  So the degenerate weights contain no open set. *)
+Theorem generic_nondegenerate_dense : forall (d m : nat) (Wd Wu : mat) (eps : R),
+  (2 <= d)%nat -> 0 < eps ->
+  exists Wd' Wu' : mat,
+    (forall i l, (i < d)%nat -> (l < m)%nat -> Rabs (Wd' i l - Wd i l) < eps) /\
+    (forall l j, (l < m)%nat -> (j < d)%nat -> Rabs (Wu' l j - Wu l j) < eps) /\
+    nondegenerate_weights d m Wd' Wu'.
+Proof.
+  intros d m Wd Wu eps Hd Heps.
+  pose proof (pos_INR m) as Hm.
+  destruct (avoid_finite (map (fun b => 1 + b) (degenerate_shifts m Wd Wu)) (eps / (INR m + 1))
+              ltac:(apply Rdiv_lt_0_compat; lra)) as (delta & (Hd0 & Hd1) & Hnin).
+  assert (Hnin' : ~ In delta (degenerate_shifts m Wd Wu)).
+  { intros H. apply Hnin. apply in_map_iff. exists delta. split; [reflexivity|exact H]. }
+  assert (Hsmall : forall w, Rabs w < INR m + 1 -> Rabs (delta * w) < eps).
+  { intros w Hw. rewrite Rabs_mult, (Rabs_right delta) by lra.
+    apply Rlt_le_trans with (delta * (INR m + 1)).
+    - apply Rmult_lt_compat_l; lra.
+    - apply Rmult_le_reg_r with (/ (INR m + 1)).
+      + apply Rinv_0_lt_compat. lra.
+      + replace (delta * (INR m + 1) * / (INR m + 1)) with delta by (field; lra). exact Hd1. }
+  exists (fun i l => Wd i l + delta * witness_down i l), (fun l j => Wu l j + delta * witness_up l j).
+  split; [|split].
+  - intros i l _ Hl. replace (Wd i l + delta * witness_down i l - Wd i l) with (delta * witness_down i l) by ring.
+    apply Hsmall. exact (proj2 (witness_bound m l 0 Hl) i).
+  - intros l j Hl _. replace (Wu l j + delta * witness_up l j - Wu l j) with (delta * witness_up l j) by ring.
+    apply Hsmall. exact (proj1 (witness_bound m l j Hl)).
+  - apply nondegenerate_off_shifts; assumption.
 Qed.
 
 (** ** The three together *)
