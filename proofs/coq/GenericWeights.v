@@ -20,17 +20,20 @@
           ([DepthNarrow.piece], [generic_pieces_identity]);
     (iii) for d >= 2, the rows u_l = (1, l, 0, ...) and the columns
           w_l = e_1 are nondegenerate ([generic_nondegenerate_witness]).
-    For (iii) the empty-interior form is also proved without measure
-    theory ([generic_nondegenerate_dense]): along the line
-    [W + delta (witness)] each polynomial is a nonzero polynomial of degree
-    at most 2 in [delta], so all but finitely many small [delta] give
-    nondegenerate weights.
+    For (ii) and (iii) the empty-interior form is also proved without
+    measure theory, in the style of NonGeneric.v: for invertible [M] every
+    [W_down] has arbitrarily close [W'_down] with every piece invertible
+    ([generic_pieces_dense]: along [t W_down] each [S] has at most [d]
+    singular values of [t]), and for [d >= 2] every weight has arbitrarily
+    close nondegenerate weights ([generic_nondegenerate_dense]: along the
+    line [W + delta (witness)] each polynomial of (iii) is a nonzero
+    polynomial of degree at most 2 in [delta]).
     Both hypotheses are needed: for M = 0 the piece of S = {} is 0 for
     every weight, and in d = 1 two rows are always collinear
     ([generic_weights_needs_M_invertible_ii], [generic_weights_needs_d_ge_2_iii]). *)
 
-From Coq Require Import Reals Lra Lia List.
-From SkipAbsorption Require Import Linalg Rank DepthNarrow NonGeneric.
+From Coq Require Import Reals Lra Lia List Classical.
+From SkipAbsorption Require Import Linalg Width Rank DepthNarrow NonGeneric.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -100,6 +103,178 @@ Lemma generic_pieces_identity : forall d m : nat,
 Proof.
   intros d m. exists (fun _ _ => 0), (fun _ _ => 0). intros S.
   exact (generic_pieces_witness d m ident (fun _ _ => 0) S (ident_trivial_kernel d)).
+Qed.
+
+(** ** (ii) without measure theory: invertible pieces are dense *)
+
+(** Along the line [t W_down] the piece is [M + t W_S U_S].  For a fixed [S]
+    at most [d] values of [t] make it singular: kernel vectors for distinct
+    [t] are linearly independent ([kernel_vectors_indep]), and [R^d] holds at
+    most [d] independent vectors ([Rank.indep_le_dim]).  So finitely many [t]
+    are bad for some [S], and a scaling [(1 + delta) W_down] avoids them. *)
+
+(** [W_down[:,S] W_up[S,:]] *)
+Definition sel_prod (m : nat) (S : nat -> bool) (Wd Wu : mat) : mat :=
+  fun i j => sum m (fun l => if S l then Wd i l * Wu l j else 0).
+
+Lemma mv_lin : forall d n (A : mat) (a : nat -> R) (y : nat -> vec) i,
+  mv d A (fun j => sum n (fun k => a k * y k j)) i = sum n (fun k => a k * mv d A (y k) i).
+Proof.
+  intros d n A a y i. unfold mv.
+  rewrite (sum_ext d _ (fun j => sum n (fun k => a k * (A i j * y k j))))
+    by (intros j _; rewrite <- sum_scal_l; apply sum_ext; intros; ring).
+  rewrite sum_swap. apply sum_ext. intros k _. apply sum_scal_l.
+Qed.
+
+(** Kernel vectors of [M + t_k P] for distinct [t_k] are independent
+    (for [M] with a trivial kernel). *)
+Lemma kernel_vectors_indep : forall d (M P : mat) n (t : nat -> R) (y : nat -> vec),
+  trivial_kernel d M ->
+  (forall i k, (i < n)%nat -> (k < n)%nat -> t i = t k -> i = k) ->
+  (forall k, (k < n)%nat -> exists j, (j < d)%nat /\ y k j <> 0) ->
+  (forall k i, (k < n)%nat -> (i < d)%nat -> mv d M (y k) i + t k * mv d P (y k) i = 0) ->
+  indep d n y.
+Proof.
+  intros d M P n t y HM. induction n as [|n IH]; intros Hdist Hnz Hker.
+  - intros c _ k Hk. lia.
+  - intros c Hc.
+    assert (Ht : forall k, (k < S n)%nat -> t k <> 0).
+    { intros k Hk E. destruct (Hnz k Hk) as (j & Hj & Hy). apply Hy.
+      apply (HM (y k)); [|exact Hj]. intros i Hi. pose proof (Hker k i Hk Hi) as K.
+      rewrite E in K. lra. }
+    set (c' := fun k => c k / t k).
+    assert (Hc' : forall j, (j < d)%nat -> sum (S n) (fun k => c' k * y k j) = 0).
+    { apply (HM (fun j => sum (S n) (fun k => c' k * y k j))).
+      intros i Hi. rewrite mv_lin.
+      rewrite (sum_ext _ _ (fun k => - (c k * mv d P (y k) i))).
+      - rewrite sum_opp, <- mv_lin. unfold mv. rewrite sum_zero; [ring|].
+        intros j Hj. rewrite (Hc j Hj). ring.
+      - intros k Hk. pose proof (Hker k i Hk Hi) as K. pose proof (Ht k Hk).
+        unfold c'. replace (mv d M (y k) i) with (- (t k * mv d P (y k) i)) by lra.
+        field. assumption. }
+    assert (Hlow : forall k, (k < n)%nat -> c k = 0).
+    { assert (Hcomb : forall j, (j < d)%nat ->
+                sum n (fun k => (c k - t n * c' k) * y k j) = 0).
+      { intros j Hj. pose proof (Hc j Hj) as E1. pose proof (Hc' j Hj) as E2. simpl in E1, E2.
+        assert (Hn : c n - t n * c' n = 0) by (unfold c'; field; apply Ht; lia).
+        rewrite (sum_ext n _ (fun k => c k * y k j - t n * (c' k * y k j))) by (intros; ring).
+        rewrite sum_minus, sum_scal_l.
+        replace (sum n (fun k => c k * y k j)) with (- (c n * y n j)) by lra.
+        replace (sum n (fun k => c' k * y k j)) with (- (c' n * y n j)) by lra.
+        transitivity (- ((c n - t n * c' n) * y n j)); [ring|rewrite Hn; ring]. }
+      assert (HI := IH ltac:(intros i' k' Hi' Hk' E; apply Hdist; [lia|lia|exact E])
+                       ltac:(intros k' Hk'; apply Hnz; lia)
+                       ltac:(intros k' i' Hk' Hi'; apply Hker; lia) (fun k => c k - t n * c' k) Hcomb).
+      intros k Hk. specialize (HI k Hk). simpl in HI.
+      assert (Hne : t k <> t n) by (intros E; pose proof (Hdist k n ltac:(lia) ltac:(lia) E); lia).
+      pose proof (Ht k ltac:(lia)) as Htk. unfold c' in HI.
+      assert (E : c k * ((t k - t n) / t k) = 0) by (rewrite <- HI; field; exact Htk).
+      apply Rmult_integral in E. destruct E as [E|E]; [exact E|].
+      exfalso. unfold Rdiv in E. apply Rmult_integral in E. destruct E as [E|E].
+      + apply Hne. lra.
+      + apply (Rinv_neq_0_compat (t k) Htk). exact E. }
+    intros k Hk. destruct (Nat.eq_dec k n) as [->|Hkn]; [|apply Hlow; lia].
+    destruct (Hnz n ltac:(lia)) as (j & Hj & Hy).
+    pose proof (Hc j Hj) as E. simpl in E.
+    rewrite sum_zero in E by (intros k' Hk'; rewrite (Hlow k' Hk'); ring).
+    rewrite Rplus_0_l in E. apply Rmult_integral in E. destruct E as [E|E]; [lra|]. exfalso. apply Hy. exact E.
+Qed.
+
+(** A matrix without trivial kernel has a nonzero kernel vector. *)
+Lemma not_trivial_kernel : forall d A, ~ trivial_kernel d A ->
+  exists y : vec, (forall i, (i < d)%nat -> mv d A y i = 0) /\ exists j, (j < d)%nat /\ y j <> 0.
+Proof.
+  intros d A H. apply NNPP. intros Hn. apply H. intros y Hy j Hj.
+  apply NNPP. intros Hyj. apply Hn. exists y. split; [exact Hy|]. exists j. split; assumption.
+Qed.
+
+(** For [M] with a trivial kernel, at most [d] reals [t] make [M + t P] singular. *)
+Lemma singular_shifts_few : forall d (M P : mat) (L : list R),
+  trivial_kernel d M -> NoDup L ->
+  (forall t, In t L -> ~ trivial_kernel d (fun i j => M i j + t * P i j)) ->
+  (length L <= d)%nat.
+Proof.
+  intros d M P L HM HL Hbad.
+  destruct (finite_choice (length L)
+              (fun k y => (forall i, (i < d)%nat -> mv d (fun i j => M i j + nth k L 0 * P i j) y i = 0) /\
+                          exists j, (j < d)%nat /\ y j <> 0)) as (y & Hy).
+  { intros k Hk. apply not_trivial_kernel, Hbad. apply nth_In. exact Hk. }
+  apply (indep_le_dim d (length L) y).
+  apply (kernel_vectors_indep d M P (length L) (fun k => nth k L 0) y HM).
+  - intros i k Hi Hk E. exact (proj1 (NoDup_nth L 0) HL i k Hi Hk E).
+  - intros k Hk. exact (proj2 (Hy k Hk)).
+  - intros k i Hk Hi. transitivity (mv d (fun i j => M i j + nth k L 0 * P i j) (y k) i);
+      [|exact (proj1 (Hy k Hk) i Hi)]. unfold mv.
+    rewrite <- sum_scal_l, <- sum_plus. apply sum_ext. intros. ring.
+Qed.
+
+(** A property with at most [d] distinct witnesses has them all in one list. *)
+Lemma few_in_a_list : forall (Q : R -> Prop) (d : nat),
+  (forall L, NoDup L -> (forall t, In t L -> Q t) -> (length L <= d)%nat) ->
+  exists L : list R, forall t, Q t -> In t L.
+Proof.
+  intros Q d Hfew.
+  assert (Hgrow : forall n, exists L, NoDup L /\ (forall t, In t L -> Q t) /\
+                              ((length L = n) \/ forall t, Q t -> In t L)).
+  { induction n as [|n (L & HL & HQ & Hlen)].
+    - exists []. split; [constructor|]. split; [intros t []|]. left. reflexivity.
+    - destruct Hlen as [Hlen|Hall]; [|exists L; repeat split; auto].
+      destruct (classic (exists t, Q t /\ ~ In t L)) as [(t & Ht & Hn)|Hno].
+      + exists (t :: L). split; [constructor; assumption|]. split.
+        * intros x [<-|Hx]; [exact Ht|exact (HQ x Hx)].
+        * left. simpl. rewrite Hlen. reflexivity.
+      + exists L. split; [exact HL|]. split; [exact HQ|]. right. intros x Hx.
+        apply NNPP. intros Hnx. apply Hno. exists x. split; assumption. }
+  destruct (Hgrow (S d)) as (L & HL & HQ & [Hlen|Hall]).
+  - pose proof (Hfew L HL HQ). lia.
+  - exists L. exact Hall.
+Qed.
+
+(** One list of reals holds every [t] that makes some [M + t W_T U_T] singular, [T] in [Ts]. *)
+Lemma singular_scalings_listed : forall d m (M Wd Wu : mat) (Ts : list (nat -> bool)),
+  trivial_kernel d M ->
+  exists L : list R, forall T t, In T Ts ->
+    ~ trivial_kernel d (fun i j => M i j + t * sel_prod m T Wd Wu i j) -> In t L.
+Proof.
+  intros d m M Wd Wu Ts HM. induction Ts as [|T Ts (L & HL)].
+  - exists []. intros T t [].
+  - destruct (few_in_a_list (fun t => ~ trivial_kernel d (fun i j => M i j + t * sel_prod m T Wd Wu i j)) d)
+      as (L1 & HL1).
+    { intros L' HN HQ. exact (singular_shifts_few d M (sel_prod m T Wd Wu) L' HM HN HQ). }
+    exists (L1 ++ L). intros T' t [<-|HT] Hs; apply in_or_app; [left; exact (HL1 t Hs)|right; exact (HL T' t HT Hs)].
+Qed.
+
+(** [generic-weights] (ii), empty interior: for [M] with a trivial kernel,
+    every [W_down] has, within any [eps > 0] entrywise, a [W'_down] (a
+    scaling [(1 + delta) W_down]) for which every [M + W'_S U_S] has a trivial
+    kernel.  So the weights with some singular piece contain no open set. *)
+Theorem generic_pieces_dense : forall (d m : nat) (M Wd Wu : mat) (eps : R),
+  trivial_kernel d M -> 0 < eps ->
+  exists Wd' : mat,
+    (forall i l, (i < d)%nat -> (l < m)%nat -> Rabs (Wd' i l - Wd i l) < eps) /\
+    forall S : nat -> bool, trivial_kernel d (skip_piece m M S Wd' Wu).
+Proof.
+  intros d m M Wd Wu eps HM Heps.
+  destruct (singular_scalings_listed d m M Wd Wu (subsets m) HM) as (bad & Hbad).
+  set (A := absmat d m Wd). assert (HA : 0 <= A) by apply absmat_nonneg.
+  destruct (avoid_finite bad (eps / (A + 1)) ltac:(apply Rdiv_lt_0_compat; lra))
+    as (delta & Hd & Hnin).
+  exists (fun i l => (1 + delta) * Wd i l). split.
+  - intros i l Hi Hl.
+    replace ((1 + delta) * Wd i l - Wd i l) with (delta * Wd i l) by ring.
+    rewrite Rabs_mult, (Rabs_right delta) by lra.
+    pose proof (entry_le_absmat d m Wd i l Hi Hl) as Hent. fold A in Hent.
+    apply Rle_lt_trans with (eps / (A + 1) * A).
+    + apply Rmult_le_compat; [lra|apply Rabs_pos|lra|exact Hent].
+    + unfold Rdiv. apply Rmult_lt_reg_r with (A + 1); [lra|].
+      replace (eps * / (A + 1) * A * (A + 1)) with (eps * A) by (field; lra). nra.
+  - intros S. destruct (subsets_complete m S) as (T & HT & HST).
+    apply NNPP. intros Hs. apply Hnin. apply (Hbad T (1 + delta) HT).
+    intros Hk. apply Hs. intros y Hy j Hj. apply (Hk y); [|exact Hj].
+    intros i Hi. transitivity (mv d (skip_piece m M S (fun i l => (1 + delta) * Wd i l) Wu) y i);
+      [|exact (Hy i Hi)]. unfold mv, skip_piece, sel_prod. apply sum_ext.
+    intros k _. f_equal. rewrite <- sum_scal_l. f_equal. apply sum_ext. intros l Hl.
+    rewrite (HST l Hl). destruct (T l); ring.
 Qed.
 
 (** ** (iii) For d >= 2 the nondegeneracy polynomials are not identically zero *)
