@@ -80,7 +80,7 @@ def test_every_formal_claim_has_a_scope_label_and_an_instance():
     for cid, label in (("homogeneous-any-width", "impossibility + gap"), ("absorption-width", "upper bound m + d"),
                        ("non-generic", "empty-interior form"), ("depth-dimension", "GL(d) invariance"),
                        ("depth-width", "every rank"), ("depth-narrow", "parts (a) and (b)"),
-                       ("generic-weights", "nonzero polynomials")):
+                       ("generic-weights", "empty-interior form")):
         assert C.scope_label(reg[cid], "coq") == label and C.scope_note(reg[cid], "coq"), cid
     assert C.scope_label(reg["homogeneous-any-width"], "lean") == "qualitative"
 

@@ -20,8 +20,10 @@
           ([DepthNarrow.piece], [generic_pieces_identity]);
     (iii) for d >= 2, the rows u_l = (1, l, 0, ...) and the columns
           w_l = e_1 are nondegenerate ([generic_nondegenerate_witness]).
-    For (ii) and (iii) the empty-interior form is also proved without
-    measure theory, in the style of NonGeneric.v: for invertible [M] every
+    For (i), (ii) and (iii) the empty-interior form is also proved without
+    measure theory, in the style of NonGeneric.v: every [W_up] has
+    arbitrarily close [W'_up] of rank [min(m, d)] ([generic_rank_dense]);
+    for invertible [M] every
     [W_down] has arbitrarily close [W'_down] with every piece invertible
     ([generic_pieces_dense]: along [t W_down] each [S] has at most [d]
     singular values of [t]), and for [d >= 2] every weight has arbitrarily
@@ -275,6 +277,59 @@ Proof.
       [|exact (Hy i Hi)]. unfold mv, skip_piece, sel_prod. apply sum_ext.
     intros k _. f_equal. rewrite <- sum_scal_l. f_equal. apply sum_ext. intros l Hl.
     rewrite (HST l Hl). destruct (T l); ring.
+Qed.
+
+(** ** (i) without measure theory: maximal rank is dense *)
+
+(** [generic-weights] (i), empty interior: every [W_up] has, within any
+    [eps > 0] entrywise, a [W'_up = W_up + delta E] ([E] with ones on the
+    diagonal) of row rank [min(m, d)].  Its first [r = min(m, d)] rows are
+    independent as soon as [delta I + A] has a trivial kernel, [A] the
+    transposed leading [r x r] block of [W_up], i.e. as soon as [1/delta]
+    avoids the at most [r] values [t] making [I + t A] singular
+    ([singular_shifts_few]). *)
+Theorem generic_rank_dense : forall (d m : nat) (Wu : mat) (eps : R), 0 < eps ->
+  exists Wu' : mat,
+    (forall l j, (l < m)%nat -> (j < d)%nat -> Rabs (Wu' l j - Wu l j) < eps) /\
+    row_rank d m Wu' (Nat.min m d).
+Proof.
+  intros d m Wu eps Heps.
+  pose proof (Nat.le_min_l m d) as Hrm. pose proof (Nat.le_min_r m d) as Hrd.
+  set (r := Nat.min m d) in *.
+  set (P := fun i j : nat => Wu j i).
+  destruct (few_in_a_list (fun t => ~ trivial_kernel r (fun i j => ident i j + t * P i j)) r) as (Lt & HLt).
+  { intros L HN HQ. exact (singular_shifts_few r ident P L (ident_trivial_kernel r) HN HQ). }
+  destruct (avoid_finite (map (fun b => 1 + b) (map Rinv Lt)) (eps / 2) ltac:(lra))
+    as (delta & (Hd0 & Hd1) & Hnin).
+  assert (Hnin' : ~ In (/ delta) Lt).
+  { intros H. apply Hnin. apply in_map_iff. exists delta. split; [reflexivity|].
+    apply in_map_iff. exists (/ delta). split; [field; lra|exact H]. }
+  set (Wu' := fun l j => Wu l j + delta * kron l j).
+  assert (Hind : indep d r (fun k => Wu' k)).
+  { intros c Hc.
+    assert (Hker : trivial_kernel r (fun i j => ident i j + / delta * P i j)).
+    { apply NNPP. intros Hs. exact (Hnin' (HLt (/ delta) Hs)). }
+    intros k Hk. apply (Hker c); [|exact Hk].
+    intros i Hi. specialize (Hc i ltac:(lia)).
+    transitivity (/ delta * sum r (fun k => c k * Wu' k i)); [|rewrite Hc; ring].
+    unfold mv, Wu', P, ident. rewrite <- sum_scal_l. apply sum_ext. intros l _.
+    rewrite (kron_sym i l). field. lra. }
+  exists Wu'. split.
+  - intros l j _ _. unfold Wu'.
+    replace (Wu l j + delta * kron l j - Wu l j) with (delta * kron l j) by ring.
+    rewrite Rabs_mult, (Rabs_right delta) by lra. unfold kron.
+    destruct (Nat.eq_dec l j); [rewrite Rabs_R1|rewrite Rabs_R0]; lra.
+  - exists (fun k => k). split; [intros k Hk; lia|]. split; [exact Hind|].
+    intros i Hi. destruct (Nat.lt_ge_cases i r) as [Hir|Hir].
+    + exists (fun k => kron i k). intros j Hj. rewrite sum_kron_l by exact Hir. reflexivity.
+    + assert (Er : r = d).
+      { unfold r in *. destruct (Nat.le_ge_cases m d) as [Hmd|Hmd].
+        - rewrite Nat.min_l in Hir by exact Hmd. lia.
+        - rewrite Nat.min_r by exact Hmd. reflexivity. }
+      destruct (basis_completion d r (fun k => Wu' k) Hind) as (_ & L & Hsp).
+      destruct (Hsp (Wu' i)) as (c & Hcs). exists c. intros j Hj. rewrite <- (Hcs j Hj).
+      rewrite Er. apply sum_ext. intros k Hk. unfold append.
+      replace (k <? d)%nat with true by (symmetry; apply Nat.ltb_lt; exact Hk). reflexivity.
 Qed.
 
 (** ** (iii) For d >= 2 the nondegeneracy polynomials are not identically zero *)
