@@ -463,7 +463,7 @@ Proof.
   - apply nondegenerate_off_shifts; assumption.
 Qed.
 
-(** ** The three together *)
+(** ** The three witnesses together *)
 
 (** [generic-weights], algebraic part: for every [d] and [m], every invertible
     [M] (trivial kernel) and [d >= 2], each of the three properties holds at
@@ -484,27 +484,58 @@ Proof.
   - exists witness_down, witness_up. apply generic_nondegenerate_witness. exact d_ge_2_iii.
 Qed.
 
+(** ** Empty interior: the main theorem *)
+
+(** [generic-weights] without measure theory: for every [d], [m], every
+    invertible [M] (trivial kernel) and [d >= 2], every weight
+    [(W_down, W_up)] and every [eps > 0], within [eps] entrywise there is a
+    [W'_up] of row rank [min(m, d)], a [W'_down] with every
+    [M + W'_S U_S] invertible, and a nondegenerate weight: none of the three
+    failing sets contains an open set. *)
+Theorem generic_weights_empty_interior :
+  forall (d m : nat) (M Wd Wu : mat) (eps : R)
+         (M_invertible_ii : trivial_kernel d M)
+         (d_ge_2_iii : (2 <= d)%nat)
+         (eps_pos : 0 < eps),
+    (exists Wu' : mat,
+       (forall l j, (l < m)%nat -> (j < d)%nat -> Rabs (Wu' l j - Wu l j) < eps) /\
+       row_rank d m Wu' (Nat.min m d)) /\
+    (exists Wd' : mat,
+       (forall i l, (i < d)%nat -> (l < m)%nat -> Rabs (Wd' i l - Wd i l) < eps) /\
+       forall S : nat -> bool, trivial_kernel d (skip_piece m M S Wd' Wu)) /\
+    (exists Wd' Wu' : mat,
+       (forall i l, (i < d)%nat -> (l < m)%nat -> Rabs (Wd' i l - Wd i l) < eps) /\
+       (forall l j, (l < m)%nat -> (j < d)%nat -> Rabs (Wu' l j - Wu l j) < eps) /\
+       nondegenerate_weights d m Wd' Wu').
+Proof.
+  intros d m M Wd Wu eps M_invertible_ii d_ge_2_iii eps_pos. split; [|split].
+  - exact (generic_rank_dense d m Wu eps eps_pos).
+  - exact (generic_pieces_dense d m M Wd Wu eps M_invertible_ii eps_pos).
+  - exact (generic_nondegenerate_dense d m Wd Wu eps d_ge_2_iii eps_pos).
+Qed.
+
 (** ** Instance (standard library only), proved through the main theorem *)
 
-(** In [d = 2] with [m = 3] units some weights are nondegenerate, and with
-    [m = 2] units and [M = [[2, 1], [1, 1]]] some weights make all four
-    matrices [M + W_S U_S] ([S] given by [s0 = (0 in S)], [s1 = (1 in S)])
-    invertible: [(M + W_S U_S) y = 0] forces [y = 0]. *)
+(** In [d = 2]: within [1/10] of the zero weights there are three
+    nondegenerate rows (with nonzero columns); and with [W_up = I],
+    [M = [[2, 1], [1, 1]]] and [W_down] within [1/10] of [-M] (where the piece of
+    [S = {0, 1}] is [M - M = 0]), some [W_down] makes all four matrices
+    [M + W_S U_S] ([S] given by [s0 = (0 in S)], [s1 = (1 in S)]) invertible:
+    [(M + W_S U_S) y = 0] forces [y = 0]. *)
 Lemma generic_weights_instance :
   (exists Wd Wu : nat -> nat -> R,
      (forall l, (l < 3)%nat -> exists j, (j < 2)%nat /\ Wu l j <> 0) /\
      (forall l l', (l < 3)%nat -> (l' < 3)%nat -> l <> l' ->
         ~ exists c : R, forall j, (j < 2)%nat -> Wu l' j = c * Wu l j) /\
      (forall l, (l < 3)%nat -> exists i, (i < 2)%nat /\ Wd i l <> 0)) /\
-  (exists Wd Wu : nat -> nat -> R, forall (s0 s1 : bool) (y0 y1 : R),
-     (2 + ((if s0 then Wd 0%nat 0%nat * Wu 0%nat 0%nat else 0)
-           + (if s1 then Wd 0%nat 1%nat * Wu 1%nat 0%nat else 0))) * y0
-     + (1 + ((if s0 then Wd 0%nat 0%nat * Wu 0%nat 1%nat else 0)
-           + (if s1 then Wd 0%nat 1%nat * Wu 1%nat 1%nat else 0))) * y1 = 0 ->
-     (1 + ((if s0 then Wd 1%nat 0%nat * Wu 0%nat 0%nat else 0)
-           + (if s1 then Wd 1%nat 1%nat * Wu 1%nat 0%nat else 0))) * y0
-     + (1 + ((if s0 then Wd 1%nat 0%nat * Wu 0%nat 1%nat else 0)
-           + (if s1 then Wd 1%nat 1%nat * Wu 1%nat 1%nat else 0))) * y1 = 0 ->
+  (exists Wd : nat -> nat -> R,
+     Rabs (Wd 0%nat 0%nat + 2) < 1/10 /\ Rabs (Wd 0%nat 1%nat + 1) < 1/10 /\
+     Rabs (Wd 1%nat 0%nat + 1) < 1/10 /\ Rabs (Wd 1%nat 1%nat + 1) < 1/10 /\
+     forall (s0 s1 : bool) (y0 y1 : R),
+     (2 + ((if s0 then Wd 0%nat 0%nat * 1 else 0) + (if s1 then Wd 0%nat 1%nat * 0 else 0))) * y0
+     + (1 + ((if s0 then Wd 0%nat 0%nat * 0 else 0) + (if s1 then Wd 0%nat 1%nat * 1 else 0))) * y1 = 0 ->
+     (1 + ((if s0 then Wd 1%nat 0%nat * 1 else 0) + (if s1 then Wd 1%nat 1%nat * 0 else 0))) * y0
+     + (1 + ((if s0 then Wd 1%nat 0%nat * 0 else 0) + (if s1 then Wd 1%nat 1%nat * 1 else 0))) * y1 = 0 ->
      y0 = 0 /\ y1 = 0).
 Proof.
   set (Mex := fun i j : nat => match i, j with O, O => 2 | _, _ => 1 end).
@@ -512,14 +543,26 @@ Proof.
   { intros y Hy j Hj. pose proof (Hy 0%nat ltac:(lia)) as H0. pose proof (Hy 1%nat ltac:(lia)) as H1.
     unfold mv, Mex in H0, H1. simpl in H0, H1.
     destruct j as [|[|j]]; [lra|lra|lia]. }
+  set (I2 := fun l j : nat => match l, j with O, O => 1 | 1%nat, 1%nat => 1 | _, _ => 0 end).
+  set (Wd0 := fun i l : nat => - Mex i l).
   split.
-  - destruct (generic_weights_witnesses 2 3 Mex HM ltac:(lia)) as (_ & _ & (Wd & Wu & H)).
+  - destruct (generic_weights_empty_interior 2 3 Mex (fun _ _ => 0) (fun _ _ => 0) 1 HM
+                ltac:(lia) ltac:(lra)) as (_ & _ & (Wd & Wu & _ & _ & H)).
     exists Wd, Wu. exact H.
-  - destruct (generic_weights_witnesses 2 2 Mex HM ltac:(lia)) as (_ & (Wd & Wu & H) & _).
-    exists Wd, Wu. intros s0 s1 y0 y1 E0 E1.
+  - destruct (generic_weights_empty_interior 2 2 Mex Wd0 I2 (1/10) HM ltac:(lia) ltac:(lra))
+      as (_ & (Wd & Hc & H) & _).
+    exists Wd.
+    pose proof (Hc 0%nat 0%nat ltac:(lia) ltac:(lia)) as C00.
+    pose proof (Hc 0%nat 1%nat ltac:(lia) ltac:(lia)) as C01.
+    pose proof (Hc 1%nat 0%nat ltac:(lia) ltac:(lia)) as C10.
+    pose proof (Hc 1%nat 1%nat ltac:(lia) ltac:(lia)) as C11.
+    unfold Wd0, Mex in C00, C01, C10, C11. simpl in C00, C01, C10, C11.
+    unfold Rminus in C00, C01, C10, C11. rewrite Ropp_involutive in C00, C01, C10, C11.
+    split; [exact C00|]. split; [exact C01|]. split; [exact C10|]. split; [exact C11|].
+    intros s0 s1 y0 y1 E0 E1.
     set (S := fun l : nat => match l with O => s0 | _ => s1 end).
-    assert (Hmv : forall i, (i < 2)%nat -> mv 2 (skip_piece 2 Mex S Wd Wu) (v2 y0 y1) i = 0).
-    { intros i Hi. destruct i as [|[|i]]; [| |lia]; unfold mv, skip_piece, Mex, v2, S; simpl.
+    assert (Hmv : forall i, (i < 2)%nat -> mv 2 (skip_piece 2 Mex S Wd I2) (v2 y0 y1) i = 0).
+    { intros i Hi. destruct i as [|[|i]]; [| |lia]; unfold mv, skip_piece, Mex, v2, S, I2; simpl.
       - etransitivity; [|exact E0]. ring.
       - etransitivity; [|exact E1]. ring. }
     pose proof (H S (v2 y0 y1) Hmv 0%nat ltac:(lia)) as K0.
@@ -529,33 +572,54 @@ Qed.
 
 (** ** Boundary counterexamples: each hypothesis is needed *)
 
-(** Drop [M_invertible]: with [M = 0] (d = 2) the piece of [S = {}] is the zero
-    matrix for every weight, so no weight makes every piece invertible. *)
+(** Drop [M_invertible_ii]: with [M = 0] (d = 2) the piece of [S = {}] is the
+    zero matrix for every weight, so no weight, near or far, makes every
+    piece invertible. *)
 Lemma generic_weights_needs_M_invertible_ii :
-  ~ (forall (d m : nat) (M : mat)
-            (d_ge_2_iii : (2 <= d)%nat),
-       (exists Wu : mat, row_rank d m Wu (Nat.min m d)) /\
-       (exists Wd Wu : mat, forall S : nat -> bool, trivial_kernel d (skip_piece m M S Wd Wu)) /\
-       (exists Wd Wu : mat, nondegenerate_weights d m Wd Wu)).
+  ~ (forall (d m : nat) (M Wd Wu : mat) (eps : R)
+            (d_ge_2_iii : (2 <= d)%nat)
+            (eps_pos : 0 < eps),
+       (exists Wu' : mat,
+          (forall l j, (l < m)%nat -> (j < d)%nat -> Rabs (Wu' l j - Wu l j) < eps) /\
+          row_rank d m Wu' (Nat.min m d)) /\
+       (exists Wd' : mat,
+          (forall i l, (i < d)%nat -> (l < m)%nat -> Rabs (Wd' i l - Wd i l) < eps) /\
+          forall S : nat -> bool, trivial_kernel d (skip_piece m M S Wd' Wu)) /\
+       (exists Wd' Wu' : mat,
+          (forall i l, (i < d)%nat -> (l < m)%nat -> Rabs (Wd' i l - Wd i l) < eps) /\
+          (forall l j, (l < m)%nat -> (j < d)%nat -> Rabs (Wu' l j - Wu l j) < eps) /\
+          nondegenerate_weights d m Wd' Wu')).
 Proof.
-  intros H. destruct (H 2%nat 1%nat (fun _ _ => 0) (le_n 2)) as (_ & (Wd & Wu & Hp) & _).
+  intros H.
+  destruct (H 2%nat 1%nat (fun _ _ => 0) (fun _ _ => 0) (fun _ _ => 0) 1 (le_n 2) Rlt_0_1)
+    as (_ & (Wd & _ & Hp) & _).
   assert (Hz : forall i, (i < 2)%nat ->
-            mv 2 (skip_piece 1 (fun _ _ => 0) (fun _ => false) Wd Wu) (fun _ => 1) i = 0).
+            mv 2 (skip_piece 1 (fun _ _ => 0) (fun _ => false) Wd (fun _ _ => 0)) (fun _ => 1) i = 0).
   { intros i _. unfold mv, skip_piece. simpl. ring. }
   pose proof (Hp (fun _ => false) (fun _ => 1) Hz 0%nat ltac:(lia)). lra.
 Qed.
 
-(** Drop [d_ge_2]: in [d = 1] with [m = 2] (and [M = I]) the two rows are
+(** Drop [d_ge_2_iii]: in [d = 1] with [m = 2] (and [M = I]) the two rows are
     numbers, and the second is [(u_1 / u_0)] times the first whenever the
     first is nonzero: no weight is nondegenerate. *)
 Lemma generic_weights_needs_d_ge_2_iii :
-  ~ (forall (d m : nat) (M : mat)
-            (M_invertible_ii : trivial_kernel d M),
-       (exists Wu : mat, row_rank d m Wu (Nat.min m d)) /\
-       (exists Wd Wu : mat, forall S : nat -> bool, trivial_kernel d (skip_piece m M S Wd Wu)) /\
-       (exists Wd Wu : mat, nondegenerate_weights d m Wd Wu)).
+  ~ (forall (d m : nat) (M Wd Wu : mat) (eps : R)
+            (M_invertible_ii : trivial_kernel d M)
+            (eps_pos : 0 < eps),
+       (exists Wu' : mat,
+          (forall l j, (l < m)%nat -> (j < d)%nat -> Rabs (Wu' l j - Wu l j) < eps) /\
+          row_rank d m Wu' (Nat.min m d)) /\
+       (exists Wd' : mat,
+          (forall i l, (i < d)%nat -> (l < m)%nat -> Rabs (Wd' i l - Wd i l) < eps) /\
+          forall S : nat -> bool, trivial_kernel d (skip_piece m M S Wd' Wu)) /\
+       (exists Wd' Wu' : mat,
+          (forall i l, (i < d)%nat -> (l < m)%nat -> Rabs (Wd' i l - Wd i l) < eps) /\
+          (forall l j, (l < m)%nat -> (j < d)%nat -> Rabs (Wu' l j - Wu l j) < eps) /\
+          nondegenerate_weights d m Wd' Wu')).
 Proof.
-  intros H. destruct (H 1%nat 2%nat ident (ident_trivial_kernel 1)) as (_ & _ & (Wd & Wu & Hr & Hc & _)).
+  intros H.
+  destruct (H 1%nat 2%nat ident (fun _ _ => 0) (fun _ _ => 0) 1 (ident_trivial_kernel 1) Rlt_0_1)
+    as (_ & _ & (Wd & Wu & _ & _ & Hr & Hc & _)).
   destruct (Hr 0%nat ltac:(lia)) as (j & Hj & Hu). assert (j = 0%nat) by lia. subst j.
   apply (Hc 0%nat 1%nat ltac:(lia) ltac:(lia) ltac:(lia)).
   exists (Wu 1%nat 0%nat / Wu 0%nat 0%nat). intros j Hj'. assert (j = 0%nat) by lia. subst j.
