@@ -7,7 +7,8 @@ a module fixture; each test then asserts on its own result.  Registry-only and L
 mutations need no compiler and are in tests/test_consistency.py as well.
 
 Claims attacked here: homogeneous-impossible, homogeneous-any-width, gated-impossible,
-gated-continuity, depth-impossible, depth-any, relu-gelu-iff, depth-narrow, depth-width.
+gated-continuity, depth-impossible, depth-any, relu-gelu-iff, depth-narrow, depth-width,
+generic-weights.
 """
 
 import re
@@ -259,6 +260,28 @@ def vacuous_rank(root: Path) -> None:
          "Definition indep (d r : nat) (V : nat -> vec) : Prop := True.")
 
 
+GENERIC = str(COQ / "GenericWeights.v")
+
+
+def generic_vacuous_collinearity(root: Path) -> None:
+    """generic-weights: 'no two rows collinear' made vacuous (an extra False premise), so any
+    weights would count as nondegenerate and the d = 1 boundary case would disappear."""
+    edit(root, GENERIC, "  (forall l l', (l < m)%nat -> (l' < m)%nat -> l <> l' ->\n"
+                        "     ~ exists c : R, forall j, (j < d)%nat -> Wu l' j = c * Wu l j) /\\",
+         "  (forall l l', (l < m)%nat -> (l' < m)%nat -> l <> l' -> False ->\n"
+         "     ~ exists c : R, forall j, (j < d)%nat -> Wu l' j = c * Wu l j) /\\")
+
+
+def generic_assumes_nondegenerate(root: Path) -> None:
+    """generic-weights: the empty-interior theorem quietly assumes the given weights are
+    nondegenerate already (a premise that is no tag of the claim)."""
+    edit(root, GENERIC, "         (d_ge_2_iii : (2 <= d)%nat)\n         (eps_pos : 0 < eps),\n    (exists Wu' : mat,",
+         "         (d_ge_2_iii : (2 <= d)%nat)\n         (nondegenerate : nondegenerate_weights d m Wd Wu)\n"
+         "         (eps_pos : 0 < eps),\n    (exists Wu' : mat,")
+    edit(root, GENERIC, "intros d m M Wd Wu eps M_invertible_ii d_ge_2_iii eps_pos.",
+         "intros d m M Wd Wu eps M_invertible_ii d_ge_2_iii nondegenerate eps_pos.")
+
+
 MUTATIONS: dict[str, Callable[[Path], None]] = {
     "baseline": lambda root: None,
     "vacuous_binder": vacuous_binder,
@@ -283,6 +306,8 @@ MUTATIONS: dict[str, Callable[[Path], None]] = {
     "width_assumes_rows_span": width_assumes_rows_span,
     "narrowed_pieces_definition": narrowed_pieces_definition,
     "vacuous_rank": vacuous_rank,
+    "generic_vacuous_collinearity": generic_vacuous_collinearity,
+    "generic_assumes_nondegenerate": generic_assumes_nondegenerate,
 }
 
 
@@ -444,3 +469,15 @@ def test_narrowed_invertible_pieces_is_refused(results):
 def test_vacuous_rank_is_refused(results):
     r = results["vacuous_rank"]
     assert has(r, "depth-width", "did not compile"), r
+
+
+def test_generic_vacuous_collinearity_is_refused(results):
+    r = results["generic_vacuous_collinearity"]
+    assert has(r, "generic-weights", "did not compile"), r
+
+
+def test_generic_quietly_assuming_nondegeneracy_is_refused(results):
+    # The instance (in the same file) no longer follows from the narrowed statement: its zero
+    # weights are degenerate, so the file stops compiling and nothing of the claim is accepted.
+    r = results["generic_assumes_nondegenerate"]
+    assert has(r, "generic-weights", "Coq does not compile: GenericWeights.v"), r
