@@ -35,7 +35,7 @@
     ([generic_weights_needs_M_invertible_ii], [generic_weights_needs_d_ge_2_iii]). *)
 
 From Coq Require Import Reals Lra Lia List Classical.
-From SkipAbsorption Require Import Linalg Width Rank DepthNarrow NonGeneric.
+From SkipAbsorption Require Import Linalg Width Rank DepthStack DepthNarrow NonGeneric.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -277,6 +277,26 @@ Proof.
       [|exact (Hy i Hi)]. unfold mv, skip_piece, sel_prod. apply sum_ext.
     intros k _. f_equal. rewrite <- sum_scal_l. f_equal. apply sum_ext. intros l Hl.
     rewrite (HST l Hl). destruct (T l); ring.
+Qed.
+
+(** For a stack: within any [eps] of every list of layers there is one (same
+    widths, same [W_up], each [W_down] moved by less than [eps]) all of whose
+    pieces [I + W_l D U_l] are invertible: the hypothesis [pieces_invertible]
+    of depth-narrow fails only on a set with empty interior. *)
+Corollary generic_stack_pieces_dense : forall (d : nat) (layers : list layer) (eps : R), 0 < eps ->
+  exists layers' : list layer,
+    Forall2 (fun L L' => width L' = width L /\ Wup L' = Wup L /\
+               forall i l, (i < d)%nat -> (l < width L)%nat -> Rabs (Wdown L' i l - Wdown L i l) < eps)
+            layers layers' /\
+    Forall (layer_pieces_invertible d) layers'.
+Proof.
+  intros d layers eps Heps. induction layers as [|L layers (ls & H2 & HF)].
+  - exists []. split; constructor.
+  - destruct (generic_pieces_dense d (width L) ident (Wdown L) (Wup L) eps (ident_trivial_kernel d) Heps)
+      as (Wd' & Hc & Hp).
+    exists (mk_layer (width L) Wd' (Wup L) :: ls). split.
+    + constructor; [|exact H2]. simpl. split; [reflexivity|]. split; [reflexivity|exact Hc].
+    + constructor; [|exact HF]. intros S. exact (Hp S).
 Qed.
 
 (** ** (i) without measure theory: maximal rank is dense *)
