@@ -92,3 +92,24 @@ def test_tampered_skip_rejected():
     d = bd.singular_skip().as_dict()
     d["data"]["residual"]["M"] = [["1", "0"], ["0", "1"]]  # invertible M: no width-1 absorber
     assert not bd.recheck_counterexample(d)
+
+
+def test_generic_weights_boundary_cases_are_registered_and_recheck():
+    """generic-weights' boundary instances live in its own module and recheck through this one."""
+    from oracle.claims import generic_weights as gw
+    for fn, tag in ((gw.zero_skip_pieces, "M_invertible_ii"), (gw.d1_rows_collinear, "d_ge_2_iii")):
+        assert fn in COUNTEREXAMPLES
+        assert fn.counterexample_info.dropped == tag and fn.counterexample_info.claims == ("generic-weights",)
+        cert = fn()
+        assert cert.holds
+        assert bd.recheck_counterexample(json.loads(json.dumps(cert.as_dict())))
+    # M = 0: the S = {} piece is singular at every stored weight; an invertible M is refused
+    d = gw.zero_skip_pieces().as_dict()
+    assert d["data"]["det_at_weights"] == ["0", "0", "0"]
+    bad = copy.deepcopy(d)
+    bad["data"]["M"] = [["1", "0"], ["0", "2"]]
+    assert not bd.recheck_counterexample(bad)
+    # d = 1: a pair of rows that were nondegenerate would be refused (two rows of R^2 are not collinear)
+    d = gw.d1_rows_collinear().as_dict()
+    assert all(why in ("zero row", "collinear") for _, _, why in d["data"]["rows_checked"])
+    assert gw.nondegenerate([[Q(1), Q(0)], [Q(0), Q(1)]], [[Q(1), Q(1)], [Q(0), Q(0)]])

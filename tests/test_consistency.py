@@ -6,7 +6,7 @@ Every broken copy lives in a temporary directory; the real sources are never tou
 Claims named here: skip-reduction, homogeneous-impossible, homogeneous-any-width,
 gated-impossible, gated-continuity, depth-impossible, depth-any, relu-gelu-iff,
 non-generic, absorption-width, glu-flip, relu-limit, depth-dimension, depth-width,
-depth-analytic-generic.
+depth-analytic-generic, generic-weights.
 """
 
 from pathlib import Path
@@ -82,7 +82,8 @@ def test_every_formal_claim_has_a_scope_label_and_an_instance():
     assert C.scope_label(reg["absorption-width"], "coq") == "full"
     assert C.scope_label(reg["depth-width"], "coq") == "full"
     for cid, label in (("non-generic", "empty-interior form"), ("depth-dimension", "GL(d) invariance"),
-                       ("depth-narrow", "parts (a) and (b)")):
+                       ("depth-narrow", "parts (a) and (b)"),
+                       ("generic-weights", "empty-interior form")):
         assert C.scope_label(reg[cid], "coq") == label and C.scope_note(reg[cid], "coq"), cid
     assert C.scope_label(reg["homogeneous-any-width"], "lean") == "qualitative"
 
@@ -253,6 +254,11 @@ def test_missing_lean_declaration_is_caught(copy):
      "boundary counterexample elu_no_odd_part drops 'sigma_odd_part', but no Coq lemma proves it"),
     ("depth-narrow", 'coq_counterexamples = { pieces_invertible = "SkipAbsorption.Counterexamples.depth_narrow_needs_pieces_invertible" }\n',
      '', "boundary counterexample narrow_singular_piece drops 'pieces_invertible', but no Coq lemma proves it"),
+    # generic-weights: its boundary cases (oracle/claims/generic_weights.py) need their Coq lemmas
+    ("generic-weights", ', d_ge_2_iii = "SkipAbsorption.GenericWeights.generic_weights_needs_d_ge_2_iii"', '',
+     "boundary counterexample d1_rows_collinear drops 'd_ge_2_iii', but no Coq lemma proves it"),
+    ("generic-weights", 'samples_reason = { biased = "', 'samples_reason = { biasd = "',
+     "samples_reason has unknown key 'biasd'"),
     ("skip-reduction", 'coq = ["SkipAbsorption.SkipReduction.skip_reduction"',
      'coq = ["SkipReduction.skip_reduction"', "is not a full name SkipAbsorption.<File>.<name>"),
     # depth-analytic-generic: d_ge_2 is what lets the oracle start at d = 2; dropping the tag leaves

@@ -11,7 +11,7 @@ An equivalent mutant found on the way (relu_width.independent_subsets never tryi
 any |T| = d costs d, which the initial upper bound already prices) was dropped, not kept.
 
 Claims attacked: relu-gelu-iff, relu-limit, glu-flip, absorption-width, relu-complete,
-homogeneous-any-width, skip-reduction, depth-width.
+homogeneous-any-width, skip-reduction, depth-width, generic-weights.
 """
 
 import json
@@ -108,6 +108,11 @@ MUTANTS: dict[str, tuple[str, str, str, list[str]]] = {
         "oracle/algebra/exact.py", "        ok = ok and diff.contains(0) and r < tol",
         "        ok = ok and r < 2.0 ** -20",
         ["relu-gelu-iff", "glu-flip"]),
+    "generic_pair_minor_transposed": (
+        "oracle/claims/generic_weights.py",
+        "    return W_up[l][0] * W_up[k][1] - W_up[l][1] * W_up[k][0]\n",
+        "    return W_up[l][0] * W_up[k][1] - W_up[l][1] * W_up[k][1]\n",
+        ["generic-weights"]),
     # ---- planted instances and the coverage measurement
     "near_miss_not_moved": (
         "oracle/core/strategies.py", "NEAR_MISS = 2.0 ** -30", "NEAR_MISS = 0.0",

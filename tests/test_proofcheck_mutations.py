@@ -7,9 +7,9 @@ a module fixture; each test then asserts on its own result.  Registry-only and L
 mutations need no compiler and are in tests/test_consistency.py as well.
 
 Claims attacked here: homogeneous-impossible, homogeneous-any-width, gated-impossible,
-gated-continuity, depth-impossible, depth-any, relu-gelu-iff, depth-narrow, depth-width,
-relu-complete (its files ReluClasses.v, ReluComplete.v, ReluCompleteNec.v and ReluCompleteIff.v).
-gated-continuity, depth-impossible, depth-any, relu-gelu-iff, depth-narrow, depth-width, depth-d1.
+gated-continuity, depth-impossible, depth-any, relu-gelu-iff, depth-narrow, depth-width, depth-d1,
+generic-weights, relu-complete (its files ReluClasses.v, ReluComplete.v, ReluCompleteNec.v and
+ReluCompleteIff.v).
 """
 
 import re
@@ -356,6 +356,26 @@ def d1_vacuous_quadrant_condition(root: Path) -> None:
     replaced by True), so that the characterisation would allow every sign pattern there."""
     edit(root, D1, "      ((2 <= m1)%nat /\\ In 1%nat rest /\\ 0 <= a * b) \\/",
          "      ((2 <= m1)%nat /\\ In 1%nat rest /\\ True) \\/")
+GENERIC = str(COQ / "GenericWeights.v")
+
+
+def generic_vacuous_collinearity(root: Path) -> None:
+    """generic-weights: 'no two rows collinear' made vacuous (an extra False premise), so any
+    weights would count as nondegenerate and the d = 1 boundary case would disappear."""
+    edit(root, GENERIC, "  (forall l l', (l < m)%nat -> (l' < m)%nat -> l <> l' ->\n"
+                        "     ~ exists c : R, forall j, (j < d)%nat -> Wu l' j = c * Wu l j) /\\",
+         "  (forall l l', (l < m)%nat -> (l' < m)%nat -> l <> l' -> False ->\n"
+         "     ~ exists c : R, forall j, (j < d)%nat -> Wu l' j = c * Wu l j) /\\")
+
+
+def generic_assumes_nondegenerate(root: Path) -> None:
+    """generic-weights: the empty-interior theorem quietly assumes the given weights are
+    nondegenerate already (a premise that is no tag of the claim)."""
+    edit(root, GENERIC, "         (d_ge_2_iii : (2 <= d)%nat)\n         (eps_pos : 0 < eps),\n    (exists Wu' : mat,",
+         "         (d_ge_2_iii : (2 <= d)%nat)\n         (nondegenerate : nondegenerate_weights d m Wd Wu)\n"
+         "         (eps_pos : 0 < eps),\n    (exists Wu' : mat,")
+    edit(root, GENERIC, "intros d m M Wd Wu eps M_invertible_ii d_ge_2_iii eps_pos.",
+         "intros d m M Wd Wu eps M_invertible_ii d_ge_2_iii nondegenerate eps_pos.")
 
 
 MUTATIONS: dict[str, Callable[[Path], None]] = {
@@ -391,6 +411,8 @@ MUTATIONS: dict[str, Callable[[Path], None]] = {
     "ck_positivity_weakened": ck_positivity_weakened,
     "d1_assumes_wide_first_layer": d1_assumes_wide_first_layer,
     "d1_vacuous_quadrant_condition": d1_vacuous_quadrant_condition,
+    "generic_vacuous_collinearity": generic_vacuous_collinearity,
+    "generic_assumes_nondegenerate": generic_assumes_nondegenerate,
 }
 
 
@@ -607,3 +629,13 @@ def test_d1_quietly_assuming_a_wide_first_layer_is_refused(results):
 def test_d1_vacuous_width_condition_is_refused(results):
     r = results["d1_vacuous_quadrant_condition"]
     assert has(r, "depth-d1", "did not compile"), r
+def test_generic_vacuous_collinearity_is_refused(results):
+    r = results["generic_vacuous_collinearity"]
+    assert has(r, "generic-weights", "did not compile"), r
+
+
+def test_generic_quietly_assuming_nondegeneracy_is_refused(results):
+    # The instance (in the same file) no longer follows from the narrowed statement: its zero
+    # weights are degenerate, so the file stops compiling and nothing of the claim is accepted.
+    r = results["generic_assumes_nondegenerate"]
+    assert has(r, "generic-weights", "Coq does not compile: GenericWeights.v"), r

@@ -550,6 +550,8 @@ def recheck_counterexample(cert: dict[str, Any]) -> bool:
         kind = data["kind"]
         if kind in ("analytic_index_sets", "analytic_depth_one"):  # depth-analytic's own re-check
             return _depth_analytic.recheck_counterexample(cert)
+        if kind in ("zero_skip_pieces", "d1_rows_collinear"):  # generic-weights' own re-check
+            return _generic_weights.recheck_counterexample(cert)
         pts = [qvec(p) for p in data["points"]]
         if not pts:
             return False
@@ -604,6 +606,8 @@ from oracle.claims import depth_stacks as _depth_stacks
 from oracle.claims import depth_analytic as _depth_analytic
 from oracle.claims import depth_d1 as _depth_d1
 from oracle.claims import depth_near_identity as _depth_near_identity
+# generic-weights' boundary instances (M = 0 for (ii), d = 1 for (iii)) register the same way.
+from oracle.claims import generic_weights as _generic_weights
 # The counterexamples of relu-limit and relu-complete live next to their checks; importing the
 # modules registers them with base.COUNTEREXAMPLES, which is what the audit reads.
 from oracle.claims import relu_complete, relu_limit

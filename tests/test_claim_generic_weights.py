@@ -1,0 +1,146 @@
+"""generic-weights: every failing set lies in the zero set of a polynomial that is nonzero at a witness."""
+
+import copy
+import json
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+
+from oracle.algebra.exact import identity
+from oracle.claims import generic_weights as gw
+from oracle.claims.base import run_check
+from oracle.formal import consistency
+
+Q = Fraction
+
+
+def _samples():
+    return {c["id"]: c for c in consistency.load_registry()}["generic-weights"]["samples"]
+
+
+def _inst(U, W, M):
+    q = lambda a: [[Q(v) for v in r] for r in a]  # noqa: E731
+    return gw.WeightsInstance(q(U), q(W), q(M))
+
+
+@settings(max_examples=60, deadline=None)
+@given(inst=gw.STRATEGY)
+def test_certificate_holds_and_rechecks(inst):
+    cert = gw.check(inst)
+    assert cert.holds and cert.exact, cert.reason
+    data = json.loads(json.dumps(cert.as_dict()))
+    assert gw.recheck(data)
+    assert len(cert.data["pieces"]) == 2 ** inst.m
+    # the witness of (ii) is W_down = 0: every value is det M
+    detM = gw.det(inst.M)
+    assert all(Q(p["at_witness"]) == detM for p in cert.data["pieces"])
+
+
+def test_run_check_reaches_the_declared_ranges():
+    res = run_check(gw.check, 40, samples=_samples())
+    assert res.passed, res.failure
+    assert set(res.drawn["d"]) == {1, 2, 3}
+    assert set(res.drawn["M"]) == {"identity", "invertible", "singular"}
+    assert res.drawn["degenerate"] > 0 and res.drawn["biased"] == 0
+
+
+def test_drawn_weights_do_reach_the_failing_sets():
+    """The inclusion 'fails => polynomial vanishes' is tested only where a property fails:
+    the strategy must draw such weights, for each clause."""
+    seen = {"rank": 0, "piece": 0, "zero_row": 0, "collinear": 0, "zero_col": 0}
+
+    @settings(max_examples=150, deadline=None, database=None)
+    @given(inst=gw.STRATEGY)
+    def run(inst):
+        c = gw.check(inst).data
+        seen["rank"] += c["rank"]["rank_W_up"] < c["rank"]["r"]
+        seen["piece"] += any(p["singular"] for p in c["pieces"][1:]) and c["M_invertible"]
+        if inst.d >= 2:
+            seen["zero_row"] += bool(c["degenerate"]["zero_rows"])
+            seen["collinear"] += bool(c["degenerate"]["collinear_pairs"])
+            seen["zero_col"] += bool(c["degenerate"]["zero_cols"])
+    run()
+    assert all(v > 0 for v in seen.values()), seen
+
+
+def test_witness_values():
+    d, m = 3, 4
+    U0, W0 = gw.nondegenerate_witness(d, m)
+    assert [gw.pair_minor(U0, l, k) for l, k in ((0, 1), (0, 3), (1, 3))] == [1, 3, 2]
+    assert gw.nondegenerate(U0, W0)
+    E = gw.rank_witness(2, 5)
+    assert gw.minor_rank(E, 2) == 1 and gw.rank(E, 2) == 2
+    assert gw.minor_rank(gw.rank_witness(3, 2), 3) == 1 and gw.rank(gw.rank_witness(3, 2), 3) == 2
+    M = [[Q(2), Q(1)], [Q(1), Q(1)]]
+    assert gw.piece_det([[Q(5), Q(7)]], gw.pieces_witness_down(2, 1), M, (0,)) == 1
+
+
+def test_failing_weights_make_the_polynomials_vanish():
+    # rows (1, 2) and (-2, -4) are collinear, row 2 is zero, column 1 is zero; M + W_S U_S
+    # with S = {0}: I + (-1/5, -2/5)^T (1, 2) is singular.
+    inst = _inst([[1, 2], [-2, -4], [0, 0]], [[Q(-1, 5), 0, 3], [Q(-2, 5), 0, 1]], identity(2))
+    cert = gw.check(inst)
+    assert cert.holds, cert.reason
+    polys = {p["poly"]: p for p in cert.data["nondegeneracy"]}
+    assert polys["minor_0_1"]["fails"] and Q(polys["minor_0_1"]["at_weights"]) == 0
+    assert polys["row_2"]["fails"] and polys["col_1"]["fails"]
+    piece0 = next(p for p in cert.data["pieces"] if p["S"] == [0])
+    assert piece0["singular"] and Q(piece0["at_weights"]) == 0
+    assert cert.data["rank"]["rank_W_up"] == 1 and Q(cert.data["rank"]["minor_at_weights"]) == 0
+
+
+def test_singular_M_and_d1_are_not_claimed_but_their_boundary_is_checked():
+    cert = gw.check(_inst([[1], [2]], [[3, 4]], [[0]]))
+    assert cert.holds and not cert.data["M_invertible"]
+    assert cert.data["pieces"][0]["singular"]  # S = {}: the piece is M = 0
+    assert cert.data["nondegeneracy"] == "not claimed for d = 1"
+
+
+def test_counterexamples_hold_and_recheck():
+    for fn, tag in ((gw.zero_skip_pieces, "M_invertible_ii"), (gw.d1_rows_collinear, "d_ge_2_iii")):
+        assert fn.counterexample_info.dropped == tag
+        assert fn.counterexample_info.claims == ("generic-weights",)
+        cert = fn()
+        assert cert.holds and cert.exact
+        assert gw.recheck_counterexample(json.loads(json.dumps(cert.as_dict())))
+
+
+def test_tampered_certificates_are_rejected():
+    cert = gw.check(_inst([[1, 0], [1, 1], [1, 2]], [[1, 0, 2], [0, 1, 1]], [[2, 1], [1, 1]])).as_dict()
+    assert gw.recheck(cert)
+    bad = copy.deepcopy(cert)
+    bad["data"]["pieces"][3]["at_weights"] = "7"
+    assert not gw.recheck(bad)
+    bad = copy.deepcopy(cert)
+    bad["data"]["W_up"][2][1] = "3"  # the stored values no longer match the weights
+    assert not gw.recheck(bad)
+    bad = copy.deepcopy(cert)
+    bad["data"]["problems"] = ["(i) something"]
+    assert not gw.recheck(bad)
+    cx = gw.zero_skip_pieces().as_dict()
+    cx["data"]["M"] = [["1", "0"], ["0", "1"]]  # invertible M: the S = {} piece is I
+    assert not gw.recheck_counterexample(cx)
+
+
+# ---------------------------------------------------------------- planted bugs: the audit's runner must fail
+
+def _transposed_pair_minor(W_up, l, k):
+    return W_up[l][0] * W_up[k][1] - W_up[l][1] * W_up[k][1]  # planted: k's coordinate 1, not 0
+
+
+def _wrong_pieces_witness(d, m):
+    return [[Q(-1) if a == i else Q(0) for i in range(m)] for a in range(d)]  # planted: not W_down = 0
+
+
+def _rank_witness_one_row_short(d, m):
+    return [[Q(1) if l == j and l > 0 else Q(0) for j in range(d)] for l in range(m)]  # planted: drops e_1
+
+
+@pytest.mark.parametrize("name, fn", [("pair_minor", _transposed_pair_minor),
+                                      ("pieces_witness_down", _wrong_pieces_witness),
+                                      ("rank_witness", _rank_witness_one_row_short)])
+def test_planted_bug_fails_the_oracle_run(monkeypatch, name, fn):
+    monkeypatch.setattr(gw, name, fn)
+    res = run_check(gw.check, 20, samples=_samples())  # what `absorb audit --quick` runs
+    assert not res.passed and res.failing is not None, name
