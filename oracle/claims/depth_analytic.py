@@ -791,7 +791,8 @@ def _depth_one_block() -> Layer:
                 description="depth 1 (gelu, d = 2, m = 3): no junction, so D_plain = N = 12 and the count "
                             "excludes nothing even though the Jacobian has full rank 12 (certified), and this "
                             "very block is absorbable (index set S = {0, 1}); at depth 1 the question is "
-                            "decided by relu-limit (Thm. 10), not by this count")
+                            "decided by relu-limit (Thm. 10), not by this count: a limit of the proof, not a "
+                            "false conclusion (for d >= 2 almost every block is still no plain block)")
 def analytic_depth_one() -> Certificate:
     """Drop L >= 2: the dimension count gives nothing at depth one."""
     U, W = _depth_one_block()

@@ -536,8 +536,9 @@ Qed.
 
 (** ** Instance (standard library only), proved through the main theorem *)
 
-(** In [d = 2]: within [1/10] of the zero weights there are three
-    nondegenerate rows (with nonzero columns); and with [W_up = I],
+(** In [d = 2]: there are three nondegenerate rows (with nonzero columns),
+    obtained through the main theorem near the zero weights (this first part
+    states no distance, so on its own it is an existence statement); and with [W_up = I],
     [M = [[2, 1], [1, 1]]] and [W_down] within [1/10] of [-M] (where the piece of
     [S = {0, 1}] is [M - M = 0]), some [W_down] makes all four matrices
     [M + W_S U_S] ([S] given by [s0 = (0 in S)], [s1 = (1 in S)]) invertible:
