@@ -84,8 +84,8 @@ def test_every_formal_claim_has_a_scope_label_and_an_instance():
     for cid, label in (("non-generic", "empty-interior form"), ("depth-dimension", "GL(d) invariance"),
                        ("depth-narrow", "parts (a) and (b)")):
         assert C.scope_label(reg[cid], "coq") == label and C.scope_note(reg[cid], "coq"), cid
-    # Lean mirrors the impossibility and the gap with c_2, c_3; c_k for every k stays Coq only.
-    assert C.scope_label(reg["homogeneous-any-width"], "lean") == "gap, c_2, c_3"
+    # Lean mirrors the impossibility and the gap with c_2, c_3, c_1/2; c_k for every k stays Coq only.
+    assert C.scope_label(reg["homogeneous-any-width"], "lean") == "gap, c_2, c_3, c_1/2"
     assert "ck_max_exists" in C.scope_note(reg["homogeneous-any-width"], "lean")
 
 

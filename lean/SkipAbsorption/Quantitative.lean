@@ -23,9 +23,12 @@ For `k = 2` the choice `s = √2 - 1` gives `(√2 - 1) / 2`, and no `s` in `(0,
 better because `(√2 - 1)(1 + s^2) - 2 (s - s^2) = (√2 + 1)(s - (√2 - 1))^2`.  The same
 kind of identity, `(1 + s^3) - 3 (s - s^3) = (s + 1)(2 s - 1)^2`, gives `c_3 = 1/3`.
 
+For `k = 1/2` (with `u = √s`) the maximum is `3 - 2√2`, from
+`(3 - 2√2)(1 + u) - (u - u^2) = (u - (√2 - 1))^2`.
+
 Not mirrored here (Coq only): the existence of the maximum `c_k` for every `k` (the
-extreme-value argument of `QuantitativeNorm.ck_max_exists`), the operator-norm form, the
-value `c_1/2`, and the sharp relu2 example.  For `k ≠ 1` a positive constant is still
+extreme-value argument of `QuantitativeNorm.ck_max_exists`), the operator-norm form and
+the sharp relu2 example.  For `k ≠ 1` a positive constant is still
 proved here (`homogeneous_any_width_gap`, with `s = 1/2`).
 -/
 
@@ -258,6 +261,51 @@ theorem c3_is_max {s : ℝ} (s_pos : 0 < s) (s_lt_1 : s < 1) :
   by_contra hcon
   push_neg at hcon
   nlinarith [mul_pos hden (sub_pos.mpr hcon)]
+
+/-! ## Degree 1/2: the constant `3 - 2√2` -/
+
+/-- No `s` in `(0, 1)` does better than `3 - 2√2` for `k = 1/2`: with `u = √s`,
+`(3 - 2√2)(1 + u) - (u - u^2) = (u - (√2 - 1))^2 ≥ 0`. -/
+theorem c_half_is_max {s : ℝ} (s_pos : 0 < s) (s_lt_1 : s < 1) :
+    |s - s ^ (1 / 2 : ℝ)| / (1 + s ^ (1 / 2 : ℝ)) ≤ 3 - 2 * Real.sqrt 2 := by
+  obtain ⟨hsq, hlo, hhi⟩ := sqrt_two_facts
+  rw [← Real.sqrt_eq_rpow]
+  have husq : Real.sqrt s * Real.sqrt s = s := Real.mul_self_sqrt s_pos.le
+  have hu0 : 0 ≤ Real.sqrt s := Real.sqrt_nonneg s
+  have hu1 : Real.sqrt s < 1 := by nlinarith
+  have hle : s ≤ Real.sqrt s := by nlinarith [mul_nonneg hu0 (sub_nonneg.mpr hu1.le)]
+  have hnp : s - Real.sqrt s ≤ 0 := by linarith
+  rw [abs_of_nonpos hnp]
+  have hden : 0 < 1 + Real.sqrt s := by linarith
+  have hid : (3 - 2 * Real.sqrt 2) * (1 + Real.sqrt s) - (Real.sqrt s - s)
+      = (Real.sqrt s - (Real.sqrt 2 - 1)) ^ 2 := by
+    linear_combination (-1 : ℝ) * husq - hsq
+  have hsqr : 0 ≤ (Real.sqrt s - (Real.sqrt 2 - 1)) ^ 2 := sq_nonneg _
+  have hmul : (1 + Real.sqrt s) * (-(s - Real.sqrt s) / (1 + Real.sqrt s))
+      = -(s - Real.sqrt s) := by
+    calc (1 + Real.sqrt s) * (-(s - Real.sqrt s) / (1 + Real.sqrt s))
+        = ((1 + Real.sqrt s)⁻¹ * (1 + Real.sqrt s)) * (-(s - Real.sqrt s)) := by ring
+      _ = -(s - Real.sqrt s) := by rw [inv_mul_cancel₀ hden.ne', one_mul]
+  by_contra hcon
+  push_neg at hcon
+  nlinarith [mul_pos hden (sub_pos.mpr hcon)]
+
+/-- The value `3 - 2√2` is reached at `s = 3 - 2√2 = (√2 - 1)^2`, where `√s = √2 - 1`. -/
+theorem c_half_value :
+    |(3 - 2 * Real.sqrt 2) - (3 - 2 * Real.sqrt 2) ^ (1 / 2 : ℝ)|
+        / (1 + (3 - 2 * Real.sqrt 2) ^ (1 / 2 : ℝ))
+      = 3 - 2 * Real.sqrt 2 := by
+  obtain ⟨hsq, hlo, hhi⟩ := sqrt_two_facts
+  have hs0 : (3 - 2 * Real.sqrt 2 : ℝ) = (Real.sqrt 2 - 1) ^ 2 := by
+    linear_combination (-1 : ℝ) * hsq
+  have hr1 : (0 : ℝ) ≤ Real.sqrt 2 - 1 := by linarith
+  have hroot : (3 - 2 * Real.sqrt 2 : ℝ) ^ (1 / 2 : ℝ) = Real.sqrt 2 - 1 := by
+    rw [← Real.sqrt_eq_rpow, hs0, Real.sqrt_sq hr1]
+  rw [hroot]
+  have hneg : (3 - 2 * Real.sqrt 2) - (Real.sqrt 2 - 1) < 0 := by linarith
+  have hd : (0 : ℝ) < 1 + (Real.sqrt 2 - 1) := by linarith
+  rw [abs_of_neg hneg, div_eq_iff hd.ne']
+  linear_combination 2 * hsq
 
 /-! ## The blocks of `Basic.lean` with the sup norm of `Fin d → ℝ` -/
 
