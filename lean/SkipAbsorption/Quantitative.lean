@@ -26,9 +26,13 @@ kind of identity, `(1 + s^3) - 3 (s - s^3) = (s + 1)(2 s - 1)^2`, gives `c_3 = 1
 For `k = 1/2` (with `u = √s`) the maximum is `3 - 2√2`, from
 `(3 - 2√2)(1 + u) - (u - u^2) = (u - (√2 - 1))^2`.
 
-Not mirrored here (Coq only): the existence of the maximum `c_k` for every `k` (the
-extreme-value argument of `QuantitativeNorm.ck_max_exists`), the operator-norm form and
-the sharp relu2 example.  For `k ≠ 1` a positive constant is still
+For every `k > 0`, `k ≠ 1` the maximum `c_k` over `(0, 1)` exists and is positive
+(`ck_max_exists`, by the extreme-value theorem on `[0, 1]`, where the ratio vanishes at both
+ends; Coq's proof instead bounds the ratio near `0` and `1` by hand).
+
+Not mirrored here (Coq only): the bound with `c_k` itself in every norm
+(`QuantitativeNorm.homogeneous_gap_ck`, a one-line consequence of `homogeneous_gap_radius`
+and `ck_max_exists`), the operator-norm form and the sharp relu2 example.  For `k ≠ 1` a positive constant is still
 proved here (`homogeneous_any_width_gap`, with `s = 1/2`).
 -/
 
@@ -164,6 +168,49 @@ theorem homogeneous_any_width_gap {E : Type*} [NormedAddCommGroup E] [NormedSpac
       = |(2⁻¹ : ℝ) - (2⁻¹ : ℝ) ^ k| / (1 + (2⁻¹ : ℝ) ^ k) * rad * ‖M v‖ / ‖v‖ := by ring
   rw [hre]
   exact hgap
+
+/-! ## The maximum `c_k` exists for every `k > 0`, `k ≠ 1` -/
+
+/-- For every `k > 0`, `k ≠ 1`, the ratio `|s - s^k| / (1 + s^k)` attains a positive maximum
+over `(0, 1)`, at some `s0`.  On `[0, 1]` the ratio is continuous (`k > 0` is used at
+`s = 0`, through the continuity of `s ↦ s^k`), it vanishes at `0` and at `1`, and it is
+positive at `1/2`; so the maximum given by the extreme-value theorem on the compact `[0, 1]`
+is positive and lies inside. -/
+theorem ck_max_exists {k : ℝ} (k_pos : 0 < k) (k_ne_1 : k ≠ 1) :
+    ∃ s0 : ℝ, 0 < s0 ∧ s0 < 1 ∧ 0 < |s0 - s0 ^ k| / (1 + s0 ^ k) ∧
+      ∀ s : ℝ, 0 < s → s < 1 → |s - s ^ k| / (1 + s ^ k) ≤ |s0 - s0 ^ k| / (1 + s0 ^ k) := by
+  have hpow : Continuous (fun s : ℝ => s ^ k) := Real.continuous_rpow_const k_pos.le
+  have hnum : Continuous (fun s : ℝ => |s - s ^ k|) := (continuous_id.sub hpow).abs
+  have hden : Continuous (fun s : ℝ => 1 + s ^ k) := continuous_const.add hpow
+  have hcont : ContinuousOn (fun s : ℝ => |s - s ^ k| / (1 + s ^ k)) (Set.Icc 0 1) :=
+    hnum.continuousOn.div hden.continuousOn (fun x hx => by
+      have hx0 : 0 ≤ x ^ k := Real.rpow_nonneg hx.1 k
+      have hx1 : (0 : ℝ) < 1 + x ^ k := by linarith
+      exact hx1.ne')
+  obtain ⟨s0, hs0, hmax⟩ :=
+    IsCompact.exists_isMaxOn isCompact_Icc (Set.nonempty_Icc.mpr zero_le_one) hcont
+  have hle : ∀ s ∈ Set.Icc (0 : ℝ) 1,
+      |s - s ^ k| / (1 + s ^ k) ≤ |s0 - s0 ^ k| / (1 + s0 ^ k) :=
+    isMaxOn_iff.mp hmax
+  -- the value at 1/2 is positive
+  have hp : 0 < (2⁻¹ : ℝ) ^ k := Real.rpow_pos_of_pos (by norm_num) k
+  have hhalf : 0 < |(2⁻¹ : ℝ) - (2⁻¹ : ℝ) ^ k| / (1 + (2⁻¹ : ℝ) ^ k) :=
+    div_pos (abs_pos.mpr (sub_ne_zero.mpr (fun h => half_rpow_ne_half k_ne_1 h.symm)))
+      (by linarith)
+  have hmem : (2⁻¹ : ℝ) ∈ Set.Icc (0 : ℝ) 1 := ⟨by norm_num, by norm_num⟩
+  have hpos : 0 < |s0 - s0 ^ k| / (1 + s0 ^ k) := lt_of_lt_of_le hhalf (hle 2⁻¹ hmem)
+  -- the ratio vanishes at 0 and at 1
+  have hne0 : s0 ≠ 0 := by
+    intro h
+    rw [h, Real.zero_rpow k_pos.ne'] at hpos
+    norm_num at hpos
+  have hne1 : s0 ≠ 1 := by
+    intro h
+    rw [h, Real.one_rpow] at hpos
+    norm_num at hpos
+  refine ⟨s0, lt_of_le_of_ne hs0.1 (Ne.symm hne0), lt_of_le_of_ne hs0.2 hne1, hpos, ?_⟩
+  intro s hs hs1
+  exact hle s ⟨hs.le, hs1.le⟩
 
 /-! ## Degree 2: the constant `(√2 - 1) / 2` -/
 
