@@ -11,3 +11,4 @@ import SkipAbsorption.GluFlip
 import SkipAbsorption.Width
 import SkipAbsorption.DepthWidth
 import SkipAbsorption.DepthD1
+import SkipAbsorption.Quantitative

@@ -61,10 +61,10 @@ def test_table_shows_the_formal_scope_never_a_bare_checked(quick_doc):
         assert rows["non-generic"][coq_col] == "empty-interior form"
         assert rows["depth-width"][coq_col] == "full"
         assert rows["depth-narrow"][coq_col] == "parts (a) and (b)"
+        assert rows["relu-complete"][coq_col] == "full"
     assert rows["depth-any"][lean_col] == "flat blocks only*"
     assert rows["relu-gelu-iff"][lean_col] == "relu half*"
-    assert rows["homogeneous-any-width"][lean_col] == "qualitative*"
-    assert rows["relu-complete"][coq_col] == "absent"
+    assert rows["homogeneous-any-width"][lean_col] == "gap, c_k, 3 constants*"
     assert not any(r[coq_col] == "checked" or r[lean_col].startswith("written") for r in rows.values())
 
 

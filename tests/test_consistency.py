@@ -85,7 +85,9 @@ def test_every_formal_claim_has_a_scope_label_and_an_instance():
                        ("depth-narrow", "parts (a) and (b)"),
                        ("generic-weights", "empty-interior form")):
         assert C.scope_label(reg[cid], "coq") == label and C.scope_note(reg[cid], "coq"), cid
-    assert C.scope_label(reg["homogeneous-any-width"], "lean") == "qualitative"
+    # Lean mirrors the impossibility, the gap, c_k and c_2, c_3, c_1/2; the note names what is Coq only.
+    assert C.scope_label(reg["homogeneous-any-width"], "lean") == "gap, c_k, 3 constants"
+    assert "homogeneous_gap_ck" in C.scope_note(reg["homogeneous-any-width"], "lean")
 
 
 # ---------------------------------------------------------------- forbidden constructs (Coq)
