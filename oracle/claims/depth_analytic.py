@@ -820,7 +820,8 @@ def analytic_certificate(inst: AnalyticInstance) -> Certificate:
               f"(N = {cert['N']}) of the Jacobian has determinant {cert['det']} (arb, {cert['precision']} "
               f"bits), so rank N > D_plain = {cert['D_plain']}: almost every residual stack of these widths "
               "is no plain stack of the same widths") if ok else \
-        f"no certificate for {cert['activation']}, d = {cert['d']}, widths {cert['widths']} ({source})"
+        f"no certificate for {cert['activation']}, d = {cert['d']}, widths {cert['widths']} ({source})" + \
+        (f": {cert['reason']}" if cert.get("reason") else "")
     # what this instance reached, for the coverage measurement: the layers the certificate uses
     # (a sweep entry has its own d and widths), bias-free with identity skips
     _, layers, _, _ = certificate_parts(cert)
