@@ -93,6 +93,99 @@ def test_ball_values_agree_with_the_catalog(name):
         assert da.value_and_slope(name, zb)[0].overlaps(act.ball(zb))
 
 
+# ---------------------------------------------------------------- the independent derivative check
+
+# the two chain-rule bugs a referee planted (both leave a generic matrix of rank N)
+CHAIN_RULE_MUTANTS = {
+    "suffix_dropped": ("        Sl = suffix[l]\n",
+                       "        Sl = [[(one if a == b else zero) for b in range(d)] for a in range(d)]\n"),
+    "x_for_y_prev": ("                row.extend(g * yl[c] for c in range(d))",
+                     "                row.extend(g * x[c] for c in range(d))"),
+}
+
+
+def _mutated_module(name):
+    """A private copy of oracle.claims.depth_analytic with one chain-rule edit (text replacement)."""
+    import importlib.util
+    import sys
+    old, new = CHAIN_RULE_MUTANTS[name]
+    src = open(da.__file__).read()
+    assert src.count(old) == 1
+    spec = importlib.util.spec_from_loader(f"_da_mutant_{name}", loader=None)
+    mod = importlib.util.module_from_spec(spec)
+    mod.__file__ = da.__file__
+    sys.modules[spec.name] = mod
+    exec(compile(src.replace(old, new), f"<{name}>", "exec"), mod.__dict__)
+    return mod
+
+
+@pytest.mark.parametrize("name", da.ACTIVATIONS)
+def test_chain_rule_agrees_with_forward_mode_series(name):
+    """J v from the chain rule and the series derivative overlap at every point, tightly."""
+    cert = da.make_certificate(name, 3, [2, 4, 1], seed=3)
+    assert cert["certified"]
+    act, layers, pts, rows = da.certificate_parts(cert)
+    J = da.jacobian_ball(act, layers, pts, cert["precision"])
+    v = da.check_direction(cert["N"])
+    assert len(v) == cert["N"] and 0 not in v
+    ref = da.jvp_ball(act, layers, pts, v, cert["precision"])
+    assert len(ref) == len(pts) * 3
+    assert any(abs(float(b.mid())) > 1e-3 for b in ref)          # not a comparison of zeros
+    assert da.derivative_mismatch(act, layers, pts, J, cert["precision"]) == ""
+    # the series derivative is the derivative: a central difference quotient agrees (float evidence)
+    x = [float(t) for t in pts[0]]
+    flat = [float(t) for t in da.flatten_layers(layers)]
+    h = 1e-6
+    up = da.unflatten(3, [2, 4, 1], [t + h * s for t, s in zip(flat, v)])
+    dn = da.unflatten(3, [2, 4, 1], [t - h * s for t, s in zip(flat, v)])
+    fd = (_eval64(name, up, x) - _eval64(name, dn, x)) / (2 * h)
+    assert np.allclose(fd, [float(b.mid()) for b in ref[:3]], atol=1e-6)
+
+
+def test_a_jacobian_entry_off_by_a_little_is_caught():
+    from flint import arb, ctx
+    cert = da.make_certificate("silu", 2, [3, 2], seed=0)
+    act, layers, pts, rows = da.certificate_parts(cert)
+    J = da.jacobian_ball(act, layers, pts, cert["precision"])
+    old = ctx.prec
+    ctx.prec = cert["precision"]      # at the default 53 bits the change would be rounded away
+    try:
+        J[3, 5] = J[3, 5] + arb(2) ** -60
+    finally:
+        ctx.prec = old
+    why = da.derivative_mismatch(act, layers, pts, J, cert["precision"])
+    assert why.startswith("the chain-rule Jacobian disagrees") and "point 1, output 1" in why
+
+
+@pytest.mark.parametrize("mutant", sorted(CHAIN_RULE_MUTANTS))
+@pytest.mark.parametrize("name", da.ACTIVATIONS)
+def test_chain_rule_mutants_are_refused(mutant, name):
+    """With a wrong chain rule the minor still has a nonzero determinant; the derivative check
+    refuses the certificate, both when it is issued and when it is re-checked."""
+    bad = _mutated_module(mutant)
+    widths = [2, 3]
+    cert = bad.make_certificate(name, 2, widths, seed=1)
+    assert not cert["certified"]
+    assert cert["reason"].startswith("the chain-rule Jacobian disagrees with the forward-mode derivative")
+    # the old behaviour: without the derivative check the wrong matrix is certified rank N ...
+    saved = bad.derivative_mismatch
+    bad.derivative_mismatch = lambda *a: ""
+    try:
+        forged = bad.make_certificate(name, 2, widths, seed=1)
+    finally:
+        bad.derivative_mismatch = saved
+    assert forged["certified"]
+    # ... and its re-check (the one the audit and `absorb recheck` run) now refuses it
+    why = bad.recheck_reason(_json(forged))
+    assert why.startswith("the chain-rule Jacobian disagrees"), why
+    assert not bad._rank_full(_json(forged))
+    # the correct code refuses it too (its determinant is not the one of dF/dtheta), and a correct
+    # certificate re-checks under the correct code only
+    assert not da.recheck(_json(forged))
+    good = da.make_certificate(name, 2, widths, seed=1)
+    assert da.recheck(_json(good)) and not bad.recheck(_json(good))
+
+
 # ---------------------------------------------------------------- certificates
 
 @pytest.mark.parametrize("name", da.ACTIVATIONS)

@@ -2,7 +2,8 @@
 must make `absorb audit --quick --claim <affected>` fail.
 
 The mutants are curated by hand (text edits, one per mutant): constructions of replacing blocks,
-exact checks, formulas (m*, the absorption-width C, c_2), enumerations (index sets, independent
+exact checks, formulas (m*, the absorption-width C, c_2, the chain rule of depth-analytic's
+Jacobian), enumerations (index sets, independent
 class sets, kink classes), tolerances, planted instances and the coverage measurement itself.
 Each makes a registered statement false as the code encodes it (or a conclusion the oracle
 decides wrong), so a reviewer running the audit must see it. All mutants run once, two at a
@@ -11,7 +12,8 @@ An equivalent mutant found on the way (relu_width.independent_subsets never tryi
 any |T| = d costs d, which the initial upper bound already prices) was dropped, not kept.
 
 Claims attacked: relu-gelu-iff, relu-limit, glu-flip, absorption-width, relu-complete,
-homogeneous-any-width, skip-reduction, depth-width, generic-weights.
+homogeneous-any-width, skip-reduction, depth-width, generic-weights, depth-analytic,
+depth-analytic-generic.
 """
 
 import json
@@ -88,6 +90,10 @@ MUTANTS: dict[str, tuple[str, str, str, list[str]]] = {
     "c2_ratio_wrong_denominator": (
         "oracle/claims/homogeneous.py", "    return (s - s**k) / (1 + s**k)", "    return (s - s**k) / (1 - s**k)",
         ["homogeneous-any-width"]),
+    "analytic_jacobian_drops_suffix": (   # S_l = I: still rank N; only the derivative check sees it
+        "oracle/claims/depth_analytic.py", "        Sl = suffix[l]\n",
+        "        Sl = [[(one if a == b else zero) for b in range(d)] for a in range(d)]\n",
+        ["depth-analytic", "depth-analytic-generic"]),
     # ---- enumerations
     "index_sets_miss_the_full_set": (
         "oracle/algebra/exact.py", "    for mask in range(1 << m):", "    for mask in range((1 << m) - 1):",

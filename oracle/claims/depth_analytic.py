@@ -13,6 +13,11 @@ produces and re-checks that certificate:
     and the suffix products S_l = A_L ... A_{l+1},
         dF/dU_l[i, c] = S_l w_{l,i} s'(z_{l,i}) y_{l-1,c},   dF/dW_l[a, i] = S_l e_a s(z_{l,i});
     every ball contains the exact value (Arb bounds its own rounding, and erf, exp, tanh);
+  * the chain rule is checked against an independent derivative: along one fixed dense direction v,
+    forward mode on length-2 arb power series (Arb's own derivatives of erf and exp, the
+    activation written from erf and exp alone) encloses J(x_k) v at every point, and the two
+    enclosures must overlap (a wrong chain rule is still of rank N, so the rank alone would not
+    see it);
   * an N x N minor (rows picked by a float64 pivoted QR, and recorded) has a determinant
     ball that excludes 0, which proves rank N; a certificate is issued only when the ball excludes
     0 with a margin (radius <= |mid| / MARGIN) and its stored string is itself a ball without 0.
@@ -35,7 +40,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 import scipy.linalg
-from flint import arb, arb_mat, ctx, fmpq
+from flint import arb, arb_mat, arb_series, ctx, fmpq
 from hypothesis import strategies as st
 
 from oracle.algebra.exact import all_index_sets_exact, identity, qmat, safe_recheck, smat
@@ -255,16 +260,125 @@ def choose_rows(J: np.ndarray) -> list[int]:
     return sorted(int(i) for i in piv[:N])
 
 
-def minor_det(name: str, layers: Sequence[Layer], points: Sequence[Sequence[Fraction]],
-              rows: Sequence[int], prec: int) -> arb:
-    """The determinant ball of the chosen N x N minor."""
+def jacobian_and_minor_det(name: str, layers: Sequence[Layer], points: Sequence[Sequence[Fraction]],
+                           rows: Sequence[int], prec: int) -> tuple[arb_mat, arb]:
+    """The full Jacobian ball matrix and the determinant ball of the chosen N x N minor."""
     J = jacobian_ball(name, layers, points, prec)
     N = J.ncols()
     old = ctx.prec
     ctx.prec = prec
     try:
         sub = arb_mat(N, N, [J[i, j] for i in rows for j in range(N)])
-        return sub.det()
+        return J, sub.det()
+    finally:
+        ctx.prec = old
+
+
+def minor_det(name: str, layers: Sequence[Layer], points: Sequence[Sequence[Fraction]],
+              rows: Sequence[int], prec: int) -> arb:
+    """The determinant ball of the chosen N x N minor."""
+    return jacobian_and_minor_det(name, layers, points, rows, prec)[1]
+
+
+# ================================================================ an independent derivative
+#
+# The chain rule above is the certificate's only link to dF/dtheta: a wrong formula (a dropped
+# suffix product, the input x in place of y_{l-1}) is still a generic matrix and still of rank N.
+# So every certificate is also checked against a derivative taken another way: forward mode on
+# truncated power series (arb_series of length 2, i.e. dual numbers whose arithmetic and whose
+# erf/exp derivatives are Arb's own), with the activation written from erf and exp alone
+# (tanh u = 1 - 2 / (e^{2u} + 1)); neither value_and_slope nor _jac_point is used.  Along one
+# dense direction v the series F(theta + t v)(x_k) has t-coefficient J(x_k) v, for every point.
+
+JVP_RELATIVE_WIDTH = 2.0 ** -40   # a difference ball wider than this (relative) proves nothing
+
+
+def _series_activation(name: str, z: arb_series) -> arb_series:
+    """s(z) on a length-2 series, from erf and exp directly (no slope formula)."""
+    if name == "gelu":
+        return z * (1 + (z * (1 / arb(2).sqrt())).erf()) / 2
+    if name == "silu":
+        return z / (1 + (-z).exp())
+    if name == "gelu_tanh":
+        c = (arb(2) / arb.pi()).sqrt()
+        u = c * (z + arb(GELU_TANH_A) * z * z * z)
+        return z * (1 + (1 - 2 / ((2 * u).exp() + 1))) / 2
+    raise ValueError(f"depth-analytic covers gelu, gelu_tanh and silu, not {name!r}")
+
+
+def check_direction(N: int) -> list[int]:
+    """The direction v of the derivative check: N nonzero integers in [-3, 3], fixed by N alone
+    (dense, so every column of J enters J v)."""
+    rng = random.Random(f"depth-analytic/jvp/{N}")
+    return [rng.choice((-3, -2, -1, 1, 2, 3)) for _ in range(N)]
+
+
+def _coeff(s: arb_series, k: int) -> arb:
+    c = s.coeffs()
+    return c[k] if k < len(c) else arb(0)
+
+
+def jvp_ball(name: str, layers: Sequence[Layer], points: Sequence[Sequence[Fraction]],
+             direction: Sequence[int], prec: int) -> list[arb]:
+    """Balls containing the t-derivative at t = 0 of F_{theta + t v}(x_k), stacked over the points
+    (row k d + a is output a at point k): the same numbers as J v, computed without J."""
+    old = ctx.prec
+    ctx.prec = prec
+    try:
+        ser = lambda a, b: arb_series([a, b], prec=2)
+        q = lambda v: arb(fmpq(v.numerator, v.denominator))
+        k = 0
+        dual: list[tuple[list[list[arb_series]], list[list[arb_series]]]] = []
+        for U, W in layers:   # theta + t v in flatten_layers' order: U_l row-major, then W_l
+            Us, Ws = [], []
+            for r in U:
+                Us.append([ser(q(v), arb(direction[k + c])) for c, v in enumerate(r)])
+                k += len(r)
+            for r in W:
+                Ws.append([ser(q(v), arb(direction[k + c])) for c, v in enumerate(r)])
+                k += len(r)
+            dual.append((Us, Ws))
+        out: list[arb] = []
+        for x in points:
+            d = len(x)
+            y = [ser(q(v), arb(0)) for v in x]
+            for Us, Ws in dual:
+                h = [_series_activation(name, sum((u[c] * y[c] for c in range(1, d)), u[0] * y[0]))
+                     for u in Us]
+                y = [y[a] + sum((Ws[a][i] * h[i] for i in range(1, len(h))), Ws[a][0] * h[0])
+                     for a in range(d)]
+            out += [_coeff(ya, 1) for ya in y]
+        return out
+    finally:
+        ctx.prec = old
+
+
+def derivative_mismatch(name: str, layers: Sequence[Layer], points: Sequence[Sequence[Fraction]],
+                        J: arb_mat, prec: int) -> str:
+    """'' when J v (the chain-rule Jacobian times check_direction) and the forward-mode series
+    derivative overlap at every point and every output, else a one-line reason."""
+    N = J.ncols()
+    v = check_direction(N)
+    ref = jvp_ball(name, layers, points, v, prec)
+    old = ctx.prec
+    ctx.prec = prec
+    try:
+        Jv = J * arb_mat(N, 1, v)
+        if Jv.nrows() != len(ref):
+            return f"the Jacobian has {Jv.nrows()} rows, the points give {len(ref)}"
+        d = len(points[0])
+        for r, b in enumerate(ref):
+            a = Jv[r, 0]
+            diff = a - b
+            where = f"point {r // d}, output {r % d}"
+            if not (a.is_finite() and b.is_finite()):
+                return f"the derivative check along a fixed direction is not finite at {where}"
+            if not diff.contains(0):
+                return (f"the chain-rule Jacobian disagrees with the forward-mode derivative at {where}: "
+                        f"J v = {a.str(6, radius=True)}, series {b.str(6, radius=True)}")
+            if diff.rad() > JVP_RELATIVE_WIDTH * max(1.0, float(abs(b.mid()))):
+                return f"the derivative check at {where} is too wide to compare (radius {float(diff.rad()):.3g})"
+        return ""
     finally:
         ctx.prec = old
 
@@ -343,10 +457,14 @@ def certify(activation: str, layers: Sequence[Layer], points: Sequence[Sequence[
     rows = choose_rows(J)
     cert["rows_omitted"] = sorted(set(range(len(points) * d)) - set(rows))
     for prec in precisions:
-        det = minor_det(activation, layers, points, rows, prec)
+        J, det = jacobian_and_minor_det(activation, layers, points, rows, prec)
         cert["precision"], cert["det"] = prec, det.str(6, radius=True)
         if clear_of_zero(det) and not arb(cert["det"]).contains(0):
-            cert["certified"] = True
+            why = derivative_mismatch(activation, layers, points, J, prec)
+            if why:   # a Jacobian that is not dF/dtheta certifies nothing, at any precision
+                cert["reason"] = why
+            else:
+                cert["certified"] = True
             break
     return cert
 
@@ -412,7 +530,7 @@ def recheck_det(cert: dict[str, Any]) -> tuple[str, Optional[arb]]:
     """Re-verify a certificate from its JSON alone: the dimension count (L >= 2, D_plain < N),
     the distinct points, and a determinant ball of the stated N x N minor, recomputed at the
     stated precision, that excludes 0 and overlaps the stored one, whose own ball must exclude 0
-    too.  Returns ('', the recomputed determinant ball) when the certificate holds, else
+    too, and a Jacobian that agrees with the forward-mode derivative (derivative_mismatch).  Returns ('', the recomputed determinant ball) when the certificate holds, else
     (a one-line reason, None)."""
     try:
         if cert.get("claim") != CLAIM:
@@ -441,7 +559,7 @@ def recheck_det(cert: dict[str, Any]) -> tuple[str, Optional[arb]]:
         stored = arb(cert["det"])
         if not stored.is_finite() or stored.contains(0):
             return f"the stored determinant ball {cert['det']} contains 0", None
-        det = minor_det(act, layers, pts, rows, prec)
+        J, det = jacobian_and_minor_det(act, layers, pts, rows, prec)
         if det.contains(0):
             return f"the recomputed determinant ball {det.str(6, radius=True)} contains 0", None
         # the stored enclosure must describe the recomputed one (a tampered weight, point or row
@@ -449,6 +567,10 @@ def recheck_det(cert: dict[str, Any]) -> tuple[str, Optional[arb]]:
         if not det.overlaps(stored):
             return f"the recomputed determinant {det.str(6, radius=True)} does not overlap the stored " \
                 f"{cert['det']} (a changed weight, point or row)", None
+        # the matrix must be dF/dtheta: J v against an independent forward-mode derivative
+        why = derivative_mismatch(act, layers, pts, J, prec)
+        if why:
+            return why, None
         return "", det
     except (KeyError, TypeError, ValueError, ZeroDivisionError, IndexError, AttributeError) as e:
         return f"malformed certificate ({type(e).__name__}: {' '.join(str(e).split())[:120]})", None
@@ -698,7 +820,8 @@ def analytic_certificate(inst: AnalyticInstance) -> Certificate:
               f"(N = {cert['N']}) of the Jacobian has determinant {cert['det']} (arb, {cert['precision']} "
               f"bits), so rank N > D_plain = {cert['D_plain']}: almost every residual stack of these widths "
               "is no plain stack of the same widths") if ok else \
-        f"no certificate for {cert['activation']}, d = {cert['d']}, widths {cert['widths']} ({source})"
+        f"no certificate for {cert['activation']}, d = {cert['d']}, widths {cert['widths']} ({source})" + \
+        (f": {cert['reason']}" if cert.get("reason") else "")
     # what this instance reached, for the coverage measurement: the layers the certificate uses
     # (a sweep entry has its own d and widths), bias-free with identity skips
     _, layers, _, _ = certificate_parts(cert)
@@ -818,8 +941,11 @@ def _rank_full(cert: dict[str, Any]) -> bool:
     """Re-check a rank certificate of any depth (the depth-1 one included)."""
     act, layers, pts, rows = certificate_parts(cert, min_depth=1)
     N = param_count(len(layers[0][1]), [len(U) for U, _ in layers])
-    return len(rows) == N and cert.get("certified") is True and \
-        not minor_det(act, layers, pts, rows, _int(cert["precision"])).contains(0)
+    if len(rows) != N or cert.get("certified") is not True:
+        return False
+    prec = _int(cert["precision"])
+    J, det = jacobian_and_minor_det(act, layers, pts, rows, prec)
+    return not det.contains(0) and derivative_mismatch(act, layers, pts, J, prec) == ""
 
 
 @safe_recheck

@@ -172,8 +172,10 @@ def generic_certificate(inst: GenericInstance) -> Certificate:
                      f"; one-block limit not checked (N = {da.param_count(d, [m])} > {LIMIT_MAX_PARAMS})"))
     else:
         which = "the stack" if not cert["certified"] else "the one-block limit"
+        failed = cert if not cert["certified"] else (limit or {})
         reason = (f"no certificate for {which} ({act}, d = {d}, widths {widths}): the proof predicts "
-                  "rank N there, so this needs a look (higher precision, or an error)")
+                  "rank N there, so this needs a look (higher precision, or an error)"
+                  + (f"; {failed['reason']}" if failed.get("reason") else ""))
     _, layers, _, _ = da.certificate_parts(cert)
     subs = [coverage.Subject(U, W, identity(len(W)), False) for U, W in layers]
     drawn = coverage.features(da._Layers(subs))
