@@ -166,6 +166,21 @@ def part_d():
         r, n = smallest(a, [(U, W)], pts2)
         print(f"  d=2, u_2 = -u_1, w_2 = w_1 ({a}): J v contains 0 in every ball: {dep} "
               f"(|mid| <= {res:.1e}); float smallest/largest singular value {r:.1e}", flush=True)
+    # opposite rows and parallel output columns w_2 = 3 w_1: dependency W-columns (w, -w),
+    # U-rows -u and -u/3 (w s'(z)(-u.x) + 3 w s'(-z)(-u.x / 3) = -w z)
+    U = [u, [-v for v in u]]
+    W = [[w[0], 3 * w[0]], [w[1], 3 * w[1]]]
+    vec = [-u[0], -u[1], -u[0] / 3, -u[1] / 3, w[0], -w[0], w[1], -w[1]]
+    for a in ACTS:
+        dep, res = dependency_check(a, [(U, W)], pts2, vec)
+        print(f"  d=2, u_2 = -u_1, w_2 = 3 w_1 ({a}): J v contains 0 in every ball: {dep} (|mid| <= {res:.1e})",
+              flush=True)
+    # the same two units in two layers of a stack (widths (1, 1)), at eps = 1 and eps = 1/64
+    for e in (Q(1), Q(1, 64)):
+        for a in ACTS:
+            good, det, p, _ = certify(a, split(U, W, [1, 1], e), pts2)
+            print(f"  d=2 stack widths (1, 1), u_2 = -u_1, w_2 = 3 w_1, eps = {e} ({a}): "
+                  f"{'certified full rank 8' if good else 'NOT certified'} ({p} bits)", flush=True)
     U = [u, [-v for v in u]]
     W = [[w[0], w2[0]], [w[1], w2[1]]]
     for a in ACTS:
