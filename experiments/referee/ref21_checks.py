@@ -2,6 +2,7 @@
 
 Uses the independent dual-number Jacobian of ref21_jac.py (no code shared with the oracle).
 
+  0. the dual-number Jacobian against float64 central differences (a test of the code);
   A. the limit block (depth 1, width m, rows pairwise non-parallel), d >= 2: the lemma predicts
      rank 2 d m; certified in arb (determinant ball excludes 0) for all three activations,
      including m < d and m = 1;
@@ -10,7 +11,8 @@ Uses the independent dual-number Jacobian of ref21_jac.py (no code shared with t
   C. the limit itself: with the rows of the limit's minor fixed, the determinant of the stack's
      Jacobian with U-columns divided by eps approaches the limit's determinant as eps -> 0;
   D. where the lemma's hypothesis (rows pairwise non-parallel, d >= 2) fails: float singular
-     values (evidence only) and exact dependency vectors checked in balls.
+     values (evidence only) and exact dependency vectors checked in balls;
+  E. quick_gelu (outside the claim), to which the lemma's hypotheses also apply.
 
     .venv/bin/python experiments/referee/ref21_checks.py
 """
@@ -35,6 +37,51 @@ ACTS = ("gelu", "gelu_tanh", "silu")
 
 def K_for(d, m):
     return 2 * m + d + 1
+
+
+def part_0():
+    """The dual-number Jacobian against float64 central differences of an independent numpy stack."""
+    import math
+    print("0. dual-number Jacobian vs float64 central differences (d = 3, widths (2, 3), eps = 1/2)")
+    rng = random.Random("ref21-0")
+    d, widths = 3, [2, 3]
+    U = rows_nonparallel(5, d, rng)
+    W = [[rq(rng) for _ in range(5)] for _ in range(d)]
+    layers = split(U, W, widths, Q(1, 2))
+    pts = points(d, 4, rng)
+    c, a3 = math.sqrt(2 / math.pi), 0.044715
+    fs = {"gelu": lambda z: z * (1 + np.vectorize(math.erf)(z / math.sqrt(2))) / 2,
+          "silu": lambda z: z / (1 + np.exp(-z)),
+          "gelu_tanh": lambda z: z / 2 * (1 + np.tanh(c * (z + a3 * z ** 3)))}
+    flat = []
+    for Ul, Wl in layers:
+        flat += [float(v) for r in Ul for v in r] + [float(v) for r in Wl for v in r]
+    th = np.array(flat)
+
+    def F(th, s):
+        out, k = [], 0
+        ls = []
+        for Ul, _ in layers:
+            m = len(Ul)
+            Un = th[k:k + m * d].reshape(m, d); k += m * d
+            Wn = th[k:k + m * d].reshape(d, m); k += m * d
+            ls.append((Un, Wn))
+        for x in pts:
+            y = np.array([float(v) for v in x])
+            for Un, Wn in ls:
+                y = y + Wn @ s(Un @ y)
+            out += list(y)
+        return np.array(out)
+    worst = 0.0
+    for name in ACTS:
+        J = np.array([[float(v) for v in row] for row in
+                      [[jacobian(name, layers, pts)[i, j].mid() for j in range(len(th))] for i in range(len(pts) * d)]])
+        h = 1e-6
+        FD = np.array([(F(th + h * e, fs[name]) - F(th - h * e, fs[name])) / (2 * h) for e in np.eye(len(th))]).T
+        err = float(np.abs(FD - J).max())
+        worst = max(worst, err)
+        print(f"  {name}: max |dual - central difference| = {err:.1e}")
+    return worst < 1e-6
 
 
 def part_a():
@@ -215,13 +262,28 @@ def part_d():
     return True
 
 
+def part_e():
+    print("E. quick_gelu (not in the claim; z s' - s = 1.702 z^2 q (1 - q) != 0 and the same limits, so the lemma applies)")
+    for d, widths in [(2, [5]), (2, [3, 2]), (3, [2, 2, 2])]:
+        rng = random.Random(f"ref21-E/{d}/{widths}")
+        m = sum(widths)
+        U = rows_nonparallel(m, d, rng)
+        W = [[rq(rng) for _ in range(m)] for _ in range(d)]
+        pts = points(d, K_for(d, m), rng)
+        good, det, p, _ = certify("quick_gelu", split(U, W, widths, Q(1, 64)), pts)
+        print(f"  d={d} widths={tuple(widths)} eps = 1/64: {'certified' if good else 'NOT certified'} ({p} bits)",
+              flush=True)
+
+
 def main() -> int:
     t = time.perf_counter()
-    ok = part_a()
+    ok = part_0()
+    ok &= part_a()
     ok &= part_b()
     part_c()
     part_d()
-    print(f"A and B all certified: {ok}; {time.perf_counter() - t:.0f} s")
+    part_e()
+    print(f"0 agrees, A and B all certified: {ok}; {time.perf_counter() - t:.0f} s")
     return 0 if ok else 1
 
 
