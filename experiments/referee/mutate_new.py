@@ -6,6 +6,19 @@ with one textual replacement in one oracle file; the audit of the claim is run o
 A mutant whose audit still PASSES is a planted bug the audit does not see.
 
 usage: python mutate_new.py SRC_TREE CLAIM MUTANT_NAME...   (names from MUTANTS below; 'all')
+
+Results, 2026-12-01, seed 0, --quick (int3 @ 2e9281d for depth-analytic-generic, generic @ 1614f02 for
+generic-weights); findings in /work/notes/referee-new.md:
+  audit stays GREEN (the planted bug is not seen): dag_only_gelu, da_jacobian_no_suffix,
+    da_jacobian_input_not_y, gw_no_inclusion_i, gw_no_inclusion_ii, gw_no_inclusion_iii, gw_no_plants,
+    gw_d1_boundary_skipped
+  audit goes RED: dag_only_d2, dag_widths_small, dag_depth1, dag_no_limit, dag_limit_wrong_width,
+    dag_limit_parallel_rows, dag_limit_only_one_layer_width, dag_d1_allowed_no_guard,
+    gw_wrong_rank_witness, gw_wrong_minor, gw_accept_singular_M, gw_witness_pieces_ones,
+    gw_collinear_blind, gw_only_d2, gw_no_singular_M, gw_m_le_d
+  hangs (unbounded redraw loop at d = 1, killed after 6 min): dag_d1_allowed
+The da_jacobian_no_suffix mutant IS caught by tests/test_claim_depth_analytic.py::
+test_jacobian_matches_finite_differences (float evidence), which the audit does not run.
 """
 from __future__ import annotations
 
@@ -26,7 +39,13 @@ MUTANTS = {
     "dag_d1_allowed": (DAG, "d = draw(st.integers(2, MAX_D))", "d = draw(st.integers(1, MAX_D))"),
     "dag_d1_allowed_no_guard": [(DAG, "d = draw(st.integers(2, MAX_D))", "d = draw(st.integers(1, MAX_D))"),
                                 (DAG, "ok = bool(cert[\"certified\"]) and d >= 2 and", "ok = bool(cert[\"certified\"]) and"),
-                                (DAG, "if not isinstance(d, int) or d < 2 or", "if not isinstance(d, int) or")],
+                                (DAG, "if not isinstance(d, int) or d < 2 or", "if not isinstance(d, int) or"),
+                                (DAG, "            if non_parallel(U):\n                break\n        out.append",
+                                 "            if d == 1 or non_parallel(U):\n                break\n        out.append"),
+                                (DAG, "        if non_parallel(U):\n            break\n    W = [[",
+                                 "        if d == 1 or non_parallel(U):\n            break\n    W = [["),
+                                (DAG, "    if len(U) != m or len(W) != d or not non_parallel(U):",
+                                 "    if len(U) != m or len(W) != d or (d > 1 and not non_parallel(U)):")],
     "dag_depth1": (DAG, "for _ in range(draw(st.integers(2, 3)))]", "for _ in range(draw(st.integers(1, 3)))]"),
     "dag_no_limit": (DAG, "if da.param_count(d, [m]) <= LIMIT_MAX_PARAMS:\n        limit = limit_certificate(act, d, m, inst.seed)",
                      "if False:\n        limit = limit_certificate(act, d, m, inst.seed)"),
