@@ -14,14 +14,21 @@ an explicit weight where it does not vanish:
         witness: W_up rows (1, l, 0, ...), W_down columns e_1: values 1, l' - l, 1.
 
 On hypothesis-drawn rational weights (d = 1..3, m below, at and above d, M the identity, an
-invertible unimodular matrix, or a singular one) the check evaluates every polynomial EXACTLY
+invertible unimodular matrix, or a singular one), each planted on one failing set (``DEFECTS``:
+W_up of low rank, a singular piece, two collinear rows, a zero row, a zero column; the defect is
+confirmed present by direct recomputation), the check evaluates every polynomial EXACTLY
 (python-flint fmpq) at the drawn weights and at the witness, certifies each witness value is
 nonzero and that the property really holds at the witness (rank, invertibility and
 nondegeneracy recomputed independently of the polynomials), and checks the inclusion "the
-property fails at the drawn weights => the polynomial vanishes there". The drawn weights are
-small integers and fractions, so zero rows, zero columns and rank drops are drawn often, and
-collinear rows and singular pieces are planted on part of the instances (that is the point: the
-inclusion is tested where it matters); how often says nothing about Lebesgue measure.
+property fails at the drawn weights => the polynomial vanishes there".
+
+Part (iv), the empty-interior form, is tested on the same failing weights with a drawn rational
+eps, by the constructions of GenericWeights.v: W_up + delta E (``rank_dense``); (1 + delta) W_down
+with the singular t of each S counted exactly, at most d (``pieces_dense``); the line towards the
+witness of (iii) (``nondegenerate_dense``). Each tries rational delta below eps, one more than the
+number of real roots of its polynomials (Sturm), verifies the property directly at each candidate
+against the polynomials, and fails when no candidate works or the move is not below eps. How often
+the drawn weights fail says nothing about Lebesgue measure.
 
 Where a clause is not claimed the check records why and checks its boundary instead: for a
 singular M (clause (ii)) the piece of S = {} is M itself, singular at every weight; for d = 1
