@@ -278,7 +278,7 @@ def pieces_dense(W_up: QMat, W_down: QMat, M: QMat, eps: Fraction) -> tuple[dict
     for S in _subsets(m):
         P = index_sum(W_up, W_down, S)
         p, deg_ok = along(lambda t, P=P: det(_axpy(M, t, P)), d)
-        if not deg_ok or p.degree() > d:
+        if not deg_ok:  # p interpolates d + 1 values, so it has degree <= d; two more values check it
             problems.append(f"(iv)(ii) det(M + t W_S U_S) is not of degree <= {d} for S = {list(S)}")
         if _qf(p(fmpq(0))) != detM or p.is_zero():
             problems.append(f"(iv)(ii) det(M + t W_S U_S) at t = 0 is not det M for S = {list(S)}")
