@@ -144,3 +144,91 @@ def test_planted_bug_fails_the_oracle_run(monkeypatch, name, fn):
     monkeypatch.setattr(gw, name, fn)
     res = run_check(gw.check, 20, samples=_samples())  # what `absorb audit --quick` runs
     assert not res.passed and res.failing is not None, name
+
+
+# ---------------------------------------------------------------- part (iv): the empty-interior constructions
+
+def test_real_root_count_is_exact():
+    from flint import fmpq_poly
+    x2m2 = fmpq_poly([-2, 0, 1])  # roots +-sqrt 2, irrational
+    assert gw.real_root_count(x2m2 * fmpq_poly([1, 1])) == 3
+    assert gw.real_root_count(fmpq_poly([1, 0, 1])) == 0
+    assert gw.real_root_count(fmpq_poly([1, -2, 1]) * fmpq_poly([1, -2, 1])) == 1  # (x - 1)^4
+    assert gw.real_root_count(fmpq_poly([5])) == 0
+    with pytest.raises(ValueError):
+        gw.real_root_count(fmpq_poly([0]))
+
+
+def test_part_iv_moves_failing_weights_to_good_ones_within_eps():
+    # rows (1, 2), (2, 4), (0, 0): rank 1 < 2, a collinear pair, a zero row, a zero column 2;
+    # the piece of S = {0} is I + (-1/5, -2/5)^T (1, 2), singular.
+    U = [[1, 2], [2, 4], [0, 0]]
+    W = [[Q(-1, 5), 0, 0], [Q(-2, 5), 1, 0]]
+    eps = Q(1, 1000)
+    inst = gw.WeightsInstance(*(_inst(U, W, identity(2)).__dict__[k] for k in ("W_up", "W_down", "M")),
+                              defect="collinear", eps=eps)
+    cert = gw.check(inst)
+    assert cert.holds, cert.reason
+    iv = cert.data["iv"]
+    Uq, Wq = inst.W_up, inst.W_down
+    # (i): the moved W_up has rank 2, and no entry moved by eps or more (recomputed here)
+    U1 = [[Q(v) for v in r] for r in iv["rank"]["W_up"]]
+    assert gw.rank(U1, 2) == 2 and gw._dist(U1, Uq) < eps
+    # (ii): W_down scaled, W_up kept; every piece invertible; the singular t counted per S
+    W1 = [[Q(v) for v in r] for r in iv["pieces"]["W_down"]]
+    assert gw._dist(W1, Wq) < eps
+    assert all(gw.det(gw._plus(inst.M, gw.index_sum(Uq, W1, S))) != 0 for S in gw._subsets(3))
+    assert len(iv["pieces"]["singular_t"]) == 8 and all(n <= 2 for n in iv["pieces"]["singular_t"])
+    assert iv["pieces"]["singular_t"][1] >= 1  # S = {0} is singular at t = 1
+    # (iii): nondegenerate, within eps
+    U2 = [[Q(v) for v in r] for r in iv["nondegeneracy"]["W_up"]]
+    W2 = [[Q(v) for v in r] for r in iv["nondegeneracy"]["W_down"]]
+    assert gw.nondegenerate(U2, W2) and gw._dist(U2, Uq) < eps and gw._dist(W2, Wq) < eps
+
+
+def test_singular_t_counts_in_one_dimension():
+    # d = m = 1, M = 1, u = 1, w = -1: det(1 + t w u) = 1 - t, singular only at t = 1
+    out, problems = gw.pieces_dense([[Q(1)]], [[Q(-1)]], [[Q(1)]], Q(1, 10))
+    assert not problems and out["singular_t"] == [0, 1]
+    assert Q(out["W_down"][0][0]) != -1 and abs(Q(out["W_down"][0][0]) + 1) < Q(1, 10)
+
+
+def test_planted_defects_are_present():
+    @settings(max_examples=80, deadline=None, database=None)
+    @given(inst=gw.STRATEGY)
+    def run(inst):
+        assert inst.defect in gw.defects_for(inst.d, inst.m, inst.M)
+        assert gw.defect_present(inst.defect, inst.W_up, inst.W_down, inst.M)
+    run()
+    # an instance that claims a defect it does not have is refused
+    cert = gw.check(gw.WeightsInstance(*(_inst([[1, 0], [0, 1]], [[1, 0], [0, 1]], identity(2)).__dict__[k]
+                                         for k in ("W_up", "W_down", "M")), defect="zero_row"))
+    assert not cert.holds and "planted defect zero_row is absent" in cert.reason
+
+
+def test_tampered_part_iv_is_rejected():
+    inst = gw.WeightsInstance(*(_inst([[1, 2], [2, 4]], [[1, 0], [0, 0]], identity(2)).__dict__[k]
+                                for k in ("W_up", "W_down", "M")), defect="zero_col", eps=Q(1, 3))
+    cert = gw.check(inst).as_dict()
+    assert cert["holds"] and gw.recheck(cert)
+    bad = copy.deepcopy(cert)
+    bad["data"]["iv"]["rank"]["delta"] = "1/7"
+    assert not gw.recheck(bad)
+    bad = copy.deepcopy(cert)
+    bad["data"]["eps"] = "0"
+    assert not gw.recheck(bad)
+
+
+def _no_plant(draw, defect, U, W, M):
+    return U, W  # planted: the defect is named but not planted
+
+
+def _no_move(scale, count):
+    return [Q(0)] * count  # planted: delta = 0, the weights are not moved
+
+
+@pytest.mark.parametrize("name, fn", [("_plant", _no_plant), ("candidates", _no_move)])
+def test_planted_bug_in_part_iv_fails_the_oracle_run(monkeypatch, name, fn):
+    monkeypatch.setattr(gw, name, fn)
+    res = run_check(gw.check, 20, samples=_samples())
+    assert not res.passed and res.failing is not None, name

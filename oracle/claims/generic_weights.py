@@ -14,14 +14,21 @@ an explicit weight where it does not vanish:
         witness: W_up rows (1, l, 0, ...), W_down columns e_1: values 1, l' - l, 1.
 
 On hypothesis-drawn rational weights (d = 1..3, m below, at and above d, M the identity, an
-invertible unimodular matrix, or a singular one) the check evaluates every polynomial EXACTLY
+invertible unimodular matrix, or a singular one), each planted on one failing set (``DEFECTS``:
+W_up of low rank, a singular piece, two collinear rows, a zero row, a zero column; the defect is
+confirmed present by direct recomputation), the check evaluates every polynomial EXACTLY
 (python-flint fmpq) at the drawn weights and at the witness, certifies each witness value is
 nonzero and that the property really holds at the witness (rank, invertibility and
 nondegeneracy recomputed independently of the polynomials), and checks the inclusion "the
-property fails at the drawn weights => the polynomial vanishes there". The drawn weights are
-small integers and fractions, so zero rows, zero columns and rank drops are drawn often, and
-collinear rows and singular pieces are planted on part of the instances (that is the point: the
-inclusion is tested where it matters); how often says nothing about Lebesgue measure.
+property fails at the drawn weights => the polynomial vanishes there".
+
+Part (iv), the empty-interior form, is tested on the same failing weights with a drawn rational
+eps, by the constructions of GenericWeights.v: W_up + delta E (``rank_dense``); (1 + delta) W_down
+with the singular t of each S counted exactly, at most d (``pieces_dense``); the line towards the
+witness of (iii) (``nondegenerate_dense``). Each tries rational delta below eps, one more than the
+number of real roots of its polynomials (Sturm), verifies the property directly at each candidate
+against the polynomials, and fails when no candidate works or the move is not below eps. How often
+the drawn weights fail says nothing about Lebesgue measure.
 
 Where a clause is not claimed the check records why and checks its boundary instead: for a
 singular M (clause (ii)) the piece of S = {} is M itself, singular at every weight; for d = 1
@@ -35,7 +42,7 @@ from fractions import Fraction
 from itertools import combinations
 from typing import Any
 
-from flint import fmpq, fmpq_mat
+from flint import fmpq, fmpq_mat, fmpq_poly
 from hypothesis import strategies as st
 
 from oracle.algebra.exact import identity, index_sum, line_key, q_parse, q_str, safe_recheck
@@ -153,6 +160,209 @@ def nondegenerate(W_up: QMat, W_down: QMat) -> bool:
     return not zero_rows(W_up) and not collinear_pairs(W_up) and not zero_cols(W_down, m)
 
 
+# ---------------------------------------------------------------- (iv): the empty-interior constructions
+
+def _fq(x: Fraction) -> fmpq:
+    return fmpq(x.numerator, x.denominator)
+
+
+def _qf(x: Any) -> Fraction:
+    return Q(int(x.p), int(x.q))
+
+
+def interpolate(values: list[Fraction]) -> fmpq_poly:
+    """The polynomial of degree < len(values) taking values[i] at t = i (Lagrange, exactly)."""
+    n = len(values)
+    out = fmpq_poly([0])
+    for i, v in enumerate(values):
+        term = fmpq_poly([_fq(v)])
+        for j in range(n):
+            if j != i:
+                term = term * fmpq_poly([-j, 1]) * fmpq(1, i - j)
+        out = out + term
+    return out
+
+
+def real_root_count(p: fmpq_poly) -> int:
+    """The number of distinct real roots of a nonzero polynomial (Sturm's theorem, exactly)."""
+    if p.is_zero():
+        raise ValueError("the zero polynomial has every real number as a root")
+    if p.degree() <= 0:
+        return 0
+    g = p / p.gcd(p.derivative())  # squarefree, the same roots
+    chain = [g, g.derivative()]
+    while not chain[-1].is_zero() and chain[-1].degree() > 0:
+        chain.append(-(divmod(chain[-2], chain[-1])[1]))
+    chain = [c for c in chain if not c.is_zero()]
+
+    def changes(signs: list[int]) -> int:
+        signs = [x for x in signs if x != 0]
+        return sum(1 for a, b in zip(signs, signs[1:]) if a != b)
+
+    lead = [1 if c.coeffs()[-1] > 0 else -1 for c in chain]
+    at_plus = lead
+    at_minus = [x * (-1) ** c.degree() for x, c in zip(lead, chain)]
+    return changes(at_minus) - changes(at_plus)
+
+
+def along(f: Any, degree: int) -> tuple[fmpq_poly, bool]:
+    """t -> f(t) as a polynomial, from its values at t = 0..degree, and whether it also agrees at
+    t = degree + 1 and t = -1 (a check of the degree bound the proof uses)."""
+    p = interpolate([f(Q(t)) for t in range(degree + 1)])
+    ok = all(_qf(p(fmpq(t))) == f(Q(t)) for t in (degree + 1, -1))
+    return p, ok
+
+
+def candidates(scale: Fraction, count: int) -> list[Fraction]:
+    """``count`` distinct rationals in (0, scale): scale/2, scale/3, ..."""
+    return [scale / (k + 2) for k in range(count)]
+
+
+def _dist(a: QMat, b: QMat) -> Fraction:
+    return max((abs(x - y) for ra, rb in zip(a, b) for x, y in zip(ra, rb)), default=Q(0))
+
+
+def _axpy(a: QMat, t: Fraction, b: QMat) -> QMat:
+    return [[x + t * y for x, y in zip(ra, rb)] for ra, rb in zip(a, b)]
+
+
+def rank_dense(W_up: QMat, d: int, eps: Fraction) -> tuple[dict[str, Any], list[str]]:
+    """(iv)(i), as in GenericWeights.generic_rank_dense: W_up + delta E, E the rank witness.
+
+    The leading r x r block of W_up + delta E is A + delta I, so q(delta) = det(A + delta I) is
+    monic of degree r and has at most r real roots; where q(delta) != 0 the first r rows are
+    independent.  The candidates delta = eps/2, eps/3, ... are tried, one more than q has real
+    roots; each is checked directly (the rank recomputed) against q."""
+    m, problems = len(W_up), []
+    r = min(m, d)
+    E = rank_witness(d, m)
+    q, deg_ok = along(lambda t: minor_rank(_axpy(W_up, t, E), d), r)
+    if not deg_ok or q.degree() != r or q.coeffs()[-1] != 1:
+        problems.append(f"(iv)(i) det(A + delta I) is not monic of degree {r} along W_up + delta E")
+        return {"q": str(q)}, problems
+    roots = real_root_count(q)
+    tried = []
+    chosen = None
+    for delta in candidates(eps, roots + 1):
+        U1 = _axpy(W_up, delta, E)
+        full, qv = rank(U1, d) == r, _qf(q(_fq(delta)))
+        tried.append({"delta": q_str(delta), "full_rank": full, "q": q_str(qv)})
+        if qv != 0 and not full:
+            problems.append(f"(iv)(i) q(delta) != 0 at delta = {q_str(delta)} but the rank is below {r}")
+        if full:
+            chosen = (delta, U1)
+            break
+    out: dict[str, Any] = {"q": str(q), "q_real_roots": roots, "tried": tried}
+    if roots > r:
+        problems.append(f"(iv)(i) det(A + delta I) has {roots} > {r} real roots")
+    if chosen is None:
+        problems.append(f"(iv)(i) none of {roots + 1} candidates delta < eps gives rank {r}")
+        return out, problems
+    delta, U1 = chosen
+    dist = _dist(U1, W_up)
+    out.update(delta=q_str(delta), W_up=_s(U1), distance=q_str(dist))
+    if not dist < eps:
+        problems.append("(iv)(i) the moved W_up is not within eps")
+    return out, problems
+
+
+def pieces_dense(W_up: QMat, W_down: QMat, M: QMat, eps: Fraction) -> tuple[dict[str, Any], list[str]]:
+    """(iv)(ii), as in GenericWeights.generic_pieces_dense: (1 + delta) W_down, W_up kept.
+
+    For each S, p_S(t) = det(M + t W_S U_S) has degree <= d and p_S(0) = det M != 0, so at most d
+    values of t make the piece singular (counted exactly per S).  One more candidate than the
+    total count is tried, each checked directly (every piece's rank recomputed) against the p_S."""
+    m, d, problems = len(W_up), len(M), []
+    detM = det(M)
+    polys, singular_t = [], []
+    for S in _subsets(m):
+        P = index_sum(W_up, W_down, S)
+        p, deg_ok = along(lambda t, P=P: det(_axpy(M, t, P)), d)
+        if not deg_ok:  # p interpolates d + 1 values, so it has degree <= d; two more values check it
+            problems.append(f"(iv)(ii) det(M + t W_S U_S) is not of degree <= {d} for S = {list(S)}")
+        if _qf(p(fmpq(0))) != detM or p.is_zero():
+            problems.append(f"(iv)(ii) det(M + t W_S U_S) at t = 0 is not det M for S = {list(S)}")
+            return {"singular_t": singular_t}, problems
+        n = real_root_count(p)
+        if n > d:
+            problems.append(f"(iv)(ii) {n} > d singular t for S = {list(S)}")
+        polys.append(p)
+        singular_t.append(n)
+    A = max((abs(v) for r in W_down for v in r), default=Q(0))
+    total = sum(singular_t)
+    tried, chosen = [], None
+    for delta in candidates(eps / (A + 1), total + 1):
+        t = 1 + delta
+        W1 = [[t * v for v in r] for r in W_down]
+        inv = [rank(_plus(M, index_sum(W_up, W1, S)), d) == d for S in _subsets(m)]
+        nz = [_qf(p(_fq(t))) != 0 for p in polys]
+        tried.append({"delta": q_str(delta), "all_invertible": all(inv)})
+        if inv != nz:
+            problems.append(f"(iv)(ii) at t = {q_str(t)} some piece's invertibility disagrees with det(M + t W_S U_S)")
+        if all(inv):
+            chosen = (delta, W1)
+            break
+    out: dict[str, Any] = {"singular_t": singular_t, "tried": tried}
+    if chosen is None:
+        problems.append(f"(iv)(ii) none of {total + 1} scalings (1 + delta) W_down makes every piece invertible")
+        return out, problems
+    delta, W1 = chosen
+    dist = _dist(W1, W_down)
+    out.update(delta=q_str(delta), W_down=_s(W1), distance=q_str(dist))
+    if not dist < eps:
+        problems.append("(iv)(ii) the moved W_down is not within eps")
+    return out, problems
+
+
+def nondegenerate_dense(W_up: QMat, W_down: QMat, eps: Fraction) -> tuple[dict[str, Any], list[str]]:
+    """(iv)(iii), d >= 2, as in GenericWeights.generic_nondegenerate_dense: the line
+    (W_up + delta U0, W_down + delta W0) towards the witness of (iii).
+
+    Along it each polynomial of (iii) is a polynomial in delta that is not the zero polynomial
+    (leading coefficients 1, 1 and k - l), so it has at most 1, 1 or 2 real roots; where none
+    vanishes the weights are nondegenerate.  One more candidate than the total count of roots is
+    tried, each checked directly (zero rows, collinear rows, zero columns) against the polynomials."""
+    m, problems = len(W_up), []
+    U0, W0 = nondegenerate_witness(len(W_up[0]), m)
+    lin = lambda a, b: fmpq_poly([_fq(a), _fq(b)])  # noqa: E731  a + b delta
+    polys: dict[str, fmpq_poly] = {}
+    for l in range(m):
+        polys[f"row_{l}"] = lin(W_up[l][0], U0[l][0])
+        polys[f"col_{l}"] = lin(W_down[0][l], W0[0][l])
+    for l, k in combinations(range(m), 2):
+        polys[f"minor_{l}_{k}"] = (lin(W_up[l][0], U0[l][0]) * lin(W_up[k][1], U0[k][1])
+                                   - lin(W_up[l][1], U0[l][1]) * lin(W_up[k][0], U0[k][0]))
+    counts = {}
+    for name, p in polys.items():
+        if p.is_zero():
+            problems.append(f"(iv)(iii) {name} is the zero polynomial along the line")
+            return {"roots": counts}, problems
+        counts[name] = real_root_count(p)
+    scale = eps / (m + 1)  # every witness entry is below m + 1
+    total = sum(counts.values())
+    tried, chosen = [], None
+    for delta in candidates(scale, total + 1):
+        U1, W1 = _axpy(W_up, delta, U0), _axpy(W_down, delta, W0)
+        nd = nondegenerate(U1, W1)
+        nz = all(p(_fq(delta)) != 0 for p in polys.values())
+        tried.append({"delta": q_str(delta), "nondegenerate": nd})
+        if nz and not nd:
+            problems.append(f"(iv)(iii) no polynomial vanishes at delta = {q_str(delta)} but the weights are degenerate")
+        if nd:
+            chosen = (delta, U1, W1)
+            break
+    out: dict[str, Any] = {"roots": counts, "tried": tried}
+    if chosen is None:
+        problems.append(f"(iv)(iii) none of {total + 1} points of the line is nondegenerate")
+        return out, problems
+    delta, U1, W1 = chosen
+    du, dw = _dist(U1, W_up), _dist(W1, W_down)
+    out.update(delta=q_str(delta), W_up=_s(U1), W_down=_s(W1), distance=q_str(max(du, dw)))
+    if not (du < eps and dw < eps):
+        problems.append("(iv)(iii) the moved weights are not within eps")
+    return out, problems
+
+
 # ---------------------------------------------------------------- instances
 
 @dataclass
@@ -162,6 +372,8 @@ class WeightsInstance:
     W_up: QMat
     W_down: QMat
     M: QMat
+    defect: str = "none"     # the failing set planted into the weights (DEFECTS)
+    eps: Fraction = Fraction(1)  # the distance of part (iv)
 
     @property
     def d(self) -> int:
@@ -200,23 +412,79 @@ def _instances(draw: st.DrawFn) -> WeightsInstance:
     else:
         M = [[Q(float(v)) for v in row] for row in rank_one(draw, d)]
     U, W = _matrix(draw, m, d), _matrix(draw, d, m)
-    # Weights on a failing set, where the inclusion "fails => the polynomial vanishes" is tested:
-    # random small entries hit zero rows and rank drops often, collinear rows and singular pieces
-    # rarely, so those are also planted.
-    plant = draw(st.sampled_from(["none", "none", "collinear", "singular_piece"]))
-    if plant == "collinear" and m >= 2:
-        l, k = draw(st.permutations(range(m)))[:2]
-        c = draw(st.sampled_from([Q(-2), Q(-1, 2), Q(1), Q(3)]))
-        U[k] = [c * v for v in U[l]]
-    elif plant == "singular_piece":
+    # Every instance is planted on a failing set: that is where the inclusions "fails => the
+    # polynomial vanishes" say something, and where the empty-interior constructions of (iv)
+    # have to move the weights.  The other entries stay random.
+    defect = draw(st.sampled_from(defects_for(d, m, M)))
+    U, W = _plant(draw, defect, U, W, M)
+    eps = draw(st.sampled_from(EPS))
+    return WeightsInstance(U, W, M, defect, eps)
+
+
+DEFECTS = ("rank_deficient", "singular_piece", "collinear", "zero_row", "zero_col")
+EPS = (Q(1), Q(1, 3), Q(1, 10), Q(1, 1000))
+
+
+def defects_for(d: int, m: int, M: QMat) -> list[str]:
+    """The defects that can be planted: a singular piece only for an invertible M (for a singular
+    M the piece of S = {} is singular anyway), two collinear rows only for m >= 2."""
+    return [k for k in DEFECTS if not (k == "singular_piece" and det(M) == 0)
+            and not (k == "collinear" and m < 2)]
+
+
+def _nonzero_row(draw: st.DrawFn, U: QMat, l: int) -> None:
+    if all(v == 0 for v in U[l]):
+        U[l][draw(st.integers(0, len(U[l]) - 1))] = draw(st.sampled_from([Q(1), Q(-2), Q(1, 3)]))
+
+
+def _plant(draw: st.DrawFn, defect: str, U: QMat, W: QMat, M: QMat) -> tuple[QMat, QMat]:
+    """Move the drawn weights onto the failing set named by ``defect``."""
+    m, d = len(U), len(M)
+    if defect == "rank_deficient":
+        if m >= d:  # r = d: a zero column of W_up puts every row in a hyperplane
+            j = draw(st.integers(0, d - 1))
+            for row in U:
+                row[j] = Q(0)
+        else:  # r = m: one row a combination of the others (zero when m = 1)
+            k = draw(st.integers(0, m - 1))
+            cs = [draw(st.sampled_from([Q(0), Q(1), Q(-1), Q(1, 2)])) for _ in range(m)]
+            U[k] = [sum((cs[l] * U[l][j] for l in range(m) if l != k), Q(0)) for j in range(d)]
+    elif defect == "singular_piece":
         # det(M + w u^T) = det M (1 + u^T M^-1 w) = 0 for w = -M u / |u|^2
         l = draw(st.integers(0, m - 1))
+        _nonzero_row(draw, U, l)
         n2 = sum(v * v for v in U[l])
-        if n2 != 0 and det(M) != 0:
-            Mu = [sum(M[a][b] * U[l][b] for b in range(d)) for a in range(d)]
-            for a in range(d):
-                W[a][l] = -Mu[a] / n2
-    return WeightsInstance(U, W, M)
+        Mu = [sum(M[a][b] * U[l][b] for b in range(d)) for a in range(d)]
+        for a in range(d):
+            W[a][l] = -Mu[a] / n2
+    elif defect == "collinear":
+        l, k = draw(st.permutations(range(m)))[:2]
+        _nonzero_row(draw, U, l)
+        c = draw(st.sampled_from([Q(-2), Q(-1, 2), Q(1), Q(3)]))
+        U[k] = [c * v for v in U[l]]
+    elif defect == "zero_row":
+        U[draw(st.integers(0, m - 1))] = [Q(0)] * d
+    elif defect == "zero_col":
+        l = draw(st.integers(0, m - 1))
+        for a in range(d):
+            W[a][l] = Q(0)
+    return U, W
+
+
+def defect_present(defect: str, W_up: QMat, W_down: QMat, M: QMat) -> bool:
+    """Whether the weights really lie on the failing set that was planted (recomputed directly)."""
+    m, d = len(W_up), len(M)
+    if defect == "rank_deficient":
+        return rank(W_up, d) < min(m, d)
+    if defect == "singular_piece":
+        return det(M) != 0 and any(rank(_plus(M, index_sum(W_up, W_down, S)), d) < d for S in _subsets(m)[1:])
+    if defect == "collinear":
+        return bool(collinear_pairs(W_up))
+    if defect == "zero_row":
+        return bool(zero_rows(W_up))
+    if defect == "zero_col":
+        return bool(zero_cols(W_down, m))
+    return False
 
 
 STRATEGY = _instances()
@@ -224,12 +492,15 @@ STRATEGY = _instances()
 
 # ---------------------------------------------------------------- the evaluation
 
-def evaluate(W_up: QMat, W_down: QMat, M: QMat) -> dict[str, Any]:
-    """Every polynomial at the weights and at its witness, with the properties recomputed."""
+def evaluate(W_up: QMat, W_down: QMat, M: QMat, defect: str = "none", eps: Fraction = Q(1)) -> dict[str, Any]:
+    """Every polynomial at the weights and at its witness, with the properties recomputed; the
+    planted defect confirmed; and the constructions of (iv) run within eps of the weights."""
     m, d = len(W_up), len(M)
     r = min(m, d)
-    out: dict[str, Any] = {"d": d, "m": m}
+    out: dict[str, Any] = {"d": d, "m": m, "defect": defect, "eps": q_str(eps)}
     problems: list[str] = []
+    if defect != "none" and not defect_present(defect, W_up, W_down, M):
+        problems.append(f"the planted defect {defect} is absent from the weights")
 
     # (i) rank
     E = rank_witness(d, m)
@@ -293,14 +564,35 @@ def evaluate(W_up: QMat, W_down: QMat, M: QMat) -> dict[str, Any]:
         out["nondegeneracy"] = "not claimed for d = 1"
         if m >= 2 and nondegenerate(W_up, W_down):
             problems.append("d = 1 with m >= 2 but the weights are nondegenerate")
+
+    # (iv) the empty-interior form: within eps of these (planted, failing) weights
+    if not eps > 0:
+        problems.append("(iv) eps must be positive")
+    else:
+        iv: dict[str, Any] = {}
+        iv["rank"], pr = rank_dense(W_up, d, eps)
+        problems += pr
+        if invertible_M:
+            iv["pieces"], pr = pieces_dense(W_up, W_down, M, eps)
+            problems += pr
+        else:
+            iv["pieces"] = "not claimed for a singular M"
+        if d >= 2:
+            iv["nondegeneracy"], pr = nondegenerate_dense(W_up, W_down, eps)
+            problems += pr
+        else:
+            iv["nondegeneracy"] = "not claimed for d = 1"
+        out["iv"] = iv
     out["problems"] = problems
     return out
 
 
 @oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c), precision="exact rationals")
 def check(inst: WeightsInstance) -> Certificate:
-    """Each polynomial is nonzero at its witness and vanishes wherever its property fails."""
-    info = evaluate(inst.W_up, inst.W_down, inst.M)
+    """Each polynomial is nonzero at its witness and vanishes wherever its property fails; within
+    eps of the planted failing weights the constructions of (iv) reach weights where each
+    property holds."""
+    info = evaluate(inst.W_up, inst.W_down, inst.M, inst.defect, inst.eps)
     holds = not info["problems"]
     data = {"W_up": _s(inst.W_up), "W_down": _s(inst.W_down), "M": _s(inst.M), **info}
     return Certificate(CLAIM, holds, exact=True,
@@ -324,8 +616,10 @@ def recheck(cert: dict[str, Any]) -> bool:
     if len(U) > MAX_M or len(M) > 3 or any(len(r) != len(M) for r in U + M) or \
             any(len(r) != len(U) for r in W) or len(W) != len(M):
         return False
-    info = evaluate(U, W, M)
-    keys = ("rank", "pieces", "M_invertible", "degenerate", "nondegeneracy")
+    if data.get("defect") not in DEFECTS + ("none",):
+        return False
+    info = evaluate(U, W, M, data["defect"], q_parse(data["eps"]))
+    keys = ("rank", "pieces", "M_invertible", "degenerate", "nondegeneracy", "defect", "eps", "iv")
     return not info["problems"] and not data["problems"] and all(info[k] == data[k] for k in keys)
 
 
