@@ -115,7 +115,14 @@ def _mutated_module(name):
     mod = importlib.util.module_from_spec(spec)
     mod.__file__ = da.__file__
     sys.modules[spec.name] = mod
-    exec(compile(src.replace(old, new), f"<{name}>", "exec"), mod.__dict__)
+    # Executing the copy runs its @counterexample decorators, which append to the global list the
+    # audit reads; keep the mutant's boundary functions out of it (later tests run the real audit).
+    registered = list(base.COUNTEREXAMPLES)
+    try:
+        exec(compile(src.replace(old, new), f"<{name}>", "exec"), mod.__dict__)
+    finally:
+        base.COUNTEREXAMPLES[:] = registered
+        sys.modules.pop(spec.name, None)
     return mod
 
 
@@ -433,3 +440,11 @@ def test_large_stack_in_d_ge_2_cites_the_certificate_free_claim():
     assert not stacks.recheck_decision(bad)
     small = stacks.decide_stack(_gelu_stack())
     assert "depth-analytic-generic: for d >= 2" in small["reason"] and small["claim"] == "depth-analytic"
+
+
+def test_mutant_copies_leave_the_audit_registry_alone():
+    """A mutated copy of the module must not add its boundary functions to the list the audit runs
+    (they once made a later quick audit in the same process fail)."""
+    before = list(base.COUNTEREXAMPLES)
+    _mutated_module("suffix_dropped")
+    assert base.COUNTEREXAMPLES == before
