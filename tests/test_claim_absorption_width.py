@@ -20,16 +20,39 @@ PTS = [[Q(a), Q(b)] for a in (-3, -1, 0, 1, 2) for b in (-2, 0, 1)] + [[Q(1, 3),
 def test_certificate_holds_and_rechecks(inst):
     cert = aw.check(inst)
     assert cert.holds and cert.exact
+    d, rk = inst.block.d, cert.data["rank_W_up"]
     con = cert.data["construction"]
-    assert con["width"] == inst.block.m + inst.block.d and con["sum_b_u_equals_minus_M"]
     lb = cert.data.get("lower_bound")
-    # degenerate blocks (drawn too: the construction needs only rank W_up = d) get no lower bound
-    assert (lb is not None) == (nondegeneracy(inst.block.W_up, inst.block.W_down).ok and inst.block.m <= aw.MAX_LOWER_M)
+    if rk == d:
+        assert con["width"] == inst.block.m + inst.block.d and con["sum_b_u_equals_minus_M"]
+        # degenerate blocks (drawn too: the construction needs only rank W_up = d) get no lower bound
+        assert (lb is not None) == (nondegeneracy(inst.block.W_up, inst.block.W_down).ok and inst.block.m <= aw.MAX_LOWER_M)
+    else:
+        # rank W_up < d (m < d included): no m + d construction, the exact width still applies
+        assert con is None and lb is not None
     if lb is not None:
         assert lb["relu_complete_m_star"] == inst.block.m + lb["C"]
+        assert lb["C"] <= 2 * d - rk
         if lb["all_invertible"]:
-            assert lb["C"] == inst.block.d and lb["minimal_width_is_m_plus_d"]
+            assert lb["C"] == 2 * d - rk
+            assert (lb["C"] == inst.block.d and lb["minimal_width_is_m_plus_d"]) == (rk == d)
     assert aw.recheck(cert.as_dict())
+
+
+def test_rank_deficient_certificate_without_its_lower_bound_is_refused():
+    """A rank W_up < d certificate carries no m + d construction; without the exact-width table it
+    proves nothing and the re-check refuses it."""
+    U = [[1, 0, 0], [0, 1, 0]]
+    W = [[1, 0], [0, 1], [1, 1]]
+    inst = aw.WidthInstance(Block("relu", W_up=np.array(U, float), W_down=np.array(W, float)),
+                            [[Fraction(1), Fraction(2), Fraction(-1)], [Fraction(-3), Fraction(1), Fraction(2)]])
+    cert = aw.check(inst)
+    assert cert.holds and cert.data["construction"] is None and cert.data["rank_W_up"] == 2
+    assert cert.data["lower_bound"]["C"] <= 2 * 3 - 2
+    doc = cert.as_dict()
+    assert aw.recheck(doc)
+    del doc["data"]["lower_bound"]
+    assert not aw.recheck(doc)
 
 
 def test_run_check_passes():

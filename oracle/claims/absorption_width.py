@@ -205,12 +205,19 @@ class WidthInstance:
 @st.composite
 def _instances(draw: st.DrawFn) -> WidthInstance:
     d = draw(st.integers(1, 3))
-    m = draw(st.integers(d, MAX_LOWER_M if d <= 2 else 4))
     skip = draw(st.sampled_from(["identity", "invertible", "singular"]))
-    # degenerate blocks too: the m + d construction needs only rank W_up = d
-    make = nondegenerate_blocks if draw(st.integers(0, 2)) else blocks
-    b = draw(make("relu", d=d, m=m, skip=skip))
-    assume(exact_rank(qmat(b.W_up)) == d)
+    if d >= 2 and draw(st.integers(0, 3)) == 0:
+        # the exact-width half has no rank condition: nondegenerate blocks with m < d or
+        # rank W_up < d (the m + d construction does not apply to them, the lower bound does)
+        m = draw(st.integers(1, MAX_LOWER_M if d <= 2 else 4))
+        b = draw(nondegenerate_blocks("relu", d=d, m=m, skip=skip))
+        assume(m < d or exact_rank(qmat(b.W_up)) < d)
+    else:
+        m = draw(st.integers(d, MAX_LOWER_M if d <= 2 else 4))
+        # degenerate blocks too: the m + d construction needs only rank W_up = d
+        make = nondegenerate_blocks if draw(st.integers(0, 2)) else blocks
+        b = draw(make("relu", d=d, m=m, skip=skip))
+        assume(exact_rank(qmat(b.W_up)) == d)
     planted = near = False
     if draw(st.integers(0, 3)) == 0:
         # planted: M = -W_S U_S (exact in float64 for these small dyadic weights), so M + W_S U_S = 0
@@ -256,23 +263,30 @@ def check(inst: WidthInstance) -> Certificate:
     U, W, M = qmat(b.W_up), qmat(b.W_down), qmat(b.skip())
     d, m = b.d, b.m
     pts = [qvec(p) for p in inst.points] + [[Fraction(0)] * d]
+    rk = exact_rank(U)
+    nondeg = nondegeneracy(b.W_up, b.W_down).ok
+    data: dict[str, Any] = {
+        "W_up": smat(U), "W_down": smat(W), "M": smat(M), "d": d, "m": m, "rank_W_up": rk}
     con = spec_construction(U, W, M)
     if con is None:
-        return Certificate(CLAIM, False, False, "exact rank", {"rank": exact_rank(U)}, "rank W_up < d")
-    bsum = matmul(transpose(con["b"]), [U[i] for i in con["rows"]])
-    alg = bsum == [[-v for v in r] for r in M]
-    ok_up, rows_up = verify_equal(U, W, con["W_up"], con["W_down"], pts, M=M)
-    dy = _all_dyadic(con["W_up"], con["W_down"])
-    data: dict[str, Any] = {
-        "W_up": smat(U), "W_down": smat(W), "M": smat(M), "d": d, "m": m, "rank_W_up": exact_rank(U),
-        "construction": {"rows": con["rows"], "b": smat(con["b"]), "W_up": smat(con["W_up"]),
-                         "W_down": smat(con["W_down"]), "width": len(con["W_up"]),
-                         "sum_b_u_equals_minus_M": alg, "points": rows_up,
-                         "dyadic": dy, "float64_note": "" if dy else
-                         "some weights are non-dyadic rationals: float64 cannot hold them exactly; "
-                         "the relu verification is exact in rationals"}}
-    holds = alg and ok_up and len(con["W_up"]) == m + d
-    nondeg = nondegeneracy(b.W_up, b.W_down).ok
+        # rank W_up < d: only the exact-width half applies (nondegenerate blocks, any rank)
+        if not (nondeg and m <= MAX_LOWER_M):
+            return Certificate(CLAIM, False, False, "exact rank", {"rank": rk},
+                               "rank W_up < d and the block is degenerate: no part of the claim applies")
+        data["construction"] = None
+        holds = True
+    else:
+        bsum = matmul(transpose(con["b"]), [U[i] for i in con["rows"]])
+        alg = bsum == [[-v for v in r] for r in M]
+        ok_up, rows_up = verify_equal(U, W, con["W_up"], con["W_down"], pts, M=M)
+        dy = _all_dyadic(con["W_up"], con["W_down"])
+        data["construction"] = {"rows": con["rows"], "b": smat(con["b"]), "W_up": smat(con["W_up"]),
+                                "W_down": smat(con["W_down"]), "width": len(con["W_up"]),
+                                "sum_b_u_equals_minus_M": alg, "points": rows_up,
+                                "dyadic": dy, "float64_note": "" if dy else
+                                "some weights are non-dyadic rationals: float64 cannot hold them exactly; "
+                                "the relu verification is exact in rationals"}
+        holds = alg and ok_up and len(con["W_up"]) == m + d
     if nondeg and m <= MAX_LOWER_M:
         lb = lower_bound_table(U, W, M)
         up2, down2 = build_block(U, W, lb["argmin_S"], lb["argmin_T"], M)
@@ -287,10 +301,11 @@ def check(inst: WidthInstance) -> Certificate:
             ok_min = ok_min and lb["min_block_equal_by_referee"]
         lb.update({"min_width": m + lb["C"], "min_block": {"W_up": smat(up2), "W_down": smat(down2),
                                                           "points": rows_min}})
-        # With every M + W_S U_S invertible the proof gives C = 2d - rank W_up = d.
-        bound_ok = lb["C"] <= d and len(up2) == m + lb["C"] and ok_min
+        # C <= 2d - rank W_up always (the width m + 2d - r construction), and with every
+        # M + W_S U_S invertible the proof gives C = 2d - rank W_up (= d at full rank).
+        bound_ok = lb["C"] <= 2 * d - rk and len(up2) == m + lb["C"] and ok_min
         if lb["all_invertible"]:
-            bound_ok = bound_ok and lb["C"] == d
+            bound_ok = bound_ok and lb["C"] == 2 * d - rk
         lb["minimal_width_is_m_plus_d"] = lb["C"] == d
         data["lower_bound"] = lb
         holds = holds and bound_ok
@@ -306,23 +321,30 @@ def recheck(cert: dict[str, Any]) -> bool:
         U, W, M = qmat(data["W_up"]), qmat(data["W_down"]), qmat(data["M"])
         d, m = len(W), len(U)
         con = data["construction"]
-        up, down, b = qmat(con["W_up"]), qmat(con["W_down"]), qmat(con["b"])
-        rows = con["rows"]
-        if len(up) != m + d or len(down) != d or any(len(r) != m + d for r in down):
-            return False
-        if matmul(transpose(b), [U[i] for i in rows]) != [[-v for v in r] for r in M]:
-            return False
-        pts = [qvec(r["x"]) for r in con["points"]["relu"]]
-        if not pts or not verify_equal(U, W, up, down, pts, M=M)[0]:
-            return False
+        rk = exact_rank(U)
+        if con is None:
+            # no m + d construction: only for rank W_up < d, and then the lower bound must be there
+            if rk == d or "lower_bound" not in data:
+                return False
+            pts = [qvec(r["x"]) for r in data["lower_bound"]["min_block"]["points"]["relu"]]
+        else:
+            up, down, b = qmat(con["W_up"]), qmat(con["W_down"]), qmat(con["b"])
+            rows = con["rows"]
+            if len(up) != m + d or len(down) != d or any(len(r) != m + d for r in down):
+                return False
+            if matmul(transpose(b), [U[i] for i in rows]) != [[-v for v in r] for r in M]:
+                return False
+            pts = [qvec(r["x"]) for r in con["points"]["relu"]]
+            if not pts or not verify_equal(U, W, up, down, pts, M=M)[0]:
+                return False
         if "lower_bound" in data:
             lb = data["lower_bound"]
             fresh = lower_bound_table(U, W, M)
             if _m_star(U, W, M) != m + fresh["C"]:
                 return False
-            if fresh["C"] != lb["C"] or fresh["dets"] != lb["dets"] or fresh["C"] > d:
+            if fresh["C"] != lb["C"] or fresh["dets"] != lb["dets"] or fresh["C"] > 2 * d - rk:
                 return False
-            if fresh["all_invertible"] and fresh["C"] != d:
+            if fresh["all_invertible"] and fresh["C"] != 2 * d - rk:
                 return False
             up2, down2 = qmat(lb["min_block"]["W_up"]), qmat(lb["min_block"]["W_down"])
             if len(up2) != m + fresh["C"]:
