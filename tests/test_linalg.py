@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from oracle.core import linalg
+from oracle.core import rational
 
 q = st.builds(Fraction, st.integers(-6, 6), st.integers(1, 5))
 
@@ -33,11 +34,11 @@ def test_rank_rref_nullspace_agree_with_sympy(rows):
     R, piv = linalg.rref(rows)
     Rs, pivs = S.rref()
     assert piv == list(pivs)
-    assert linalg.to_fractions(R) == [[Fraction(int(v.p), int(v.q)) for v in Rs.row(i)]
+    assert rational.to_fractions(R) == [[Fraction(int(v.p), int(v.q)) for v in Rs.row(i)]
                                       for i in range(len(piv))]
     X = linalg.nullspace(rows)
     assert X.ncols() == len(rows[0]) - S.rank()
-    A = linalg.to_fmpq_mat(rows)
+    A = rational.to_fmpq_mat(rows)
     assert all(v == 0 for v in (A * X).entries())
     if X.ncols():
         assert linalg.rank(X) == X.ncols()
@@ -48,7 +49,7 @@ def test_rank_rref_nullspace_agree_with_sympy(rows):
                                                      min_size=n, max_size=n)))
 def test_det_inverse_solve(rows):
     S = _sym(rows)
-    dt = linalg.fraction(linalg.det(rows))
+    dt = rational.to_fraction(linalg.det(rows))
     assert dt == Fraction(int(sympy.fraction(S.det())[0]), int(sympy.fraction(S.det())[1]))
     inv = linalg.inverse(rows)
     n = len(rows)
@@ -59,21 +60,21 @@ def test_det_inverse_solve(rows):
     else:
         assert linalg.is_invertible(rows)
         I = linalg.matmul(rows, inv)
-        assert linalg.to_fractions(I) == [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]
-        assert linalg.to_fractions(linalg.matmul(rows, x)) == b
+        assert rational.to_fractions(I) == [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]
+        assert rational.to_fractions(linalg.matmul(rows, x)) == b
 
 
 def test_float64_conversion_is_exact_at_extreme_exponents():
     a = np.array([[1e300, 2.0 ** -1074], [0.1, -3.0]])
-    Q = linalg.from_float64(a)
-    assert linalg.to_fractions(Q) == [[Fraction(1e300), Fraction(2.0 ** -1074)],
+    Q = rational.from_float64(a)
+    assert rational.to_fractions(Q) == [[Fraction(1e300), Fraction(2.0 ** -1074)],
                                       [Fraction(0.1), Fraction(-3)]]
-    N, e = linalg.dyadic_ints(a)
+    N, e = rational.dyadic_ints(a)
     assert e == -1074 - 52 or all(Fraction(int(N[i, j])) * Fraction(2) ** e == Fraction(a[i, j])
                                   for i in range(2) for j in range(2))
     assert linalg.rank(a) == 2
     with pytest.raises(ValueError):
-        linalg.from_float64(np.array([[np.nan]]))
+        rational.from_float64(np.array([[np.nan]]))
 
 
 def test_rank_mod_p_is_a_lower_bound_and_primes_differ():

@@ -46,6 +46,7 @@ import numpy as np
 from flint import fmpq, fmpq_mat
 
 from oracle.core import linalg
+from oracle.core import rational
 from oracle.core.blocks import Block
 from oracle.algebra import search
 from oracle.core import arith
@@ -234,7 +235,7 @@ def to_fmpq_mat(rows: Sequence[Sequence[Any]], nrows: Optional[int] = None,
     """A matrix of Fractions / ints / floats as an exact python-flint fmpq_mat (linalg's reader)."""
     if not rows:
         return fmpq_mat(nrows or 0, ncols or 0)
-    return linalg.from_fractions(rows, ncols)
+    return rational.from_fractions(rows, ncols)
 
 
 def fmpq_to_fraction(v: fmpq) -> Fraction:

@@ -13,9 +13,11 @@ from typing import Any, Optional
 import numpy as np
 
 from oracle.core import linalg
+from oracle.core import rational
 from oracle.core.blocks import Block
 from oracle.core.errors import InputError
 from oracle.core import arith, fastball
+from oracle.core.rational import to_arb
 
 
 def flip_block(block: Block, S: Any) -> tuple[Block, dict[str, Any]]:
@@ -41,13 +43,13 @@ def flip_block(block: Block, S: Any) -> tuple[Block, dict[str, Any]]:
     if block.b_up is not None and np.any(block.b_up[S] != 0):
         # the flipped units also lose the constant W_S b_up[S]; add it back, computed exactly
         corr = linalg.matmul(block.W_down[:, S], block.b_up[S][:, None])
-        base = linalg.from_float64((np.zeros(block.d) if b_down is None else b_down)[:, None])
-        want = [linalg.fraction(v) for v in (base + corr).entries()]
+        base = rational.from_float64((np.zeros(block.d) if b_down is None else b_down)[:, None])
+        want = [rational.to_fraction(v) for v in (base + corr).entries()]
         with np.errstate(over="ignore"):
             b_down = np.array([_nearest_float(v) for v in want])
         err = [abs(v - Fraction(float(f))) for v, f in zip(want, b_down)]
         rounded = any(e != 0 for e in err)
-        note = {"b_down_correction": [str(linalg.fraction(c)) for c in corr.entries()[:16]],
+        note = {"b_down_correction": [str(rational.to_fraction(c)) for c in corr.entries()[:16]],
                 "b_down_rounded": rounded}
         if rounded:
             if not np.all(np.isfinite(b_down)):
@@ -91,13 +93,13 @@ def _spot_points(d: int, rng: np.random.Generator, n_random: int, n_basis: int) 
 def _exact_outputs(block: Block, points: list[list[Fraction]]) -> list[list[Fraction]]:
     """The block's outputs at the points in exact rationals (FLINT matrices; activation with an exact form)."""
     d, m, n = block.d, block.m, len(points)
-    X = linalg.from_fractions([[p[j] for p in points] for j in range(d)])  # d x n
+    X = rational.from_fractions([[p[j] for p in points] for j in range(d)])  # d x n
 
     def affine(Wm: np.ndarray, b: Optional[np.ndarray]) -> list[Fraction]:
-        Z = linalg.from_float64(Wm) * X
+        Z = rational.from_float64(Wm) * X
         if b is not None:
-            Z = Z + linalg.from_float64(np.repeat(b[:, None], n, axis=1))
-        return [linalg.fraction(v) for v in Z.entries()]  # row-major
+            Z = Z + rational.from_float64(np.repeat(b[:, None], n, axis=1))
+        return [rational.to_fraction(v) for v in Z.entries()]  # row-major
 
     f = block.act.exact
     pre = affine(block.W_up, block.b_up)
@@ -105,13 +107,13 @@ def _exact_outputs(block: Block, points: list[list[Fraction]]) -> list[list[Frac
         hidden = [f(g) * u for g, u in zip(affine(block.W_gate, block.b_gate), pre)]
     else:
         hidden = [f(u) for u in pre]
-    out = linalg.from_float64(block.W_down) * linalg.from_fractions(
+    out = rational.from_float64(block.W_down) * rational.from_fractions(
         [hidden[i * n:(i + 1) * n] for i in range(m)], n)
     if block.b_down is not None:
-        out = out + linalg.from_float64(np.repeat(block.b_down[:, None], n, axis=1))
+        out = out + rational.from_float64(np.repeat(block.b_down[:, None], n, axis=1))
     if block.kind == "residual":
-        out = out + (X if block.M is None else linalg.from_float64(block.M) * X)
-    vals = [linalg.fraction(v) for v in out.entries()]
+        out = out + (X if block.M is None else rational.from_float64(block.M) * X)
+    vals = [rational.to_fraction(v) for v in out.entries()]
     return [[vals[k * n + j] for k in range(d)] for j in range(n)]
 
 
@@ -128,7 +130,7 @@ def verify_equal_at_points(F: Block, P: Block, points: list[list[Fraction]],
     else:
         for x, a, b in zip(points, fastball.eval_ball_batch(F, points), fastball.eval_ball_batch(P, points)):
             for u, v, e in zip(a, b, delta):
-                diff = u - v - arith.to_arb(e)
+                diff = u - v - to_arb(e)
                 if not diff.contains(0):
                     return {"agree": False, "backend": backend, "point": [str(v) for v in x],
                             "difference": list(arith.ball_to_interval(diff))}

@@ -15,50 +15,15 @@ import numpy as np
 from flint import arb
 
 from oracle.core import activations, arith, linalg
-from oracle.core.arith import to_arb
-from oracle.core.blocks import Block, Stack, exact_matrix
+from oracle.core import rational
+from oracle.core.rational import QMat, QVec, q_parse, q_str, qmat, qvec, smat, svec, to_arb
+from oracle.core.blocks import Block, Stack
 
 BALL_PREC = 128
 # A ball for a difference that is exactly zero has radius near 2^-prec times the magnitudes
 # involved; 2^-80 at 128 bits leaves room for moderate weights while rejecting any real gap.
 BALL_TOL = 2.0 ** -80
 
-QMat = list[list[Fraction]]
-QVec = list[Fraction]
-
-
-# ---------------------------------------------------------------- exact helpers (shared)
-
-def q_str(x: Fraction) -> str:
-    """Exact string form of a rational, for certificates."""
-    return f"{x.numerator}/{x.denominator}" if x.denominator != 1 else str(x.numerator)
-
-
-def q_parse(s: str) -> Fraction:
-    """Inverse of q_str."""
-    return Fraction(s)
-
-
-def qmat(a: Any) -> QMat:
-    """A matrix (numpy floats, ints, Fractions or exact strings) as exact Fractions."""
-    if isinstance(a, np.ndarray):
-        return [[Fraction(float(v)) for v in row] for row in np.atleast_2d(a)]
-    return [[Fraction(v) if not isinstance(v, float) else Fraction(v) for v in row] for row in a]
-
-
-def qvec(v: Any) -> QVec:
-    """A vector as exact Fractions."""
-    return [Fraction(float(x)) if isinstance(x, (float, np.floating)) else Fraction(x) for x in v]
-
-
-def smat(a: QMat) -> list[list[str]]:
-    """Exact string form of a rational matrix (for certificates)."""
-    return [[q_str(Fraction(v)) for v in row] for row in a]
-
-
-def svec(v: QVec) -> list[str]:
-    """Exact string form of a rational vector."""
-    return [q_str(Fraction(x)) for x in v]
 
 
 def transpose(a: QMat) -> QMat:
@@ -184,7 +149,7 @@ def line_key(row: Sequence[Fraction]) -> Optional[tuple[int, ...]]:
 def nullspace(a: QMat, d: int) -> QMat:
     """A basis (list of vectors) of {x in Q^d : a x = 0}: the canonical one from the exact rref."""
     X = linalg.nullspace(a, d)
-    return [[linalg.fraction(X[i, j]) for i in range(X.nrows())] for j in range(X.ncols())]
+    return [[rational.to_fraction(X[i, j]) for i in range(X.nrows())] for j in range(X.ncols())]
 
 
 def dot(u: Sequence[Fraction], v: Sequence[Fraction]) -> Fraction:
@@ -229,7 +194,7 @@ def is_zero_matrix(a: QMat) -> bool:
 
 def skip_matrix(b: Block) -> QMat:
     """The exact skip matrix of a residual block (identity when M is absent)."""
-    return identity(b.d) if b.M is None else exact_matrix(b.M)
+    return identity(b.d) if b.M is None else qmat(b.M)
 
 
 def has_nonzero_skip(b: Block) -> bool:

@@ -24,6 +24,7 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from oracle.core import linalg
+from oracle.core import rational
 from oracle.core.blocks import Block, exact_inverse, exact_rank, nondegeneracy, rref
 from oracle.algebra.canonical import relu_form_exact
 from oracle.algebra.pl_check import ExactRelu, pl_equal
@@ -44,21 +45,21 @@ MAX_LOWER_M = 5  # the (S, T) enumeration has 3^m terms
 
 def det(a: list[list[Fraction]]) -> Fraction:
     """Exact determinant (python-flint)."""
-    return linalg.fraction(linalg.det(a)) if a else Fraction(1)
+    return rational.to_fraction(linalg.det(a)) if a else Fraction(1)
 
 
 def _rank_cols(a: list[list[Fraction]], cols: list[list[Fraction]]) -> int:
     """rank(a K) where K has the given column vectors."""
     if not cols:
         return 0
-    return linalg.rank(linalg.matmul(a, linalg.to_fmpq_mat(cols).transpose()))
+    return linalg.rank(linalg.matmul(a, rational.to_fmpq_mat(cols).transpose()))
 
 
 def _independent_rows(rows: list[list[Fraction]]) -> list[int]:
     """Indices of a maximal independent subset of the rows: the pivot columns of the transpose."""
     if not rows:
         return []
-    return linalg.rref(linalg.to_fmpq_mat(rows).transpose())[1]
+    return linalg.rref(rational.to_fmpq_mat(rows).transpose())[1]
 
 
 def is_dyadic(v: Fraction) -> bool:

@@ -25,7 +25,8 @@ from typing import Any, Callable, Optional
 from hypothesis import strategies as st
 
 from oracle.core import activations, arith
-from oracle.core.blocks import Block, exact_matrix
+from oracle.core.blocks import Block
+from oracle.core.rational import qmat
 from oracle.core.strategies import blocks
 from oracle.claims.base import Certificate, oracle_check, q_parse, q_str
 from oracle.algebra.exact import (
@@ -148,7 +149,7 @@ def jacobian_at_0(b: Block) -> list[list[Fraction]]:
     value factor W_up x vanishes at x = 0 (g'(0) only has to exist).
     """
     g0 = b.act.value_at_0
-    W, U = exact_matrix(b.W_down), exact_matrix(b.W_up)
+    W, U = qmat(b.W_down), qmat(b.W_up)
     return matmul([[w * g0 for w in row] for row in W], U)
 
 

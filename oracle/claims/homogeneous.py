@@ -39,7 +39,7 @@ from oracle.algebra.exact import (
     has_nonzero_skip, block_from_json, block_to_json, is_zero_matrix, matvec_q, property_is_proved,
     qvec, safe_recheck, skip_matrix, svec
 )
-from oracle.claims.skip_reduction import exact_matrix
+from oracle.core.rational import qmat
 
 CLAIM_SAME = "homogeneous-impossible"
 CLAIM_ANY = "homogeneous-any-width"
@@ -86,9 +86,9 @@ def scaling_identity(F: Block, P: Block, x: list[Fraction], k: int,
 
 def relu_power(W_up: np.ndarray, W_down: np.ndarray, x: list[Fraction], k: int) -> list[Fraction]:
     """x -> W_down relu(W_up x)^k exactly: a positively homogeneous map of integer degree k."""
-    up = matvec_q(exact_matrix(W_up), x)
+    up = matvec_q(qmat(W_up), x)
     hidden = [max(u, Fraction(0)) ** k for u in up]
-    return matvec_q(exact_matrix(W_down), hidden)
+    return matvec_q(qmat(W_down), hidden)
 
 
 def ratio(s: Fraction, k: int) -> Fraction:

@@ -26,7 +26,7 @@ from flint import arb
 from hypothesis import strategies as st
 
 from oracle.core import activations, arith
-from oracle.core.arith import to_arb
+from oracle.core.rational import to_arb
 from oracle.algebra import construct
 from oracle.core.blocks import Block
 from oracle.algebra.canonical import relu_form_exact

@@ -29,7 +29,8 @@ from flint import arb
 from hypothesis import strategies as st
 
 from oracle.core import activations, arith
-from oracle.core.blocks import Block, exact_inverse, exact_matrix
+from oracle.core.blocks import Block, exact_inverse
+from oracle.core.rational import qmat
 from oracle.core.strategies import ConditionInstance, blocks, condition_blocks
 from oracle.claims.base import Certificate, oracle_check
 from oracle.algebra.exact import (
@@ -72,7 +73,7 @@ def _reduction_facts(b: Block) -> tuple[Optional[QMat], dict[str, Any]]:
     Minv = exact_inverse(M)
     if Minv is None:
         return None, {"M_invertible": False}
-    W = exact_matrix(b.W_down)
+    W = qmat(b.W_down)
     Wred = matmul(Minv, W)
     facts = {
         "M_invertible": True,
@@ -169,8 +170,8 @@ def _certify_at_prec(data: dict[str, Any]) -> Certificate:
     exact = True
     if S is not None:
         S = [int(i) for i in S]
-        U = exact_matrix(b.W_up)
-        W = exact_matrix(b.W_down)
+        U = qmat(b.W_up)
+        W = qmat(b.W_down)
         US = [U[i] for i in S]
         cond = matmul([[row[i] for i in S] for row in W], US)
         cond_red = matmul([[row[i] for i in S] for row in Wred], US)

@@ -14,9 +14,7 @@ from typing import Any, Iterator, Sequence
 
 import mpmath
 import numpy as np
-from flint import arb, arb_mat, ctx, fmpq, fmpz
-
-from oracle.core.errors import InputError
+from oracle.core.rational import arb, arb_mat, ctx, to_arb
 
 BACKENDS = ("float64", "mp", "ball", "exact")
 DEFAULT_PREC = 128  # bits, for "mp" and "ball"
@@ -37,11 +35,6 @@ def precision(backend: str, prec: int = DEFAULT_PREC) -> Iterator[None]:
             ctx.prec = old
     else:
         yield
-
-
-def to_fraction(x: float) -> Fraction:
-    """The exact rational value of a finite float."""
-    return Fraction(float(x))
 
 
 def convert_matrix(a: np.ndarray, backend: str) -> Any:
@@ -78,25 +71,6 @@ def _to_mpf(v: Any) -> Any:
     return mpmath.mpf(v)
 
 
-def to_arb(v: Any) -> arb:
-    """A ball enclosing a number: exact for floats, ints and dyadic Fractions, else correctly
-    rounded at the working precision; strings are read as exact rationals."""
-    if isinstance(v, arb):
-        return v
-    if isinstance(v, (float, np.floating)):
-        f = float(v)
-        if not np.isfinite(f):
-            raise InputError(f"coordinate {f} is not finite")
-        return arb(f)  # exact: a finite float64 is a dyadic rational
-    if isinstance(v, (int, np.integer)):
-        return arb(fmpz(int(v)))
-    if isinstance(v, str):
-        v = Fraction(v)
-    if isinstance(v, Fraction):
-        return arb(fmpq(v.numerator, v.denominator))
-    raise InputError(f"cannot convert a coordinate of type {type(v).__name__} to a ball")
-
-
 def matvec(a: Any, x: Any, backend: str) -> Any:
     """a @ x in the given backend (a from convert_matrix, x from convert_vector)."""
     if backend == "float64":
@@ -108,26 +82,6 @@ def matvec(a: Any, x: Any, backend: str) -> Any:
     # mp and exact: plain Python sums keep mpmath's precision and Fraction exactness.
     return [sum((r * v for r, v in zip(row, x)), start=(Fraction(0) if backend == "exact"
                                                        else mpmath.mpf(0))) for row in a]
-
-
-def matrix_to_dyadic_ints(a: np.ndarray) -> tuple[list[list[int]], int]:
-    """Write a finite float64 matrix exactly as N * 2**e with an integer matrix N."""
-    a = np.atleast_2d(np.asarray(a, dtype=np.float64))
-    if not np.all(np.isfinite(a)):
-        raise ValueError("matrix has NaN or Inf entries")
-    mant, expo = np.frexp(a)
-    # Each entry is (mant * 2**53) * 2**(expo - 53) with an integer first factor.
-    ints = (mant * 2.0**53).astype(np.int64)
-    shifts = expo.astype(np.int64) - 53
-    nz = ints != 0
-    if not nz.any():
-        return [[0] * a.shape[1] for _ in range(a.shape[0])], 0
-    e = int(shifts[nz].min())
-    rows = []
-    for i in range(a.shape[0]):
-        rows.append([int(ints[i, j]) << int(shifts[i, j] - e) if ints[i, j] else 0
-                     for j in range(a.shape[1])])
-    return rows, e
 
 
 def ball_to_interval(b: arb) -> tuple[float, float]:

@@ -20,6 +20,7 @@ import numpy as np
 
 from oracle.core import activations, arith, linalg
 from oracle.core.errors import InputError
+from oracle.core.rational import dyadic_ints, to_fractions
 
 KINDS = ("residual", "plain")
 
@@ -291,7 +292,8 @@ def nondegeneracy(W_up: np.ndarray, W_down: np.ndarray) -> Nondegeneracy:
     for members in groups.values():
         if len(members) < 2:
             continue
-        ints, _ = arith.matrix_to_dyadic_ints(up[members])
+        N, _ = dyadic_ints(up[members])
+        ints = [[int(N[r, c]) for c in range(N.ncols())] for r in range(N.nrows())]
         seen: dict[tuple[int, ...], int] = {}
         for i, row in zip(members, ints):
             key = _canonical_direction(row)
@@ -304,16 +306,11 @@ def nondegeneracy(W_up: np.ndarray, W_down: np.ndarray) -> Nondegeneracy:
     return Nondegeneracy(zero_rows, collinear, zero_cols)
 
 
-def exact_matrix(a: np.ndarray) -> list[list[Fraction]]:
-    """A float64 matrix as exact Fractions."""
-    return [[Fraction(float(v)) for v in row] for row in np.atleast_2d(a)]
-
-
 def rref(a: Sequence[Sequence[Fraction]], ncols: Optional[int] = None
          ) -> tuple[list[list[Fraction]], list[int]]:
     """Exact reduced row echelon form: its nonzero rows and their pivot columns (python-flint)."""
     R, pivots = linalg.rref(a, ncols)
-    return linalg.to_fractions(R), pivots
+    return to_fractions(R), pivots
 
 
 def exact_rank(a: Sequence[Sequence[Fraction]]) -> int:
@@ -324,4 +321,4 @@ def exact_rank(a: Sequence[Sequence[Fraction]]) -> int:
 def exact_inverse(a: Sequence[Sequence[Fraction]]) -> Optional[list[list[Fraction]]]:
     """Inverse of a square rational matrix, or None when it is singular (python-flint)."""
     inv = linalg.inverse(a)
-    return None if inv is None else linalg.to_fractions(inv)
+    return None if inv is None else to_fractions(inv)

@@ -27,7 +27,7 @@ import numpy as np
 from flint import arb, arb_mat
 
 from oracle.core import arith
-from oracle.core.arith import to_arb
+from oracle.core.rational import to_arb
 from oracle.core.blocks import Block
 from oracle.core.errors import InputError
 

@@ -9,9 +9,8 @@ bound for the rational rank from one ``nmod_mat`` elimination: a minor that is
 nonzero modulo p is nonzero over the integers.
 
 Inputs may be numpy arrays (float or integer), lists of rows of ints, Fractions,
-exact strings or flint numbers, or flint matrices; results are flint matrices
-(``fmpq_mat``) or plain Python values, and ``to_fractions`` converts back for the
-callers that keep lists of Fractions.
+exact strings or flint numbers, or flint matrices (read by ``oracle.core.rational``, the
+one home of conversions); results are flint matrices (``fmpq_mat``) or plain Python values.
 """
 
 from __future__ import annotations
@@ -19,132 +18,23 @@ from __future__ import annotations
 import math
 
 from fractions import Fraction
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional, Sequence
 
 import numpy as np
-from flint import fmpq, fmpq_mat, fmpz, fmpz_mat, nmod_mat
+
+from oracle.core.rational import (Matrix, check_finite, fmpq, fmpq_mat, fmpz_mat, mantissas, nmod_mat,
+                                  to_fmpq_mat, to_fmpz_mat)
 
 __all__ = [
-    "Matrix", "dyadic_ints", "from_float64", "from_fractions", "to_fmpq_mat", "to_fractions",
-    "fraction", "rank", "rref", "solve", "inverse", "nullspace", "det", "is_invertible",
+    "rank", "rref", "solve", "inverse", "nullspace", "det", "is_invertible", "primitive",
     "rank_mod_p", "matmul", "PRIMES",
 ]
-
-Matrix = Union[np.ndarray, fmpq_mat, fmpz_mat, Sequence[Sequence[Any]]]
 
 # The three largest primes below 2^31 (residue products fit in int64, so the reduction
 # is vectorised) and the largest below 2^62 (nmod_mat works modulo any word-size
 # prime).  Callers retry with the next prime when a matrix's determinant happens to be
 # divisible by one of them.
 PRIMES = (2147483647, 2147483629, 2147483587, 4611686018427387847)
-
-
-# ---------------------------------------------------------------- conversions
-
-def _check_finite(a: np.ndarray) -> None:
-    if not np.all(np.isfinite(a)):
-        raise ValueError("matrix has NaN or Inf entries; it has no exact rational value")
-
-
-def _mantissas(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Integer mantissas (|n| < 2^53, int64) and exponents with a == n * 2**e entrywise."""
-    frac, expo = np.frexp(a)
-    # frexp gives |frac| in [1/2, 1): frac * 2^53 is an integer, so the scaling is exact
-    return (frac * 2.0 ** 53).astype(np.int64), expo.astype(np.int64) - 53
-
-
-def dyadic_ints(a: np.ndarray) -> tuple[fmpz_mat, int]:
-    """A finite float64 matrix exactly as ``N * 2**e`` with an integer flint matrix N."""
-    arr = np.atleast_2d(np.asarray(a, dtype=np.float64))
-    _check_finite(arr)
-    nr, nc = arr.shape
-    if arr.size == 0:
-        return fmpz_mat(nr, nc), 0
-    mant, expo = _mantissas(arr)
-    nz = mant != 0
-    if not nz.any():
-        return fmpz_mat(nr, nc), 0
-    e = int(expo[nz].min())
-    shift = np.where(nz, expo - e, 0)
-    if int(shift.max()) <= 9:
-        # every scaled entry is below 2^62: numpy int64 arithmetic is exact and fast
-        flat = (mant << shift).ravel().tolist()
-    else:
-        flat = [int(v) << int(s) for v, s in zip(mant.ravel().tolist(), shift.ravel().tolist())]
-    return fmpz_mat(nr, nc, flat), e
-
-
-def from_float64(a: np.ndarray) -> fmpq_mat:
-    """The exact rational matrix of a finite float64 (or integer/bool) array."""
-    arr = np.atleast_2d(np.asarray(a))
-    if arr.dtype.kind in "iub":
-        return fmpq_mat(fmpz_mat(arr.shape[0], arr.shape[1], [int(v) for v in arr.ravel().tolist()]))
-    N, e = dyadic_ints(arr)
-    Q = fmpq_mat(N)
-    return Q * (fmpz(2) ** e) if e >= 0 else Q / (fmpz(2) ** (-e))
-
-
-def _fmpq(v: Any) -> fmpq:
-    """One exact rational as an fmpq (floats are read exactly, strings as rationals)."""
-    if isinstance(v, fmpq):
-        return v
-    if isinstance(v, (int, np.integer, fmpz)):
-        return fmpq(int(v))
-    if isinstance(v, (float, np.floating)):
-        f = float(v)
-        if not np.isfinite(f):
-            raise ValueError(f"{f} has no exact rational value")
-        n, d = f.as_integer_ratio()
-        return fmpq(n, d)
-    if isinstance(v, str):
-        v = Fraction(v)
-    if isinstance(v, Fraction):
-        return fmpq(v.numerator, v.denominator)
-    raise TypeError(f"cannot read {type(v).__name__} as an exact rational")
-
-
-def from_fractions(rows: Sequence[Sequence[Any]], ncols: Optional[int] = None) -> fmpq_mat:
-    """A list of rows (ints, Fractions, exact strings, floats read exactly) as an fmpq_mat."""
-    nr = len(rows)
-    nc = ncols if ncols is not None else (len(rows[0]) if nr else 0)
-    flat = []
-    for r in rows:
-        if len(r) != nc:
-            raise ValueError(f"ragged matrix: a row has {len(r)} entries, expected {nc}")
-        flat.extend(_fmpq(v) for v in r)
-    return fmpq_mat(nr, nc, flat)
-
-
-def to_fmpq_mat(a: Matrix, ncols: Optional[int] = None) -> fmpq_mat:
-    """Any supported matrix form as an exact fmpq_mat."""
-    if isinstance(a, fmpq_mat):
-        return a
-    if isinstance(a, fmpz_mat):
-        return fmpq_mat(a)
-    if isinstance(a, np.ndarray) and a.dtype != object:
-        return from_float64(a)
-    return from_fractions([list(r) for r in a], ncols)
-
-
-def _to_fmpz_mat(a: Matrix) -> fmpz_mat:
-    """An integer matrix with the same row space, column relations and rank as a (scaled rows)."""
-    if isinstance(a, fmpz_mat):
-        return a
-    if isinstance(a, np.ndarray) and a.dtype != object and a.dtype.kind == "f":
-        return dyadic_ints(a)[0]
-    return to_fmpq_mat(a).numer_denom()[0]
-
-
-def fraction(q: Any) -> Fraction:
-    """An fmpq (or fmpz, int) as a Python Fraction."""
-    if isinstance(q, fmpq):
-        return Fraction(int(q.p), int(q.q))
-    return Fraction(int(q))
-
-
-def to_fractions(A: Any) -> list[list[Fraction]]:
-    """An fmpq_mat or fmpz_mat as a list of rows of Fractions."""
-    return [[fraction(A[i, j]) for j in range(A.ncols())] for i in range(A.nrows())]
 
 
 def matmul(a: Matrix, b: Matrix) -> fmpq_mat:
@@ -156,7 +46,7 @@ def matmul(a: Matrix, b: Matrix) -> fmpq_mat:
 
 def rank(a: Matrix) -> int:
     """Exact rank over the rationals."""
-    Z = _to_fmpz_mat(a)
+    Z = to_fmpz_mat(a)
     if Z.nrows() == 0 or Z.ncols() == 0:
         return 0
     return int(Z.rank())
@@ -190,7 +80,7 @@ def det(a: Matrix) -> fmpq:
 
 def is_invertible(a: Matrix) -> bool:
     """True when the square matrix has full rank over the rationals."""
-    Z = _to_fmpz_mat(a)
+    Z = to_fmpz_mat(a)
     if Z.nrows() != Z.ncols():
         raise ValueError("invertibility of a non-square matrix")
     return Z.nrows() == 0 or int(Z.rank()) == Z.nrows()
@@ -252,7 +142,7 @@ def nullspace(a: Matrix, ncols: Optional[int] = None) -> fmpq_mat:
 
 def _residues(a: np.ndarray, p: int) -> list[int]:
     """Residues mod p of the integer matrix a * 2^s (s the least shift making it integral)."""
-    mant, expo = _mantissas(a)
+    mant, expo = mantissas(a)
     nz = mant != 0
     if not nz.any():
         return [0] * a.size
@@ -278,7 +168,7 @@ def _residues(a: np.ndarray, p: int) -> list[int]:
 def rank_mod_p(a: np.ndarray, p: int = PRIMES[0]) -> int:
     """Rank over GF(p) of the integer-scaled float64 matrix: a rigorous lower bound for its rank over Q."""
     arr = np.atleast_2d(np.asarray(a, dtype=np.float64))
-    _check_finite(arr)
+    check_finite(arr)
     if arr.size == 0:
         return 0
     return int(nmod_mat(arr.shape[0], arr.shape[1], _residues(arr, p), p).rank())

@@ -38,6 +38,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from oracle.core import activations, linalg
+from oracle.core import rational
 from oracle.decide import biased as biased_decide
 from oracle.decide import relu as relu_decide
 from oracle.algebra import search
@@ -642,7 +643,7 @@ def _width_not_absorbable(block: Block, nd: Any, exact_only: bool) -> dict[str, 
         return out
     if (block.activation == "relu" and nd.ok and block.M is None and m <= 12 and d <= 6):
         # lower bound of absorption-width: all I + W_S U_S invertible => exactly m + d
-        eye = linalg.from_float64(np.eye(d))
+        eye = rational.from_float64(np.eye(d))
         singular = None
         for mask in range(1 << m):
             S = [i for i in range(m) if (mask >> i) & 1]

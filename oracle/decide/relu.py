@@ -38,6 +38,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from oracle.core import linalg
+from oracle.core import rational
 from oracle.algebra import search
 from oracle.core.blocks import Block, nondegeneracy
 from oracle.core.errors import InputError
@@ -185,9 +186,9 @@ class ClassData:
     def V_exact(self, block: Block) -> Any:
         """The d x h matrix of the v_H as an exact fmpq_mat."""
         if self.V_float is not None:
-            return linalg.from_float64(self.V_float)
+            return rational.from_float64(self.V_float)
         cols = [self.V_column(block, j) for j in range(len(self.reps))]
-        return linalg.from_fractions([[c[a] for c in cols] for a in range(block.d)], len(cols))
+        return rational.from_fractions([[c[a] for c in cols] for a in range(block.d)], len(cols))
 
     def V_column(self, block: Block, j: int) -> list[Fraction]:
         """v_H of the class at position j, exactly."""
@@ -273,24 +274,24 @@ def _class_data(block: Block, cls: dict[str, Any]) -> ClassData:
             cols_f.append(None if col is None else -col)
         R = np.vstack([block.W_up[reps[pos]] for pos in opp_pos])
         if ok:
-            terms.append(linalg.from_float64(np.column_stack(cols_f)) * linalg.from_float64(R))
+            terms.append(rational.from_float64(np.column_stack(cols_f)) * rational.from_float64(R))
         else:
             full = [cq if cq is not None else [fq(v) for v in cf] for cq, cf in zip(cols_q, cols_f)]
-            terms.append(linalg.from_fractions([[c[a] for c in full] for a in range(d)], len(full))
-                         * linalg.from_float64(R))
+            terms.append(rational.from_fractions([[c[a] for c in full] for a in range(d)], len(full))
+                         * rational.from_float64(R))
     inactive_units = [i for k in cls["inactive_multi"] for i in g.members[k]]
     if inactive_units:
-        terms.append(linalg.from_float64(W[:, inactive_units]) * linalg.from_float64(block.W_up[inactive_units])
+        terms.append(rational.from_float64(W[:, inactive_units]) * rational.from_float64(block.W_up[inactive_units])
                      / 2)
     if terms:
-        Nm = linalg.from_float64(S)
+        Nm = rational.from_float64(S)
         for t in terms:
             Nm = Nm + t
         N_float = _fmpq_to_floats(Nm)
         if N_float is not None:
             nnz = int(np.count_nonzero(np.any(N_float != 0, axis=0)))
         else:
-            Nq = linalg.to_fractions(Nm)
+            Nq = rational.to_fractions(Nm)
             nnz = sum(1 for j in range(d) if any(Nq[a][j] != 0 for a in range(d)))
         return ClassData(reps, V_multi, Nm, V_float, N_float, nnz)
     nnz = int(np.count_nonzero(np.any(S != 0, axis=0)))
@@ -463,11 +464,11 @@ def _b_down_for_signs(block: Block, cd: ClassData, signs: np.ndarray) -> list[Fr
     c = block.b_up
     live = np.any(block.W_up != 0, axis=1)
     g = [fq(ci) / 2 if lv else max(fq(ci), Fraction(0)) for ci, lv in zip(c, live)]
-    tot = linalg.from_float64(block.W_down) * linalg.from_fractions([[v] for v in g], 1)
+    tot = rational.from_float64(block.W_down) * rational.from_fractions([[v] for v in g], 1)
     hq = [Fraction(int(s)) * fq(c[r]) / 2 for s, r in zip(signs, cd.reps)]
     if cd.reps and any(hq):
-        tot = tot - cd.V_exact(block) * linalg.from_fractions([[v] for v in hq], 1)
-    add = [linalg.fraction(v) for v in tot.entries()]
+        tot = tot - cd.V_exact(block) * rational.from_fractions([[v] for v in hq], 1)
+    add = [rational.to_fraction(v) for v in tot.entries()]
     return [a + b for a, b in zip(base, add)]
 
 
@@ -484,7 +485,7 @@ def _class_block(block: Block, cd: ClassData, signs: np.ndarray, w: int,
         units.append(([Fraction(int(s)) * fq(x) for x in block.W_up[r]] + [Fraction(int(s)) * fq(c[r])],
                       cd.V_column(block, j)))
     if pairs:
-        Nq = (linalg.to_fractions(cd.N_plus) if cd.N_plus is not None
+        Nq = (rational.to_fractions(cd.N_plus) if cd.N_plus is not None
               else [[fq(v) for v in r] for r in cd.N_plus_float])
         for j in range(d):
             col = [Nq[a][j] for a in range(d)]

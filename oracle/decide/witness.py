@@ -32,7 +32,7 @@ from flint import arb
 
 from oracle.core import arith
 from oracle.algebra import search
-from oracle.core.arith import to_arb
+from oracle.core.rational import to_arb
 from oracle.core.blocks import Block
 from oracle.algebra.canonical import Comparison, compare_blocks, family_of, fq
 from oracle.core.errors import InputError

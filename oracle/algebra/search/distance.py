@@ -22,6 +22,7 @@ import numpy as np
 from flint import fmpq
 
 from oracle.core import linalg
+from oracle.core import rational
 from oracle.algebra.search.bounds import _U
 from oracle.algebra.search.common import _check_shapes
 
@@ -32,14 +33,14 @@ def residual_exact(W_up: Any, W_down: Any, M: Any, S: Sequence[int]) -> float:
     """||W_down[:,S] W_up[S,:] + M||_F computed exactly, rounded to the nearest float64."""
     U, W, Mm = _check_shapes(W_up, W_down, M)
     idx = sorted(int(i) for i in S)
-    A = linalg.from_float64(Mm)
+    A = rational.from_float64(Mm)
     if idx:
         A = A + linalg.matmul(W[:, idx], U[idx])
     sq = fmpq(0)
     for v in A.entries():
         sq += v * v
     try:
-        return math.sqrt(float(linalg.fraction(sq)))
+        return math.sqrt(float(rational.to_fraction(sq)))
     except OverflowError:
         return math.inf
 
