@@ -43,10 +43,8 @@ from fractions import Fraction
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
-from flint import fmpq, fmpq_mat
 
-from oracle.core import linalg
-from oracle.core import rational
+from oracle.core.rational import fmpq_mat, qmat, qvec, to_fmpq_mat, to_fraction, to_fractions
 from oracle.core.blocks import Block
 from oracle.algebra import search
 from oracle.core import arith
@@ -225,29 +223,6 @@ def dyadic_floats(N: np.ndarray, E: int) -> Optional[np.ndarray]:
     return out
 
 
-def fq(x: float) -> Fraction:
-    """A float64 as the exact Fraction it denotes."""
-    return Fraction(float(x))
-
-
-def to_fmpq_mat(rows: Sequence[Sequence[Any]], nrows: Optional[int] = None,
-                ncols: Optional[int] = None) -> fmpq_mat:
-    """A matrix of Fractions / ints / floats as an exact python-flint fmpq_mat (linalg's reader)."""
-    if not rows:
-        return fmpq_mat(nrows or 0, ncols or 0)
-    return rational.from_fractions(rows, ncols)
-
-
-def fmpq_to_fraction(v: fmpq) -> Fraction:
-    """python-flint rational to Fraction."""
-    return Fraction(int(v.p), int(v.q))
-
-
-def mat_to_fractions(a: fmpq_mat) -> list[list[Fraction]]:
-    """An fmpq_mat as a list of rows of Fractions."""
-    return [[fmpq_to_fraction(a[i, j]) for j in range(a.ncols())] for i in range(a.nrows())]
-
-
 # ---------------------------------------------------------------------------- grouping rows
 
 @dataclass
@@ -335,8 +310,8 @@ def group_rows(rows: np.ndarray, mode: str) -> Grouping:
         sub: dict[tuple[Fraction, ...], list[int]] = {}
         for j in rest:
             f = int(lead[j])
-            p = fq(rows[j, f])
-            sub.setdefault(tuple(fq(v) / p for v in rows[j]), []).append(j)
+            p = to_fraction(rows[j, f])
+            sub.setdefault(tuple(to_fraction(v) / p for v in rows[j]), []).append(j)
         for sg in sub.values():
             # a regrouped row may still be proportional to the good part's representative
             r0 = good[0]
@@ -351,8 +326,8 @@ def group_rows(rows: np.ndarray, mode: str) -> Grouping:
 
 
 def _proportional_exact(a: np.ndarray, b: np.ndarray) -> bool:
-    fa = [fq(v) for v in a]
-    fb = [fq(v) for v in b]
+    fa = [to_fraction(v) for v in a]
+    fb = [to_fraction(v) for v in b]
     ia = next((k for k, v in enumerate(fa[:-1]) if v != 0), None)
     ib = next((k for k, v in enumerate(fb[:-1]) if v != 0), None)
     if ia is None or ia != ib:
@@ -418,7 +393,7 @@ class ReluForm:
         return {"d": self.d, "m": self.m, "classes": [c.as_json() for c in self.classes],
                 "active": [k for k, c in enumerate(self.classes) if c.active],
                 "zero_units": self.zero_units,
-                "M_plus_L": [[str(v) for v in r] for r in mat_to_fractions(self.linear())],
+                "M_plus_L": [[str(v) for v in r] for r in to_fractions(self.linear())],
                 "const": [str(v) for v in self.const], "biased": self.biased}
 
 
@@ -448,8 +423,8 @@ def relu_form_exact(W_up: Sequence[Sequence[Fraction]], W_down: Sequence[Sequenc
         alpha = [sum((abs(lam[i]) * W[a][i] for i in units), Fraction(0)) / 2 for a in range(d)]
         beta = [sum((lam[i] * W[a][i] for i in units), Fraction(0)) / 2 for a in range(d)]
         classes.append(ReluClass(list(key[:d]), key[d], units, [lam[i] for i in units], alpha, beta))
-    Lq = to_fmpq_mat(W, d, m) * to_fmpq_mat(U, m, d) / 2 if m else fmpq_mat(d, d)
-    Mq = to_fmpq_mat(M, d, d) if M is not None else fmpq_mat(d, d)
+    Lq = to_fmpq_mat(W, m) * to_fmpq_mat(U, d) / 2 if m else fmpq_mat(d, d)
+    Mq = to_fmpq_mat(M, d) if M is not None else fmpq_mat(d, d)
     const = list(bd)
     for i in range(m):
         if i in lam:
@@ -467,11 +442,11 @@ def relu_form(block: Block) -> ReluForm:
     """Exact canonical form of a relu block (``Block``), including its skip when residual."""
     if block.activation != "relu":
         raise ValueError(f"relu_form needs a relu block, got {block.activation}")
-    q = lambda a: [[fq(v) for v in r] for r in np.atleast_2d(a)]  # noqa: E731
     S = block.skip()
-    return relu_form_exact(q(block.W_up), q(block.W_down), None if S is None else q(S),
-                           None if block.b_up is None else [fq(v) for v in block.b_up],
-                           None if block.b_down is None else [fq(v) for v in block.b_down])
+    return relu_form_exact(qmat(np.atleast_2d(block.W_up)), qmat(np.atleast_2d(block.W_down)),
+                           None if S is None else qmat(np.atleast_2d(S)),
+                           None if block.b_up is None else qvec(block.b_up),
+                           None if block.b_down is None else qvec(block.b_down))
 
 
 def relu_function_equal(a: ReluForm, b: ReluForm) -> tuple[bool, str]:
@@ -645,9 +620,9 @@ def _class_json(rows: np.ndarray, rep: int, fam: str) -> dict[str, Any]:
     r = rows[rep]
     f = int(np.flatnonzero(r[:-1] != 0)[0])
     if fam == "relu":
-        q = [fq(v) / fq(r[f]) for v in r]
+        q = [to_fraction(v) / to_fraction(r[f]) for v in r]
     else:
-        q = [fq(v) * (1 if r[f] > 0 else -1) for v in r]
+        q = [to_fraction(v) * (1 if r[f] > 0 else -1) for v in r]
     return {"u": [str(v) for v in q[:-1][:16]] + (["..."] if len(q) > 17 else []), "b": str(q[-1])}
 
 
@@ -745,7 +720,7 @@ def _affine_equal(R: Block, P: Block, rows: np.ndarray, W: np.ndarray, side: np.
         for ci, i in const_terms:
             groups.setdefault(abs(ci), []).append(i)
         for units in groups.values():
-            tot = [sum((float(sgn[i]) * fq(W[k, i]) for i in units), Fraction(0)) for k in range(d)]
+            tot = [sum((int(sgn[i]) * to_fraction(W[k, i]) for i in units), Fraction(0)) for k in range(d)]
             transcendental = transcendental or any(v != 0 for v in tot)
     if transcendental:
         extra[:, d] = 0.0  # the constants are left to the balls
@@ -782,13 +757,13 @@ def _affine_equal_fractions(urows: list[np.ndarray], wcols: list[np.ndarray], mu
     if extra is not None:
         for a in range(d):
             for b in range(d if linear_only else d + 1):
-                tot[a][b] += fq(extra[a, b])
+                tot[a][b] += to_fraction(extra[a, b])
     for r, c, mu in zip(urows, wcols, mults):
         for a in range(d):
             if c[a] != 0:
-                ca = fq(c[a]) * fq(mu)
+                ca = to_fraction(c[a]) * to_fraction(mu)
                 for b in range(d if linear_only else d + 1):
-                    tot[a][b] += ca * fq(r[b])
+                    tot[a][b] += ca * to_fraction(r[b])
     return all(v == 0 for row in tot for v in row)
 
 
@@ -834,30 +809,29 @@ def odd_form(block: Block) -> OddForm:
     d, m = block.d, block.m
     rows = _rows_of(block)
     g = group_rows(rows, "sign")
-    W = [[fq(v) for v in r] for r in block.W_down]
+    W = qmat(block.W_down)
     S = block.skip()
-    A = to_fmpq_mat([[fq(v) for v in r] for r in S], d, d) if S is not None else fmpq_mat(d, d)
-    a0 = [fq(v) for v in block.b_down] if block.b_down is not None else [Fraction(0)] * d
+    A = to_fmpq_mat(S) if S is not None else fmpq_mat(d, d)
+    a0 = qvec(block.b_down) if block.b_down is not None else [Fraction(0)] * d
     classes = []
     for k, mem in enumerate(g.members):
         rep = rows[g.reps[k]]
         f = int(g.lead[g.reps[k]])
         sg = 1 if rep[f] > 0 else -1
-        u = [fq(v) * sg for v in rep]
+        u = [to_fraction(v) * sg for v in rep]
         eps = [1 if rows[i, f] > 0 else -1 for i in mem]  # the class vector has u[f] > 0
         gamma = [sum((W[a][i] for i in mem), Fraction(0)) for a in range(d)]
         classes.append(OddClass(u[:d], u[d], list(mem), eps, gamma))
         for i, e in zip(mem, eps):
             if e < 0:  # s(-h) = s(h) - h, and -h = u_i . x + c_i
-                ui = to_fmpq_mat([[W[a][i]] for a in range(d)], d, 1) * \
-                    to_fmpq_mat([[fq(v) for v in rows[i, :d]]], 1, d)
+                ui = to_fmpq_mat([[W[a][i]] for a in range(d)], 1) * to_fmpq_mat(rows[i:i + 1, :d])
                 A = A + ui
                 for a in range(d):
-                    a0[a] += W[a][i] * fq(rows[i, d])
+                    a0[a] += W[a][i] * to_fraction(rows[i, d])
     zero_constants: dict[Fraction, list[Fraction]] = {}
     zero_units = np.flatnonzero(g.class_of < 0).tolist()
     for i in zero_units:
-        c = fq(rows[i, d])
+        c = to_fraction(rows[i, d])
         if c == 0:
             continue  # s(0) = 0
         vec = zero_constants.setdefault(abs(c), [Fraction(0)] * d)

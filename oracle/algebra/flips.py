@@ -24,11 +24,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
-from fractions import Fraction
 from typing import Any, Optional, Sequence
 
 import numpy as np
-from flint import fmpq, fmpq_mat
+
+from oracle.core.rational import fmpq, fmpq_mat, to_fmpq
 
 KINDS = ("relu2", "odd_gate", "glu")
 ODD_GATES = ("reglu", "swiglu", "geglu", "geglu_tanh")
@@ -46,22 +46,6 @@ def kind_of(activation: str) -> Optional[str]:
     if activation == "glu":
         return "glu"
     return None
-
-
-def _q(v: Any) -> fmpq:
-    if isinstance(v, fmpq):
-        return v
-    if isinstance(v, Fraction):
-        return fmpq(v.numerator, v.denominator)
-    if isinstance(v, (int, np.integer)):
-        return fmpq(int(v))
-    n, d = float(v).as_integer_ratio()
-    return fmpq(n, d)
-
-
-def _mat(a: Any, nr: int, nc: int) -> fmpq_mat:
-    flat = [_q(v) for row in a for v in row] if nr and nc else []
-    return fmpq_mat(nr, nc, flat)
 
 
 @dataclass
@@ -89,18 +73,18 @@ class FlipData:
 def flip_data(kind: str, W_up: Any, W_down: Any, M: Any, b_up: Any = None,
               W_gate: Any = None, b_gate: Any = None) -> FlipData:
     """Exact FlipData from arrays or lists (floats read exactly, Fractions, ints; M None = identity)."""
-    U = [[_q(v) for v in row] for row in np.asarray(W_up, dtype=object).tolist()]
+    U = [[to_fmpq(v) for v in row] for row in np.asarray(W_up, dtype=object).tolist()]
     m, d = len(U), len(U[0])
-    W = [[_q(v) for v in row] for row in np.asarray(W_down, dtype=object).tolist()]
+    W = [[to_fmpq(v) for v in row] for row in np.asarray(W_down, dtype=object).tolist()]
     if M is None:
         Mq = [[fmpq(1 if a == j else 0) for j in range(d)] for a in range(d)]
     else:
-        Mq = [[_q(v) for v in row] for row in np.asarray(M, dtype=object).tolist()]
-    b = [fmpq(0)] * m if b_up is None else [_q(v) for v in np.asarray(b_up, dtype=object).tolist()]
+        Mq = [[to_fmpq(v) for v in row] for row in np.asarray(M, dtype=object).tolist()]
+    b = [fmpq(0)] * m if b_up is None else [to_fmpq(v) for v in np.asarray(b_up, dtype=object).tolist()]
     G = c = None
     if kind != "relu2":
-        G = [[_q(v) for v in row] for row in np.asarray(W_gate, dtype=object).tolist()]
-        c = [fmpq(0)] * m if b_gate is None else [_q(v) for v in np.asarray(b_gate, dtype=object).tolist()]
+        G = [[to_fmpq(v) for v in row] for row in np.asarray(W_gate, dtype=object).tolist()]
+        c = [fmpq(0)] * m if b_gate is None else [to_fmpq(v) for v in np.asarray(b_gate, dtype=object).tolist()]
     return FlipData(kind, d, m, U, b, W, Mq, G, c)
 
 

@@ -31,9 +31,9 @@ from oracle.algebra.pl_check import ExactRelu, pl_equal
 from oracle.algebra.relu_width import minimal_width
 from oracle.core.strategies import blocks, nondegenerate_blocks
 from oracle.claims.base import Certificate, oracle_check
+from oracle.core.rational import qmat, qvec, smat, svec
 from oracle.algebra.exact import (
-    balls_agree, eval_ball, eval_plain_q, identity, index_sum, matmul, nullspace, qmat, qvec, smat,
-    svec, transpose
+    balls_agree, eval_ball, eval_plain_q, identity, index_sum, matmul, nullspace, transpose
 )
 from oracle.claims.relu_gelu import ODD_ACTS
 

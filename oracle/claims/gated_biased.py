@@ -26,7 +26,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 from oracle.algebra import flips
-from oracle.algebra.exact import BALL_PREC, balls_agree, eval_ball, qmat, qvec, safe_recheck, smat, svec
+from oracle.core.rational import qmat, qvec, smat, svec, to_fraction
+from oracle.algebra.exact import BALL_PREC, balls_agree, eval_ball, safe_recheck
 from oracle.core import activations
 from oracle.core.strategies import dyadic_weights, integer_inverse, unimodular
 from oracle.claims.base import Certificate, oracle_check
@@ -222,9 +223,6 @@ def flipped(gate: str, G: list, c: list, W: list, bd: list, S: list[int], c_S: l
     return G2, c2, W2, [x + y for x, y in zip(bd, c_S)]
 
 
-def _fr(q: Any) -> Fraction:
-    return Fraction(int(q.p), int(q.q))
-
 
 @functools.lru_cache(maxsize=None)
 def gate_property(gate: str) -> bool:
@@ -252,7 +250,7 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
     if res.status == "found":
         S = res.S
         qz, lo, const = flips.flip_residual(fd, S)
-        c_S = [_fr(v) for v in const]
+        c_S = [to_fraction(v) for v in const]
         G2, c2, W2, bd2 = flipped(gate, G, c, W, bd, S, c_S)
         rows = []
         for p in pts:

@@ -37,9 +37,9 @@ from oracle.core.strategies import blocks
 from oracle.claims.base import Certificate, oracle_check, q_str
 from oracle.algebra.exact import (
     has_nonzero_skip, block_from_json, block_to_json, is_zero_matrix, matvec_q, property_is_proved,
-    qvec, safe_recheck, skip_matrix, svec
+    safe_recheck, skip_matrix
 )
-from oracle.core.rational import qmat
+from oracle.core.rational import qmat, qvec, svec
 
 CLAIM_SAME = "homogeneous-impossible"
 CLAIM_ANY = "homogeneous-any-width"

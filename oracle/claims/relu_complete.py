@@ -38,11 +38,11 @@ from oracle.algebra.exact import all_index_sets_exact, identity, safe_recheck
 from oracle.algebra.exact import line_key
 from oracle.core import arith
 from oracle.core.activations import get
+from oracle.core.rational import QMat, arb
 from oracle.claims.absorption_width import lower_bound_table
 
 CLAIM = "relu-complete"
 Q = Fraction
-QMat = list[list[Fraction]]
 
 
 @dataclass
@@ -350,9 +350,6 @@ def recheck(cert: dict[str, Any]) -> bool:
                             "coefficient in {0, 2, -2}, never 1")
 def gelu_scales_counterexample() -> Certificate:
     """The relu formula undercounts for gelu: units on one line with different scales stay apart."""
-    from flint import arb
-
-
     U, W, M = [[Q(1)], [Q(2)]], [[Q(2), Q(-1)]], [[Q(1)]]
     form = relu_form_exact(U, W, M)
     wr = minimal_width(form)

@@ -27,9 +27,10 @@ from oracle.core import activations
 from oracle.core.blocks import Block, exact_rank
 from oracle.core.strategies import condition_blocks, dyadic_weights, nondegenerate_blocks
 from oracle.claims.base import Certificate, oracle_check
+from oracle.core.rational import QMat, QVec, qmat, qvec, smat, svec
 from oracle.algebra.exact import (
-    BALL_PREC, QMat, QVec, all_index_sets_exact, balls_agree, dot, eval_ball, eval_plain_q,
-    index_sum, line_key, nullspace, qmat, qvec, smat, svec
+    BALL_PREC, all_index_sets_exact, balls_agree, dot, eval_ball, eval_plain_q, index_sum, line_key,
+    nullspace
 )
 from oracle.algebra import construct
 from oracle.algebra.canonical import relu_form_exact

@@ -22,11 +22,10 @@ from fractions import Fraction
 from typing import Any, Optional
 
 import numpy as np
-from flint import arb
 from hypothesis import strategies as st
 
 from oracle.core import activations, arith
-from oracle.core.rational import to_arb
+from oracle.core.rational import arb, qmat, qvec, smat, svec, to_arb
 from oracle.algebra import construct
 from oracle.core.blocks import Block
 from oracle.algebra.canonical import relu_form_exact
@@ -35,8 +34,8 @@ from oracle.algebra.relu_width import minimal_width
 from oracle.core.strategies import condition_blocks, dyadic_weights, nondegenerate_blocks
 from oracle.claims.base import Certificate, counterexample, oracle_check
 from oracle.algebra.exact import (
-    BALL_PREC, all_index_sets_exact, balls_agree, eval_ball, eval_plain_q, identity, index_sum,
-    line_key, qmat, qvec, safe_recheck, smat, svec
+    BALL_PREC, all_index_sets_exact, balls_agree, eval_ball, eval_plain_q, identity, index_sum, line_key,
+    safe_recheck
 )
 
 CLAIM = "relu-limit"

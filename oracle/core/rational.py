@@ -18,6 +18,7 @@ fractions and correctly rounded at the working precision otherwise.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any, Optional, Sequence, Union
 
@@ -34,7 +35,7 @@ __all__ = [
     # the Python forms
     "QVec", "QMat", "Matrix",
     # scalars
-    "to_fmpq", "to_fraction", "fraction_of_float", "q_str", "q_parse", "to_arb",
+    "to_fmpq", "to_fraction", "fraction_of_float", "fraction_of_exact_arb", "q_str", "q_parse", "to_arb",
     # matrices and vectors
     "check_finite", "mantissas", "dyadic_ints", "from_float64", "from_fractions", "to_fmpq_mat",
     "to_fmpz_mat", "to_fractions", "fmpq_rows", "qmat", "qvec", "smat", "svec",
@@ -50,7 +51,7 @@ Matrix = Union[np.ndarray, fmpq_mat, fmpz_mat, Sequence[Sequence[Any]]]
 def fraction_of_float(x: Any) -> Fraction:
     """A finite float (or numpy float) as the exact Fraction it denotes."""
     f = float(x)
-    if not np.isfinite(f):
+    if not math.isfinite(f):
         raise ValueError(f"{f} has no exact rational value")
     return Fraction(f)
 
@@ -116,6 +117,15 @@ def to_arb(v: Any) -> arb:
     if isinstance(v, Fraction):
         return arb(fmpq(v.numerator, v.denominator))
     raise InputError(f"cannot convert a coordinate of type {type(v).__name__} to a ball")
+
+
+def fraction_of_exact_arb(x: arb) -> Fraction:
+    """The exact value of a ball of radius 0 (e.g. Arb's upper or lower endpoint) as a Fraction."""
+    if x.rad() != 0:
+        raise ValueError(f"{x.str(10, radius=True)} is not an exact ball")
+    man, exp = x.mid().man_exp()
+    man, exp = int(man), int(exp)
+    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
 
 
 # ---------------------------------------------------------------- float64 arrays, exactly

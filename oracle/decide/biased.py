@@ -28,7 +28,8 @@ from fractions import Fraction
 from typing import Any, Callable, Optional
 
 import numpy as np
-from flint import fmpq, fmpq_mat
+
+from oracle.core.rational import fmpq, fmpq_mat, qmat, qvec, to_fmpq, to_fraction
 
 from oracle.algebra import flips, search
 from oracle.algebra.exact import balls_agree, eval_ball
@@ -89,9 +90,6 @@ def _info(block: Block) -> dict[str, Any]:
                        and np.any(getattr(block, n) != 0)]}
 
 
-def _fr(q: fmpq) -> Fraction:
-    return Fraction(int(q.p), int(q.q))
-
 
 def _nearest(q: Fraction) -> float:
     try:
@@ -106,8 +104,8 @@ def flipped_block(block: Block, fd: flips.FlipData, S: list[int]) -> tuple[Block
     """The block of part (A) for the flip set S, with b_down + c_S (exact value in the note)."""
     S_arr = np.asarray(sorted(S), dtype=np.int64)
     _, _, const = flips.flip_residual(fd, S)
-    base = [fmpq(0)] * block.d if block.b_down is None else [flips._q(v) for v in block.b_down]  # noqa: SLF001
-    want = [_fr(b + c) for b, c in zip(base, const)]
+    base = [fmpq(0)] * block.d if block.b_down is None else [to_fmpq(v) for v in block.b_down]
+    want = [to_fraction(b + c) for b, c in zip(base, const)]
     with np.errstate(over="ignore"):
         b_down = np.array([_nearest(v) for v in want])
     if not np.all(np.isfinite(b_down)):
@@ -136,7 +134,7 @@ def flipped_block(block: Block, fd: flips.FlipData, S: list[int]) -> tuple[Block
     plain = Block(block.activation, W_up=W_up, W_down=W_down, W_gate=W_gate, b_up=b_up, b_gate=b_gate,
                   b_down=b_down if np.any(b_down != 0) else None, kind="plain")
     rounded = any(e != 0 for e in err)
-    note: dict[str, Any] = {"c_S": [str(_fr(c)) for c in const[:16]], "b_down_rounded": rounded,
+    note: dict[str, Any] = {"c_S": [str(to_fraction(c)) for c in const[:16]], "b_down_rounded": rounded,
                             "construction": what}
     if rounded:
         note["b_down_exact"] = [str(v) for v in want]
@@ -254,7 +252,7 @@ def _decide_glu(block: Block, cert: dict[str, Any], progress: Progress) -> dict[
     progress("index-set search on the value rows")
     res = search.find_index_set(block.W_up, block.W_down, block.M)
     cert["search"] = {"status": res.status, "method": res.method, "exact": res.exact,
-                      **search._jsonable(res.certificate)}  # noqa: SLF001
+                      **search._jsonable(res.certificate)}
     if res.status == "found":
         S = sorted(int(i) for i in res.S)
         plain, note = flip_block(block.without_skip(), S)
@@ -321,14 +319,14 @@ def relu2_plan_plain(block: Block, fd: flips.FlipData, cl: Any, plan: Any) -> tu
     rows, bs, cols = flips.relu2_plan_block(fd, cl, plan, block.m)
     # b_down: the constants of F and of the units must agree: compare at x = 0
     units_F = [(fd.U[i], fd.b[i], fd.col(i)) for i in range(fd.m)]
-    bdF = [fmpq(0)] * d if block.b_down is None else [flips._q(v) for v in block.b_down]  # noqa: SLF001
+    bdF = [fmpq(0)] * d if block.b_down is None else [to_fmpq(v) for v in block.b_down]
     _, polyF = flips.relu2_form(units_F, fd.M, bdF, d)
     _, polyP0 = flips.relu2_form(list(zip(rows, bs, cols)), None, [fmpq(0)] * d, d)
     bd = [polyF[o][-1] - polyP0[o][-1] for o in range(d)]
     if flips.relu2_form(units_F, fd.M, bdF, d) != flips.relu2_form(list(zip(rows, bs, cols)), None, bd, d):
         raise RuntimeError("relu2 class construction differs from the residual block")  # pragma: no cover
-    exact = {"W_up": [_fr(v) for r in rows for v in r], "b_up": [_fr(v) for v in bs],
-             "W_down": [_fr(cols[j][a]) for a in range(d) for j in range(len(rows))], "b_down": [_fr(v) for v in bd]}
+    exact = {"W_up": [to_fraction(v) for r in rows for v in r], "b_up": [to_fraction(v) for v in bs],
+             "W_down": [to_fraction(cols[j][a]) for a in range(d) for j in range(len(rows))], "b_down": [to_fraction(v) for v in bd]}
     with np.errstate(over="ignore"):
         arrs = {"W_up": np.array([_nearest(v) for v in exact["W_up"]]).reshape(len(rows), d),
                 "b_up": np.array([_nearest(v) for v in exact["b_up"]]),
@@ -399,7 +397,7 @@ def _padded_construction(block: Block, fd: flips.FlipData, cert: dict[str, Any])
     cands: list[list[int]] = [[]]
     if block.activation != "glu" and keep and len(keep) <= flips.MAX_UNITS:
         V, t = flips.compressed_system(_restrict(fd, keep, quadratic_only=True))
-        status, sols, _ = flips._solve01(V, t, flips.MAX_FREE)  # noqa: SLF001
+        status, sols, _ = flips._solve01(V, t, flips.MAX_FREE)
         cands += [s for s in sols if s]
     best = None
     for S in cands:
@@ -458,11 +456,11 @@ def _padded_construction(block: Block, fd: flips.FlipData, cert: dict[str, Any])
         c[i], U[i] = cb, list(l)
         for o in range(d):
             W[o][i] = v[o]
-    base = [fmpq(0)] * d if block.b_down is None else [flips._q(x) for x in block.b_down]  # noqa: SLF001
+    base = [fmpq(0)] * d if block.b_down is None else [to_fmpq(x) for x in block.b_down]
     bd = [x + y for x, y in zip(base, const)]
-    exact = {"W_gate": [_fr(v) for r in G for v in r], "b_gate": [_fr(v) for v in c],
-             "W_up": [_fr(v) for r in U for v in r], "b_up": [_fr(v) for v in e],
-             "W_down": [_fr(v) for r in W for v in r], "b_down": [_fr(v) for v in bd]}
+    exact = {"W_gate": [to_fraction(v) for r in G for v in r], "b_gate": [to_fraction(v) for v in c],
+             "W_up": [to_fraction(v) for r in U for v in r], "b_up": [to_fraction(v) for v in e],
+             "W_down": [to_fraction(v) for r in W for v in r], "b_down": [to_fraction(v) for v in bd]}
     shapes = {"W_gate": (fd.m, d), "W_up": (fd.m, d), "W_down": (d, fd.m)}
     with np.errstate(over="ignore"):
         arrs = {k: np.array([_nearest(v) for v in vals]).reshape(shapes.get(k, (-1,))) for k, vals in exact.items()}
@@ -478,15 +476,12 @@ def _padded_construction(block: Block, fd: flips.FlipData, cert: dict[str, Any])
                   b_up=arrs["b_up"], b_gate=arrs["b_gate"], b_down=arrs["b_down"], kind="plain")
     # evidence next to the exact algebra: the exact replacing block against F at sample points (balls)
     pts = _spot_points(d, np.random.default_rng(21), n_random=3, n_basis=2)
-    Mq = [[_fr(v) for v in row] for row in fd.M]
-    Fq = lambda x: eval_ball(block.activation, [[_fr(v) for v in fd.U[i]] for i in range(fd.m)],  # noqa: E731
-                             [[_fr(v) for v in row] for row in fd.W], x, M=Mq,
-                             W_gate=[[_fr(v) for v in fd.G[i]] for i in range(fd.m)], b_up=[_fr(v) for v in fd.b],
-                             b_gate=[_fr(v) for v in fd.c],
-                             b_down=None if block.b_down is None else [Fraction(float(v)) for v in block.b_down])
-    Pq = lambda x: eval_ball(block.activation, [[_fr(v) for v in r] for r in U], [[_fr(v) for v in r] for r in W], x,  # noqa: E731
-                             W_gate=[[_fr(v) for v in r] for r in G], b_up=[_fr(v) for v in e],
-                             b_gate=[_fr(v) for v in c], b_down=[_fr(v) for v in bd])
+    Mq = qmat(fd.M)
+    Fq = lambda x: eval_ball(block.activation, qmat(fd.U), qmat(fd.W), x, M=Mq,  # noqa: E731
+                             W_gate=qmat(fd.G), b_up=qvec(fd.b), b_gate=qvec(fd.c),
+                             b_down=None if block.b_down is None else qvec(block.b_down))
+    Pq = lambda x: eval_ball(block.activation, qmat(U), qmat(W), x, W_gate=qmat(G), b_up=qvec(e),  # noqa: E731
+                             b_gate=qvec(c), b_down=qvec(bd))
     agree = all(balls_agree(Fq(x), Pq(x))[0] for x in pts)
     if not agree:  # pragma: no cover - would contradict part (A) and the padding identity
         raise RuntimeError("padded construction differs from the residual block")

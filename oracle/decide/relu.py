@@ -39,11 +39,12 @@ import numpy as np
 
 from oracle.core import linalg
 from oracle.core import rational
+from oracle.core.rational import nmod_mat, qmat, qvec, to_fraction
 from oracle.algebra import search
 from oracle.core.blocks import Block, nondegeneracy
 from oracle.core.errors import InputError
 from oracle.algebra.canonical import (
-    Comparison, compare_blocks, dyadic_floats, exact_weighted_sums, family_of, fq, group_rows,
+    Comparison, compare_blocks, dyadic_floats, exact_weighted_sums, family_of, group_rows,
     relu_form, relu_function_equal, _rows_of
 )
 from oracle.algebra.relu_width import (
@@ -78,8 +79,6 @@ def rank_lower_mod_p(A: np.ndarray, p: int = _P) -> int:
     Each row is scaled by a power of two to integers (row scaling keeps the rank); a set of rows
     independent modulo p is independent over the rationals.
     """
-    from flint import nmod_mat
-
     A = np.atleast_2d(np.asarray(A, dtype=np.float64))
     if A.size == 0:
         return 0
@@ -159,7 +158,7 @@ def _classes_fast(block: Block) -> dict[str, Any]:
 def _divide(N: np.ndarray, E: int, a: float) -> tuple[Optional[tuple[np.ndarray, int]], Fraction]:
     """N 2^E / a for a double a > 0: as (integers, exponent) when the quotient is dyadic, else None;
     also a as a Fraction for the exact fallback."""
-    aq = fq(a)
+    aq = to_fraction(a)
     num, den = aq.numerator, aq.denominator  # den is a power of two
     if all(int(v) % num == 0 for v in N):
         return (np.array([int(v) // num for v in N], dtype=object), E + den.bit_length() - 1), aq
@@ -193,7 +192,7 @@ class ClassData:
     def V_column(self, block: Block, j: int) -> list[Fraction]:
         """v_H of the class at position j, exactly."""
         if j not in self.V_multi:
-            return [fq(v) for v in block.W_down[:, self.reps[j]]]
+            return qvec(block.W_down[:, self.reps[j]])
         N, E, a = self.V_multi[j]
         scale = Fraction(2) ** E / a
         return [Fraction(int(v)) * scale for v in N]
@@ -276,7 +275,7 @@ def _class_data(block: Block, cls: dict[str, Any]) -> ClassData:
         if ok:
             terms.append(rational.from_float64(np.column_stack(cols_f)) * rational.from_float64(R))
         else:
-            full = [cq if cq is not None else [fq(v) for v in cf] for cq, cf in zip(cols_q, cols_f)]
+            full = [cq if cq is not None else qvec(cf) for cq, cf in zip(cols_q, cols_f)]
             terms.append(rational.from_fractions([[c[a] for c in full] for a in range(d)], len(full))
                          * rational.from_float64(R))
     inactive_units = [i for k in cls["inactive_multi"] for i in g.members[k]]
@@ -458,14 +457,14 @@ def _b_down_for_signs(block: Block, cd: ClassData, signs: np.ndarray) -> list[Fr
     """b_down of the class construction: b_down + sum_{u_i != 0} c_i w_i / 2 + sum_{u_i = 0} relu(c_i) w_i
     - sum_H s_H c_H v_H / 2 (c_H the representative's bias), exactly (python-flint)."""
     d = block.d
-    base = [fq(v) for v in block.b_down] if block.b_down is not None else [Fraction(0)] * d
+    base = qvec(block.b_down) if block.b_down is not None else [Fraction(0)] * d
     if block.b_up is None or not np.any(block.b_up != 0):
         return base
     c = block.b_up
     live = np.any(block.W_up != 0, axis=1)
-    g = [fq(ci) / 2 if lv else max(fq(ci), Fraction(0)) for ci, lv in zip(c, live)]
+    g = [to_fraction(ci) / 2 if lv else max(to_fraction(ci), Fraction(0)) for ci, lv in zip(c, live)]
     tot = rational.from_float64(block.W_down) * rational.from_fractions([[v] for v in g], 1)
-    hq = [Fraction(int(s)) * fq(c[r]) / 2 for s, r in zip(signs, cd.reps)]
+    hq = [Fraction(int(s)) * to_fraction(c[r]) / 2 for s, r in zip(signs, cd.reps)]
     if cd.reps and any(hq):
         tot = tot - cd.V_exact(block) * rational.from_fractions([[v] for v in hq], 1)
     add = [rational.to_fraction(v) for v in tot.entries()]
@@ -482,11 +481,11 @@ def _class_block(block: Block, cd: ClassData, signs: np.ndarray, w: int,
         return _class_block_floats(block, cd, signs, w, pairs, c)
     units: list[tuple[list[Fraction], list[Fraction]]] = []
     for j, (s, r) in enumerate(zip(signs, cd.reps)):
-        units.append(([Fraction(int(s)) * fq(x) for x in block.W_up[r]] + [Fraction(int(s)) * fq(c[r])],
+        units.append(([Fraction(int(s)) * to_fraction(x) for x in block.W_up[r]] + [Fraction(int(s)) * to_fraction(c[r])],
                       cd.V_column(block, j)))
     if pairs:
         Nq = (rational.to_fractions(cd.N_plus) if cd.N_plus is not None
-              else [[fq(v) for v in r] for r in cd.N_plus_float])
+              else qmat(cd.N_plus_float))
         for j in range(d):
             col = [Nq[a][j] for a in range(d)]
             if any(col):
@@ -687,10 +686,9 @@ def recheck_relu(block: Block, cert: dict[str, Any]) -> bool:
                 return False
 
             con = cert["construction"]
-            q = lambda a: [Fraction(v) for v in a]  # noqa: E731
-            Wd = [q(r) for r in con["W_down"]]
-            cf = relu_form_exact([q(r) for r in con["W_up"]], Wd if con["W_up"] else [[] for _ in range(block.d)],
-                                 None, q(con["b_up"]), q(con["b_down"]))
+            Wd = qmat(con["W_down"])
+            cf = relu_form_exact(qmat(con["W_up"]), Wd if con["W_up"] else [[] for _ in range(block.d)],
+                                 None, qvec(con["b_up"]), qvec(con["b_down"]))
             return relu_function_equal(cf, form)[0] and len(con["W_up"]) == wr.lower
         if kind == "relu_complete_bounds":
             return _recheck_bounds(block, cert)

@@ -19,10 +19,9 @@ import math
 from typing import Any, Optional, Sequence
 
 import numpy as np
-from flint import fmpq
-
 from oracle.core import linalg
 from oracle.core import rational
+from oracle.core.rational import fmpq
 from oracle.algebra.search.bounds import _U
 from oracle.algebra.search.common import _check_shapes
 

@@ -25,8 +25,8 @@ from typing import Any, Optional
 
 import numpy as np
 import scipy.linalg
-from flint import fmpz_mat
 
+from oracle.core.rational import fmpz_mat
 from oracle.algebra.search.modular import _Dyadic
 
 MAX_UNITS = 128  # lattice dimension n + 1 beyond which the reduction is not attempted
