@@ -23,7 +23,8 @@ from oracle.algebra import flips, search
 from oracle.core import strategies as S
 from oracle.core.blocks import Block, nondegeneracy
 from oracle.cli import main
-from oracle.decide.block import decide, flip_block, recheck_certificate, verify_equal_at_points
+from oracle.algebra.construct import flip_block, verify_equal_at_points
+from oracle.decide.block import decide, recheck_certificate
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = settings(max_examples=15, deadline=None)

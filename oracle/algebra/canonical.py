@@ -40,11 +40,14 @@ import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from oracle.core.rational import fmpq_mat, qmat, qvec, to_fmpq_mat, to_fraction, to_fractions
+from oracle.core.rational import (
+    fmpq_mat, mantissas, odd_mantissas, qmat, qvec, to_fmpq_mat, to_fraction, to_fractions
+)
+from oracle.core.progress import Progress, quiet
 from oracle.core.blocks import Block
 from oracle.algebra import search
 from oracle.core import arith
@@ -52,35 +55,17 @@ from oracle.core import arith
 RELU_LIKE = ("relu",)
 ODD_FAMILY = ("gelu", "gelu_tanh", "silu")  # s(z) - s(-z) = z with Lemma T tails
 
-Progress = Callable[[str], None]
 
-
-def _quiet(_: str) -> None:
-    return None
 
 
 # ---------------------------------------------------------------------------- exact float tools
 
-def _odd_decompose(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """x = mant * 2^exp exactly, with odd int64 mantissas (0, 0 for zero entries)."""
-    fr, ex = np.frexp(np.asarray(x, dtype=np.float64))
-    mant = (fr * 2.0 ** 53).astype(np.int64)  # exact: |fr| < 1 carries at most 53 bits
-    ex = ex.astype(np.int64) - 53
-    nz = mant != 0
-    absm = np.abs(mant)
-    low = absm & (-absm)  # lowest set bit
-    tz = np.zeros_like(ex)
-    if nz.any():
-        tz[nz] = np.frexp(low[nz].astype(np.float64))[1].astype(np.int64) - 1
-    return np.where(nz, mant >> tz, 0), np.where(nz, ex + tz, 0)
-
-
 def _products_equal_mantissa(a: np.ndarray, b: np.ndarray, c: np.ndarray, e: np.ndarray) -> np.ndarray:
     """Exact a*b == c*e for any finite doubles (slow path: odd mantissas and exponents)."""
-    ma, ea = _odd_decompose(a)
-    mb, eb = _odd_decompose(b)
-    mc, ec = _odd_decompose(c)
-    me, ee = _odd_decompose(e)
+    ma, ea = odd_mantissas(a)
+    mb, eb = odd_mantissas(b)
+    mc, ec = odd_mantissas(c)
+    me, ee = odd_mantissas(e)
     z1 = (ma == 0) | (mb == 0)
     z2 = (mc == 0) | (me == 0)
     sign_ok = np.sign(ma) * np.sign(mb) == np.sign(mc) * np.sign(me)
@@ -163,12 +148,6 @@ def scaled_equal(mu: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return products_equal(mu, x, y, np.ones_like(y))
 
 
-def _mantissas(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """x = n * 2^e entrywise with int64 n (|n| < 2^53) and int64 e (exact for finite doubles)."""
-    fr, ex = np.frexp(np.asarray(x, dtype=np.float64))
-    return (fr * 2.0 ** 53).astype(np.int64), ex.astype(np.int64) - 53
-
-
 def exact_weighted_sums(W: np.ndarray, groups: Sequence[Sequence[int]],
                         coef: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For every group g, sum_{i in g} coef[i] * W[:, i] exactly, as N[:, g] * 2^E[g].
@@ -184,8 +163,8 @@ def exact_weighted_sums(W: np.ndarray, groups: Sequence[Sequence[int]],
     sizes = np.array([len(g) for g in groups], dtype=np.int64)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     gid = np.repeat(np.arange(len(groups)), sizes)
-    nw, ew = _mantissas(W[:, units])
-    nc, ec = _mantissas(np.asarray(coef, dtype=np.float64)[units])
+    nw, ew = mantissas(W[:, units])
+    nc, ec = mantissas(np.asarray(coef, dtype=np.float64)[units])
     nz = (nw != 0) & (nc[None, :] != 0)
     pe = ew + ec[None, :]
     big = np.iinfo(np.int64).max
@@ -335,7 +314,7 @@ def _proportional_exact(a: np.ndarray, b: np.ndarray) -> bool:
     return all(x * fb[ia] == y * fa[ia] for x, y in zip(fa, fb))
 
 
-def _rows_of(block: Block) -> np.ndarray:
+def rows_with_bias(block: Block) -> np.ndarray:
     """The m x (d+1) array [W_up | b_up]."""
     b = np.zeros(block.m) if block.b_up is None else block.b_up
     return np.hstack([block.W_up, b[:, None]])
@@ -505,7 +484,7 @@ def _skip_or_zero(b: Block) -> np.ndarray:
     return np.zeros((b.d, b.d)) if S is None else S
 
 
-def compare_blocks(R: Block, P: Block, progress: Progress = _quiet) -> Comparison:
+def compare_blocks(R: Block, P: Block, progress: Progress = quiet) -> Comparison:
     """Decide exactly whether two ungated blocks of one family (relu, or one of gelu/gelu_tanh/silu)
     are the same function, from their canonical forms.  O((m_R + m_P) d) plus one exact
     multi-modular product over the units whose classes differ in their affine share."""
@@ -515,7 +494,7 @@ def compare_blocks(R: Block, P: Block, progress: Progress = _quiet) -> Compariso
                          "relu, gelu, gelu_tanh, silu and the same d")
     t0 = time.perf_counter()
     d = R.d
-    rows = np.vstack([_rows_of(R), _rows_of(P)])
+    rows = np.vstack([rows_with_bias(R), rows_with_bias(P)])
     W = np.hstack([R.W_down, P.W_down])  # columns: units of R, then units of P
     side = np.concatenate([np.zeros(R.m, dtype=np.int64), np.ones(P.m, dtype=np.int64)])
     progress(f"grouping {R.m} + {P.m} units into exact classes ({'hyperplanes' if fam == 'relu' else '+-(u, c)'})")
@@ -807,7 +786,7 @@ def odd_form(block: Block) -> OddForm:
     if block.activation not in ODD_FAMILY:
         raise ValueError(f"odd_form needs gelu, gelu_tanh or silu, got {block.activation}")
     d, m = block.d, block.m
-    rows = _rows_of(block)
+    rows = rows_with_bias(block)
     g = group_rows(rows, "sign")
     W = qmat(block.W_down)
     S = block.skip()

@@ -149,6 +149,14 @@ def line_key(row: Sequence[Fraction]) -> Optional[tuple[int, ...]]:
     return tuple(sgn * v for v in ints)
 
 
+def nondegenerate_exact(W_up: QMat, W_down: QMat) -> bool:
+    """Nondegenerate in the bias-free sense, exactly: no zero row of W_up, no two rows of W_up on
+    one line through 0, no zero column of W_down."""
+    keys = [line_key(r) for r in W_up]
+    cols = all(any(W_down[a][i] != 0 for a in range(len(W_down))) for i in range(len(W_up)))
+    return None not in keys and len(set(keys)) == len(keys) and cols
+
+
 def nullspace(a: QMat, d: int) -> QMat:
     """A basis (list of vectors) of {x in Q^d : a x = 0}: the canonical one from the exact rref."""
     X = linalg.nullspace(a, d)

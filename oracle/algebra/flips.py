@@ -215,7 +215,7 @@ class FlipSearch:
     certificate: dict[str, Any]
 
 
-def _solve01(V: fmpq_mat, t: fmpq_mat, max_free: int) -> tuple[str, list[list[int]], dict[str, Any]]:
+def solve01(V: fmpq_mat, t: fmpq_mat, max_free: int) -> tuple[str, list[list[int]], dict[str, Any]]:
     """0/1 solutions of V s = t: ("inconsistent" | "enumerated" | "too_many_free", solutions, info)."""
     k, m = V.nrows(), V.ncols()
     A = fmpq_mat(k, m + 1)
@@ -271,7 +271,7 @@ def find_flip_set(fd: FlipData, max_free: int = MAX_FREE) -> FlipSearch:
                           {"reason": f"m = {fd.m} units exceed the exact compressed solve's limit {MAX_UNITS}"})
     k = fd.m + 8
     V, t = compressed_system(fd, k)
-    status, sols, info = _solve01(V, t, max_free)
+    status, sols, info = solve01(V, t, max_free)
     cert = {"kind": "compressed_01", "functionals": k, **info}
     if status == "inconsistent":
         return FlipSearch("none", None, "compressed system inconsistent over the rationals",
@@ -301,7 +301,7 @@ def recheck_search(fd: FlipData, cert: dict[str, Any], S: Optional[Sequence[int]
     if k < 1:
         return False
     V, t = compressed_system(fd, k)
-    status, sols, _ = _solve01(V, t, MAX_FREE)
+    status, sols, _ = solve01(V, t, MAX_FREE)
     if cert["outcome"] == "inconsistent":
         return status == "inconsistent"
     if cert["outcome"] == "exhausted":
@@ -525,7 +525,7 @@ def _solve_T(cl: Relu2Classes, T: list[int]) -> tuple[str, Optional[Relu2Plan], 
         sols = [[]] if ok else []
         status = "enumerated"
     else:
-        status, sols, _ = _solve01(V, t, MAX_FREE)
+        status, sols, _ = solve01(V, t, MAX_FREE)
     info = {"T": T, "status": status}
     for sel in sols:
         E = [cand[j] for j in sel]

@@ -34,12 +34,12 @@ from hypothesis import strategies as st
 from oracle.core import activations
 from oracle.core.blocks import Block
 from oracle.core.strategies import blocks
-from oracle.claims.base import Certificate, oracle_check, q_str
+from oracle.claims.base import Certificate, oracle_check
 from oracle.algebra.exact import (
     has_nonzero_skip, block_from_json, block_to_json, is_zero_matrix, matvec_q, property_is_proved,
     safe_recheck, skip_matrix
 )
-from oracle.core.rational import qmat, qvec, svec
+from oracle.core.rational import q_str, qmat, qvec, svec
 
 CLAIM_SAME = "homogeneous-impossible"
 CLAIM_ANY = "homogeneous-any-width"

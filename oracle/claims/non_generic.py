@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 
 from oracle.core.blocks import Block, nondegeneracy
 from oracle.core.strategies import rank_one, unimodular
-from oracle.claims.base import Certificate, oracle_check, q_str
-from oracle.core.rational import qmat, smat
-from oracle.claims.relu_gelu import _nondegenerate_q
+from oracle.claims.base import Certificate, oracle_check
+from oracle.core.rational import q_str, qmat, smat
+from oracle.algebra.exact import nondegenerate_exact
 from oracle.algebra.search import exhaustive_search
 
 CLAIM = "non-generic"
@@ -129,7 +129,7 @@ def recheck(cert: dict[str, Any]) -> bool:
     try:
         d = cert["data"]
         U, W, M = qmat(d["W_up"]), qmat(d["W_down"]), qmat(d["M"])
-        if len(U) > 12 or not _nondegenerate_q(U, W):
+        if len(U) > 12 or not nondegenerate_exact(U, W):
             return False
         info = _evaluate(U, W, M)
         return (info["M_nonzero"] and not info["zero_subsets"] and not d["zero_subsets"]

@@ -30,7 +30,7 @@ from oracle.claims.base import Certificate, oracle_check
 from oracle.core.rational import QMat, QVec, qmat, qvec, smat, svec
 from oracle.algebra.exact import (
     BALL_PREC, all_index_sets_exact, balls_agree, dot, eval_ball, eval_plain_q, index_sum, line_key,
-    nullspace
+    nondegenerate_exact, nullspace
 )
 from oracle.algebra import construct
 from oracle.algebra.canonical import relu_form_exact
@@ -350,7 +350,7 @@ def recheck(cert: dict[str, Any]) -> bool:
                 if a == "relu" and [r["value"] for r in rows] != [r["value"] for r in data["points"][a]]:
                     return False
             return True
-        if act != "relu" or not _nondegenerate_q(U, W):
+        if act != "relu" or not nondegenerate_exact(U, W):
             return False
         for w in data["witnesses"]:
             cu, cd, wt = qmat(w["C_up"]), qmat(w["C_down"]), w["witness"]
@@ -361,8 +361,3 @@ def recheck(cert: dict[str, Any]) -> bool:
     except (KeyError, TypeError, ValueError, ZeroDivisionError):
         return False
 
-
-def _nondegenerate_q(U: QMat, W: QMat) -> bool:
-    keys = [line_key(r) for r in U]
-    cols_ok = all(any(W[a][i] != 0 for a in range(len(W))) for i in range(len(U)))
-    return None not in keys and len(set(keys)) == len(keys) and cols_ok

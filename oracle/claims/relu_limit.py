@@ -35,7 +35,7 @@ from oracle.core.strategies import condition_blocks, dyadic_weights, nondegenera
 from oracle.claims.base import Certificate, counterexample, oracle_check
 from oracle.algebra.exact import (
     BALL_PREC, all_index_sets_exact, balls_agree, eval_ball, eval_plain_q, identity, index_sum, line_key,
-    safe_recheck
+    nondegenerate_exact, safe_recheck
 )
 
 CLAIM = "relu-limit"
@@ -189,12 +189,6 @@ def _compare(act: str, U: list, W: list, M: list, c: list, bd: list, U2: list, c
     return ok, rows
 
 
-def _nondegenerate_q(U: list, W: list) -> bool:
-    keys = [line_key(r) for r in U]
-    cols = all(any(W[a][i] != 0 for a in range(len(W))) for i in range(len(U)))
-    return None not in keys and len(set(keys)) == len(keys) and cols
-
-
 def _limit_width(U: list, W: list, M: list) -> dict[str, Any]:
     """m* of the bias-free relu limit x -> M x + W_down relu(W_up x) (relu-complete)."""
     wr = minimal_width(relu_form_exact(U, W, M))
@@ -230,7 +224,7 @@ def check(inst: LimitInstance) -> Certificate:
         how = "exact rationals (algebra; relu values)" + ("" if act == "relu" else
                                                           f"; arb balls at {BALL_PREC} bits as evidence")
     else:
-        nd = _nondegenerate_q(U, W)
+        nd = nondegenerate_exact(U, W)
         lw = _limit_width(U, W, M)
         data.update({"nondegenerate_bias_free": nd, "limit_relu_width": lw,
                      "m": b.m})
@@ -270,7 +264,7 @@ def recheck(cert: dict[str, Any]) -> bool:
         if act == "relu" and [r["value"] for r in rows] != [r["value"] for r in data["points"]]:
             return False
         return ok and bool(pts)
-    if not _nondegenerate_q(U, W):
+    if not nondegenerate_exact(U, W):
         return False
     lw = _limit_width(U, W, M)
     return lw["m_star"] == data["limit_relu_width"]["m_star"] and (lw["m_star"] <= len(U)) == bool(found)

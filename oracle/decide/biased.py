@@ -23,29 +23,25 @@ allowed, any d >= 1, any M) and returns the verdict dict of oracle/decide/relu.p
 from __future__ import annotations
 
 import functools
-import math
 from fractions import Fraction
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import numpy as np
 
-from oracle.core.rational import fmpq, fmpq_mat, qmat, qvec, to_fmpq, to_fraction
+from oracle.core.rational import fmpq, fmpq_mat, float_nearest, float_up, qmat, qvec, to_fmpq, to_fraction
 
 from oracle.algebra import flips, search
 from oracle.algebra.exact import balls_agree, eval_ball
-from oracle.algebra.construct import _float_up, _spot_points, flip_block, verify_equal_at_points
+from oracle.algebra.construct import flip_block, spot_points, verify_equal_at_points
 from oracle.core import activations
+from oracle.core.progress import Progress, quiet
 from oracle.core.blocks import Block
 from oracle.core.errors import InputError
 
 RELU2_CLAIM = "relu2-biased"
 GATED_CLAIM = "gated-biased"
 ACTIVATIONS = ("relu2",) + flips.ODD_GATES + ("glu",)
-Progress = Callable[[str], None]
 
-
-def _quiet(_: str) -> None:
-    return None
 
 
 def claim_of(activation: str) -> str:
@@ -91,13 +87,6 @@ def _info(block: Block) -> dict[str, Any]:
 
 
 
-def _nearest(q: Fraction) -> float:
-    try:
-        return float(q)
-    except OverflowError:
-        return math.inf if q > 0 else -math.inf
-
-
 # ---------------------------------------------------------------- the flipped block
 
 def flipped_block(block: Block, fd: flips.FlipData, S: list[int]) -> tuple[Block, dict[str, Any]]:
@@ -107,7 +96,7 @@ def flipped_block(block: Block, fd: flips.FlipData, S: list[int]) -> tuple[Block
     base = [fmpq(0)] * block.d if block.b_down is None else [to_fmpq(v) for v in block.b_down]
     want = [to_fraction(b + c) for b, c in zip(base, const)]
     with np.errstate(over="ignore"):
-        b_down = np.array([_nearest(v) for v in want])
+        b_down = np.array([float_nearest(v) for v in want])
     if not np.all(np.isfinite(b_down)):
         raise InputError("the corrected b_down = b_down + c_S overflows float64; no float64 block file can "
                          "hold the replacing block")
@@ -138,7 +127,7 @@ def flipped_block(block: Block, fd: flips.FlipData, S: list[int]) -> tuple[Block
                             "construction": what}
     if rounded:
         note["b_down_exact"] = [str(v) for v in want]
-        note["b_down_max_rounding_error"] = _float_up(max(err))
+        note["b_down_max_rounding_error"] = float_up(max(err))
     return plain, note
 
 
@@ -149,9 +138,9 @@ def _spot_check(block: Block, plain: Block, note: dict[str, Any]) -> dict[str, A
     rng = np.random.default_rng(20)
     big = block.m * block.d >= 200_000
     if block.act.exact is not None:
-        pts = _spot_points(block.d, rng, n_random=2 if big else 5, n_basis=1 if big else 3)
+        pts = spot_points(block.d, rng, n_random=2 if big else 5, n_basis=1 if big else 3)
         return verify_equal_at_points(block, plain, pts, "exact", offset)
-    pts = _spot_points(block.d, rng, n_random=1 if big else 3, n_basis=1 if big else 2)
+    pts = spot_points(block.d, rng, n_random=1 if big else 3, n_basis=1 if big else 2)
     return verify_equal_at_points(block, plain, pts, "ball", offset)
 
 
@@ -167,7 +156,7 @@ def _emitted(note: dict[str, Any], check: dict[str, Any]) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- decision
 
-def decide_biased(block: Block, progress: Progress = _quiet) -> dict[str, Any]:
+def decide_biased(block: Block, progress: Progress = quiet) -> dict[str, Any]:
     """Decide a relu2 / reglu / swiglu / geglu / geglu_tanh / glu residual block (biases allowed)."""
     if block.activation not in ACTIVATIONS:
         raise ValueError(f"decide_biased does not handle {block.activation!r}")
@@ -252,7 +241,7 @@ def _decide_glu(block: Block, cert: dict[str, Any], progress: Progress) -> dict[
     progress("index-set search on the value rows")
     res = search.find_index_set(block.W_up, block.W_down, block.M)
     cert["search"] = {"status": res.status, "method": res.method, "exact": res.exact,
-                      **search._jsonable(res.certificate)}
+                      **search.jsonable(res.certificate)}
     if res.status == "found":
         S = sorted(int(i) for i in res.S)
         plain, note = flip_block(block.without_skip(), S)
@@ -328,10 +317,10 @@ def relu2_plan_plain(block: Block, fd: flips.FlipData, cl: Any, plan: Any) -> tu
     exact = {"W_up": [to_fraction(v) for r in rows for v in r], "b_up": [to_fraction(v) for v in bs],
              "W_down": [to_fraction(cols[j][a]) for a in range(d) for j in range(len(rows))], "b_down": [to_fraction(v) for v in bd]}
     with np.errstate(over="ignore"):
-        arrs = {"W_up": np.array([_nearest(v) for v in exact["W_up"]]).reshape(len(rows), d),
-                "b_up": np.array([_nearest(v) for v in exact["b_up"]]),
-                "W_down": np.array([_nearest(v) for v in exact["W_down"]]).reshape(d, len(rows)),
-                "b_down": np.array([_nearest(v) for v in exact["b_down"]])}
+        arrs = {"W_up": np.array([float_nearest(v) for v in exact["W_up"]]).reshape(len(rows), d),
+                "b_up": np.array([float_nearest(v) for v in exact["b_up"]]),
+                "W_down": np.array([float_nearest(v) for v in exact["W_down"]]).reshape(d, len(rows)),
+                "b_down": np.array([float_nearest(v) for v in exact["b_down"]])}
     if not all(np.all(np.isfinite(a)) for a in arrs.values()):
         raise InputError("the constructed relu2 block has entries beyond the float64 range")
     rounded, err = [], {}
@@ -339,7 +328,7 @@ def relu2_plan_plain(block: Block, fd: flips.FlipData, cl: Any, plan: Any) -> tu
         e = max((abs(q - Fraction(float(f))) for q, f in zip(vals, arrs[name].ravel())), default=Fraction(0))
         if e:
             rounded.append(name)
-            err[name] = _float_up(e)
+            err[name] = float_up(e)
     plain = Block("relu2", W_up=arrs["W_up"], W_down=arrs["W_down"], b_up=arrs["b_up"],
                   b_down=arrs["b_down"] if np.any(arrs["b_down"] != 0) else None, kind="plain")
     rec = {"exact": not rounded, "rounded": rounded, "max_entry_error": err,
@@ -397,7 +386,7 @@ def _padded_construction(block: Block, fd: flips.FlipData, cert: dict[str, Any])
     cands: list[list[int]] = [[]]
     if block.activation != "glu" and keep and len(keep) <= flips.MAX_UNITS:
         V, t = flips.compressed_system(_restrict(fd, keep, quadratic_only=True))
-        status, sols, _ = flips._solve01(V, t, flips.MAX_FREE)
+        status, sols, _ = flips.solve01(V, t, flips.MAX_FREE)
         cands += [s for s in sols if s]
     best = None
     for S in cands:
@@ -463,7 +452,7 @@ def _padded_construction(block: Block, fd: flips.FlipData, cert: dict[str, Any])
              "W_down": [to_fraction(v) for r in W for v in r], "b_down": [to_fraction(v) for v in bd]}
     shapes = {"W_gate": (fd.m, d), "W_up": (fd.m, d), "W_down": (d, fd.m)}
     with np.errstate(over="ignore"):
-        arrs = {k: np.array([_nearest(v) for v in vals]).reshape(shapes.get(k, (-1,))) for k, vals in exact.items()}
+        arrs = {k: np.array([float_nearest(v) for v in vals]).reshape(shapes.get(k, (-1,))) for k, vals in exact.items()}
     if not all(np.all(np.isfinite(a)) for a in arrs.values()):
         return None
     rounded, err = [], {}
@@ -471,11 +460,11 @@ def _padded_construction(block: Block, fd: flips.FlipData, cert: dict[str, Any])
         er = max((abs(q - Fraction(float(f))) for q, f in zip(vals, arrs[name].ravel())), default=Fraction(0))
         if er:
             rounded.append(name)
-            err[name] = _float_up(er)
+            err[name] = float_up(er)
     plain = Block(block.activation, W_up=arrs["W_up"], W_down=arrs["W_down"], W_gate=arrs["W_gate"],
                   b_up=arrs["b_up"], b_gate=arrs["b_gate"], b_down=arrs["b_down"], kind="plain")
     # evidence next to the exact algebra: the exact replacing block against F at sample points (balls)
-    pts = _spot_points(d, np.random.default_rng(21), n_random=3, n_basis=2)
+    pts = spot_points(d, np.random.default_rng(21), n_random=3, n_basis=2)
     Mq = qmat(fd.M)
     Fq = lambda x: eval_ball(block.activation, qmat(fd.U), qmat(fd.W), x, M=Mq,  # noqa: E731
                              W_gate=qmat(fd.G), b_up=qvec(fd.b), b_gate=qvec(fd.c),

@@ -33,31 +33,29 @@ import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import numpy as np
 
 from oracle.core import linalg
 from oracle.core import rational
-from oracle.core.rational import nmod_mat, qmat, qvec, to_fraction
+from oracle.core.rational import float_nearest, float_up, is_float64, nmod_mat, qmat, qvec, to_fraction
 from oracle.algebra import search
+from oracle.core.progress import Progress, quiet
 from oracle.core.blocks import Block, nondegeneracy
 from oracle.core.errors import InputError
 from oracle.algebra.canonical import (
     Comparison, compare_blocks, dyadic_floats, exact_weighted_sums, family_of, group_rows,
-    relu_form, relu_function_equal, _rows_of
+    relu_form, relu_function_equal, rows_with_bias
 )
 from oracle.algebra.relu_width import (
     MAX_EXACT_CLASSES, WidthResult, build_block, construction_form, minimal_width
 )
-from oracle.algebra.construct import _float_up
-from oracle.algebra.construct import _nearest_float
 from oracle.algebra.exact import derived_property
 from oracle.algebra.construct import flip_block
-from oracle.algebra.construct import _spot_points, verify_equal_at_points
+from oracle.algebra.construct import spot_points, verify_equal_at_points
 from oracle.algebra.canonical import relu_form_exact
 
-Progress = Callable[[str], None]
 SMALL = 20_000  # m * d up to which the full exact canonical form is computed
 RELU_COMPLETE = "relu-complete"
 RELU_LIMIT = "relu-limit"
@@ -65,9 +63,6 @@ RELU_LIMIT = "relu-limit"
 LIMIT_ACTS = ("gelu", "gelu_tanh", "silu", "quick_gelu")
 ODD_ACTS = LIMIT_ACTS + ("relu",)
 
-
-def _quiet(_: str) -> None:
-    return None
 
 
 _P = 2147483629  # a prime below 2^31
@@ -93,13 +88,6 @@ def rank_lower_mod_p(A: np.ndarray, p: int = _P) -> int:
     table = np.array([pow(2, int(k), p) for k in uniq], dtype=np.int64)
     res = (np.mod(mant, p) * table[inv.reshape(sh.shape)]) % p
     return int(nmod_mat(A.shape[0], A.shape[1], res.ravel().tolist(), p).rank())
-
-
-def _is_double(v: Fraction) -> bool:
-    try:
-        return Fraction(float(v)) == v
-    except OverflowError:
-        return False
 
 
 def _verdict(verdict: str, claim: Optional[str], exact: bool, reason: str, cert: dict[str, Any],
@@ -133,7 +121,7 @@ def _classes_fast(block: Block) -> dict[str, Any]:
     A class H is active iff alpha_H = sum_{i in H} |lam_i| w_i / 2 != 0; for classes of several
     units the sums sum |u_i[f]| w_i are formed exactly as integers times powers of two
     (canonical.exact_weighted_sums), never as Fractions."""
-    rows = _rows_of(block)
+    rows = rows_with_bias(block)
     g = group_rows(rows, "scale")
     W = block.W_down
     active, multi_active, inactive_multi = [], [], []
@@ -309,7 +297,7 @@ def _rank_lower(A: np.ndarray) -> tuple[int, str]:
     return rank_lower_mod_p(A), f"rank of all rows modulo the prime {_P}"
 
 
-def decide_relu(block: Block, width: Optional[int] = None, progress: Progress = _quiet,
+def decide_relu(block: Block, width: Optional[int] = None, progress: Progress = quiet,
                 max_classes: int = MAX_EXACT_CLASSES, max_exhaustive: int = 36,
                 small_limit: int = SMALL, max_work: int = EXACT_WORK,
                 check_block: bool = True) -> dict[str, Any]:
@@ -357,7 +345,7 @@ def _dyadic_unit(row: list[Fraction], col: list[Fraction]) -> tuple[list[Fractio
     float64 numbers when possible: w relu(h) = (w / t) relu(t h) for t > 0.  The product w row^T
     has a float64 factorisation iff its scalar part has a power-of-two denominator; otherwise the
     row is kept integral (the kink stays exact) and the column is what gets rounded."""
-    if all(_is_double(v) for v in row) and all(_is_double(v) for v in col):
+    if all(is_float64(v) for v in row) and all(is_float64(v) for v in col):
         return row, col
     if not any(row) or not any(col):
         return row, col
@@ -376,7 +364,7 @@ def _round_info(exact: dict[str, list[Fraction]], floats: dict[str, np.ndarray])
         e = max((abs(q - Fraction(float(f))) for q, f in zip(vals, got)), default=Fraction(0))
         if e:
             rounded.append(name)
-            err[name] = _float_up(e)
+            err[name] = float_up(e)
             if len(vals) <= 4096:  # small blocks: the exact values themselves, row-major
                 values[name] = [str(q) for q in vals]
     out = {"exact": not rounded, "rounded": rounded, "max_entry_error": err}
@@ -521,12 +509,12 @@ def _class_block_floats(block: Block, cd: ClassData, signs: np.ndarray, w: int, 
     Wd = np.hstack(cols + [np.zeros((d, w - n))])
     want = _b_down_for_signs(block, cd, signs)
     with np.errstate(over="ignore"):
-        bd = np.array([_nearest_float(v) for v in want], dtype=np.float64)
+        bd = np.array([float_nearest(v) for v in want], dtype=np.float64)
     if not np.all(np.isfinite(bd)):
         raise InputError("the replacing block's b_down overflows float64; no float64 block file can hold it")
     err = max((abs(q - Fraction(float(f))) for q, f in zip(want, bd)), default=Fraction(0))
     rec: dict[str, Any] = {"exact": err == 0, "rounded": [] if err == 0 else ["b_down"],
-                           "max_entry_error": {} if err == 0 else {"b_down": _float_up(err)}}
+                           "max_entry_error": {} if err == 0 else {"b_down": float_up(err)}}
     if err:
         rec["b_down_exact"] = [str(v) for v in want]
     blk = Block("relu", W_up=U, W_down=np.ascontiguousarray(Wd), b_up=cb if np.any(cb != 0) else None,
@@ -593,7 +581,7 @@ def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Pro
     else:
         res = search.find_index_set(U, cd.V_float, cd.N_plus_float, max_exhaustive=max_exhaustive)
     cert["search"] = {"status": res.status, "method": res.method, "exact": res.exact,
-                      **search._jsonable(res.certificate)}  # noqa: SLF001
+                      **search.jsonable(res.certificate)}  # noqa: SLF001
     if res.status == "found":
         cert.update({"m_star": h, "lower": h, "upper": h, "S_classes": list(res.S)})
         if h > w:
@@ -826,7 +814,7 @@ def flip_with_bias(block: Block, S: list[int]) -> tuple[Block, dict[str, Any]]:
     return flip_block(block.without_skip(), S)
 
 
-def decide_odd(block: Block, progress: Progress = _quiet, max_exhaustive: int = 36) -> dict[str, Any]:
+def decide_odd(block: Block, progress: Progress = quiet, max_exhaustive: int = 36) -> dict[str, Any]:
     """Decide a gelu / gelu_tanh / silu (or relu) block nondegenerate in the bias-free sense (relu-limit)."""
     if block.activation not in ODD_ACTS or block.gated:
         raise ValueError("decide_odd needs an ungated gelu, gelu_tanh, silu, quick_gelu or relu block")
@@ -847,7 +835,7 @@ def decide_odd(block: Block, progress: Progress = _quiet, max_exhaustive: int = 
     progress("index-set search")
     res = search.find_index_set(block.W_up, block.W_down, M, max_exhaustive=max_exhaustive)
     cert["search"] = {"status": res.status, "method": res.method, "exact": res.exact,
-                      **search._jsonable(res.certificate)}  # noqa: SLF001
+                      **search.jsonable(res.certificate)}  # noqa: SLF001
     if res.status == "found":
         S = sorted(int(i) for i in res.S)
         if not res.exact:  # pragma: no cover - every "found" of find_index_set is verified exactly
@@ -906,7 +894,7 @@ def _ball_comparison(block: Block, plain: Block, note: dict[str, Any]) -> Compar
     offset = None
     if note.get("b_down_rounded"):
         offset = [Fraction(v) - Fraction(float(f)) for v, f in zip(note["b_down_exact"], plain.b_down)]
-    pts = _spot_points(block.d, np.random.default_rng(7), n_random=2, n_basis=2)
+    pts = spot_points(block.d, np.random.default_rng(7), n_random=2, n_basis=2)
     chk = verify_equal_at_points(block, plain, pts, "ball", offset)
     return Comparison(bool(chk["agree"]), False, "odd",
                       f"arb-ball spot check at {len(pts)} points: "

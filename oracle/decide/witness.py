@@ -25,24 +25,21 @@ from __future__ import annotations
 
 import time
 from fractions import Fraction
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Iterator, Optional
 
 import numpy as np
 
 from oracle.core import arith
 from oracle.algebra import search
 from oracle.core.rational import arb, qvec, to_arb, to_fraction
+from oracle.core.progress import Progress, quiet
 from oracle.core.blocks import Block
 from oracle.algebra.canonical import Comparison, compare_blocks, family_of
 from oracle.core.errors import InputError
 from oracle.algebra.construct import flip_block
 
-Progress = Callable[[str], None]
 _LARGE = 200_000  # m * d above which dense exact points are too slow: sparse points only
 
-
-def _quiet(_: str) -> None:
-    return None
 
 
 def _skip_matrix(b: Block) -> np.ndarray:
@@ -327,7 +324,7 @@ def _targeted_witness(R: Block, P: Block, cmp: Comparison, seed: int,
     return None
 
 
-def find_witness(R: Block, P: Block, seed: int = 0, progress: Progress = _quiet) -> dict[str, Any]:
+def find_witness(R: Block, P: Block, seed: int = 0, progress: Progress = quiet) -> dict[str, Any]:
     """The witness document: verdict 'differ' (with a certified point), 'agree' (with exact evidence)
     or 'undecided'."""
     if R.d != P.d:
@@ -362,7 +359,7 @@ def find_witness(R: Block, P: Block, seed: int = 0, progress: Progress = _quiet)
             "float64_max_difference_on_64_random_points": gap}
 
 
-def _dense_search(R: Block, P: Block, seed: int, progress: Progress = _quiet) -> Optional[dict[str, Any]]:
+def _dense_search(R: Block, P: Block, seed: int, progress: Progress = quiet) -> Optional[dict[str, Any]]:
     """The candidate points of the proofs, evaluated exactly or with balls (all coordinates)."""
     backend = "exact" if (R.act.exact is not None and P.act.exact is not None) else "ball"
     rng = np.random.default_rng(seed)
