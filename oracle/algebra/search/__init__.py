@@ -26,7 +26,8 @@ is split by concern:
 * ``distance``: the nearest index set and whether it misses only by rounding
   (:func:`nearest_index_set`).
 
-Every function takes plain arrays; the names below are the public interface.
+Every function takes plain arrays; the names below are the public interface (``jsonable``
+turns the numpy values inside a certificate into JSON types).
 """
 
 from __future__ import annotations
@@ -58,4 +59,5 @@ __all__ = [
     "nearest_index_set",
     "residual_exact",
     "rounding_tolerance",
+    "jsonable",
 ]
