@@ -5,6 +5,8 @@
 * no module uses another module's private name: neither ``from oracle.x import _name`` nor
   ``m._name`` on an imported oracle module (a name used across modules is public);
 * the conversions are imported from ``oracle.core.rational`` itself, not through a re-export;
+* sets of activations are the catalog's families: no activation name is tested, and no family
+  written out, outside ``oracle/core/activations.py`` (and the format readers' name tables);
 * every package of ``oracle/`` declares ``__all__``, and every name it lists exists.
 
 Each check lists the offending files and lines, and each is attacked below with a planted
@@ -161,6 +163,45 @@ def packages_without_all(root: Path = ROOT) -> list[str]:
             if _declared_all(root.joinpath(*p.split("."), "__init__.py")) is None]
 
 
+# The catalog and the readers of file formats (which map a format's names to catalog names) may
+# spell activation names; everywhere else a set of activations is one of the catalog's families.
+NAME_HOMES = ("oracle/core/activations.py", "oracle/core/families.py", "oracle/core/formats/")
+
+
+def _catalog_names() -> frozenset:
+    from oracle.core import activations
+    return frozenset(activations.CATALOG)
+
+
+def activation_name_tests(root: Path = ROOT, names: frozenset = frozenset()) -> list[str]:
+    """Hard-coded sets of activations outside the catalog: 'file:line: what'.
+
+    * a comparison (==, !=, in, not in) with an activation name, or with a tuple, list or set
+      holding one -- except ``== "relu"``: relu is the activation of relu-complete itself, so a
+      test for it names that claim's subject, not a family;
+    * a tuple, list or set literal of two or more activation names (a family written out)."""
+    single = names - {"relu"}
+    found = []
+    for path, _, tree in _sources(root):
+        rel = str(path.relative_to(root))
+        if rel.startswith(NAME_HOMES):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Compare):
+                for operand in [node.left, *node.comparators]:
+                    if isinstance(operand, ast.Constant) and operand.value in single:
+                        found.append(f"{rel}:{node.lineno}: compares with {operand.value!r}")
+                    elif isinstance(operand, (ast.Tuple, ast.List, ast.Set)):
+                        hit = [e.value for e in operand.elts if isinstance(e, ast.Constant) and e.value in names]
+                        if hit:
+                            found.append(f"{rel}:{node.lineno}: tests membership in {hit}")
+            elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+                hit = [e.value for e in node.elts if isinstance(e, ast.Constant) and e.value in names]
+                if len(hit) >= 2:
+                    found.append(f"{rel}:{node.lineno}: a family written out: {hit}")
+    return sorted(set(found))
+
+
 # ---------------------------------------------------------------- the rules on the tree
 
 def test_flint_is_imported_only_under_core():
@@ -173,6 +214,14 @@ def test_no_module_uses_another_modules_private_name():
     found = private_uses()
     assert found == [], ("private names used across modules (make them public or move them where "
                          "they belong):\n  " + "\n  ".join(found))
+
+
+def test_activation_families_come_from_the_catalog():
+    """Sets of activations are the catalog's families (oracle/core/activations.py), so that one new
+    catalog entry joins every family whose properties it declares."""
+    found = activation_name_tests(ROOT, _catalog_names())
+    assert found == [], ("activation names tested outside the catalog (use a family of "
+                         "oracle/core/activations.py):\n  " + "\n  ".join(found))
 
 
 def test_every_package_declares_all():
@@ -286,6 +335,19 @@ def test_a_re_exported_conversion_is_found(tmp_path):
     assert not any(f.startswith("tests/test_planted.py:2") for f in found)
 
 
+def test_planted_activation_name_tests_are_found(tmp_path):
+    root = _copy(tmp_path)
+    before = set(activation_name_tests(root, _catalog_names()))
+    _append(root / "oracle" / "decide" / "witness.py",
+            'def _planted(a):\n'
+            '    x = a == "glu" or a in ("swiglu",) or a == "relu"\n'
+            '    return x, ["gelu", "silu"], {"reglu": 1}')
+    _append(root / "oracle" / "core" / "formats" / "table.py", 'PLANTED = ("gelu", "silu")')
+    new = {f.split(": ", 1)[1] for f in set(activation_name_tests(root, _catalog_names())) - before}
+    assert new == {"compares with 'glu'", "tests membership in ['swiglu']",
+                   "a family written out: ['gelu', 'silu']"}, new
+
+
 def test_a_package_without_all_is_found(tmp_path):
     root = _copy(tmp_path)
     (root / "oracle" / "report" / "__init__.py").write_text('"""No __all__ here."""\n')
@@ -297,7 +359,9 @@ if __name__ == "__main__":
                          ("private names across modules", private_uses()),
                          ("packages without __all__", packages_without_all()),
                          ("conversions imported through another module",
-                          conversion_imports(ROOT, _rational_names()))):
+                          conversion_imports(ROOT, _rational_names())),
+                         ("activation names tested outside the catalog",
+                          activation_name_tests(ROOT, _catalog_names()))):
         print(f"{title}: {len(items)}")
         for item in items:
             print(f"  {item}")

@@ -50,10 +50,8 @@ from oracle.core.rational import (
 from oracle.core.progress import Progress, quiet
 from oracle.core.blocks import Block
 from oracle.algebra import search
-from oracle.core import arith
+from oracle.core import activations, arith
 
-RELU_LIKE = ("relu",)
-ODD_FAMILY = ("gelu", "gelu_tanh", "silu")  # s(z) - s(-z) = z with Lemma T tails
 
 
 
@@ -471,10 +469,11 @@ class Comparison:
 
 
 def family_of(activation: str) -> Optional[str]:
-    """'relu' for relu, 'odd' for gelu/gelu_tanh/silu, None otherwise."""
-    if activation in RELU_LIKE:
+    """'relu' for relu (its kink lemma), 'odd' for the activations of Lemma T (LEMMA_T of the
+    catalog: gelu, gelu_tanh, silu), None otherwise (no canonical form decides equality)."""
+    if activation == "relu":
         return "relu"
-    if activation in ODD_FAMILY:
+    if activation in activations.LEMMA_T:
         return "odd"
     return None
 
@@ -782,9 +781,9 @@ class OddForm:
 
 
 def odd_form(block: Block) -> OddForm:
-    """Exact canonical form of a gelu / gelu_tanh / silu block."""
-    if block.activation not in ODD_FAMILY:
-        raise ValueError(f"odd_form needs gelu, gelu_tanh or silu, got {block.activation}")
+    """Exact canonical form of a block whose activation is in LEMMA_T (gelu, gelu_tanh, silu)."""
+    if block.activation not in activations.LEMMA_T:
+        raise ValueError(f"odd_form needs one of {', '.join(activations.LEMMA_T)}, got {block.activation}")
     d, m = block.d, block.m
     rows = rows_with_bias(block)
     g = group_rows(rows, "sign")

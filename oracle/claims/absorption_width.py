@@ -23,7 +23,7 @@ from typing import Any, Optional, Sequence
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from oracle.core import linalg
+from oracle.core import activations, linalg
 from oracle.core import rational
 from oracle.core.blocks import Block, exact_inverse, exact_rank, nondegeneracy, rref
 from oracle.algebra.canonical import relu_form_exact
@@ -35,7 +35,6 @@ from oracle.core.rational import qmat, qvec, smat, svec
 from oracle.algebra.exact import (
     balls_agree, eval_ball, eval_plain_q, identity, index_sum, matmul, nullspace, transpose
 )
-from oracle.claims.relu_gelu import ODD_ACTS
 
 CLAIM = "absorption-width"
 MAX_LOWER_M = 5  # the (S, T) enumeration has 3^m terms
@@ -171,7 +170,7 @@ def lower_bound_table(U: list, W: list, M: Optional[list] = None) -> dict[str, A
 # ---------------------------------------------------------------- verification
 
 def verify_equal(U: list, W: list, up: list, down: list, pts: list,
-                 acts: Sequence[str] = ODD_ACTS, M: Optional[list] = None) -> tuple[bool, dict[str, Any]]:
+                 acts: Sequence[str] = activations.COQ_ODD_PART, M: Optional[list] = None) -> tuple[bool, dict[str, Any]]:
     """Mx + B(x) == B'(x) at pts (M = I when not given): exact for relu, arb balls for the others."""
     d = len(W)
     I = identity(d) if M is None else M

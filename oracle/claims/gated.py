@@ -39,13 +39,6 @@ CLAIM_CONT = "gated-continuity"
 BALL_PREC = 256
 MAX_J = 200
 
-# Gates with g(0) = 0 that are differentiable at 0 and not homogeneous (the Prop. 6 gates).
-SMOOTH_GATES = [n for n, a in activations.CATALOG.items()
-                if a.gated and a.value_at_0 == 0 and a.differentiable_at_0
-                and a.block_degree is None]
-# Gates with g(0) = 0 and g continuous at 0 (candidates for gated-continuity).
-CONTINUOUS_GATES = [n for n, a in activations.CATALOG.items()
-                    if a.gated and a.value_at_0 == 0 and a.continuous_at_0]
 
 
 @dataclass
@@ -282,7 +275,7 @@ def _direction(d: int) -> st.SearchStrategy:
 @st.composite
 def jacobian_instances(draw: st.DrawFn) -> GatedInstance:
     """A residual smooth-gated block with nonzero M and a plain block of the same gate and width."""
-    gate = draw(st.sampled_from(SMOOTH_GATES))
+    gate = draw(st.sampled_from(activations.SMOOTH_ZERO_GATES))
     d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
     F = draw(blocks(gate, d=d, m=m, skip=draw(st.sampled_from(["identity", "any", "singular"])))
              .filter(has_nonzero_skip))
@@ -293,11 +286,11 @@ def jacobian_instances(draw: st.DrawFn) -> GatedInstance:
 @st.composite
 def continuity_instances(draw: st.DrawFn) -> GatedInstance:
     """A residual smooth-gated block with nonzero M and a plain block of any zero-at-0 gate and width."""
-    gate = draw(st.sampled_from(SMOOTH_GATES))
+    gate = draw(st.sampled_from(activations.SMOOTH_ZERO_GATES))
     d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
     F = draw(blocks(gate, d=d, m=m, skip=draw(st.sampled_from(["identity", "any", "singular"])))
              .filter(has_nonzero_skip))
-    P = draw(blocks(draw(st.sampled_from(CONTINUOUS_GATES)), d=d, m=draw(st.integers(1, 6)),
+    P = draw(blocks(draw(st.sampled_from(activations.ZERO_GATES)), d=d, m=draw(st.integers(1, 6)),
                     skip="none"))
     return GatedInstance(F, P, draw(_direction(d)))
 

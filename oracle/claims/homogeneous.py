@@ -43,7 +43,6 @@ from oracle.core.rational import q_str, qmat, qvec, svec
 
 CLAIM_SAME = "homogeneous-impossible"
 CLAIM_ANY = "homogeneous-any-width"
-DEGREE_2 = [n for n, a in activations.CATALOG.items() if a.block_degree == 2]
 
 # A rational close to sqrt 2 - 1 (from the convergent 577/408 of sqrt 2).
 S_NEAR_SQRT2_M1 = Fraction(169, 408)
@@ -340,7 +339,7 @@ def _point(d: int) -> st.SearchStrategy:
 @st.composite
 def same_width_instances(draw: st.DrawFn) -> HomogeneousInstance:
     """A degree-2 residual block with nonzero M and a plain block of the same kind and width."""
-    kind = draw(st.sampled_from(DEGREE_2))
+    kind = draw(st.sampled_from(activations.BLOCK_DEGREE_2))
     d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
     F = draw(blocks(kind, d=d, m=m, skip=draw(st.sampled_from(["identity", "any", "singular"])))
              .filter(has_nonzero_skip))
@@ -352,11 +351,11 @@ def same_width_instances(draw: st.DrawFn) -> HomogeneousInstance:
 @st.composite
 def any_width_instances(draw: st.DrawFn) -> HomogeneousInstance:
     """A degree-2 residual block with nonzero M and a degree-2 plain block of any kind and width."""
-    kind = draw(st.sampled_from(DEGREE_2))
+    kind = draw(st.sampled_from(activations.BLOCK_DEGREE_2))
     d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
     F = draw(blocks(kind, d=d, m=m, skip=draw(st.sampled_from(["identity", "any", "singular"])))
              .filter(has_nonzero_skip))
-    P = draw(blocks(draw(st.sampled_from(DEGREE_2)), d=d, m=draw(st.integers(1, 5)), skip="none"))
+    P = draw(blocks(draw(st.sampled_from(activations.BLOCK_DEGREE_2)), d=d, m=draw(st.integers(1, 5)), skip="none"))
     return HomogeneousInstance(F, P, draw(_point(d)))
 
 

@@ -31,7 +31,7 @@ from oracle.core.rational import to_arb
 from oracle.core.blocks import Block
 from oracle.core.errors import InputError
 
-__all__ = ["BallBlock", "prepare", "eval_ball_batch", "eval_interval_batch", "to_arb"]
+__all__ = ["BallBlock", "prepare", "eval_ball_batch", "eval_interval_batch"]
 
 
 def _matrix_from_f64(a: np.ndarray) -> arb_mat:

@@ -46,7 +46,8 @@ from oracle.core.blocks import Block, nondegeneracy
 from oracle.algebra.construct import flip_block, spot_points, verify_equal_at_points
 from oracle.core.errors import InputError
 
-NECESSITY_PROVED = ("relu", "gelu")  # activations for which relu-gelu-iff proves the converse
+# the activations for which relu-gelu-iff proves the converse (the catalog's family)
+NECESSITY_PROVED = activations.NECESSITY_PROVED
 LARGE_BLOCK = 200_000  # m*d above which work is reported on stderr and exact spot checks are thinned
 
 
@@ -178,7 +179,7 @@ def decide(block: Block, progress: Progress = quiet, max_exhaustive: int = 36) -
                         "absorption_width": {"value": None, "at_most": m}},
                        block.without_skip())
 
-    if block.activation in biased_decide.ACTIVATIONS and _nonzero_biases(block):
+    if block.activation in activations.BIASED_FLIP and _nonzero_biases(block):
         return _decide_biased(block, info, progress)
     deg = act.block_degree
     if deg is not None and deg != 1:
@@ -187,11 +188,12 @@ def decide(block: Block, progress: Progress = quiet, max_exhaustive: int = 36) -
         return _decide_gated_zero(block, info)
     if not act.gated and block.activation == "relu":
         return _decide_relu(block, info, progress, max_exhaustive)
-    if not act.gated and block.activation in relu_decide.LIMIT_ACTS:
+    if block.activation in activations.RELU_LIMIT:  # relu went to relu-complete above
         return _decide_limit(block, info, progress, max_exhaustive)
     if (act.gated and act.flip_symmetry) or (not act.gated and act.odd_part_identity):
         v = _decide_index_condition(block, info, progress, max_exhaustive)
-        if block.activation == "glu" and v.verdict == "undecided" and v.certificate.get("kind") == "no_index_set":
+        if (block.activation in activations.FLIP_GATES and v.verdict == "undecided"
+                and v.certificate.get("kind") == "no_index_set"):
             # gated-biased (B) proves the converse for glu blocks with distinct gate classes
             sharper = _decide_biased(block, info, progress)
             if sharper.verdict == "not_absorbable":
@@ -545,8 +547,8 @@ def _no_index_set(block: Block, info: dict[str, Any], claim: str, res: Any, nd: 
     if _nonzero_biases(block):
         blockers.append("nonzero biases are outside the theorem (its converse is proved bias-free only)")
     if block.activation not in NECESSITY_PROVED:
-        blockers.append(f"the converse (no S => not absorbable) is proved for relu and gelu only, "
-                        f"not for {block.activation}")
+        blockers.append(f"the converse (no S => not absorbable) is proved for {' and '.join(NECESSITY_PROVED)} "
+                        f"only, not for {block.activation}")
     if d < 2:
         blockers.append("d = 1 is outside the theorem (d >= 2)")
     if not nd.ok:

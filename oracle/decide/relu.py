@@ -37,7 +37,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from oracle.core import linalg
+from oracle.core import activations, linalg
 from oracle.core import rational
 from oracle.core.rational import float_nearest, float_up, is_float64, nmod_mat, qmat, qvec, to_fraction
 from oracle.algebra import search
@@ -59,9 +59,6 @@ from oracle.algebra.canonical import relu_form_exact
 SMALL = 20_000  # m * d up to which the full exact canonical form is computed
 RELU_COMPLETE = "relu-complete"
 RELU_LIMIT = "relu-limit"
-# decided by relu-limit in absorb check (relu: relu-complete); quick_gelu(z) = silu(1.702 z)/1.702
-LIMIT_ACTS = ("gelu", "gelu_tanh", "silu", "quick_gelu")
-ODD_ACTS = LIMIT_ACTS + ("relu",)
 
 
 
@@ -754,10 +751,7 @@ def _limit_properties(activation: str, limit: bool) -> tuple[tuple[str, Any], ..
 
 # the Coq theorem behind the flip, and the lemma giving each activation's odd-part identity
 FLIP_THEOREM = "SkipAbsorption.Limit.biased_sign_flip"
-ODD_PART_LEMMA = {"relu": "SkipAbsorption.RealActivations.relu_odd_part",
-                  "gelu": "SkipAbsorption.RealActivations.gelu_odd_part",
-                  "gelu_tanh": "SkipAbsorption.RealActivations.gelu_tanh_odd_part",
-                  "silu": "SkipAbsorption.RealActivations.silu_odd_part"}
+ODD_PART_LEMMA = {name: f"SkipAbsorption.RealActivations.{name}_odd_part" for name in activations.COQ_ODD_PART}
 
 
 def flip_exactness(block: Block, plain: Block) -> dict[str, Any]:
@@ -816,8 +810,8 @@ def flip_with_bias(block: Block, S: list[int]) -> tuple[Block, dict[str, Any]]:
 
 def decide_odd(block: Block, progress: Progress = quiet, max_exhaustive: int = 36) -> dict[str, Any]:
     """Decide a gelu / gelu_tanh / silu (or relu) block nondegenerate in the bias-free sense (relu-limit)."""
-    if block.activation not in ODD_ACTS or block.gated:
-        raise ValueError("decide_odd needs an ungated gelu, gelu_tanh, silu, quick_gelu or relu block")
+    if block.activation not in activations.RELU_LIMIT:
+        raise ValueError(f"decide_odd needs a block of {', '.join(activations.RELU_LIMIT)} (relu-limit's hypotheses)")
     if block.kind != "residual":
         raise ValueError("decide_odd needs a residual block (x -> M x + B(x))")
     info = _block_info(block)
