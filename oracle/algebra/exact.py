@@ -163,6 +163,11 @@ def nullspace(a: QMat, d: int) -> QMat:
     return [[to_fraction(X[i, j]) for i in range(X.nrows())] for j in range(X.ncols())]
 
 
+def det(a: QMat) -> Fraction:
+    """The exact determinant of a square rational matrix (1 for the empty matrix)."""
+    return to_fraction(linalg.det(a)) if a else Fraction(1)
+
+
 def dot(u: Sequence[Fraction], v: Sequence[Fraction]) -> Fraction:
     """Exact dot product."""
     return sum((a * b for a, b in zip(u, v)), Fraction(0))

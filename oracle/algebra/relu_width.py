@@ -16,7 +16,7 @@ P_T onto the same subspace.  Only T whose directions u_H are linearly independen
 tried (dropping a dependent direction keeps the span and lowers |T|), so |T| <= d.
 
 Everything is exact (python-flint fmpq_mat).  ``minimal_width`` enumerates s and T when
-|script-H| is small and returns exact lower and upper bounds otherwise; ``build_block`` constructs
+|script-H| is small and returns exact lower and upper bounds otherwise; ``build_construction`` constructs
 a block of width exactly |script-H| + |T| + 2 rank(N_s K_T) for given (s, T).
 """
 
@@ -230,7 +230,7 @@ def _complement(UT: fmpq_mat, rows: list[list[Fraction]], d: int, tries: int = 2
     return fmpq_mat([[fmpq(int(j == c)) for c in piv] for j in range(d)])
 
 
-def build_block(form: ReluForm, s: Sequence[int], T: Sequence[int]) -> Construction:
+def build_construction(form: ReluForm, s: Sequence[int], T: Sequence[int]) -> Construction:
     """The block of the proof of relu-complete (upper bound) for signs s and class positions T.
 
     One unit s_H (u_H, b_H) with output 2 alpha_H per class outside T; two units +-(u_H, b_H) with

@@ -33,7 +33,7 @@ from oracle.core.strategies import blocks, nondegenerate_blocks
 from oracle.claims.base import Certificate, oracle_check
 from oracle.core.rational import qmat, qvec, smat, svec
 from oracle.algebra.exact import (
-    balls_agree, eval_ball, eval_plain_q, identity, index_sum, matmul, nullspace, transpose
+    balls_agree, det, eval_ball, eval_plain_q, identity, index_sum, matmul, nullspace, transpose
 )
 
 CLAIM = "absorption-width"
@@ -41,11 +41,6 @@ MAX_LOWER_M = 5  # the (S, T) enumeration has 3^m terms
 
 
 # ---------------------------------------------------------------- exact linear algebra
-
-def det(a: list[list[Fraction]]) -> Fraction:
-    """Exact determinant (python-flint)."""
-    return rational.to_fraction(linalg.det(a)) if a else Fraction(1)
-
 
 def _rank_cols(a: list[list[Fraction]], cols: list[list[Fraction]]) -> int:
     """rank(a K) where K has the given column vectors."""

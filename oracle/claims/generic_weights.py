@@ -45,7 +45,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from oracle.core.rational import QMat, fmpq, fmpq_poly, q_parse, q_str, to_fmpq, to_fmpq_mat, to_fraction
-from oracle.algebra.exact import identity, index_sum, line_key, safe_recheck
+from oracle.algebra.exact import det, identity, index_sum, line_key, safe_recheck
 from oracle.claims import coverage
 from oracle.claims.base import Certificate, counterexample, oracle_check
 from oracle.core.strategies import rank_one, unimodular
@@ -57,14 +57,6 @@ Q = Fraction
 
 
 # ---------------------------------------------------------------- exact helpers
-
-def det(a: QMat) -> Fraction:
-    """The exact determinant of a square rational matrix (1 for the empty matrix)."""
-    n = len(a)
-    if n == 0:
-        return Q(1)
-    return to_fraction(to_fmpq_mat(a, n).det())
-
 
 def rank(a: QMat, cols: int) -> int:
     """The exact rank of a rational matrix with ``cols`` columns."""

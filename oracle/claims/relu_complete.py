@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 from oracle.algebra.canonical import relu_form_exact, relu_function_equal
 from oracle.algebra.pl_check import ExactRelu, pl_equal
-from oracle.algebra.relu_width import build_block, construction_form, cost, minimal_width
+from oracle.algebra.relu_width import build_construction, construction_form, cost, minimal_width
 from oracle.claims import coverage
 from oracle.claims.base import Certificate, counterexample, oracle_check
 from oracle.core.blocks import Block
@@ -280,7 +280,7 @@ def _evaluate(inst: ReluInstance) -> dict[str, Any]:
     d = inst.d
     form = relu_form_exact(inst.W_up, inst.W_down, inst.M, inst.b_up, inst.b_down)
     wr = minimal_width(form)
-    con = build_block(form, wr.s, wr.T)
+    con = build_construction(form, wr.s, wr.T)
     same_form, why = relu_function_equal(construction_form(con, d), form)
     out: dict[str, Any] = {"form": form.as_json(), "width": wr.as_json(), "construction": con.as_json(),
                            "m_star": wr.lower, "exact_min": wr.exact,

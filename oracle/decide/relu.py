@@ -49,7 +49,7 @@ from oracle.algebra.canonical import (
     relu_form, relu_function_equal, rows_with_bias
 )
 from oracle.algebra.relu_width import (
-    MAX_EXACT_CLASSES, WidthResult, build_block, construction_form, minimal_width
+    MAX_EXACT_CLASSES, WidthResult, build_construction, construction_form, minimal_width
 )
 from oracle.algebra.exact import derived_property
 from oracle.algebra.construct import flip_block
@@ -57,8 +57,8 @@ from oracle.algebra.construct import spot_points, verify_equal_at_points
 from oracle.algebra.canonical import relu_form_exact
 
 SMALL = 20_000  # m * d up to which the full exact canonical form is computed
-RELU_COMPLETE = "relu-complete"
-RELU_LIMIT = "relu-limit"
+RELU_COMPLETE_CLAIM = "relu-complete"
+RELU_LIMIT_CLAIM = "relu-limit"
 
 
 
@@ -413,7 +413,7 @@ def _construction_plain(block: Block, con: Any, w: int) -> tuple[Optional[Block]
 def _finish_small(block: Block, form: Any, wr: WidthResult, w: int, info: dict[str, Any],
                   t0: float) -> dict[str, Any]:
     d = block.d
-    con = build_block(form, wr.s, wr.T)
+    con = build_construction(form, wr.s, wr.T)
     same, why = relu_function_equal(construction_form(con, d), form)
     if not same or con.width != wr.lower:  # pragma: no cover - would contradict the proof
         raise RuntimeError(f"relu-complete construction failed: {why}")
@@ -432,10 +432,10 @@ def _finish_small(block: Block, form: Any, wr: WidthResult, w: int, info: dict[s
         if not rec["exact"]:
             reason += ("; some of its weights are not float64 numbers: the emitted file holds "
                        + ", ".join(rec.get("rounded", [])) + " rounded")
-        return _verdict("absorbable", RELU_COMPLETE, True, reason, cert, plain)
+        return _verdict("absorbable", RELU_COMPLETE_CLAIM, True, reason, cert, plain)
     reason = (f"minimal width m* = {wr.lower} > {w} (relu-complete: {_hyper(len(form.active))} "
               f"+ cost {wr.cost}, exact over all sign vectors and class sets)")
-    return _verdict("not_absorbable", RELU_COMPLETE, True, reason, cert)
+    return _verdict("not_absorbable", RELU_COMPLETE_CLAIM, True, reason, cert)
 
 
 def _b_down_for_signs(block: Block, cd: ClassData, signs: np.ndarray) -> list[Fraction]:
@@ -582,7 +582,7 @@ def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Pro
     if res.status == "found":
         cert.update({"m_star": h, "lower": h, "upper": h, "S_classes": list(res.S)})
         if h > w:
-            return _verdict("not_absorbable", RELU_COMPLETE, True,
+            return _verdict("not_absorbable", RELU_COMPLETE_CLAIM, True,
                             f"minimal width m* = {h} (number of active kink hyperplanes) > {w}", cert)
         signs = np.ones(h, dtype=np.int64)
         signs[list(res.S)] = -1
@@ -604,7 +604,7 @@ def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Pro
                   "x -> Mx + B(x) exactly")
         if not rec["exact"]:
             reason += "; the emitted file holds " + ", ".join(rec["rounded"]) + " rounded to float64"
-        return _verdict("absorbable", RELU_COMPLETE, True, reason, cert, plain)
+        return _verdict("absorbable", RELU_COMPLETE_CLAIM, True, reason, cert, plain)
     if res.status == "none":
         lower = h + 1
     cert.update({"lower": lower, "upper": upper_bound()})
@@ -617,7 +617,7 @@ def _bounds_verdict(block: Block, cert: dict[str, Any], cd: ClassData, lower: in
                            "N_s = 0 (exact index-set search); upper: the constructions with s = +1 "
                            "(T a basis of the active directions, or T empty with pairs +-e_j)")
     if lower > w:
-        return _verdict("not_absorbable", RELU_COMPLETE, True,
+        return _verdict("not_absorbable", RELU_COMPLETE_CLAIM, True,
                         f"minimal width m* >= {lower} > {w}: {_hyper(h)} need a unit each and "
                         "no choice of signs gives N_s = 0 (exact index-set search)", cert)
     if upper <= w:
@@ -629,8 +629,8 @@ def _bounds_verdict(block: Block, cert: dict[str, Any], cd: ClassData, lower: in
             reason += "; the replacing block was not built: " + rec["reason"]
         elif not rec["exact"]:
             reason += "; the emitted file holds " + ", ".join(rec["rounded"]) + " rounded to float64"
-        return _verdict("absorbable", RELU_COMPLETE, True, reason, cert, plain)
-    return _verdict("undecided", RELU_COMPLETE, False,
+        return _verdict("absorbable", RELU_COMPLETE_CLAIM, True, reason, cert, plain)
+    return _verdict("undecided", RELU_COMPLETE_CLAIM, False,
                     f"exact bounds {lower} <= m* <= {upper} leave width {w} open: the minimum over sign "
                     f"vectors and class sets (exponential in the {_hyper(h)}) was not finished", cert)
 
@@ -645,7 +645,7 @@ def _upper_block(block: Block, cd: ClassData, w: int, h: int, form: Any) -> tupl
     if form is not None:
         wr = minimal_width(form, max_classes=-1)  # bounds only: the best of s = +1 with T = basis or {}
         if wr.upper <= w and (not wr.T or len(wr.T) <= MAX_BUILD_RANK):
-            con = build_block(form, wr.s, wr.T)
+            con = build_construction(form, wr.s, wr.T)
             same, why = relu_function_equal(construction_form(con, block.d), form)
             if not same:  # pragma: no cover
                 raise RuntimeError(f"relu-complete construction failed: {why}")
@@ -823,7 +823,7 @@ def decide_odd(block: Block, progress: Progress = quiet, max_exhaustive: int = 3
     cert: dict[str, Any] = {"kind": "relu_limit", "block": info, "activation_properties": props,
                             "nondegenerate": nd.as_dict()}
     if not props["sigma_odd_part"]:
-        return _verdict("undecided", RELU_LIMIT, False,
+        return _verdict("undecided", RELU_LIMIT_CLAIM, False,
                         "the activation's odd-part identity could not be re-derived", cert)
     M = block.M  # None: the identity, never formed when the rank condition settles it (d > m)
     progress("index-set search")
@@ -857,27 +857,27 @@ def decide_odd(block: Block, progress: Progress = quiet, max_exhaustive: int = 3
                   f"{FLIP_THEOREM}; the emitted block is that construction, not compared)")
         if rounded:
             reason += "; the corrected b_down is not a float64: the emitted file holds it rounded"
-        return _verdict("absorbable", RELU_LIMIT, True, reason, cert, plain)
+        return _verdict("absorbable", RELU_LIMIT_CLAIM, True, reason, cert, plain)
     if nd.ok and res.status == "none":
         progress("activation hypothesis for the converse (relu limit, arb balls)")
         props = limit_properties(block.activation)
         cert["activation_properties"] = props
         if not props["sigma_limit_relu"]:
-            return _verdict("undecided", RELU_LIMIT, False,
+            return _verdict("undecided", RELU_LIMIT_CLAIM, False,
                             "no index set, but the activation's relu limit could not be re-derived", cert)
     if not nd.ok:
-        return _verdict("undecided", RELU_LIMIT, False,
+        return _verdict("undecided", RELU_LIMIT_CLAIM, False,
                         ("no index set" if res.status == "none" else "no index set found (search inconclusive)")
                         + ", but the block is degenerate in the bias-free sense (zero or collinear "
                         "rows of W_up, or zero columns of W_down): relu-limit's converse needs nondegeneracy"
                         + ("; for relu use decide_relu (relu-complete)" if block.activation == "relu" else ""),
                         cert)
     if res.status == "none":
-        return _verdict("not_absorbable", RELU_LIMIT, bool(res.exact),
+        return _verdict("not_absorbable", RELU_LIMIT_CLAIM, bool(res.exact),
                         f"no index set S gives W_down[:,S] W_up[S,:] = -M ({res.method}); the block is "
                         "nondegenerate in the bias-free sense, so by relu-limit (B) no block of the same "
                         "activation and width, with or without biases, equals it", cert)
-    return _verdict("undecided", RELU_LIMIT, False,
+    return _verdict("undecided", RELU_LIMIT_CLAIM, False,
                     f"the index-set search was inconclusive ({res.method})", cert)
 
 
