@@ -31,13 +31,13 @@ import numpy as np
 from oracle.core import activations
 from oracle.core.rational import fmpq, fmpq_mat, to_fmpq
 
-SQUARE, ODD_GATE, FLIP_GATE = KINDS = ("square", "odd_gate", "flip_gate")  # the three flips
+SQUARE, ODD_GATE, FLIP_GATE = FLIP_KINDS = ("square", "odd_gate", "flip_gate")  # the three flips
 MAX_FREE = 16           # free variables enumerated exactly (2^16 assignments)
-MAX_UNITS = 400         # widths beyond which the exact compressed solve is not attempted
+MAX_SOLVE_UNITS = 400         # widths beyond which the exact compressed solve is not attempted
 MAX_SOLUTIONS = 64      # compressed solutions verified before giving up
 
 
-def kind_of(activation: str) -> Optional[str]:
+def flip_kind(activation: str) -> Optional[str]:
     """The flip kind of an activation by its declared identity (the catalog's families): SQUARE for
     s(z) + s(-z) = z^2, ODD_GATE for gates with g(z) - g(-z) = z, FLIP_GATE for gates with
     g(z) + g(-z) = 1; None when no flip applies."""
@@ -75,9 +75,9 @@ class FlipData:
 def flip_data(kind: str, W_up: Any, W_down: Any, M: Any, b_up: Any = None,
               W_gate: Any = None, b_gate: Any = None) -> FlipData:
     """Exact FlipData from arrays or lists (floats read exactly, Fractions, ints; M None = identity).
-    ``kind`` is a flip kind (KINDS) or an activation, whose kind is taken (kind_of)."""
-    if kind not in KINDS:
-        resolved = kind_of(kind)
+    ``kind`` is a flip kind (FLIP_KINDS) or an activation, whose kind is taken (flip_kind)."""
+    if kind not in FLIP_KINDS:
+        resolved = flip_kind(kind)
         if resolved is None:
             raise ValueError(f"no flip applies to {kind!r}")
         kind = resolved
@@ -274,9 +274,9 @@ def solve01(V: fmpq_mat, t: fmpq_mat, max_free: int) -> tuple[str, list[list[int
 
 def find_flip_set(fd: FlipData, max_free: int = MAX_FREE) -> FlipSearch:
     """Decide exactly whether a flip set exists (or say why not decided)."""
-    if fd.m > MAX_UNITS:
+    if fd.m > MAX_SOLVE_UNITS:
         return FlipSearch("inconclusive", None, "not attempted",
-                          {"reason": f"m = {fd.m} units exceed the exact compressed solve's limit {MAX_UNITS}"})
+                          {"reason": f"m = {fd.m} units exceed the exact compressed solve's limit {MAX_SOLVE_UNITS}"})
     k = fd.m + 8
     V, t = compressed_system(fd, k)
     status, sols, info = solve01(V, t, max_free)
@@ -350,7 +350,7 @@ def class_key(fd: FlipData, i: int, activation: str) -> Optional[tuple]:
     return _line_key(full) if activation in activations.HOMOGENEOUS else _sign_key(full)
 
 
-def nondegeneracy(fd: FlipData, activation: str) -> dict[str, Any]:
+def flip_nondegeneracy(fd: FlipData, activation: str) -> dict[str, Any]:
     """The hypothesis of part (B): rows nonzero, classes pairwise distinct, units nonzero."""
     zero_rows, zero_units, keys = [], [], {}
     repeated = []

@@ -40,7 +40,7 @@ Q = Fraction
 
 
 @dataclass
-class GatedInstance:
+class BiasedGatedInstance:
     kind: str
     gate: str
     G: list[list[Fraction]]
@@ -109,7 +109,7 @@ def _nonzero_row(draw: st.DrawFn, d: int) -> np.ndarray:
 
 
 @st.composite
-def _planted(draw: st.DrawFn, near_miss: bool = False) -> GatedInstance:
+def _planted(draw: st.DrawFn, near_miss: bool = False) -> BiasedGatedInstance:
     gate = draw(st.sampled_from(GATES))
     d = draw(st.integers(1, 3))
     M = _skip(draw, d)
@@ -131,26 +131,26 @@ def _planted(draw: st.DrawFn, near_miss: bool = False) -> GatedInstance:
     W = [[Q(float(u[4][a])) for u in units] for a in range(d)]
     if near_miss:  # move an output weight of a planted unit
         W[0][order.index(0)] += Q(1, 2 ** 30)
-    return GatedInstance("near_miss" if near_miss else "planted", gate,
+    return BiasedGatedInstance("near_miss" if near_miss else "planted", gate,
                          [[Q(float(v)) for v in u[0]] for u in units], [Q(u[1]) for u in units],
                          [[Q(float(v)) for v in u[2]] for u in units], [Q(u[3]) for u in units], W, _qa(M),
                          _qv(draw(dyadic_weights((d,)))), _points(draw, d))
 
 
 @st.composite
-def _generic(draw: st.DrawFn) -> GatedInstance:
+def _generic(draw: st.DrawFn) -> BiasedGatedInstance:
     gate = draw(st.sampled_from(GATES))
     d = draw(st.integers(1, 3))
     m = draw(st.sampled_from(sorted({max(1, d - 1), d, d + 1, 2 * d})))
     M = _skip(draw, d)
-    return GatedInstance("generic", gate, _qa(draw(dyadic_weights((m, d)))), _qv(draw(dyadic_weights((m,)))),
+    return BiasedGatedInstance("generic", gate, _qa(draw(dyadic_weights((m, d)))), _qv(draw(dyadic_weights((m,)))),
                          _qa(draw(dyadic_weights((m, d)))), _qv(draw(dyadic_weights((m,)))),
                          _qa(draw(dyadic_weights((d, m)))), _qa(M), _qv(draw(dyadic_weights((d,)))),
                          _points(draw, d))
 
 
 @st.composite
-def _degenerate(draw: st.DrawFn, defect: Optional[str] = None) -> GatedInstance:
+def _degenerate(draw: st.DrawFn, defect: Optional[str] = None) -> BiasedGatedInstance:
     inst = draw(_generic())
     m, d = len(inst.U), len(inst.M)
     if m < 2:
@@ -241,9 +241,9 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
                             qmat(inst["W_down"]), qmat(inst["M"]), qvec(inst["b_down"]))
     d = len(M)
     pts = [qvec(p) for p in inst["points"]] + [[Q(0)] * d]
-    kind = flips.kind_of(gate)
+    kind = flips.flip_kind(gate)
     fd = flips.flip_data(kind, U, W, M, b_up=e, W_gate=G, b_gate=c)
-    nd = flips.nondegeneracy(fd, gate)
+    nd = flips.flip_nondegeneracy(fd, gate)
     res = flips.find_flip_set(fd)
     prop = gate_property(gate)
     data: dict[str, Any] = {"nondegenerate": nd["nondegenerate"], "search_status": res.status,
@@ -344,7 +344,7 @@ def indep_has_flip_set(gate: str, G: list, c: list, U: list, e: list, W: list, M
     return False
 
 
-def _spec(inst: GatedInstance) -> dict[str, Any]:
+def _spec(inst: BiasedGatedInstance) -> dict[str, Any]:
     return {"kind": inst.kind, "gate": inst.gate, "W_gate": smat(inst.G), "b_gate": svec(inst.c),
             "W_up": smat(inst.U), "b_up": svec(inst.e), "W_down": smat(inst.W), "M": smat(inst.M),
             "b_down": svec(inst.b_down), "points": [svec(p) for p in inst.points]}
@@ -352,7 +352,7 @@ def _spec(inst: GatedInstance) -> dict[str, Any]:
 
 @oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c),
               precision=f"exact rationals (flip condition, reglu values); arb {BALL_PREC} bits as evidence")
-def check(inst: GatedInstance) -> Certificate:
+def check(inst: BiasedGatedInstance) -> Certificate:
     """Check gated-biased on one instance."""
     spec = _spec(inst)
     ok, data = evaluate(spec)

@@ -42,7 +42,7 @@ from oracle.algebra.exact import (
 from oracle.core.rational import q_str, qmat, qvec, svec
 
 CLAIM_SAME = "homogeneous-impossible"
-CLAIM_ANY = "homogeneous-any-width"
+CLAIM_ANY_WIDTH = "homogeneous-any-width"
 
 # A rational close to sqrt 2 - 1 (from the convergent 577/408 of sqrt 2).
 S_NEAR_SQRT2_M1 = Fraction(169, 408)
@@ -211,7 +211,7 @@ def _quantitative(F: Block, P: Block, v: list[Fraction]) -> dict[str, Any]:
 
 def _certify(data: dict[str, Any], same_width: bool) -> Certificate:
     """Recompute a homogeneous certificate from its data (used by the checks and their rechecks)."""
-    claim = CLAIM_SAME if same_width else CLAIM_ANY
+    claim = CLAIM_SAME if same_width else CLAIM_ANY_WIDTH
     F, P = block_from_json(data["residual"]), block_from_json(data["plain"])
     hyp = _hypotheses(F, P, same_width)
     out: dict[str, Any] = {"residual": data["residual"], "plain": data["plain"],
@@ -256,7 +256,7 @@ def _instance_data(instance: Any) -> dict[str, Any]:
 
 
 def _recheck(cert: dict[str, Any], same_width: bool) -> bool:
-    claim = CLAIM_SAME if same_width else CLAIM_ANY
+    claim = CLAIM_SAME if same_width else CLAIM_ANY_WIDTH
     if cert.get("claim") != claim or not cert.get("holds"):
         return False
     data = cert["data"]
@@ -388,7 +388,7 @@ def _recheck_break(cert: dict[str, Any]) -> bool:
     return att["best_refuted_exactly"] and _refuted_exactly(F, cand, x)
 
 
-@oracle_check(CLAIM_ANY, any_width_instances(), recheck_any_width, "exact rationals")
+@oracle_check(CLAIM_ANY_WIDTH, any_width_instances(), recheck_any_width, "exact rationals")
 def check_any_width(instance: Any) -> Certificate:
     """Certify F != B' for any-width degree-2 candidates, with the quantitative gap for k = 2."""
     return _certify(_instance_data(instance), False)

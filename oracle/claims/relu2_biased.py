@@ -205,7 +205,7 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
                       qvec(inst["b_down"]))
     pts = [qvec(p) for p in inst["points"]] + [[Q(0)] * len(M)]
     fd = _fd(U, b, W, M)
-    nd = flips.nondegeneracy(fd, "relu2")
+    nd = flips.flip_nondegeneracy(fd, "relu2")
     res = flips.find_flip_set(fd)
     data: dict[str, Any] = {"nondegenerate": nd["nondegenerate"], "search_status": res.status,
                             "search": res.certificate}

@@ -105,7 +105,7 @@ class ReluInstance:
         return {"d": self.d, "m": self.m}
 
 
-KINDS = ("generic", "collinear_same_plane", "parallel", "opposite", "zero_row", "zero_column",
+INSTANCE_KINDS = ("generic", "collinear_same_plane", "parallel", "opposite", "zero_row", "zero_column",
          "alpha_zero", "identity_like")
 
 
@@ -114,7 +114,7 @@ def relu_instances(draw: st.DrawFn, max_d: int = 3) -> ReluInstance:
     """Small relu blocks of every kind, exact rationals (degenerate, biased, d = 1 included)."""
     d = draw(st.integers(1, max_d))
     m = draw(st.integers(1, 4 if d < 3 else 3))
-    kind = draw(st.sampled_from(KINDS))
+    kind = draw(st.sampled_from(INSTANCE_KINDS))
     small = st.integers(-3, 3)
     U = [[Q(draw(small)) for _ in range(d)] for _ in range(m)]
     W = [[Q(draw(small), draw(st.sampled_from([1, 2]))) for _ in range(m)] for _ in range(d)]

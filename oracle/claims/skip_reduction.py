@@ -33,12 +33,11 @@ from oracle.core.rational import QMat, QVec, arb, qmat, qvec, smat, svec, to_arb
 from oracle.core.strategies import ConditionInstance, blocks, condition_blocks
 from oracle.claims.base import Certificate, oracle_check
 from oracle.algebra.exact import (
-    ball_str, block_from_json, block_to_json, has_exact_form, identity, matmul, matvec_q,
+    BALL_PREC, ball_str, block_from_json, block_to_json, has_exact_form, identity, matmul, matvec_q,
     property_is_proved, safe_recheck, skip_matrix
 )
 
 CLAIM = "skip-reduction"
-BALL_PREC = 128
 Q = Fraction
 
 # ================================================================ the reduction itself

@@ -64,13 +64,13 @@ _FLIP_IDENTITY = {flips.SQUARE: ("square_flip", "s(z) + s(-z) = z^2"),
 def gate_properties(activation: str) -> dict[str, Any]:
     """The identity the flip rests on, re-derived by the activation catalog (sympy where it
     decides, else 60 digits): s(z) + s(-z) = z^2, g(z) - g(-z) = z or g(z) + g(-z) = 1."""
-    prop, identity = _FLIP_IDENTITY[flips.kind_of(activation)]
+    prop, identity = _FLIP_IDENTITY[flips.flip_kind(activation)]
     ok, method = derived_property(activation, prop)
     return {"identity": identity, "verified": bool(ok), "method": f"activation catalog ({method})"}
 
 
 def _flip_data(block: Block) -> flips.FlipData:
-    kind = flips.kind_of(block.activation)
+    kind = flips.flip_kind(block.activation)
     return flips.flip_data(kind, block.W_up, block.W_down, block.M, b_up=block.b_up,
                            W_gate=block.W_gate, b_gate=block.b_gate)
 
@@ -182,7 +182,7 @@ def _decide_biased(block: Block, progress: Progress) -> dict[str, Any]:
         return _decide_glu(block, cert, progress)
     progress("exact flip data and nondegeneracy")
     fd = _flip_data(block)
-    nd = flips.nondegeneracy(fd, block.activation)
+    nd = flips.flip_nondegeneracy(fd, block.activation)
     cert["nondegeneracy"] = nd
     progress("flip-set search (compressed exact 0/1 solve)")
     res = flips.find_flip_set(fd)
@@ -245,7 +245,7 @@ def _absorbable_by_flip(block: Block, fd: flips.FlipData, S: list[int], cert: di
 def _decide_glu(block: Block, cert: dict[str, Any], progress: Progress) -> dict[str, Any]:
     """glu: the flip condition is the index condition W_S U_S = -M of the value rows."""
     fd = _flip_data(block)
-    nd = flips.nondegeneracy(fd, block.activation)
+    nd = flips.flip_nondegeneracy(fd, block.activation)
     cert["nondegeneracy"] = nd
     progress("index-set search on the value rows")
     res = search.find_index_set(block.W_up, block.W_down, block.M)
@@ -409,7 +409,7 @@ def _padded_construction(block: Block, fd: flips.FlipData, cert: dict[str, Any])
     budget = len(zero) // per_rank
     sub = _restrict(fd, keep)
     cands: list[list[int]] = [[]]
-    if fd.kind != flips.FLIP_GATE and keep and len(keep) <= flips.MAX_UNITS:
+    if fd.kind != flips.FLIP_GATE and keep and len(keep) <= flips.MAX_SOLVE_UNITS:
         V, t = flips.compressed_system(_restrict(fd, keep, quadratic_only=True))
         status, sols, _ = flips.solve01(V, t, flips.MAX_FREE)
         cands += [s for s in sols if s]
@@ -527,7 +527,7 @@ def recheck_biased(block: Block, cert: dict[str, Any]) -> bool:
         if cert.get("claim") != claim_of(block.activation) or not gate_properties(block.activation)["verified"]:
             return False
         fd = _flip_data(block)
-        nd = flips.nondegeneracy(fd, block.activation)
+        nd = flips.flip_nondegeneracy(fd, block.activation)
         if nd["nondegenerate"] != cert["nondegeneracy"]["nondegenerate"]:
             return False
         s = cert["search"]
