@@ -28,7 +28,6 @@ a bound on the entry errors, and the file says so in its metadata (``rounded``, 
 
 from __future__ import annotations
 
-import functools
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -44,6 +43,7 @@ from oracle.algebra import search
 from oracle.core.progress import Progress, quiet
 from oracle.core.blocks import Block, nondegeneracy
 from oracle.algebra.construct import flip_block, spot_points, verify_equal_at_points
+from oracle.algebra.exact import derived_property
 from oracle.core.errors import InputError
 
 # the activations for which relu-gelu-iff proves the converse (the catalog's family)
@@ -76,11 +76,10 @@ class Verdict:
 
 # ------------------------------------------------------------------ small exact helpers
 
-@functools.lru_cache(maxsize=None)
 def _property_holds(name: str, prop: str) -> bool:
-    """Re-derive one declared property of an activation (sympy / 60 digits), once per process:
-    a verdict re-derives only the properties it uses (the pointwise identities take seconds)."""
-    return bool(activations.check_property(activations.get(name), prop).holds)
+    """Re-derive one declared property of an activation (sympy / 60 digits), once per process
+    (algebra/exact.derived_property caches it): a verdict re-derives only the properties it uses."""
+    return bool(derived_property(name, prop)[0])
 
 
 def _properties_ok(name: str, needed: tuple[str, ...]) -> bool:

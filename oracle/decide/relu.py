@@ -39,7 +39,9 @@ import numpy as np
 
 from oracle.core import activations, linalg
 from oracle.core import rational
-from oracle.core.rational import float_nearest, float_up, is_float64, nmod_mat, qmat, qvec, to_fraction
+from oracle.core.rational import (
+    float_nearest, float_up, is_float64, mantissas, nmod_mat, qmat, qvec, to_fraction
+)
 from oracle.algebra import search
 from oracle.core.progress import Progress, quiet
 from oracle.core.blocks import Block, nondegeneracy
@@ -74,9 +76,7 @@ def rank_lower_mod_p(A: np.ndarray, p: int = _P) -> int:
     A = np.atleast_2d(np.asarray(A, dtype=np.float64))
     if A.size == 0:
         return 0
-    fr, ex = np.frexp(A)
-    mant = (fr * 2.0 ** 53).astype(np.int64)
-    ex = ex.astype(np.int64) - 53
+    mant, ex = mantissas(A)  # A = mant * 2^ex entrywise, exactly
     nz = mant != 0
     low = np.where(nz, ex, np.iinfo(np.int64).max).min(axis=1)
     low = np.where(low == np.iinfo(np.int64).max, 0, low)
