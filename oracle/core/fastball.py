@@ -24,10 +24,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
-from flint import arb, arb_mat
 
 from oracle.core import arith
-from oracle.core.rational import to_arb
+from oracle.core.rational import arb, arb_mat, to_arb
 from oracle.core.blocks import Block
 from oracle.core.errors import InputError
 
