@@ -99,6 +99,14 @@ def test_every_declared_property_is_verified(name):
     ("relu", dict(differentiable_at_0=True), "differentiable_at_0"),
     ("gelu", dict(differentiable_at_0=False), "differentiable_at_0"),
     ("silu", dict(continuous_at_0=False), "continuous_at_0"),
+    ("relu2", dict(square_flip=False), "square_flip"),
+    ("relu", dict(square_flip=True), "square_flip"),
+    ("glu", dict(square_flip=True), "square_flip"),
+    ("gelu", dict(relu_limit=False), "relu_limit"),
+    ("quick_gelu", dict(relu_limit=False), "relu_limit"),
+    ("relu2", dict(relu_limit=True), "relu_limit"),
+    ("glu", dict(relu_limit=True), "relu_limit"),
+    ("bilinear", dict(relu_limit=True), "relu_limit"),
 ])
 def test_a_wrong_declaration_is_caught(name, wrong, prop):
     bad = replace(A.CATALOG[name], **wrong)
@@ -117,3 +125,75 @@ def test_block_degree_counts_the_linear_factor_of_a_gate():
 def test_unknown_activation_is_an_input_error():
     with pytest.raises(InputError, match="unknown activation 'tanh'"):
         A.get("tanh")
+
+
+def test_the_relu_limit_check_encloses_the_gap_rigorously():
+    """|s - relu| on [-64, 64] from arb balls: at most 1/2 for the relu-like entries (the bound
+    behind s(t z + c)/t -> relu(z)), far above it for relu2, whose limit check fails."""
+    for name in ("relu", "gelu", "gelu_tanh", "silu", "quick_gelu", "swiglu"):
+        worst, ok = A.relu_gap_enclosure(A.CATALOG[name])
+        assert ok and 0 <= worst <= 0.5, name
+    worst, ok = A.relu_gap_enclosure(A.CATALOG["relu2"], top=4)
+    assert not ok and worst > 1
+    # silu - relu peaks near 0.278 at |y| = 1.28: the enclosure is within its ball width of that
+    worst, _ = A.relu_gap_enclosure(A.CATALOG["silu"], top=4, pieces_per_unit=256)
+    assert 0.278 <= worst <= 0.3
+
+
+def test_property_families_follow_the_declarations():
+    assert A.ODD_PART == ("relu", "gelu", "gelu_tanh", "silu", "quick_gelu")
+    assert A.RELU_LIMIT == ("relu", "gelu", "gelu_tanh", "silu", "quick_gelu")
+    assert A.SQUARE_FLIP == ("relu2",)
+    assert A.ODD_GATES == ("reglu", "swiglu", "geglu", "geglu_tanh")
+    assert A.FLIP_GATES == ("glu",)
+    assert A.BIASED_FLIP == ("relu2", "reglu", "swiglu", "geglu", "geglu_tanh", "glu")
+    assert A.ZERO_GATES == ("reglu", "swiglu", "geglu", "geglu_tanh", "bilinear")
+    assert A.SMOOTH_ZERO_GATES == ("swiglu", "geglu", "geglu_tanh")
+    assert A.BLOCK_DEGREE_2 == ("relu2", "reglu", "bilinear")
+    assert A.HOMOGENEOUS == ("relu", "relu2", "reglu", "bilinear")
+
+
+def test_a_new_entry_joins_the_families_its_declarations_name():
+    """members() reads the catalog: an entry declared like silu joins silu's property families."""
+    entry = replace(A.CATALOG["silu"], name="silu_copy")
+    old = dict(A.CATALOG)
+    try:
+        A.CATALOG["silu_copy"] = entry
+        assert "silu_copy" in A.members(lambda a: not a.gated and a.odd_part_identity and a.relu_limit)
+        assert "silu_copy" not in A.members(lambda a: a.gated)
+    finally:
+        A.CATALOG.clear()
+        A.CATALOG.update(old)
+
+
+# the Coq lemmas each coverage family names, per member
+COQ_LEMMAS = {
+    "COQ_ODD_PART": [("RealActivations.v", "Lemma {}_odd_part"), ("Activations.v", "Corollary {}_sign_flip")],
+    "COQ_RELU_LIMIT": [("RealActivations.v", "Theorem {}_limit_relu")],
+}
+
+
+@pytest.mark.parametrize("family, refines", [
+    ("COQ_ODD_PART", "ODD_PART"), ("COQ_RELU_LIMIT", "RELU_LIMIT"), ("LEMMA_T", "RELU_LIMIT"),
+    ("NECESSITY_PROVED", "COQ_ODD_PART"), ("BIASED_FLIP_NECESSITY", "BIASED_FLIP"),
+])
+def test_coverage_families_refine_property_families(family, refines):
+    """A family of what a proof covers never holds an activation without the property it needs,
+    and keeps catalog order."""
+    members, wider = getattr(A, family), getattr(A, refines)
+    assert members and set(members) <= set(wider), (family, refines)
+    assert list(members) == [n for n in A.CATALOG if n in members]
+    assert family in A.FAMILY_DOCS and refines in A.FAMILY_DOCS
+
+
+@pytest.mark.parametrize("family", sorted(COQ_LEMMAS))
+def test_the_coq_lemmas_of_coverage_families_exist(family):
+    from pathlib import Path
+    coq = Path(__file__).resolve().parents[1] / "proofs" / "coq"
+    for name in getattr(A, family):
+        for file, pattern in COQ_LEMMAS[family]:
+            text = (coq / file).read_text()
+            assert pattern.format(name) in text, (family, name, file, pattern.format(name))
+    # quick_gelu has the properties but no Coq definition: it is not covered
+    assert "quick_gelu" not in getattr(A, family)
+    assert "Definition quick_gelu" not in (coq / "RealActivations.v").read_text()

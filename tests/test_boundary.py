@@ -8,7 +8,8 @@ import pytest
 
 from oracle.claims import boundary as bd
 from oracle.claims.base import COUNTEREXAMPLES
-from oracle.algebra.exact import all_index_sets_exact, eval_ball, eval_plain_q, identity, qmat
+from oracle.core.rational import qmat
+from oracle.algebra.exact import all_index_sets_exact, eval_ball, eval_plain_q, identity
 
 Q = Fraction
 EXPECTED = {

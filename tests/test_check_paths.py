@@ -159,7 +159,7 @@ def test_biased_gelu_family(act):
     assert rests["theorem"] == "SkipAbsorption.Limit.biased_sign_flip"
     assert "sigma_limit_relu" not in v.certificate["activation_properties"]  # sufficiency needs only the odd part
     assert not recheck_certificate(b, _tamper(_roundtrip(v), ("S",), [0, 1]))
-    from oracle.decide.block import verify_equal_at_points
+    from oracle.algebra.construct import verify_equal_at_points
     pts = [[Fraction(1, 2), Fraction(-3, 4), Fraction(2)], [Fraction(-5), Fraction(1, 8), Fraction(0)]]
     assert verify_equal_at_points(b, v.plain, pts, "ball")["agree"]
     # no index set (W_down positive on the diagonal), nondegenerate, biased: not absorbable

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from oracle.core.blocks import Block, nondegeneracy
 from oracle.claims import absorption_width as aw
 from oracle.claims.base import run_check
-from oracle.algebra.exact import identity, qvec
+from oracle.core.rational import qvec
+from oracle.algebra.exact import identity
 
 Q = Fraction
 PTS = [[Q(a), Q(b)] for a in (-3, -1, 0, 1, 2) for b in (-2, 0, 1)] + [[Q(1, 3), Q(-5, 7)]]

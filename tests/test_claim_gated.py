@@ -7,10 +7,11 @@ from fractions import Fraction
 import numpy as np
 from hypothesis import given, settings
 
+from oracle.core import activations
 from oracle.core.blocks import Block
 from oracle.claims.base import run_check
 from oracle.claims.gated import (
-    SMOOTH_GATES, CONTINUOUS_GATES, GatedInstance, check_continuity, check_jacobian,
+    GatedInstance, check_continuity, check_jacobian,
     continuity_instances, jacobian_at_0, jacobian_instances, recheck_continuity, recheck_jacobian
 )
 
@@ -64,8 +65,8 @@ def _pair(gate="swiglu", plain_gate=None, M=None, m_plain=2):
 
 
 def test_catalog_sets():
-    assert sorted(SMOOTH_GATES) == ["geglu", "geglu_tanh", "swiglu"]
-    assert sorted(CONTINUOUS_GATES) == ["bilinear", "geglu", "geglu_tanh", "reglu", "swiglu"]
+    assert sorted(activations.SMOOTH_ZERO_GATES) == ["geglu", "geglu_tanh", "swiglu"]
+    assert sorted(activations.ZERO_GATES) == ["bilinear", "geglu", "geglu_tanh", "reglu", "swiglu"]
 
 
 def test_jacobian_of_glu_is_half_product():

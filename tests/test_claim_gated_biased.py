@@ -21,7 +21,7 @@ Q = Fraction
 def _inst(gate, G, c, U, e, W, M, kind="generic", b_down=None):
     d = len(M)
     qm = lambda a: [[Q(v) for v in r] for r in a]  # noqa: E731
-    return gb.GatedInstance(kind, gate, qm(G), [Q(v) for v in c], qm(U), [Q(v) for v in e], qm(W), qm(M),
+    return gb.BiasedGatedInstance(kind, gate, qm(G), [Q(v) for v in c], qm(U), [Q(v) for v in e], qm(W), qm(M),
                             [Q(v) for v in (b_down or [0] * d)], [[Q(3)] * d, [Q(-5, 2)] * d])
 
 
@@ -75,11 +75,11 @@ def test_gate_classes():
     fd = flips.flip_data("odd_gate", [[Q(1)], [Q(1)]], [[Q(1), Q(1)]], [[Q(1)]], W_gate=[[Q(1)], [Q(2)]],
                          b_gate=[Q(1), Q(2)])
     # (1, 1) and (2, 2): one hyperplane; distinct classes for silu, the same class for relu
-    assert flips.nondegeneracy(fd, "swiglu")["nondegenerate"] is True
-    assert flips.nondegeneracy(fd, "reglu")["repeated_classes"] == [[0, 1]]
+    assert flips.flip_nondegeneracy(fd, "swiglu")["nondegenerate"] is True
+    assert flips.flip_nondegeneracy(fd, "reglu")["repeated_classes"] == [[0, 1]]
     fd2 = flips.flip_data("glu", [[Q(1)], [Q(1)]], [[Q(1), Q(1)]], [[Q(1)]], W_gate=[[Q(1)], [Q(-1)]],
                           b_gate=[Q(1), Q(-1)])
-    assert flips.nondegeneracy(fd2, "glu")["repeated_classes"] == [[0, 1]]  # +-(a, c): one class
+    assert flips.flip_nondegeneracy(fd2, "glu")["repeated_classes"] == [[0, 1]]  # +-(a, c): one class
 
 
 def test_tampered_certificates_are_rejected():
@@ -117,8 +117,8 @@ def test_counterexamples_of_gated_biased_hold_and_recheck():
 # Planted bugs: the oracle check itself (as the quick audit runs it, 20 instances) must fail.
 
 def test_check_fails_when_every_block_is_called_nondegenerate(monkeypatch):
-    orig = flips.nondegeneracy
-    monkeypatch.setattr(flips, "nondegeneracy", lambda fd, act: {**orig(fd, act), "nondegenerate": True})
+    orig = flips.flip_nondegeneracy
+    monkeypatch.setattr(flips, "flip_nondegeneracy", lambda fd, act: {**orig(fd, act), "nondegenerate": True})
     res = run_check(gb.check, 20)
     assert not res.passed and "not absorbable (B)" in res.failure
 

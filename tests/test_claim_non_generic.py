@@ -41,7 +41,7 @@ def test_subset_norms_values():
 def _instance(delta):
     up = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     down = np.array([[-1.0 + delta, 0.0, 3.0], [0.0, -1.0, 1.0]])
-    return ng.GenericInstance(Block("relu", W_up=up, W_down=down), seed=-1)
+    return ng.NonGenericInstance(Block("relu", W_up=up, W_down=down), seed=-1)
 
 
 def test_condition_satisfied_is_reported():

@@ -227,8 +227,8 @@ def test_check_fails_when_part_c_always_says_not_absorbable(monkeypatch):
 
 
 def test_check_fails_when_every_block_is_called_nondegenerate(monkeypatch):
-    orig = flips.nondegeneracy
-    monkeypatch.setattr(flips, "nondegeneracy", lambda fd, act: {**orig(fd, act), "nondegenerate": True})
+    orig = flips.flip_nondegeneracy
+    monkeypatch.setattr(flips, "flip_nondegeneracy", lambda fd, act: {**orig(fd, act), "nondegenerate": True})
     res = run_check(rb.check, 20)
     assert not res.passed
 

@@ -19,7 +19,7 @@ from oracle.algebra.canonical import relu_form_exact, relu_function_equal
 from oracle.claims import relu_complete as rc
 from oracle.claims.base import COUNTEREXAMPLES, run_check
 from oracle.algebra.pl_check import ExactRelu, pl_equal
-from oracle.algebra.relu_width import build_block, construction_form, cost, minimal_width
+from oracle.algebra.relu_width import build_construction, construction_form, cost, minimal_width
 
 Q = Fraction
 I1 = [[Q(1)]]
@@ -114,7 +114,7 @@ def test_nondegenerate_case_is_absorption_width_and_relu_gelu_iff():
 
 
 def test_construction_matches_cost_for_every_choice():
-    """|build_block(s, T)| = |script-H| + cost(s, T), and it is F, for every (s, T) (not just optima)."""
+    """|build_construction(s, T)| = |script-H| + cost(s, T), and it is F, for every (s, T) (not just optima)."""
     U = [[Q(1), Q(0)], [Q(0), Q(1)], [Q(1), Q(1)]]
     W = [[Q(1), Q(0), Q(-1)], [Q(0), Q(2), Q(1)]]
     M = [[Q(1), Q(0)], [Q(0), Q(1)]]
@@ -124,7 +124,7 @@ def test_construction_matches_cost_for_every_choice():
     h = len(form.active)
     for s in itertools.product((1, -1), repeat=h):
         for T in ([], [0], [2], [0, 1]):
-            con = build_block(form, s, T)
+            con = build_construction(form, s, T)
             assert con.width == h + cost(form, s, T)
             assert relu_function_equal(construction_form(con, 2), form)[0]
             G = ExactRelu(con.W_up, con.W_down, con.b_up, con.b_down, None, d=2)

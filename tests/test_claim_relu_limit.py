@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 
 from oracle.formal import consistency
+from oracle.core import activations
 from oracle.core.blocks import Block
 from oracle.claims import relu_limit as rl
 from oracle.claims.base import COUNTEREXAMPLES, run_check
@@ -32,7 +33,7 @@ def test_relu_limit_run_check_passes():
     assert res.passed and res.instances == 20
 
 
-@pytest.mark.parametrize("act", rl.LIMIT_ACTS)
+@pytest.mark.parametrize("act", activations.COQ_RELU_LIMIT)
 def test_limits_are_enclosed(act):
     e = rl.limit_enclosure(act)
     assert e["holds"] and e["enclosed_max"] <= 0.5

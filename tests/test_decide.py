@@ -23,7 +23,8 @@ from oracle.algebra import flips, search
 from oracle.core import strategies as S
 from oracle.core.blocks import Block, nondegeneracy
 from oracle.cli import main
-from oracle.decide.block import decide, flip_block, recheck_certificate, verify_equal_at_points
+from oracle.algebra.construct import flip_block, verify_equal_at_points
+from oracle.decide.block import decide, recheck_certificate
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = settings(max_examples=15, deadline=None)
@@ -182,7 +183,7 @@ def test_gated_biased_decides_the_converse_for_glu(data) -> None:
         lambda x: not search.exhaustive_search(x.W_up, x.W_down, np.eye(2), limit=1)))
     v = decide(b)
     fd = flips.flip_data("glu", b.W_up, b.W_down, None, W_gate=b.W_gate)
-    if flips.nondegeneracy(fd, "glu")["nondegenerate"]:
+    if flips.flip_nondegeneracy(fd, "glu")["nondegenerate"]:
         assert (v.verdict, v.claim, v.exact) == ("not_absorbable", "gated-biased", True)
     else:
         assert v.verdict == "undecided" and not v.exact

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 
 from oracle.algebra.search import (
     SearchResult, check_linear_certificate, condition_residual, decode_matrix, encode_matrix,
-    exhaustive_search, find_index_set, necessary_conditions, relaxation_certificate,
-    to_fraction_matrix, verify_index_set
+    exhaustive_search, find_index_set, necessary_conditions, relaxation_certificate, verify_index_set
 )
+from oracle.core.rational import fraction_array
 
 CLAIM = "relu-gelu-iff"
 
@@ -63,7 +63,7 @@ def planted(d: int, m: int, size: int, rng: np.random.Generator, M: np.ndarray |
 
 def exact_A(U, W, M, S) -> np.ndarray:
     """A(S) = W[:,S] U[S,:] + M in Fractions."""
-    Uf, Wf, Mf = to_fraction_matrix(U), to_fraction_matrix(W), to_fraction_matrix(M)
+    Uf, Wf, Mf = fraction_array(U), fraction_array(W), fraction_array(M)
     idx = list(S)
     if not idx:
         return Mf
@@ -98,14 +98,14 @@ def brute_force(U, W, M) -> list[tuple[int, ...]]:
 # ----------------------------------------------------------------------------
 
 
-def test_to_fraction_matrix_is_exact_and_rejects_nonfinite():
+def test_fraction_array_is_exact_and_rejects_nonfinite():
     a = np.array([[0.1, -2.0 ** -1074], [3.0, 1e300]])
-    fr = to_fraction_matrix(a)
+    fr = fraction_array(a)
     assert fr[0, 0] == Fraction(3602879701896397, 36028797018963968)
     assert fr[0, 1] == Fraction(-1, 2 ** 1074)
     assert fr[1, 0] == 3 and fr[1, 1] == int(1e300)
     with pytest.raises(ValueError):
-        to_fraction_matrix(np.array([1.0, np.nan]))
+        fraction_array(np.array([1.0, np.nan]))
     with pytest.raises(ValueError):
         verify_index_set(np.ones((2, 2)), np.ones((2, 2)), np.array([[np.inf, 0], [0, 1]]), [0])
 
@@ -349,7 +349,7 @@ def test_rigorous_bounds_are_lower_bounds(seed, m, d, scale, diagonal):
     if diagonal:  # exercises the diagonal fast path of the float checker
         Y = np.diag(np.diag(Y))
         M = np.diag(np.diag(M))
-    Yf = to_fraction_matrix(Y)
+    Yf = fraction_array(Y)
     # exact minimum of <Y, A(s)> and of ||A(s)||_F^2 over all 0/1 s
     inner, dist2 = [], []
     for r in range(m + 1):

@@ -152,12 +152,12 @@ def test_modular_bound_still_uses_enough_primes():
 def test_direct_residues_match_the_exponent_tables():
     rng = np.random.default_rng(11)
     a = np.ldexp(rng.integers(-2 ** 20, 2 ** 20, (6, 7)).astype(float), rng.integers(-8, 4, (6, 7)))
-    D = modular._Dyadic(a)
+    D = modular.Dyadic(a)
     p = 2147483629
     assert D.max_abs_int(D.scale) < 2 ** 53  # the direct (fmod) path
     exact = np.array([[int(v) % p for v in row] for row in D.python_ints(D.scale)], dtype=np.int64)
     assert np.array_equal(D.residues(p, D.scale), exact)
-    big = modular._Dyadic(np.ldexp(a, 60))  # integers beyond 2^53: the table path
+    big = modular.Dyadic(np.ldexp(a, 60))  # integers beyond 2^53: the table path
     s = big.scale + 40
     assert big.max_abs_int(s) >= 2 ** 53
     exact_big = np.array([[int(v) % p for v in row] for row in big.python_ints(s)], dtype=np.int64)

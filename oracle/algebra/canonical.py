@@ -40,49 +40,30 @@ import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
-from flint import fmpq, fmpq_mat
 
-from oracle.core import linalg
-from oracle.core import rational
+from oracle.core.rational import (
+    fmpq_mat, mantissas, odd_mantissas, qmat, qvec, to_fmpq_mat, to_fraction, to_fractions
+)
+from oracle.core.progress import Progress, quiet
 from oracle.core.blocks import Block
 from oracle.algebra import search
-from oracle.core import arith
-
-RELU_LIKE = ("relu",)
-ODD_FAMILY = ("gelu", "gelu_tanh", "silu")  # s(z) - s(-z) = z with Lemma T tails
-
-Progress = Callable[[str], None]
+from oracle.core import activations, arith
 
 
-def _quiet(_: str) -> None:
-    return None
+
 
 
 # ---------------------------------------------------------------------------- exact float tools
 
-def _odd_decompose(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """x = mant * 2^exp exactly, with odd int64 mantissas (0, 0 for zero entries)."""
-    fr, ex = np.frexp(np.asarray(x, dtype=np.float64))
-    mant = (fr * 2.0 ** 53).astype(np.int64)  # exact: |fr| < 1 carries at most 53 bits
-    ex = ex.astype(np.int64) - 53
-    nz = mant != 0
-    absm = np.abs(mant)
-    low = absm & (-absm)  # lowest set bit
-    tz = np.zeros_like(ex)
-    if nz.any():
-        tz[nz] = np.frexp(low[nz].astype(np.float64))[1].astype(np.int64) - 1
-    return np.where(nz, mant >> tz, 0), np.where(nz, ex + tz, 0)
-
-
 def _products_equal_mantissa(a: np.ndarray, b: np.ndarray, c: np.ndarray, e: np.ndarray) -> np.ndarray:
     """Exact a*b == c*e for any finite doubles (slow path: odd mantissas and exponents)."""
-    ma, ea = _odd_decompose(a)
-    mb, eb = _odd_decompose(b)
-    mc, ec = _odd_decompose(c)
-    me, ee = _odd_decompose(e)
+    ma, ea = odd_mantissas(a)
+    mb, eb = odd_mantissas(b)
+    mc, ec = odd_mantissas(c)
+    me, ee = odd_mantissas(e)
     z1 = (ma == 0) | (mb == 0)
     z2 = (mc == 0) | (me == 0)
     sign_ok = np.sign(ma) * np.sign(mb) == np.sign(mc) * np.sign(me)
@@ -165,12 +146,6 @@ def scaled_equal(mu: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return products_equal(mu, x, y, np.ones_like(y))
 
 
-def _mantissas(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """x = n * 2^e entrywise with int64 n (|n| < 2^53) and int64 e (exact for finite doubles)."""
-    fr, ex = np.frexp(np.asarray(x, dtype=np.float64))
-    return (fr * 2.0 ** 53).astype(np.int64), ex.astype(np.int64) - 53
-
-
 def exact_weighted_sums(W: np.ndarray, groups: Sequence[Sequence[int]],
                         coef: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For every group g, sum_{i in g} coef[i] * W[:, i] exactly, as N[:, g] * 2^E[g].
@@ -186,8 +161,8 @@ def exact_weighted_sums(W: np.ndarray, groups: Sequence[Sequence[int]],
     sizes = np.array([len(g) for g in groups], dtype=np.int64)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     gid = np.repeat(np.arange(len(groups)), sizes)
-    nw, ew = _mantissas(W[:, units])
-    nc, ec = _mantissas(np.asarray(coef, dtype=np.float64)[units])
+    nw, ew = mantissas(W[:, units])
+    nc, ec = mantissas(np.asarray(coef, dtype=np.float64)[units])
     nz = (nw != 0) & (nc[None, :] != 0)
     pe = ew + ec[None, :]
     big = np.iinfo(np.int64).max
@@ -223,29 +198,6 @@ def dyadic_floats(N: np.ndarray, E: int) -> Optional[np.ndarray]:
             return None
         out[k] = g
     return out
-
-
-def fq(x: float) -> Fraction:
-    """A float64 as the exact Fraction it denotes."""
-    return Fraction(float(x))
-
-
-def to_fmpq_mat(rows: Sequence[Sequence[Any]], nrows: Optional[int] = None,
-                ncols: Optional[int] = None) -> fmpq_mat:
-    """A matrix of Fractions / ints / floats as an exact python-flint fmpq_mat (linalg's reader)."""
-    if not rows:
-        return fmpq_mat(nrows or 0, ncols or 0)
-    return rational.from_fractions(rows, ncols)
-
-
-def fmpq_to_fraction(v: fmpq) -> Fraction:
-    """python-flint rational to Fraction."""
-    return Fraction(int(v.p), int(v.q))
-
-
-def mat_to_fractions(a: fmpq_mat) -> list[list[Fraction]]:
-    """An fmpq_mat as a list of rows of Fractions."""
-    return [[fmpq_to_fraction(a[i, j]) for j in range(a.ncols())] for i in range(a.nrows())]
 
 
 # ---------------------------------------------------------------------------- grouping rows
@@ -335,8 +287,8 @@ def group_rows(rows: np.ndarray, mode: str) -> Grouping:
         sub: dict[tuple[Fraction, ...], list[int]] = {}
         for j in rest:
             f = int(lead[j])
-            p = fq(rows[j, f])
-            sub.setdefault(tuple(fq(v) / p for v in rows[j]), []).append(j)
+            p = to_fraction(rows[j, f])
+            sub.setdefault(tuple(to_fraction(v) / p for v in rows[j]), []).append(j)
         for sg in sub.values():
             # a regrouped row may still be proportional to the good part's representative
             r0 = good[0]
@@ -351,8 +303,8 @@ def group_rows(rows: np.ndarray, mode: str) -> Grouping:
 
 
 def _proportional_exact(a: np.ndarray, b: np.ndarray) -> bool:
-    fa = [fq(v) for v in a]
-    fb = [fq(v) for v in b]
+    fa = [to_fraction(v) for v in a]
+    fb = [to_fraction(v) for v in b]
     ia = next((k for k, v in enumerate(fa[:-1]) if v != 0), None)
     ib = next((k for k, v in enumerate(fb[:-1]) if v != 0), None)
     if ia is None or ia != ib:
@@ -360,7 +312,7 @@ def _proportional_exact(a: np.ndarray, b: np.ndarray) -> bool:
     return all(x * fb[ia] == y * fa[ia] for x, y in zip(fa, fb))
 
 
-def _rows_of(block: Block) -> np.ndarray:
+def rows_with_bias(block: Block) -> np.ndarray:
     """The m x (d+1) array [W_up | b_up]."""
     b = np.zeros(block.m) if block.b_up is None else block.b_up
     return np.hstack([block.W_up, b[:, None]])
@@ -418,7 +370,7 @@ class ReluForm:
         return {"d": self.d, "m": self.m, "classes": [c.as_json() for c in self.classes],
                 "active": [k for k, c in enumerate(self.classes) if c.active],
                 "zero_units": self.zero_units,
-                "M_plus_L": [[str(v) for v in r] for r in mat_to_fractions(self.linear())],
+                "M_plus_L": [[str(v) for v in r] for r in to_fractions(self.linear())],
                 "const": [str(v) for v in self.const], "biased": self.biased}
 
 
@@ -448,8 +400,8 @@ def relu_form_exact(W_up: Sequence[Sequence[Fraction]], W_down: Sequence[Sequenc
         alpha = [sum((abs(lam[i]) * W[a][i] for i in units), Fraction(0)) / 2 for a in range(d)]
         beta = [sum((lam[i] * W[a][i] for i in units), Fraction(0)) / 2 for a in range(d)]
         classes.append(ReluClass(list(key[:d]), key[d], units, [lam[i] for i in units], alpha, beta))
-    Lq = to_fmpq_mat(W, d, m) * to_fmpq_mat(U, m, d) / 2 if m else fmpq_mat(d, d)
-    Mq = to_fmpq_mat(M, d, d) if M is not None else fmpq_mat(d, d)
+    Lq = to_fmpq_mat(W, m) * to_fmpq_mat(U, d) / 2 if m else fmpq_mat(d, d)
+    Mq = to_fmpq_mat(M, d) if M is not None else fmpq_mat(d, d)
     const = list(bd)
     for i in range(m):
         if i in lam:
@@ -467,11 +419,11 @@ def relu_form(block: Block) -> ReluForm:
     """Exact canonical form of a relu block (``Block``), including its skip when residual."""
     if block.activation != "relu":
         raise ValueError(f"relu_form needs a relu block, got {block.activation}")
-    q = lambda a: [[fq(v) for v in r] for r in np.atleast_2d(a)]  # noqa: E731
     S = block.skip()
-    return relu_form_exact(q(block.W_up), q(block.W_down), None if S is None else q(S),
-                           None if block.b_up is None else [fq(v) for v in block.b_up],
-                           None if block.b_down is None else [fq(v) for v in block.b_down])
+    return relu_form_exact(qmat(np.atleast_2d(block.W_up)), qmat(np.atleast_2d(block.W_down)),
+                           None if S is None else qmat(np.atleast_2d(S)),
+                           None if block.b_up is None else qvec(block.b_up),
+                           None if block.b_down is None else qvec(block.b_down))
 
 
 def relu_function_equal(a: ReluForm, b: ReluForm) -> tuple[bool, str]:
@@ -517,10 +469,11 @@ class Comparison:
 
 
 def family_of(activation: str) -> Optional[str]:
-    """'relu' for relu, 'odd' for gelu/gelu_tanh/silu, None otherwise."""
-    if activation in RELU_LIKE:
+    """'relu' for relu (its kink lemma), 'odd' for the activations of Lemma T (LEMMA_T of the
+    catalog: gelu, gelu_tanh, silu), None otherwise (no canonical form decides equality)."""
+    if activation == "relu":
         return "relu"
-    if activation in ODD_FAMILY:
+    if activation in activations.LEMMA_T:
         return "odd"
     return None
 
@@ -530,7 +483,7 @@ def _skip_or_zero(b: Block) -> np.ndarray:
     return np.zeros((b.d, b.d)) if S is None else S
 
 
-def compare_blocks(R: Block, P: Block, progress: Progress = _quiet) -> Comparison:
+def compare_blocks(R: Block, P: Block, progress: Progress = quiet) -> Comparison:
     """Decide exactly whether two ungated blocks of one family (relu, or one of gelu/gelu_tanh/silu)
     are the same function, from their canonical forms.  O((m_R + m_P) d) plus one exact
     multi-modular product over the units whose classes differ in their affine share."""
@@ -540,7 +493,7 @@ def compare_blocks(R: Block, P: Block, progress: Progress = _quiet) -> Compariso
                          "relu, gelu, gelu_tanh, silu and the same d")
     t0 = time.perf_counter()
     d = R.d
-    rows = np.vstack([_rows_of(R), _rows_of(P)])
+    rows = np.vstack([rows_with_bias(R), rows_with_bias(P)])
     W = np.hstack([R.W_down, P.W_down])  # columns: units of R, then units of P
     side = np.concatenate([np.zeros(R.m, dtype=np.int64), np.ones(P.m, dtype=np.int64)])
     progress(f"grouping {R.m} + {P.m} units into exact classes ({'hyperplanes' if fam == 'relu' else '+-(u, c)'})")
@@ -645,9 +598,9 @@ def _class_json(rows: np.ndarray, rep: int, fam: str) -> dict[str, Any]:
     r = rows[rep]
     f = int(np.flatnonzero(r[:-1] != 0)[0])
     if fam == "relu":
-        q = [fq(v) / fq(r[f]) for v in r]
+        q = [to_fraction(v) / to_fraction(r[f]) for v in r]
     else:
-        q = [fq(v) * (1 if r[f] > 0 else -1) for v in r]
+        q = [to_fraction(v) * (1 if r[f] > 0 else -1) for v in r]
     return {"u": [str(v) for v in q[:-1][:16]] + (["..."] if len(q) > 17 else []), "b": str(q[-1])}
 
 
@@ -745,7 +698,7 @@ def _affine_equal(R: Block, P: Block, rows: np.ndarray, W: np.ndarray, side: np.
         for ci, i in const_terms:
             groups.setdefault(abs(ci), []).append(i)
         for units in groups.values():
-            tot = [sum((float(sgn[i]) * fq(W[k, i]) for i in units), Fraction(0)) for k in range(d)]
+            tot = [sum((int(sgn[i]) * to_fraction(W[k, i]) for i in units), Fraction(0)) for k in range(d)]
             transcendental = transcendental or any(v != 0 for v in tot)
     if transcendental:
         extra[:, d] = 0.0  # the constants are left to the balls
@@ -782,13 +735,13 @@ def _affine_equal_fractions(urows: list[np.ndarray], wcols: list[np.ndarray], mu
     if extra is not None:
         for a in range(d):
             for b in range(d if linear_only else d + 1):
-                tot[a][b] += fq(extra[a, b])
+                tot[a][b] += to_fraction(extra[a, b])
     for r, c, mu in zip(urows, wcols, mults):
         for a in range(d):
             if c[a] != 0:
-                ca = fq(c[a]) * fq(mu)
+                ca = to_fraction(c[a]) * to_fraction(mu)
                 for b in range(d if linear_only else d + 1):
-                    tot[a][b] += ca * fq(r[b])
+                    tot[a][b] += ca * to_fraction(r[b])
     return all(v == 0 for row in tot for v in row)
 
 
@@ -828,36 +781,35 @@ class OddForm:
 
 
 def odd_form(block: Block) -> OddForm:
-    """Exact canonical form of a gelu / gelu_tanh / silu block."""
-    if block.activation not in ODD_FAMILY:
-        raise ValueError(f"odd_form needs gelu, gelu_tanh or silu, got {block.activation}")
+    """Exact canonical form of a block whose activation is in LEMMA_T (gelu, gelu_tanh, silu)."""
+    if block.activation not in activations.LEMMA_T:
+        raise ValueError(f"odd_form needs one of {', '.join(activations.LEMMA_T)}, got {block.activation}")
     d, m = block.d, block.m
-    rows = _rows_of(block)
+    rows = rows_with_bias(block)
     g = group_rows(rows, "sign")
-    W = [[fq(v) for v in r] for r in block.W_down]
+    W = qmat(block.W_down)
     S = block.skip()
-    A = to_fmpq_mat([[fq(v) for v in r] for r in S], d, d) if S is not None else fmpq_mat(d, d)
-    a0 = [fq(v) for v in block.b_down] if block.b_down is not None else [Fraction(0)] * d
+    A = to_fmpq_mat(S) if S is not None else fmpq_mat(d, d)
+    a0 = qvec(block.b_down) if block.b_down is not None else [Fraction(0)] * d
     classes = []
     for k, mem in enumerate(g.members):
         rep = rows[g.reps[k]]
         f = int(g.lead[g.reps[k]])
         sg = 1 if rep[f] > 0 else -1
-        u = [fq(v) * sg for v in rep]
+        u = [to_fraction(v) * sg for v in rep]
         eps = [1 if rows[i, f] > 0 else -1 for i in mem]  # the class vector has u[f] > 0
         gamma = [sum((W[a][i] for i in mem), Fraction(0)) for a in range(d)]
         classes.append(OddClass(u[:d], u[d], list(mem), eps, gamma))
         for i, e in zip(mem, eps):
             if e < 0:  # s(-h) = s(h) - h, and -h = u_i . x + c_i
-                ui = to_fmpq_mat([[W[a][i]] for a in range(d)], d, 1) * \
-                    to_fmpq_mat([[fq(v) for v in rows[i, :d]]], 1, d)
+                ui = to_fmpq_mat([[W[a][i]] for a in range(d)], 1) * to_fmpq_mat(rows[i:i + 1, :d])
                 A = A + ui
                 for a in range(d):
-                    a0[a] += W[a][i] * fq(rows[i, d])
+                    a0[a] += W[a][i] * to_fraction(rows[i, d])
     zero_constants: dict[Fraction, list[Fraction]] = {}
     zero_units = np.flatnonzero(g.class_of < 0).tolist()
     for i in zero_units:
-        c = fq(rows[i, d])
+        c = to_fraction(rows[i, d])
         if c == 0:
             continue  # s(0) = 0
         vec = zero_constants.setdefault(abs(c), [Fraction(0)] * d)

@@ -6,7 +6,6 @@ Used by ``decide`` (absorb check), ``relu_decide`` and ``witness``; it decides n
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from typing import Any, Optional
 
@@ -17,7 +16,7 @@ from oracle.core import rational
 from oracle.core.blocks import Block
 from oracle.core.errors import InputError
 from oracle.core import arith, fastball
-from oracle.core.rational import to_arb
+from oracle.core.rational import float_nearest, float_up, to_arb
 
 
 def flip_block(block: Block, S: Any) -> tuple[Block, dict[str, Any]]:
@@ -46,7 +45,7 @@ def flip_block(block: Block, S: Any) -> tuple[Block, dict[str, Any]]:
         base = rational.from_float64((np.zeros(block.d) if b_down is None else b_down)[:, None])
         want = [rational.to_fraction(v) for v in (base + corr).entries()]
         with np.errstate(over="ignore"):
-            b_down = np.array([_nearest_float(v) for v in want])
+            b_down = np.array([float_nearest(v) for v in want])
         err = [abs(v - Fraction(float(f))) for v, f in zip(want, b_down)]
         rounded = any(e != 0 for e in err)
         note = {"b_down_correction": [str(rational.to_fraction(c)) for c in corr.entries()[:16]],
@@ -56,29 +55,15 @@ def flip_block(block: Block, S: Any) -> tuple[Block, dict[str, Any]]:
                 raise InputError("the corrected b_down = b_down + W_down[:,S] b_up[S] overflows float64; "
                                  "no float64 block file can hold the replacing block")
             note["b_down_exact"] = [str(v) for v in want]
-            note["b_down_max_rounding_error"] = _float_up(max(err))
+            note["b_down_max_rounding_error"] = float_up(max(err))
     plain = Block(block.activation, W_up=W_up, W_down=W_down, W_gate=W_gate, b_up=b_up,
                   b_gate=b_gate, b_down=b_down, kind="plain")
     return plain, note
 
 
-def _nearest_float(q: Fraction) -> float:
-    """The float64 nearest to a rational (Python rounds Fraction -> float correctly)."""
-    try:
-        return float(q)
-    except OverflowError:
-        return math.inf if q > 0 else -math.inf
-
-
-def _float_up(q: Fraction) -> float:
-    """The smallest float64 not below a nonnegative rational."""
-    f = _nearest_float(q)
-    while math.isfinite(f) and Fraction(f) < q:
-        f = math.nextafter(f, math.inf)
-    return f
-
-
-def _spot_points(d: int, rng: np.random.Generator, n_random: int, n_basis: int) -> list[list[Fraction]]:
+def spot_points(d: int, rng: np.random.Generator, n_random: int, n_basis: int) -> list[list[Fraction]]:
+    """Exact test points: +-e_j for the first n_basis coordinates and n_random points with
+    coordinates in [-4, 4] on the grid 1/64."""
     pts: list[list[Fraction]] = []
     for j in range(min(d, n_basis)):
         for s in (1, -1):

@@ -12,12 +12,15 @@ from fractions import Fraction
 from typing import Any, Optional, Sequence
 
 import numpy as np
-from flint import arb
 
 from oracle.core import activations, arith, linalg
-from oracle.core import rational
-from oracle.core.rational import QMat, QVec, q_parse, q_str, qmat, qvec, smat, svec, to_arb
+from oracle.core.rational import QMat, QVec, arb, fraction_of_exact_arb, qmat, to_arb, to_fraction
 from oracle.core.blocks import Block, Stack
+
+# Re-exported only for the modules that still import these conversions from here (listed by
+# tests/test_faces.py::test_conversions_come_from_core); their home is oracle.core.rational, and
+# this line goes with the last such import.
+from oracle.core.rational import q_parse, q_str, qvec, smat, svec  # noqa: F401,E402
 
 BALL_PREC = 128
 # A ball for a difference that is exactly zero has radius near 2^-prec times the magnitudes
@@ -146,10 +149,23 @@ def line_key(row: Sequence[Fraction]) -> Optional[tuple[int, ...]]:
     return tuple(sgn * v for v in ints)
 
 
+def nondegenerate_exact(W_up: QMat, W_down: QMat) -> bool:
+    """Nondegenerate in the bias-free sense, exactly: no zero row of W_up, no two rows of W_up on
+    one line through 0, no zero column of W_down."""
+    keys = [line_key(r) for r in W_up]
+    cols = all(any(W_down[a][i] != 0 for a in range(len(W_down))) for i in range(len(W_up)))
+    return None not in keys and len(set(keys)) == len(keys) and cols
+
+
 def nullspace(a: QMat, d: int) -> QMat:
     """A basis (list of vectors) of {x in Q^d : a x = 0}: the canonical one from the exact rref."""
     X = linalg.nullspace(a, d)
-    return [[rational.to_fraction(X[i, j]) for i in range(X.nrows())] for j in range(X.ncols())]
+    return [[to_fraction(X[i, j]) for i in range(X.nrows())] for j in range(X.ncols())]
+
+
+def det(a: QMat) -> Fraction:
+    """The exact determinant of a square rational matrix (1 for the empty matrix)."""
+    return to_fraction(linalg.det(a)) if a else Fraction(1)
 
 
 def dot(u: Sequence[Fraction], v: Sequence[Fraction]) -> Fraction:
@@ -219,40 +235,14 @@ def ball_excludes_zero(x: arb) -> bool:
 
 def ball_abs_upper(x: arb) -> Fraction:
     """An exact rational upper bound of |x| over the ball (Arb's upper endpoint is exact)."""
-    return max(_arb_to_q(x.upper()), -_arb_to_q(x.lower()))
-
-
-def _arb_to_q(x: arb) -> Fraction:
-    """The exact value of an exact arb (a midpoint or an endpoint) as a Fraction."""
-    man, exp = x.mid().man_exp()
-    man, exp = int(man), int(exp)
-    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
-
-
-# The single-property re-derivations of the catalog, each alone (the same checks as
-# check_properties, which derives all of them).
-_SINGLE_CHECKS = {
-    "value_at_0": activations._check_value_at_0,
-    "continuous_at_0": activations._check_continuity,
-    "differentiable_at_0": activations._check_differentiability,
-    "homogeneity_degree": activations._check_homogeneity,
-    # the two pointwise identities, each alone (check_properties derives all six properties)
-    "odd_part_identity": lambda a: activations._check_identity(
-        a.sym, lambda f, z: f(z) - f(-z) - z, a.odd_part_identity, "odd_part_identity"),
-    "flip_symmetry": lambda a: activations._check_identity(
-        a.sym, lambda f, z: f(z) + f(-z) - 1, a.flip_symmetry, "flip_symmetry"),
-}
+    return max(fraction_of_exact_arb(x.upper()), -fraction_of_exact_arb(x.lower()))
 
 
 @functools.lru_cache(maxsize=None)
 def derived_property(name: str, prop: str) -> tuple[bool, str]:
     """Re-derive one declared property of a catalog entry: (declaration verified, method)."""
-    a = activations.get(name)
-    if prop in _SINGLE_CHECKS:
-        c = _SINGLE_CHECKS[prop](a)
-        return c.holds, c.method
-    found = {c.prop: (c.holds, c.method) for c in activations.check_properties(a)}
-    return found[prop]
+    c = activations.check_property(activations.get(name), prop)
+    return c.holds, c.method
 
 
 def property_is_proved(name: str, prop: str) -> bool:

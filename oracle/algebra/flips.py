@@ -3,12 +3,12 @@
 A flip changes one unit by a polynomial of degree <= 2 in x (proofs/informal/relu2-biased.md,
 gated-biased.md):
 
-* relu2 (``kind = "relu2"``): flipping (u_i, b_i, w_i) -> -(u_i, b_i, w_i) removes
-  w_i (u_i . x + b_i)^2;
-* gates with g(z) - g(-z) = z (``kind = "odd_gate"``: reglu, swiglu, geglu, geglu_tanh): flipping the
-  gate row and gate bias removes w_i (a_i . x + c_i)(u_i . x + e_i);
-* the sigmoid gate, g(z) + g(-z) = 1 (``kind = "glu"``): flipping the gate row and bias and negating
-  the output column removes w_i (u_i . x + e_i).
+* s(z) + s(-z) = z^2 (``kind = "square"``, the catalog's SQUARE_FLIP: relu2): flipping
+  (u_i, b_i, w_i) -> -(u_i, b_i, w_i) removes w_i (u_i . x + b_i)^2;
+* gates with g(z) - g(-z) = z (``kind = "odd_gate"``, ODD_GATES: reglu, swiglu, geglu, geglu_tanh):
+  flipping the gate row and gate bias removes w_i (a_i . x + c_i)(u_i . x + e_i);
+* gates with g(z) + g(-z) = 1 (``kind = "flip_gate"``, FLIP_GATES: the sigmoid): flipping the gate row and
+  bias and negating the output column removes w_i (u_i . x + e_i).
 
 A set S is a *flip set* when the removed polynomials of its units sum to -M x + (a constant):
 quadratic parts cancel, linear parts give -M.  That is a linear condition on the 0/1 vector of S.
@@ -24,44 +24,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
-from fractions import Fraction
 from typing import Any, Optional, Sequence
 
 import numpy as np
-from flint import fmpq, fmpq_mat
 
-KINDS = ("relu2", "odd_gate", "glu")
-ODD_GATES = ("reglu", "swiglu", "geglu", "geglu_tanh")
+from oracle.core import activations
+from oracle.core.rational import fmpq, fmpq_mat, to_fmpq
+
+SQUARE, ODD_GATE, FLIP_GATE = FLIP_KINDS = ("square", "odd_gate", "flip_gate")  # the three flips
 MAX_FREE = 16           # free variables enumerated exactly (2^16 assignments)
-MAX_UNITS = 400         # widths beyond which the exact compressed solve is not attempted
+MAX_SOLVE_UNITS = 400         # widths beyond which the exact compressed solve is not attempted
 MAX_SOLUTIONS = 64      # compressed solutions verified before giving up
 
 
-def kind_of(activation: str) -> Optional[str]:
-    """The flip kind of an activation name, or None when flips of this kind do not apply."""
-    if activation == "relu2":
-        return "relu2"
-    if activation in ODD_GATES:
-        return "odd_gate"
-    if activation == "glu":
-        return "glu"
+def flip_kind(activation: str) -> Optional[str]:
+    """The flip kind of an activation by its declared identity (the catalog's families): SQUARE for
+    s(z) + s(-z) = z^2, ODD_GATE for gates with g(z) - g(-z) = z, FLIP_GATE for gates with
+    g(z) + g(-z) = 1; None when no flip applies."""
+    if activation in activations.SQUARE_FLIP:
+        return SQUARE
+    if activation in activations.ODD_GATES:
+        return ODD_GATE
+    if activation in activations.FLIP_GATES:
+        return FLIP_GATE
     return None
-
-
-def _q(v: Any) -> fmpq:
-    if isinstance(v, fmpq):
-        return v
-    if isinstance(v, Fraction):
-        return fmpq(v.numerator, v.denominator)
-    if isinstance(v, (int, np.integer)):
-        return fmpq(int(v))
-    n, d = float(v).as_integer_ratio()
-    return fmpq(n, d)
-
-
-def _mat(a: Any, nr: int, nc: int) -> fmpq_mat:
-    flat = [_q(v) for row in a for v in row] if nr and nc else []
-    return fmpq_mat(nr, nc, flat)
 
 
 @dataclass
@@ -88,19 +74,25 @@ class FlipData:
 
 def flip_data(kind: str, W_up: Any, W_down: Any, M: Any, b_up: Any = None,
               W_gate: Any = None, b_gate: Any = None) -> FlipData:
-    """Exact FlipData from arrays or lists (floats read exactly, Fractions, ints; M None = identity)."""
-    U = [[_q(v) for v in row] for row in np.asarray(W_up, dtype=object).tolist()]
+    """Exact FlipData from arrays or lists (floats read exactly, Fractions, ints; M None = identity).
+    ``kind`` is a flip kind (FLIP_KINDS) or an activation, whose kind is taken (flip_kind)."""
+    if kind not in FLIP_KINDS:
+        resolved = flip_kind(kind)
+        if resolved is None:
+            raise ValueError(f"no flip applies to {kind!r}")
+        kind = resolved
+    U = [[to_fmpq(v) for v in row] for row in np.asarray(W_up, dtype=object).tolist()]
     m, d = len(U), len(U[0])
-    W = [[_q(v) for v in row] for row in np.asarray(W_down, dtype=object).tolist()]
+    W = [[to_fmpq(v) for v in row] for row in np.asarray(W_down, dtype=object).tolist()]
     if M is None:
         Mq = [[fmpq(1 if a == j else 0) for j in range(d)] for a in range(d)]
     else:
-        Mq = [[_q(v) for v in row] for row in np.asarray(M, dtype=object).tolist()]
-    b = [fmpq(0)] * m if b_up is None else [_q(v) for v in np.asarray(b_up, dtype=object).tolist()]
+        Mq = [[to_fmpq(v) for v in row] for row in np.asarray(M, dtype=object).tolist()]
+    b = [fmpq(0)] * m if b_up is None else [to_fmpq(v) for v in np.asarray(b_up, dtype=object).tolist()]
     G = c = None
-    if kind != "relu2":
-        G = [[_q(v) for v in row] for row in np.asarray(W_gate, dtype=object).tolist()]
-        c = [fmpq(0)] * m if b_gate is None else [_q(v) for v in np.asarray(b_gate, dtype=object).tolist()]
+    if kind != SQUARE:
+        G = [[to_fmpq(v) for v in row] for row in np.asarray(W_gate, dtype=object).tolist()]
+        c = [fmpq(0)] * m if b_gate is None else [to_fmpq(v) for v in np.asarray(b_gate, dtype=object).tolist()]
     return FlipData(kind, d, m, U, b, W, Mq, G, c)
 
 
@@ -118,9 +110,9 @@ def unit_factors(fd: FlipData, i: int) -> tuple[list[fmpq], list[fmpq], fmpq, fm
     """(p, q, s, t) with the scalar removed polynomial (p . x + s)(q . x + t); the unit removes
     w_i times it.  relu2: p = q = u_i, s = t = b_i; odd gates: (a_i . x + c_i)(u_i . x + e_i);
     glu: p = 0, s = 1 (the factor 1) times (u_i . x + e_i)."""
-    if fd.kind == "relu2":
+    if fd.kind == SQUARE:
         return fd.U[i], fd.U[i], fd.b[i], fd.b[i]
-    if fd.kind == "odd_gate":
+    if fd.kind == ODD_GATE:
         return fd.G[i], fd.U[i], fd.c[i], fd.b[i]
     return [fmpq(0)] * fd.d, fd.U[i], fmpq(1), fd.b[i]
 
@@ -231,7 +223,7 @@ class FlipSearch:
     certificate: dict[str, Any]
 
 
-def _solve01(V: fmpq_mat, t: fmpq_mat, max_free: int) -> tuple[str, list[list[int]], dict[str, Any]]:
+def solve01(V: fmpq_mat, t: fmpq_mat, max_free: int) -> tuple[str, list[list[int]], dict[str, Any]]:
     """0/1 solutions of V s = t: ("inconsistent" | "enumerated" | "too_many_free", solutions, info)."""
     k, m = V.nrows(), V.ncols()
     A = fmpq_mat(k, m + 1)
@@ -282,12 +274,12 @@ def _solve01(V: fmpq_mat, t: fmpq_mat, max_free: int) -> tuple[str, list[list[in
 
 def find_flip_set(fd: FlipData, max_free: int = MAX_FREE) -> FlipSearch:
     """Decide exactly whether a flip set exists (or say why not decided)."""
-    if fd.m > MAX_UNITS:
+    if fd.m > MAX_SOLVE_UNITS:
         return FlipSearch("inconclusive", None, "not attempted",
-                          {"reason": f"m = {fd.m} units exceed the exact compressed solve's limit {MAX_UNITS}"})
+                          {"reason": f"m = {fd.m} units exceed the exact compressed solve's limit {MAX_SOLVE_UNITS}"})
     k = fd.m + 8
     V, t = compressed_system(fd, k)
-    status, sols, info = _solve01(V, t, max_free)
+    status, sols, info = solve01(V, t, max_free)
     cert = {"kind": "compressed_01", "functionals": k, **info}
     if status == "inconsistent":
         return FlipSearch("none", None, "compressed system inconsistent over the rationals",
@@ -317,7 +309,7 @@ def recheck_search(fd: FlipData, cert: dict[str, Any], S: Optional[Sequence[int]
     if k < 1:
         return False
     V, t = compressed_system(fd, k)
-    status, sols, _ = _solve01(V, t, MAX_FREE)
+    status, sols, _ = solve01(V, t, MAX_FREE)
     if cert["outcome"] == "inconsistent":
         return status == "inconsistent"
     if cert["outcome"] == "exhausted":
@@ -345,26 +337,27 @@ def _line_key(vec: Sequence[fmpq]) -> Optional[tuple]:
 
 
 def class_key(fd: FlipData, i: int, activation: str) -> Optional[tuple]:
-    """The class of unit i: its affine kink hyperplane (relu2, reglu) or +-(gate row, gate bias)
-    (swiglu, geglu, geglu_tanh, glu); None when the row is zero."""
-    if fd.kind == "relu2":
+    """The class of unit i: its affine kink hyperplane for a positively homogeneous s or g (the
+    catalog's HOMOGENEOUS: relu2, reglu), else +-(gate row, gate bias) (swiglu, geglu, geglu_tanh,
+    glu); None when the row is zero."""
+    if fd.kind == SQUARE:
         row, bias = fd.U[i], fd.b[i]
     else:
         row, bias = fd.G[i], fd.c[i]
     if all(v == 0 for v in row):
         return None
     full = list(row) + [bias]
-    return _line_key(full) if activation in ("relu2", "reglu") else _sign_key(full)
+    return _line_key(full) if activation in activations.HOMOGENEOUS else _sign_key(full)
 
 
-def nondegeneracy(fd: FlipData, activation: str) -> dict[str, Any]:
+def flip_nondegeneracy(fd: FlipData, activation: str) -> dict[str, Any]:
     """The hypothesis of part (B): rows nonzero, classes pairwise distinct, units nonzero."""
     zero_rows, zero_units, keys = [], [], {}
     repeated = []
     for i in range(fd.m):
         key = class_key(fd, i, activation)
         w = fd.col(i)
-        value_zero = fd.kind != "relu2" and all(v == 0 for v in fd.U[i]) and fd.b[i] == 0
+        value_zero = fd.kind != SQUARE and all(v == 0 for v in fd.U[i]) and fd.b[i] == 0
         if key is None:
             zero_rows.append(i)
         elif key in keys:
@@ -374,7 +367,7 @@ def nondegeneracy(fd: FlipData, activation: str) -> dict[str, Any]:
         if all(v == 0 for v in w) or value_zero:
             zero_units.append(i)
     ok = not zero_rows and not zero_units and not repeated
-    what = "kink hyperplane" if activation in ("relu2", "reglu") else "gate class +-(row, bias)"
+    what = "kink hyperplane" if activation in activations.HOMOGENEOUS else "gate class +-(row, bias)"
     return {"nondegenerate": ok, "class": what, "zero_rows": zero_rows[:16], "zero_units": zero_units[:16],
             "repeated_classes": repeated[:16]}
 
@@ -541,7 +534,7 @@ def _solve_T(cl: Relu2Classes, T: list[int]) -> tuple[str, Optional[Relu2Plan], 
         sols = [[]] if ok else []
         status = "enumerated"
     else:
-        status, sols, _ = _solve01(V, t, MAX_FREE)
+        status, sols, _ = solve01(V, t, MAX_FREE)
     info = {"T": T, "status": status}
     for sel in sols:
         E = [cand[j] for j in sel]

@@ -16,7 +16,7 @@ P_T onto the same subspace.  Only T whose directions u_H are linearly independen
 tried (dropping a dependent direction keeps the span and lowers |T|), so |T| <= d.
 
 Everything is exact (python-flint fmpq_mat).  ``minimal_width`` enumerates s and T when
-|script-H| is small and returns exact lower and upper bounds otherwise; ``build_block`` constructs
+|script-H| is small and returns exact lower and upper bounds otherwise; ``build_construction`` constructs
 a block of width exactly |script-H| + |T| + 2 rank(N_s K_T) for given (s, T).
 """
 
@@ -27,16 +27,15 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Optional, Sequence
 
-from flint import fmpq, fmpq_mat
-
-from oracle.algebra.canonical import ReluForm, mat_to_fractions, relu_form_exact, to_fmpq_mat
+from oracle.algebra.canonical import ReluForm, relu_form_exact
 from oracle.core.linalg import nullspace, primitive
+from oracle.core.rational import fmpq, fmpq_mat, to_fmpq_mat, to_fractions
 
 MAX_EXACT_CLASSES = 14  # 2^|script-H| sign vectors are enumerated below this
 
 
 def _outer(v: Sequence[Fraction], u: Sequence[Fraction]) -> fmpq_mat:
-    return to_fmpq_mat([[a * b for b in u] for a in v], len(v), len(u))
+    return to_fmpq_mat([[a * b for b in u] for a in v], len(u))
 
 
 def _rank(a: fmpq_mat) -> int:
@@ -47,7 +46,7 @@ def kernel_basis(rows: list[list[Fraction]], d: int) -> fmpq_mat:
     """A d x k matrix whose columns form a basis of {x : r . x = 0 for all given rows}."""
     if not rows:
         return fmpq_mat([[fmpq(int(i == j)) for j in range(d)] for i in range(d)]) if d else fmpq_mat(0, 0)
-    return nullspace(to_fmpq_mat(rows, len(rows), d), d)
+    return nullspace(to_fmpq_mat(rows, d), d)
 
 
 def n_matrix(form: ReluForm, s: Sequence[int]) -> fmpq_mat:
@@ -71,7 +70,7 @@ def independent_subsets(vectors: list[list[Fraction]], d: int, limit: int) -> li
             start = T[-1] + 1 if T else 0
             for j in range(start, len(vectors)):
                 cand = T + (j,)
-                if _rank(to_fmpq_mat([vectors[i] for i in cand], len(cand), d)) == len(cand):
+                if _rank(to_fmpq_mat([vectors[i] for i in cand], d)) == len(cand):
                     nxt.append(cand)
         out.extend(nxt)
         frontier = nxt
@@ -115,11 +114,11 @@ def minimal_width(form: ReluForm, max_classes: int = MAX_EXACT_CLASSES) -> Width
     h = len(act)
     d = form.d
     dirs = [c.u for c in act]
-    r = _rank(to_fmpq_mat(dirs, h, d)) if h else 0
+    r = _rank(to_fmpq_mat(dirs, d)) if h else 0
     # an always valid upper bound: s = +1, T = a basis of the span of the directions
     basis: list[int] = []
     for i in range(h):
-        if _rank(to_fmpq_mat([dirs[j] for j in basis + [i]], len(basis) + 1, d)) == len(basis) + 1:
+        if _rank(to_fmpq_mat([dirs[j] for j in basis + [i]], d)) == len(basis) + 1:
             basis.append(i)
     s_plus = [1] * h
     best_cost = cost(form, s_plus, basis)
@@ -231,7 +230,7 @@ def _complement(UT: fmpq_mat, rows: list[list[Fraction]], d: int, tries: int = 2
     return fmpq_mat([[fmpq(int(j == c)) for c in piv] for j in range(d)])
 
 
-def build_block(form: ReluForm, s: Sequence[int], T: Sequence[int]) -> Construction:
+def build_construction(form: ReluForm, s: Sequence[int], T: Sequence[int]) -> Construction:
     """The block of the proof of relu-complete (upper bound) for signs s and class positions T.
 
     One unit s_H (u_H, b_H) with output 2 alpha_H per class outside T; two units +-(u_H, b_H) with
@@ -252,10 +251,10 @@ def build_block(form: ReluForm, s: Sequence[int], T: Sequence[int]) -> Construct
     cols: list[list[Fraction]] = []
     y: dict[int, list[Fraction]] = {}
     if T:
-        UT = to_fmpq_mat([act[i].u for i in T], len(T), d)
+        UT = to_fmpq_mat([act[i].u for i in T], d)
         B = _complement(UT, [act[i].u for i in T], d)
         Y = N * B * (UT * B).inv()  # d x |T|: R = N - Y U_T vanishes on the columns of B
-        Yq = mat_to_fractions(Y)
+        Yq = to_fractions(Y)
         for k, i in enumerate(T):
             y[i] = [Yq[a][k] for a in range(d)]
         R = N - Y * UT
@@ -274,8 +273,8 @@ def build_block(form: ReluForm, s: Sequence[int], T: Sequence[int]) -> Construct
     # rank factorisation R = C F: F the nonzero rows of rref(R), C the pivot columns of R
     if R.nrows() and R.ncols():
         Rr, rank = R.rref()
-        Rq = mat_to_fractions(R)
-        Fq = mat_to_fractions(Rr)[:rank]
+        Rq = to_fractions(R)
+        Fq = to_fractions(Rr)[:rank]
         for q in range(rank):
             pc = next(j for j in range(d) if Fq[q][j] != 0)
             v = [Rq[a][pc] for a in range(d)]

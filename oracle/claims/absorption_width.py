@@ -23,7 +23,7 @@ from typing import Any, Optional, Sequence
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from oracle.core import linalg
+from oracle.core import activations, linalg
 from oracle.core import rational
 from oracle.core.blocks import Block, exact_inverse, exact_rank, nondegeneracy, rref
 from oracle.algebra.canonical import relu_form_exact
@@ -31,22 +31,16 @@ from oracle.algebra.pl_check import ExactRelu, pl_equal
 from oracle.algebra.relu_width import minimal_width
 from oracle.core.strategies import blocks, nondegenerate_blocks
 from oracle.claims.base import Certificate, oracle_check
+from oracle.core.rational import qmat, qvec, smat, svec
 from oracle.algebra.exact import (
-    balls_agree, eval_ball, eval_plain_q, identity, index_sum, matmul, nullspace, qmat, qvec, smat,
-    svec, transpose
+    balls_agree, det, eval_ball, eval_plain_q, identity, index_sum, matmul, nullspace, transpose
 )
-from oracle.claims.relu_gelu import ODD_ACTS
 
 CLAIM = "absorption-width"
 MAX_LOWER_M = 5  # the (S, T) enumeration has 3^m terms
 
 
 # ---------------------------------------------------------------- exact linear algebra
-
-def det(a: list[list[Fraction]]) -> Fraction:
-    """Exact determinant (python-flint)."""
-    return rational.to_fraction(linalg.det(a)) if a else Fraction(1)
-
 
 def _rank_cols(a: list[list[Fraction]], cols: list[list[Fraction]]) -> int:
     """rank(a K) where K has the given column vectors."""
@@ -171,7 +165,7 @@ def lower_bound_table(U: list, W: list, M: Optional[list] = None) -> dict[str, A
 # ---------------------------------------------------------------- verification
 
 def verify_equal(U: list, W: list, up: list, down: list, pts: list,
-                 acts: Sequence[str] = ODD_ACTS, M: Optional[list] = None) -> tuple[bool, dict[str, Any]]:
+                 acts: Sequence[str] = activations.COQ_ODD_PART, M: Optional[list] = None) -> tuple[bool, dict[str, Any]]:
     """Mx + B(x) == B'(x) at pts (M = I when not given): exact for relu, arb balls for the others."""
     d = len(W)
     I = identity(d) if M is None else M

@@ -26,12 +26,12 @@ from hypothesis import strategies as st
 
 from oracle.core import activations, arith
 from oracle.core.blocks import Block
-from oracle.core.rational import qmat
+from oracle.core.rational import q_parse, q_str, qmat, qvec, smat, svec, to_arb
 from oracle.core.strategies import blocks
-from oracle.claims.base import Certificate, oracle_check, q_parse, q_str
+from oracle.claims.base import Certificate, oracle_check
 from oracle.algebra.exact import (
-    has_nonzero_skip, ball_abs_upper, ball_str, block_from_json, block_to_json, is_zero_matrix,
-    matmul, matvec_q, property_is_proved, qvec, safe_recheck, skip_matrix, smat, svec, to_arb
+    has_nonzero_skip, ball_abs_upper, ball_str, block_from_json, block_to_json, is_zero_matrix, matmul,
+    matvec_q, property_is_proved, safe_recheck, skip_matrix
 )
 
 CLAIM_JAC = "gated-impossible"
@@ -39,13 +39,6 @@ CLAIM_CONT = "gated-continuity"
 BALL_PREC = 256
 MAX_J = 200
 
-# Gates with g(0) = 0 that are differentiable at 0 and not homogeneous (the Prop. 6 gates).
-SMOOTH_GATES = [n for n, a in activations.CATALOG.items()
-                if a.gated and a.value_at_0 == 0 and a.differentiable_at_0
-                and a.block_degree is None]
-# Gates with g(0) = 0 and g continuous at 0 (candidates for gated-continuity).
-CONTINUOUS_GATES = [n for n, a in activations.CATALOG.items()
-                    if a.gated and a.value_at_0 == 0 and a.continuous_at_0]
 
 
 @dataclass
@@ -282,7 +275,7 @@ def _direction(d: int) -> st.SearchStrategy:
 @st.composite
 def jacobian_instances(draw: st.DrawFn) -> GatedInstance:
     """A residual smooth-gated block with nonzero M and a plain block of the same gate and width."""
-    gate = draw(st.sampled_from(SMOOTH_GATES))
+    gate = draw(st.sampled_from(activations.SMOOTH_ZERO_GATES))
     d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
     F = draw(blocks(gate, d=d, m=m, skip=draw(st.sampled_from(["identity", "any", "singular"])))
              .filter(has_nonzero_skip))
@@ -293,11 +286,11 @@ def jacobian_instances(draw: st.DrawFn) -> GatedInstance:
 @st.composite
 def continuity_instances(draw: st.DrawFn) -> GatedInstance:
     """A residual smooth-gated block with nonzero M and a plain block of any zero-at-0 gate and width."""
-    gate = draw(st.sampled_from(SMOOTH_GATES))
+    gate = draw(st.sampled_from(activations.SMOOTH_ZERO_GATES))
     d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
     F = draw(blocks(gate, d=d, m=m, skip=draw(st.sampled_from(["identity", "any", "singular"])))
              .filter(has_nonzero_skip))
-    P = draw(blocks(draw(st.sampled_from(CONTINUOUS_GATES)), d=d, m=draw(st.integers(1, 6)),
+    P = draw(blocks(draw(st.sampled_from(activations.ZERO_GATES)), d=d, m=draw(st.integers(1, 6)),
                     skip="none"))
     return GatedInstance(F, P, draw(_direction(d)))
 

@@ -26,19 +26,21 @@ import numpy as np
 from hypothesis import strategies as st
 
 from oracle.algebra import flips
-from oracle.algebra.exact import BALL_PREC, balls_agree, eval_ball, qmat, qvec, safe_recheck, smat, svec
+from oracle.core.rational import qmat, qvec, smat, svec, to_fraction
+from oracle.algebra.exact import BALL_PREC, balls_agree, eval_ball, safe_recheck
 from oracle.core import activations
 from oracle.core.strategies import dyadic_weights, integer_inverse, unimodular
 from oracle.claims.base import Certificate, oracle_check
 from oracle.claims import coverage
 
 CLAIM = "gated-biased"
-GATES = ("reglu", "swiglu", "geglu", "geglu_tanh", "glu")
+# the gates whose gate classes gated-biased (B) proves identifiable (the catalog's family)
+GATES = tuple(n for n in activations.BIASED_FLIP_NECESSITY if activations.get(n).gated)
 Q = Fraction
 
 
 @dataclass
-class GatedInstance:
+class BiasedGatedInstance:
     kind: str
     gate: str
     G: list[list[Fraction]]
@@ -107,7 +109,7 @@ def _nonzero_row(draw: st.DrawFn, d: int) -> np.ndarray:
 
 
 @st.composite
-def _planted(draw: st.DrawFn, near_miss: bool = False) -> GatedInstance:
+def _planted(draw: st.DrawFn, near_miss: bool = False) -> BiasedGatedInstance:
     gate = draw(st.sampled_from(GATES))
     d = draw(st.integers(1, 3))
     M = _skip(draw, d)
@@ -117,7 +119,7 @@ def _planted(draw: st.DrawFn, near_miss: bool = False) -> GatedInstance:
     for k in range(d):
         a, c = _nonzero_row(draw, d), float(draw(st.integers(-4, 4))) / 2
         e = float(draw(st.integers(-2, 2)))
-        if gate == "glu":
+        if gate in activations.FLIP_GATES:
             units.append((a, c, P[k], e, A[:, k]))
         else:
             units += [(a, c, P[k], e, A[:, k]), (a, c - 1.0, P[k], e, -A[:, k])]
@@ -129,26 +131,26 @@ def _planted(draw: st.DrawFn, near_miss: bool = False) -> GatedInstance:
     W = [[Q(float(u[4][a])) for u in units] for a in range(d)]
     if near_miss:  # move an output weight of a planted unit
         W[0][order.index(0)] += Q(1, 2 ** 30)
-    return GatedInstance("near_miss" if near_miss else "planted", gate,
+    return BiasedGatedInstance("near_miss" if near_miss else "planted", gate,
                          [[Q(float(v)) for v in u[0]] for u in units], [Q(u[1]) for u in units],
                          [[Q(float(v)) for v in u[2]] for u in units], [Q(u[3]) for u in units], W, _qa(M),
                          _qv(draw(dyadic_weights((d,)))), _points(draw, d))
 
 
 @st.composite
-def _generic(draw: st.DrawFn) -> GatedInstance:
+def _generic(draw: st.DrawFn) -> BiasedGatedInstance:
     gate = draw(st.sampled_from(GATES))
     d = draw(st.integers(1, 3))
     m = draw(st.sampled_from(sorted({max(1, d - 1), d, d + 1, 2 * d})))
     M = _skip(draw, d)
-    return GatedInstance("generic", gate, _qa(draw(dyadic_weights((m, d)))), _qv(draw(dyadic_weights((m,)))),
+    return BiasedGatedInstance("generic", gate, _qa(draw(dyadic_weights((m, d)))), _qv(draw(dyadic_weights((m,)))),
                          _qa(draw(dyadic_weights((m, d)))), _qv(draw(dyadic_weights((m,)))),
                          _qa(draw(dyadic_weights((d, m)))), _qa(M), _qv(draw(dyadic_weights((d,)))),
                          _points(draw, d))
 
 
 @st.composite
-def _degenerate(draw: st.DrawFn, defect: Optional[str] = None) -> GatedInstance:
+def _degenerate(draw: st.DrawFn, defect: Optional[str] = None) -> BiasedGatedInstance:
     inst = draw(_generic())
     m, d = len(inst.U), len(inst.M)
     if m < 2:
@@ -172,14 +174,15 @@ def _degenerate(draw: st.DrawFn, defect: Optional[str] = None) -> GatedInstance:
         inst.G[j] = [s * v for v in inst.G[i]]
         inst.c[j] = s * inst.c[i]
     elif defect == "scaled_class":
-        # (a, c) and t (a, c), t in {2, -1/2}: the same class for reglu (a kink hyperplane), distinct
-        # classes for the other gates (e.g. silu pairs (a, c), (2a, 2c)), where (B) still applies
+        # (a, c) and t (a, c), t in {2, -1/2}: the same class for a homogeneous gate (reglu: a kink
+        # hyperplane), distinct classes for the other gates (e.g. silu pairs (a, c), (2a, 2c)), where
+        # (B) still applies
         t = draw(st.sampled_from([Q(2), Q(-1, 2)]))
         if not any(inst.G[i]):
             inst.G[i] = [Q(1)] * d
         inst.G[j] = [t * v for v in inst.G[i]]
         inst.c[j] = t * inst.c[i]
-        inst.kind = "degenerate" if inst.gate == "reglu" else "scaled_class"
+        inst.kind = "degenerate" if inst.gate in activations.HOMOGENEOUS else "scaled_class"
         return inst
     else:  # boundary pair: equal gates, opposite values (g(x) x - g(x) x), absorbable by other means
         inst.G[j], inst.c[j] = list(inst.G[i]), inst.c[i]
@@ -196,14 +199,15 @@ STRATEGY = st.one_of(_planted(), _planted(near_miss=True), _generic(), _degenera
 
 # ---------------------------------------------------------------- exact pieces
 
-def _relu(z: Fraction) -> Fraction:
-    return z if z > 0 else Q(0)
-
-
-def eval_reglu_q(G: list, c: list, U: list, e: list, W: list, x: list, M: Any = None, b_down: Any = None) -> list:
-    """Mx + sum_i w_i relu(a_i . x + c_i)(u_i . x + e_i) + b_down in exact rationals."""
+def eval_gated_q(gate: str, G: list, c: list, U: list, e: list, W: list, x: list, M: Any = None,
+                 b_down: Any = None) -> list:
+    """Mx + sum_i w_i g(a_i . x + c_i)(u_i . x + e_i) + b_down in exact rationals, for a gate g with
+    an exact form (reglu)."""
+    g = activations.get(gate).exact
+    if g is None:
+        raise ValueError(f"{gate} has no exact form")
     d = len(W)
-    hid = [_relu(sum((g * v for g, v in zip(G[i], x)), Q(0)) + c[i]) * (sum((u * v for u, v in zip(U[i], x)), Q(0)) + e[i])
+    hid = [g(sum((a * v for a, v in zip(G[i], x)), Q(0)) + c[i]) * (sum((u * v for u, v in zip(U[i], x)), Q(0)) + e[i])
            for i in range(len(U))]
     out = [sum((W[a][i] * hid[i] for i in range(len(U))), Q(0)) for a in range(d)]
     if b_down is not None:
@@ -217,21 +221,17 @@ def flipped(gate: str, G: list, c: list, W: list, bd: list, S: list[int], c_S: l
     """Part (A): gate rows and gate biases in S negated (glu: output columns too); b_down + c_S."""
     G2 = [[-v for v in r] if i in S else list(r) for i, r in enumerate(G)]
     c2 = [-v if i in S else v for i, v in enumerate(c)]
-    W2 = [[-v if (gate == "glu" and i in S) else v for i, v in enumerate(row)] for row in W] if gate == "glu" \
-        else [list(r) for r in W]
+    negate_outputs = gate in activations.FLIP_GATES
+    W2 = [[-v if (negate_outputs and i in S) else v for i, v in enumerate(row)] for row in W]
     return G2, c2, W2, [x + y for x, y in zip(bd, c_S)]
 
-
-def _fr(q: Any) -> Fraction:
-    return Fraction(int(q.p), int(q.q))
 
 
 @functools.lru_cache(maxsize=None)
 def gate_property(gate: str) -> bool:
     """The flip identity of the gate, as re-derived by the activation catalog."""
     act = activations.get(gate)
-    checks = {c.prop: bool(c.holds) for c in activations.check_properties(act)}
-    return checks.get("flip_symmetry" if gate == "glu" else "odd_part_identity", False)
+    return activations.check_property(act, "flip_symmetry" if act.flip_symmetry else "odd_part_identity").holds
 
 
 def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
@@ -241,9 +241,9 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
                             qmat(inst["W_down"]), qmat(inst["M"]), qvec(inst["b_down"]))
     d = len(M)
     pts = [qvec(p) for p in inst["points"]] + [[Q(0)] * d]
-    kind = flips.kind_of(gate)
+    kind = flips.flip_kind(gate)
     fd = flips.flip_data(kind, U, W, M, b_up=e, W_gate=G, b_gate=c)
-    nd = flips.nondegeneracy(fd, gate)
+    nd = flips.flip_nondegeneracy(fd, gate)
     res = flips.find_flip_set(fd)
     prop = gate_property(gate)
     data: dict[str, Any] = {"nondegenerate": nd["nondegenerate"], "search_status": res.status,
@@ -252,13 +252,13 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
     if res.status == "found":
         S = res.S
         qz, lo, const = flips.flip_residual(fd, S)
-        c_S = [_fr(v) for v in const]
+        c_S = [to_fraction(v) for v in const]
         G2, c2, W2, bd2 = flipped(gate, G, c, W, bd, S, c_S)
         rows = []
         for p in pts:
-            if gate == "reglu":
-                lhs = eval_reglu_q(G, c, U, e, W, p, M=M, b_down=bd)
-                rhs = eval_reglu_q(G2, c2, U, e, W2, p, b_down=bd2)
+            if activations.get(gate).exact is not None:
+                lhs = eval_gated_q(gate, G, c, U, e, W, p, M=M, b_down=bd)
+                rhs = eval_gated_q(gate, G2, c2, U, e, W2, p, b_down=bd2)
                 good = lhs == rhs
                 rows.append({"x": svec(p), "value": svec(lhs), "equal": good})
             else:
@@ -298,7 +298,8 @@ INDEP_MAX_UNITS = 12  # brute force over 2^m subsets
 
 def indep_nondegenerate(gate: str, G: list, c: list, U: list, e: list, W: list) -> bool:
     """Hypothesis of (B) directly: a_i != 0, w_i != 0, (u_i, e_i) != 0, and no two units
-    gate-equivalent ((a_j, c_j) a real multiple of (a_i, c_i) for reglu, +-(a_i, c_i) otherwise)."""
+    gate-equivalent ((a_j, c_j) a real multiple of (a_i, c_i) for a homogeneous gate (reglu),
+    +-(a_i, c_i) otherwise)."""
     m = len(U)
     for i in range(m):
         if not any(G[i]) or not any(row[i] for row in W) or (not any(U[i]) and e[i] == 0):
@@ -306,7 +307,7 @@ def indep_nondegenerate(gate: str, G: list, c: list, U: list, e: list, W: list) 
     for i in range(m):
         for j in range(i + 1, m):
             p, q = list(G[i]) + [c[i]], list(G[j]) + [c[j]]
-            if gate == "reglu":
+            if gate in activations.HOMOGENEOUS:
                 if all(p[s] * q[t] == p[t] * q[s] for s in range(len(p)) for t in range(s + 1, len(p))):
                     return False
             elif p == q or p == [-v for v in q]:
@@ -323,7 +324,7 @@ def indep_has_flip_set(gate: str, G: list, c: list, U: list, e: list, W: list, M
     # per unit and output o: quadratic coefficients (symmetrised a u^T + u a^T) and linear row
     quad, lin = [], []
     for i in range(m):
-        if gate == "glu":
+        if gate in activations.FLIP_GATES:
             quad.append([[Q(0)] * (d * d) for _ in range(d)])
             lin.append([[W[o][i] * U[i][k] for k in range(d)] for o in range(d)])
         else:
@@ -343,7 +344,7 @@ def indep_has_flip_set(gate: str, G: list, c: list, U: list, e: list, W: list, M
     return False
 
 
-def _spec(inst: GatedInstance) -> dict[str, Any]:
+def _spec(inst: BiasedGatedInstance) -> dict[str, Any]:
     return {"kind": inst.kind, "gate": inst.gate, "W_gate": smat(inst.G), "b_gate": svec(inst.c),
             "W_up": smat(inst.U), "b_up": svec(inst.e), "W_down": smat(inst.W), "M": smat(inst.M),
             "b_down": svec(inst.b_down), "points": [svec(p) for p in inst.points]}
@@ -351,7 +352,7 @@ def _spec(inst: GatedInstance) -> dict[str, Any]:
 
 @oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c),
               precision=f"exact rationals (flip condition, reglu values); arb {BALL_PREC} bits as evidence")
-def check(inst: GatedInstance) -> Certificate:
+def check(inst: BiasedGatedInstance) -> Certificate:
     """Check gated-biased on one instance."""
     spec = _spec(inst)
     ok, data = evaluate(spec)

@@ -42,10 +42,10 @@ from fractions import Fraction
 from itertools import combinations
 from typing import Any
 
-from flint import fmpq, fmpq_mat, fmpq_poly
 from hypothesis import strategies as st
 
-from oracle.algebra.exact import identity, index_sum, line_key, q_parse, q_str, safe_recheck
+from oracle.core.rational import QMat, fmpq, fmpq_poly, q_parse, q_str, to_fmpq, to_fmpq_mat, to_fraction
+from oracle.algebra.exact import det, identity, index_sum, line_key, safe_recheck
 from oracle.claims import coverage
 from oracle.claims.base import Certificate, counterexample, oracle_check
 from oracle.core.strategies import rank_one, unimodular
@@ -54,29 +54,15 @@ CLAIM = "generic-weights"
 MAX_M = 5  # 2^m pieces per instance
 
 Q = Fraction
-QMat = list[list[Fraction]]
 
 
 # ---------------------------------------------------------------- exact helpers
-
-def _fm(a: QMat, rows: int, cols: int) -> fmpq_mat:
-    return fmpq_mat(rows, cols, [fmpq(v.numerator, v.denominator) for r in a for v in r])
-
-
-def det(a: QMat) -> Fraction:
-    """The exact determinant of a square rational matrix (1 for the empty matrix)."""
-    n = len(a)
-    if n == 0:
-        return Q(1)
-    v = _fm(a, n, n).det()
-    return Q(int(v.p), int(v.q))
-
 
 def rank(a: QMat, cols: int) -> int:
     """The exact rank of a rational matrix with ``cols`` columns."""
     if not a or cols == 0:
         return 0
-    return int(_fm(a, len(a), cols).rank())
+    return int(to_fmpq_mat(a, cols).rank())
 
 
 def _zeros(r: int, c: int) -> QMat:
@@ -162,20 +148,12 @@ def nondegenerate(W_up: QMat, W_down: QMat) -> bool:
 
 # ---------------------------------------------------------------- (iv): the empty-interior constructions
 
-def _fq(x: Fraction) -> fmpq:
-    return fmpq(x.numerator, x.denominator)
-
-
-def _qf(x: Any) -> Fraction:
-    return Q(int(x.p), int(x.q))
-
-
 def interpolate(values: list[Fraction]) -> fmpq_poly:
     """The polynomial of degree < len(values) taking values[i] at t = i (Lagrange, exactly)."""
     n = len(values)
     out = fmpq_poly([0])
     for i, v in enumerate(values):
-        term = fmpq_poly([_fq(v)])
+        term = fmpq_poly([to_fmpq(v)])
         for j in range(n):
             if j != i:
                 term = term * fmpq_poly([-j, 1]) * fmpq(1, i - j)
@@ -209,7 +187,7 @@ def along(f: Any, degree: int) -> tuple[fmpq_poly, bool]:
     """t -> f(t) as a polynomial, from its values at t = 0..degree, and whether it also agrees at
     t = degree + 1 and t = -1 (a check of the degree bound the proof uses)."""
     p = interpolate([f(Q(t)) for t in range(degree + 1)])
-    ok = all(_qf(p(fmpq(t))) == f(Q(t)) for t in (degree + 1, -1))
+    ok = all(to_fraction(p(fmpq(t))) == f(Q(t)) for t in (degree + 1, -1))
     return p, ok
 
 
@@ -245,7 +223,7 @@ def rank_dense(W_up: QMat, d: int, eps: Fraction) -> tuple[dict[str, Any], list[
     chosen = None
     for delta in candidates(eps, roots + 1):
         U1 = _axpy(W_up, delta, E)
-        full, qv = rank(U1, d) == r, _qf(q(_fq(delta)))
+        full, qv = rank(U1, d) == r, to_fraction(q(to_fmpq(delta)))
         tried.append({"delta": q_str(delta), "full_rank": full, "q": q_str(qv)})
         if qv != 0 and not full:
             problems.append(f"(iv)(i) q(delta) != 0 at delta = {q_str(delta)} but the rank is below {r}")
@@ -280,7 +258,7 @@ def pieces_dense(W_up: QMat, W_down: QMat, M: QMat, eps: Fraction) -> tuple[dict
         p, deg_ok = along(lambda t, P=P: det(_axpy(M, t, P)), d)
         if not deg_ok:  # p interpolates d + 1 values, so it has degree <= d; two more values check it
             problems.append(f"(iv)(ii) det(M + t W_S U_S) is not of degree <= {d} for S = {list(S)}")
-        if _qf(p(fmpq(0))) != detM or p.is_zero():
+        if to_fraction(p(fmpq(0))) != detM or p.is_zero():
             problems.append(f"(iv)(ii) det(M + t W_S U_S) at t = 0 is not det M for S = {list(S)}")
             return {"singular_t": singular_t}, problems
         n = real_root_count(p)
@@ -295,7 +273,7 @@ def pieces_dense(W_up: QMat, W_down: QMat, M: QMat, eps: Fraction) -> tuple[dict
         t = 1 + delta
         W1 = [[t * v for v in r] for r in W_down]
         inv = [rank(_plus(M, index_sum(W_up, W1, S)), d) == d for S in _subsets(m)]
-        nz = [_qf(p(_fq(t))) != 0 for p in polys]
+        nz = [to_fraction(p(to_fmpq(t))) != 0 for p in polys]
         tried.append({"delta": q_str(delta), "all_invertible": all(inv)})
         if inv != nz:
             problems.append(f"(iv)(ii) at t = {q_str(t)} some piece's invertibility disagrees with det(M + t W_S U_S)")
@@ -324,7 +302,7 @@ def nondegenerate_dense(W_up: QMat, W_down: QMat, eps: Fraction) -> tuple[dict[s
     tried, each checked directly (zero rows, collinear rows, zero columns) against the polynomials."""
     m, problems = len(W_up), []
     U0, W0 = nondegenerate_witness(len(W_up[0]), m)
-    lin = lambda a, b: fmpq_poly([_fq(a), _fq(b)])  # noqa: E731  a + b delta
+    lin = lambda a, b: fmpq_poly([to_fmpq(a), to_fmpq(b)])  # noqa: E731  a + b delta
     polys: dict[str, fmpq_poly] = {}
     for l in range(m):
         polys[f"row_{l}"] = lin(W_up[l][0], U0[l][0])
@@ -344,7 +322,7 @@ def nondegenerate_dense(W_up: QMat, W_down: QMat, eps: Fraction) -> tuple[dict[s
     for delta in candidates(scale, total + 1):
         U1, W1 = _axpy(W_up, delta, U0), _axpy(W_down, delta, W0)
         nd = nondegenerate(U1, W1)
-        nz = all(p(_fq(delta)) != 0 for p in polys.values())
+        nz = all(p(to_fmpq(delta)) != 0 for p in polys.values())
         tried.append({"delta": q_str(delta), "nondegenerate": nd})
         if nz and not nd:
             problems.append(f"(iv)(iii) no polynomial vanishes at delta = {q_str(delta)} but the weights are degenerate")

@@ -22,9 +22,8 @@ from oracle.core import activations, arith
 from oracle.core.blocks import Block
 from oracle.core.strategies import condition_blocks
 from oracle.claims.base import Certificate, oracle_check
-from oracle.algebra.exact import (
-    BALL_PREC, BALL_TOL, balls_agree, eval_ball, index_sum, matvec_q, qmat, qvec, smat, svec, to_arb
-)
+from oracle.core.rational import qmat, qvec, smat, svec, to_arb
+from oracle.algebra.exact import BALL_PREC, BALL_TOL, balls_agree, eval_ball, index_sum, matvec_q
 
 CLAIM = "glu-flip"
 

@@ -34,16 +34,15 @@ from hypothesis import strategies as st
 from oracle.core import activations
 from oracle.core.blocks import Block
 from oracle.core.strategies import blocks
-from oracle.claims.base import Certificate, oracle_check, q_str
+from oracle.claims.base import Certificate, oracle_check
 from oracle.algebra.exact import (
     has_nonzero_skip, block_from_json, block_to_json, is_zero_matrix, matvec_q, property_is_proved,
-    qvec, safe_recheck, skip_matrix, svec
+    safe_recheck, skip_matrix
 )
-from oracle.core.rational import qmat
+from oracle.core.rational import q_str, qmat, qvec, svec
 
 CLAIM_SAME = "homogeneous-impossible"
-CLAIM_ANY = "homogeneous-any-width"
-DEGREE_2 = [n for n, a in activations.CATALOG.items() if a.block_degree == 2]
+CLAIM_ANY_WIDTH = "homogeneous-any-width"
 
 # A rational close to sqrt 2 - 1 (from the convergent 577/408 of sqrt 2).
 S_NEAR_SQRT2_M1 = Fraction(169, 408)
@@ -212,7 +211,7 @@ def _quantitative(F: Block, P: Block, v: list[Fraction]) -> dict[str, Any]:
 
 def _certify(data: dict[str, Any], same_width: bool) -> Certificate:
     """Recompute a homogeneous certificate from its data (used by the checks and their rechecks)."""
-    claim = CLAIM_SAME if same_width else CLAIM_ANY
+    claim = CLAIM_SAME if same_width else CLAIM_ANY_WIDTH
     F, P = block_from_json(data["residual"]), block_from_json(data["plain"])
     hyp = _hypotheses(F, P, same_width)
     out: dict[str, Any] = {"residual": data["residual"], "plain": data["plain"],
@@ -257,7 +256,7 @@ def _instance_data(instance: Any) -> dict[str, Any]:
 
 
 def _recheck(cert: dict[str, Any], same_width: bool) -> bool:
-    claim = CLAIM_SAME if same_width else CLAIM_ANY
+    claim = CLAIM_SAME if same_width else CLAIM_ANY_WIDTH
     if cert.get("claim") != claim or not cert.get("holds"):
         return False
     data = cert["data"]
@@ -340,7 +339,7 @@ def _point(d: int) -> st.SearchStrategy:
 @st.composite
 def same_width_instances(draw: st.DrawFn) -> HomogeneousInstance:
     """A degree-2 residual block with nonzero M and a plain block of the same kind and width."""
-    kind = draw(st.sampled_from(DEGREE_2))
+    kind = draw(st.sampled_from(activations.BLOCK_DEGREE_2))
     d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
     F = draw(blocks(kind, d=d, m=m, skip=draw(st.sampled_from(["identity", "any", "singular"])))
              .filter(has_nonzero_skip))
@@ -352,11 +351,11 @@ def same_width_instances(draw: st.DrawFn) -> HomogeneousInstance:
 @st.composite
 def any_width_instances(draw: st.DrawFn) -> HomogeneousInstance:
     """A degree-2 residual block with nonzero M and a degree-2 plain block of any kind and width."""
-    kind = draw(st.sampled_from(DEGREE_2))
+    kind = draw(st.sampled_from(activations.BLOCK_DEGREE_2))
     d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
     F = draw(blocks(kind, d=d, m=m, skip=draw(st.sampled_from(["identity", "any", "singular"])))
              .filter(has_nonzero_skip))
-    P = draw(blocks(draw(st.sampled_from(DEGREE_2)), d=d, m=draw(st.integers(1, 5)), skip="none"))
+    P = draw(blocks(draw(st.sampled_from(activations.BLOCK_DEGREE_2)), d=d, m=draw(st.integers(1, 5)), skip="none"))
     return HomogeneousInstance(F, P, draw(_point(d)))
 
 
@@ -389,7 +388,7 @@ def _recheck_break(cert: dict[str, Any]) -> bool:
     return att["best_refuted_exactly"] and _refuted_exactly(F, cand, x)
 
 
-@oracle_check(CLAIM_ANY, any_width_instances(), recheck_any_width, "exact rationals")
+@oracle_check(CLAIM_ANY_WIDTH, any_width_instances(), recheck_any_width, "exact rationals")
 def check_any_width(instance: Any) -> Certificate:
     """Certify F != B' for any-width degree-2 candidates, with the quantitative gap for k = 2."""
     return _certify(_instance_data(instance), False)

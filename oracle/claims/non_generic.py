@@ -19,16 +19,16 @@ from hypothesis import strategies as st
 
 from oracle.core.blocks import Block, nondegeneracy
 from oracle.core.strategies import rank_one, unimodular
-from oracle.claims.base import Certificate, oracle_check, q_str
-from oracle.algebra.exact import qmat, smat
-from oracle.claims.relu_gelu import _nondegenerate_q
+from oracle.claims.base import Certificate, oracle_check
+from oracle.core.rational import q_str, qmat, smat
+from oracle.algebra.exact import nondegenerate_exact
 from oracle.algebra.search import exhaustive_search
 
 CLAIM = "non-generic"
 
 
 @dataclass
-class GenericInstance:
+class NonGenericInstance:
     """A block with generic (random 20-bit dyadic) weights and its skip matrix."""
 
     block: Block
@@ -44,7 +44,7 @@ def random_block(seed: int, d: int, m: int, M: np.ndarray) -> Block:
 
 
 @st.composite
-def _instances(draw: st.DrawFn) -> GenericInstance:
+def _instances(draw: st.DrawFn) -> NonGenericInstance:
     d = draw(st.integers(2, 3))
     m = draw(st.integers(1, 10))
     kind = draw(st.sampled_from(["identity", "unimodular", "rank_one"]))
@@ -54,7 +54,7 @@ def _instances(draw: st.DrawFn) -> GenericInstance:
     b = random_block(seed, d, m, M)
     from hypothesis import assume
     assume(nondegeneracy(b.W_up, b.W_down).ok)
-    return GenericInstance(b, seed)
+    return NonGenericInstance(b, seed)
 
 
 STRATEGY = _instances()
@@ -107,7 +107,7 @@ def _evaluate(U: list, W: list, M: list) -> dict[str, Any]:
 
 
 @oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c), precision="exact integers")
-def check(inst: GenericInstance) -> Certificate:
+def check(inst: NonGenericInstance) -> Certificate:
     """Every W_S U_S + M is nonzero on a generic block, and each p_S is a nonzero polynomial."""
     b = inst.block
     U, W, M = qmat(b.W_up), qmat(b.W_down), qmat(b.skip())
@@ -129,7 +129,7 @@ def recheck(cert: dict[str, Any]) -> bool:
     try:
         d = cert["data"]
         U, W, M = qmat(d["W_up"]), qmat(d["W_down"]), qmat(d["M"])
-        if len(U) > 12 or not _nondegenerate_q(U, W):
+        if len(U) > 12 or not nondegenerate_exact(U, W):
             return False
         info = _evaluate(U, W, M)
         return (info["M_nonzero"] and not info["zero_subsets"] and not d["zero_subsets"]

@@ -22,11 +22,11 @@ from fractions import Fraction
 from typing import Any, Optional
 
 import numpy as np
-from flint import fmpq
 from hypothesis import strategies as st
 
 from oracle.algebra import flips
-from oracle.algebra.exact import eval_plain_q, qmat, qvec, safe_recheck, smat, svec
+from oracle.core.rational import fmpq, qmat, qvec, smat, svec, to_fmpq, to_fraction
+from oracle.algebra.exact import eval_plain_q, safe_recheck
 from oracle.core.strategies import dyadic_weights, integer_inverse, unimodular
 from oracle.claims.base import Certificate, oracle_check
 from oracle.claims import coverage
@@ -64,10 +64,6 @@ class Relu2Instance:
         return self.kind == "near_miss"
 
 
-def _q(a: Any) -> list:
-    return [[Q(float(v)) for v in row] for row in np.atleast_2d(a)]
-
-
 def _ints(draw: st.DrawFn, shape: tuple[int, ...], lo: int = -3, hi: int = 3) -> np.ndarray:
     n = int(np.prod(shape))
     return np.array(draw(st.lists(st.integers(lo, hi), min_size=n, max_size=n)), dtype=np.int64).reshape(shape)
@@ -80,7 +76,7 @@ def _skip(draw: st.DrawFn, d: int) -> list[list[Fraction]]:
     if how == "identity":
         return [[Q(int(a == c)) for c in range(d)] for a in range(d)]
     if how == "invertible":
-        return _q(draw(unimodular(d)).astype(np.float64))
+        return qmat(draw(unimodular(d)).astype(np.float64))
     if how == "zero":
         return [[Q(0)] * d for _ in range(d)]
     if how == "rank_one":
@@ -88,7 +84,7 @@ def _skip(draw: st.DrawFn, d: int) -> list[list[Fraction]]:
         return [[Q(int(v[a] * w[c]), 2) for c in range(d)] for a in range(d)]
     if how == "mean":
         return [[Q(1, d)] * d for _ in range(d)]
-    return _q(draw(dyadic_weights((d, d))))
+    return qmat(draw(dyadic_weights((d, d))))
 
 
 def _points(draw: st.DrawFn, d: int) -> list[list[Fraction]]:
@@ -131,7 +127,7 @@ def _generic(draw: st.DrawFn) -> Relu2Instance:
     M = _skip(draw, d)
     U, W = draw(dyadic_weights((m, d))), draw(dyadic_weights((d, m)))
     b, bd = draw(dyadic_weights((m,))), draw(dyadic_weights((d,)))
-    return Relu2Instance("generic", _q(U), [Q(float(v)) for v in b], _q(W), M, [Q(float(v)) for v in bd],
+    return Relu2Instance("generic", qmat(U), qvec(b), qmat(W), M, qvec(bd),
                          _points(draw, d))
 
 
@@ -189,18 +185,6 @@ def _fd(U: list, b: list, W: list, M: list) -> flips.FlipData:
     return flips.flip_data("relu2", U, W, M, b_up=b)
 
 
-def _fq(v: Fraction) -> fmpq:
-    return fmpq(v.numerator, v.denominator)
-
-
-def _F(x: Fraction) -> Fraction:
-    return x
-
-
-def _fr(q: fmpq) -> Fraction:
-    return Fraction(int(q.p), int(q.q))
-
-
 def flipped(U: list, b: list, W: list, bd: list, S: list[int], c_S: list[Fraction]) -> tuple[list, list, list, list]:
     """Part (A): units in S negated (row, bias, output column), b_down + c_S (exact)."""
     U2 = [[-v for v in r] if i in S else list(r) for i, r in enumerate(U)]
@@ -211,8 +195,8 @@ def flipped(U: list, b: list, W: list, bd: list, S: list[int], c_S: list[Fractio
 
 def _form(U: list, b: list, W: list, M: Optional[list], bd: list) -> tuple:
     d = len(W)
-    units = [([_fq(v) for v in U[i]], _fq(b[i]), [_fq(W[a][i]) for a in range(d)]) for i in range(len(U))]
-    return flips.relu2_form(units, None if M is None else [[_fq(v) for v in r] for r in M], [_fq(v) for v in bd], d)
+    units = [([to_fmpq(v) for v in U[i]], to_fmpq(b[i]), [to_fmpq(W[a][i]) for a in range(d)]) for i in range(len(U))]
+    return flips.relu2_form(units, None if M is None else [[to_fmpq(v) for v in r] for r in M], [to_fmpq(v) for v in bd], d)
 
 
 def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
@@ -221,7 +205,7 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
                       qvec(inst["b_down"]))
     pts = [qvec(p) for p in inst["points"]] + [[Q(0)] * len(M)]
     fd = _fd(U, b, W, M)
-    nd = flips.nondegeneracy(fd, "relu2")
+    nd = flips.flip_nondegeneracy(fd, "relu2")
     res = flips.find_flip_set(fd)
     data: dict[str, Any] = {"nondegenerate": nd["nondegenerate"], "search_status": res.status,
                             "search": res.certificate}
@@ -234,7 +218,7 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
     if res.status == "found":
         S = res.S
         qz, lo, const = flips.flip_residual(fd, S)
-        c_S = [_fr(c) for c in const]
+        c_S = [to_fraction(c) for c in const]
         U2, b2, W2, bd2 = flipped(U, b, W, bd, S, c_S)
         same_form = _form(U, b, W, M, bd) == _form(U2, b2, W2, None, bd2)
         vals = [(eval_plain_q("relu2", U, W, p, M=M, b_up=b, b_down=bd),
@@ -261,13 +245,13 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
             rows, bs, cols = flips.relu2_plan_block(fd, r["classes_obj"], r["plan"], fd.m)
             d = fd.d
             units_F = [(fd.U[i], fd.b[i], fd.col(i)) for i in range(fd.m)]
-            formF = flips.relu2_form(units_F, fd.M, [_fq(v) for v in bd], d)
+            formF = flips.relu2_form(units_F, fd.M, [to_fmpq(v) for v in bd], d)
             _, p0 = flips.relu2_form(list(zip(rows, bs, cols)), None, [fmpq(0)] * d, d)
             bdn = [formF[1][o][-1] - p0[o][-1] for o in range(d)]
             same = flips.relu2_form(list(zip(rows, bs, cols)), None, bdn, d) == formF
-            U2 = [[_fr(v) for v in r_] for r_ in rows]
-            W2 = [[_fr(cols[j][a]) for j in range(len(rows))] for a in range(d)]
-            b2, bd2 = [_fr(v) for v in bs], [_fr(v) for v in bdn]
+            U2 = [[to_fraction(v) for v in r_] for r_ in rows]
+            W2 = [[to_fraction(cols[j][a]) for j in range(len(rows))] for a in range(d)]
+            b2, bd2 = [to_fraction(v) for v in bs], [to_fraction(v) for v in bdn]
             same_vals = all(eval_plain_q("relu2", U, W, p, M=M, b_up=b, b_down=bd)
                             == eval_plain_q("relu2", U2, W2, p, b_up=b2, b_down=bd2) for p in pts)
             data.update({"construction_width": len(rows), "class_forms_equal": same, "values_equal": same_vals,

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 from oracle.algebra.canonical import relu_form_exact, relu_function_equal
 from oracle.algebra.pl_check import ExactRelu, pl_equal
-from oracle.algebra.relu_width import build_block, construction_form, cost, minimal_width
+from oracle.algebra.relu_width import build_construction, construction_form, cost, minimal_width
 from oracle.claims import coverage
 from oracle.claims.base import Certificate, counterexample, oracle_check
 from oracle.core.blocks import Block
@@ -38,11 +38,11 @@ from oracle.algebra.exact import all_index_sets_exact, identity, safe_recheck
 from oracle.algebra.exact import line_key
 from oracle.core import arith
 from oracle.core.activations import get
+from oracle.core.rational import QMat, arb
 from oracle.claims.absorption_width import lower_bound_table
 
 CLAIM = "relu-complete"
 Q = Fraction
-QMat = list[list[Fraction]]
 
 
 @dataclass
@@ -105,7 +105,7 @@ class ReluInstance:
         return {"d": self.d, "m": self.m}
 
 
-KINDS = ("generic", "collinear_same_plane", "parallel", "opposite", "zero_row", "zero_column",
+INSTANCE_KINDS = ("generic", "collinear_same_plane", "parallel", "opposite", "zero_row", "zero_column",
          "alpha_zero", "identity_like")
 
 
@@ -114,7 +114,7 @@ def relu_instances(draw: st.DrawFn, max_d: int = 3) -> ReluInstance:
     """Small relu blocks of every kind, exact rationals (degenerate, biased, d = 1 included)."""
     d = draw(st.integers(1, max_d))
     m = draw(st.integers(1, 4 if d < 3 else 3))
-    kind = draw(st.sampled_from(KINDS))
+    kind = draw(st.sampled_from(INSTANCE_KINDS))
     small = st.integers(-3, 3)
     U = [[Q(draw(small)) for _ in range(d)] for _ in range(m)]
     W = [[Q(draw(small), draw(st.sampled_from([1, 2]))) for _ in range(m)] for _ in range(d)]
@@ -280,7 +280,7 @@ def _evaluate(inst: ReluInstance) -> dict[str, Any]:
     d = inst.d
     form = relu_form_exact(inst.W_up, inst.W_down, inst.M, inst.b_up, inst.b_down)
     wr = minimal_width(form)
-    con = build_block(form, wr.s, wr.T)
+    con = build_construction(form, wr.s, wr.T)
     same_form, why = relu_function_equal(construction_form(con, d), form)
     out: dict[str, Any] = {"form": form.as_json(), "width": wr.as_json(), "construction": con.as_json(),
                            "m_star": wr.lower, "exact_min": wr.exact,
@@ -350,9 +350,6 @@ def recheck(cert: dict[str, Any]) -> bool:
                             "coefficient in {0, 2, -2}, never 1")
 def gelu_scales_counterexample() -> Certificate:
     """The relu formula undercounts for gelu: units on one line with different scales stay apart."""
-    from flint import arb
-
-
     U, W, M = [[Q(1)], [Q(2)]], [[Q(2), Q(-1)]], [[Q(1)]]
     form = relu_form_exact(U, W, M)
     wr = minimal_width(form)

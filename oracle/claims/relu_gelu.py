@@ -27,9 +27,10 @@ from oracle.core import activations
 from oracle.core.blocks import Block, exact_rank
 from oracle.core.strategies import condition_blocks, dyadic_weights, nondegenerate_blocks
 from oracle.claims.base import Certificate, oracle_check
+from oracle.core.rational import QMat, QVec, qmat, qvec, smat, svec
 from oracle.algebra.exact import (
-    BALL_PREC, QMat, QVec, all_index_sets_exact, balls_agree, dot, eval_ball, eval_plain_q,
-    index_sum, line_key, nullspace, qmat, qvec, smat, svec
+    BALL_PREC, all_index_sets_exact, balls_agree, dot, eval_ball, eval_plain_q, index_sum, line_key,
+    nondegenerate_exact, nullspace
 )
 from oracle.algebra import construct
 from oracle.algebra.canonical import relu_form_exact
@@ -37,7 +38,6 @@ from oracle.algebra.relu_width import minimal_width
 from oracle.algebra.search import exhaustive_search
 
 CLAIM = "relu-gelu-iff"
-ODD_ACTS = ("relu", "gelu", "gelu_tanh", "silu")
 
 
 # ---------------------------------------------------------------- kink witnesses (relu)
@@ -238,7 +238,7 @@ def check(inst: Instance) -> Certificate:
         alg = index_sum(U, W, S) == [[-v for v in row] for row in M]
         pts = [qvec(p) for p in inst.points] + _kink_points(U, d)
         per_act, fn_ok = {}, True
-        for act in ODD_ACTS:
+        for act in activations.COQ_ODD_PART:
             ok, _, rows = _check_function_identity(act, U, W, M, _flip(U, S), pts)
             per_act[act] = rows
             fn_ok = fn_ok and ok
@@ -301,7 +301,7 @@ def _near_miss_refuted(U: QMat, W: QMat, M: QMat, S: list[int]) -> dict[str, Any
     else:
         return {"S": S, "refuted": False}
     balls = {}
-    for act in ODD_ACTS[1:]:
+    for act in (a for a in activations.COQ_ODD_PART if a != "relu"):  # relu was compared exactly above
         same, width = balls_agree(eval_ball(act, U, W, e, M=M), eval_ball(act, Uf, W, e))
         balls[act] = {"told_apart": not same, "diff_bound": width}
     refuted = all(v["told_apart"] for v in balls.values())
@@ -337,7 +337,7 @@ def recheck(cert: dict[str, Any]) -> bool:
             S = data["S"] if data["kind"] == "sufficiency" else list(found[0])
             if tuple(S) not in found:
                 return False
-            acts = ODD_ACTS if data["kind"] == "sufficiency" else ("relu",)
+            acts = activations.COQ_ODD_PART if data["kind"] == "sufficiency" else ("relu",)
             if set(data["points"]) != set(acts):
                 return False
             for a in acts:
@@ -349,7 +349,7 @@ def recheck(cert: dict[str, Any]) -> bool:
                 if a == "relu" and [r["value"] for r in rows] != [r["value"] for r in data["points"][a]]:
                     return False
             return True
-        if act != "relu" or not _nondegenerate_q(U, W):
+        if act != "relu" or not nondegenerate_exact(U, W):
             return False
         for w in data["witnesses"]:
             cu, cd, wt = qmat(w["C_up"]), qmat(w["C_down"]), w["witness"]
@@ -360,8 +360,3 @@ def recheck(cert: dict[str, Any]) -> bool:
     except (KeyError, TypeError, ValueError, ZeroDivisionError):
         return False
 
-
-def _nondegenerate_q(U: QMat, W: QMat) -> bool:
-    keys = [line_key(r) for r in U]
-    cols_ok = all(any(W[a][i] != 0 for a in range(len(W))) for i in range(len(U)))
-    return None not in keys and len(set(keys)) == len(keys) and cols_ok

@@ -22,11 +22,10 @@ from fractions import Fraction
 from typing import Any, Optional
 
 import numpy as np
-from flint import arb
 from hypothesis import strategies as st
 
 from oracle.core import activations, arith
-from oracle.core.rational import to_arb
+from oracle.core.rational import arb, qmat, qvec, smat, svec, to_arb
 from oracle.algebra import construct
 from oracle.core.blocks import Block
 from oracle.algebra.canonical import relu_form_exact
@@ -35,14 +34,13 @@ from oracle.algebra.relu_width import minimal_width
 from oracle.core.strategies import condition_blocks, dyadic_weights, nondegenerate_blocks
 from oracle.claims.base import Certificate, counterexample, oracle_check
 from oracle.algebra.exact import (
-    BALL_PREC, all_index_sets_exact, balls_agree, eval_ball, eval_plain_q, identity, index_sum,
-    line_key, qmat, qvec, safe_recheck, smat, svec
+    BALL_PREC, all_index_sets_exact, balls_agree, eval_ball, eval_plain_q, identity, index_sum, line_key,
+    nondegenerate_exact, safe_recheck
 )
 
 CLAIM = "relu-limit"
-LIMIT_ACTS = ("relu", "gelu", "gelu_tanh", "silu")
 Q = Fraction
-R_BOUND = Fraction(1, 2)  # sup |s - relu| for the four activations
+R_BOUND = activations.RELU_GAP_BOUND  # sup |s - relu| for the activations the claim names
 _LIMIT_T = (16, 256, 65536)
 _LIMIT_Z = (Q(-2), Q(-1, 2), Q(0), Q(1, 3), Q(3))
 _LIMIT_C = (Q(-3), Q(0), Q(5, 2))
@@ -53,19 +51,11 @@ _LIMIT_C = (Q(-3), Q(0), Q(5, 2))
 @functools.lru_cache(maxsize=None)
 def limit_enclosure(act: str, pieces_per_unit: int = 32, top: int = 64) -> dict[str, Any]:
     """Rigorous enclosure of |s - relu| on [0, top] by arb subdivision (s - relu is even), plus ball checks of |s(tz + c)/t - relu(z)| <= (|c| + 1/2)/t at sample points."""
-    f = activations.get(act).ball
-    worst = 0.0
-    ok = True
+    a = activations.get(act)
+    f = a.ball
+    # s - relu on y >= 0, enclosed in balls of width 1/pieces_per_unit (the catalog's enclosure)
+    worst, ok = activations.relu_gap_enclosure(a, top=top, pieces_per_unit=pieces_per_unit, lower=0)
     with arith.precision("ball", BALL_PREC):
-        n = pieces_per_unit * top
-        for k in range(n):
-            # the ball [k/n, (k+1)/n] * top: midpoint and radius are exact dyadics
-            half = top / (2 * n)  # a power of two: the endpoints and radius are exact doubles
-            Y = arb((2 * k + 1) * half, half)
-            r = f(Y) - Y.max(arb(0))  # s - relu on y >= 0, enclosed
-            up = float(abs(r).upper())
-            worst = max(worst, up)
-            ok = ok and bool(abs(r).upper() <= to_arb(R_BOUND))
         samples = []
         for t in _LIMIT_T:
             for z in _LIMIT_Z:
@@ -112,7 +102,7 @@ def _with_biases(draw: st.DrawFn, b: Block) -> Block:
 
 @st.composite
 def _sufficiency(draw: st.DrawFn) -> LimitInstance:
-    act = draw(st.sampled_from(LIMIT_ACTS))
+    act = draw(st.sampled_from(activations.COQ_RELU_LIMIT))
     d = draw(st.integers(1, 3))
     inst = draw(condition_blocks(activation=act, d=d, extra=draw(st.integers(0, 1)),
                                  skip=draw(st.sampled_from(["identity", "invertible", "singular"]))))
@@ -124,7 +114,7 @@ def _sufficiency(draw: st.DrawFn) -> LimitInstance:
 def _near_miss(draw: st.DrawFn) -> LimitInstance:
     """A planted block (with biases) whose W_down[:, S] has one entry moved by 2^-30: decided by
     the necessity half (no index set, and the relu limit needs m* > m units)."""
-    act = draw(st.sampled_from(LIMIT_ACTS))
+    act = draw(st.sampled_from(activations.COQ_RELU_LIMIT))
     inst = draw(condition_blocks(activation=act, d=draw(st.integers(1, 3)), others=1,
                                  skip=draw(st.sampled_from(["identity", "invertible", "singular"])),
                                  near_miss=True))
@@ -133,7 +123,7 @@ def _near_miss(draw: st.DrawFn) -> LimitInstance:
 
 @st.composite
 def _necessity(draw: st.DrawFn) -> LimitInstance:
-    act = draw(st.sampled_from(LIMIT_ACTS))
+    act = draw(st.sampled_from(activations.COQ_RELU_LIMIT))
     d = draw(st.integers(1, 3))
     m = 1 if d == 1 else draw(st.integers(2, 5 if d == 2 else 4))
     b = draw(nondegenerate_blocks(act, d=d, m=m, skip=draw(st.sampled_from(["identity", "invertible", "any"]))))
@@ -190,12 +180,6 @@ def _compare(act: str, U: list, W: list, M: list, c: list, bd: list, U2: list, c
     return ok, rows
 
 
-def _nondegenerate_q(U: list, W: list) -> bool:
-    keys = [line_key(r) for r in U]
-    cols = all(any(W[a][i] != 0 for a in range(len(W))) for i in range(len(U)))
-    return None not in keys and len(set(keys)) == len(keys) and cols
-
-
 def _limit_width(U: list, W: list, M: list) -> dict[str, Any]:
     """m* of the bias-free relu limit x -> M x + W_down relu(W_up x) (relu-complete)."""
     wr = minimal_width(relu_form_exact(U, W, M))
@@ -231,7 +215,7 @@ def check(inst: LimitInstance) -> Certificate:
         how = "exact rationals (algebra; relu values)" + ("" if act == "relu" else
                                                           f"; arb balls at {BALL_PREC} bits as evidence")
     else:
-        nd = _nondegenerate_q(U, W)
+        nd = nondegenerate_exact(U, W)
         lw = _limit_width(U, W, M)
         data.update({"nondegenerate_bias_free": nd, "limit_relu_width": lw,
                      "m": b.m})
@@ -251,7 +235,7 @@ def recheck(cert: dict[str, Any]) -> bool:
     """Re-verify from the certificate's data: index sets, construction or limit width, and limits."""
     data = cert["data"]
     act = data["activation"]
-    if act not in LIMIT_ACTS or not limit_enclosure(act)["holds"]:
+    if act not in activations.COQ_RELU_LIMIT or not limit_enclosure(act)["holds"]:
         return False
     U, W, M = qmat(data["W_up"]), qmat(data["W_down"]), qmat(data["M"])
     c, bd = qvec(data["b_up"]), qvec(data["b_down"])
@@ -271,7 +255,7 @@ def recheck(cert: dict[str, Any]) -> bool:
         if act == "relu" and [r["value"] for r in rows] != [r["value"] for r in data["points"]]:
             return False
         return ok and bool(pts)
-    if not _nondegenerate_q(U, W):
+    if not nondegenerate_exact(U, W):
         return False
     lw = _limit_width(U, W, M)
     return lw["m_star"] == data["limit_relu_width"]["m_star"] and (lw["m_star"] <= len(U)) == bool(found)

@@ -25,24 +25,20 @@ from fractions import Fraction
 from typing import Any, Optional, Sequence
 
 import numpy as np
-from flint import arb
 from hypothesis import strategies as st
 
 from oracle.core import activations, arith
 from oracle.core.blocks import Block, exact_inverse
-from oracle.core.rational import qmat
+from oracle.core.rational import QMat, QVec, arb, qmat, qvec, smat, svec, to_arb
 from oracle.core.strategies import ConditionInstance, blocks, condition_blocks
 from oracle.claims.base import Certificate, oracle_check
 from oracle.algebra.exact import (
-    ball_str, block_from_json, block_to_json, has_exact_form, identity, matmul, matvec_q,
-    property_is_proved, qmat, qvec, safe_recheck, skip_matrix, smat, svec, to_arb
+    BALL_PREC, ball_str, block_from_json, block_to_json, has_exact_form, identity, matmul, matvec_q,
+    property_is_proved, safe_recheck, skip_matrix
 )
 
 CLAIM = "skip-reduction"
-BALL_PREC = 128
 Q = Fraction
-QMat = list[list[Fraction]]
-QVec = list[Fraction]
 
 # ================================================================ the reduction itself
 

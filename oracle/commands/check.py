@@ -13,7 +13,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from oracle.decide.block import _LARGE, Verdict, _quiet, decide, stderr_progress
+from oracle.core.progress import quiet, stderr_progress
+from oracle.decide.block import LARGE_BLOCK, Verdict, decide
 from oracle.core.errors import InputError
 from oracle.core import io as bio
 from oracle.core import stackfiles
@@ -152,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
     if stackfiles.is_stack_file(path):
         return _run_stack(args, path, fmt)
     block = bio.read_block(path)
-    progress = stderr_progress() if block.m * block.d >= _LARGE else _quiet
+    progress = stderr_progress() if block.m * block.d >= LARGE_BLOCK else quiet
     v = decide(block, progress=progress)
     written = None
     if getattr(args, "emit", None):
@@ -183,7 +184,7 @@ def _run_stack(args: argparse.Namespace, path: Path, fmt: str) -> int:
         # the block decision, so that an absorbable verdict can emit its (possibly biased) block
 
         b = st.blocks[0]
-        v = decide(b, progress=stderr_progress() if b.m * b.d >= _LARGE else _quiet)
+        v = decide(b, progress=stderr_progress() if b.m * b.d >= LARGE_BLOCK else quiet)
         res = {"verdict": v.verdict, "claim": v.claim, "exact": v.exact, "reason": "one block: " + v.reason,
                "certificate": {"activation": b.activation, "d": b.d, "layers": 1, "widths": [b.m],
                                "block": block_to_json(b), "block_certificate": v.certificate}}

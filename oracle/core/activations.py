@@ -22,10 +22,11 @@ import importlib
 
 import mpmath
 import numpy as np
-from flint import arb
 from scipy import special
 
+from oracle.core import arith
 from oracle.core.errors import InputError
+from oracle.core.rational import arb
 
 
 class _LazySympy:
@@ -231,6 +232,8 @@ class Activation:
     homogeneity_degree: Optional[int]  # positive homogeneity degree, None if not homogeneous
     odd_part_identity: bool  # f(z) - f(-z) == z for all z
     flip_symmetry: bool  # f(z) + f(-z) == 1 for all z
+    square_flip: bool  # f(z) + f(-z) == z^2 for all z (flipping a unit removes a square)
+    relu_limit: bool  # f(t z + c)/t -> relu(z) as t -> +inf, for all real z and c
     value_at_0: Fraction
     continuous_at_0: bool
     differentiable_at_0: bool
@@ -254,6 +257,8 @@ class Activation:
             "block_degree": self.block_degree,
             "odd_part_identity": self.odd_part_identity,
             "flip_symmetry": self.flip_symmetry,
+            "square_flip": self.square_flip,
+            "relu_limit": self.relu_limit,
             "value_at_0": str(self.value_at_0),
             "continuous_at_0": self.continuous_at_0,
             "differentiable_at_0": self.differentiable_at_0,
@@ -274,7 +279,8 @@ def _entry(name: str, role: str, formula: str, base: str, **props: Any) -> Activ
     return Activation(name, role, formula, *forms, **props)
 
 
-_ODD = dict(odd_part_identity=True, flip_symmetry=False)
+# s(z) - s(-z) = z and s(t z + c)/t -> relu(z): relu and its smooth relatives
+_ODD = dict(odd_part_identity=True, flip_symmetry=False, square_flip=False, relu_limit=True)
 _ZERO_SMOOTH = dict(value_at_0=Fraction(0), continuous_at_0=True)
 
 CATALOG: dict[str, Activation] = {
@@ -294,8 +300,8 @@ CATALOG: dict[str, Activation] = {
         _entry("quick_gelu", "activation", "z * sigmoid(1.702 z) = silu(1.702 z) / 1.702", "quick_gelu",
                homogeneity_degree=None, differentiable_at_0=True, **_ODD, **_ZERO_SMOOTH),
         _entry("relu2", "activation", "max(z, 0)^2", "relu2", homogeneity_degree=2,
-               odd_part_identity=False, flip_symmetry=False, differentiable_at_0=True,
-               **_ZERO_SMOOTH),
+               odd_part_identity=False, flip_symmetry=False, square_flip=True, relu_limit=False,
+               differentiable_at_0=True, **_ZERO_SMOOTH),
         _entry("reglu", "gate", "g = relu", "relu", homogeneity_degree=1,
                differentiable_at_0=False, **_ODD, **_ZERO_SMOOTH),
         _entry("swiglu", "gate", "g = silu", "silu", homogeneity_degree=None,
@@ -305,11 +311,11 @@ CATALOG: dict[str, Activation] = {
         _entry("geglu_tanh", "gate", "g = gelu (tanh form)", "gelu_tanh",
                homogeneity_degree=None, differentiable_at_0=True, **_ODD, **_ZERO_SMOOTH),
         _entry("glu", "gate", "g = sigmoid = 1/(1 + exp(-z))", "sigmoid",
-               homogeneity_degree=None, odd_part_identity=False, flip_symmetry=True,
-               value_at_0=Fraction(1, 2), continuous_at_0=True, differentiable_at_0=True),
+               homogeneity_degree=None, odd_part_identity=False, flip_symmetry=True, square_flip=False,
+               relu_limit=False, value_at_0=Fraction(1, 2), continuous_at_0=True, differentiable_at_0=True),
         _entry("bilinear", "gate", "g(z) = z", "identity", homogeneity_degree=1,
-               odd_part_identity=False, flip_symmetry=False, differentiable_at_0=True,
-               **_ZERO_SMOOTH),
+               odd_part_identity=False, flip_symmetry=False, square_flip=False, relu_limit=False,
+               differentiable_at_0=True, **_ZERO_SMOOTH),
     ]
 }
 
@@ -321,6 +327,104 @@ def get(name: str) -> Activation:
     except (KeyError, TypeError):
         known = ", ".join(sorted(CATALOG))
         raise InputError(f"unknown activation {name!r}; known: {known}") from None
+
+
+# ---------------------------------------------------------------- families
+# Two kinds of family, both in catalog order (so samples and reports are reproducible):
+#  * families by declared property: computed from the declarations above, so a new catalog entry
+#    joins every family whose properties it declares (and check_properties re-derives them);
+#  * families by what a proof covers: a theorem proved for named activations (a Coq lemma about a
+#    defined function, an informal lemma proved case by case).  A new entry joins these only with
+#    its proof; each is a subset of the property family it refines (tests/test_activations.py
+#    checks that, and that the Coq lemmas named below exist).
+
+
+def members(test: Callable[[Activation], bool]) -> tuple[str, ...]:
+    """The names of the catalog entries passing ``test``, in catalog order."""
+    return tuple(n for n, a in CATALOG.items() if test(a))
+
+
+FAMILY_DOCS: dict[str, str] = {}
+
+
+def _family(name: str, names: tuple[str, ...], doc: str) -> tuple[str, ...]:
+    """Register a family's description (``absorb activations`` prints it) and return its members."""
+    FAMILY_DOCS[name] = " ".join(doc.split())
+    return names
+
+
+ODD_PART = _family("ODD_PART", members(lambda a: not a.gated and a.odd_part_identity), """
+    Ungated s with s(z) - s(-z) = z: the sign flip of relu-gelu-iff and relu-limit (A) applies.""")
+
+RELU_LIMIT = _family(
+    "RELU_LIMIT", members(lambda a: not a.gated and a.odd_part_identity and a.relu_limit), """
+    Ungated s with s(z) - s(-z) = z and s(t z + c)/t -> relu(z), both hypotheses of relu-limit,
+    whose Coq theorem Limit.relu_limit_iff takes them as binders and so covers every member.""")
+
+SQUARE_FLIP = _family("SQUARE_FLIP", members(lambda a: not a.gated and a.square_flip), """
+    Ungated s with s(z) + s(-z) = z^2: flipping a unit removes w (u.x + b)^2 (relu2-biased (A),
+    Coq BiasedFlip.biased_square_flip).""")
+
+ODD_GATES = _family("ODD_GATES", members(lambda a: a.gated and a.odd_part_identity), """
+    Gates with g(z) - g(-z) = z: flipping a gate row removes w (a.x + c)(u.x + e) (gated-biased
+    (A)).""")
+
+FLIP_GATES = _family("FLIP_GATES", members(lambda a: a.gated and a.flip_symmetry), """
+    Gates with g(z) + g(-z) = 1 (the sigmoid): flipping a gate row and its output column removes
+    w (u.x + e) (glu-flip, gated-biased (A)).""")
+
+BIASED_FLIP = _family(
+    "BIASED_FLIP", members(lambda a: a.name in SQUARE_FLIP + ODD_GATES + FLIP_GATES), """
+    The three above: biased blocks have flip sets (part (A) of relu2-biased and gated-biased).""")
+
+ZERO_GATES = _family(
+    "ZERO_GATES", members(lambda a: a.gated and a.value_at_0 == 0 and a.continuous_at_0), """
+    Gates with g(0) = 0, continuous at 0: bias-free blocks are o(|x|) at 0 (gated-continuity).""")
+
+SMOOTH_ZERO_GATES = _family(
+    "SMOOTH_ZERO_GATES", members(lambda a: a.gated and a.value_at_0 == 0 and a.differentiable_at_0
+                                 and a.block_degree is None), """
+    Gates with g(0) = 0, differentiable at 0 and not homogeneous: the gates of gated-impossible
+    that the homogeneous claims do not already cover.""")
+
+BLOCK_DEGREE_2 = _family("BLOCK_DEGREE_2", members(lambda a: a.block_degree == 2), """
+    Bias-free blocks positively homogeneous of degree 2: the kinds homogeneous-any-width samples.""")
+
+HOMOGENEOUS = _family("HOMOGENEOUS", members(lambda a: a.homogeneity_degree is not None), """
+    Positively homogeneous s or g: units whose (row, bias) lie on one line through 0 share a kink
+    hyperplane, whatever their sign (for the others only rows equal up to sign share a class).""")
+
+COQ_ODD_PART = _family("COQ_ODD_PART", ("relu", "gelu", "gelu_tanh", "silu"), """
+    What the Coq proofs cover of ODD_PART: the functions proofs/coq/RealActivations.v defines,
+    with s(z) - s(-z) = z proved there (RealActivations.<name>_odd_part) and the sign flip in
+    Activations.<name>_sign_flip; the activations relu-gelu-iff and absorption-width name.
+    quick_gelu has the identity (re-derived by the catalog) but no Coq definition.""")
+
+COQ_RELU_LIMIT = _family("COQ_RELU_LIMIT", ("relu", "gelu", "gelu_tanh", "silu"), """
+    What the Coq proofs cover of RELU_LIMIT: the relu limit proved for the defined function
+    (RealActivations.<name>_limit_relu); the activations relu-limit names and its oracle samples.""")
+
+LEMMA_T = _family("LEMMA_T", ("gelu", "gelu_tanh", "silu"), """
+    What Lemma T of proofs/informal/relu-limit.md covers of RELU_LIMIT: for these s the functions
+    s(v.x + b) of distinct +-(v, b) classes are independent modulo affine maps, so the canonical
+    forms of oracle/algebra/canonical.py decide equality of their blocks.  (relu has its own kink
+    lemma; quick_gelu(z) = silu(1.702 z)/1.702 would follow from silu's case by rescaling, which
+    the proof does not write out.)""")
+
+NECESSITY_PROVED = _family("NECESSITY_PROVED", ("relu", "gelu"), """
+    What relu-gelu-iff's converse covers (no index set => not absorbable): Coq Necessity.relu_iff
+    and Limit.gelu_iff.""")
+
+BIASED_FLIP_NECESSITY = _family(
+    "BIASED_FLIP_NECESSITY", ("relu2", "reglu", "swiglu", "geglu", "geglu_tanh", "glu"), """
+    What part (B) covers of BIASED_FLIP (no flip set => not absorbable, for nondegenerate blocks):
+    relu2 (proofs/informal/relu2-biased.md) and the gates relu, silu, gelu, gelu_tanh and the
+    sigmoid, whose gate classes are identifiable (proofs/informal/gated-biased.md).""")
+
+
+def families() -> list[tuple[str, tuple[str, ...], str]]:
+    """Every family: (name, members, description)."""
+    return [(name, globals()[name], doc) for name, doc in FAMILY_DOCS.items()]
 
 
 # ---------------------------------------------------------------- property checks
@@ -441,6 +545,68 @@ def _check_differentiability(a: Activation) -> PropertyCheck:
                          "sympy one-sided difference quotients", f"limits {lp}, {lm}")
 
 
+# |s - relu| is enclosed on [-_LIMIT_TOP, _LIMIT_TOP] in balls of width 1/_LIMIT_PIECES and sampled
+# beyond at 60 digits; a declared relu limit needs the bound RELU_GAP_BOUND everywhere.
+_LIMIT_TOP = 64
+_LIMIT_PIECES = 32
+RELU_GAP_BOUND = Fraction(1, 2)
+_LIMIT_TAILS = [Fraction(sgn * 10 ** k) for k in range(2, 31, 2) for sgn in (1, -1)]
+_LIMIT_RAYS = [(Fraction(z), Fraction(c)) for z in (1, -1, 3) for c in (0, 2)]
+
+
+def relu_gap_enclosure(a: Activation, top: int = _LIMIT_TOP, pieces_per_unit: int = _LIMIT_PIECES,
+                       lower: Optional[int] = None) -> tuple[float, bool]:
+    """An upper bound of |s(y) - relu(y)| for y in [lower, top] (lower = -top by default) from arb
+    balls of width 1/pieces_per_unit (rigorous), and whether it is at most RELU_GAP_BOUND."""
+    lo = -top if lower is None else lower
+    n = (top - lo) * pieces_per_unit
+    half = 1.0 / (2 * pieces_per_unit)  # a power of two: the balls' centres and radii are exact
+    worst, ok = 0.0, True
+    with arith.precision("ball", 128):
+        bound = arb(RELU_GAP_BOUND.numerator) / RELU_GAP_BOUND.denominator  # exact: a dyadic
+        for k in range(n):
+            Y = arb(lo + (2 * k + 1) * half, half)
+            r = abs(a.ball(Y) - Y.max(arb(0))).upper()
+            worst = max(worst, float(r))
+            ok = ok and bool(r <= bound)
+    return worst, ok
+
+
+def _check_relu_limit(a: Activation) -> PropertyCheck:
+    """s(t z + c)/t -> relu(z).  Declared: |s - relu| <= 1/2 on [-64, 64] by arb balls and at
+    |y| = 10^2 .. 10^30 at 60 digits, so |s(t z + c)/t - relu(z)| <= (1/2 + |c|)/t.  Declared
+    not: |s(t z + c)/t - relu(z)| stays large at t = 10^6 and 10^12 on some ray (60 digits)."""
+    prop = "relu_limit"
+    if a.relu_limit:
+        worst, inside = relu_gap_enclosure(a)
+        tail = mpmath.mpf(0)
+        with mpmath.workdps(_DIGITS + 10):
+            for y in _LIMIT_TAILS:
+                relu_y = mpmath.mpf(max(y, Fraction(0)).numerator)  # y is an integer here
+                tail = max(tail, abs(_numeric(a.sym, y) - relu_y))
+        ok = inside and tail <= mpmath.mpf(RELU_GAP_BOUND.numerator) / RELU_GAP_BOUND.denominator
+        return PropertyCheck(prop, True, bool(ok),
+                             f"|s - relu| <= 1/2: arb balls on [-{_LIMIT_TOP}, {_LIMIT_TOP}], "
+                             f"{_DIGITS} digits at |y| = 1e2..1e30 (numeric beyond 64)",
+                             f"enclosed max {worst:.3g}; tail max {mpmath.nstr(tail, 5)}")
+    found = None
+    with mpmath.workdps(_DIGITS + 10):
+        for z, c in _LIMIT_RAYS:
+            gaps = []
+            for t in (10 ** 6, 10 ** 12):
+                relu_z = mpmath.mpf(max(z, Fraction(0)).numerator)  # z is an integer here
+                gaps.append(abs(_numeric(a.sym, t * z + c) / t - relu_z))
+            if gaps[1] > mpmath.mpf(1) / 100 and gaps[1] >= gaps[0] / 2:
+                found = (z, c, gaps[1])
+                break
+    if found is None:
+        return PropertyCheck(prop, False, False, f"no counterexample at {_DIGITS} digits",
+                             "s(t z + c)/t approaches relu(z) on every sampled ray")
+    z, c, gap = found
+    return PropertyCheck(prop, False, True, f"counterexample at {_DIGITS} digits",
+                         f"|s(t z + c)/t - relu(z)| = {mpmath.nstr(gap, 5)} at t = 1e12, z = {z}, c = {c}")
+
+
 def check_properties(a: Activation) -> list[PropertyCheck]:
     """Re-derive every declared property of a catalog entry; each result says if it agrees."""
     return [check_property(a, prop) for prop in _CHECKS]
@@ -452,6 +618,9 @@ _CHECKS: dict[str, Callable[[Activation], PropertyCheck]] = {
                                                    a.odd_part_identity, "odd_part_identity"),
     "flip_symmetry": lambda a: _check_identity(a.sym, lambda f, z: f(z) + f(-z) - 1, a.flip_symmetry,
                                                "flip_symmetry"),
+    "square_flip": lambda a: _check_identity(a.sym, lambda f, z: f(z) + f(-z) - z**2, a.square_flip,
+                                             "square_flip"),
+    "relu_limit": lambda a: _check_relu_limit(a),
     "value_at_0": lambda a: _check_value_at_0(a),
     "continuous_at_0": lambda a: _check_continuity(a),
     "differentiable_at_0": lambda a: _check_differentiability(a),

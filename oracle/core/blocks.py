@@ -22,7 +22,7 @@ from oracle.core import activations, arith, linalg
 from oracle.core.errors import InputError
 from oracle.core.rational import dyadic_ints, to_fractions
 
-KINDS = ("residual", "plain")
+BLOCK_KINDS = ("residual", "plain")
 
 
 def _as_matrix(name: str, a: Any, shape: tuple[int, ...]) -> np.ndarray:
@@ -81,8 +81,8 @@ class Block:
     def validate(self) -> None:
         """Check activation, shapes and finiteness; raise InputError with a one-line reason."""
         act = activations.get(self.activation)
-        if self.kind not in KINDS:
-            raise InputError(f"kind must be one of {KINDS}, got {self.kind!r}")
+        if self.kind not in BLOCK_KINDS:
+            raise InputError(f"kind must be one of {BLOCK_KINDS}, got {self.kind!r}")
         up = np.asarray(self.W_up)
         if up.ndim != 2 or 0 in up.shape:
             raise InputError(f"W_up must be a non-empty m x d matrix, got shape {up.shape}")

@@ -24,14 +24,13 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
-from flint import arb, arb_mat
 
 from oracle.core import arith
-from oracle.core.rational import to_arb
+from oracle.core.rational import arb, arb_mat, to_arb
 from oracle.core.blocks import Block
 from oracle.core.errors import InputError
 
-__all__ = ["BallBlock", "prepare", "eval_ball_batch", "eval_interval_batch", "to_arb"]
+__all__ = ["BallBlock", "prepare", "eval_ball_batch", "eval_interval_batch"]
 
 
 def _matrix_from_f64(a: np.ndarray) -> arb_mat:

@@ -18,6 +18,7 @@ fractions and correctly rounded at the working precision otherwise.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any, Optional, Sequence, Union
 
@@ -34,10 +35,11 @@ __all__ = [
     # the Python forms
     "QVec", "QMat", "Matrix",
     # scalars
-    "to_fmpq", "to_fraction", "fraction_of_float", "q_str", "q_parse", "to_arb",
+    "to_fmpq", "to_fraction", "fraction_of_float", "fraction_of_exact_arb", "q_str", "q_parse", "to_arb",
+    "float_nearest", "float_down", "float_up", "is_float64",
     # matrices and vectors
-    "check_finite", "mantissas", "dyadic_ints", "from_float64", "from_fractions", "to_fmpq_mat",
-    "to_fmpz_mat", "to_fractions", "fmpq_rows", "qmat", "qvec", "smat", "svec",
+    "check_finite", "mantissas", "odd_mantissas", "dyadic_ints", "from_float64", "from_fractions", "to_fmpq_mat",
+    "to_fmpz_mat", "to_fractions", "fraction_array", "fmpq_rows", "qmat", "qvec", "smat", "svec",
 ]
 
 QVec = list[Fraction]
@@ -50,7 +52,7 @@ Matrix = Union[np.ndarray, fmpq_mat, fmpz_mat, Sequence[Sequence[Any]]]
 def fraction_of_float(x: Any) -> Fraction:
     """A finite float (or numpy float) as the exact Fraction it denotes."""
     f = float(x)
-    if not np.isfinite(f):
+    if not math.isfinite(f):
         raise ValueError(f"{f} has no exact rational value")
     return Fraction(f)
 
@@ -118,6 +120,61 @@ def to_arb(v: Any) -> arb:
     raise InputError(f"cannot convert a coordinate of type {type(v).__name__} to a ball")
 
 
+def fraction_of_exact_arb(x: arb) -> Fraction:
+    """The exact value of a ball of radius 0 (e.g. Arb's upper or lower endpoint) as a Fraction."""
+    if x.rad() != 0:
+        raise ValueError(f"{x.str(10, radius=True)} is not an exact ball")
+    man, exp = x.mid().man_exp()
+    man, exp = int(man), int(exp)
+    return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
+
+
+# ---------------------------------------------------------------- rationals to float64
+
+_MAX_FLOAT = float(np.finfo(np.float64).max)
+
+
+def float_nearest(q: Any) -> float:
+    """The float64 nearest to a rational (Python rounds Fraction -> float correctly); +-inf
+    beyond the float range."""
+    q = to_fraction(q)
+    try:
+        return float(q)
+    except OverflowError:
+        return math.inf if q > 0 else -math.inf
+
+
+def float_down(q: Any) -> float:
+    """The largest float64 not above the rational q (-inf below the float range)."""
+    q = to_fraction(q)
+    f = float_nearest(q)
+    if f == math.inf:
+        f = _MAX_FLOAT
+    while math.isfinite(f) and Fraction(f) > q:
+        f = math.nextafter(f, -math.inf)
+    return f
+
+
+def float_up(q: Any) -> float:
+    """The smallest float64 not below the rational q (+inf above the float range)."""
+    q = to_fraction(q)
+    f = float_nearest(q)
+    if f == -math.inf:
+        f = -_MAX_FLOAT
+    while math.isfinite(f) and Fraction(f) < q:
+        f = math.nextafter(f, math.inf)
+    return f
+
+
+def is_float64(q: Any) -> bool:
+    """True when the rational is exactly a (finite) float64."""
+    q = to_fraction(q)
+    try:
+        return Fraction(float(q)) == q
+    except OverflowError:
+        return False
+
+
 # ---------------------------------------------------------------- float64 arrays, exactly
 
 def check_finite(a: np.ndarray) -> None:
@@ -126,11 +183,24 @@ def check_finite(a: np.ndarray) -> None:
         raise ValueError("matrix has NaN or Inf entries; it has no exact rational value")
 
 
-def mantissas(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Integer mantissas (|n| < 2^53, int64) and exponents with a == n * 2**e entrywise."""
-    frac, expo = np.frexp(a)
+def mantissas(a: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Integer mantissas (|n| < 2^53, int64) and exponents with a == n * 2**e entrywise (finite a)."""
+    frac, expo = np.frexp(np.asarray(a, dtype=np.float64))
     # frexp gives |frac| in [1/2, 1): frac * 2^53 is an integer, so the scaling is exact
     return (frac * 2.0 ** 53).astype(np.int64), expo.astype(np.int64) - 53
+
+
+def odd_mantissas(a: Any) -> tuple[np.ndarray, np.ndarray]:
+    """a == n * 2**e entrywise with odd int64 mantissas n (n = e = 0 for zero entries): the
+    unique such form, so equal numbers get equal (n, e) (finite a)."""
+    mant, expo = mantissas(a)
+    nz = mant != 0
+    absm = np.abs(mant)
+    low = absm & (-absm)  # the lowest set bit, a power of two (0 for zero entries)
+    tz = np.zeros_like(expo)
+    if nz.any():
+        tz[nz] = np.frexp(low[nz].astype(np.float64))[1].astype(np.int64) - 1
+    return np.where(nz, mant >> tz, 0), np.where(nz, expo + tz, 0)
 
 
 def dyadic_ints(a: np.ndarray) -> tuple[fmpz_mat, int]:
@@ -206,6 +276,15 @@ def to_fractions(A: Any) -> QMat:
     if isinstance(A, np.ndarray):
         return [[fraction_of_float(v) for v in row] for row in np.atleast_2d(A)]
     return [[to_fraction(A[i, j]) for j in range(A.ncols())] for i in range(A.nrows())]
+
+
+def fraction_array(a: Any) -> np.ndarray:
+    """A float64 array of any shape as an object array of the exact Fractions (NaN/Inf refused)."""
+    arr = np.asarray(a, dtype=np.float64)
+    check_finite(arr)
+    out = np.empty(arr.shape, dtype=object)
+    out.ravel()[:] = [Fraction(v) for v in arr.ravel().tolist()]  # Fraction(float) is exact
+    return out
 
 
 def fmpq_rows(A: fmpq_mat) -> list[list[fmpq]]:

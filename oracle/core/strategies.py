@@ -19,11 +19,6 @@ from hypothesis import strategies as st
 from oracle.core import activations
 from oracle.core.blocks import Block, exact_inverse, nondegeneracy
 
-UNGATED = [n for n, a in activations.CATALOG.items() if not a.gated]
-GATED = [n for n, a in activations.CATALOG.items() if a.gated]
-ODD_PART = [n for n, a in activations.CATALOG.items() if a.odd_part_identity and not a.gated]
-
-
 @st.composite
 def dims(draw: st.DrawFn, min_d: int = 1, max_d: int = 4, min_m: int = 1,
          max_m: int = 6) -> tuple[int, int]:

@@ -23,32 +23,28 @@ allowed, any d >= 1, any M) and returns the verdict dict of oracle/decide/relu.p
 from __future__ import annotations
 
 import functools
-import math
 from fractions import Fraction
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import numpy as np
-from flint import fmpq, fmpq_mat
+
+from oracle.core.rational import fmpq, fmpq_mat, float_nearest, float_up, qmat, qvec, to_fmpq, to_fraction
 
 from oracle.algebra import flips, search
-from oracle.algebra.exact import balls_agree, eval_ball
-from oracle.algebra.construct import _float_up, _spot_points, flip_block, verify_equal_at_points
+from oracle.algebra.exact import balls_agree, derived_property, eval_ball
+from oracle.algebra.construct import flip_block, spot_points, verify_equal_at_points
 from oracle.core import activations
+from oracle.core.progress import Progress, quiet
 from oracle.core.blocks import Block
 from oracle.core.errors import InputError
 
 RELU2_CLAIM = "relu2-biased"
 GATED_CLAIM = "gated-biased"
-ACTIVATIONS = ("relu2",) + flips.ODD_GATES + ("glu",)
-Progress = Callable[[str], None]
-
-
-def _quiet(_: str) -> None:
-    return None
 
 
 def claim_of(activation: str) -> str:
-    return RELU2_CLAIM if activation == "relu2" else GATED_CLAIM
+    """relu2-biased for s(z) + s(-z) = z^2 (ungated), gated-biased for the gates."""
+    return RELU2_CLAIM if activation in activations.SQUARE_FLIP else GATED_CLAIM
 
 
 def _verdict(verdict: str, claim: str, exact: bool, reason: str, cert: dict[str, Any],
@@ -58,26 +54,23 @@ def _verdict(verdict: str, claim: str, exact: bool, reason: str, cert: dict[str,
             "certificate": cert, "plain": plain}
 
 
+# the identity each flip kind rests on: (catalog property, the identity in words)
+_FLIP_IDENTITY = {flips.SQUARE: ("square_flip", "s(z) + s(-z) = z^2"),
+                  flips.ODD_GATE: ("odd_part_identity", "g(z) - g(-z) = z"),
+                  flips.FLIP_GATE: ("flip_symmetry", "g(z) + g(-z) = 1")}
+
+
 @functools.lru_cache(maxsize=None)
 def gate_properties(activation: str) -> dict[str, Any]:
-    """The identity the flip rests on, re-derived by the catalog (relu2: relu2(z) + relu2(-z) = z^2,
-    checked on the exact form at rational points and proved in relu2-biased.md)."""
-    act = activations.get(activation)
-    if activation == "relu2":
-        pts = [Fraction(n, 7) for n in range(-21, 22)]
-        ok = all(act.exact(z) + act.exact(-z) == z * z for z in pts)
-        return {"identity": "relu2(z) + relu2(-z) = z^2", "verified": ok,
-                "method": "exact at 43 rational points; an identity of the two pieces (relu2-biased.md)"}
-    checks = {c.prop: bool(c.holds) for c in activations.check_properties(act)}
-    if activation == "glu":
-        return {"identity": "g(z) + g(-z) = 1", "verified": checks.get("flip_symmetry", False),
-                "method": "activation catalog (sympy / 60 digits)"}
-    return {"identity": "g(z) - g(-z) = z", "verified": checks.get("odd_part_identity", False),
-            "method": "activation catalog (sympy / 60 digits)"}
+    """The identity the flip rests on, re-derived by the activation catalog (sympy where it
+    decides, else 60 digits): s(z) + s(-z) = z^2, g(z) - g(-z) = z or g(z) + g(-z) = 1."""
+    prop, identity = _FLIP_IDENTITY[flips.flip_kind(activation)]
+    ok, method = derived_property(activation, prop)
+    return {"identity": identity, "verified": bool(ok), "method": f"activation catalog ({method})"}
 
 
 def _flip_data(block: Block) -> flips.FlipData:
-    kind = flips.kind_of(block.activation)
+    kind = flips.flip_kind(block.activation)
     return flips.flip_data(kind, block.W_up, block.W_down, block.M, b_up=block.b_up,
                            W_gate=block.W_gate, b_gate=block.b_gate)
 
@@ -89,16 +82,6 @@ def _info(block: Block) -> dict[str, Any]:
                        and np.any(getattr(block, n) != 0)]}
 
 
-def _fr(q: fmpq) -> Fraction:
-    return Fraction(int(q.p), int(q.q))
-
-
-def _nearest(q: Fraction) -> float:
-    try:
-        return float(q)
-    except OverflowError:
-        return math.inf if q > 0 else -math.inf
-
 
 # ---------------------------------------------------------------- the flipped block
 
@@ -106,10 +89,10 @@ def flipped_block(block: Block, fd: flips.FlipData, S: list[int]) -> tuple[Block
     """The block of part (A) for the flip set S, with b_down + c_S (exact value in the note)."""
     S_arr = np.asarray(sorted(S), dtype=np.int64)
     _, _, const = flips.flip_residual(fd, S)
-    base = [fmpq(0)] * block.d if block.b_down is None else [flips._q(v) for v in block.b_down]  # noqa: SLF001
-    want = [_fr(b + c) for b, c in zip(base, const)]
+    base = [fmpq(0)] * block.d if block.b_down is None else [to_fmpq(v) for v in block.b_down]
+    want = [to_fraction(b + c) for b, c in zip(base, const)]
     with np.errstate(over="ignore"):
-        b_down = np.array([_nearest(v) for v in want])
+        b_down = np.array([float_nearest(v) for v in want])
     if not np.all(np.isfinite(b_down)):
         raise InputError("the corrected b_down = b_down + c_S overflows float64; no float64 block file can "
                          "hold the replacing block")
@@ -118,7 +101,7 @@ def flipped_block(block: Block, fd: flips.FlipData, S: list[int]) -> tuple[Block
     W_gate = None if block.W_gate is None else block.W_gate.copy()
     b_up = None if block.b_up is None else block.b_up.copy()
     b_gate = None if block.b_gate is None else block.b_gate.copy()
-    if block.activation == "relu2":
+    if fd.kind == flips.SQUARE:
         W_up[S_arr] = 0.0 - W_up[S_arr]  # 0.0 - x: no negative zeros in the emitted file
         W_down[:, S_arr] = 0.0 - W_down[:, S_arr]
         if b_up is not None:
@@ -129,18 +112,18 @@ def flipped_block(block: Block, fd: flips.FlipData, S: list[int]) -> tuple[Block
         if b_gate is not None:
             b_gate[S_arr] = 0.0 - b_gate[S_arr]
         what = "gate rows and gate biases in S negated"
-        if block.activation == "glu":
+        if fd.kind == flips.FLIP_GATE:
             W_down[:, S_arr] = 0.0 - W_down[:, S_arr]
             what += ", their output columns negated"
         what += "; b_down + c_S"
     plain = Block(block.activation, W_up=W_up, W_down=W_down, W_gate=W_gate, b_up=b_up, b_gate=b_gate,
                   b_down=b_down if np.any(b_down != 0) else None, kind="plain")
     rounded = any(e != 0 for e in err)
-    note: dict[str, Any] = {"c_S": [str(_fr(c)) for c in const[:16]], "b_down_rounded": rounded,
+    note: dict[str, Any] = {"c_S": [str(to_fraction(c)) for c in const[:16]], "b_down_rounded": rounded,
                             "construction": what}
     if rounded:
         note["b_down_exact"] = [str(v) for v in want]
-        note["b_down_max_rounding_error"] = _float_up(max(err))
+        note["b_down_max_rounding_error"] = float_up(max(err))
     return plain, note
 
 
@@ -151,9 +134,9 @@ def _spot_check(block: Block, plain: Block, note: dict[str, Any]) -> dict[str, A
     rng = np.random.default_rng(20)
     big = block.m * block.d >= 200_000
     if block.act.exact is not None:
-        pts = _spot_points(block.d, rng, n_random=2 if big else 5, n_basis=1 if big else 3)
+        pts = spot_points(block.d, rng, n_random=2 if big else 5, n_basis=1 if big else 3)
         return verify_equal_at_points(block, plain, pts, "exact", offset)
-    pts = _spot_points(block.d, rng, n_random=1 if big else 3, n_basis=1 if big else 2)
+    pts = spot_points(block.d, rng, n_random=1 if big else 3, n_basis=1 if big else 2)
     return verify_equal_at_points(block, plain, pts, "ball", offset)
 
 
@@ -169,12 +152,25 @@ def _emitted(note: dict[str, Any], check: dict[str, Any]) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- decision
 
-def decide_biased(block: Block, progress: Progress = _quiet) -> dict[str, Any]:
-    """Decide a relu2 / reglu / swiglu / geglu / geglu_tanh / glu residual block (biases allowed)."""
-    if block.activation not in ACTIVATIONS:
+def decide_biased(block: Block, progress: Progress = quiet) -> dict[str, Any]:
+    """Decide a residual block whose activation has flip sets (the catalog's BIASED_FLIP: relu2,
+    reglu, swiglu, geglu, geglu_tanh, glu), biases allowed.  "not_absorbable" needs part (B) (or
+    relu2-biased (C)), proved for the members of BIASED_FLIP_NECESSITY only: for any other member
+    such an outcome is reported as undecided."""
+    if block.activation not in activations.BIASED_FLIP:
         raise ValueError(f"decide_biased does not handle {block.activation!r}")
     if block.kind != "residual":
         raise ValueError("decide_biased needs a residual block")
+    r = _decide_biased(block, progress)
+    if r["verdict"] == "not_absorbable" and block.activation not in activations.BIASED_FLIP_NECESSITY:
+        r = _verdict("undecided", r["claim"], False,
+                     f"{r['reason']}; but the necessity of a flip set is proved for "
+                     f"{', '.join(activations.BIASED_FLIP_NECESSITY)} only, not for {block.activation}",
+                     r["certificate"])
+    return r
+
+
+def _decide_biased(block: Block, progress: Progress) -> dict[str, Any]:
     claim = claim_of(block.activation)
     props = gate_properties(block.activation)
     cert: dict[str, Any] = {"kind": "biased_flip", "claim": claim, "block": _info(block),
@@ -182,11 +178,11 @@ def decide_biased(block: Block, progress: Progress = _quiet) -> dict[str, Any]:
     if not props["verified"]:
         return _verdict("undecided", claim, False, f"the identity {props['identity']} could not be re-derived",
                         cert)
-    if block.activation == "glu":
+    if block.activation in activations.FLIP_GATES:
         return _decide_glu(block, cert, progress)
     progress("exact flip data and nondegeneracy")
     fd = _flip_data(block)
-    nd = flips.nondegeneracy(fd, block.activation)
+    nd = flips.flip_nondegeneracy(fd, block.activation)
     cert["nondegeneracy"] = nd
     progress("flip-set search (compressed exact 0/1 solve)")
     res = flips.find_flip_set(fd)
@@ -194,7 +190,7 @@ def decide_biased(block: Block, progress: Progress = _quiet) -> dict[str, Any]:
     if res.status == "found":
         return _absorbable_by_flip(block, fd, res.S, cert, claim)
     if nd["nondegenerate"] and res.status == "none":
-        hyp = "distinct kink hyperplanes" if block.activation == "relu2" else "distinct gate classes"
+        hyp = "distinct kink hyperplanes" if block.activation in activations.HOMOGENEOUS else "distinct gate classes"
         return _verdict("not_absorbable", claim, True,
                         f"no flip set: {res.method}; every unit is nonzero with {hyp}, so by {claim} (B) no "
                         f"{block.activation} block of width {block.m}, with or without biases, equals "
@@ -202,7 +198,7 @@ def decide_biased(block: Block, progress: Progress = _quiet) -> dict[str, Any]:
     if nd["nondegenerate"]:
         return _verdict("undecided", claim, False,
                         f"the flip-set search was inconclusive ({res.certificate.get('reason', res.method)})", cert)
-    if block.activation == "relu2":
+    if block.activation in activations.SQUARE_FLIP:
         return _decide_relu2_classes(block, fd, cert)
     padded = _padded_construction(block, fd, cert)
     if padded is not None:
@@ -236,8 +232,8 @@ def _absorbable_by_flip(block: Block, fd: flips.FlipData, S: list[int], cert: di
     rec = _emitted(note, chk)
     cert.update({"S": sorted(S), "size": len(S), **note, "spot_check": chk, "emitted_block": rec,
                  "emitted_block_exact": rec["exact"], "part": "A"})
-    poly = "w_i (u_i.x + b_i)^2" if block.activation == "relu2" else \
-        ("w_i (u_i.x + e_i)" if block.activation == "glu" else "w_i (a_i.x + c_i)(u_i.x + e_i)")
+    poly = {flips.SQUARE: "w_i (u_i.x + b_i)^2", flips.FLIP_GATE: "w_i (u_i.x + e_i)",
+            flips.ODD_GATE: "w_i (a_i.x + c_i)(u_i.x + e_i)"}[fd.kind]
     reason = (f"flip set S of size {len(S)}: the removed polynomials {poly} over S sum to -Mx + c_S exactly; "
               f"by {claim} (A) the flipped block with b_down + c_S equals x -> Mx + B(x) for every x")
     if rec["rounded"]:
@@ -249,12 +245,12 @@ def _absorbable_by_flip(block: Block, fd: flips.FlipData, S: list[int], cert: di
 def _decide_glu(block: Block, cert: dict[str, Any], progress: Progress) -> dict[str, Any]:
     """glu: the flip condition is the index condition W_S U_S = -M of the value rows."""
     fd = _flip_data(block)
-    nd = flips.nondegeneracy(fd, "glu")
+    nd = flips.flip_nondegeneracy(fd, block.activation)
     cert["nondegeneracy"] = nd
     progress("index-set search on the value rows")
     res = search.find_index_set(block.W_up, block.W_down, block.M)
     cert["search"] = {"status": res.status, "method": res.method, "exact": res.exact,
-                      **search._jsonable(res.certificate)}  # noqa: SLF001
+                      **search.jsonable(res.certificate)}
     if res.status == "found":
         S = sorted(int(i) for i in res.S)
         plain, note = flip_block(block.without_skip(), S)
@@ -321,19 +317,19 @@ def relu2_plan_plain(block: Block, fd: flips.FlipData, cl: Any, plan: Any) -> tu
     rows, bs, cols = flips.relu2_plan_block(fd, cl, plan, block.m)
     # b_down: the constants of F and of the units must agree: compare at x = 0
     units_F = [(fd.U[i], fd.b[i], fd.col(i)) for i in range(fd.m)]
-    bdF = [fmpq(0)] * d if block.b_down is None else [flips._q(v) for v in block.b_down]  # noqa: SLF001
+    bdF = [fmpq(0)] * d if block.b_down is None else [to_fmpq(v) for v in block.b_down]
     _, polyF = flips.relu2_form(units_F, fd.M, bdF, d)
     _, polyP0 = flips.relu2_form(list(zip(rows, bs, cols)), None, [fmpq(0)] * d, d)
     bd = [polyF[o][-1] - polyP0[o][-1] for o in range(d)]
     if flips.relu2_form(units_F, fd.M, bdF, d) != flips.relu2_form(list(zip(rows, bs, cols)), None, bd, d):
         raise RuntimeError("relu2 class construction differs from the residual block")  # pragma: no cover
-    exact = {"W_up": [_fr(v) for r in rows for v in r], "b_up": [_fr(v) for v in bs],
-             "W_down": [_fr(cols[j][a]) for a in range(d) for j in range(len(rows))], "b_down": [_fr(v) for v in bd]}
+    exact = {"W_up": [to_fraction(v) for r in rows for v in r], "b_up": [to_fraction(v) for v in bs],
+             "W_down": [to_fraction(cols[j][a]) for a in range(d) for j in range(len(rows))], "b_down": [to_fraction(v) for v in bd]}
     with np.errstate(over="ignore"):
-        arrs = {"W_up": np.array([_nearest(v) for v in exact["W_up"]]).reshape(len(rows), d),
-                "b_up": np.array([_nearest(v) for v in exact["b_up"]]),
-                "W_down": np.array([_nearest(v) for v in exact["W_down"]]).reshape(d, len(rows)),
-                "b_down": np.array([_nearest(v) for v in exact["b_down"]])}
+        arrs = {"W_up": np.array([float_nearest(v) for v in exact["W_up"]]).reshape(len(rows), d),
+                "b_up": np.array([float_nearest(v) for v in exact["b_up"]]),
+                "W_down": np.array([float_nearest(v) for v in exact["W_down"]]).reshape(d, len(rows)),
+                "b_down": np.array([float_nearest(v) for v in exact["b_down"]])}
     if not all(np.all(np.isfinite(a)) for a in arrs.values()):
         raise InputError("the constructed relu2 block has entries beyond the float64 range")
     rounded, err = [], {}
@@ -341,8 +337,8 @@ def relu2_plan_plain(block: Block, fd: flips.FlipData, cl: Any, plan: Any) -> tu
         e = max((abs(q - Fraction(float(f))) for q, f in zip(vals, arrs[name].ravel())), default=Fraction(0))
         if e:
             rounded.append(name)
-            err[name] = _float_up(e)
-    plain = Block("relu2", W_up=arrs["W_up"], W_down=arrs["W_down"], b_up=arrs["b_up"],
+            err[name] = float_up(e)
+    plain = Block(block.activation, W_up=arrs["W_up"], W_down=arrs["W_down"], b_up=arrs["b_up"],
                   b_down=arrs["b_down"] if np.any(arrs["b_down"] != 0) else None, kind="plain")
     rec = {"exact": not rounded, "rounded": rounded, "max_entry_error": err,
            "construction": "relu2-biased (C): one unit per active kink hyperplane (flipped on E), two on T, "
@@ -384,22 +380,38 @@ def _linear_part(fd: flips.FlipData, S: list[int]) -> fmpq_mat:
     return N
 
 
+def padding_units(activation: str) -> tuple[list[tuple[Fraction, Fraction]], str]:
+    """How zero-gate-row units carry a rank-one term v l^T: a list of (gate bias c, output scale)
+    whose units c-gate * (l . x) * scale * v sum to v l^T, and the identity that makes them do so.
+    g(z) + g(-z) = 1 gives g(0) = 1/2: one unit (0, 2).  A gate with an exact form and g(1) != 0
+    (relu): one unit (1, 1/g(1)).  Otherwise g(1) - g(-1) = 1 (g(z) - g(-z) = z): (1, 1), (-1, -1)."""
+    act = activations.get(activation)
+    if act.flip_symmetry:
+        return [(Fraction(0), Fraction(2))], "g(0) = 1/2, from g(z) + g(-z) = 1"
+    if act.exact is not None and act.exact(Fraction(1)) != 0:
+        g1 = act.exact(Fraction(1))
+        return [(Fraction(1), 1 / g1)], f"g(1) = {g1} exactly"
+    return [(Fraction(1), Fraction(1)), (Fraction(-1), Fraction(-1))], "g(1) - g(-1) = 1"
+
+
 def _padded_construction(block: Block, fd: flips.FlipData, cert: dict[str, Any]) -> Optional[dict[str, Any]]:
     """gated-biased (A) for the units that compute something, plus zero-gate-row units in the slots of
-    the zero units carrying the remaining linear map N_S = M + L_S (rank rho): one unit each for reglu
-    (relu(1) = 1) and glu (g(0) = 1/2), two for the other gates (g(1) - g(-1) = 1).  Needs (Q) for S
-    and per_rank * rho <= number of zero units.  None when no such S is found among the candidates."""
+    the zero units carrying the remaining linear map N_S = M + L_S (rank rho): per rank one unit for
+    reglu (relu(1) = 1) and glu (g(0) = 1/2), two for the other gates (g(1) - g(-1) = 1), as
+    padding_units says.  Needs (Q) for S and per_rank * rho <= number of zero units.  None when no
+    such S is found among the candidates."""
     zero = _zero_units(fd)
     if not zero:
         return None
     keep = [i for i in range(fd.m) if i not in zero]
-    per_rank = 1 if block.activation in ("reglu", "glu") else 2
+    pad, pad_identity = padding_units(block.activation)
+    per_rank = len(pad)
     budget = len(zero) // per_rank
     sub = _restrict(fd, keep)
     cands: list[list[int]] = [[]]
-    if block.activation != "glu" and keep and len(keep) <= flips.MAX_UNITS:
+    if fd.kind != flips.FLIP_GATE and keep and len(keep) <= flips.MAX_SOLVE_UNITS:
         V, t = flips.compressed_system(_restrict(fd, keep, quadratic_only=True))
-        status, sols, _ = flips._solve01(V, t, flips.MAX_FREE)  # noqa: SLF001
+        status, sols, _ = flips.solve01(V, t, flips.MAX_FREE)
         cands += [s for s in sols if s]
     best = None
     for S in cands:
@@ -435,18 +447,13 @@ def _padded_construction(block: Block, fd: flips.FlipData, cert: dict[str, Any])
     for i in S:
         G[i] = [-v for v in G[i]]
         c[i] = -c[i]
-        if block.activation == "glu":
+        if fd.kind == flips.FLIP_GATE:
             for o in range(d):
                 W[o][i] = -W[o][i]
     slots = list(zero)
     units = []  # (gate bias, value row, output column) of the padding, gate rows 0
     for v, l in pads:
-        if block.activation == "reglu":
-            units.append((fmpq(1), l, v))
-        elif block.activation == "glu":
-            units.append((fmpq(0), l, [2 * x for x in v]))
-        else:
-            units += [(fmpq(1), l, v), (fmpq(-1), l, [-x for x in v])]
+        units += [(to_fmpq(cb), l, [to_fmpq(scale) * x for x in v]) for cb, scale in pad]
     for i in slots:  # every zero unit becomes a padding unit or an explicit zero unit
         G[i] = [fmpq(0)] * d
         U[i] = [fmpq(0)] * d
@@ -458,14 +465,14 @@ def _padded_construction(block: Block, fd: flips.FlipData, cert: dict[str, Any])
         c[i], U[i] = cb, list(l)
         for o in range(d):
             W[o][i] = v[o]
-    base = [fmpq(0)] * d if block.b_down is None else [flips._q(x) for x in block.b_down]  # noqa: SLF001
+    base = [fmpq(0)] * d if block.b_down is None else [to_fmpq(x) for x in block.b_down]
     bd = [x + y for x, y in zip(base, const)]
-    exact = {"W_gate": [_fr(v) for r in G for v in r], "b_gate": [_fr(v) for v in c],
-             "W_up": [_fr(v) for r in U for v in r], "b_up": [_fr(v) for v in e],
-             "W_down": [_fr(v) for r in W for v in r], "b_down": [_fr(v) for v in bd]}
+    exact = {"W_gate": [to_fraction(v) for r in G for v in r], "b_gate": [to_fraction(v) for v in c],
+             "W_up": [to_fraction(v) for r in U for v in r], "b_up": [to_fraction(v) for v in e],
+             "W_down": [to_fraction(v) for r in W for v in r], "b_down": [to_fraction(v) for v in bd]}
     shapes = {"W_gate": (fd.m, d), "W_up": (fd.m, d), "W_down": (d, fd.m)}
     with np.errstate(over="ignore"):
-        arrs = {k: np.array([_nearest(v) for v in vals]).reshape(shapes.get(k, (-1,))) for k, vals in exact.items()}
+        arrs = {k: np.array([float_nearest(v) for v in vals]).reshape(shapes.get(k, (-1,))) for k, vals in exact.items()}
     if not all(np.all(np.isfinite(a)) for a in arrs.values()):
         return None
     rounded, err = [], {}
@@ -473,20 +480,17 @@ def _padded_construction(block: Block, fd: flips.FlipData, cert: dict[str, Any])
         er = max((abs(q - Fraction(float(f))) for q, f in zip(vals, arrs[name].ravel())), default=Fraction(0))
         if er:
             rounded.append(name)
-            err[name] = _float_up(er)
+            err[name] = float_up(er)
     plain = Block(block.activation, W_up=arrs["W_up"], W_down=arrs["W_down"], W_gate=arrs["W_gate"],
                   b_up=arrs["b_up"], b_gate=arrs["b_gate"], b_down=arrs["b_down"], kind="plain")
     # evidence next to the exact algebra: the exact replacing block against F at sample points (balls)
-    pts = _spot_points(d, np.random.default_rng(21), n_random=3, n_basis=2)
-    Mq = [[_fr(v) for v in row] for row in fd.M]
-    Fq = lambda x: eval_ball(block.activation, [[_fr(v) for v in fd.U[i]] for i in range(fd.m)],  # noqa: E731
-                             [[_fr(v) for v in row] for row in fd.W], x, M=Mq,
-                             W_gate=[[_fr(v) for v in fd.G[i]] for i in range(fd.m)], b_up=[_fr(v) for v in fd.b],
-                             b_gate=[_fr(v) for v in fd.c],
-                             b_down=None if block.b_down is None else [Fraction(float(v)) for v in block.b_down])
-    Pq = lambda x: eval_ball(block.activation, [[_fr(v) for v in r] for r in U], [[_fr(v) for v in r] for r in W], x,  # noqa: E731
-                             W_gate=[[_fr(v) for v in r] for r in G], b_up=[_fr(v) for v in e],
-                             b_gate=[_fr(v) for v in c], b_down=[_fr(v) for v in bd])
+    pts = spot_points(d, np.random.default_rng(21), n_random=3, n_basis=2)
+    Mq = qmat(fd.M)
+    Fq = lambda x: eval_ball(block.activation, qmat(fd.U), qmat(fd.W), x, M=Mq,  # noqa: E731
+                             W_gate=qmat(fd.G), b_up=qvec(fd.b), b_gate=qvec(fd.c),
+                             b_down=None if block.b_down is None else qvec(block.b_down))
+    Pq = lambda x: eval_ball(block.activation, qmat(U), qmat(W), x, W_gate=qmat(G), b_up=qvec(e),  # noqa: E731
+                             b_gate=qvec(c), b_down=qvec(bd))
     agree = all(balls_agree(Fq(x), Pq(x))[0] for x in pts)
     if not agree:  # pragma: no cover - would contradict part (A) and the padding identity
         raise RuntimeError("padded construction differs from the residual block")
@@ -504,7 +508,7 @@ def _padded_construction(block: Block, fd: flips.FlipData, cert: dict[str, Any])
     reason = (f"degenerate {block.activation} block ({len(zero)} zero unit(s)): the other units flipped on S "
               f"(|S| = {len(S)}, quadratic parts cancel exactly) leave the linear map N_S = M + L_S of rank {rho}, "
               f"which {len(units)} zero-gate-row unit(s) in the zero units' slots produce exactly "
-              f"({'relu(1) = 1' if block.activation == 'reglu' else 'g(0) = 1/2' if block.activation == 'glu' else 'g(1) - g(-1) = 1'}); "
+              f"({pad_identity}); "
               "by gated-biased (A) and that identity the block equals x -> Mx + B(x)")
     if rounded:
         reason += f"; the emitted file holds {', '.join(rounded)} rounded to float64"
@@ -516,12 +520,14 @@ def _padded_construction(block: Block, fd: flips.FlipData, cert: dict[str, Any])
 def recheck_biased(block: Block, cert: dict[str, Any]) -> bool:
     """Re-verify a decide_biased certificate from the block and the certificate alone."""
     try:
-        if cert.get("kind") != "biased_flip" or block.activation not in ACTIVATIONS:
+        if cert.get("kind") != "biased_flip" or block.activation not in activations.BIASED_FLIP:
+            return False
+        if cert.get("outcome") == "not_absorbable" and block.activation not in activations.BIASED_FLIP_NECESSITY:
             return False
         if cert.get("claim") != claim_of(block.activation) or not gate_properties(block.activation)["verified"]:
             return False
         fd = _flip_data(block)
-        nd = flips.nondegeneracy(fd, block.activation)
+        nd = flips.flip_nondegeneracy(fd, block.activation)
         if nd["nondegenerate"] != cert["nondegeneracy"]["nondegenerate"]:
             return False
         s = cert["search"]
@@ -532,12 +538,12 @@ def recheck_biased(block: Block, cert: dict[str, Any]) -> bool:
                 return False
             sub = _restrict(fd, keep)
             S_sub = [keep.index(int(i)) for i in cert["S"]]
-            per = 1 if block.activation in ("reglu", "glu") else 2
+            per = len(padding_units(block.activation)[0])
             qz, _, _ = flips.flip_residual(sub, S_sub)
             return qz and _linear_part(sub, S_sub).rank() * per <= len(zero)
         if cert.get("outcome") == "undecided":
             return True  # states only that nothing was proved; the stated nondegeneracy was re-checked
-        if block.activation == "glu":
+        if fd.kind == flips.FLIP_GATE:
             if s["status"] == "found":
                 return bool(search.verify_index_set(block.W_up, block.W_down, block.M, cert["S"]))
             if s["status"] == "none" and nd["nondegenerate"]:

@@ -28,12 +28,10 @@ a bound on the entry errors, and the file says so in its metadata (``rounded``, 
 
 from __future__ import annotations
 
-import functools
-import sys
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -42,13 +40,15 @@ from oracle.core import rational
 from oracle.decide import biased as biased_decide
 from oracle.decide import relu as relu_decide
 from oracle.algebra import search
+from oracle.core.progress import Progress, quiet
 from oracle.core.blocks import Block, nondegeneracy
-# the construction and its point checks (also imported from here by tests and callers)
-from oracle.algebra.construct import _spot_points, flip_block, verify_equal_at_points
+from oracle.algebra.construct import flip_block, spot_points, verify_equal_at_points
+from oracle.algebra.exact import derived_property
 from oracle.core.errors import InputError
 
-NECESSITY_PROVED = ("relu", "gelu")  # activations for which relu-gelu-iff proves the converse
-_LARGE = 200_000  # m*d above which work is reported on stderr and exact spot checks are thinned
+# the activations for which relu-gelu-iff proves the converse (the catalog's family)
+NECESSITY_PROVED = activations.NECESSITY_PROVED
+LARGE_BLOCK = 200_000  # m*d above which work is reported on stderr and exact spot checks are thinned
 
 
 @dataclass
@@ -71,29 +71,15 @@ class Verdict:
         return out
 
 
-Progress = Callable[[str], None]
 
-
-def _quiet(_: str) -> None:
-    return None
-
-
-def stderr_progress(prefix: str = "absorb check") -> Progress:
-    """A progress callback printing timed stage messages on stderr."""
-    t0 = time.perf_counter()
-
-    def say(msg: str) -> None:
-        print(f"{prefix}: [{time.perf_counter() - t0:6.1f}s] {msg}", file=sys.stderr, flush=True)
-    return say
 
 
 # ------------------------------------------------------------------ small exact helpers
 
-@functools.lru_cache(maxsize=None)
 def _property_holds(name: str, prop: str) -> bool:
-    """Re-derive one declared property of an activation (sympy / 60 digits), once per process:
-    a verdict re-derives only the properties it uses (the pointwise identities take seconds)."""
-    return bool(activations.check_property(activations.get(name), prop).holds)
+    """Re-derive one declared property of an activation (sympy / 60 digits), once per process
+    (algebra/exact.derived_property caches it): a verdict re-derives only the properties it uses."""
+    return bool(derived_property(name, prop)[0])
 
 
 def _properties_ok(name: str, needed: tuple[str, ...]) -> bool:
@@ -175,7 +161,7 @@ def row_rank_is_full(W_up: np.ndarray) -> dict[str, Any]:
 
 # ------------------------------------------------------------------ decision
 
-def decide(block: Block, progress: Progress = _quiet, max_exhaustive: int = 36) -> Verdict:
+def decide(block: Block, progress: Progress = quiet, max_exhaustive: int = 36) -> Verdict:
     """The verdict for a residual block, with the claim it rests on and a re-checkable certificate."""
     if block.kind != "residual":
         raise InputError("check expects a residual block (kind = residual); this file is a plain block")
@@ -192,7 +178,7 @@ def decide(block: Block, progress: Progress = _quiet, max_exhaustive: int = 36) 
                         "absorption_width": {"value": None, "at_most": m}},
                        block.without_skip())
 
-    if block.activation in biased_decide.ACTIVATIONS and _nonzero_biases(block):
+    if block.activation in activations.BIASED_FLIP and _nonzero_biases(block):
         return _decide_biased(block, info, progress)
     deg = act.block_degree
     if deg is not None and deg != 1:
@@ -201,11 +187,12 @@ def decide(block: Block, progress: Progress = _quiet, max_exhaustive: int = 36) 
         return _decide_gated_zero(block, info)
     if not act.gated and block.activation == "relu":
         return _decide_relu(block, info, progress, max_exhaustive)
-    if not act.gated and block.activation in relu_decide.LIMIT_ACTS:
+    if block.activation in activations.RELU_LIMIT:  # relu went to relu-complete above
         return _decide_limit(block, info, progress, max_exhaustive)
     if (act.gated and act.flip_symmetry) or (not act.gated and act.odd_part_identity):
         v = _decide_index_condition(block, info, progress, max_exhaustive)
-        if block.activation == "glu" and v.verdict == "undecided" and v.certificate.get("kind") == "no_index_set":
+        if (block.activation in activations.FLIP_GATES and v.verdict == "undecided"
+                and v.certificate.get("kind") == "no_index_set"):
             # gated-biased (B) proves the converse for glu blocks with distinct gate classes
             sharper = _decide_biased(block, info, progress)
             if sharper.verdict == "not_absorbable":
@@ -219,8 +206,8 @@ def decide(block: Block, progress: Progress = _quiet, max_exhaustive: int = 36) 
 def _decide_biased(block: Block, info: dict[str, Any], progress: Progress) -> Verdict:
     """Biased relu2 / reglu / swiglu / geglu / geglu_tanh / glu blocks (and bias-free glu without an
     index set): the flip sets of relu2-biased and gated-biased (oracle/decide/biased.py)."""
-    big = block.m * block.d >= _LARGE
-    say = progress if big else _quiet
+    big = block.m * block.d >= LARGE_BLOCK
+    say = progress if big else quiet
     say(f"block {block.activation}, d = {block.d}, m = {block.m}: flip sets ({biased_decide.claim_of(block.activation)})")
     r = biased_decide.decide_biased(block, progress=say)
     cert = r["certificate"]
@@ -323,13 +310,13 @@ def _emitted_from_flip(note: dict[str, Any], construction: str) -> dict[str, Any
 def _offset_check(block: Block, plain: Block, note: dict[str, Any]) -> dict[str, Any]:
     """Spot check of a flip block whose b_down was rounded: F - P equals the rounding at sample points
     (exact rationals for relu, arb balls otherwise).  Evidence next to the exact algebra, not a proof."""
-    big = block.m * block.d >= _LARGE
+    big = block.m * block.d >= LARGE_BLOCK
     offset = [Fraction(v) - Fraction(float(f)) for v, f in zip(note["b_down_exact"], plain.b_down)]
     rng = np.random.default_rng(12345)
     if block.act.exact is not None:
-        pts = _spot_points(block.d, rng, n_random=2 if big else 6, n_basis=1 if big else 4)
+        pts = spot_points(block.d, rng, n_random=2 if big else 6, n_basis=1 if big else 4)
         return verify_equal_at_points(block, plain, pts, "exact", offset)
-    pts = _spot_points(block.d, rng, n_random=1 if big else 3, n_basis=1 if big else 2)
+    pts = spot_points(block.d, rng, n_random=1 if big else 3, n_basis=1 if big else 2)
     return verify_equal_at_points(block, plain, pts, "ball", offset)
 
 
@@ -382,8 +369,8 @@ def _width_from_bounds(cert: dict[str, Any]) -> dict[str, Any]:
 
 def _decide_relu(block: Block, info: dict[str, Any], progress: Progress, max_exhaustive: int) -> Verdict:
     """Every relu block: relu-complete's minimal width m* decides (exactly, or by exact bounds)."""
-    big = block.m * block.d >= _LARGE
-    say = progress if big else _quiet
+    big = block.m * block.d >= LARGE_BLOCK
+    say = progress if big else quiet
     say(f"block relu, d = {block.d}, m = {block.m}: minimal width (relu-complete)")
     t0 = time.perf_counter()
     # the class construction is compared with the block only when it is the block emitted: an
@@ -431,8 +418,8 @@ def _near_tail(dist: dict[str, Any]) -> str:
 
 def _decide_limit(block: Block, info: dict[str, Any], progress: Progress, max_exhaustive: int) -> Verdict:
     """gelu, gelu_tanh, silu, quick_gelu: relu-limit (with or without biases, any d and M)."""
-    big = block.m * block.d >= _LARGE
-    say = progress if big else _quiet
+    big = block.m * block.d >= LARGE_BLOCK
+    say = progress if big else quiet
     say(f"block {block.activation}, d = {block.d}, m = {block.m}: relu-limit")
     t0 = time.perf_counter()
     r = relu_decide.decide_odd(block, progress=say, max_exhaustive=max_exhaustive)
@@ -468,8 +455,8 @@ def _decide_index_condition(block: Block, info: dict[str, Any], progress: Progre
     m, d = block.m, block.d
     M = block.M  # None: the identity
     claim = "glu-flip" if block.gated else "relu-gelu-iff"
-    big = m * d >= _LARGE
-    say = progress if big else _quiet
+    big = m * d >= LARGE_BLOCK
+    say = progress if big else quiet
     say(f"block {block.activation}, d = {d}, m = {m}: exact nondegeneracy check")
     nd = nondegeneracy(block.W_up, block.W_down)
     say("exact invertibility of M")
@@ -488,7 +475,7 @@ def _decide_index_condition(block: Block, info: dict[str, Any], progress: Progre
 def _absorbable_by_index_set(block: Block, info: dict[str, Any], claim: str, res: Any, nd: Any,
                              hyp: dict[str, Any], say: Progress) -> Verdict:
     """An index set S exists: build the sign-flip block B' and spot-check it against the block."""
-    d, big = block.d, block.m * block.d >= _LARGE
+    d, big = block.d, block.m * block.d >= LARGE_BLOCK
     S = sorted(res.S)
     say(f"verifying the sign-flip block B' (|S| = {len(S)})")
     if not search.verify_index_set(block.W_up, block.W_down, block.M, S):
@@ -501,10 +488,10 @@ def _absorbable_by_index_set(block: Block, info: dict[str, Any], claim: str, res
         offset = [Fraction(v) - Fraction(float(f)) for v, f in zip(note["b_down_exact"], plain.b_down)]
     rng = np.random.default_rng(12345)
     if block.act.exact is not None:
-        pts = _spot_points(d, rng, n_random=2 if big else 6, n_basis=1 if big else 4)
+        pts = spot_points(d, rng, n_random=2 if big else 6, n_basis=1 if big else 4)
         check = verify_equal_at_points(block, plain, pts, "exact", offset)
     else:
-        pts = _spot_points(d, rng, n_random=1 if big else 3, n_basis=1 if big else 2)
+        pts = spot_points(d, rng, n_random=1 if big else 3, n_basis=1 if big else 2)
         check = verify_equal_at_points(block, plain, pts, "ball", offset)
     if not check["agree"]:  # pragma: no cover - would mean the construction is wrong
         raise RuntimeError(f"constructed block differs from the residual block: {check}")
@@ -516,7 +503,7 @@ def _absorbable_by_index_set(block: Block, info: dict[str, Any], claim: str, res
             "construction": "flip gate rows in S and negate their output columns" if block.gated
             else "flip the rows of W_up (and b_up) in S",
             "spot_check": check, "activation_properties_verified": props_ok,
-            "search": {"method": res.method, **search._jsonable(res.certificate)},  # noqa: SLF001
+            "search": {"method": res.method, **search.jsonable(res.certificate)},  # noqa: SLF001
             "hypotheses": hyp, "block": info, "absorption_width": width, **note}
     rec = _emitted_from_flip(note, cert["construction"])
     rec["check"] = ("spot check at sample points (" + check["backend"] + ")"
@@ -549,7 +536,7 @@ def _no_index_set(block: Block, info: dict[str, Any], claim: str, res: Any, nd: 
         what = f"the index-set search was inconclusive ({res.method})"
     cert = {"kind": cert_kind,
             "search": {"method": res.method, "exact": res.exact,
-                       **search._jsonable(res.certificate)},  # noqa: SLF001
+                       **search.jsonable(res.certificate)},  # noqa: SLF001
             "hypotheses": hyp, "block": info}
     say("distance to the nearest index set")
     cert["distance"] = _distance_to_index_sets(block, {"status": res.status, **res.certificate})
@@ -559,8 +546,8 @@ def _no_index_set(block: Block, info: dict[str, Any], claim: str, res: Any, nd: 
     if _nonzero_biases(block):
         blockers.append("nonzero biases are outside the theorem (its converse is proved bias-free only)")
     if block.activation not in NECESSITY_PROVED:
-        blockers.append(f"the converse (no S => not absorbable) is proved for relu and gelu only, "
-                        f"not for {block.activation}")
+        blockers.append(f"the converse (no S => not absorbable) is proved for {' and '.join(NECESSITY_PROVED)} "
+                        f"only, not for {block.activation}")
     if d < 2:
         blockers.append("d = 1 is outside the theorem (d >= 2)")
     if not nd.ok:

@@ -33,40 +33,35 @@ import math
 import time
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import numpy as np
 
-from oracle.core import linalg
+from oracle.core import activations, linalg
 from oracle.core import rational
+from oracle.core.rational import (
+    float_nearest, float_up, is_float64, mantissas, nmod_mat, qmat, qvec, to_fraction
+)
 from oracle.algebra import search
+from oracle.core.progress import Progress, quiet
 from oracle.core.blocks import Block, nondegeneracy
 from oracle.core.errors import InputError
 from oracle.algebra.canonical import (
-    Comparison, compare_blocks, dyadic_floats, exact_weighted_sums, family_of, fq, group_rows,
-    relu_form, relu_function_equal, _rows_of
+    Comparison, compare_blocks, dyadic_floats, exact_weighted_sums, family_of, group_rows,
+    relu_form, relu_function_equal, rows_with_bias
 )
 from oracle.algebra.relu_width import (
-    MAX_EXACT_CLASSES, WidthResult, build_block, construction_form, minimal_width
+    MAX_EXACT_CLASSES, WidthResult, build_construction, construction_form, minimal_width
 )
-from oracle.algebra.construct import _float_up
-from oracle.algebra.construct import _nearest_float
 from oracle.algebra.exact import derived_property
 from oracle.algebra.construct import flip_block
-from oracle.algebra.construct import _spot_points, verify_equal_at_points
+from oracle.algebra.construct import spot_points, verify_equal_at_points
 from oracle.algebra.canonical import relu_form_exact
 
-Progress = Callable[[str], None]
 SMALL = 20_000  # m * d up to which the full exact canonical form is computed
-RELU_COMPLETE = "relu-complete"
-RELU_LIMIT = "relu-limit"
-# decided by relu-limit in absorb check (relu: relu-complete); quick_gelu(z) = silu(1.702 z)/1.702
-LIMIT_ACTS = ("gelu", "gelu_tanh", "silu", "quick_gelu")
-ODD_ACTS = LIMIT_ACTS + ("relu",)
+RELU_COMPLETE_CLAIM = "relu-complete"
+RELU_LIMIT_CLAIM = "relu-limit"
 
-
-def _quiet(_: str) -> None:
-    return None
 
 
 _P = 2147483629  # a prime below 2^31
@@ -78,14 +73,10 @@ def rank_lower_mod_p(A: np.ndarray, p: int = _P) -> int:
     Each row is scaled by a power of two to integers (row scaling keeps the rank); a set of rows
     independent modulo p is independent over the rationals.
     """
-    from flint import nmod_mat
-
     A = np.atleast_2d(np.asarray(A, dtype=np.float64))
     if A.size == 0:
         return 0
-    fr, ex = np.frexp(A)
-    mant = (fr * 2.0 ** 53).astype(np.int64)
-    ex = ex.astype(np.int64) - 53
+    mant, ex = mantissas(A)  # A = mant * 2^ex entrywise, exactly
     nz = mant != 0
     low = np.where(nz, ex, np.iinfo(np.int64).max).min(axis=1)
     low = np.where(low == np.iinfo(np.int64).max, 0, low)
@@ -94,13 +85,6 @@ def rank_lower_mod_p(A: np.ndarray, p: int = _P) -> int:
     table = np.array([pow(2, int(k), p) for k in uniq], dtype=np.int64)
     res = (np.mod(mant, p) * table[inv.reshape(sh.shape)]) % p
     return int(nmod_mat(A.shape[0], A.shape[1], res.ravel().tolist(), p).rank())
-
-
-def _is_double(v: Fraction) -> bool:
-    try:
-        return Fraction(float(v)) == v
-    except OverflowError:
-        return False
 
 
 def _verdict(verdict: str, claim: Optional[str], exact: bool, reason: str, cert: dict[str, Any],
@@ -134,7 +118,7 @@ def _classes_fast(block: Block) -> dict[str, Any]:
     A class H is active iff alpha_H = sum_{i in H} |lam_i| w_i / 2 != 0; for classes of several
     units the sums sum |u_i[f]| w_i are formed exactly as integers times powers of two
     (canonical.exact_weighted_sums), never as Fractions."""
-    rows = _rows_of(block)
+    rows = rows_with_bias(block)
     g = group_rows(rows, "scale")
     W = block.W_down
     active, multi_active, inactive_multi = [], [], []
@@ -159,7 +143,7 @@ def _classes_fast(block: Block) -> dict[str, Any]:
 def _divide(N: np.ndarray, E: int, a: float) -> tuple[Optional[tuple[np.ndarray, int]], Fraction]:
     """N 2^E / a for a double a > 0: as (integers, exponent) when the quotient is dyadic, else None;
     also a as a Fraction for the exact fallback."""
-    aq = fq(a)
+    aq = to_fraction(a)
     num, den = aq.numerator, aq.denominator  # den is a power of two
     if all(int(v) % num == 0 for v in N):
         return (np.array([int(v) // num for v in N], dtype=object), E + den.bit_length() - 1), aq
@@ -193,7 +177,7 @@ class ClassData:
     def V_column(self, block: Block, j: int) -> list[Fraction]:
         """v_H of the class at position j, exactly."""
         if j not in self.V_multi:
-            return [fq(v) for v in block.W_down[:, self.reps[j]]]
+            return qvec(block.W_down[:, self.reps[j]])
         N, E, a = self.V_multi[j]
         scale = Fraction(2) ** E / a
         return [Fraction(int(v)) * scale for v in N]
@@ -276,7 +260,7 @@ def _class_data(block: Block, cls: dict[str, Any]) -> ClassData:
         if ok:
             terms.append(rational.from_float64(np.column_stack(cols_f)) * rational.from_float64(R))
         else:
-            full = [cq if cq is not None else [fq(v) for v in cf] for cq, cf in zip(cols_q, cols_f)]
+            full = [cq if cq is not None else qvec(cf) for cq, cf in zip(cols_q, cols_f)]
             terms.append(rational.from_fractions([[c[a] for c in full] for a in range(d)], len(full))
                          * rational.from_float64(R))
     inactive_units = [i for k in cls["inactive_multi"] for i in g.members[k]]
@@ -310,7 +294,7 @@ def _rank_lower(A: np.ndarray) -> tuple[int, str]:
     return rank_lower_mod_p(A), f"rank of all rows modulo the prime {_P}"
 
 
-def decide_relu(block: Block, width: Optional[int] = None, progress: Progress = _quiet,
+def decide_relu(block: Block, width: Optional[int] = None, progress: Progress = quiet,
                 max_classes: int = MAX_EXACT_CLASSES, max_exhaustive: int = 36,
                 small_limit: int = SMALL, max_work: int = EXACT_WORK,
                 check_block: bool = True) -> dict[str, Any]:
@@ -358,7 +342,7 @@ def _dyadic_unit(row: list[Fraction], col: list[Fraction]) -> tuple[list[Fractio
     float64 numbers when possible: w relu(h) = (w / t) relu(t h) for t > 0.  The product w row^T
     has a float64 factorisation iff its scalar part has a power-of-two denominator; otherwise the
     row is kept integral (the kink stays exact) and the column is what gets rounded."""
-    if all(_is_double(v) for v in row) and all(_is_double(v) for v in col):
+    if all(is_float64(v) for v in row) and all(is_float64(v) for v in col):
         return row, col
     if not any(row) or not any(col):
         return row, col
@@ -377,7 +361,7 @@ def _round_info(exact: dict[str, list[Fraction]], floats: dict[str, np.ndarray])
         e = max((abs(q - Fraction(float(f))) for q, f in zip(vals, got)), default=Fraction(0))
         if e:
             rounded.append(name)
-            err[name] = _float_up(e)
+            err[name] = float_up(e)
             if len(vals) <= 4096:  # small blocks: the exact values themselves, row-major
                 values[name] = [str(q) for q in vals]
     out = {"exact": not rounded, "rounded": rounded, "max_entry_error": err}
@@ -429,7 +413,7 @@ def _construction_plain(block: Block, con: Any, w: int) -> tuple[Optional[Block]
 def _finish_small(block: Block, form: Any, wr: WidthResult, w: int, info: dict[str, Any],
                   t0: float) -> dict[str, Any]:
     d = block.d
-    con = build_block(form, wr.s, wr.T)
+    con = build_construction(form, wr.s, wr.T)
     same, why = relu_function_equal(construction_form(con, d), form)
     if not same or con.width != wr.lower:  # pragma: no cover - would contradict the proof
         raise RuntimeError(f"relu-complete construction failed: {why}")
@@ -448,24 +432,24 @@ def _finish_small(block: Block, form: Any, wr: WidthResult, w: int, info: dict[s
         if not rec["exact"]:
             reason += ("; some of its weights are not float64 numbers: the emitted file holds "
                        + ", ".join(rec.get("rounded", [])) + " rounded")
-        return _verdict("absorbable", RELU_COMPLETE, True, reason, cert, plain)
+        return _verdict("absorbable", RELU_COMPLETE_CLAIM, True, reason, cert, plain)
     reason = (f"minimal width m* = {wr.lower} > {w} (relu-complete: {_hyper(len(form.active))} "
               f"+ cost {wr.cost}, exact over all sign vectors and class sets)")
-    return _verdict("not_absorbable", RELU_COMPLETE, True, reason, cert)
+    return _verdict("not_absorbable", RELU_COMPLETE_CLAIM, True, reason, cert)
 
 
 def _b_down_for_signs(block: Block, cd: ClassData, signs: np.ndarray) -> list[Fraction]:
     """b_down of the class construction: b_down + sum_{u_i != 0} c_i w_i / 2 + sum_{u_i = 0} relu(c_i) w_i
     - sum_H s_H c_H v_H / 2 (c_H the representative's bias), exactly (python-flint)."""
     d = block.d
-    base = [fq(v) for v in block.b_down] if block.b_down is not None else [Fraction(0)] * d
+    base = qvec(block.b_down) if block.b_down is not None else [Fraction(0)] * d
     if block.b_up is None or not np.any(block.b_up != 0):
         return base
     c = block.b_up
     live = np.any(block.W_up != 0, axis=1)
-    g = [fq(ci) / 2 if lv else max(fq(ci), Fraction(0)) for ci, lv in zip(c, live)]
+    g = [to_fraction(ci) / 2 if lv else max(to_fraction(ci), Fraction(0)) for ci, lv in zip(c, live)]
     tot = rational.from_float64(block.W_down) * rational.from_fractions([[v] for v in g], 1)
-    hq = [Fraction(int(s)) * fq(c[r]) / 2 for s, r in zip(signs, cd.reps)]
+    hq = [Fraction(int(s)) * to_fraction(c[r]) / 2 for s, r in zip(signs, cd.reps)]
     if cd.reps and any(hq):
         tot = tot - cd.V_exact(block) * rational.from_fractions([[v] for v in hq], 1)
     add = [rational.to_fraction(v) for v in tot.entries()]
@@ -482,11 +466,11 @@ def _class_block(block: Block, cd: ClassData, signs: np.ndarray, w: int,
         return _class_block_floats(block, cd, signs, w, pairs, c)
     units: list[tuple[list[Fraction], list[Fraction]]] = []
     for j, (s, r) in enumerate(zip(signs, cd.reps)):
-        units.append(([Fraction(int(s)) * fq(x) for x in block.W_up[r]] + [Fraction(int(s)) * fq(c[r])],
+        units.append(([Fraction(int(s)) * to_fraction(x) for x in block.W_up[r]] + [Fraction(int(s)) * to_fraction(c[r])],
                       cd.V_column(block, j)))
     if pairs:
         Nq = (rational.to_fractions(cd.N_plus) if cd.N_plus is not None
-              else [[fq(v) for v in r] for r in cd.N_plus_float])
+              else qmat(cd.N_plus_float))
         for j in range(d):
             col = [Nq[a][j] for a in range(d)]
             if any(col):
@@ -522,12 +506,12 @@ def _class_block_floats(block: Block, cd: ClassData, signs: np.ndarray, w: int, 
     Wd = np.hstack(cols + [np.zeros((d, w - n))])
     want = _b_down_for_signs(block, cd, signs)
     with np.errstate(over="ignore"):
-        bd = np.array([_nearest_float(v) for v in want], dtype=np.float64)
+        bd = np.array([float_nearest(v) for v in want], dtype=np.float64)
     if not np.all(np.isfinite(bd)):
         raise InputError("the replacing block's b_down overflows float64; no float64 block file can hold it")
     err = max((abs(q - Fraction(float(f))) for q, f in zip(want, bd)), default=Fraction(0))
     rec: dict[str, Any] = {"exact": err == 0, "rounded": [] if err == 0 else ["b_down"],
-                           "max_entry_error": {} if err == 0 else {"b_down": _float_up(err)}}
+                           "max_entry_error": {} if err == 0 else {"b_down": float_up(err)}}
     if err:
         rec["b_down_exact"] = [str(v) for v in want]
     blk = Block("relu", W_up=U, W_down=np.ascontiguousarray(Wd), b_up=cb if np.any(cb != 0) else None,
@@ -594,11 +578,11 @@ def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Pro
     else:
         res = search.find_index_set(U, cd.V_float, cd.N_plus_float, max_exhaustive=max_exhaustive)
     cert["search"] = {"status": res.status, "method": res.method, "exact": res.exact,
-                      **search._jsonable(res.certificate)}  # noqa: SLF001
+                      **search.jsonable(res.certificate)}  # noqa: SLF001
     if res.status == "found":
         cert.update({"m_star": h, "lower": h, "upper": h, "S_classes": list(res.S)})
         if h > w:
-            return _verdict("not_absorbable", RELU_COMPLETE, True,
+            return _verdict("not_absorbable", RELU_COMPLETE_CLAIM, True,
                             f"minimal width m* = {h} (number of active kink hyperplanes) > {w}", cert)
         signs = np.ones(h, dtype=np.int64)
         signs[list(res.S)] = -1
@@ -620,7 +604,7 @@ def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Pro
                   "x -> Mx + B(x) exactly")
         if not rec["exact"]:
             reason += "; the emitted file holds " + ", ".join(rec["rounded"]) + " rounded to float64"
-        return _verdict("absorbable", RELU_COMPLETE, True, reason, cert, plain)
+        return _verdict("absorbable", RELU_COMPLETE_CLAIM, True, reason, cert, plain)
     if res.status == "none":
         lower = h + 1
     cert.update({"lower": lower, "upper": upper_bound()})
@@ -633,7 +617,7 @@ def _bounds_verdict(block: Block, cert: dict[str, Any], cd: ClassData, lower: in
                            "N_s = 0 (exact index-set search); upper: the constructions with s = +1 "
                            "(T a basis of the active directions, or T empty with pairs +-e_j)")
     if lower > w:
-        return _verdict("not_absorbable", RELU_COMPLETE, True,
+        return _verdict("not_absorbable", RELU_COMPLETE_CLAIM, True,
                         f"minimal width m* >= {lower} > {w}: {_hyper(h)} need a unit each and "
                         "no choice of signs gives N_s = 0 (exact index-set search)", cert)
     if upper <= w:
@@ -645,8 +629,8 @@ def _bounds_verdict(block: Block, cert: dict[str, Any], cd: ClassData, lower: in
             reason += "; the replacing block was not built: " + rec["reason"]
         elif not rec["exact"]:
             reason += "; the emitted file holds " + ", ".join(rec["rounded"]) + " rounded to float64"
-        return _verdict("absorbable", RELU_COMPLETE, True, reason, cert, plain)
-    return _verdict("undecided", RELU_COMPLETE, False,
+        return _verdict("absorbable", RELU_COMPLETE_CLAIM, True, reason, cert, plain)
+    return _verdict("undecided", RELU_COMPLETE_CLAIM, False,
                     f"exact bounds {lower} <= m* <= {upper} leave width {w} open: the minimum over sign "
                     f"vectors and class sets (exponential in the {_hyper(h)}) was not finished", cert)
 
@@ -661,7 +645,7 @@ def _upper_block(block: Block, cd: ClassData, w: int, h: int, form: Any) -> tupl
     if form is not None:
         wr = minimal_width(form, max_classes=-1)  # bounds only: the best of s = +1 with T = basis or {}
         if wr.upper <= w and (not wr.T or len(wr.T) <= MAX_BUILD_RANK):
-            con = build_block(form, wr.s, wr.T)
+            con = build_construction(form, wr.s, wr.T)
             same, why = relu_function_equal(construction_form(con, block.d), form)
             if not same:  # pragma: no cover
                 raise RuntimeError(f"relu-complete construction failed: {why}")
@@ -687,10 +671,9 @@ def recheck_relu(block: Block, cert: dict[str, Any]) -> bool:
                 return False
 
             con = cert["construction"]
-            q = lambda a: [Fraction(v) for v in a]  # noqa: E731
-            Wd = [q(r) for r in con["W_down"]]
-            cf = relu_form_exact([q(r) for r in con["W_up"]], Wd if con["W_up"] else [[] for _ in range(block.d)],
-                                 None, q(con["b_up"]), q(con["b_down"]))
+            Wd = qmat(con["W_down"])
+            cf = relu_form_exact(qmat(con["W_up"]), Wd if con["W_up"] else [[] for _ in range(block.d)],
+                                 None, qvec(con["b_up"]), qvec(con["b_down"]))
             return relu_function_equal(cf, form)[0] and len(con["W_up"]) == wr.lower
         if kind == "relu_complete_bounds":
             return _recheck_bounds(block, cert)
@@ -768,10 +751,7 @@ def _limit_properties(activation: str, limit: bool) -> tuple[tuple[str, Any], ..
 
 # the Coq theorem behind the flip, and the lemma giving each activation's odd-part identity
 FLIP_THEOREM = "SkipAbsorption.Limit.biased_sign_flip"
-ODD_PART_LEMMA = {"relu": "SkipAbsorption.RealActivations.relu_odd_part",
-                  "gelu": "SkipAbsorption.RealActivations.gelu_odd_part",
-                  "gelu_tanh": "SkipAbsorption.RealActivations.gelu_tanh_odd_part",
-                  "silu": "SkipAbsorption.RealActivations.silu_odd_part"}
+ODD_PART_LEMMA = {name: f"SkipAbsorption.RealActivations.{name}_odd_part" for name in activations.COQ_ODD_PART}
 
 
 def flip_exactness(block: Block, plain: Block) -> dict[str, Any]:
@@ -828,10 +808,10 @@ def flip_with_bias(block: Block, S: list[int]) -> tuple[Block, dict[str, Any]]:
     return flip_block(block.without_skip(), S)
 
 
-def decide_odd(block: Block, progress: Progress = _quiet, max_exhaustive: int = 36) -> dict[str, Any]:
+def decide_odd(block: Block, progress: Progress = quiet, max_exhaustive: int = 36) -> dict[str, Any]:
     """Decide a gelu / gelu_tanh / silu (or relu) block nondegenerate in the bias-free sense (relu-limit)."""
-    if block.activation not in ODD_ACTS or block.gated:
-        raise ValueError("decide_odd needs an ungated gelu, gelu_tanh, silu, quick_gelu or relu block")
+    if block.activation not in activations.RELU_LIMIT:
+        raise ValueError(f"decide_odd needs a block of {', '.join(activations.RELU_LIMIT)} (relu-limit's hypotheses)")
     if block.kind != "residual":
         raise ValueError("decide_odd needs a residual block (x -> M x + B(x))")
     info = _block_info(block)
@@ -843,13 +823,13 @@ def decide_odd(block: Block, progress: Progress = _quiet, max_exhaustive: int = 
     cert: dict[str, Any] = {"kind": "relu_limit", "block": info, "activation_properties": props,
                             "nondegenerate": nd.as_dict()}
     if not props["sigma_odd_part"]:
-        return _verdict("undecided", RELU_LIMIT, False,
+        return _verdict("undecided", RELU_LIMIT_CLAIM, False,
                         "the activation's odd-part identity could not be re-derived", cert)
     M = block.M  # None: the identity, never formed when the rank condition settles it (d > m)
     progress("index-set search")
     res = search.find_index_set(block.W_up, block.W_down, M, max_exhaustive=max_exhaustive)
     cert["search"] = {"status": res.status, "method": res.method, "exact": res.exact,
-                      **search._jsonable(res.certificate)}  # noqa: SLF001
+                      **search.jsonable(res.certificate)}  # noqa: SLF001
     if res.status == "found":
         S = sorted(int(i) for i in res.S)
         if not res.exact:  # pragma: no cover - every "found" of find_index_set is verified exactly
@@ -877,27 +857,27 @@ def decide_odd(block: Block, progress: Progress = _quiet, max_exhaustive: int = 
                   f"{FLIP_THEOREM}; the emitted block is that construction, not compared)")
         if rounded:
             reason += "; the corrected b_down is not a float64: the emitted file holds it rounded"
-        return _verdict("absorbable", RELU_LIMIT, True, reason, cert, plain)
+        return _verdict("absorbable", RELU_LIMIT_CLAIM, True, reason, cert, plain)
     if nd.ok and res.status == "none":
         progress("activation hypothesis for the converse (relu limit, arb balls)")
         props = limit_properties(block.activation)
         cert["activation_properties"] = props
         if not props["sigma_limit_relu"]:
-            return _verdict("undecided", RELU_LIMIT, False,
+            return _verdict("undecided", RELU_LIMIT_CLAIM, False,
                             "no index set, but the activation's relu limit could not be re-derived", cert)
     if not nd.ok:
-        return _verdict("undecided", RELU_LIMIT, False,
+        return _verdict("undecided", RELU_LIMIT_CLAIM, False,
                         ("no index set" if res.status == "none" else "no index set found (search inconclusive)")
                         + ", but the block is degenerate in the bias-free sense (zero or collinear "
                         "rows of W_up, or zero columns of W_down): relu-limit's converse needs nondegeneracy"
                         + ("; for relu use decide_relu (relu-complete)" if block.activation == "relu" else ""),
                         cert)
     if res.status == "none":
-        return _verdict("not_absorbable", RELU_LIMIT, bool(res.exact),
+        return _verdict("not_absorbable", RELU_LIMIT_CLAIM, bool(res.exact),
                         f"no index set S gives W_down[:,S] W_up[S,:] = -M ({res.method}); the block is "
                         "nondegenerate in the bias-free sense, so by relu-limit (B) no block of the same "
                         "activation and width, with or without biases, equals it", cert)
-    return _verdict("undecided", RELU_LIMIT, False,
+    return _verdict("undecided", RELU_LIMIT_CLAIM, False,
                     f"the index-set search was inconclusive ({res.method})", cert)
 
 
@@ -908,7 +888,7 @@ def _ball_comparison(block: Block, plain: Block, note: dict[str, Any]) -> Compar
     offset = None
     if note.get("b_down_rounded"):
         offset = [Fraction(v) - Fraction(float(f)) for v, f in zip(note["b_down_exact"], plain.b_down)]
-    pts = _spot_points(block.d, np.random.default_rng(7), n_random=2, n_basis=2)
+    pts = spot_points(block.d, np.random.default_rng(7), n_random=2, n_basis=2)
     chk = verify_equal_at_points(block, plain, pts, "ball", offset)
     return Comparison(bool(chk["agree"]), False, "odd",
                       f"arb-ball spot check at {len(pts)} points: "

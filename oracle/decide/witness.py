@@ -25,25 +25,21 @@ from __future__ import annotations
 
 import time
 from fractions import Fraction
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Iterator, Optional
 
 import numpy as np
-from flint import arb
 
 from oracle.core import arith
 from oracle.algebra import search
-from oracle.core.rational import to_arb
+from oracle.core.rational import arb, qvec, to_arb, to_fraction
+from oracle.core.progress import Progress, quiet
 from oracle.core.blocks import Block
-from oracle.algebra.canonical import Comparison, compare_blocks, family_of, fq
+from oracle.algebra.canonical import Comparison, compare_blocks, family_of
 from oracle.core.errors import InputError
 from oracle.algebra.construct import flip_block
 
-Progress = Callable[[str], None]
 _LARGE = 200_000  # m * d above which dense exact points are too slow: sparse points only
 
-
-def _quiet(_: str) -> None:
-    return None
 
 
 def _skip_matrix(b: Block) -> np.ndarray:
@@ -124,7 +120,7 @@ def _candidates(R: Block, P: Block, rng: np.random.Generator) -> Iterator[tuple[
     for _ in range(12):
         U = ups[int(rng.integers(len(ups)))]
         i = int(rng.integers(U.shape[0]))
-        u = [Fraction(float(v)) for v in U[i]]
+        u = qvec(U[i])
         nu = sum(v * v for v in u)
         if nu == 0:
             continue
@@ -168,28 +164,28 @@ def eval_coordinate(block: Block, a: int, x: dict[int, Fraction], backend: str) 
     if backend == "exact":
         f = act.exact
         xs = [(k, Fraction(x[k])) for k in keys]
-        total = Fraction(0) if block.b_down is None else fq(block.b_down[a])
+        total = Fraction(0) if block.b_down is None else to_fraction(block.b_down[a])
         c = block.b_up
         for i in range(block.m):
             wa = W[a, i]
             if wa == 0:
                 continue
-            pre = fq(c[i]) if c is not None else Fraction(0)
+            pre = to_fraction(c[i]) if c is not None else Fraction(0)
             for k, v in xs:
                 if U[i, k] != 0:
-                    pre += fq(U[i, k]) * v
+                    pre += to_fraction(U[i, k]) * v
             if block.gated:
-                gp = sum((fq(block.W_gate[i, k]) * v for k, v in xs), Fraction(0))
+                gp = sum((to_fraction(block.W_gate[i, k]) * v for k, v in xs), Fraction(0))
                 if block.b_gate is not None:
-                    gp += fq(block.b_gate[i])
+                    gp += to_fraction(block.b_gate[i])
                 h = f(gp) * pre
             else:
                 h = f(pre)
             if h:
-                total += fq(wa) * h
+                total += to_fraction(wa) * h
         S = block.skip()
         if S is not None:
-            total += sum((fq(S[a, k]) * v for k, v in xs), Fraction(0))
+            total += sum((to_fraction(S[a, k]) * v for k, v in xs), Fraction(0))
         return total
     with arith.precision("ball", arith.DEFAULT_PREC):
         xs = [(k, to_arb(x[k])) for k in keys]
@@ -255,10 +251,10 @@ def _relu_kink_points(R: Block, P: Block, cmp: Comparison, rng: np.random.Genera
     a = int(np.flatnonzero(cmp.masks[k0])[0])
     others = [g.reps[k] for k, msk in cmp.masks.items() if msk[a] and k != k0]
     rep = rows[g.reps[k0]]
-    u = [fq(v) for v in rep[:d]]
-    b = fq(rep[d])
+    u = qvec(rep[:d])
+    b = to_fraction(rep[d])
     kk = int(np.argmax(np.abs(rep[:d])))
-    orows = [[fq(v) for v in rows[j]] for j in others]
+    orows = [qvec(rows[j]) for j in others]
     for attempt in range(16):
         k2 = (kk + 1 + int(rng.integers(max(d - 1, 1)))) % d if d > 1 else kk
         s = Fraction(int(rng.integers(-64, 65)), 16) if d > 1 else Fraction(0)
@@ -328,7 +324,7 @@ def _targeted_witness(R: Block, P: Block, cmp: Comparison, seed: int,
     return None
 
 
-def find_witness(R: Block, P: Block, seed: int = 0, progress: Progress = _quiet) -> dict[str, Any]:
+def find_witness(R: Block, P: Block, seed: int = 0, progress: Progress = quiet) -> dict[str, Any]:
     """The witness document: verdict 'differ' (with a certified point), 'agree' (with exact evidence)
     or 'undecided'."""
     if R.d != P.d:
@@ -363,7 +359,7 @@ def find_witness(R: Block, P: Block, seed: int = 0, progress: Progress = _quiet)
             "float64_max_difference_on_64_random_points": gap}
 
 
-def _dense_search(R: Block, P: Block, seed: int, progress: Progress = _quiet) -> Optional[dict[str, Any]]:
+def _dense_search(R: Block, P: Block, seed: int, progress: Progress = quiet) -> Optional[dict[str, Any]]:
     """The candidate points of the proofs, evaluated exactly or with balls (all coordinates)."""
     backend = "exact" if (R.act.exact is not None and P.act.exact is not None) else "ball"
     rng = np.random.default_rng(seed)

@@ -27,6 +27,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from oracle.core import activations
 from oracle.core.errors import InputError
 from oracle.core.blocks import Block
 from oracle.algebra import search
@@ -118,16 +119,22 @@ def _dyadic(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
     return w
 
 
+# the three examples of the ray figure and their panel titles: a block of degree 2, a gate with
+# g(0) = 0 that is smooth (not homogeneous), and a block of degree 1
+RAY_EXAMPLES = {"relu2": "relu² (homogeneous, k = 2)", "swiglu": "swiglu (g(0) = 0, smooth)",
+                "relu": "relu (homogeneous, k = 1)"}
+
+
 def ray_blocks() -> dict[str, dict[str, Any]]:
     """The three residual blocks F (M = I) and candidates B' of the ray figure, d = 3, m = 6."""
 
     rng = np.random.default_rng(7)
     d, m = 3, 6
     out = {}
-    for act in ("relu2", "swiglu", "relu"):
+    for act in RAY_EXAMPLES:
         kw = {"W_up": _dyadic(rng, (m, d)), "W_down": _dyadic(rng, (d, m))}
         kwp = {"W_up": _dyadic(rng, (m, d)), "W_down": _dyadic(rng, (d, m))}
-        if act == "swiglu":
+        if activations.get(act).gated:
             kw["W_gate"], kwp["W_gate"] = _dyadic(rng, (m, d)), _dyadic(rng, (m, d))
         out[act] = {"F": Block(act, **kw), "P": Block(act, kind="plain", **kwp),
                     "x": _dyadic(rng, (d,))}
@@ -163,19 +170,20 @@ def ray_data() -> dict[str, Any]:
         gaps = [_ray_gap(F, P, x, Fraction(2) ** j) for j in RAY_EXPONENTS]
         xq = [Fraction(float(v)) for v in x]
         Mx = float(np.linalg.norm(x))  # M = I
-        if act == "relu":
+        degree = F.act.block_degree
+        if degree == 1:
             # Both sides have degree 1: e(tx) = t e(x) for t > 0, one line for all t.
             big = _ray_gap(F, P, x, Fraction(1))
             pred = {"small": ("t |F(x) − B'(x)|", 1, big), "large": ("t |F(x) − B'(x)|", 1, big)}
         else:
-            if act == "relu2":
+            if degree == 2:
                 lim_F, lim_P = F.without_skip(), P
             else:  # silu(tz)/t -> relu(z): the degree-2 limit of a swiglu block is its reglu twin
                 lim_F = Block("reglu", F.W_up, F.W_down, W_gate=F.W_gate, kind="plain")
                 lim_P = Block("reglu", P.W_up, P.W_down, W_gate=P.W_gate, kind="plain")
             a, b = lim_F.evaluate(xq, "ball", BALL_BITS), lim_P.evaluate(xq, "ball", BALL_BITS)
             c2 = _ball_norm([p - q for p, q in zip(a, b)])
-            pred = {"small": ("t |Mx|", 1, Mx), "large": ("t² |B(x) − B'(x)|" if act == "relu2"
+            pred = {"small": ("t |Mx|", 1, Mx), "large": ("t² |B(x) − B'(x)|" if degree == 2
                                                           else "t² |R(x) − R'(x)| (reglu limits)", 2, c2)}
         out[act] = {"t": ts, "gap": gaps, "slope_small_t": _slope(ts, gaps, slice(0, 4)),
                     "slope_large_t": _slope(ts, gaps, slice(-4, None)), "predicted": pred,
@@ -187,8 +195,6 @@ def ray_data() -> dict[str, Any]:
 def ray_figure() -> Figure:
     """The degree argument along rays: log-log |F(tx) - B'(tx)| against t with the predicted slopes."""
     data = ray_data()
-    titles = {"relu2": "relu² (homogeneous, k = 2)", "swiglu": "swiglu (g(0) = 0, smooth)",
-              "relu": "relu (homogeneous, k = 1)"}
     with _rc():
         fig, axes = _new_figure(9.6, 3.2, ncols=3, left=0.07, bottom=0.15, top=0.91, wspace=0.25)
         for ax, (act, r) in zip(axes, data.items()):
@@ -196,10 +202,10 @@ def ray_figure() -> Figure:
             ax.loglog(t, r["gap"], "o", ms=3, color="C0", label="|F(tx) − B'(tx)|, measured")
             for end, color, style in (("small", "C1", "--"), ("large", "C2", ":")):
                 label, k, c = r["predicted"][end]
-                if act == "relu" and end == "large":
-                    continue
+                if r["predicted"]["small"] == r["predicted"]["large"] and end == "large":
+                    continue  # degree 1: one line for all t
                 ax.loglog(t, c * t ** k, style, color=color, label=f"{label}: slope {k}")
-            ax.set_title(titles[act])
+            ax.set_title(RAY_EXAMPLES[act])
             ax.set_xlabel("t  (point t·x on a ray)")
             ax.legend(loc="upper left")
         axes[0].set_ylabel("|F(tx) − B'(tx)|")

@@ -10,7 +10,7 @@ integers once all entries are multiplied by a suitable power of two.  The packag
 is split by concern:
 
 * ``modular``: exact verification of a given S by multi-modular integer
-  arithmetic (:func:`verify_index_set`, :func:`to_fraction_matrix`);
+  arithmetic (:func:`verify_index_set`);
 * ``bounds``: rigorous float64 rounding-error bounds;
 * ``subsets``: cheap necessary conditions (:func:`necessary_conditions`) and the
   exact meet-in-the-middle enumeration for small ``m`` (:func:`exhaustive_search`);
@@ -26,17 +26,18 @@ is split by concern:
 * ``distance``: the nearest index set and whether it misses only by rounding
   (:func:`nearest_index_set`).
 
-Every function takes plain arrays; the names below are the public interface.
+Every function takes plain arrays; the names below are the public interface (``jsonable``
+turns the numpy values inside a certificate into JSON types).
 """
 
 from __future__ import annotations
 
-from oracle.algebra.search.common import _jsonable
+from oracle.algebra.search.common import jsonable
 from oracle.algebra.search.distance import nearest_index_set, residual_exact, rounding_tolerance
 from oracle.algebra.search.driver import SearchResult, find_index_set
 from oracle.algebra.search.gram import gram_candidate
 from oracle.algebra.search.lattice import lattice_candidates
-from oracle.algebra.search.modular import condition_residual, to_fraction_matrix, verify_index_set
+from oracle.algebra.search.modular import condition_residual, verify_index_set
 from oracle.algebra.search.relaxation import (
     check_linear_certificate, decode_matrix, encode_matrix, relaxation_certificate
 )
@@ -44,7 +45,6 @@ from oracle.algebra.search.subsets import exhaustive_search, necessary_condition
 
 __all__ = [
     "SearchResult",
-    "to_fraction_matrix",
     "verify_index_set",
     "condition_residual",
     "necessary_conditions",
@@ -59,4 +59,5 @@ __all__ = [
     "nearest_index_set",
     "residual_exact",
     "rounding_tolerance",
+    "jsonable",
 ]

@@ -7,7 +7,7 @@ from typing import Any, Iterable
 import numpy as np
 
 
-def _as_f64(a: Any, name: str, ndim: int = 2) -> np.ndarray:
+def as_f64(a: Any, name: str, ndim: int = 2) -> np.ndarray:
     """Return ``a`` as a float64 array of the given rank, rejecting NaN and Inf."""
     arr = np.asarray(a, dtype=np.float64)
     if arr.ndim != ndim:
@@ -17,13 +17,13 @@ def _as_f64(a: Any, name: str, ndim: int = 2) -> np.ndarray:
     return arr
 
 
-def _check_shapes(W_up: Any, W_down: Any, M: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def check_shapes(W_up: Any, W_down: Any, M: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Validate the three arrays and return them as float64."""
-    U = _as_f64(W_up, "W_up")
-    W = _as_f64(W_down, "W_down")
+    U = as_f64(W_up, "W_up")
+    W = as_f64(W_down, "W_down")
     # M = None means the identity; it is formed here, so callers that can decide without
     # it (the rank condition when d exceeds the number of units) check before calling
-    Mm = np.eye(U.shape[1]) if M is None else _as_f64(M, "M")
+    Mm = np.eye(U.shape[1]) if M is None else as_f64(M, "M")
     m, d = U.shape
     if W.shape != (d, m):
         raise ValueError(f"W_down must have shape {(d, m)}, got {W.shape}")
@@ -32,7 +32,7 @@ def _check_shapes(W_up: Any, W_down: Any, M: Any) -> tuple[np.ndarray, np.ndarra
     return U, W, Mm
 
 
-def _normalize_S(S: Iterable[int] | np.ndarray, m: int) -> np.ndarray:
+def normalize_S(S: Iterable[int] | np.ndarray, m: int) -> np.ndarray:
     """Turn an index collection or a 0/1 vector of length m into sorted unique indices."""
     arr = np.asarray(list(S) if not isinstance(S, np.ndarray) else S)
     if arr.dtype == bool:
@@ -45,12 +45,12 @@ def _normalize_S(S: Iterable[int] | np.ndarray, m: int) -> np.ndarray:
     return idx
 
 
-def _jsonable(obj: Any) -> Any:
+def jsonable(obj: Any) -> Any:
     """Convert numpy scalars and tuples inside a nested structure to JSON types."""
     if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
+        return {str(k): jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
+        return [jsonable(v) for v in obj]
     if isinstance(obj, np.generic):
         return obj.item()
     if isinstance(obj, np.ndarray):

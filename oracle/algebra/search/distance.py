@@ -19,19 +19,18 @@ import math
 from typing import Any, Optional, Sequence
 
 import numpy as np
-from flint import fmpq
-
 from oracle.core import linalg
 from oracle.core import rational
-from oracle.algebra.search.bounds import _U
-from oracle.algebra.search.common import _check_shapes
+from oracle.core.rational import fmpq
+from oracle.algebra.search.bounds import UROUND
+from oracle.algebra.search.common import check_shapes
 
 MAX_PAIRS = 2 ** 22  # left x right subset pairs compared at most (each costs d^2 flops)
 
 
 def residual_exact(W_up: Any, W_down: Any, M: Any, S: Sequence[int]) -> float:
     """||W_down[:,S] W_up[S,:] + M||_F computed exactly, rounded to the nearest float64."""
-    U, W, Mm = _check_shapes(W_up, W_down, M)
+    U, W, Mm = check_shapes(W_up, W_down, M)
     idx = sorted(int(i) for i in S)
     A = rational.from_float64(Mm)
     if idx:
@@ -47,11 +46,11 @@ def residual_exact(W_up: Any, W_down: Any, M: Any, S: Sequence[int]) -> float:
 
 def rounding_tolerance(W_up: Any, W_down: Any, M: Any, S: Sequence[int]) -> float:
     """The size of W_S U_S + M that rounding each weight to float64 can produce (see the module docstring)."""
-    U, W, Mm = _check_shapes(W_up, W_down, M)
+    U, W, Mm = check_shapes(W_up, W_down, M)
     idx = np.asarray(sorted(int(i) for i in S), dtype=np.int64)
     with np.errstate(all="ignore"):
         terms = np.linalg.norm(W[:, idx], axis=0) @ np.linalg.norm(U[idx], axis=1) if idx.size else 0.0
-        return float(4.0 * _U * (terms + np.linalg.norm(Mm)))
+        return float(4.0 * UROUND * (terms + np.linalg.norm(Mm)))
 
 
 def _subset_sums(V: np.ndarray) -> np.ndarray:
@@ -69,7 +68,7 @@ def nearest_index_set(W_up: Any, W_down: Any, M: Any) -> Optional[dict[str, Any]
     matrix product of the left and right half's subset sums); the returned residual
     of the chosen S is exact.  Units whose outer product is zero never matter.
     """
-    U, W, Mm = _check_shapes(W_up, W_down, M)
+    U, W, Mm = check_shapes(W_up, W_down, M)
     m, d = U.shape
     active = np.flatnonzero(np.any(U != 0, axis=1) & np.any(W != 0, axis=0))
     k = active.size

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from oracle.algebra.search.common import _check_shapes, _jsonable
+from oracle.algebra.search.common import check_shapes, jsonable
 from oracle.algebra.search.gram import gram_candidate
 from oracle.algebra.search.lattice import MAX_UNITS, lattice_candidates
 from oracle.algebra.search.modular import verify_index_set
@@ -100,13 +100,13 @@ def find_index_set(
         nc = necessary_conditions(W_up, W_down, None)
         if not nc["possible"]:
             return SearchResult("none", None, "necessary condition: " + ",".join(nc["violated"]),
-                                {"kind": "necessary_conditions", **_jsonable(nc)}, True)
-    U, W, Mm = _check_shapes(W_up, W_down, M)
+                                {"kind": "necessary_conditions", **jsonable(nc)}, True)
+    U, W, Mm = check_shapes(W_up, W_down, M)
     m, d = U.shape
     nc = necessary_conditions(U, W, Mm)
     if not nc["possible"]:
         return SearchResult("none", None, "necessary condition: " + ",".join(nc["violated"]),
-                            {"kind": "necessary_conditions", **_jsonable(nc)}, True)
+                            {"kind": "necessary_conditions", **jsonable(nc)}, True)
     active = int(np.sum(np.any(U != 0, axis=1) & np.any(W != 0, axis=0)))
     if active <= max_exhaustive:
         sols = exhaustive_search(U, W, Mm, max_m=max_exhaustive, limit=1, check_necessary=False)

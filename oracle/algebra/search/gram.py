@@ -14,7 +14,7 @@ verdict rests on.  A singular Gram matrix (repeated units, m > d^2) or a system 
 solution gives a rounded set that fails the exact check, and the caller moves on.
 
 Memory: the m x m matrix is formed (upper triangle, one buffer) under the same rule as the
-relaxation's (``relaxation._Gram``: at most a few times the weights' own memory, or 256 MiB);
+relaxation's (``relaxation.Gram``: at most a few times the weights' own memory, or 256 MiB);
 otherwise each product Q z is applied implicitly in O(m d) memory.
 """
 
@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from oracle.algebra.search.relaxation import _balance, _Gram
+from oracle.algebra.search.relaxation import Gram, balance
 
 
 def _cg(apply, rhs: np.ndarray, diag: np.ndarray, max_iter: int, rtol: float) -> tuple[np.ndarray, int, float]:
@@ -73,7 +73,7 @@ def gram_candidate(U: np.ndarray, W: np.ndarray, Mm: np.ndarray, units: np.ndarr
     Floating point throughout: the caller verifies ``S`` exactly.
     """
     t0 = time.perf_counter()
-    Ub, Wb, Mb, _ = _balance(U[units], W[:, units], Mm)
+    Ub, Wb, Mb, _ = balance(U[units], W[:, units], Mm)
     m, d = Ub.shape
     k = math.isqrt(sketch * m) + 1
     sketched = k < d
@@ -89,7 +89,7 @@ def gram_candidate(U: np.ndarray, W: np.ndarray, Mm: np.ndarray, units: np.ndarr
     with np.errstate(all="ignore"):
         # float32 for the large matrix halves time and memory; CG corrects nothing beyond a
         # candidate, and the exact check decides
-        Q = _Gram(Ub, Wb, np.float32 if m >= 2048 else np.float64)
+        Q = Gram(Ub, Wb, np.float32 if m >= 2048 else np.float64)
         if Q.Q is not None:
             diag = np.diagonal(Q.Q).astype(np.float64)
         else:

@@ -25,9 +25,9 @@ from typing import Any, Optional
 
 import numpy as np
 import scipy.linalg
-from flint import fmpz_mat
 
-from oracle.algebra.search.modular import _Dyadic
+from oracle.core.rational import fmpz_mat
+from oracle.algebra.search.modular import Dyadic
 
 MAX_UNITS = 128  # lattice dimension n + 1 beyond which the reduction is not attempted
 MAX_ROWS = 4096  # integer constraint rows (coordinates of d x d) at most
@@ -99,7 +99,7 @@ def integer_system(U: np.ndarray, W: np.ndarray, Mm: np.ndarray, units: np.ndarr
 
     Coordinates (j, k) where every term w_ji u_ik and M_jk vanish are dropped.
     """
-    DU, DW, DM = _Dyadic(U[units]), _Dyadic(W[:, units]), _Dyadic(Mm)
+    DU, DW, DM = Dyadic(U[units]), Dyadic(W[:, units]), Dyadic(Mm)
     su, sw, sm = DU.scale, DW.scale, DM.scale
     E = max(su + sw, sm)
     Ui = DU.python_ints(su)  # n x d

@@ -13,24 +13,11 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from oracle.algebra.search.common import _check_shapes, _normalize_S
+from oracle.algebra.search.common import check_shapes, normalize_S
+from oracle.core.rational import odd_mantissas
 
 
-def to_fraction_matrix(a: Any) -> np.ndarray:
-    """Convert a float64 array exactly to an object array of Fractions (NaN/Inf rejected)."""
-    arr = np.asarray(a, dtype=np.float64)
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("array contains NaN or Inf; it has no exact rational value")
-    out = np.empty(arr.shape, dtype=object)
-    flat_in = arr.ravel()
-    flat_out = out.ravel()  # a view, because `out` is freshly allocated and contiguous
-    for k in range(flat_in.size):
-        # Fraction(float) is exact: every finite double is m * 2^e.
-        flat_out[k] = Fraction(float(flat_in[k]))
-    return out
-
-
-class _Dyadic:
+class Dyadic:
     """Exact view of a float64 array as ``mant * 2^exp`` with odd int64 mantissas.
 
     ``scale`` is the least s >= 0 making every entry of ``a * 2^s`` an integer;
@@ -38,16 +25,8 @@ class _Dyadic:
     """
 
     def __init__(self, a: np.ndarray) -> None:
-        fr, ex = np.frexp(a)
-        mant = (fr * 2.0 ** 53).astype(np.int64)  # exact: |fr| < 1 carries 53 bits
-        ex = ex.astype(np.int64) - 53
-        nz = mant != 0
-        absm = np.abs(mant)
-        low = absm & (-absm)  # lowest set bit, a power of two (0 for zero entries)
-        tz = np.zeros_like(ex)
-        tz[nz] = np.frexp(low[nz].astype(np.float64))[1].astype(np.int64) - 1
-        self.mant = np.where(nz, mant >> tz, 0)
-        self.exp = np.where(nz, ex + tz, 0)
+        self.mant, self.exp = odd_mantissas(a)
+        nz = self.mant != 0
         self.nonzero = nz
         self.shape = a.shape
         self.scale = int(max(0, -int(self.exp[nz].min()))) if nz.any() else 0
@@ -135,8 +114,8 @@ def _primes_below(start: int) -> Iterable[int]:
         n -= 1
 
 
-def _mod_matmul_zero(
-    left: _Dyadic, right: _Dyadic, extra: _Dyadic,
+def mod_matmul_zero(
+    left: Dyadic, right: Dyadic, extra: Dyadic,
     rows: np.ndarray | None, cols: np.ndarray | None,
 ) -> bool:
     """Exactly decide ``left[:, cols] @ right[rows, :] + extra == 0`` by multi-modular arithmetic.
@@ -177,9 +156,9 @@ def _mod_matmul_zero(
     raise RuntimeError("ran out of primes")  # pragma: no cover
 
 
-def _sub(D: _Dyadic, rows: np.ndarray | None, cols: np.ndarray | None) -> _Dyadic:
+def _sub(D: Dyadic, rows: np.ndarray | None, cols: np.ndarray | None) -> Dyadic:
     """A sub-matrix of a dyadic view, keeping the representation exact."""
-    new = object.__new__(_Dyadic)
+    new = object.__new__(Dyadic)
     sel = (slice(None) if rows is None else rows, slice(None) if cols is None else cols)
     new.mant = D.mant[sel]
     new.exp = D.exp[sel]
@@ -197,15 +176,15 @@ def _sub(D: _Dyadic, rows: np.ndarray | None, cols: np.ndarray | None) -> _Dyadi
 
 def verify_index_set(W_up: Any, W_down: Any, M: Any, S: Iterable[int] | np.ndarray) -> bool:
     """Exactly decide whether ``W_down[:,S] @ W_up[S,:] + M == 0`` (multi-modular, exact)."""
-    U, W, Mm = _check_shapes(W_up, W_down, M)
-    idx = _normalize_S(S, U.shape[0])
+    U, W, Mm = check_shapes(W_up, W_down, M)
+    idx = normalize_S(S, U.shape[0])
     # the dyadic views of the columns and rows in S only (the other units never enter)
-    return _mod_matmul_zero(_Dyadic(W[:, idx]), _Dyadic(U[idx, :]), _Dyadic(Mm), None, None)
+    return mod_matmul_zero(Dyadic(W[:, idx]), Dyadic(U[idx, :]), Dyadic(Mm), None, None)
 
 
 def condition_residual(W_up: Any, W_down: Any, M: Any, S: Iterable[int] | np.ndarray) -> float:
     """Max-abs entry of ``W_down[:,S] @ W_up[S,:] + M`` in float64 (a size of the near miss)."""
-    U, W, Mm = _check_shapes(W_up, W_down, M)
-    idx = _normalize_S(S, U.shape[0])
+    U, W, Mm = check_shapes(W_up, W_down, M)
+    idx = normalize_S(S, U.shape[0])
     A = W[:, idx] @ U[idx, :] + Mm
     return float(np.max(np.abs(A))) if A.size else 0.0

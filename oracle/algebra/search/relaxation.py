@@ -19,11 +19,11 @@ from typing import Any
 import numpy as np
 
 from oracle.algebra.search.bounds import (
-    _ETA, _U, _col_norms_up, _frac_down, _gamma, _norm_up, _rigorous_sum_bounds, _sqrt_down, _up,
-    _up1
+    ETA, UROUND, col_norms_up, gamma_bound, next_up, next_up1, norm_up, rigorous_sum_bounds, sqrt_down
 )
-from oracle.algebra.search.common import _as_f64, _check_shapes
-from oracle.algebra.search.modular import _Dyadic
+from oracle.algebra.search.common import as_f64, check_shapes
+from oracle.algebra.search.modular import Dyadic
+from oracle.core.rational import float_down
 
 try:  # scipy only speeds up the relaxation (symmetric mat-vec)
     from scipy.linalg import blas as _blas
@@ -54,7 +54,7 @@ def _top_exponent(x: np.ndarray, need_min: bool = True) -> tuple[int, int] | Non
     return int(np.frexp(nz.min())[1]), e_max
 
 
-def _balance(U: np.ndarray, W: np.ndarray, Mm: np.ndarray
+def balance(U: np.ndarray, W: np.ndarray, Mm: np.ndarray
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Exact power-of-two rescaling (2^b U, 2^a W, 2^t M), t = a + b, that keeps float64 products in range.
 
@@ -105,34 +105,34 @@ def check_linear_certificate(
     ``method``: "exact" (Fractions; small sizes), "float" (float64 with an a-priori
     rounding-error bound, valid at any size) or "auto".
     """
-    U, W, Mm = _check_shapes(W_up, W_down, M)
-    Yv = _as_f64(Y, "Y")
+    U, W, Mm = check_shapes(W_up, W_down, M)
+    Yv = as_f64(Y, "Y")
     m, d = U.shape
     if Yv.shape != (d, d):
         raise ValueError(f"Y must have shape {(d, d)}")
     exact = _exact_small(m, d) if method == "auto" else method == "exact"
     t = 0
     if not exact:
-        U, W, Mm, t = _balance(U, W, Mm)
+        U, W, Mm, t = balance(U, W, Mm)
     with np.errstate(all="ignore"):  # overflow shows up as infinite bounds, which certify nothing
         a, c, how = _linear_functional_terms(U, W, Mm, Yv, exact)
     if how == "exact":
         L = c + sum((min(Fraction(0), x) for x in a), Fraction(0))
-        lower = _frac_down(L)
+        lower = float_down(L)
         nY2 = sum((Fraction(float(y)) ** 2 for y in Yv.ravel()), Fraction(0))
         certified = L > 0
         dist = 0.0
         if certified and nY2 > 0:
             # ||A(s)||_F >= <Y, A(s)>/||Y||_F >= L/||Y||_F; compare squares exactly
-            dist = _sqrt_down(L * L / nY2)
+            dist = sqrt_down(L * L / nY2)
         return {"certified": bool(certified), "lower_bound": lower, "distance_lower_bound": dist,
                 "method": how, "lower_bound_exact": str(L)}
     (ah, ae), (ch, ce) = a, c
-    lower, _ = _rigorous_sum_bounds(np.append(np.minimum(0.0, ah), ch), np.append(ae, ce))
+    lower, _ = rigorous_sum_bounds(np.append(np.minimum(0.0, ah), ch), np.append(ae, ce))
     certified = lower > 0.0
     dist = 0.0
     if certified:
-        nY = _norm_up(Yv.ravel())
+        nY = norm_up(Yv.ravel())
         dist = math.nextafter(lower / nY, -math.inf) if 0 < nY < math.inf else 0.0
     out = {"certified": bool(certified), "lower_bound": lower, "distance_lower_bound": dist,
            "method": how}
@@ -154,7 +154,7 @@ def _linear_functional_terms(
     m, d = U.shape
     if exact:
         # scale every matrix to integers (Python ints, no overflow) and divide once at the end
-        DU, DW, DM, DY = _Dyadic(U), _Dyadic(W), _Dyadic(Mm), _Dyadic(Y)
+        DU, DW, DM, DY = Dyadic(U), Dyadic(W), Dyadic(Mm), Dyadic(Y)
         Ui, Wi = DU.python_ints(DU.scale), DW.python_ints(DW.scale)
         Mi, Yi = DM.python_ints(DM.scale), DY.python_ints(DY.scale)
         G = Wi.T @ Yi  # m x d exact integers
@@ -169,7 +169,7 @@ def _linear_functional_terms(
     #   |a_hat_i - a_i| <= (2 gamma_d + gamma_d^2) |w_i|^T |Y| |u_i|
     #                      + 3 d eta (1 + sum_k |u_ik|),
     # and |w_i|^T |Y| |u_i| <= ||w_i||_2 ||Y||_F ||u_i||_2 (Cauchy-Schwarz twice), which
-    # avoids a second large product.  The norms are rounded up by _norm_up.
+    # avoids a second large product.  The norms are rounded up by norm_up.
     if np.count_nonzero(Y - np.diag(np.diagonal(Y))) == 0:
         # diagonal Y (e.g. M = I at z = 0): G_ik = w_ki y_k needs one rounding per
         # entry instead of a length-d dot product, so the bound below still holds
@@ -178,14 +178,14 @@ def _linear_functional_terms(
         G = W.T @ Y
     a_hat = np.einsum("ik,ik->i", G, U)
     del G
-    g = _gamma(d)
-    nw = _col_norms_up(W)
-    nu_ = _col_norms_up(U.T)
-    nY = _norm_up(Y.ravel())
-    l1u = _up(np.sum(np.abs(U), axis=1) * (1.0 + _gamma(d)))
-    k = _up(2.0 * g + g * g) * (1.0 + 8 * _U)
-    a_err = _up(_up(_up(k * nw) * nu_) * nY) + _up(3.0 * d * _ETA * (1.0 + l1u)) * (1.0 + 8 * _U)
-    a_err = _up(a_err)
+    g = gamma_bound(d)
+    nw = col_norms_up(W)
+    nu_ = col_norms_up(U.T)
+    nY = norm_up(Y.ravel())
+    l1u = next_up(np.sum(np.abs(U), axis=1) * (1.0 + gamma_bound(d)))
+    k = next_up(2.0 * g + g * g) * (1.0 + 8 * UROUND)
+    a_err = next_up(next_up(next_up(k * nw) * nu_) * nY) + next_up(3.0 * d * ETA * (1.0 + l1u)) * (1.0 + 8 * UROUND)
+    a_err = next_up(a_err)
     # <Y, M> over the nonzero entries of M (n of them): rounded products, summed with
     # math.fsum (correctly rounded) for moderate n, else with numpy (error gamma_n):
     # |c_hat - c| <= u/(1-u) sum|p_hat| + n eta + [u |c_hat|  or  gamma_n sum|p_hat|].
@@ -196,13 +196,13 @@ def _linear_functional_terms(
     if n <= 1_000_000:
         c_hat = math.fsum(prods.tolist())
         abs_sum = math.fsum(absp.tolist())
-        sum_err = _U * abs(c_hat)
+        sum_err = UROUND * abs(c_hat)
     else:
         c_hat = float(np.sum(prods))
-        abs_sum = float(np.sum(absp)) / (1.0 - _gamma(n))  # upper bound for sum|p_hat|
-        sum_err = _gamma(n) * abs_sum * (1.0 + 4 * _U)
-    abs_sum_up = _up1((abs_sum + n * _ETA) * (1.0 + 4 * _U))
-    c_err = _up1((2.0 * _U * abs_sum_up + sum_err + (n + 1) * _ETA) * (1.0 + 8 * _U))
+        abs_sum = float(np.sum(absp)) / (1.0 - gamma_bound(n))  # upper bound for sum|p_hat|
+        sum_err = gamma_bound(n) * abs_sum * (1.0 + 4 * UROUND)
+    abs_sum_up = next_up1((abs_sum + n * ETA) * (1.0 + 4 * UROUND))
+    c_err = next_up1((2.0 * UROUND * abs_sum_up + sum_err + (n + 1) * ETA) * (1.0 + 8 * UROUND))
     return (a_hat, a_err), (c_hat, c_err), "float64-rigorous"
 
 
@@ -237,7 +237,7 @@ def _symv(Q: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.triu(Q) @ x + np.triu(Q, 1).T @ x  # pragma: no cover - slow fallback
 
 
-class _Gram:
+class Gram:
     """The PSD matrix Q = (W^T W) o (U U^T) of the relaxation, stored or applied implicitly.
 
     Q z = (w_i^T (W diag(z) U) u_i)_i, so Q can be applied in O(m d^2) time and O(m d)
@@ -276,7 +276,7 @@ class _Gram:
         return float(np.einsum("ij,ij->i", self.U, self.U) @ np.einsum("ji,ji->i", self.W, self.W))
 
 
-def _lambda_max_upper(Q: _Gram, m: int, iters: int = 30) -> float:
+def _lambda_max_upper(Q: Gram, m: int, iters: int = 30) -> float:
     """A safe step-size constant: at least the largest eigenvalue of the PSD matrix Q (with margin)."""
     # Power iteration gives a lower estimate; the Gershgorin-free bound trace(Q) is an
     # upper bound but can be very loose, so take the power estimate times 1.5 capped by it.
@@ -314,7 +314,7 @@ def relaxation_certificate(
     memory and time).  The certificate is re-checked from Y in float64 either way.
     """
     t0 = time.perf_counter()
-    U, W, Mm = _check_shapes(W_up, W_down, M)
+    U, W, Mm = check_shapes(W_up, W_down, M)
     m, d = U.shape
     with np.errstate(all="ignore"):  # overflow is detected below (non-finite Y), never warned
         out = _relax(U, W, Mm, max_iter, tol, check_method, fw_iter, refine, q_dtype)
@@ -325,7 +325,7 @@ def relaxation_certificate(
 def _relax(U0: np.ndarray, W0: np.ndarray, M0: np.ndarray, max_iter: int, tol: float,
            check_method: str, fw_iter: int, refine: bool, q_dtype: str) -> dict[str, Any]:
     """The body of :func:`relaxation_certificate` (on exactly rescaled weights)."""
-    U, W, Mm, tscale = _balance(U0, W0, M0)
+    U, W, Mm, tscale = balance(U0, W0, M0)
     m, d = U.shape
     if np.count_nonzero(Mm - np.diag(np.diagonal(Mm))) == 0:
         c = np.einsum("ki,ik,k->i", W, U, np.diagonal(Mm))  # diagonal M: c_i = sum_k w_ki M_kk u_ik
@@ -338,7 +338,7 @@ def _relax(U0: np.ndarray, W0: np.ndarray, M0: np.ndarray, max_iter: int, tol: f
     Qz = np.zeros(m)
     f = nM2
     best_vertex: tuple[float, np.ndarray] | None = None
-    Q: _Gram | None = None
+    Q: Gram | None = None
     it = 0
     gap = math.inf
     status = "max_iter"
@@ -374,7 +374,7 @@ def _relax(U0: np.ndarray, W0: np.ndarray, M0: np.ndarray, max_iter: int, tol: f
             break
         if Q is None:
             ts = time.perf_counter()
-            Q = _Gram(U, W, qdt)
+            Q = Gram(U, W, qdt)
             t_setup = time.perf_counter() - ts
         if it < fw_iter:
             Qs = Q(s)

@@ -9,16 +9,16 @@ from typing import Any
 import numpy as np
 
 from oracle.core import linalg
-from oracle.algebra.search.bounds import _ETA, _U, _gamma, _rigorous_sum_bounds, _sqrt_down, _up
-from oracle.algebra.search.common import _as_f64, _check_shapes
-from oracle.algebra.search.modular import _Dyadic, _mod_matmul_zero
+from oracle.algebra.search.bounds import ETA, UROUND, gamma_bound, next_up, rigorous_sum_bounds, sqrt_down
+from oracle.algebra.search.common import as_f64, check_shapes
+from oracle.algebra.search.modular import Dyadic, mod_matmul_zero
 
 
 def necessary_conditions(W_up: Any, W_down: Any, M: Any) -> dict[str, Any]:
     """Cheap necessary conditions for an index set S with sum_{i in S} w_i u_i^T = -M (M = None: identity)."""
     if M is None:
         # identity skip: rank I = d, so fewer than d nonzero units settle it without forming I
-        U, W = _as_f64(W_up, "W_up"), _as_f64(W_down, "W_down")
+        U, W = as_f64(W_up, "W_up"), as_f64(W_down, "W_down")
         if W.shape != U.shape[::-1]:
             raise ValueError(f"W_down must have shape {U.shape[::-1]}, got {W.shape}")
         n_act = int(np.sum(np.any(U != 0, axis=1) & np.any(W != 0, axis=0)))
@@ -28,7 +28,7 @@ def necessary_conditions(W_up: Any, W_down: Any, M: Any) -> dict[str, Any]:
                     "checks": {"rank": {"holds": False, "rank_M": d, "nonzero_units": n_act,
                                         "method": "M = identity: rank d exceeds the number of nonzero units"}}}
         M = np.eye(d)
-    U, W, Mm = _check_shapes(W_up, W_down, M)
+    U, W, Mm = check_shapes(W_up, W_down, M)
     m, d = U.shape
     checks: dict[str, dict[str, Any]] = {}
     violated: list[str] = []
@@ -69,7 +69,7 @@ def necessary_conditions(W_up: Any, W_down: Any, M: Any) -> dict[str, Any]:
     exact_md = m * d <= 400_000
     if exact_md:
         # P_ji = w_ji u_ij as exact integers scaled by 2^(sw+su)
-        DU, DW = _Dyadic(U), _Dyadic(W)
+        DU, DW = Dyadic(U), Dyadic(W)
         den = 1 << (DU.scale + DW.scale)
         Pint = DW.python_ints(DW.scale) * DU.python_ints(DU.scale).T
         a_int = Pint.sum(axis=0) if d else np.zeros(m, dtype=object)
@@ -83,11 +83,11 @@ def necessary_conditions(W_up: Any, W_down: Any, M: Any) -> dict[str, Any]:
         # summation adds gamma_d sum|p_hat|, so |a_hat_i - a_i| <= gamma_{d+1}(1+gamma)
         # sum_k |p_hat_ki| + 2 d eta; the sum of |p_hat| is inflated to an upper bound.
         a_hat = P.sum(axis=0)
-        g = _gamma(d + 1)
-        absP = _up(np.abs(P).sum(axis=0) * (1.0 + _gamma(d)))
-        err = _up(_up(g * (1.0 + 2.0 * g)) * absP + 4.0 * d * _ETA)
-        neg_lo, _ = _rigorous_sum_bounds(np.minimum(a_hat, 0.0), err)
-        _, pos_hi = _rigorous_sum_bounds(np.maximum(a_hat, 0.0), err)
+        g = gamma_bound(d + 1)
+        absP = next_up(np.abs(P).sum(axis=0) * (1.0 + gamma_bound(d)))
+        err = next_up(next_up(g * (1.0 + 2.0 * g)) * absP + 4.0 * d * ETA)
+        neg_lo, _ = rigorous_sum_bounds(np.minimum(a_hat, 0.0), err)
+        _, pos_hi = rigorous_sum_bounds(np.maximum(a_hat, 0.0), err)
         # infinite bounds (overflow) leave the condition undecided, i.e. not violated
         ok = (math.isinf(neg_lo) or Fraction(neg_lo) <= -trM) and \
             (math.isinf(pos_hi) or -trM <= Fraction(pos_hi))
@@ -113,15 +113,15 @@ def necessary_conditions(W_up: Any, W_down: Any, M: Any) -> dict[str, Any]:
     else:
         # product error <= u |p_hat| / (1 - u) + eta; sums then exact via Fractions
         # only for the few rows that look violated in float.
-        err = (_U * np.abs(P) / (1 - _U) + _ETA) * (1 + 4 * _U)
+        err = (UROUND * np.abs(P) / (1 - UROUND) + ETA) * (1 + 4 * UROUND)
         lo_f = np.diag(Mm) + np.minimum(P, 0).sum(axis=1)
         hi_f = np.diag(Mm) + np.maximum(P, 0).sum(axis=1)
         scale = np.abs(np.diag(Mm)) + np.abs(P).sum(axis=1)
         suspects = np.flatnonzero((lo_f > 1e-9 * scale) | (hi_f < -1e-9 * scale))
         for j in suspects[:64]:
-            lo, _ = _rigorous_sum_bounds(np.append(np.minimum(P[j], 0), Mm[j, j]),
+            lo, _ = rigorous_sum_bounds(np.append(np.minimum(P[j], 0), Mm[j, j]),
                                          np.append(err[j], 0.0))
-            _, hi = _rigorous_sum_bounds(np.append(np.maximum(P[j], 0), Mm[j, j]),
+            _, hi = rigorous_sum_bounds(np.append(np.maximum(P[j], 0), Mm[j, j]),
                                          np.append(err[j], 0.0))
             if lo > 0 or hi < 0:
                 diag_bad.append(int(j))
@@ -129,7 +129,7 @@ def necessary_conditions(W_up: Any, W_down: Any, M: Any) -> dict[str, Any]:
         dmethod = "float64 products with rounding bounds, exact summation"
     # |A(s)_jj| >= gap_j for every s, so ||A(s)||_F >= sqrt(sum gap_j^2): a distance bound
     checks["diagonal"] = {"holds": not diag_bad, "violated_rows": diag_bad[:32],
-                          "gap_norm": _sqrt_down(gap_sq) if diag_bad else 0.0,
+                          "gap_norm": sqrt_down(gap_sq) if diag_bad else 0.0,
                           "method": dmethod}
     if diag_bad:
         violated.append("diagonal")
@@ -142,7 +142,7 @@ _P31 = 2147483647  # 2^31 - 1, prime
 
 
 def _fingerprints(
-    DU: _Dyadic, DW: _Dyadic, DM: _Dyadic, units: np.ndarray, rng: np.random.Generator
+    DU: Dyadic, DW: Dyadic, DM: Dyadic, units: np.ndarray, rng: np.random.Generator
 ) -> tuple[np.ndarray, list[int]]:
     """Two random linear fingerprints of each unit's outer product and of -M, packed in int64.
 
@@ -192,9 +192,9 @@ def exhaustive_search(
     solution); the two halves are matched on exact additive fingerprints modulo
     2^31 - 1, and each match is confirmed with the exact multi-modular verifier.
     """
-    U, W, Mm = _check_shapes(W_up, W_down, M)
+    U, W, Mm = check_shapes(W_up, W_down, M)
     m, d = U.shape
-    DU, DW, DM = _Dyadic(U), _Dyadic(W), _Dyadic(Mm)
+    DU, DW, DM = Dyadic(U), Dyadic(W), Dyadic(Mm)
     # Units whose outer product is exactly zero never change the sum: search the
     # others and attach every subset of the zero units at the end.
     active = np.flatnonzero(np.any(U != 0, axis=1) & np.any(W != 0, axis=0))
@@ -224,7 +224,7 @@ def exhaustive_search(
             li, rji = int(li), int(rj)
             S = [int(active[b]) for b in range(h) if (li >> b) & 1]
             S += [int(active[h + b]) for b in range(k - h) if (rji >> b) & 1]
-            if _mod_matmul_zero(DW, DU, DM, np.array(S, dtype=np.int64),
+            if mod_matmul_zero(DW, DU, DM, np.array(S, dtype=np.int64),
                                 np.array(S, dtype=np.int64)):
                 base.append(tuple(sorted(S)))
     zl = [int(z) for z in zero_units]

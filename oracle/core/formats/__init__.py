@@ -23,6 +23,8 @@ from oracle.core.formats.gguf_file import GGUFFile
 from oracle.core.formats.torch_file import TorchCheckpoint, is_legacy_torch, is_torch_zip
 from oracle.core.io import Checkpoint
 
+__all__ = ["KNOWN", "detect", "open_checkpoint", "gguf_file", "onnx_file", "table", "torch_file"]
+
 KNOWN = ".safetensors (file or directory of shards), .gguf, .onnx, PyTorch state dicts (.bin, .pt, .pth)"
 
 
