@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from oracle.algebra.exact import q_parse, q_str  # noqa: F401  (the claims use them through base)
 from oracle.core.blocks import Block, Stack
+from oracle.core.errors import CheckFailed
 from oracle.claims import coverage
 
 
@@ -159,8 +160,10 @@ def run_check(fn: Callable[[Any], Certificate], n: int, seed: int = 0,
         feats.append(coverage.features(instance, cert.data.get("drawn") if isinstance(cert.data, dict) else None))
         if progress and phase == "main" and (len(certs) % step == 0) and n >= 20:
             progress(f"{info.claim}: {len(certs)}/{n} instances")
-        assert cert.holds, f"check failed: {cert.reason}"
-        assert ok, "certificate did not re-check from its own data"
+        if not cert.holds:
+            raise CheckFailed(f"check failed: {cert.reason}")
+        if not ok:
+            raise CheckFailed("certificate did not re-check from its own data")
 
     def run(count: int, s: int, phase: str) -> None:
         @hyp_seed(s)

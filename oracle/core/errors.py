@@ -3,3 +3,11 @@
 
 class InputError(ValueError):
     """Bad user input (shapes, NaN/Inf, unknown activation, unreadable file); the CLI exits 2 on it."""
+
+
+class CheckFailed(Exception):
+    """A check's verdict is negative: a certificate does not hold, does not re-check from its own
+    data, or a construction the oracle relies on does not satisfy its defining identity.
+
+    Raised instead of a bare ``assert``, which ``python -O`` (``PYTHONOPTIMIZE``) removes: a
+    verdict must not depend on how the interpreter was started."""

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from oracle.core import activations
 from oracle.core.blocks import Block, exact_inverse, nondegeneracy
+from oracle.core.errors import CheckFailed
 
 UNGATED = [n for n, a in activations.CATALOG.items() if not a.gated]
 GATED = [n for n, a in activations.CATALOG.items() if a.gated]
@@ -197,7 +198,8 @@ def condition_blocks(draw: st.DrawFn, activation: str = "relu", d: Optional[int]
         R, C = ints((extra, d)), ints((d, extra))
         A = (-M - C @ R) @ integer_inverse(P)
         U_S, W_S = np.vstack([P, R]), np.hstack([A, C])
-    assert np.array_equal(W_S @ U_S, -M)  # integer identity; guards the construction itself
+    if not np.array_equal(W_S @ U_S, -M):  # an integer identity: it guards the construction itself
+        raise CheckFailed("the planted index set does not satisfy W_S U_S = -M")
     n_S = len(U_S)
     n_other = draw(st.integers(0, others))
     U_o, W_o = ints((n_other, d)), ints((d, n_other))
