@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import oracle.claims as claim_modules
 from oracle.claims import base
 from oracle.core.errors import CheckFailed
 
@@ -48,7 +49,7 @@ def test_the_count_sees_a_planted_assert(tmp_path):
 def _planted(kind: str):
     """A registered check of skip-reduction whose certificate fails ('holds') or whose re-check
     refuses every certificate ('recheck')."""
-    real = base.resolve("oracle.claims.skip_reduction:check")
+    real = claim_modules.resolve("oracle.claims.skip_reduction:check")
 
     def wrong(instance):
         cert = real(instance)
@@ -75,10 +76,11 @@ def test_the_runner_raises_check_failed(kind, message):
 _OPTIMIZED_AUDIT = r"""
 import json, sys
 assert False, "asserts are live: this interpreter is not optimized"   # stripped under -O
+import oracle.claims as claim_modules
 from oracle.claims import base
 from oracle.commands import audit
 
-real_resolve = base.resolve
+real_resolve = claim_modules.resolve
 
 
 def planted(ref):
@@ -100,7 +102,7 @@ def planted(ref):
     return fn
 
 
-base.resolve = planted
+claim_modules.resolve = planted
 doc = audit.audit(claims=["skip-reduction", "non-generic"], instances=3, failures_dir=sys.argv[1])
 print(json.dumps({"optimize": sys.flags.optimize, "ok": doc["ok"], "problems": doc["problems"],
                   "oracle": {c["id"]: [c["oracle"]["status"], c["oracle"].get("failure")]

@@ -10,6 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+import oracle.claims as claim_modules
 from oracle.claims import base
 from oracle.claims import boundary as bd
 from oracle.claims import depth_analytic as da
@@ -115,13 +116,11 @@ def _mutated_module(name):
     mod = importlib.util.module_from_spec(spec)
     mod.__file__ = da.__file__
     sys.modules[spec.name] = mod
-    # Executing the copy runs its @counterexample decorators, which append to the global list the
-    # audit reads; keep the mutant's boundary functions out of it (later tests run the real audit).
-    registered = list(base.COUNTEREXAMPLES)
+    # Executing the copy runs its @counterexample decorators; they only mark the copy's own
+    # functions, which oracle.claims.load() never collects (the copy is not a listed module).
     try:
         exec(compile(src.replace(old, new), f"<{name}>", "exec"), mod.__dict__)
     finally:
-        base.COUNTEREXAMPLES[:] = registered
         sys.modules.pop(spec.name, None)
     return mod
 
@@ -331,7 +330,7 @@ def test_oracle_check_runs_and_rechecks():
 @pytest.mark.parametrize("fn, dropped", [(da.analytic_index_sets, "generic_weight"),
                                          (da.analytic_depth_one, "depth_ge_2")])
 def test_boundary_instances(fn, dropped):
-    assert fn in base.COUNTEREXAMPLES and fn.counterexample_info.dropped == dropped
+    assert fn in claim_modules.load().counterexamples and fn.counterexample_info.dropped == dropped
     cert = fn()
     assert cert.holds
     d = _json(cert.as_dict())
@@ -411,7 +410,7 @@ def test_registry_entry_and_pins():
     root = Path(__file__).resolve().parent.parent
     reg = tomllib.loads((root / "proofs" / "claims.toml").read_text())["claim"]
     c = next(c for c in reg if c["id"] == da.CLAIM)
-    assert base.resolve(c["oracle"]) is da.check
+    assert claim_modules.resolve(c["oracle"]) is da.check
     assert set(c["hypotheses"]) == {"bias_free", "sigma_analytic", "depth_ge_2", "analytic_rank_certified",
                                     "generic_weight"}
     assert c["coq"][0] == "SkipAbsorption.DepthStack.plain_stack_junction_factorisation"
@@ -445,6 +444,6 @@ def test_large_stack_in_d_ge_2_cites_the_certificate_free_claim():
 def test_mutant_copies_leave_the_audit_registry_alone():
     """A mutated copy of the module must not add its boundary functions to the list the audit runs
     (they once made a later quick audit in the same process fail)."""
-    before = list(base.COUNTEREXAMPLES)
+    before = claim_modules.load().counterexamples
     _mutated_module("suffix_dropped")
-    assert base.COUNTEREXAMPLES == before
+    assert claim_modules.load().counterexamples == before

@@ -8,7 +8,7 @@ import pytest
 
 from oracle.claims import boundary
 from oracle.claims import depth_stacks as ds
-from oracle.claims.base import COUNTEREXAMPLES
+from oracle.claims import load
 from oracle.formal.consistency import load_registry
 
 EXPECTED = {
@@ -22,7 +22,7 @@ EXPECTED = {
 
 @pytest.mark.parametrize("fn", ds.DEPTH_BOUNDARY, ids=lambda f: f.__name__)
 def test_registered_verified_and_rechecked(fn):
-    assert fn in COUNTEREXAMPLES
+    assert fn in load().counterexamples
     dropped, claim = EXPECTED[fn.__name__]
     info = fn.counterexample_info
     assert info.dropped == dropped and info.claims == (claim,)

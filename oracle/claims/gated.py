@@ -28,7 +28,8 @@ from oracle.core import activations, arith
 from oracle.core.blocks import Block
 from oracle.core.rational import qmat
 from oracle.core.strategies import blocks
-from oracle.claims.base import Certificate, oracle_check, q_parse, q_str
+from oracle.claims.base import Certificate, oracle_check
+from oracle.core.rational import q_parse, q_str
 from oracle.algebra.exact import (
     has_nonzero_skip, ball_abs_upper, ball_str, block_from_json, block_to_json, is_zero_matrix,
     matmul, matvec_q, property_is_proved, qvec, safe_recheck, skip_matrix, smat, svec, to_arb

@@ -34,7 +34,8 @@ from hypothesis import strategies as st
 from oracle.core import activations
 from oracle.core.blocks import Block
 from oracle.core.strategies import blocks
-from oracle.claims.base import Certificate, oracle_check, q_str
+from oracle.claims.base import Certificate, oracle_check
+from oracle.core.rational import q_str
 from oracle.algebra.exact import (
     has_nonzero_skip, block_from_json, block_to_json, is_zero_matrix, matvec_q, property_is_proved,
     qvec, safe_recheck, skip_matrix, svec

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from oracle.core.blocks import Block, nondegeneracy
 from oracle.core.strategies import rank_one, unimodular
-from oracle.claims.base import Certificate, oracle_check, q_str
+from oracle.claims.base import Certificate, oracle_check
+from oracle.core.rational import q_str
 from oracle.algebra.exact import qmat, smat
 from oracle.claims.relu_gelu import _nondegenerate_q
 from oracle.algebra.search import exhaustive_search

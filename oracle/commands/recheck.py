@@ -31,11 +31,11 @@ from typing import Any, Optional
 
 import numpy as np
 
-from oracle.claims import base
+import oracle.claims as claim_modules
 from oracle.claims import depth_analytic as da
 from oracle.core import io as bio
 from oracle.core.blocks import Block, nondegeneracy
-from oracle.core.errors import InputError
+from oracle.core.errors import InputError, RegistryError
 from oracle.decide.block import NECESSITY_PROVED, invertibility, recheck_certificate
 from oracle.decide.stacks import recheck_decision
 from oracle.decide.witness import recheck_witness
@@ -182,13 +182,12 @@ def recheck_audit_document(doc: dict[str, Any]) -> tuple[bool, str]:
         if sample is None:
             continue
         ref = (c.get("registry") or {}).get("oracle") or oracle.get("ref")
-        # only this package's registered checks are ever imported, whatever the document names
+        # only this package's registered checks are ever used, whatever the document names
         if not isinstance(ref, str) or not ref.startswith("oracle.claims.") or ":" not in ref:
             return False, f"{cid}: the oracle check {ref!r} is not one of oracle.claims' registered checks"
         try:
-            fn = base.resolve(ref)
-            info = fn.check_info
-        except (ImportError, AttributeError, ValueError, TypeError):
+            info = claim_modules.resolve(ref).check_info
+        except RegistryError:
             return False, f"{cid}: the oracle check {ref!r} is not a registered check"
         if info.claim != cid or sample.get("claim") != cid:
             return False, f"{cid}: the sample certificate is for claim {sample.get('claim')!r}"

@@ -11,3 +11,8 @@ class CheckFailed(Exception):
 
     Raised instead of a bare ``assert``, which ``python -O`` (``PYTHONOPTIMIZE``) removes: a
     verdict must not depend on how the interpreter was started."""
+
+
+class RegistryError(Exception):
+    """The claims' registry cannot be read: a listed claim module does not import (the message
+    names it and gives the reason), or a name is not one of the registered oracle checks."""
