@@ -10,6 +10,7 @@
     absorption_width -- absorption-width
     glu_flip         -- glu-flip
     depth_stacks     -- depth-narrow, depth-d2, depth-dimension, depth-width (the open problem)
+    depth_boundary   -- the boundary counterexamples of those four
     depth_d1         -- depth-d1 (d = 1 stacks, decided by the width pattern and F(1) F(-1))
     depth_near_identity -- depth-near-identity (d >= 3, two near-identity blocks)
     depth_analytic   -- depth-analytic (gelu family: a Jacobian rank certificate per width tuple)
@@ -42,9 +43,9 @@ from typing import Any, Callable
 from oracle.core.errors import RegistryError
 
 CLAIM_MODULES = ("boundary", "skip_reduction", "homogeneous", "gated", "depth", "relu_gelu", "non_generic",
-                 "absorption_width", "glu_flip", "depth_stacks", "depth_d1", "depth_near_identity",
-                 "depth_analytic", "depth_analytic_generic", "relu_limit", "relu_complete", "relu2_biased",
-                 "gated_biased", "generic_weights")
+                 "absorption_width", "glu_flip", "depth_stacks", "depth_boundary", "depth_d1",
+                 "depth_near_identity", "depth_analytic", "depth_analytic_generic", "relu_limit", "relu_complete",
+                 "relu2_biased", "gated_biased", "generic_weights")
 
 
 @dataclass(frozen=True)

@@ -12,17 +12,15 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Callable
 
-from oracle.algebra import flips
 from oracle.core import activations, arith
 from oracle.core.blocks import exact_rank
-from oracle.core.rational import arb
+from oracle.core.rational import arb, qmat, qvec, smat, svec
+from oracle.algebra import flips
+from oracle.algebra.exact import (BALL_PREC, all_index_sets_exact, balls_agree, eval_ball, eval_plain_q,
+                                  identity, line_key)
 from oracle.claims import depth_analytic, generic_weights
 from oracle.claims.absorption_width import spec_construction
 from oracle.claims.base import Certificate, counterexample
-from oracle.algebra.exact import (
-    BALL_PREC, all_index_sets_exact, balls_agree, eval_ball, eval_plain_q, identity, line_key, qmat,
-    qvec, smat, svec
-)
 
 Q = Fraction
 # Sample points: integers, halves, thirds, sevenths, the break points and 0.

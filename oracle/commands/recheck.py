@@ -14,7 +14,7 @@ Four kinds of document are read:
   claim registered (``proofs/claims.toml``'s ``oracle`` field), from the certificate alone;
 * the depth-analytic sweep (``proofs/certificates/depth-analytic-sweep.json``): the claimed range
   is covered exactly once and every entry's rank certificates are recomputed from the stored
-  rational weights and points (:func:`oracle.claims.depth_analytic.recheck_sweep`; ``--every K``
+  rational weights and points (:func:`oracle.algebra.stacks.sweep.recheck_sweep`; ``--every K``
   recomputes every K-th entry only, and says so), with progress on stderr.
 
 Exit status 0 when the document holds, 1 when it does not (with the reason), 2 for bad input.
@@ -32,7 +32,7 @@ from typing import Any, Optional
 import numpy as np
 
 import oracle.claims as claim_modules
-from oracle.claims import depth_analytic as da
+from oracle.algebra.stacks import sweep
 from oracle.core import io as bio
 from oracle.core.blocks import Block, nondegeneracy
 from oracle.core.errors import InputError, RegistryError
@@ -87,8 +87,8 @@ def kind_of(doc: dict[str, Any]) -> str:
     """'sweep', 'audit', 'witness', 'stack' or 'block', from the document's keys."""
     fmt = doc.get("format")
     if isinstance(fmt, str) and fmt.startswith("depth-analytic-sweep"):
-        if fmt != da.SWEEP_FORMAT:
-            raise InputError(f"sweep format {fmt!r} is not the supported {da.SWEEP_FORMAT!r}")
+        if fmt != sweep.SWEEP_FORMAT:
+            raise InputError(f"sweep format {fmt!r} is not the supported {sweep.SWEEP_FORMAT!r}")
         return "sweep"
     if isinstance(doc.get("claims"), list) and "counterexamples" in doc:
         return "audit"
@@ -246,7 +246,7 @@ def recheck_sweep_document(doc: dict[str, Any], every: int = 1, quiet: bool = Fa
             print(f"absorb recheck: {done}/{total} entries recomputed (last d = {entry['d']}, widths "
                   f"{tuple(entry['widths'])}), {now - start:.0f} s", file=sys.stderr, flush=True)
 
-    res = da.recheck_sweep(doc, every=every, progress=progress)
+    res = sweep.recheck_sweep(doc, every=every, progress=progress)
     res["seconds"] = round(time.perf_counter() - start, 1)
     return res
 

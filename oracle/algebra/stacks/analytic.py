@@ -1,10 +1,8 @@
-"""Claim depth-analytic: for gelu, gelu_tanh and silu, almost every residual stack of depth
-L >= 2 is no plain stack of the same widths, once one Jacobian rank certificate exists.
-
-The argument (proofs/informal/depth-analytic.md) needs one number per activation and width
-tuple: a weight vector theta and points x_1..x_K at which the Jacobian of
-theta -> (F_theta(x_1), ..., F_theta(x_K)) has full rank N = 2 d (m_1 + ... + m_L).  This module
-produces and re-checks that certificate:
+"""depth-analytic's rank certificate: for gelu, gelu_tanh and silu, a weight vector theta and points
+x_1..x_K at which the Jacobian of theta -> (F_theta(x_1), ..., F_theta(x_K)) has full rank
+N = 2 d (m_1 + ... + m_L) (proofs/informal/depth-analytic.md).  The claims depth-analytic and
+depth-analytic-generic and the decision for gelu-family stacks (`absorb check`) use it.  This module
+produces and re-checks the certificate:
 
   * theta and the points are rationals, stored exactly (integers over a stated common
     denominator);
@@ -29,36 +27,25 @@ the Jacobian, the minor and its determinant from the JSON alone.  A ball that co
 
 from __future__ import annotations
 
-import functools
-import json
 import math
 import random
-from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
 from typing import Any, Optional, Sequence
 
 import numpy as np
 import scipy.linalg
-from flint import arb, arb_mat, arb_series, ctx, fmpq
-from hypothesis import strategies as st
 
-from oracle.algebra.exact import all_index_sets_exact, identity, qmat, safe_recheck, smat
-from oracle.claims.base import Certificate, counterexample, oracle_check
-from oracle.claims import coverage
+from oracle.core.rational import QMat, arb, arb_mat, arb_series, ctx, fmpq, to_arb, to_fraction
+from oracle.algebra.stacks.rank import junction_gaps, rank_variety_dim
 
 CLAIM = "depth-analytic"
 ACTIVATIONS = ("gelu", "gelu_tanh", "silu")
 PRECISIONS = (128, 256, 512)      # bits; a certificate is tried at each in turn
-MAX_PARAMS = 400                  # N = 2 d sum m_l, for `absorb check`
 MAX_JSON_DIGITS = 4000            # a numerator or denominator longer than this is refused
 MARGIN = 4                        # certify only when the determinant's radius is <= |mid| / MARGIN
 GELU_TANH_A = fmpq(44715, 1000000)  # the exact constant 0.044715 of the catalog's gelu_tanh
 
-QMat = list[list[Fraction]]
 Layer = tuple[QMat, QMat]  # (U: m x d, W: d x m)
-
-SWEEP_PATH = Path(__file__).resolve().parents[2] / "proofs" / "certificates" / "depth-analytic-sweep.json"
 
 
 # ================================================================ the activations and their slopes
@@ -95,28 +82,11 @@ def value_and_slope64(name: str, z: float) -> tuple[float, float]:
     return z / 2 * (1 + t), (1 + t) / 2 + z / 2 * (1 - t * t) * c * (1 + 3 * a * z * z)
 
 
-# ================================================================ the dimension count
-
-def rank_r(d: int, p: int, q: int) -> int:
-    """The largest rank of a junction product U_{l+1} V_l (p x d times d x q): min(d, p, q)."""
-    return min(d, p, q)
-
-
-def rank_variety_dim(d: int, p: int, q: int) -> int:
-    """dim{X in R^{p x q} : rank X <= d} = r (p + q - r) with r = min(d, p, q)."""
-    r = rank_r(d, p, q)
-    return r * (p + q - r)
-
+# ================================================================ the dimension count (rank varieties: oracle/algebra/stacks/rank.py)
 
 def param_count(d: int, widths: Sequence[int]) -> int:
     """N = 2 d (m_1 + ... + m_L): the weights of a residual stack, and of a plain one."""
     return 2 * d * sum(widths)
-
-
-def junction_gaps(d: int, widths: Sequence[int]) -> list[int]:
-    """delta_l = d (m_l + m_{l+1}) - r (m_l + m_{l+1} - r), r = min(d, m_l, m_{l+1})."""
-    return [d * (widths[l] + widths[l + 1]) - rank_variety_dim(d, widths[l + 1], widths[l])
-            for l in range(len(widths) - 1)]
 
 
 def plain_dimension(d: int, widths: Sequence[int]) -> int:
@@ -129,17 +99,10 @@ def plain_dimension(d: int, widths: Sequence[int]) -> int:
 
 # ================================================================ exact encodings
 
-def _lcm(values: Sequence[int]) -> int:
-    out = 1
-    for v in values:
-        out = out * v // math.gcd(out, v)
-    return out
-
-
 def encode(values: Sequence[Fraction]) -> tuple[int, list[int]]:
     """Rationals as (common denominator, integer numerators): exact and compact."""
-    den = _lcm([Fraction(v).denominator for v in values]) if values else 1
-    return den, [int(Fraction(v) * den) for v in values]
+    den = math.lcm(*(to_fraction(v).denominator for v in values)) if values else 1
+    return den, [int(to_fraction(v) * den) for v in values]
 
 
 def _int(v: Any) -> int:
@@ -182,7 +145,7 @@ def unflatten(d: int, widths: Sequence[int], flat: Sequence[Fraction]) -> list[L
 
 # ================================================================ the Jacobian
 
-def _jac_point(name: str, layers: Sequence[Layer], x: Sequence[Any], ball: bool) -> list[list[Any]]:
+def jacobian_point(name: str, layers: Sequence[Layer], x: Sequence[Any], ball: bool) -> list[list[Any]]:
     """The d rows of dF/dtheta at one point (balls, or floats when ball=False)."""
     d = len(x)
     if ball:
@@ -223,8 +186,7 @@ def _jac_point(name: str, layers: Sequence[Layer], x: Sequence[Any], ball: bool)
 
 
 def _ball_layers(layers: Sequence[Layer]) -> list[tuple[list[list[arb]], list[list[arb]]]]:
-    b = lambda v: arb(fmpq(v.numerator, v.denominator))
-    return [([[b(v) for v in r] for r in U], [[b(v) for v in r] for r in W]) for U, W in layers]
+    return [([[to_arb(v) for v in r] for r in U], [[to_arb(v) for v in r] for r in W]) for U, W in layers]
 
 
 def jacobian_ball(name: str, layers: Sequence[Layer], points: Sequence[Sequence[Fraction]],
@@ -236,7 +198,7 @@ def jacobian_ball(name: str, layers: Sequence[Layer], points: Sequence[Sequence[
         bl = _ball_layers(layers)
         rows: list[list[arb]] = []
         for x in points:
-            rows += _jac_point(name, bl, [arb(fmpq(v.numerator, v.denominator)) for v in x], True)
+            rows += jacobian_point(name, bl, [to_arb(v) for v in x], True)
         return arb_mat(len(rows), len(rows[0]), [v for r in rows for v in r])
     finally:
         ctx.prec = old
@@ -247,7 +209,7 @@ def jacobian_float(name: str, layers: Sequence[Layer], points: Sequence[Sequence
     fl = [([[float(v) for v in r] for r in U], [[float(v) for v in r] for r in W]) for U, W in layers]
     rows: list[list[float]] = []
     for x in points:
-        rows += _jac_point(name, fl, [float(v) for v in x], False)
+        rows += jacobian_point(name, fl, [float(v) for v in x], False)
     return np.array(rows, dtype=np.float64)
 
 
@@ -287,10 +249,11 @@ def minor_det(name: str, layers: Sequence[Layer], points: Sequence[Sequence[Frac
 # So every certificate is also checked against a derivative taken another way: forward mode on
 # truncated power series (arb_series of length 2, i.e. dual numbers whose arithmetic and whose
 # erf/exp derivatives are Arb's own), with the activation written from erf and exp alone
-# (tanh u = 1 - 2 / (e^{2u} + 1)); neither value_and_slope nor _jac_point is used.  Along one
+# (tanh u = 1 - 2 / (e^{2u} + 1)); neither value_and_slope nor jacobian_point is used.  Along one
 # dense direction v the series F(theta + t v)(x_k) has t-coefficient J(x_k) v, for every point.
 
 JVP_RELATIVE_WIDTH = 2.0 ** -40   # a difference ball wider than this (relative) proves nothing
+
 
 
 def _series_activation(name: str, z: arb_series) -> arb_series:
@@ -325,8 +288,8 @@ def jvp_ball(name: str, layers: Sequence[Layer], points: Sequence[Sequence[Fract
     old = ctx.prec
     ctx.prec = prec
     try:
-        ser = lambda a, b: arb_series([a, b], prec=2)
-        q = lambda v: arb(fmpq(v.numerator, v.denominator))
+        ser = lambda a, b: arb_series([a, b], prec=2)  # noqa: E731
+        q = to_arb
         k = 0
         dual: list[tuple[list[list[arb_series]], list[list[arb_series]]]] = []
         for U, W in layers:   # theta + t v in flatten_layers' order: U_l row-major, then W_l
@@ -581,178 +544,20 @@ def recheck(cert: dict[str, Any]) -> bool:
     return recheck_reason(cert) == ""
 
 
-# ================================================================ the sweep file
-
-def sweep_widths(max_d: int = 4, depths: Sequence[int] = (2, 3), max_width: int = 6) -> list[tuple[int, list[int]]]:
-    """Every (d, widths) of the sweep."""
-    import itertools
-    out = []
-    for d in range(1, max_d + 1):
-        for L in depths:
-            for w in itertools.product(range(1, max_width + 1), repeat=L):
-                out.append((d, list(w)))
-    return out
-
-
-def compact_entry(certs: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """One sweep entry: the shared weights and points, and per activation rows and precision."""
-    first = next(iter(certs.values()))
-    keys = ("d", "widths", "theta_den", "theta", "points_den", "points")
-    entry = {k: first[k] for k in keys}
-    entry["results"] = {a: {"certified": c["certified"], "precision": c["precision"],
-                            "rows_omitted": c["rows_omitted"], "det": c["det"]} for a, c in certs.items()}
-    return entry
+def rank_full(cert: dict[str, Any]) -> bool:
+    """Re-check a rank certificate of any depth (a depth-1 one included): N rows, certified, a
+    recomputed determinant ball without 0 and a Jacobian that agrees with the forward-mode
+    derivative; no dimension count (at depth 1 it excludes nothing)."""
+    act, layers, pts, rows = certificate_parts(cert, min_depth=1)
+    N = param_count(len(layers[0][1]), [len(U) for U, _ in layers])
+    if len(rows) != N or cert.get("certified") is not True:
+        return False
+    prec = _int(cert["precision"])
+    J, det = jacobian_and_minor_det(act, layers, pts, rows, prec)
+    return not det.contains(0) and derivative_mismatch(act, layers, pts, J, prec) == ""
 
 
-def entry_certificate(entry: dict[str, Any], activation: str) -> dict[str, Any]:
-    """The standalone certificate of one activation in a sweep entry."""
-    r = entry["results"][activation]
-    d, widths = entry["d"], entry["widths"]
-    return {"claim": CLAIM, "activation": activation, "d": d, "widths": widths,
-            "N": param_count(d, widths), "D_plain": plain_dimension(d, widths),
-            "gaps": junction_gaps(d, widths), "theta_den": entry["theta_den"], "theta": entry["theta"],
-            "points_den": entry["points_den"], "points": entry["points"],
-            "rows_omitted": r["rows_omitted"], "precision": r["precision"], "det": r["det"],
-            "certified": r["certified"]}
-
-
-def sweep_entry(d: int, widths: Sequence[int], seed: int = 0) -> dict[str, Any]:
-    """Certify one width tuple for the three activations at shared weights and points."""
-    for k in range(3):
-        rng = random.Random(f"sweep/{d}/{list(widths)}/{seed}/{k}")
-        layers = random_layers(d, widths, rng)
-        pts = random_points(d, point_count(d, widths), rng)
-        certs = {a: certify(a, layers, pts) for a in ACTIVATIONS}
-        if all(c["certified"] for c in certs.values()):
-            break
-    entry = compact_entry(certs)
-    entry["seed"] = [seed, k]
-    return entry
-
-
-SWEEP_FORMAT = "depth-analytic-sweep/1"
-MAX_SWEEP_TUPLES = 200_000        # a claimed range larger than this is refused (memory and time)
-
-
-def _sweep_range(doc: dict[str, Any]) -> list[tuple[int, tuple[int, ...]]]:
-    """The (d, widths) a sweep document claims to cover (ValueError when the claim is malformed)."""
-    max_d, max_width, depths = doc.get("max_d"), doc.get("max_width"), doc.get("depths")
-    if not isinstance(max_d, int) or isinstance(max_d, bool) or not 1 <= max_d <= 64:
-        raise ValueError(f"max_d = {max_d!r} is not an integer in 1..64")
-    if not isinstance(max_width, int) or isinstance(max_width, bool) or not 1 <= max_width <= 64:
-        raise ValueError(f"max_width = {max_width!r} is not an integer in 1..64")
-    if not isinstance(depths, list) or not depths or any(
-            not isinstance(L, int) or isinstance(L, bool) or not 2 <= L <= 8 for L in depths) \
-            or len(set(depths)) != len(depths):
-        raise ValueError(f"depths = {depths!r} is not a list of distinct integers in 2..8")
-    if max_d * sum(max_width ** L for L in depths) > MAX_SWEEP_TUPLES:
-        raise ValueError(f"the claimed range has more than {MAX_SWEEP_TUPLES} width tuples")
-    return [(d, tuple(w)) for d, w in sweep_widths(max_d, depths, max_width)]
-
-
-def recheck_sweep(doc: Any, every: int = 1, progress: Optional[Any] = None) -> dict[str, Any]:
-    """Re-check a sweep document: the claimed range (max_d, depths, max_width) is covered exactly
-    once, by entries of that range only, every activation's result says certified, and the
-    certificate of every every-th entry (every entry when every = 1) is recomputed from its stored
-    rational weights and points (recheck_reason: N, the N x N minor, the determinant balls).
-
-    progress(done, total, entry) is called after each recomputed entry.  Returns a dictionary with
-    holds, reason (one line), entries, recomputed, determinants and the largest radius / |mid| of
-    the recomputed determinants."""
-    out: dict[str, Any] = {"holds": False, "reason": "", "entries": 0, "recomputed": 0, "determinants": 0,
-                           "every": every, "worst_ratio": None, "worst_entry": None}
-
-    def fail(why: str) -> dict[str, Any]:
-        out["reason"] = why
-        return out
-
-    if not isinstance(every, int) or every < 1:
-        raise ValueError("every must be a positive integer")
-    if not isinstance(doc, dict) or doc.get("format") != SWEEP_FORMAT:
-        return fail(f"not a {SWEEP_FORMAT} document")
-    if doc.get("claim") != CLAIM:
-        return fail(f"the sweep is for claim {doc.get('claim')!r}, not {CLAIM!r}")
-    acts = doc.get("activations")
-    if not isinstance(acts, list) or not acts or len(set(map(str, acts))) != len(acts) or \
-            any(a not in ACTIVATIONS for a in acts):
-        return fail(f"activations = {acts!r} is not a list of distinct activations of {list(ACTIVATIONS)}")
-    try:
-        claimed = _sweep_range(doc)
-    except ValueError as e:
-        return fail(f"the claimed range is malformed: {e}")
-    entries = doc.get("entries")
-    if not isinstance(entries, list):
-        return fail("entries is not a list")
-    out["entries"] = len(entries)
-    want = set(claimed)
-    seen: dict[tuple[int, tuple[int, ...]], int] = {}
-    for i, e in enumerate(entries):
-        if not isinstance(e, dict) or not isinstance(e.get("widths"), list) or \
-                not isinstance(e.get("d"), int) or any(not isinstance(m, int) for m in e["widths"]):
-            return fail(f"entry {i} has no integer d and widths")
-        key = (e["d"], tuple(e["widths"]))
-        label = f"d = {key[0]}, widths {key[1]}"
-        if key not in want:
-            return fail(f"entry {i} ({label}) is outside the claimed range (max_d = {doc['max_d']}, "
-                        f"depths {doc['depths']}, max_width = {doc['max_width']})")
-        if key in seen:
-            return fail(f"entries {seen[key]} and {i} are both {label}")
-        seen[key] = i
-        res = e.get("results")
-        if not isinstance(res, dict) or set(res) != set(acts):
-            return fail(f"entry {i} ({label}) has results for {sorted(res) if isinstance(res, dict) else res!r}, "
-                        f"the sweep lists {acts}")
-        bad = [a for a in acts if not isinstance(res[a], dict) or res[a].get("certified") is not True]
-        if bad:
-            return fail(f"entry {i} ({label}) is not certified for {', '.join(bad)}")
-    missing = [k for k in claimed if k not in seen]
-    if missing:
-        d, w = missing[0]
-        return fail(f"the claimed range includes d = {d}, widths {w}, which has no entry "
-                    f"({len(missing)} width tuples missing)")
-    todo = list(range(0, len(entries), every))
-    worst = -1.0
-    for n, i in enumerate(todo):
-        e = entries[i]
-        for a in acts:
-            cert = entry_certificate(e, a)
-            why, det = recheck_det(cert)
-            if why:
-                return fail(f"entry {i} (d = {e['d']}, widths {tuple(e['widths'])}, {a}): {why}")
-            ratio = det_ratio(det)
-            out["determinants"] += 1
-            if ratio > worst:
-                worst, out["worst_entry"] = ratio, f"entry {i} (d = {e['d']}, widths {tuple(e['widths'])}, {a})"
-        out["recomputed"] += 1
-        if progress is not None:
-            progress(n + 1, len(todo), e)
-    out["worst_ratio"] = worst
-    out["holds"] = True
-    part = "every entry" if every == 1 else f"every {every}th entry ({len(todo)} of {len(entries)})"
-    out["reason"] = (f"{len(entries)} width tuples cover the claimed range (d <= {doc['max_d']}, L in "
-                     f"{doc['depths']}, widths <= {doc['max_width']}) once each; {part} recomputed from its "
-                     f"rational weights and points: {out['determinants']} determinant balls exclude 0")
-    return out
-
-
-@functools.lru_cache(maxsize=1)
-def load_sweep(path: Optional[str] = None) -> dict[str, Any]:
-    """The committed sweep (proofs/certificates/depth-analytic-sweep.json)."""
-    return json.loads(Path(path or SWEEP_PATH).read_text())
-
-
-def find_sweep_entry(d: int, widths: Sequence[int]) -> Optional[dict[str, Any]]:
-    try:
-        sweep = load_sweep()
-    except (OSError, ValueError):
-        return None
-    for e in sweep["entries"]:
-        if e["d"] == d and e["widths"] == list(widths):
-            return e
-    return None
-
-
-# ================================================================ evaluation (for the boundary instances)
+# ================================================================ evaluation in balls
 
 def eval_stack_ball(name: str, layers: Sequence[Layer], x: Sequence[Fraction], residual: bool,
                     prec: int = 128) -> list[arb]:
@@ -761,7 +566,7 @@ def eval_stack_ball(name: str, layers: Sequence[Layer], x: Sequence[Fraction], r
     ctx.prec = prec
     try:
         d = len(x)
-        y = [arb(fmpq(v.numerator, v.denominator)) for v in x]
+        y = [to_arb(v) for v in x]
         for U, W in _ball_layers(layers):
             z = [sum((U[i][c] * y[c] for c in range(d)), arb(0)) for i in range(len(U))]
             h = [value_and_slope(name, zi)[0] for zi in z]
@@ -772,240 +577,6 @@ def eval_stack_ball(name: str, layers: Sequence[Layer], x: Sequence[Fraction], r
         ctx.prec = old
 
 
-def _balls_overlap(a: Sequence[arb], b: Sequence[arb]) -> bool:
+def balls_overlap(a: Sequence[arb], b: Sequence[arb]) -> bool:
+    """Every ball of a overlaps the ball of b at the same place (values that may be equal)."""
     return all(u.overlaps(v) for u, v in zip(a, b))
-
-
-# ================================================================ the oracle check
-
-@dataclass
-class AnalyticInstance:
-    """Either a fresh width tuple to certify (sweep_index None) or an entry of the committed sweep
-    to re-check (sweep_index modulo the number of entries)."""
-
-    activation: str
-    d: int
-    widths: list[int]
-    seed: int
-    sweep_index: Optional[int] = None
-
-    def size(self) -> dict[str, Any]:
-        """d, the widest layer and the depth, for the report's instance-size figure."""
-        return {"d": self.d, "m": max(self.widths), "depth": len(self.widths)}
-
-
-@st.composite
-def analytic_instances(draw: st.DrawFn) -> AnalyticInstance:
-    """Fresh instances (d <= 3, L in {2, 3}, widths <= 3) and, one time in three, a sweep entry."""
-    act = draw(st.sampled_from(ACTIVATIONS))
-    d = draw(st.integers(1, 3))
-    widths = [draw(st.integers(1, 3)) for _ in range(draw(st.integers(2, 3)))]
-    seed = draw(st.integers(0, 10 ** 6))
-    idx = draw(st.integers(0, 10 ** 6)) if draw(st.integers(0, 2)) == 0 else None
-    return AnalyticInstance(act, d, widths, seed, idx)
-
-
-def analytic_certificate(inst: AnalyticInstance) -> Certificate:
-    """Certify rank N at fresh random rational weights, or take an entry of the committed sweep."""
-    source = "fresh"
-    if inst.sweep_index is not None:
-        sweep = load_sweep()
-        entry = sweep["entries"][inst.sweep_index % len(sweep["entries"])]
-        cert = entry_certificate(entry, inst.activation)
-        source = f"sweep entry {inst.sweep_index % len(sweep['entries'])}"
-    else:
-        cert = make_certificate(inst.activation, inst.d, inst.widths, inst.seed)
-    ok = bool(cert["certified"])
-    reason = (f"{cert['activation']}, d = {cert['d']}, widths {cert['widths']} ({source}): an N x N minor "
-              f"(N = {cert['N']}) of the Jacobian has determinant {cert['det']} (arb, {cert['precision']} "
-              f"bits), so rank N > D_plain = {cert['D_plain']}: almost every residual stack of these widths "
-              "is no plain stack of the same widths") if ok else \
-        f"no certificate for {cert['activation']}, d = {cert['d']}, widths {cert['widths']} ({source})" + \
-        (f": {cert['reason']}" if cert.get("reason") else "")
-    # what this instance reached, for the coverage measurement: the layers the certificate uses
-    # (a sweep entry has its own d and widths), bias-free with identity skips
-    _, layers, _, _ = certificate_parts(cert)
-    subs = [coverage.Subject(U, W, identity(len(W)), False) for U, W in layers]
-    drawn = coverage.features(_Layers(subs))
-    return Certificate(CLAIM, ok, True, "arb balls (python-flint), determinant enclosure excludes 0",
-                       {"source": source, "certificate": cert, "drawn": drawn}, reason)
-
-
-@dataclass
-class _Layers:
-    """A list of coverage subjects seen as one instance."""
-
-    subs: list
-
-    def subjects(self) -> list:
-        return self.subs
-
-
-@safe_recheck
-def recheck_analytic(cert: dict[str, Any]) -> bool:
-    """Re-verify a depth-analytic oracle certificate from its data alone."""
-    return cert.get("claim") == CLAIM and bool(cert.get("holds")) and recheck(cert["data"]["certificate"])
-
-
-@oracle_check(CLAIM, analytic_instances(), recheck_analytic,
-              "arb balls at 128-512 bits (python-flint): a determinant enclosure that excludes 0")
-def check(inst: Any) -> Certificate:
-    """Certify full Jacobian rank N (gelu, gelu_tanh, silu; L >= 2) in ball arithmetic."""
-    if not isinstance(inst, AnalyticInstance):
-        raise TypeError("expected an AnalyticInstance")
-    return analytic_certificate(inst)
-
-
-# ================================================================ boundary instances
-
-Q = Fraction
-
-
-def _index_set_stack() -> list[Layer]:
-    """d = 2, L = 2, widths (3, 3), dyadic weights; in each block units 0, 1 have W_S U_S = -I."""
-    U1 = qmat([[1, Q(1, 2)], [0, 1], [Q(3, 4), Q(-5, 8)]])
-    W1 = qmat([[-1, Q(1, 2), Q(3, 8)], [0, -1, Q(-1, 2)]])      # W_S = -(U_S)^-1
-    U2 = qmat([[1, 0], [Q(-1, 4), 1], [Q(5, 8), Q(7, 8)]])
-    W2 = qmat([[-1, 0, Q(-1, 4)], [Q(-1, 4), -1, Q(5, 8)]])
-    return [(U1, W1), (U2, W2)]
-
-
-def _flipped(layers: Sequence[Layer], sets: Sequence[Sequence[int]]) -> list[Layer]:
-    return [([[-v for v in u] if i in S else list(u) for i, u in enumerate(U)], [list(r) for r in W])
-            for (U, W), S in zip(layers, sets)]
-
-
-def _boundary_points(d: int) -> list[list[Fraction]]:
-    rng = random.Random(f"analytic-boundary/{d}")
-    return random_points(d, 12, rng)
-
-
-@counterexample(claims=(CLAIM, "depth-analytic-generic"), dropped="generic_weight",
-                description="gelu, d = 2, widths (3, 3): both blocks have an index set S with "
-                            "W_S U_S = -I, so flipping those rows gives a plain stack equal to the residual "
-                            "one (s(-z) = s(z) - z); its Jacobian still has full rank N = 24 (certified), so "
-                            "the exceptional null set is not empty and a certificate decides no given stack")
-def analytic_index_sets() -> Certificate:
-    """Drop 'almost every': a residual gelu stack that IS a plain stack of the same widths."""
-    layers = _index_set_stack()
-    I2 = identity(2)
-    sets = [all_index_sets_exact(U, W, I2) for U, W in layers]
-    plain = _flipped(layers, [S[0] for S in sets]) if all(sets) else []
-    pts = _boundary_points(2)
-    agree = bool(plain) and all(_balls_overlap(eval_stack_ball("gelu", layers, x, True),
-                                               eval_stack_ball("gelu", plain, x, False)) for x in pts)
-    rank = certify("gelu", layers, random_points(2, point_count(2, [3, 3]), random.Random("index-sets")))
-    holds = agree and rank["certified"]
-    data = {"kind": "analytic_index_sets", "activation": "gelu",
-            "residual": [{"W_up": smat(U), "W_down": smat(W)} for U, W in layers],
-            "plain": [{"W_up": smat(U), "W_down": smat(W)} for U, W in plain],
-            "index_sets": [[list(s) for s in S] for S in sets], "points": [[str(v) for v in x] for x in pts],
-            "rank_certificate": rank}
-    return Certificate(CLAIM, holds, True, "exact index sets (rationals); values and rank in arb balls", data,
-                       "" if holds else "boundary facts failed")
-
-
-def _depth_one_block() -> Layer:
-    """d = 2, m = 3, W_S U_S = -I for S = {0, 1}: an absorbable gelu block."""
-    return _index_set_stack()[0]
-
-
-@counterexample(claims=(CLAIM, "depth-analytic-generic"), dropped="depth_ge_2",
-                description="depth 1 (gelu, d = 2, m = 3): no junction, so D_plain = N = 12 and the count "
-                            "excludes nothing even though the Jacobian has full rank 12 (certified), and this "
-                            "very block is absorbable (index set S = {0, 1}); at depth 1 the question is "
-                            "decided by relu-limit (Thm. 10), not by this count: a limit of the proof, not a "
-                            "false conclusion (for d >= 2 almost every block is still no plain block)")
-def analytic_depth_one() -> Certificate:
-    """Drop L >= 2: the dimension count gives nothing at depth one."""
-    U, W = _depth_one_block()
-    layers = [(U, W)]
-    S = all_index_sets_exact(U, W, identity(2))
-    plain = _flipped(layers, [S[0]]) if S else []
-    pts = _boundary_points(2)
-    agree = bool(plain) and all(_balls_overlap(eval_stack_ball("gelu", layers, x, True),
-                                               eval_stack_ball("gelu", plain, x, False)) for x in pts)
-    N = param_count(2, [3])
-    rank = certify("gelu", layers, random_points(2, point_count(2, [3]), random.Random("depth-one")))
-    holds = agree and rank["certified"] and plain_dimension(2, [3]) == N
-    data = {"kind": "analytic_depth_one", "activation": "gelu",
-            "residual": [{"W_up": smat(U), "W_down": smat(W)}],
-            "plain": [{"W_up": smat(u), "W_down": smat(w)} for u, w in plain],
-            "index_sets": [list(s) for s in S], "points": [[str(v) for v in x] for x in pts],
-            "N": N, "D_plain": plain_dimension(2, [3]), "rank_certificate": rank}
-    return Certificate(CLAIM, holds, True, "exact index sets (rationals); values and rank in arb balls", data,
-                       "" if holds else "boundary facts failed")
-
-
-def _rank_full(cert: dict[str, Any]) -> bool:
-    """Re-check a rank certificate of any depth (the depth-1 one included)."""
-    act, layers, pts, rows = certificate_parts(cert, min_depth=1)
-    N = param_count(len(layers[0][1]), [len(U) for U, _ in layers])
-    if len(rows) != N or cert.get("certified") is not True:
-        return False
-    prec = _int(cert["precision"])
-    J, det = jacobian_and_minor_det(act, layers, pts, rows, prec)
-    return not det.contains(0) and derivative_mismatch(act, layers, pts, J, prec) == ""
-
-
-@safe_recheck
-def recheck_counterexample(cert: dict[str, Any]) -> bool:
-    """Re-verify a depth-analytic boundary certificate from its data alone."""
-    data = cert["data"]
-    kind = data["kind"]
-    act = data["activation"]
-    res = [(qmat(r["W_up"]), qmat(r["W_down"])) for r in data["residual"]]
-    plain = [(qmat(r["W_up"]), qmat(r["W_down"])) for r in data["plain"]]
-    d = len(res[0][1])
-    pts = [[Fraction(v) for v in x] for x in data["points"]]
-    if len(plain) != len(res) or [len(U) for U, _ in plain] != [len(U) for U, _ in res] or not pts:
-        return False
-    # the plain stack is the residual one with the rows of an exact index set flipped
-    for (U, W), (V, W2) in zip(res, plain):
-        S = [i for i in range(len(U)) if V[i] != U[i]]
-        if W2 != W or any(V[i] != [-v for v in U[i]] for i in S):
-            return False
-        if tuple(S) not in all_index_sets_exact(U, W, identity(d)):
-            return False
-    if not all(_balls_overlap(eval_stack_ball(act, res, x, True), eval_stack_ball(act, plain, x, False))
-               for x in pts):
-        return False
-    rc = data["rank_certificate"]
-    if [len(U) for U, _ in res] != rc["widths"] or not _rank_full(rc):
-        return False
-    if kind == "analytic_index_sets":
-        return len(res) >= 2
-    if kind == "analytic_depth_one":
-        return len(res) == 1 and plain_dimension(d, rc["widths"]) == param_count(d, rc["widths"])
-    return False
-
-
-# ================================================================ for `absorb check` on a stack file
-
-def stack_statement(activation: str, layers: Sequence[Layer]) -> dict[str, Any]:
-    """The rank certificate for a given stack's widths, and what it proves: a statement about
-    almost every stack of these widths, never a verdict about the given one.
-
-    The certificate is first tried at the given weights (then the stack is a regular point of the
-    evaluation map); if that fails, the committed sweep's entry for these widths is used, else one
-    at fresh random rational weights."""
-    d = len(layers[0][1])
-    widths = [len(U) for U, _ in layers]
-    N = param_count(d, widths)
-    out: dict[str, Any] = {"claim": CLAIM, "N": N, "D_plain": plain_dimension(d, widths),
-                           "certified": False, "at": None, "certificate": None}
-    if len(widths) < 2 or N > MAX_PARAMS or activation not in ACTIVATIONS:
-        out["skipped"] = ("depth 1: the count gives nothing" if len(widths) < 2 else
-                          f"N = {N} > {MAX_PARAMS} parameters" if N > MAX_PARAMS else "activation not covered")
-        return out
-    rng = random.Random(f"check/{d}/{widths}")
-    cert = certify(activation, layers, random_points(d, point_count(d, widths), rng))
-    at = "the given weights"
-    if not cert["certified"]:
-        entry = find_sweep_entry(d, widths)
-        if entry is not None and entry["results"][activation]["certified"]:
-            cert, at = entry_certificate(entry, activation), "the committed sweep's weights"
-        else:
-            cert, at = make_certificate(activation, d, widths, 0), "fresh random rational weights"
-    out.update(certified=bool(cert["certified"]), at=at if cert["certified"] else None, certificate=cert)
-    return out
