@@ -54,7 +54,7 @@ def test_biased_relu2_is_the_identity_map():
 
 def test_biased_swiglu_has_nonzero_derivative_at_0():
     # silu(1) (1 + e^-1) = 1: the biased unit passes x through, so F = x is absorbed.
-    val = eval_ball("swiglu", identity(2), bd._closed_form_down(2), [Q(2), Q(-3)],
+    val = eval_ball("swiglu", identity(2), bd.closed_form_down(2), [Q(2), Q(-3)],
                     W_gate=[[0, 0], [0, 0]], b_gate=[1, 1])
     assert all((v - t).contains(0) and float((v - t).rad()) < 1e-30 for v, t in zip(val, (2, -3)))
 

@@ -150,7 +150,8 @@ def _swiglu_plain(d: int) -> dict[str, Any]:
             "W_down": "(1 + exp(-1)) * I"}
 
 
-def _closed_form_down(d: int) -> list:
+def closed_form_down(d: int) -> list:
+    """(1 + e^-1) I in arb balls: the W_down whose swiglu block with gate bias 1 is the identity."""
     with arith.precision("ball", BALL_PREC):
         c = 1 + arb(-1).exp()
         return [[c if i == j else arb(0) for j in range(d)] for i in range(d)]
@@ -164,7 +165,7 @@ def biased_swiglu() -> Certificate:
     d = 2
     P = _swiglu_plain(d)
     Bg, Bu, Bd = [[Q(1), Q(-1)], [Q(2), Q(1)]], [[Q(1), Q(0)], [Q(1), Q(1)]], [[Q(0)] * d for _ in range(d)]
-    down = _closed_form_down(d)
+    down = closed_form_down(d)
     F = lambda x: eval_ball("swiglu", Bu, Bd, x, M=identity(d), W_gate=Bg)  # noqa: E731
     G = lambda x: eval_ball("swiglu", P["W_up"], down, x, W_gate=P["W_gate"], b_gate=P["b_gate"])  # noqa: E731
     ok, worst = _ball_compare(F, G, POINTS_2D)
@@ -530,7 +531,7 @@ def block_fn(spec: dict[str, Any], exact: bool, M: Any = None) -> Callable:
     if isinstance(spec["W_down"], str):
         if spec["W_down"] != "(1 + exp(-1)) * I":
             raise ValueError("unknown closed form")
-        W: Any = _closed_form_down(d)
+        W: Any = closed_form_down(d)
     else:
         W = qmat(spec["W_down"])
     Mq = qmat(spec["M"]) if "M" in spec else (qmat(M) if M is not None else None)
