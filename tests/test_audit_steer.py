@@ -13,6 +13,7 @@ import sys
 import numpy as np
 import pytest
 
+import oracle.claims as claim_modules
 from oracle.claims import base, coverage, relu_complete
 from oracle.commands import audit
 from oracle.core import io, strategies
@@ -27,7 +28,7 @@ def run_cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
 
 def _planted_bug(monkeypatch, claim_ref: str, bad) -> None:
     """Make the check named claim_ref fail on instances where bad(instance) holds."""
-    real = base.resolve
+    real = claim_modules.resolve
 
     def resolve(ref):
         fn = real(ref)
@@ -42,7 +43,7 @@ def _planted_bug(monkeypatch, claim_ref: str, bad) -> None:
             return cert
         wrong.check_info = fn.check_info
         return wrong
-    monkeypatch.setattr(base, "resolve", resolve)
+    monkeypatch.setattr(claim_modules, "resolve", resolve)
 
 
 def test_claims_are_selected_by_id_comma_or_repeat():

@@ -14,6 +14,7 @@ import pytest
 from oracle.commands import audit
 from oracle import cli
 from oracle.formal import consistency
+import oracle.claims as claim_modules
 from oracle.claims import base
 
 REGISTRY_IDS = [c["id"] for c in consistency.load_registry()]
@@ -83,7 +84,7 @@ def test_reports_render_every_claim(quick_doc, tmp_path):
 
 
 def test_a_failing_oracle_check_fails_the_audit(monkeypatch):
-    real = base.resolve
+    real = claim_modules.resolve
 
     def broken(ref):
         fn = real(ref)
@@ -97,7 +98,7 @@ def test_a_failing_oracle_check_fails_the_audit(monkeypatch):
             return wrong
         return fn
 
-    monkeypatch.setattr(base, "resolve", broken)
+    monkeypatch.setattr(claim_modules, "resolve", broken)
     monkeypatch.setattr(audit, "QUICK_INSTANCES", 3)
     doc = audit.audit(quick=True)
     assert not doc["ok"]

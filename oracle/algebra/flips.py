@@ -634,7 +634,9 @@ def relu2_d1_plan(cl: Relu2Classes, r: int) -> Optional[Relu2Plan]:
     a x^2 + l x; n = 1: one square on a new kink point, with E = {} or E = {H} so that the x^2
     coefficient is nonzero (or R_E is already constant); n = 0: one square iff a0 != 0 or l0 = 0,
     else two squares, which need r >= 4.  None exactly when no solution of (2) exists."""
-    assert len(cl.R0) == 1 and r >= 2
+    if len(cl.R0) != 1 or r < 2:
+        raise ValueError(f"the d = 1 closed form needs d = 1 and r >= 2 spare units, got "
+                         f"{len(cl.R0)} output rows and r = {r}")
     active = cl.active
     n = len(active)
     one = fmpq(1)

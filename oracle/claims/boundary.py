@@ -12,16 +12,15 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Callable
 
-from flint import arb
-
-from oracle.algebra import flips
 from oracle.core import activations, arith
 from oracle.core.blocks import exact_rank
+from oracle.core.rational import arb, qmat, qvec, smat, svec
+from oracle.algebra import flips
+from oracle.algebra.exact import (BALL_PREC, all_index_sets_exact, balls_agree, eval_ball, eval_plain_q,
+                                  identity, line_key)
+from oracle.claims import depth_analytic, generic_weights
+from oracle.claims.absorption_width import spec_construction
 from oracle.claims.base import Certificate, counterexample
-from oracle.algebra.exact import (
-    BALL_PREC, all_index_sets_exact, balls_agree, eval_ball, eval_plain_q, identity, line_key, qmat,
-    qvec, smat, svec
-)
 
 Q = Fraction
 # Sample points: integers, halves, thirds, sevenths, the break points and 0.
@@ -151,7 +150,8 @@ def _swiglu_plain(d: int) -> dict[str, Any]:
             "W_down": "(1 + exp(-1)) * I"}
 
 
-def _closed_form_down(d: int) -> list:
+def closed_form_down(d: int) -> list:
+    """(1 + e^-1) I in arb balls: the W_down whose swiglu block with gate bias 1 is the identity."""
     with arith.precision("ball", BALL_PREC):
         c = 1 + arb(-1).exp()
         return [[c if i == j else arb(0) for j in range(d)] for i in range(d)]
@@ -165,7 +165,7 @@ def biased_swiglu() -> Certificate:
     d = 2
     P = _swiglu_plain(d)
     Bg, Bu, Bd = [[Q(1), Q(-1)], [Q(2), Q(1)]], [[Q(1), Q(0)], [Q(1), Q(1)]], [[Q(0)] * d for _ in range(d)]
-    down = _closed_form_down(d)
+    down = closed_form_down(d)
     F = lambda x: eval_ball("swiglu", Bu, Bd, x, M=identity(d), W_gate=Bg)  # noqa: E731
     G = lambda x: eval_ball("swiglu", P["W_up"], down, x, W_gate=P["W_gate"], b_gate=P["b_gate"])  # noqa: E731
     ok, worst = _ball_compare(F, G, POINTS_2D)
@@ -523,14 +523,15 @@ FLIP_BOUNDARY = [relu2_repeated_hyperplane, relu2_wider, relu_not_relu2, gated_r
 
 # ---------------------------------------------------------------- re-checking
 
-def _block_fn(spec: dict[str, Any], exact: bool, M: Any = None) -> Callable:
+def block_fn(spec: dict[str, Any], exact: bool, M: Any = None) -> Callable:
+    """The map x -> block(x) of a stored block spec: exact rationals, or arb balls (exact=False)."""
     act = spec["activation"]
     U = qmat(spec["W_up"])
     d = len(U[0])
     if isinstance(spec["W_down"], str):
         if spec["W_down"] != "(1 + exp(-1)) * I":
             raise ValueError("unknown closed form")
-        W: Any = _closed_form_down(d)
+        W: Any = closed_form_down(d)
     else:
         W = qmat(spec["W_down"])
     Mq = qmat(spec["M"]) if "M" in spec else (qmat(M) if M is not None else None)
@@ -549,9 +550,9 @@ def recheck_counterexample(cert: dict[str, Any]) -> bool:
         data = cert["data"]
         kind = data["kind"]
         if kind in ("analytic_index_sets", "analytic_depth_one"):  # depth-analytic's own re-check
-            return _depth_analytic.recheck_counterexample(cert)
+            return depth_analytic.recheck_counterexample(cert)
         if kind in ("zero_skip_pieces", "d1_rows_collinear"):  # generic-weights' own re-check
-            return _generic_weights.recheck_counterexample(cert)
+            return generic_weights.recheck_counterexample(cert)
         pts = [qvec(p) for p in data["points"]]
         if not pts:
             return False
@@ -561,24 +562,24 @@ def recheck_counterexample(cert: dict[str, Any]) -> bool:
             Mz = qmat(data["M"])
             if any(v != 0 for r in Mz for v in r):
                 return False
-            ok = _exact_compare(_block_fn(data["relu2"], True, Mz), _block_fn(data["relu2"], True), pts)[0]
+            ok = _exact_compare(block_fn(data["relu2"], True, Mz), block_fn(data["relu2"], True), pts)[0]
             sw = data["swiglu"]
-            return ok and _ball_compare(_block_fn(sw, False, Mz), _block_fn(sw, False), pts)[0]
+            return ok and _ball_compare(block_fn(sw, False, Mz), block_fn(sw, False), pts)[0]
         res, pl = data["residual"], data["plain"]
         exact = activations.get(res["activation"]).exact is not None
         if res["activation"] != pl["activation"]:
             return False
         cmp = _exact_compare if exact else _ball_compare
-        if not cmp(_block_fn(res, exact), _block_fn(pl, exact), pts)[0]:
+        if not cmp(block_fn(res, exact), block_fn(pl, exact), pts)[0]:
             return False
         U, M = qmat(res["W_up"]), qmat(res["M"])
         if kind == "relu_degree_one":
             # Depth 2 as well: (x + B) o (x + B) equals B' o B'.
-            F, G = _block_fn(res, True), _block_fn(pl, True)
+            F, G = block_fn(res, True), block_fn(pl, True)
             return all(F(F(p)) == G(G(p)) for p in pts) and "b_up" not in pl
         if kind == "biased_relu2":
             pieces = relu2_pieces(qmat(pl["W_up"]), qvec(pl["b_up"]), qmat(pl["W_down"]))
-            G = _block_fn(pl, True)
+            G = block_fn(pl, True)
             return all(c == [0, 1, 0] for _, c in pieces) and any(v != 0 for v in qvec(pl["b_up"])) \
                 and G([Q(2)]) != [4 * v for v in G([Q(1)])]
         if kind == "biased_swiglu":
@@ -597,18 +598,3 @@ def recheck_counterexample(cert: dict[str, Any]) -> bool:
         return False
     except (KeyError, TypeError, ValueError, ZeroDivisionError, IndexError):
         return False
-
-
-# The boundary instances of the depth claims (the open problem) live next to their checks;
-# importing the module registers them with the audit.
-from oracle.claims import depth_stacks as _depth_stacks
-# The boundary instances of depth-analytic (gelu family) register the same way.
-from oracle.claims import depth_analytic as _depth_analytic
-from oracle.claims import depth_d1 as _depth_d1
-from oracle.claims import depth_near_identity as _depth_near_identity
-# generic-weights' boundary instances (M = 0 for (ii), d = 1 for (iii)) register the same way.
-from oracle.claims import generic_weights as _generic_weights
-# The counterexamples of relu-limit and relu-complete live next to their checks; importing the
-# modules registers them with base.COUNTEREXAMPLES, which is what the audit reads.
-from oracle.claims import relu_complete, relu_limit
-from oracle.claims.absorption_width import spec_construction

@@ -28,6 +28,7 @@ from typing import Any, Iterable, Optional, Sequence
 
 from oracle.core import linalg
 from oracle.core.blocks import Block, Stack
+from oracle.core.rational import qmat
 
 AXES = ("d", "m", "M", "degenerate", "biased", "planted", "near_miss")
 WIDTHS = ("below", "at", "above")
@@ -137,14 +138,6 @@ def unjustified_exclusions(tags: Iterable[str], samples: dict[str, Any],
 
 # ---------------------------------------------------------------- what one instance is
 
-def _q(v: Any) -> Fraction:
-    return v if isinstance(v, Fraction) else Fraction(v) if isinstance(v, int) else Fraction(float(v))
-
-
-def _qmat(a: Any) -> list[list[Fraction]]:
-    return [[_q(v) for v in row] for row in (a.tolist() if hasattr(a, "tolist") else a)]
-
-
 def _line_key(row: Sequence[Fraction]) -> Optional[tuple]:
     """The line through a nonzero row (sign and scale removed); None for a zero row."""
     nz = next((v for v in row if v != 0), None)
@@ -178,11 +171,22 @@ class Subject:
     biased: bool
 
 
+@dataclasses.dataclass
+class Subjects:
+    """Subjects already in hand, seen as one instance (``features(Subjects([...]))``)."""
+
+    items: list[Subject]
+
+    def subjects(self) -> list[Subject]:
+        """The subjects themselves."""
+        return self.items
+
+
 def _from_block(b: Any) -> Subject:
     biases = [getattr(b, k, None) for k in ("b_up", "b_gate", "b_down")]
     biased = any(x is not None and any(float(v) != 0 for v in x) for x in biases)
-    M = _qmat(b.skip()) if getattr(b, "kind", "plain") == "residual" else None
-    return Subject(_qmat(b.W_up), _qmat(b.W_down), M, biased)
+    M = qmat(b.skip()) if getattr(b, "kind", "plain") == "residual" else None
+    return Subject(qmat(b.W_up), qmat(b.W_down), M, biased)
 
 
 def subjects(instance: Any, _depth: int = 0) -> list[Subject]:

@@ -5,6 +5,7 @@ A map is flat at 0 when it vanishes there and is o(|x|). Bias-free relu2, reglu,
 A residual stack F = F_L o ... o F_1 with F_l(x) = M_l x + B_l(x) is then P x + (flat) with
 P = M_L ... M_1, while any composition of flat plain blocks, of any number and widths, is flat.
 So F(t v)/t -> P v and the plain composition's quotient -> 0: when P v != 0 they differ.
+(Flatness and the skip product are in oracle/algebra/stacks/layers.py, shared with `absorb check`.)
 
 Certificate: the exact product P, a direction v with P v != 0, the first t = 2^-j where the two
 compositions differ rigorously at t v (exact rationals when every block is polynomial, arb balls
@@ -18,17 +19,18 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
 
+from hypothesis import assume
 from hypothesis import strategies as st
 
 from oracle.core import arith
-from oracle.core.blocks import Block, Stack
+from oracle.core.blocks import Stack
+from oracle.core.rational import qvec, smat, svec
 from oracle.core.strategies import blocks
+from oracle.algebra.exact import (identity, is_zero_matrix, matvec_q, safe_recheck, skip_matrix,
+                                  stack_from_json, stack_to_json)
+from oracle.algebra.stacks.layers import is_flat, skip_product
 from oracle.claims.base import Certificate, oracle_check
 from oracle.claims.gated import BALL_PREC, choose_direction, ray_witness, verify_ray_witness
-from oracle.algebra.exact import (
-    identity, is_zero_matrix, matmul, matvec_q, property_is_proved, qvec, safe_recheck, skip_matrix,
-    smat, stack_from_json, stack_to_json, svec
-)
 
 CLAIM_ID = "depth-impossible"
 CLAIM_ANY = "depth-any"
@@ -42,25 +44,6 @@ class DepthInstance:
     residual: Stack
     plain: Stack
     direction: Optional[list[Fraction]] = None
-
-
-def is_flat(b: Block) -> bool:
-    """Flat at 0, re-derived: homogeneous of block degree > 1, or a gate vanishing and continuous at 0."""
-    if b.has_bias:
-        return False
-    a = b.act
-    if a.block_degree is not None and a.block_degree > 1:
-        return property_is_proved(b.activation, "homogeneity_degree")
-    return a.gated and a.value_at_0 == 0 and property_is_proved(b.activation, "value_at_0") \
-        and a.continuous_at_0 and property_is_proved(b.activation, "continuous_at_0")
-
-
-def skip_product(s: Stack) -> list[list[Fraction]]:
-    """M_L ... M_1 exactly (the first block's skip is applied first)."""
-    P = identity(s.blocks[0].d)
-    for b in s.blocks:
-        P = matmul(skip_matrix(b), P)
-    return P
 
 
 def _hypotheses(R: Stack, Q: Stack, identity_skips: bool) -> dict[str, Any]:
@@ -176,7 +159,6 @@ def depth_instances(draw: st.DrawFn, identity_skips: bool) -> DepthInstance:
         res.append(draw(blocks(draw(st.sampled_from(KINDS)), d=d, m=m, skip=sk)))
     R = Stack(res)
     if not identity_skips:
-        from hypothesis import assume
         assume(not is_zero_matrix(skip_product(R)))
     # Half of the candidates copy the residual stack's depth and widths (the paper's statement).
     if draw(st.booleans()):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib
 import json
 import sys
 import threading
@@ -13,13 +12,14 @@ import time
 from pathlib import Path
 from typing import Any, Optional
 
+import oracle.claims as claim_modules
 from oracle.formal import consistency
 from oracle.report import document as report
 from oracle.claims import base, coverage
 from oracle.core import io, stackfiles
 from oracle.core.blocks import Block, Stack
 from oracle.core import activations
-from oracle.core.errors import InputError
+from oracle.core.errors import InputError, RegistryError
 from oracle.report import figures
 from oracle.commands.output import emit_json
 
@@ -78,11 +78,9 @@ def _oracle_face(claim: dict[str, Any], n: int, seed: int) -> dict[str, Any]:
     if not ref:
         return {"status": "missing", "detail": "no oracle check registered"}
     try:
-        fn = base.resolve(ref)
-    except (ImportError, AttributeError) as e:
-        return {"status": "missing", "detail": f"{ref}: {e}"}
-    if not hasattr(fn, "check_info"):
-        return {"status": "FAILED", "detail": f"{ref} is not registered with @oracle_check"}
+        fn = claim_modules.resolve(ref)
+    except RegistryError as e:
+        return {"status": "missing", "detail": str(e)}
     samples = claim.get("samples") if isinstance(claim.get("samples"), dict) and \
         not coverage.samples_findings(claim["samples"]) else None
     res = base.run_check(fn, n, seed=seed, samples=samples, progress=_progress)
@@ -167,14 +165,18 @@ def write_failure(cid: str, oracle: dict[str, Any], outdir: Path, n: int) -> dic
     return info
 
 
-def _counterexamples() -> tuple[list[dict[str, Any]], Optional[str]]:
+def _counterexamples(selected: set[str], known_ids: list[str]) -> tuple[list[dict[str, Any]], Optional[str]]:
+    """Run the registered boundary counterexamples of the selected claims (and those naming no
+    known claim, which the audit then reports)."""
     try:
-        importlib.import_module("oracle.claims.boundary")
-    except ImportError as e:
-        return [], f"oracle.claims.boundary missing: {e}"
+        registered = claim_modules.load().counterexamples
+    except RegistryError as e:
+        return [], str(e)
     out = []
-    for fn in base.COUNTEREXAMPLES:
+    for fn in registered:
         info: base.CounterexampleInfo = fn.counterexample_info  # type: ignore[attr-defined]
+        if not (selected & set(info.claims) or not set(info.claims) & set(known_ids)):
+            continue
         start = time.perf_counter()
         data = None
         try:
@@ -261,8 +263,7 @@ def audit(quick: bool = False, claims: Optional[list[str]] = None, instances: Op
                            "registry": dict(c)})  # every registry field, for the report
 
     _progress("boundary counterexamples")
-    cexs, cex_problem = _counterexamples()
-    cexs = [cx for cx in cexs if selected & set(cx["claims"]) or not set(cx["claims"]) & set(known_ids)]
+    cexs, cex_problem = _counterexamples(selected, known_ids)
     for cx in cexs:
         _progress(f"    {cx['name']}: {'verified' if cx['verified'] else 'NOT VERIFIED'}")
 

@@ -14,7 +14,7 @@ Four kinds of document are read:
   claim registered (``proofs/claims.toml``'s ``oracle`` field), from the certificate alone;
 * the depth-analytic sweep (``proofs/certificates/depth-analytic-sweep.json``): the claimed range
   is covered exactly once and every entry's rank certificates are recomputed from the stored
-  rational weights and points (:func:`oracle.claims.depth_analytic.recheck_sweep`; ``--every K``
+  rational weights and points (:func:`oracle.algebra.stacks.sweep.recheck_sweep`; ``--every K``
   recomputes every K-th entry only, and says so), with progress on stderr.
 
 Exit status 0 when the document holds, 1 when it does not (with the reason), 2 for bad input.
@@ -31,11 +31,11 @@ from typing import Any, Optional
 
 import numpy as np
 
-from oracle.claims import base
-from oracle.claims import depth_analytic as da
+import oracle.claims as claim_modules
+from oracle.algebra.stacks import sweep
 from oracle.core import io as bio
 from oracle.core.blocks import Block, nondegeneracy
-from oracle.core.errors import InputError
+from oracle.core.errors import InputError, RegistryError
 from oracle.decide.block import NECESSITY_PROVED, invertibility, recheck_certificate
 from oracle.decide.stacks import recheck_decision
 from oracle.decide.witness import recheck_witness
@@ -87,8 +87,8 @@ def kind_of(doc: dict[str, Any]) -> str:
     """'sweep', 'audit', 'witness', 'stack' or 'block', from the document's keys."""
     fmt = doc.get("format")
     if isinstance(fmt, str) and fmt.startswith("depth-analytic-sweep"):
-        if fmt != da.SWEEP_FORMAT:
-            raise InputError(f"sweep format {fmt!r} is not the supported {da.SWEEP_FORMAT!r}")
+        if fmt != sweep.SWEEP_FORMAT:
+            raise InputError(f"sweep format {fmt!r} is not the supported {sweep.SWEEP_FORMAT!r}")
         return "sweep"
     if isinstance(doc.get("claims"), list) and "counterexamples" in doc:
         return "audit"
@@ -182,13 +182,12 @@ def recheck_audit_document(doc: dict[str, Any]) -> tuple[bool, str]:
         if sample is None:
             continue
         ref = (c.get("registry") or {}).get("oracle") or oracle.get("ref")
-        # only this package's registered checks are ever imported, whatever the document names
+        # only this package's registered checks are ever used, whatever the document names
         if not isinstance(ref, str) or not ref.startswith("oracle.claims.") or ":" not in ref:
             return False, f"{cid}: the oracle check {ref!r} is not one of oracle.claims' registered checks"
         try:
-            fn = base.resolve(ref)
-            info = fn.check_info
-        except (ImportError, AttributeError, ValueError, TypeError):
+            info = claim_modules.resolve(ref).check_info
+        except RegistryError:
             return False, f"{cid}: the oracle check {ref!r} is not a registered check"
         if info.claim != cid or sample.get("claim") != cid:
             return False, f"{cid}: the sample certificate is for claim {sample.get('claim')!r}"
@@ -247,7 +246,7 @@ def recheck_sweep_document(doc: dict[str, Any], every: int = 1, quiet: bool = Fa
             print(f"absorb recheck: {done}/{total} entries recomputed (last d = {entry['d']}, widths "
                   f"{tuple(entry['widths'])}), {now - start:.0f} s", file=sys.stderr, flush=True)
 
-    res = da.recheck_sweep(doc, every=every, progress=progress)
+    res = sweep.recheck_sweep(doc, every=every, progress=progress)
     res["seconds"] = round(time.perf_counter() - start, 1)
     return res
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from oracle.core import activations
 from oracle.core.blocks import Block, exact_inverse, nondegeneracy
+from oracle.core.errors import CheckFailed
 
 @st.composite
 def dims(draw: st.DrawFn, min_d: int = 1, max_d: int = 4, min_m: int = 1,
@@ -192,7 +193,8 @@ def condition_blocks(draw: st.DrawFn, activation: str = "relu", d: Optional[int]
         R, C = ints((extra, d)), ints((d, extra))
         A = (-M - C @ R) @ integer_inverse(P)
         U_S, W_S = np.vstack([P, R]), np.hstack([A, C])
-    assert np.array_equal(W_S @ U_S, -M)  # integer identity; guards the construction itself
+    if not np.array_equal(W_S @ U_S, -M):  # an integer identity: it guards the construction itself
+        raise CheckFailed("the planted index set does not satisfy W_S U_S = -M")
     n_S = len(U_S)
     n_other = draw(st.integers(0, others))
     U_o, W_o = ints((n_other, d)), ints((d, n_other))

@@ -54,6 +54,7 @@ from oracle.algebra.relu_width import (
     MAX_EXACT_CLASSES, WidthResult, build_construction, construction_form, minimal_width
 )
 from oracle.algebra.exact import derived_property
+from oracle.algebra.limits import limit_enclosure
 from oracle.algebra.construct import flip_block
 from oracle.algebra.construct import spot_points, verify_equal_at_points
 from oracle.algebra.canonical import relu_form_exact
@@ -740,8 +741,6 @@ def _limit_properties(activation: str, limit: bool) -> tuple[tuple[str, Any], ..
     odd, how = derived_property(activation, "odd_part_identity")
     out: dict[str, Any] = {"sigma_odd_part": bool(odd), "sigma_odd_part_method": how}
     if limit:
-        # lazy: only the converse (no index set) needs the enclosure; its claim module pulls hypothesis
-        from oracle.claims.relu_limit import limit_enclosure
         lim = limit_enclosure(activation)
         out.update({"sigma_limit_relu": bool(lim["holds"]),
                     "sigma_limit_relu_method": f"|s - relu| <= {lim['sup_bound']} enclosed with arb balls on "

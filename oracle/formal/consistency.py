@@ -19,7 +19,6 @@ Every finding is one line, ``<claim id>: <reason>`` (``-`` when no claim is conc
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import re
@@ -30,8 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+import oracle.claims as claim_modules
+from oracle.core.errors import RegistryError
 from oracle.formal import coqcheck, coqsource, leancheck, pinned
-from oracle.claims import base, coverage
+from oracle.claims import coverage
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: oracle/<layer>/<module>.py
 LOGICAL = coqcheck.LOGICAL
@@ -150,18 +151,12 @@ def registry_roles(registry: list[dict[str, Any]], lang: str) -> list[tuple[str,
     return list(roles.items())
 
 
-def _boundary_counterexamples(registry: list[dict[str, Any]]) -> list[tuple[str, tuple[str, ...], str]]:
-    """(name, claims, dropped tag) of every registered boundary counterexample: those of
-    oracle/claims/boundary.py and those the claims' own oracle modules register."""
-    modules = ["oracle.claims.boundary"] + [str(c["oracle"]).partition(":")[0] for c in registry
-                                            if isinstance(c.get("oracle"), str)]
-    try:
-        for mod in dict.fromkeys(modules):
-            importlib.import_module(mod)
-    except ImportError:
-        return []
+def _boundary_counterexamples() -> list[tuple[str, tuple[str, ...], str]]:
+    """(name, claims, dropped tag) of every registered boundary counterexample (oracle.claims.load:
+    those of oracle/claims/boundary.py and those the claims' own modules register).  A claim module
+    that does not import raises RegistryError with its reason."""
     return [(fn.__name__, tuple(fn.counterexample_info.claims), fn.counterexample_info.dropped)
-            for fn in base.COUNTEREXAMPLES]
+            for fn in claim_modules.load().counterexamples]
 
 
 def registry_findings(registry: list[dict[str, Any]], root: Path, notes: Notes) -> list[Finding]:
@@ -261,7 +256,12 @@ def registry_findings(registry: list[dict[str, Any]], root: Path, notes: Notes) 
                 out.append(Finding(cid, f"coq_counterexamples names '{tag}', which is not a hypothesis", "coq"))
     # Boundary counterexamples of formally proved claims must be proved in Coq as well.
     by_id = {c.get("id"): c for c in registry}
-    for name, claims, dropped in _boundary_counterexamples(registry):
+    try:
+        registered = _boundary_counterexamples()
+    except RegistryError as e:  # an error with its reason, never an empty list
+        out.append(Finding(None, f"the boundary counterexamples cannot be checked: {e}"))
+        registered = []
+    for name, claims, dropped in registered:
         for cid in claims:
             c = by_id.get(cid)
             if c is None or not _names(c.get("coq")):

@@ -23,13 +23,13 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Optional
 
+import oracle.claims as claim_modules
 from oracle.formal import consistency, coqsource, leancheck, pinned as pinned_files
 from oracle.core import activations
 from oracle.claims import boundary
 from oracle.algebra.exact import ball_abs_upper
 from oracle.report import figures
 from oracle.core.errors import InputError
-from oracle.claims import base
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: oracle/<layer>/<module>.py
 GLOSSARY = ROOT / "proofs" / "hypotheses.toml"
@@ -185,11 +185,8 @@ def hypothesis_tags(registry: list[dict[str, Any]]) -> dict[str, list[str]]:
                     "coq_counterexamples", "coq_counterexamples_absent"):
             for tag in (c.get(key) or {}):
                 used.setdefault(tag, []).append(f"claim {c['id']} ({key})")
-    try:
-        for fn in base.COUNTEREXAMPLES:
-            used.setdefault(fn.counterexample_info.dropped, []).append(f"counterexample {fn.__name__}")
-    except ImportError:
-        pass
+    for fn in claim_modules.load().counterexamples:
+        used.setdefault(fn.counterexample_info.dropped, []).append(f"counterexample {fn.__name__}")
     return used
 
 
@@ -345,8 +342,8 @@ def counterexample_violation(data: Optional[dict[str, Any]]) -> dict[str, Any]:
         for label, res, plain, M in pairs:
             exact = all(activations.get(s["activation"]).exact is not None for s in (res, plain)) \
                 and not isinstance(plain.get("W_down"), str)
-            F = boundary._block_fn(res, exact, M)
-            P = boundary._block_fn(plain, exact)
+            F = boundary.block_fn(res, exact, M)
+            P = boundary.block_fn(plain, exact)
             if exact:
                 worst = max(abs(Fraction(a) - Fraction(b)) for p in pts for a, b in zip(F(p), P(p)))
                 results.append({"label": label, "exact": True, "max_abs": str(worst), "zero": worst == 0})

@@ -1,7 +1,7 @@
 (** * [depth-width]: without the rank condition, [max(m + d, 2 d)] can be too small
 
     The example of proofs/informal/depth-width.md (the boundary instance
-    [width_rank_deficient] of oracle/claims/depth_stacks.py): [d = m = 3],
+    [width_rank_deficient] of oracle/claims/depth_boundary.py): [d = m = 3],
     skip matrix [M = I], up-projection with rows [e_1, e_2, e_1 + e_2]
     (rank 2 < 3 = min(m, d)) and down-projection
 
