@@ -182,17 +182,6 @@ Proof.
   intros q _. apply rfun_outer.
 Qed.
 
-(** ** Linear-algebra bookkeeping *)
-
-Lemma sum_outer_apply : forall d n (c : nat -> R) (V : nat -> vec) (x : vec),
-  sum d (fun j => sum n (fun r => c r * V r j) * x j) =
-  sum n (fun r => c r * sum d (fun j => V r j * x j)).
-Proof.
-  intros. rewrite (sum_ext d _ (fun j => sum n (fun r => c r * (V r j * x j))))
-    by (intros; rewrite <- sum_scal_r; apply sum_ext; intros; ring).
-  rewrite sum_swap. apply sum_ext. intros. apply sum_scal_l.
-Qed.
-
 (** ** The construction *)
 
 Section Construction.
