@@ -24,9 +24,9 @@
     theorems with [rank_on_perp_rows]. *)
 
 From Coq Require Import Reals Lra Lia.
-From SkipAbsorption Require Import Linalg SignFlip Activations Limit Width Rank Necessity
-  DepthNarrow RealActivations ReluClasses ReluCompleteNec ReluComplete ReluCompleteIff
-  AbsorptionWidth ReluProjector.
+From SkipAbsorption Require Import Linalg SignFlip Limit Width Rank Necessity DepthNarrow
+  RealActivations ReluClasses ReluCompleteNec ReluComplete ReluCompleteIff AbsorptionWidth
+  ReluProjector.
 Open Scope R_scope.
 
 (** ** The two definitions, for the rows of [W_up] *)

@@ -31,12 +31,6 @@ Qed.
 Lemma Rpower_2_minus_1 : forall t, 0 < t -> Rpower t (2 - 1) = t.
 Proof. intros t Ht. replace (2 - 1) with 1 by ring. apply Rpower_1. assumption. Qed.
 
-Lemma relu_pos_scale : forall t z, 0 < t -> relu (t * z) = t * relu z.
-Proof.
-  intros t z Ht. unfold relu, Rmax.
-  destruct (Rle_dec (t * z) 0), (Rle_dec z 0); nra.
-Qed.
-
 Lemma relu2_homogeneous : forall t z, 0 < t -> relu2 (t * z) = Rpower t 2 * relu2 z.
 Proof.
   intros t z Ht. unfold relu2. rewrite relu_pos_scale, Rpower_two by assumption. ring.

@@ -20,7 +20,7 @@
       [M + W_down W_up / 2 = W'_down W'_up / 2] and the same constant. *)
 
 From Coq Require Import Reals Lra Lia.
-From SkipAbsorption Require Import Linalg SignFlip Activations RealActivations Limit Necessity ReluClasses.
+From SkipAbsorption Require Import Linalg SignFlip RealActivations Limit Necessity ReluClasses.
 Open Scope R_scope.
 
 (** ** The affine kink lemma *)

@@ -8,7 +8,7 @@
     of maps [f_1, f_2, ...] applied head first. *)
 
 From Coq Require Import Reals Lra Lia List.
-From SkipAbsorption Require Import Linalg SkipReduction Homogeneous Gated.
+From SkipAbsorption Require Import Linalg Gated.
 Import ListNotations.
 Open Scope R_scope.
 

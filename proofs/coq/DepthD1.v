@@ -18,7 +18,7 @@
     of the same widths is a plain stack of those widths. *)
 
 From Coq Require Import Reals Lra Lia List.
-From SkipAbsorption Require Import Linalg Depth DepthStack RealActivations Activations Limit.
+From SkipAbsorption Require Import Linalg Depth DepthStack RealActivations Limit.
 Import List ListNotations.
 Open Scope R_scope.
 

@@ -12,7 +12,7 @@
     pre-activations are all [<= 0] there), so it is not [F]. *)
 
 From Coq Require Import Reals Lra Lia List Classical.
-From SkipAbsorption Require Import Linalg Depth SignFlip Width Rank DepthStack Activations.
+From SkipAbsorption Require Import Linalg Depth SignFlip Width Rank DepthStack RealActivations.
 Import ListNotations.
 Open Scope R_scope.
 

@@ -7,7 +7,7 @@
     ([plain_comp], [res_comp_id], [res_comp]). *)
 
 From Coq Require Import Reals Lra Lia List.
-From SkipAbsorption Require Import Linalg Depth Width Rank Activations.
+From SkipAbsorption Require Import Linalg Depth Width Rank RealActivations.
 Import ListNotations.
 Open Scope R_scope.
 

@@ -24,7 +24,7 @@
       the index condition. *)
 
 From Coq Require Import Reals Lra Lia List.
-From SkipAbsorption Require Import Linalg SignFlip Activations.
+From SkipAbsorption Require Import Linalg SignFlip RealActivations.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -495,7 +495,7 @@ Proof.
   - intros [Wd' [Wu' absorbed]].
     exact (relu_necessity d m M Wd Wu Wd' Wu' nondegenerate absorbed).
   - intros [S index_condition]. exists Wd, (flip_rows S Wu).
-    exact (relu_sign_flip d m M Wd Wu S index_condition).
+    exact (sign_flip_absorbs d m relu M Wd Wu S relu_odd_part index_condition).
 Qed.
 
 (** ** Instances *)
@@ -598,7 +598,7 @@ Corollary relu_absorbable_instance_explicit :
 Proof.
   intros x i Hi.
   rewrite <- (mv_ident 2 x i Hi).
-  rewrite (relu_sign_flip 2 3 ident Wd_ex Wu_ex S_ex ex_index_condition x i Hi).
+  rewrite (sign_flip_absorbs 2 3 relu ident Wd_ex Wu_ex S_ex relu_odd_part ex_index_condition x i Hi).
   unfold block, readout. apply sum_ext. intros l Hl. f_equal. f_equal.
   apply mv_row_ext. intros j Hj. unfold flip_rows, Wu_ex_flipped, Wu_ex, mat_of.
   destruct l as [|[|[|l]]], j as [|[|j]]; try lia; simpl; ring.

@@ -516,6 +516,13 @@ Qed.
 
 Definition relu (z : R) : R := Rmax z 0.
 
+(** relu commutes with positive scalings. *)
+Lemma relu_pos_scale : forall t z, 0 < t -> relu (t * z) = t * relu z.
+Proof.
+  intros t z Ht. unfold relu, Rmax.
+  destruct (Rle_dec (t * z) 0), (Rle_dec z 0); nra.
+Qed.
+
 (** relu is [z] times the unit step. *)
 Definition unit_step (z : R) : R := if Rle_dec z 0 then 0 else 1.
 

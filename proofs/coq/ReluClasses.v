@@ -24,7 +24,7 @@
     "rank at most k". *)
 
 From Coq Require Import Reals Lra Lia.
-From SkipAbsorption Require Import Linalg SignFlip Activations Limit.
+From SkipAbsorption Require Import Linalg SignFlip RealActivations Limit.
 Open Scope R_scope.
 
 (** Boolean test of a real equality (decidable with the axioms of the reals). *)

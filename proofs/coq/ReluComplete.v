@@ -20,7 +20,7 @@
     flag gives the bias-free remark with the same proof. *)
 
 From Coq Require Import Reals Lra Lia.
-From SkipAbsorption Require Import Linalg SignFlip Activations Limit Rank ReluClasses.
+From SkipAbsorption Require Import Linalg SignFlip RealActivations Limit Rank ReluClasses.
 Open Scope R_scope.
 
 (** ** Relu blocks with biases as functions *)

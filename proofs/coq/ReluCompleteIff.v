@@ -11,8 +11,8 @@
     bias-free one does, iff [m* <= m']. *)
 
 From Coq Require Import Reals Lra Lia.
-From SkipAbsorption Require Import Linalg SignFlip Activations Limit ReluClasses
-  ReluCompleteNec ReluComplete.
+From SkipAbsorption Require Import Linalg SignFlip RealActivations Limit ReluClasses ReluCompleteNec
+  ReluComplete.
 Open Scope R_scope.
 
 Theorem relu_complete : forall d m m' M Wd Wu bu bd,

@@ -19,8 +19,8 @@
       [|kinks| + |T| + 2 k' <= m']. *)
 
 From Coq Require Import Reals Lra Lia.
-From SkipAbsorption Require Import Linalg SignFlip Activations RealActivations Limit Necessity
-  ReluClasses AffineKink.
+From SkipAbsorption Require Import Linalg SignFlip RealActivations Limit Necessity ReluClasses
+  AffineKink.
 Open Scope R_scope.
 Open Scope bool_scope.
 

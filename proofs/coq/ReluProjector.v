@@ -25,8 +25,8 @@
     ([decompose], by induction on the number of vectors). *)
 
 From Coq Require Import Reals Lra Lia.
-From SkipAbsorption Require Import Linalg SignFlip Activations Limit ReluClasses
-  ReluCompleteNec ReluComplete ReluCompleteIff.
+From SkipAbsorption Require Import Linalg SignFlip RealActivations Limit ReluClasses ReluCompleteNec
+  ReluComplete ReluCompleteIff.
 Open Scope R_scope.
 
 (** ** The two definitions *)

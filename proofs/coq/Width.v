@@ -9,7 +9,7 @@
     width-[m + d] construction of SignFlip.v, here proved for any [M]. *)
 
 From Coq Require Import Reals Lra Lia.
-From SkipAbsorption Require Import Linalg SignFlip Activations.
+From SkipAbsorption Require Import Linalg SignFlip RealActivations.
 Open Scope R_scope.
 
 (** The first [n] rows [U 0 .. U (n-1)] of [U] span [R^d]. *)
