@@ -616,13 +616,21 @@ Ltac tidy := repeat progress rewrite ?Ropp_0, ?Rplus_0_l, ?Rplus_0_r, ?Rmult_0_l
   ?Rmult_1_l, ?Rmult_1_r.
 
 (** Make the arguments of [Rmax _ 0] and [exp _] in hypothesis [H] syntactically
-    equal to the ones of the goal when they are equal as polynomials. *)
+    equal to the ones of the goal when they are equal as polynomials.  An argument of [H]
+    that already stands in the goal is left alone, so the pairs that [ring] refutes are not
+    tried again after each rewrite. *)
 Ltac align H :=
-  repeat match goal with
-  | H' : context [Rmax ?a ?z] |- context [Rmax ?b ?z] =>
-      constr_eq H H'; assert_fails (constr_eq a b);
-      let e := fresh in assert (e : a = b) by ring; rewrite e in H; clear e
-  | H' : context [exp ?a] |- context [exp ?b] =>
-      constr_eq H H'; assert_fails (constr_eq a b);
-      let e := fresh in assert (e : a = b) by ring; rewrite e in H; clear e
+  repeat match type of H with
+  | context [Rmax ?a ?z] =>
+      lazymatch goal with |- context [Rmax a z] => fail | _ => idtac end;
+      match goal with
+      | |- context [Rmax ?b z] =>
+          let e := fresh in assert (e : a = b) by ring; rewrite e in H; clear e
+      end
+  | context [exp ?a] =>
+      lazymatch goal with |- context [exp a] => fail | _ => idtac end;
+      match goal with
+      | |- context [exp ?b] =>
+          let e := fresh in assert (e : a = b) by ring; rewrite e in H; clear e
+      end
   end.
