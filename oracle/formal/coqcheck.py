@@ -36,7 +36,7 @@ from typing import Any, Optional
 from oracle.formal import coqsource
 
 LOGICAL = "SkipAbsorption"
-SCRIPT_VERSION = "proofcheck-1"
+SCRIPT_VERSION = "proofcheck-2"
 
 # The axioms a registered declaration may rest on, by fully qualified name, with the
 # reason each is acceptable.  Extend only with a reason (e.g. for Coquelicot).
@@ -256,12 +256,11 @@ Ltac2 rec pc_walk (pos : int) (t : constr) :=
   | Constr.Unsafe.Prod b body =>
       let nm := match Constr.Binder.name b with
                 | Some id => Message.of_ident id | None => Message.of_string "_" end in
-      let dep := if List.mem Int.equal 1 (pc_rels 0 body) then " dep" else " nodep" in
       let ms := List.map (fun k => Int.sub pos k) (pc_rels 0 (Constr.Binder.type b)) in
       Message.print (Message.concat (Message.of_string "@@BINDER ")
         (Message.concat (Message.of_int pos) (Message.concat (Message.of_string " ")
-        (Message.concat nm (Message.concat (Message.of_string dep)
-        (Message.concat (Message.of_string " mentions") (pc_ints ms)))))));
+        (Message.concat nm
+        (Message.concat (Message.of_string " mentions") (pc_ints ms))))));
       pc_walk (Int.add pos 1) body
   | _ =>
       let ms := List.map (fun k => Int.sub pos k) (pc_rels 0 t) in
@@ -459,6 +458,18 @@ def _strip_goal(lines: list[str]) -> str:
     return "\n".join(ln[2:] if ln.startswith("  ") else ln for ln in body)
 
 
+def mark_dependent(d: Decl) -> None:
+    """A binder is dependent when a later binder's type or the conclusion mentions it.
+
+    The rest of a product chain after a binder is exactly the later binders' types and the
+    conclusion, and the walk records which earlier binders each of them mentions, so this is
+    the same as asking whether the binder occurs in the rest of the statement."""
+    later: set[int] = set(d.conclusion_mentions)
+    for b in reversed(d.binders):
+        b.dependent = b.pos in later
+        later.update(b.mentions)
+
+
 def parse_query(out: str, report: CoqReport) -> None:
     """Fill report from the output of query_script."""
     for tag, lines in _sections(out):
@@ -478,10 +489,10 @@ def parse_query(out: str, report: CoqReport) -> None:
             name = tag.split(" ", 1)[1]
             d = report.decls.setdefault(name, Decl(name))
             for i, ln in enumerate(lines):
-                m = re.match(r"^@@BINDER (\d+) (\S+) (dep|nodep) mentions(.*)$", ln)
+                m = re.match(r"^@@BINDER (\d+) (\S+) mentions(.*)$", ln)
                 if m:
                     d.binders.append(Binder(int(m.group(1)), None if m.group(2) == "_" else m.group(2),
-                                            m.group(3) == "dep", [int(x) for x in m.group(4).split()]))
+                                            False, [int(x) for x in m.group(3).split()]))
                     continue
                 m = re.match(r"^@@CONCL mentions(.*)$", ln)
                 if m:
@@ -498,6 +509,7 @@ def parse_query(out: str, report: CoqReport) -> None:
             sorts = d.__dict__.pop("_sorts", [])
             for b, s in zip(d.binders, sorts):
                 b.sort = s
+            mark_dependent(d)
         elif tag.startswith("SHOW "):
             report.decls[tag.split(" ", 1)[1]].display = _strip_goal(lines)
         elif tag.startswith("ALL "):
