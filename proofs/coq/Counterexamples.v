@@ -40,17 +40,6 @@ Proof.
     replace (- (1) * x 1%nat) with (- x 1%nat) by ring; lra.
 Qed.
 
-(** The sigmoid is differentiable at 0. *)
-Lemma sigmoid_derivable : derivable_pt sigmoid 0.
-Proof.
-  unfold sigmoid. apply derivable_pt_inv.
-  - pose proof (exp_pos (- 0)). lra.
-  - apply derivable_pt_plus; [apply derivable_pt_const|].
-    apply (derivable_pt_comp (fun z => - z) exp).
-    + apply derivable_pt_opp, derivable_pt_id.
-    + apply derivable_pt_exp.
-Qed.
-
 (** ** Drop [k_ne_1] (relu_degree_one): relu is homogeneous of degree 1, and
     x + B(x) with W_up = I, W_down = -I (d = m = 2, M = I) is the relu block with
     W_up = -I, W_down = -I. *)
