@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import struct
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -39,11 +40,15 @@ def detect(path: str | os.PathLike) -> str:
         raise InputError(f"{p}: no such file or directory") from None
     except OSError as e:
         raise InputError(f"{p}: cannot read: {' '.join(str(e).split())[:200]}") from None
+    if not head:
+        raise InputError(f"{p}: empty file (0 bytes); not a checkpoint")
     if head[:4] == GGUF_MAGIC:
         return "gguf"
     if head[:4] == b"PK\x03\x04":
         if is_torch_zip(p):
             return "pytorch"
+        if not _readable_zip(p):
+            raise InputError(f"{p}: a truncated or damaged zip archive (its central directory cannot be read)")
         raise InputError(f"{p}: a zip archive that is not a torch.save file (an .npz block file is read "
                          f"by absorb check); checkpoints: {KNOWN}")
     if is_legacy_torch(head):
@@ -58,6 +63,15 @@ def detect(path: str | os.PathLike) -> str:
         raise InputError(f"{p}: not a PyTorch state dict (neither torch's zip layout nor its legacy stream); "
                          "other pickles are never loaded")
     raise InputError(f"{p}: not a checkpoint format read here; known: {KNOWN}")
+
+
+def _readable_zip(p: Path) -> bool:
+    try:
+        with zipfile.ZipFile(p) as zf:
+            zf.namelist()
+        return True
+    except (OSError, zipfile.BadZipFile, ValueError, EOFError):
+        return False
 
 
 def open_checkpoint(path: str | os.PathLike) -> Any:
