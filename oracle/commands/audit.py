@@ -33,7 +33,7 @@ def _progress(msg: str) -> None:
 
 def _coq_face(claim: dict[str, Any], proof: dict[str, Any]) -> dict[str, Any]:
     """The Coq column of one claim: its formal scope when everything checks, else why not."""
-    names = consistency._names(claim.get("coq"))
+    names = consistency.registry_names(claim.get("coq"))
     if not names:
         return {"status": "absent", "detail": claim.get("coq_absent", "no reason given"), "names": []}
     pc = proof["claims"].get(claim["id"], {}).get("coq", {})
@@ -59,7 +59,7 @@ def _coq_face(claim: dict[str, Any], proof: dict[str, Any]) -> dict[str, Any]:
 
 def _lean_face(claim: dict[str, Any], proof: dict[str, Any]) -> dict[str, Any]:
     """The Lean column of one claim: written (never compiled here) with its scope, or why not."""
-    names = consistency._names(claim.get("lean"))
+    names = consistency.registry_names(claim.get("lean"))
     if not names:
         return {"status": "absent", "detail": claim.get("lean_absent", "no reason given"), "names": []}
     pl = proof["claims"].get(claim["id"], {}).get("lean", {})

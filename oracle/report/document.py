@@ -553,7 +553,7 @@ def claim_facts(c: dict[str, Any], ctx: ReportContext) -> dict[str, Any]:
         lean.append({"name": n, "file": ctx.link(lean_file(n)), "printed": pinned,
                      "source": None if pinned else lean_source(n)})
     instances = []
-    for inst in consistency._names(reg.get("coq_instance")):
+    for inst in consistency.registry_names(reg.get("coq_instance")):
         pinned = (ctx.pinned or {}).get(inst)
         instances.append({"name": inst, "file": ctx.link(coq_file(inst)), "printed": pinned,
                           "source": None if pinned else coq_source(inst)})
