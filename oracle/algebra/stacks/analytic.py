@@ -35,51 +35,40 @@ from typing import Any, Optional, Sequence
 import numpy as np
 import scipy.linalg
 
-from oracle.core.rational import QMat, arb, arb_mat, arb_series, ctx, fmpq, to_arb, to_fraction
+from oracle.core import activations
+from oracle.core.rational import QMat, arb, arb_mat, arb_series, ctx, to_arb, to_fraction
 from oracle.algebra.stacks.rank import junction_gaps, rank_variety_dim
 
 CLAIM = "depth-analytic"
-ACTIVATIONS = ("gelu", "gelu_tanh", "silu")
+ACTIVATIONS = activations.DEPTH_ANALYTIC   # gelu, gelu_tanh, silu: what the proof covers
 PRECISIONS = (128, 256, 512)      # bits; a certificate is tried at each in turn
 MAX_JSON_DIGITS = 4000            # a numerator or denominator longer than this is refused
 MARGIN = 4                        # certify only when the determinant's radius is <= |mid| / MARGIN
-GELU_TANH_A = fmpq(44715, 1000000)  # the exact constant 0.044715 of the catalog's gelu_tanh
 
 Layer = tuple[QMat, QMat]  # (U: m x d, W: d x m)
 
 
 # ================================================================ the activations and their slopes
 
+def _slopes(name: str) -> activations.Slopes:
+    """The catalog's s and s' of a covered activation (ValueError for any other name)."""
+    if name not in ACTIVATIONS:
+        raise ValueError(f"depth-analytic covers {', '.join(ACTIVATIONS)}, not {name!r}")
+    slopes = activations.CATALOG[name].slopes
+    if slopes is None:
+        raise ValueError(f"the catalog entry {name!r} carries no slopes")
+    return slopes
+
+
 def value_and_slope(name: str, z: arb) -> tuple[arb, arb]:
-    """Balls containing s(z) and s'(z) for s in {gelu, gelu_tanh, silu} (formulas in the docstring
-    of the informal proof): gelu' = Phi + z phi, silu' = q + z q (1 - q) with q the sigmoid,
-    gelu_tanh' = (1 + t)/2 + (z/2)(1 - t^2) c (1 + 3 a z^2) with t = tanh(c (z + a z^3))."""
-    if name == "gelu":
-        Phi = (1 + (z / arb(2).sqrt()).erf()) / 2
-        phi = (-(z * z) / 2).exp() / (2 * arb.pi()).sqrt()
-        return z * Phi, Phi + z * phi
-    if name == "silu":
-        q = 1 / (1 + (-z).exp())
-        return z * q, q + z * q * (1 - q)
-    if name == "gelu_tanh":
-        c = (arb(2) / arb.pi()).sqrt()
-        a = arb(GELU_TANH_A)
-        t = (c * (z + a * z * z * z)).tanh()  # z*z*z: arb's power of a ball around 0 is nan
-        return z / 2 * (1 + t), (1 + t) / 2 + z / 2 * (1 - t * t) * c * (1 + 3 * a * z * z)
-    raise ValueError(f"depth-analytic covers gelu, gelu_tanh and silu, not {name!r}")
+    """Balls containing s(z) and s'(z) (the catalog's slopes of s; formulas in
+    oracle/core/activations.py and the informal proof)."""
+    return _slopes(name).ball(z)
 
 
 def value_and_slope64(name: str, z: float) -> tuple[float, float]:
     """float64 versions of value_and_slope (for choosing rows only)."""
-    if name == "gelu":
-        Phi = (1 + math.erf(z / math.sqrt(2))) / 2
-        return z * Phi, Phi + z * math.exp(-z * z / 2) / math.sqrt(2 * math.pi)
-    if name == "silu":
-        q = 1 / (1 + math.exp(-z)) if z > -700 else 0.0
-        return z * q, q + z * q * (1 - q)
-    c, a = math.sqrt(2 / math.pi), 0.044715
-    t = math.tanh(c * (z + a * z ** 3))
-    return z / 2 * (1 + t), (1 + t) / 2 + z / 2 * (1 - t * t) * c * (1 + 3 * a * z * z)
+    return _slopes(name).f64(z)
 
 
 # ================================================================ the dimension count (rank varieties: oracle/algebra/stacks/rank.py)
@@ -257,16 +246,9 @@ JVP_RELATIVE_WIDTH = 2.0 ** -40   # a difference ball wider than this (relative)
 
 
 def _series_activation(name: str, z: arb_series) -> arb_series:
-    """s(z) on a length-2 series, from erf and exp directly (no slope formula)."""
-    if name == "gelu":
-        return z * (1 + (z * (1 / arb(2).sqrt())).erf()) / 2
-    if name == "silu":
-        return z / (1 + (-z).exp())
-    if name == "gelu_tanh":
-        c = (arb(2) / arb.pi()).sqrt()
-        u = c * (z + arb(GELU_TANH_A) * z * z * z)
-        return z * (1 + (1 - 2 / ((2 * u).exp() + 1))) / 2
-    raise ValueError(f"depth-analytic covers gelu, gelu_tanh and silu, not {name!r}")
+    """s(z) on a length-2 series, from erf and exp directly (the catalog's series form: no slope
+    formula)."""
+    return _slopes(name).series(z)
 
 
 def check_direction(N: int) -> list[int]:
