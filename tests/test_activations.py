@@ -150,6 +150,7 @@ def test_property_families_follow_the_declarations():
     assert A.ZERO_GATES == ("reglu", "swiglu", "geglu", "geglu_tanh", "bilinear")
     assert A.SMOOTH_ZERO_GATES == ("swiglu", "geglu", "geglu_tanh")
     assert A.BLOCK_DEGREE_2 == ("relu2", "reglu", "bilinear")
+    assert A.FLAT_AT_0 == ("relu2", "reglu", "swiglu", "geglu", "geglu_tanh", "bilinear")
     assert A.HOMOGENEOUS == ("relu", "relu2", "reglu", "bilinear")
     assert A.WITH_SLOPES == ("gelu", "gelu_tanh", "silu")
 

@@ -64,6 +64,12 @@ def test_glu_block_absorbs_identity_skip():
     cert = bd.glu_gate_half()
     assert cert.data["g_at_0"].startswith("0.5")
     assert cert.data["max_diff_bound"] < 2.0 ** -80
+    d = json.loads(json.dumps(cert.as_dict()))
+    assert bd.recheck_counterexample(d)
+    # the re-check reads the gate from the data and needs g(0) != 0: a gate vanishing at 0 is refused
+    bad = copy.deepcopy(d)
+    bad["data"]["residual"]["activation"] = bad["data"]["plain"]["activation"] = "swiglu"
+    assert not bd.recheck_counterexample(bad)
 
 
 def test_width_m_plus_d_has_no_index_set():

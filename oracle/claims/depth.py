@@ -22,7 +22,7 @@ from typing import Any, Optional
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from oracle.core import arith
+from oracle.core import activations, arith
 from oracle.core.blocks import Stack
 from oracle.core.rational import qvec, smat, svec
 from oracle.core.strategies import blocks
@@ -34,7 +34,7 @@ from oracle.claims.gated import BALL_PREC, choose_direction, ray_witness, verify
 
 CLAIM_ID = "depth-impossible"
 CLAIM_ANY = "depth-any"
-KINDS = ["relu2", "reglu", "bilinear", "swiglu", "geglu"]
+KINDS = activations.FLAT_AT_0   # the blocks flat at 0 (homogeneous of degree > 1, or g(0) = 0)
 
 
 @dataclass

@@ -470,6 +470,13 @@ SMOOTH_ZERO_GATES = _family(
 BLOCK_DEGREE_2 = _family("BLOCK_DEGREE_2", members(lambda a: a.block_degree == 2), """
     Bias-free blocks positively homogeneous of degree 2: the kinds homogeneous-any-width samples.""")
 
+FLAT_AT_0 = _family(
+    "FLAT_AT_0", members(lambda a: (a.block_degree is not None and a.block_degree > 1)
+                         or (a.gated and a.value_at_0 == 0 and a.continuous_at_0)), """
+    Bias-free blocks that vanish at 0 and are o(|x|) there: homogeneous of block degree > 1, or a
+    gate with g(0) = 0 continuous at 0 (depth-impossible and depth-any; the flatness test of
+    oracle/algebra/stacks/layers.py re-derives it per block).""")
+
 HOMOGENEOUS = _family("HOMOGENEOUS", members(lambda a: a.homogeneity_degree is not None), """
     Positively homogeneous s or g: units whose (row, bias) lie on one line through 0 share a kink
     hyperplane, whatever their sign (for the others only rows equal up to sign share a class).""")
