@@ -17,11 +17,6 @@ from oracle.core import activations, arith, linalg
 from oracle.core.rational import QMat, QVec, arb, fraction_of_exact_arb, qmat, to_arb, to_fraction
 from oracle.core.blocks import Block, Stack
 
-# Re-exported only for the modules that still import these conversions from here (listed by
-# tests/test_faces.py::test_conversions_come_from_core); their home is oracle.core.rational, and
-# this line goes with the last such import.
-from oracle.core.rational import q_parse, q_str, qvec, smat, svec  # noqa: F401,E402
-
 BALL_PREC = 128
 # A ball for a difference that is exactly zero has radius near 2^-prec times the magnitudes
 # involved; 2^-80 at 128 bits leaves room for moderate weights while rejecting any real gap.
