@@ -228,9 +228,18 @@ def ball_excludes_zero(x: arb) -> bool:
     return not x.contains(0)
 
 
-def ball_abs_upper(x: arb) -> Fraction:
-    """An exact rational upper bound of |x| over the ball (Arb's upper endpoint is exact)."""
-    return max(fraction_of_exact_arb(x.upper()), -fraction_of_exact_arb(x.lower()))
+def ball_abs_upper(x: arb, floor: Optional[Fraction] = None) -> Fraction:
+    """An exact rational upper bound of |x| over the ball (Arb's endpoints are exact).
+
+    With a floor, an endpoint that lies rigorously below the floor is replaced by the floor
+    before it becomes a Fraction: a ball around e^-1000000 has endpoints whose exponents have a
+    million bits, and their Fractions would be as long (too long to write as a string, and for
+    larger exponents too large to build at all).  The result is still an upper bound of |x|."""
+    f = to_arb(floor) if floor is not None else None
+    ends = []
+    for e in (x.upper(), -x.lower()):
+        ends.append(Fraction(floor) if f is not None and e < f else fraction_of_exact_arb(e))
+    return max(ends)
 
 
 @functools.lru_cache(maxsize=None)

@@ -38,6 +38,7 @@ CLAIM_JAC = "gated-impossible"
 CLAIM_CONT = "gated-continuity"
 BALL_PREC = 256
 MAX_J = 200
+QUOTIENT_FLOOR = Fraction(1, 2 ** 64)  # a ball error bound is never stated below this times the target
 
 
 
@@ -67,12 +68,18 @@ def _nonzero(v: Any, backend: str) -> bool:
 
 def _quotient_error(D: list[Any], t: Fraction, Pv: list[Fraction], backend: str
                     ) -> tuple[Fraction, list[str]]:
-    """An exact rational upper bound of max_i |D_i/t - (Pv)_i|, and the quotient for display."""
+    """An exact rational upper bound of max_i |D_i/t - (Pv)_i|, and the quotient for display.
+
+    In balls the bound is never taken below 2^-64 of the target max |Pv| / 2 (QUOTIENT_FLOOR):
+    where F(tv) = tv exactly and a coordinate of Pv is 0, the error is that coordinate of the
+    plain stack alone, which can be as small as e^-1000000 (a gate at a large negative argument),
+    and its exact endpoint would have too many digits to store."""
     if backend == "exact":
         qt = [d / t for d in D]
         return max(abs(a - b) for a, b in zip(qt, Pv)), svec(qt)
     qt = [d / to_arb(t) for d in D]
-    return max(ball_abs_upper(a - to_arb(b)) for a, b in zip(qt, Pv)), [ball_str(a) for a in qt]
+    floor = max(abs(b) for b in Pv) / 2 * QUOTIENT_FLOOR
+    return max(ball_abs_upper(a - to_arb(b), floor) for a, b in zip(qt, Pv)), [ball_str(a) for a in qt]
 
 
 def _show(D: list[Any], backend: str) -> list[str]:
