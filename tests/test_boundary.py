@@ -104,6 +104,7 @@ def test_tampered_skip_rejected():
 def test_generic_weights_boundary_cases_are_registered_and_recheck():
     """generic-weights' boundary instances live in its own module and recheck through this one."""
     from oracle.claims import generic_weights as gw
+    from oracle.algebra import generic_polys as ga
     for fn, tag in ((gw.zero_skip_pieces, "M_invertible_ii"), (gw.d1_rows_collinear, "d_ge_2_iii")):
         assert fn in load().counterexamples
         assert fn.counterexample_info.dropped == tag and fn.counterexample_info.claims == ("generic-weights",)
@@ -119,4 +120,4 @@ def test_generic_weights_boundary_cases_are_registered_and_recheck():
     # d = 1: a pair of rows that were nondegenerate would be refused (two rows of R^2 are not collinear)
     d = gw.d1_rows_collinear().as_dict()
     assert all(why in ("zero row", "collinear") for _, _, why in d["data"]["rows_checked"])
-    assert gw.nondegenerate([[Q(1), Q(0)], [Q(0), Q(1)]], [[Q(1), Q(1)], [Q(0), Q(0)]])
+    assert ga.nondegenerate([[Q(1), Q(0)], [Q(0), Q(1)]], [[Q(1), Q(1)], [Q(0), Q(0)]])
