@@ -96,7 +96,7 @@ MUTANTS: dict[str, tuple[str, str, str, list[str]]] = {
         "oracle/claims/homogeneous.py", "    return (s - s**k) / (1 + s**k)", "    return (s - s**k) / (1 - s**k)",
         ["homogeneous-any-width"]),
     "analytic_jacobian_drops_suffix": (   # S_l = I: still rank N; only the derivative check sees it
-        "oracle/algebra/stacks/analytic.py", "        Sl = suffix[l]\n",
+        "oracle/algebra/stacks/rank.py", "        Sl = suffix[l]\n",
         "        Sl = [[(one if a == b else zero) for b in range(d)] for a in range(d)]\n",
         ["depth-analytic", "depth-analytic-generic"]),
     # ---- enumerations

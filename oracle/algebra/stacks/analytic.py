@@ -30,14 +30,14 @@ from __future__ import annotations
 import math
 import random
 from fractions import Fraction
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 import scipy.linalg
 
 from oracle.core import activations
 from oracle.core.rational import QMat, arb, arb_mat, arb_series, ctx, to_arb, to_fraction
-from oracle.algebra.stacks.rank import junction_gaps, rank_variety_dim
+from oracle.algebra.stacks.rank import chain_rule_rows, junction_gaps, rank_variety_dim
 
 CLAIM = "depth-analytic"
 ACTIVATIONS = activations.DEPTH_ANALYTIC   # gelu, gelu_tanh, silu: what the proof covers
@@ -135,43 +135,11 @@ def unflatten(d: int, widths: Sequence[int], flat: Sequence[Fraction]) -> list[L
 # ================================================================ the Jacobian
 
 def jacobian_point(name: str, layers: Sequence[Layer], x: Sequence[Any], ball: bool) -> list[list[Any]]:
-    """The d rows of dF/dtheta at one point (balls, or floats when ball=False)."""
-    d = len(x)
+    """The d rows of dF/dtheta at one point (balls, or floats when ball=False): the chain rule of
+    oracle/algebra/stacks/rank.py with s and s' of the activation."""
     if ball:
-        f, zero, one = value_and_slope, arb(0), arb(1)
-    else:
-        f, zero, one = value_and_slope64, 0.0, 1.0
-    y = list(x)
-    per = []
-    for U, W in layers:
-        m = len(U)
-        z = [sum((U[i][c] * y[c] for c in range(d)), zero) for i in range(m)]
-        hs = [f(name, zi) for zi in z]
-        h, s = [p[0] for p in hs], [p[1] for p in hs]
-        A = [[(one if a == b else zero) + sum((W[a][i] * s[i] * U[i][b] for i in range(m)), zero)
-              for b in range(d)] for a in range(d)]
-        per.append((W, y, s, h, A))
-        y = [y[a] + sum((W[a][i] * h[i] for i in range(m)), zero) for a in range(d)]
-    L = len(layers)
-    suffix: list[Any] = [None] * L
-    S = [[(one if a == b else zero) for b in range(d)] for a in range(d)]
-    for l in range(L - 1, -1, -1):
-        suffix[l] = S
-        A = per[l][4]
-        S = [[sum((S[a][k] * A[k][b] for k in range(d)), zero) for b in range(d)] for a in range(d)]
-    rows: list[list[Any]] = [[] for _ in range(d)]
-    for l, (W, yl, s, h, _) in enumerate(per):
-        Sl = suffix[l]
-        m = len(s)
-        SW = [[sum((Sl[a][k] * W[k][i] for k in range(d)), zero) for i in range(m)] for a in range(d)]
-        for a in range(d):
-            row = rows[a]
-            for i in range(m):
-                g = SW[a][i] * s[i]
-                row.extend(g * yl[c] for c in range(d))
-            for a2 in range(d):
-                row.extend(Sl[a][a2] * h[i] for i in range(m))
-    return rows
+        return chain_rule_rows(layers, x, lambda z: value_and_slope(name, z), arb(0), arb(1))
+    return chain_rule_rows(layers, x, lambda z: value_and_slope64(name, z), 0.0, 1.0)
 
 
 def _ball_layers(layers: Sequence[Layer]) -> list[tuple[list[list[arb]], list[list[arb]]]]:
@@ -427,13 +395,16 @@ def det_ratio(det: arb) -> float:
     return float(det.rad() / m) if m != 0 else math.inf
 
 
-def make_certificate(activation: str, d: int, widths: Sequence[int], seed: int,
-                     attempts: int = 3) -> dict[str, Any]:
-    """A certificate at random rational weights and points (a new draw if one fails)."""
+def make_certificate(activation: str, d: int, widths: Sequence[int], seed: int, attempts: int = 3,
+                     draw_layers: Callable[[int, Sequence[int], random.Random], list[Layer]] = random_layers,
+                     tag: str = "") -> dict[str, Any]:
+    """A certificate at random rational weights and points (a new draw if one fails).  The
+    weights come from draw_layers (random_layers by default); tag prefixes the seed string, so
+    that another way of drawing them has its own random sequence."""
     cert: dict[str, Any] = {}
     for k in range(attempts):
-        rng = random.Random(f"{activation}/{d}/{list(widths)}/{seed}/{k}")
-        layers = random_layers(d, widths, rng)
+        rng = random.Random(f"{tag}{activation}/{d}/{list(widths)}/{seed}/{k}")
+        layers = draw_layers(d, widths, rng)
         pts = random_points(d, point_count(d, widths), rng)
         cert = certify(activation, layers, pts)
         cert["seed"] = [seed, k]
