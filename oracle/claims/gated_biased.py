@@ -40,7 +40,9 @@ Q = Fraction
 
 
 @dataclass
-class BiasedGatedInstance:
+class BiasedGatedInstance(coverage.Shaped, coverage.Drawn):
+    ROWS = "U"
+
     kind: str
     gate: str
     G: list[list[Fraction]]
@@ -52,21 +54,10 @@ class BiasedGatedInstance:
     b_down: list[Fraction]
     points: list[list[Fraction]]
 
-    def size(self) -> dict[str, Any]:
-        return {"d": len(self.M), "m": len(self.U)}
-
     def subjects(self) -> list[coverage.Subject]:
         """The block for the coverage measurement: gate rows as the rows whose classes matter."""
         biased = any(v != 0 for v in self.c) or any(v != 0 for v in self.e) or any(v != 0 for v in self.b_down)
         return [coverage.Subject(self.G, self.W, self.M, biased)]
-
-    @property
-    def planted(self) -> bool:
-        return self.kind == "planted"
-
-    @property
-    def near_miss(self) -> bool:
-        return self.kind == "near_miss"
 
 
 def _qa(a: Any) -> list:

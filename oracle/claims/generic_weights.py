@@ -68,7 +68,7 @@ Q = Fraction
 # ---------------------------------------------------------------- instances
 
 @dataclass
-class WeightsInstance:
+class WeightsInstance(coverage.Shaped):
     """Rational weights (W_up m x d, W_down d x m) and a skip matrix M."""
 
     W_up: QMat
@@ -77,19 +77,8 @@ class WeightsInstance:
     defect: str = "none"     # the failing set planted into the weights (DEFECTS)
     eps: Fraction = Fraction(1)  # the distance of part (iv)
 
-    @property
-    def d(self) -> int:
-        return len(self.M)
-
-    @property
-    def m(self) -> int:
-        return len(self.W_up)
-
     def subjects(self) -> list[coverage.Subject]:
         return [coverage.Subject(self.W_up, self.W_down, self.M, False)]
-
-    def size(self) -> dict[str, Any]:
-        return {"d": self.d, "m": self.m}
 
 
 _ENTRY = st.one_of(st.integers(-3, 3).map(Q),
