@@ -266,3 +266,13 @@ def safe_recheck(fn):
     return wrapped
 
 
+def recheck_variant(recheck: Any, variant: Any, name: str, doc: str) -> Any:
+    """One claim's re-check from a module's re-check shared by two claims: cert ->
+    recheck(cert, variant) under safe_recheck, with its own name and docstring."""
+    def one(cert: dict[str, Any]) -> bool:
+        return recheck(cert, variant)
+    one.__name__ = one.__qualname__ = name
+    one.__doc__ = doc
+    return safe_recheck(one)
+
+
