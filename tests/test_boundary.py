@@ -8,7 +8,7 @@ import pytest
 
 from oracle.claims import boundary as bd
 from oracle.claims import load
-from oracle.core.rational import qmat
+from oracle.core.rational import qmat, to_arb
 from oracle.algebra.exact import all_index_sets_exact, eval_ball, eval_plain_q, identity
 
 Q = Fraction
@@ -51,6 +51,25 @@ def test_biased_relu2_is_the_identity_map():
     for t in (Q(-7, 3), Q(-1), Q(0), Q(1, 2), Q(1), Q(9)):
         assert eval_plain_q("relu2", P["W_up"], P["W_down"], [t], b_up=P["b_up"]) == [t]
     assert [c for _, c in bd.relu2_pieces(P["W_up"], P["b_up"], P["W_down"])] == [[0, 1, 0]] * 3
+
+
+def test_exact_gated_blocks_agree_with_their_balls():
+    """eval_plain_q evaluates gates with an exact form (reglu, bilinear): sum w g(a.x + c)(u.x + e)
+    + M x, the value the ball evaluation encloses; a gate without W_gate or exact form is refused."""
+    G, U, W = [[Q(1), Q(-2)], [Q(1, 2), Q(3)]], [[Q(2), Q(1)], [Q(-1), Q(1, 3)]], [[Q(1), Q(-1)], [Q(2), Q(1, 2)]]
+    c, e, M = [Q(1, 4), Q(-1)], [Q(0), Q(2)], [[Q(1), Q(0)], [Q(1), Q(-1)]]
+    for act, g in (("reglu", lambda z: max(z, Q(0))), ("bilinear", lambda z: z)):
+        for x in ([Q(1), Q(-2)], [Q(-3, 2), Q(1, 5)], [Q(0), Q(0)]):
+            got = eval_plain_q(act, U, W, x, M=M, b_up=e, W_gate=G, b_gate=c)
+            hid = [g(G[i][0] * x[0] + G[i][1] * x[1] + c[i]) * (U[i][0] * x[0] + U[i][1] * x[1] + e[i]) for i in range(2)]
+            want = [W[o][0] * hid[0] + W[o][1] * hid[1] + M[o][0] * x[0] + M[o][1] * x[1] for o in range(2)]
+            assert got == want, (act, x)
+            balls = eval_ball(act, U, W, x, M=M, b_up=e, W_gate=G, b_gate=c)
+            assert all((b - to_arb(v)).contains(0) for b, v in zip(balls, got))
+    with pytest.raises(ValueError, match="needs W_gate"):
+        eval_plain_q("reglu", U, W, [Q(1), Q(1)])
+    with pytest.raises(ValueError, match="no exact form"):
+        eval_plain_q("swiglu", U, W, [Q(1), Q(1)], W_gate=G)
 
 
 def test_biased_swiglu_has_nonzero_derivative_at_0():

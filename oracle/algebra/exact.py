@@ -78,15 +78,24 @@ def all_index_sets_exact(W_up: QMat, W_down: QMat, M: QMat) -> list[tuple[int, .
 
 
 def eval_plain_q(act: str, W_up: QMat, W_down: QMat, x: QVec, M: Optional[QMat] = None,
-                 b_up: Optional[QVec] = None, b_down: Optional[QVec] = None) -> QVec:
-    """Mx + W_down s(W_up x + b_up) + b_down in exact rationals (s must have an exact form)."""
-    f = activations.get(act).exact
-    if f is None or activations.get(act).gated:
-        raise ValueError(f"{act} has no exact ungated form")
+                 b_up: Optional[QVec] = None, b_down: Optional[QVec] = None,
+                 W_gate: Optional[QMat] = None, b_gate: Optional[QVec] = None) -> QVec:
+    """Mx + W_down h + b_down in exact rationals, with h = s(W_up x + b_up) for an activation and
+    h = g(W_gate x + b_gate) * (W_up x + b_up) for a gate (s or g must have an exact form)."""
+    a = activations.get(act)
+    if a.exact is None or (a.gated and W_gate is None):
+        raise ValueError(f"{act} has no exact form" if a.exact is None else "a gated block needs W_gate")
     pre = matvec_q(W_up, x)
     if b_up is not None:
         pre = [p + b for p, b in zip(pre, b_up)]
-    out = matvec_q(W_down, [f(p) for p in pre])
+    if a.gated:
+        gp = matvec_q(W_gate, x)
+        if b_gate is not None:
+            gp = [p + b for p, b in zip(gp, b_gate)]
+        hidden = [a.exact(g) * p for g, p in zip(gp, pre)]
+    else:
+        hidden = [a.exact(p) for p in pre]
+    out = matvec_q(W_down, hidden)
     if b_down is not None:
         out = [o + b for o, b in zip(out, b_down)]
     if M is not None:

@@ -447,20 +447,6 @@ def bilinear_gate() -> Certificate:
                              "points": [[q] for q in svec(POINTS_1D)]})
 
 
-def _gated_q(gate: Callable, spec: dict[str, Any], x: list, M: Any = None) -> list:
-    """An exact gated block (gate with an exact form) at x: sum w g(a.x + c)(u.x + e) (+ Mx)."""
-    d = len(spec["W_up"][0])
-    G, U, W = qmat(spec["W_gate"]), qmat(spec["W_up"]), qmat(spec["W_down"])
-    c = qvec(spec["b_gate"]) if "b_gate" in spec else [Q(0)] * len(U)
-    e = qvec(spec["b_up"]) if "b_up" in spec else [Q(0)] * len(U)
-    hid = [gate(sum((a * v for a, v in zip(G[i], x)), Q(0)) + c[i]) * (sum((u * v for u, v in zip(U[i], x)), Q(0)) + e[i])
-           for i in range(len(U))]
-    out = [sum((W[o][i] * hid[i] for i in range(len(U))), Q(0)) for o in range(d)]
-    if M is not None:
-        out = [o + sum((M[a][k] * x[k] for k in range(d)), Q(0)) for a, o in enumerate(out)]
-    return out
-
-
 _FLIP_KINDS = ("relu2_repeated_hyperplane", "relu2_wider", "relu_not_relu2", "gated_repeated_class", "gated_wider",
                "bilinear_gate")
 
@@ -517,7 +503,7 @@ def _recheck_flip_counterexample(data: dict[str, Any]) -> bool:
         gate = activations.CATALOG[act]
         if not gate.gated or gate.exact is None or act in activations.BIASED_FLIP_NECESSITY:
             return False
-        ok = all(_gated_q(gate.exact, res, x, M=M) == _gated_q(gate.exact, pl, x) for x in pts) and len(pts) >= 3
+        ok = _exact_compare(block_fn(res, True), block_fn(pl, True), pts)[0] and len(pts) >= 3
         e = R.get("b_up", [Q(0)])
         S = _flip_sets("odd_gate", R["W_up"], R["W_down"], M, e, R["W_gate"], [Q(0)]) + \
             _flip_sets("glu", R["W_up"], R["W_down"], M, e, R["W_gate"], [Q(0)])
@@ -544,10 +530,10 @@ def block_fn(spec: dict[str, Any], exact: bool, M: Any = None) -> Callable:
         W = qmat(spec["W_down"])
     Mq = qmat(spec["M"]) if "M" in spec else (qmat(M) if M is not None else None)
     b_up = qvec(spec["b_up"]) if "b_up" in spec else None
-    if exact:
-        return lambda x: eval_plain_q(act, U, W, x, M=Mq, b_up=b_up)
     G = qmat(spec["W_gate"]) if "W_gate" in spec else None
     bg = qvec(spec["b_gate"]) if "b_gate" in spec else None
+    if exact:
+        return lambda x: eval_plain_q(act, U, W, x, M=Mq, b_up=b_up, W_gate=G, b_gate=bg)
     return lambda x: eval_ball(act, U, W, x, M=Mq, W_gate=G, b_up=b_up, b_gate=bg)
 
 
