@@ -108,23 +108,31 @@ CHAIN_RULE_MUTANTS = {
 }
 
 
-def _mutated_module(name):
-    """A private copy of oracle.algebra.stacks.analytic with one chain-rule edit (text replacement)."""
+def _private_module(name, file, src):
+    """Execute source text as a module that is not registered anywhere (sys.modules only while
+    it runs)."""
     import importlib.util
     import sys
-    old, new = CHAIN_RULE_MUTANTS[name]
-    src = open(an.__file__).read()
-    assert src.count(old) == 1
-    spec = importlib.util.spec_from_loader(f"_da_mutant_{name}", loader=None)
+    spec = importlib.util.spec_from_loader(name, loader=None)
     mod = importlib.util.module_from_spec(spec)
-    mod.__file__ = an.__file__
+    mod.__file__ = file
     sys.modules[spec.name] = mod
-    # Executing the copy runs its @counterexample decorators; they only mark the copy's own
-    # functions, which oracle.claims.load() never collects (the copy is not a listed module).
     try:
-        exec(compile(src.replace(old, new), f"<{name}>", "exec"), mod.__dict__)
+        exec(compile(src, f"<{name}>", "exec"), mod.__dict__)
     finally:
         sys.modules.pop(spec.name, None)
+    return mod
+
+
+def _mutated_module(name):
+    """A private copy of oracle.algebra.stacks.analytic whose chain rule (chain_rule_rows, in
+    oracle/algebra/stacks/rank.py) carries one edit (text replacement of a copy of rank.py)."""
+    old, new = CHAIN_RULE_MUTANTS[name]
+    src = open(srank.__file__).read()
+    assert src.count(old) == 1
+    bad_rank = _private_module(f"_rank_mutant_{name}", srank.__file__, src.replace(old, new))
+    mod = _private_module(f"_da_mutant_{name}", an.__file__, open(an.__file__).read())
+    mod.chain_rule_rows = bad_rank.chain_rule_rows
     return mod
 
 

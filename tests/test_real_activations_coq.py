@@ -106,7 +106,7 @@ def test_limit_and_activation_theorems_compile_with_only_the_reals_axioms():
         assert axioms <= REAL_AXIOMS, (cid, axioms)
         # these theorems really use the reals (they are not closed terms)
         assert axioms, cid
-    registered = {n for c in C.load_registry() for n in C._names(c.get("coq"))}
+    registered = {n for c in C.load_registry() for n in C.registry_names(c.get("coq"))}
     assert set(THEOREMS) <= registered
 
 

@@ -87,9 +87,9 @@ def test_pinned_statements_parse_defensively(tmp_path):
     # the real files: every registered declaration is shown as pinned
     coq, lean = report.load_pinned(), report.load_pinned(report.LEAN_PINNED)
     for c in REGISTRY:
-        for n in consistency._names(c.get("coq")) + consistency._names(c.get("coq_instance")):
+        for n in consistency.registry_names(c.get("coq")) + consistency.registry_names(c.get("coq_instance")):
             assert n in coq, n
-        for n in consistency._names(c.get("lean")):
+        for n in consistency.registry_names(c.get("lean")):
             assert n in lean, n
 
 

@@ -60,33 +60,46 @@ class SourceFile:
     problems: list[tuple[int, str]] = field(default_factory=list)  # (line, reason)
 
 
-def strip_comments_and_strings(src: str) -> str:
-    """Blank out (nested) comments and string literals, keeping every newline in place."""
+def blank_comments_and_strings(src: str, opener: str, closer: str, line_comment: str = "",
+                               backslash_escapes: bool = False) -> str:
+    """Blank out nested block comments (opener ... closer), line comments (line_comment to the end
+    of the line, when given) and string literals, keeping every newline in place.  Inside a
+    string a doubled quote is an escaped quote (Coq), or with backslash_escapes any character
+    after a backslash is escaped (Lean)."""
     out: list[str] = []
     depth, i, n = 0, 0, len(src)
     in_string = False
     while i < n:
         c = src[i]
         if in_string:
+            if backslash_escapes and c == "\\" and i + 1 < n:
+                out.append("  ")
+                i += 2
+                continue
             if c == '"':
-                if src.startswith('""', i):  # an escaped quote inside a string
+                if not backslash_escapes and src.startswith('""', i):  # an escaped quote inside a string
                     out.append("  ")
                     i += 2
                     continue
                 in_string = False
             out.append("\n" if c == "\n" else " ")
             i += 1
-        elif src.startswith("(*", i):
+        elif src.startswith(opener, i):
             depth += 1
-            out.append("  ")
-            i += 2
-        elif depth and src.startswith("*)", i):
+            out.append(" " * len(opener))
+            i += len(opener)
+        elif depth and src.startswith(closer, i):
             depth -= 1
-            out.append("  ")
-            i += 2
+            out.append(" " * len(closer))
+            i += len(closer)
         elif depth:
             out.append("\n" if c == "\n" else " ")
             i += 1
+        elif line_comment and src.startswith(line_comment, i):
+            j = src.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
         elif c == '"':
             in_string = True
             out.append(" ")
@@ -95,6 +108,11 @@ def strip_comments_and_strings(src: str) -> str:
             out.append(c)
             i += 1
     return "".join(out)
+
+
+def strip_comments_and_strings(src: str) -> str:
+    """Coq source with its (nested) comments and string literals blanked, newlines in place."""
+    return blank_comments_and_strings(src, "(*", "*)")
 
 
 def sentences(src: str) -> list[Sentence]:
