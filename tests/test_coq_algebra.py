@@ -222,6 +222,7 @@ def _rename(root: Path, rel: str, old: str, new: str) -> None:
 
 
 @needs_coq
+@pytest.mark.slow   # recompiles a mutated copy of the development
 def test_renamed_tags_are_caught(tmp_path):
     """rows_span of absorption_width_any_M and M_nonzero of non_generic_scaling renamed (the
     proofs still compile, since intros names its own): each claim is refused with the missing

@@ -33,7 +33,8 @@ import pytest
 
 from oracle.formal import consistency
 
-pytestmark = pytest.mark.usefixtures("coq_required")
+# slow: one `absorb audit --quick` subprocess per mutant (make test-fast leaves it out)
+pytestmark = [pytest.mark.usefixtures("coq_required"), pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -7,6 +7,7 @@ and to list the project's definitions, whose bodies go into the pinned file.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +40,7 @@ FORBIDDEN_PATTERNS: list[tuple[re.Pattern[str], str]] = [
 ]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Sentence:
     """One Coq sentence (command or tactic) with its position."""
 
@@ -142,8 +143,17 @@ def _command_words(text: str) -> list[str]:
 
 def read_file(path: Path, module: str) -> SourceFile:
     """Sentences, declarations (with module paths) and assumption problems of one file."""
-    clean = strip_comments_and_strings(path.read_text())
-    sf = SourceFile(module, path, sentences(clean))
+    t = _parse(path.read_text(), module)
+    return SourceFile(module, path, list(t.sentences), dict(t.declarations), dict(t.spans), dict(t.owners),
+                      list(t.problems))
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(text: str, module: str) -> SourceFile:
+    """read_file's work on the text alone, remembered by text: one proof check reads every file
+    several times, and copies of the tree differ from it in one file at most."""
+    clean = strip_comments_and_strings(text)
+    sf = SourceFile(module, Path(), sentences(clean))
     for pat, why in FORBIDDEN_PATTERNS:  # on the whole text: a phrase may be split across lines
         for m in pat.finditer(clean):
             sf.problems.append((clean.count("\n", 0, m.start()) + 1, f"'{' '.join(m.group(0).split())}' {why}"))
