@@ -105,7 +105,8 @@ def scan(path: str, progress: Callable[[str], None] = lambda s: None,
 
 def _scan_one(ck: Any, spec: dict[str, Any], act: str, entry: dict[str, Any],
               distances: bool) -> None:
-    """Load, decide and measure one block, filling its report entry."""
+    """Load, decide and measure one block, filling its report entry (ck: any reader that
+    oracle.core.formats.open_checkpoint returns; they share one interface)."""
     entry["dtype"] = families.block_dtype(ck, spec)
     block = families.load_block(ck, spec, act)
     entry.update(families.weights_note(ck, spec))
