@@ -37,6 +37,7 @@ from oracle.core import io as bio
 from oracle.core.blocks import Block, nondegeneracy
 from oracle.core.errors import InputError, RegistryError
 from oracle.decide.block import NECESSITY_PROVED, invertibility, recheck_certificate
+from oracle.decide.scan import recheck_scan
 from oracle.decide.stacks import recheck_decision
 from oracle.decide.witness import recheck_witness
 
@@ -84,6 +85,8 @@ def kind_of(doc: dict[str, Any]) -> str:
         return "sweep"
     if isinstance(doc.get("claims"), list) and "counterexamples" in doc:
         return "audit"
+    if "scan_format" in doc:
+        return "scan"
     if doc.get("verdict") in ("agree", "differ"):
         return "witness"
     if doc.get("input") == "stack":
@@ -209,6 +212,8 @@ def recheck(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:
     kind = kind_of(doc)
     if kind == "audit":
         return recheck_audit_document(doc)
+    if kind == "scan":
+        return recheck_scan(doc, files)
     if kind == "stack":
         return (True, "the stack decision re-verifies from its certificate") if recheck_decision(doc) else (
             False, "the stack decision does not re-verify from its certificate")

@@ -15,127 +15,15 @@ gives, and the verdict is about those dequantized weights; the report says so.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
-from typing import Any, Callable
+from typing import Any
 
-import numpy as np
-
-from oracle.core import activations
-from oracle.algebra import search
-from oracle.core.blocks import Block
-from oracle.decide.block import decide
-from oracle.core.errors import InputError
-from oracle.core.formats import open_checkpoint
-from oracle.core.io import reuse_freed_memory
-from oracle.core import families
 from oracle.commands.output import emit_json
+from oracle.core import families
+from oracle.decide.scan import SCAN_FORMAT, scan
 
-
-def _distance(block: Block) -> dict[str, Any]:
-    """How far the bias-free weights are from the index condition (relaxation; float64 measurement),
-    with the linear certificate Y of the lower bound and the relaxation's point z, so that a
-    re-check recomputes both numbers from the document and the weights."""
-    rel = search.relaxation_certificate(block.W_up, block.W_down, np.eye(block.d), max_iter=150,
-                                        refine=True)
-    out = {"relaxed_distance_float64": math.sqrt(max(rel["objective"], 0.0)),
-           "note": "float64 measurement of ||W_down diag(z) W_up + I||_F at the relaxation's final point z in "
-                   "[0,1]^m (an upper bound on the relaxed minimum, not a rigorous bound)",
-           "certified_lower_bound_for_index_sets": rel["distance_lower_bound"] if rel["certified"] else None,
-           "norm_of_I": math.sqrt(block.d), "iterations": rel["iterations"]}
-    if rel["certified"]:
-        out["certificate_Y"] = search.encode_matrix(rel["Y"])
-    out["z"] = search.encode_matrix(np.asarray(rel["z"], dtype=np.float64))
-    return out
-
-
-SCAN_FORMAT = "absorb-scan-2"  # the document's layout; absorb recheck reads this layout only
-
-
-def scan(path: str, progress: Callable[[str], None] = lambda s: None,
-         distances: bool = True) -> dict[str, Any]:
-    """Scan a checkpoint: one entry per MLP block with shapes, activation, biases and verdict, and
-    every linear layer that is in no block, with the reason it was skipped."""
-    reuse_freed_memory()
-    ck = open_checkpoint(path)
-    specs, skipped = families.discover(ck)
-    out_blocks = []
-    t0 = time.perf_counter()
-    for k, spec in enumerate(specs, 1):
-        act, act_src = families.spec_activation(ck, spec)
-        progress(f"[{k}/{len(specs)}] {spec['prefix'] or '<root>'} ({spec['family']}, {act}) "
-                 f"{time.perf_counter() - t0:.1f}s")
-        entry = families.spec_entry(ck, spec, act, act_src)
-        try:
-            if spec.get("error"):
-                raise InputError(spec["error"])
-            if act not in activations.CATALOG:
-                entry.update(_unsupported(ck, spec, act, act_src))
-            else:
-                _scan_one(ck, spec, act, entry, distances)
-        except InputError as e:
-            # one bad block is reported and the scan goes on; the command exits 2 at the end
-            entry.update({"verdict": "error", "claim": None, "exact": False, "error": str(e),
-                          "reason": str(e)})
-            entry.setdefault("d", None)
-            entry.setdefault("m", None)
-            entry.setdefault("biases_nonzero", [])
-        out_blocks.append(entry)
-    counts: dict[str, int] = {}
-    for e in out_blocks:
-        counts[e["verdict"]] = counts.get(e["verdict"], 0) + 1
-    doc: dict[str, Any] = {
-        "scan_format": SCAN_FORMAT, "checkpoint": str(path), "format": ck.format,
-        "files": [str(f) for f in ck.files], "tensors": len(ck.names()),
-        "inventory_sha256": families.inventory_digest(ck),
-        "blocks": out_blocks, "skipped": skipped,
-        "summary": {"mlp_blocks": len(out_blocks), "verdicts": counts,
-                    "skipped_linear_layers": len(skipped),
-                    "refused_linear_layers": sum(1 for e in skipped if e.get("refused")),
-                    "guessed_blocks": sum(1 for e in out_blocks if e["discovery"]["guessed"])},
-        "note": "each block is taken as x -> x + MLP(x) with M = I; layer norms, attention "
-                "and the order of normalisation (pre-/post-LN) are outside the analysis",
-        "seconds": round(time.perf_counter() - t0, 2)}
-    shared = families.shared_layers(ck, len(out_blocks))
-    if shared:
-        doc["shared_layers"] = shared
-    return doc
-
-
-def _scan_one(ck: Any, spec: dict[str, Any], act: str, entry: dict[str, Any],
-              distances: bool) -> None:
-    """Load, decide and measure one block, filling its report entry (ck: any reader that
-    oracle.core.formats.open_checkpoint returns; they share one interface)."""
-    entry["dtype"] = families.block_dtype(ck, spec)
-    block = families.load_block(ck, spec, act)
-    entry.update(families.weights_note(ck, spec))
-    entry.update({"d": block.d, "m": block.m, "weights_sha256": families.weights_digest(block),
-                  "biases_present": sorted(spec["biases"]),
-                  "biases_nonzero": families.nonzero_biases(block)})
-    entry.update(_judge(block, entry))
-    if distances and not block.gated and block.act.odd_part_identity:
-        entry["bias_free_distance"] = _distance(
-            Block(block.activation, W_up=block.W_up, W_down=block.W_down))
-
-
-def _unsupported(ck: Any, spec: dict[str, Any], act: str, src: str) -> dict[str, Any]:
-    """An entry for a block whose activation is not in the catalog (shapes from the header only)."""
-    d, m = families.block_dims(ck, spec)
-    return {"d": d, "m": m, "dtype": families.block_dtype(ck, spec),
-            "biases_present": sorted(spec["biases"]), "biases_nonzero": [],
-            "verdict": "undecided", "claim": None, "exact": False,
-            "reason": f"activation {act!r} ({src}) is not in the catalog (absorb activations lists it); "
-                      "no claim applies", "certificate": {"kind": "unsupported_activation"}}
-
-
-def _judge(block: Block, entry: dict[str, Any]) -> dict[str, Any]:
-    """The verdict of absorb check's decision procedure (oracle.decide.decide) for the real block,
-    biases included: relu blocks by relu-complete, gelu-family blocks by relu-limit.  The whole
-    certificate goes into the document (absorb recheck re-verifies it from the checkpoint)."""
-    v = decide(block)
-    return {"verdict": v.verdict, "claim": v.claim, "exact": v.exact, "reason": v.reason,
-            "certificate": v.certificate}
+__all__ = ["SCAN_FORMAT", "run", "scan"]
 
 
 def _short(e: dict[str, Any]) -> str:
