@@ -352,6 +352,9 @@ def _by_structure(ck: Any, named: list[dict[str, Any]]) -> tuple[list[dict[str, 
             if spec is not None:
                 done.update(spec["tensors"].values())
                 spec["discovery"]["rule"] += f" (d = {d}: {d_src})"
+                if not d_src.startswith("config.json"):
+                    spec["discovery"]["guessed"].insert(0, f"model width d = {d}: {d_src}; no hidden size in "
+                                                           "config.json")
                 specs.append(spec)
         for n in cand:
             if n in done:
