@@ -132,3 +132,29 @@ def test_linear_layers_without_an_mlp_block_exit_3(tmp_path, capsys):
     assert code == 3
     assert len(_errors(err)) == 1 and "no MLP block found" in err
     assert "0 MLP blocks" in out and "skipped 4 linear layers" in out
+
+
+@pytest.mark.parametrize("fmt,fragment", [("QDQ", "QuantizeLinear -> DequantizeLinear"),
+                                          ("QOperator", "QLinearMatMul")])
+def test_static_quantization_is_refused(tmp_path, capsys, fmt, fragment):
+    """onnxruntime's quantize_static rounds the activations between layers (QDQ pairs, or QLinear
+    operators): the blocks are not x -> x + B(x) in real arithmetic; refused with exit 2."""
+    pytest.importorskip("onnxruntime")
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+
+    class Reader(CalibrationDataReader):
+        def __init__(self) -> None:
+            self.it = iter([{"x": np.random.default_rng(i).normal(size=(2, 8)).astype(np.float32)} for i in range(4)])
+
+        def get_next(self):
+            return next(self.it, None)
+
+    f = onnx_quantized_encoder(tmp_path / "f.onnx", 2, 8, 16, "float")
+    q = tmp_path / f"{fmt}.onnx"
+    quantize_static(str(f), str(q), Reader(), quant_format=QuantFormat[fmt], weight_type=QuantType.QInt8,
+                    activation_type=QuantType.QUInt8)
+    code, doc, err = _scan_json(capsys, q)
+    assert code == 2
+    lines = _errors(err)
+    assert len(lines) == 1 and "linear layer(s) refused" in lines[0] and fragment in lines[0], err
+    assert doc["summary"]["refused_linear_layers"] == 8 and doc["summary"]["mlp_blocks"] == 0
