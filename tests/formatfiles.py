@@ -136,7 +136,7 @@ def quantized_weight(nodes: list, inits: list, name: str, W: np.ndarray, scheme:
     """Weight W [in, out] stored quantized and computed in the graph as exporters do:
     'cast_mul': Mul(Cast(int8 q, to=float), float32 scale) with one scale per tensor;
     'dql': DequantizeLinear(uint8 q, per-column float32 scale, uint8 zero point, axis=1);
-    'dql_blocked': DequantizeLinear with block_size (blocked quantization, opset 21).
+    'dql_blocked': DequantizeLinear with block_size 3 along the rows (blocked quantization, opset 21).
     Returns the graph value holding the weight and the int array q (the scale is random)."""
     from onnx import TensorProto, helper, numpy_helper
 
@@ -157,9 +157,10 @@ def quantized_weight(nodes: list, inits: list, name: str, W: np.ndarray, scheme:
               numpy_helper.from_array(zp, name + "_zero_point")]
     kw = {"axis": 1}
     if scheme == "dql_blocked":
-        kw = {"axis": 0, "block_size": 2}
-        s2 = np.repeat(s[None, :], (W.shape[0] + 1) // 2, axis=0)
-        z2 = np.repeat(zp[None, :], (W.shape[0] + 1) // 2, axis=0)
+        kw = {"axis": 0, "block_size": 3}  # blocks of 3 rows, the last one shorter
+        nb = -(-W.shape[0] // 3)
+        s2 = (np.repeat(s[None, :], nb, axis=0) * (1 + np.arange(nb) / 8)[:, None]).astype(np.float32)
+        z2 = np.repeat(zp[None, :], nb, axis=0)
         inits[-2:] = [numpy_helper.from_array(s2, name + "_scale"), numpy_helper.from_array(z2, name + "_zero_point")]
     nodes.append(helper.make_node("DequantizeLinear", [name + "_quantized", name + "_scale", name + "_zero_point"],
                                   [name], name=name + "/DequantizeLinear", **kw))

@@ -3,8 +3,9 @@ with exit 0).  Weights computed in the graph from int8/uint8 initializers (``Mul
 per-axis ``DequantizeLinear`` with a zero point) are read as the graph computes them: the values
 the scan analyses are compared bit for bit with what onnxruntime computes for the same graph
 values.  Graphs that multiply quantized activations (``DynamicQuantizeLinear`` + ``MatMulInteger``,
-written by onnxruntime's own ``quantize_dynamic``) and blocked ``DequantizeLinear`` are refused
-with the reason and exit 2.  Claims exercised: relu-limit (the gelu blocks' verdicts)."""
+written by onnxruntime's own ``quantize_dynamic``; QDQ pairs and QLinear operators written by its
+``quantize_static``) and weights computed with an operator the reader does not evaluate are
+refused with the reason and exit 2.  Claims exercised: relu-limit (the gelu blocks' verdicts)."""
 
 from __future__ import annotations
 
@@ -44,7 +45,8 @@ def _ort_values(path, names: list[str], d: int) -> dict[str, np.ndarray]:
     return dict(zip(names, got))
 
 
-@pytest.mark.parametrize("scheme,stored", [("cast_mul", "int8*scale"), ("dql", "uint8*scale")])
+@pytest.mark.parametrize("scheme,stored", [("cast_mul", "int8*scale"), ("dql", "uint8*scale"),
+                                           ("dql_blocked", "uint8*scale")])
 def test_int8_encoder_is_read_as_the_graph_computes_it(tmp_path, capsys, scheme, stored):
     p = onnx_quantized_encoder(tmp_path / f"{scheme}.onnx", 6, 8, 16, scheme)
     code, doc, err = _scan_json(capsys, p)
@@ -115,13 +117,26 @@ def test_dynamic_quantization_is_refused(tmp_path, capsys):
     assert code == 0 and doc["summary"]["mlp_blocks"] == 2, err
 
 
-def test_blocked_dequantize_is_refused(tmp_path, capsys):
-    p = onnx_quantized_encoder(tmp_path / "b.onnx", 2, 8, 16, "dql_blocked")
-    code, doc, err = _scan_json(capsys, p)
+def test_unreadable_weight_subgraph_is_refused(tmp_path, capsys):
+    """A weight computed with an operator the reader does not evaluate (here Sqrt) is refused with
+    the operator named, and the scan exits 2."""
+    import onnx
+    from onnx import helper
+
+    p = onnx_quantized_encoder(tmp_path / "q.onnx", 2, 8, 16, "cast_mul")
+    m = onnx.load(str(p))
+    for n in m.graph.node:
+        if n.op_type == "Mul" and n.name.endswith("intermediate/dense/weight/Mul"):
+            # weight = Sqrt(Cast(q) * s) * ...: insert a Sqrt on the scale
+            s = n.input[1]
+            m.graph.node.append(helper.make_node("Sqrt", [s], [s + "_sqrt"], name=s + "/Sqrt"))
+            n.input[1] = s + "_sqrt"
+    onnx.save(m, str(tmp_path / "sqrt.onnx"))
+    code, doc, err = _scan_json(capsys, tmp_path / "sqrt.onnx")
     assert code == 2
     lines = _errors(err)
-    assert len(lines) == 1 and "blocked quantization is not read" in lines[0], err
-    assert all(b["verdict"] == "error" for b in doc["blocks"]) and len(doc["blocks"]) == 2
+    assert len(lines) == 1 and "operator Sqrt" in lines[0] and "is not read" in lines[0], err
+    assert [b["verdict"] for b in doc["blocks"]] == ["error", "error"]
 
 
 def test_linear_layers_without_an_mlp_block_exit_3(tmp_path, capsys):

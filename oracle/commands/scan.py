@@ -15,6 +15,7 @@ gives, and the verdict is about those dequantized weights; the report says so.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from typing import Any
@@ -106,21 +107,26 @@ def _table(doc: dict[str, Any]) -> None:
         print(f"shared layers: {doc['shared_layers']['note']} ({doc['shared_layers']['source']})")
 
 
-def _skipped_lines(doc: dict[str, Any], shown: int = 3) -> None:
-    """The linear layers in no block, grouped by reason (refused ones first)."""
+def _skipped_lines(doc: dict[str, Any], shown: int = 3, groups: int = 8) -> None:
+    """The linear layers in no block, grouped by reason (refused ones first; a node named inside a
+    reason does not split its group); the JSON document lists every layer."""
     sk = doc["skipped"]
     if not sk:
         return
     by: dict[tuple[bool, str], list[dict[str, Any]]] = {}
     for e in sk:
-        by.setdefault((not e.get("refused"), e["reason"]), []).append(e)
+        by.setdefault((not e.get("refused"), re.sub(r" \(node [^)]*\)", "", e["reason"])), []).append(e)
     print(f"skipped {len(sk)} linear layer{'s' if len(sk) != 1 else ''} in no MLP block "
           f"({doc['summary']['refused_linear_layers']} refused):")
-    for (not_refused, reason), es in sorted(by.items(), key=lambda kv: (kv[0][0], -len(kv[1]))):
+    ordered = sorted(by.items(), key=lambda kv: (kv[0][0], -len(kv[1])))
+    for (not_refused, reason), es in ordered[:groups]:
         names = ", ".join(f"{x.get('node') or x['tensor']} {tuple(x['shape']) if x.get('shape') else ''}".rstrip()
                           for x in es[:shown])
         more = f" and {len(es) - shown} more" if len(es) > shown else ""
         print(f"  {'refused' if not not_refused else 'skipped'} {len(es)}: {names}{more}: {reason}")
+    if len(ordered) > groups:
+        print(f"  ... and {len(ordered) - groups} other reasons ({sum(len(es) for _, es in ordered[groups:])} "
+              "layers; --json lists every layer)")
 
 
 def _scan_status(doc: dict[str, Any]) -> int:

@@ -433,8 +433,6 @@ def _pair(ck: Any, U: list[str], down: str, m: int, d: int) -> Optional[dict[str
         b = _bias_of(ck, n)
         if b is not None:
             biases["b_" + role] = b
-    if views:
-        pass
     return {"prefix": _prefix(list(t.values())), "tensors": t, "biases": biases, "views": views,
             "discovery": {"rule": rule, "guessed": guessed}}
 

@@ -14,7 +14,7 @@ evaluation also counts how many entries the graph rounded, so the report can say
 
 Operators read: ``Identity``, ``Cast`` (to a float type), ``Mul``, ``Add``, ``Sub``, ``Div`` (float
 operands of one type, numpy broadcasting = ONNX multidirectional broadcasting), ``Transpose`` and
-``DequantizeLinear`` (8/16/32-bit integers, per-tensor or per-axis scale; blocked quantization,
+``DequantizeLinear`` (8/16/32-bit integers, per-tensor, per-axis or blocked scale and zero point;
 4-bit and float8 types are refused with the reason).  Anything else in a weight's constant
 subgraph makes the weight unreadable, and the scan refuses the layer with the operator named.
 """
@@ -115,7 +115,12 @@ class ConstExpr:
         return out
 
     def _along_axis(self, v: np.ndarray, ndim: int) -> np.ndarray:
-        """A per-tensor (one value) or per-axis (1-d) quantization parameter, shaped to broadcast."""
+        """A per-tensor (one value), per-axis (1-d) or blocked (same rank as the data, one entry per
+        block of ``block_size`` along the axis) quantization parameter, shaped to broadcast."""
+        bs = self.attrs.get("block_size", 0)
+        if bs:
+            ax = self.attrs["axis"]
+            return np.repeat(v, bs, axis=ax)[tuple(slice(0, n) for n in self.shape)]
         if v.size == 1:
             return v.reshape(())
         shape = [1] * ndim
@@ -137,6 +142,8 @@ class ConstExpr:
             return f"Cast({inner} to {self.dtype.name})"
         if self.op == "Transpose":
             return f"Transpose({inner}, perm={list(self.attrs['perm'])})"
+        if self.op == "DequantizeLinear" and self.attrs.get("block_size"):
+            return f"DequantizeLinear({inner}, axis={self.attrs['axis']}, block_size={self.attrs['block_size']})"
         if self.op == "DequantizeLinear" and len(self.inputs) > 1 and self.inputs[1] is not None \
                 and int(np.prod(self.inputs[1].shape)) > 1:
             return f"DequantizeLinear({inner}, axis={self.attrs['axis']})"
@@ -214,9 +221,7 @@ def build(model: Any, v: str, budget: Optional[list[int]] = None) -> Any:
                              "broadcast") from None
         return ConstExpr(v, op, ins, ins[0].dtype, shape)
     # DequantizeLinear
-    if int(_attr(n, "block_size", 0) or 0) != 0:
-        raise Unreadable(f"DequantizeLinear with block_size (node {n.name or v!r}): blocked quantization is "
-                         "not read")
+    block_size = int(_attr(n, "block_size", 0) or 0)
     q, scale = ins[0], ins[1] if len(ins) > 1 else None
     zp = ins[2] if len(ins) > 2 else None
     if scale is None or q.dtype not in _QUANT_INTS or scale.dtype not in _FLOATS:
@@ -234,7 +239,16 @@ def build(model: Any, v: str, budget: Optional[list[int]] = None) -> Any:
         if p is None:
             continue
         size = int(np.prod(p.shape))
-        if size != 1 and (len(p.shape) != 1 or not nd or size != q.shape[axis]):
+        if block_size:
+            # blocked quantization (opset 21): the parameter has the data's rank, and along the axis
+            # one entry per block of block_size elements (the last block may be shorter)
+            want = tuple(-(-q.shape[k] // block_size) if k == axis else q.shape[k] for k in range(nd))
+            if block_size < 0 or tuple(p.shape) != want:
+                raise Unreadable(f"DequantizeLinear with block_size {block_size}: parameter of shape "
+                                 f"{list(p.shape)} for data of shape {list(q.shape)} along axis {axis} "
+                                 f"(expected {list(want)})")
+        elif size != 1 and (len(p.shape) != 1 or not nd or size != q.shape[axis]):
             raise Unreadable(f"DequantizeLinear parameter of shape {list(p.shape)} for data of shape "
                              f"{list(q.shape)} along axis {axis}")
-    return ConstExpr(v, "DequantizeLinear", ins, scale.dtype, q.shape, {"axis": axis})
+    attrs = {"axis": axis, **({"block_size": block_size} if block_size else {})}
+    return ConstExpr(v, "DequantizeLinear", ins, scale.dtype, q.shape, attrs)
