@@ -15,6 +15,9 @@ memory budget and decides it with ``decide``; the document it returns is what ``
   ``check_linear_certificate``, and the float64 distance is recomputed at the stated point z.
 
 The first field that differs is named in the refusal (``blocks[3].certificate.search.violated``).
+Not compared: the run's own fields (the path given, ``files``, ``seconds``) and the numbers that
+time a computation inside certificates (keys ``time``, ``seconds``, ``time_check``,
+``time_total``; a number there is accepted whatever it is, since it says nothing about the block).
 """
 
 from __future__ import annotations
@@ -151,6 +154,8 @@ def _judge(block: Block, entry: dict[str, Any]) -> dict[str, Any]:
 # fields of a scan document that depend on the run, not on the checkpoint: not compared
 _RUN_FIELDS = ("checkpoint", "files", "seconds")
 _DISTANCE_RTOL = 1e-9  # the float64 distance recomputed at z (a measurement, not a bound)
+# keys of a certificate that time a computation (they differ between runs): not compared
+_TIMING_KEYS = ("time", "seconds", "time_check", "time_total")
 
 
 class _Refused(Exception):
@@ -162,6 +167,9 @@ def _first_difference(stated: Any, actual: Any, where: str) -> Optional[str]:
     if isinstance(actual, dict):
         if not isinstance(stated, dict):
             return where
+        actual = {k: v for k, v in actual.items() if k not in _TIMING_KEYS}
+        stated = {k: v for k, v in stated.items()
+                  if k not in _TIMING_KEYS or not isinstance(v, (int, float)) or isinstance(v, bool)}
         for k in actual:
             if k not in stated:
                 return f"{where}.{k} (missing)"
