@@ -190,3 +190,28 @@ def test_unpaired_linear_layers_exit_3_and_are_listed(tmp_path, capsys):
     errors = [ln for ln in err.splitlines() if ": error:" in ln]
     assert len(errors) == 1 and "no MLP block found" in errors[0] and "3 linear layers skipped" in errors[0]
     assert "0 MLP blocks" in out and "skipped 3 linear layers" in out and "no partner of shape" in out
+
+
+@pytest.mark.parametrize("torch", [False, True], ids=["safetensors", "pytorch"])
+def test_integer_weights_are_refused_not_read_as_numbers(tmp_path, capsys, torch):
+    """int8 matrices (bitsandbytes-style, scales in other tensors) are quantized layers: a named block
+    made of them is an error and unnamed ones are listed as refused; exit 2 (never read as plain
+    numbers, which would drop their scales)."""
+    r = np.random.default_rng(6)
+    i8 = lambda *s: r.integers(-5, 5, s).astype(np.int8)  # noqa: E731
+    t = {"bert.encoder.layer.0.intermediate.dense.weight": i8(M, D),
+         "bert.encoder.layer.0.intermediate.dense.SCB": np.ones(M, np.float32),
+         "bert.encoder.layer.0.output.dense.weight": i8(D, M),
+         "bert.encoder.layer.1.foo.weight": i8(M, D), "bert.encoder.layer.1.bar.weight": i8(D, M),
+         "bert.embeddings.position_ids": np.arange(8).reshape(1, 8).astype(np.int64)}
+    p = _save(tmp_path, t, {"hidden_size": D, "hidden_act": "gelu"}, torch)
+    code = main(["scan", str(p), "--json"])
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert code == 2
+    errors = [ln for ln in err.splitlines() if ": error:" in ln]
+    assert len(errors) == 1 and "stored as int8" in errors[0], err
+    (b,) = doc["blocks"]
+    assert b["verdict"] == "error" and "quantized weight" in b["error"]
+    assert {e["tensor"] for e in doc["skipped"]} == {"bert.encoder.layer.1.foo.weight", "bert.encoder.layer.1.bar.weight"}
+    assert all(e["refused"] for e in doc["skipped"])

@@ -241,9 +241,12 @@ def _by_names(ck: Any) -> list[dict[str, Any]]:
                     **({"expert": True} if fam.expert else {})}
             if fam.transpose:  # Conv1D: x @ W, so the Linear-style matrices are the transposes
                 spec["views"] = {"up": ("T",), "down": ("T",)}
+            ints = [v for v in t.values() if v in ck and _is_int(ck, v)]
             if missing:
                 # reported for this block only; the scan goes on with the others
                 spec["error"] = f"{family}-style block: tensor {missing[0]!r} is missing"
+            elif ints:
+                spec["error"] = (f"tensor {ints[0]!r} is stored as {ck.dtype(ints[0])}: {_INT_WEIGHT}")
             elif fam.name == "phi3":
                 _split_fused(ck, spec)
             spec["discovery"] = {"rule": f"Hugging Face names of {fam.name}-style models", "guessed": []}
@@ -296,8 +299,18 @@ def _bias_of(ck: Any, name: str) -> Optional[str]:
     return b if b in ck and len(ck.shape(b)) == 1 else None
 
 
+_INT_WEIGHT = ("a quantized weight (bitsandbytes int8, GPTQ/AWQ packed integers, ...) whose scales and "
+               "packing are not read here; refused")
+
+
+def _is_int(ck: Any, name: str) -> bool:
+    """Whether a tensor is stored as integers or booleans (int8, I32, uint8, BOOL, ...)."""
+    t = str(ck.dtype(name)).lower()
+    return t.startswith(("int", "uint", "bool")) or re.fullmatch(r"[iu]\d+", t) is not None
+
+
 def _is_float_matrix(ck: Any, name: str) -> bool:
-    return len(ck.shape(name)) == 2 and not ck.dtype(name).startswith(("int", "uint", "bool"))
+    return len(ck.shape(name)) == 2 and not _is_int(ck, name)
 
 
 def _by_structure(ck: Any, named: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -312,6 +325,11 @@ def _by_structure(ck: Any, named: list[dict[str, Any]]) -> tuple[list[dict[str, 
     d, d_src = hidden_size(ck, mats)
     skipped: list[dict[str, Any]] = []
     specs: list[dict[str, Any]] = []
+    for n in ck.names():
+        # integer matrices named as weights are quantized linear layers: listed as refused
+        if n not in used and len(ck.shape(n)) == 2 and _is_int(ck, n) and n.endswith("weight"):
+            skipped.append({"tensor": n, "shape": list(ck.shape(n)),
+                            "reason": f"stored as {ck.dtype(n)}: {_INT_WEIGHT}", "refused": True})
 
     def skip(n: str, why: str) -> None:
         skipped.append({"tensor": n, "shape": list(mats[n]), "reason": why})

@@ -389,7 +389,9 @@ def is_torch_zip(path: str | os.PathLike) -> bool:
 def _pickle_state_dict(tensors: dict[str, np.ndarray], legacy: bool) -> tuple[bytes, list[tuple[str, np.ndarray]]]:
     """A protocol-2 pickle of an OrderedDict of tensors as torch.save writes it, opcode by opcode
     (torch is not needed to write it); returns the pickle and the storages in key order."""
-    names = {np.dtype("<f4"): "FloatStorage", np.dtype("<f8"): "DoubleStorage", np.dtype("<f2"): "HalfStorage"}
+    names = {np.dtype("<f4"): "FloatStorage", np.dtype("<f8"): "DoubleStorage", np.dtype("<f2"): "HalfStorage",
+             np.dtype("i1"): "CharStorage", np.dtype("u1"): "ByteStorage", np.dtype("<i4"): "IntStorage",
+             np.dtype("<i8"): "LongStorage"}
     out = bytearray(b"\x80\x02")
 
     def glob(mod: str, name: str) -> None:
