@@ -9,7 +9,13 @@ ONNX graphs).
 The block analysed is the skip-connected MLP x -> x + B(x) (layer norms and attention are
 outside it).  Tensors are loaded one block at a time, within the memory budget planned from the
 headers.  For a quantized GGUF block the weights are the values ``gguf.quants.dequantize``
-gives, and the verdict is about those dequantized weights; the report says so.
+gives; for a quantized ONNX graph, the values the graph computes from its integer initializers
+(oracle/core/formats/onnx_const.py); the verdict is about those weights, and the report says so.
+
+The scan itself (discovery, loading, decisions, the document) is oracle/decide/scan.py, which also
+re-checks a scan document (``absorb recheck SCAN.json CHECKPOINT``); this module prints it.  Exit
+status: 0 when every block found was decided, 2 when a file, block or linear layer could not be
+read or was refused (one line on stderr), 3 when the checkpoint holds no MLP block.
 """
 
 from __future__ import annotations

@@ -33,10 +33,20 @@ gate, gpt2/bert ... ungated tanh-gelu with biases, phi3's fused ``ffn_up``, MoE 
 (``oracle.core.formats.onnx_file``) and take a family name from this table when the exporter kept
 the module path in a tensor or node name; PyTorch state dicts use the table as safetensors do.
 
-``find_blocks(checkpoint)`` lists the blocks; ``load_block`` reads one of them as a Block
-(tensors are loaded one block at a time, within the memory budget; a spec's ``views`` say how a
-stored tensor becomes a projection: transposed, a range of rows, or one expert of a stacked
-tensor).  The scan command is oracle/commands/scan.py.
+Matrices the name table leaves are paired by shape within each layer (``_by_structure``: one
+(m, d) with one (d, m) matrix, two (m, d) with one (d, m) for a gated block, a fused (2m, d)
+with a (d, m)), with d from config.json or, as a guess, the most common dimension; orientation,
+gate and activation come from biases, names and config.json (its activation key, or what its
+model_type fixes), and whatever none of them says is recorded in the spec's
+``discovery["guessed"]``.  Every matrix in no block is returned with the reason it was skipped
+(``refused`` where it is a quantized layer this package does not read).
+
+``discover(checkpoint)`` returns the blocks and the skipped matrices (``find_blocks`` the blocks
+only); ``load_block`` reads one block as a Block (tensors are loaded one block at a time, within
+the memory budget; a spec's ``views`` say how a stored tensor becomes a projection: transposed, a
+range of rows, or one expert of a stacked tensor).  ``spec_entry``, ``inventory_digest`` and
+``weights_digest`` give the parts of a scan document that ``absorb recheck`` compares.  The scan
+itself is oracle/decide/scan.py; the command that prints it is oracle/commands/scan.py.
 """
 
 from __future__ import annotations
