@@ -270,7 +270,7 @@ def _by_names(ck: Any) -> list[dict[str, Any]]:
 _ATTENTION_WORDS = ("attn", "attention", "q_proj", "k_proj", "v_proj", "o_proj", "query", "key", "value",
                     "qkv", "q_lin", "k_lin", "v_lin", "out_lin")
 _EMBEDDING_WORDS = ("embed", "wte", "wpe", "lm_head", "shared.weight")
-_GATE_TOKENS = ("gate", "w1", "wi_0", "w_gate")
+_GATE_TOKENS = ("gate", "w1")  # name parts (split at . _ /) that mark the gate
 _HIDDEN_KEYS = ("hidden_size", "n_embd", "d_model", "dim", "model_dim", "embed_dim")
 LAYER_KEYS = ("num_hidden_layers", "n_layer", "num_layers", "n_layers")
 
