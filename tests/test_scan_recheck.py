@@ -210,3 +210,16 @@ def test_scan_library_and_discovery_agree(tmp_path):
     specs, skipped = families.discover(open_checkpoint(p))
     assert [s["prefix"] for s in specs] == [b["block"] for b in scan(str(p))["blocks"]]
     assert len(skipped) == 2
+
+
+def test_timing_numbers_are_not_compared(tmp_path, capsys):
+    """Timings inside a certificate differ between runs (a real int8 MiniLM's search.gram.time did):
+    a number under a timing key is accepted, anything else under it is not."""
+    p, doc = _doc(tmp_path, capsys)
+    timed = copy.deepcopy(doc)
+    timed["blocks"][0]["certificate"]["search"]["time"] = 123.5
+    code, text = _recheck(capsys, tmp_path, timed, p)
+    assert code == 0, text
+    timed["blocks"][0]["certificate"]["search"]["time"] = "fast"
+    code, text = _recheck(capsys, tmp_path, timed, p)
+    assert code == 1 and "blocks[0].certificate.search.time" in text, text
