@@ -243,6 +243,10 @@ def _check_certificates(path: str, doc: dict[str, Any]) -> int:
     return n
 
 
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'s' if n != 1 else ''}"
+
+
 def recheck_scan(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:
     """(holds, reason) for an ``absorb scan --json`` document and its checkpoint (the FILE given,
     else the path the document names).  A field the checkpoint does not confirm is named."""
@@ -282,7 +286,8 @@ def recheck_scan(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:
     except _Refused as e:
         return False, str(e)
     verdicts = ", ".join(f"{v} {c}" for v, c in sorted(mine["summary"]["verdicts"].items()))
+    found = f"{_count(len(mine['blocks']), 'MLP block')} and {_count(len(mine['skipped']), 'skipped layer')}"
     return True, (f"the scan of {path} re-verifies: inventory (sha256 of {mine['tensors']} tensors' names, shapes "
-                  f"and types), {len(mine['blocks'])} MLP blocks and {len(mine['skipped'])} skipped layers as "
-                  f"discovery finds them, weights hashes, {n} certificates re-verified from the weights "
+                  f"and types), {found} as discovery finds them, weights hashes, {n} certificates re-verified "
+                  "from the weights "
                   f"({verdicts or 'no verdicts'})")
