@@ -275,8 +275,10 @@ def test_html_report_header_and_table(small_doc, reports):
 def test_html_report_sections_per_claim(small_doc, reports):
     path, text = reports["html"]
     glossary = report.load_glossary()
-    pinned = report.load_pinned()
+    pinned = report.load_pinned_parts()
     import html as h
+    start = text.index("<section id='coq-definitions'>")
+    defs = text[start:text.index("</section>", start)]
     for c in small_doc["claims"]:
         start = text.index(f"<section id='claim-{c['id']}'>")
         sec = text[start:text.index("</section>", start)]
@@ -286,7 +288,15 @@ def test_html_report_sections_per_claim(small_doc, reports):
         for name in c["coq"].get("names", []):
             assert f"<code>{name}</code>" in sec
             if pinned and name in pinned:
-                assert h.escape(pinned[name]) in sec
+                # the statement as Coq prints it, in the claim's section; each definition it uses
+                # linked from there and printed once, in the definitions section
+                assert h.escape(pinned[name].statement) in sec
+                for use, body in pinned[name].uses.items():
+                    anchor = report.def_anchor("coq", use)
+                    assert f"href='#{anchor}'" in sec, (name, use)
+                    at = defs.index(f"<div class='def' id='{anchor}'>")
+                    assert h.escape(body) in defs[at:defs.index("</div>", at)], (name, use)
+                    assert f"href='#claim-{c['id']}'" in defs[at:defs.index("</div>", at)]
             else:
                 assert "not pinned" in sec
         if c["coq"]["status"] == "checked":
@@ -306,23 +316,33 @@ def test_html_report_sections_per_claim(small_doc, reports):
 
 def test_reports_are_self_contained_and_links_resolve(reports):
     for kind, (path, text) in reports.items():
-        assert "http://" not in text and "https://" not in text, kind
+        # nothing loaded from the network: the one web address is the link to the paper
+        assert "http://" not in text, kind
+        assert re.findall(r"https://[^\s'\")<>]*", text) == [report.PAPER[1]], kind
+        assert not re.findall(r"src=['\"](?!data:)", text), kind
         uris = re.findall(r"data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)", text)
         assert len(uris) >= 4 + len(REGISTRY), kind
         for u in uris:
             assert base64.b64decode(u).lstrip().startswith(b"<?xml")
     path, text = reports["html"]
-    links = [x for x in _hrefs(text) if not x.startswith("#")]
+    links = [x for x in _hrefs(text) if not x.startswith("#") and x != report.PAPER[1]]
     assert links
     for href in links:
         assert (path.parent / href).resolve().exists(), href
+    ids = set(re.findall(r" id='([^']*)'", text))
+    inside = [x[1:] for x in _hrefs(text) if x.startswith("#")]
+    assert inside and set(inside) <= ids, sorted(set(inside) - ids)[:5]
     for c in REGISTRY:
         assert f"proofs/{c['informal']}" in text
     md_path, md = reports["md"]
     for c in REGISTRY:
         assert f"## {c['id']}: " in md
+    md_ids = set(re.findall(r'<a id="([^"]*)"></a>', md))
     for href in re.findall(r"\]\(((?!data:)[^)]+)\)", md):
-        assert (md_path.parent / href).resolve().exists(), href
+        if href.startswith("#"):
+            assert href[1:] in md_ids, href  # a link inside the report leads to its anchor
+        elif href != report.PAPER[1]:
+            assert (md_path.parent / href).resolve().exists(), href
 
 
 def test_a_failing_audit_still_renders_with_its_failures(small_doc, tmp_path):
