@@ -124,6 +124,7 @@ def test_a_failing_stack_instance_is_written_as_a_stack_file(monkeypatch, tmp_pa
     assert r.stdout.startswith("stack: relu")
 
 
+@pytest.mark.usefixtures("root_coq_build_locked")   # its subprocess builds proofs/coq
 def test_progress_of_many_instances_goes_to_stderr(tmp_path):
     r = run_cli("audit", "--claim", "glu-flip", "--instances", "30", "--seed", "2", cwd=tmp_path)
     assert r.returncode == 0, r.stdout[-2000:]

@@ -8,7 +8,7 @@ import pytest
 
 from oracle.claims import boundary as bd
 from oracle.claims import load
-from oracle.core.rational import qmat
+from oracle.core.rational import qmat, to_arb
 from oracle.algebra.exact import all_index_sets_exact, eval_ball, eval_plain_q, identity
 
 Q = Fraction
@@ -53,6 +53,25 @@ def test_biased_relu2_is_the_identity_map():
     assert [c for _, c in bd.relu2_pieces(P["W_up"], P["b_up"], P["W_down"])] == [[0, 1, 0]] * 3
 
 
+def test_exact_gated_blocks_agree_with_their_balls():
+    """eval_plain_q evaluates gates with an exact form (reglu, bilinear): sum w g(a.x + c)(u.x + e)
+    + M x, the value the ball evaluation encloses; a gate without W_gate or exact form is refused."""
+    G, U, W = [[Q(1), Q(-2)], [Q(1, 2), Q(3)]], [[Q(2), Q(1)], [Q(-1), Q(1, 3)]], [[Q(1), Q(-1)], [Q(2), Q(1, 2)]]
+    c, e, M = [Q(1, 4), Q(-1)], [Q(0), Q(2)], [[Q(1), Q(0)], [Q(1), Q(-1)]]
+    for act, g in (("reglu", lambda z: max(z, Q(0))), ("bilinear", lambda z: z)):
+        for x in ([Q(1), Q(-2)], [Q(-3, 2), Q(1, 5)], [Q(0), Q(0)]):
+            got = eval_plain_q(act, U, W, x, M=M, b_up=e, W_gate=G, b_gate=c)
+            hid = [g(G[i][0] * x[0] + G[i][1] * x[1] + c[i]) * (U[i][0] * x[0] + U[i][1] * x[1] + e[i]) for i in range(2)]
+            want = [W[o][0] * hid[0] + W[o][1] * hid[1] + M[o][0] * x[0] + M[o][1] * x[1] for o in range(2)]
+            assert got == want, (act, x)
+            balls = eval_ball(act, U, W, x, M=M, b_up=e, W_gate=G, b_gate=c)
+            assert all((b - to_arb(v)).contains(0) for b, v in zip(balls, got))
+    with pytest.raises(ValueError, match="needs W_gate"):
+        eval_plain_q("reglu", U, W, [Q(1), Q(1)])
+    with pytest.raises(ValueError, match="no exact form"):
+        eval_plain_q("swiglu", U, W, [Q(1), Q(1)], W_gate=G)
+
+
 def test_biased_swiglu_has_nonzero_derivative_at_0():
     # silu(1) (1 + e^-1) = 1: the biased unit passes x through, so F = x is absorbed.
     val = eval_ball("swiglu", identity(2), bd.closed_form_down(2), [Q(2), Q(-3)],
@@ -64,6 +83,12 @@ def test_glu_block_absorbs_identity_skip():
     cert = bd.glu_gate_half()
     assert cert.data["g_at_0"].startswith("0.5")
     assert cert.data["max_diff_bound"] < 2.0 ** -80
+    d = json.loads(json.dumps(cert.as_dict()))
+    assert bd.recheck_counterexample(d)
+    # the re-check reads the gate from the data and needs g(0) != 0: a gate vanishing at 0 is refused
+    bad = copy.deepcopy(d)
+    bad["data"]["residual"]["activation"] = bad["data"]["plain"]["activation"] = "swiglu"
+    assert not bd.recheck_counterexample(bad)
 
 
 def test_width_m_plus_d_has_no_index_set():
@@ -98,6 +123,7 @@ def test_tampered_skip_rejected():
 def test_generic_weights_boundary_cases_are_registered_and_recheck():
     """generic-weights' boundary instances live in its own module and recheck through this one."""
     from oracle.claims import generic_weights as gw
+    from oracle.algebra import generic_polys as ga
     for fn, tag in ((gw.zero_skip_pieces, "M_invertible_ii"), (gw.d1_rows_collinear, "d_ge_2_iii")):
         assert fn in load().counterexamples
         assert fn.counterexample_info.dropped == tag and fn.counterexample_info.claims == ("generic-weights",)
@@ -113,4 +139,4 @@ def test_generic_weights_boundary_cases_are_registered_and_recheck():
     # d = 1: a pair of rows that were nondegenerate would be refused (two rows of R^2 are not collinear)
     d = gw.d1_rows_collinear().as_dict()
     assert all(why in ("zero row", "collinear") for _, _, why in d["data"]["rows_checked"])
-    assert gw.nondegenerate([[Q(1), Q(0)], [Q(0), Q(1)]], [[Q(1), Q(1)], [Q(0), Q(0)]])
+    assert ga.nondegenerate([[Q(1), Q(0)], [Q(0), Q(1)]], [[Q(1), Q(1)], [Q(0), Q(0)]])

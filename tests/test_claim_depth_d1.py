@@ -225,7 +225,7 @@ def _d1_pins():
 def test_d1_coq_registration_is_full_with_its_parts():
     from oracle.formal import consistency as C
     c = _d1_claim()
-    names = C._names(c["coq"])
+    names = C.registry_names(c["coq"])
     assert names[0] == "SkipAbsorption.DepthD1.depth_d1" and "coq_absent" not in c
     for part in ("depth_d1_homogeneous", "plain_stack_is_res_stack", "d1_construction_correct",
                  "d1_biased_plain_stacks", "d1_open_set"):
@@ -269,8 +269,8 @@ def test_d1_lean_mirror_is_registered_as_parts_a_and_b():
     from oracle.formal import consistency as C
     from oracle.formal import pinned
     c = _d1_claim()
-    assert C._names(c["lean"])[0] == "SkipAbsorption.depth_d1_homogeneous"
-    assert "SkipAbsorption.d1_construction_correct" in C._names(c["lean"])
+    assert C.registry_names(c["lean"])[0] == "SkipAbsorption.depth_d1_homogeneous"
+    assert "SkipAbsorption.d1_construction_correct" in C.registry_names(c["lean"])
     assert C.scope_label(c, "lean") == "parts (a) and (b)" and C.scope_note(c, "lean")
     # d = 1 is in the Lean types, with the registry's reason; no binder is then required
     assert c["lean_hypotheses"] == [] and c["lean_hypotheses_reason"]

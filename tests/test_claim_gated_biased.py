@@ -15,6 +15,7 @@ from oracle.claims import boundary as bd
 from oracle.claims import gated_biased as gb
 from oracle.claims import load
 from oracle.claims.base import run_check
+from oracle.core import activations
 
 Q = Fraction
 
@@ -112,7 +113,23 @@ def test_counterexamples_of_gated_biased_hold_and_recheck():
         bad = copy.deepcopy(d)
         bad["data"]["plain"]["W_down"][0][0] = "3"
         assert not bd.recheck_counterexample(bad)
+        # the gate is read from the data: one outside the family the instance needs is refused
+        for gate in ("glu", "reglu" if fn.__name__ == "bilinear_gate" else "bilinear"):
+            bad = copy.deepcopy(d)
+            bad["data"]["residual"]["activation"] = bad["data"]["plain"]["activation"] = gate
+            assert not bd.recheck_counterexample(bad), (fn.__name__, gate)
     assert not expected
+
+
+def test_the_gated_counterexamples_hold_for_every_identifiable_odd_gate():
+    """g(x) x + g(1) x - g(-1) x = g(x) x + x for every g with g(z) - g(-z) = z: the re-check
+    evaluates the gate the data names, so the same weights re-check with each such gate."""
+    for fn in (bd.gated_wider, bd.gated_repeated_class):
+        d = json.loads(json.dumps(fn().as_dict()))
+        for gate in activations.ODD_GATES:
+            other = copy.deepcopy(d)
+            other["data"]["residual"]["activation"] = other["data"]["plain"]["activation"] = gate
+            assert bd.recheck_counterexample(other) == (gate in activations.BIASED_FLIP_NECESSITY), gate
 
 
 # Planted bugs: the oracle check itself (as the quick audit runs it, 20 instances) must fail.

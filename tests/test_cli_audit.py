@@ -26,8 +26,9 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def quick_doc() -> dict:
-    return audit.audit(quick=True)
+def quick_doc(quick_audit_doc) -> dict:
+    """`absorb audit --quick` in this process (tests/conftest.py: one run shared with test_report)."""
+    return quick_audit_doc
 
 
 def test_quick_audit_passes_and_lists_every_claim(quick_doc):
@@ -69,11 +70,9 @@ def test_table_shows_the_formal_scope_never_a_bare_checked(quick_doc):
     assert not any(r[coq_col] == "checked" or r[lean_col].startswith("written") for r in rows.values())
 
 
-def test_reports_render_every_claim(quick_doc, tmp_path):
+def test_reports_render_every_claim(quick_doc, quick_audit_reports):
     from oracle.report import document as report
-    md, html = tmp_path / "a.md", tmp_path / "a.html"
-    report.write_report(quick_doc, str(md))
-    report.write_report(quick_doc, str(html))
+    (md, _), (html, _) = quick_audit_reports["md"], quick_audit_reports["html"]
     for path in (md, html):
         text = path.read_text()
         for cid in REGISTRY_IDS:

@@ -30,20 +30,15 @@ ROOT = consistency.ROOT
 
 
 @pytest.fixture(scope="module")
-def small_doc() -> dict:
-    """A real quick audit with 3 instances per claim (the report's content, not its volume, is tested)."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(audit, "QUICK_INSTANCES", 3)
-        return audit.audit(quick=True)
+def small_doc(quick_audit_doc) -> dict:
+    """A real quick audit (tests/conftest.py: one run shared with test_cli_audit)."""
+    return quick_audit_doc
 
 
 @pytest.fixture(scope="module")
-def reports(small_doc, tmp_path_factory) -> dict:
-    out = tmp_path_factory.mktemp("report")
-    paths = {"html": out / "audit.html", "md": out / "audit.md"}
-    for p in paths.values():
-        report.write_report(small_doc, str(p))
-    return {k: (p, p.read_text(encoding="utf-8")) for k, p in paths.items()}
+def reports(quick_audit_reports) -> dict:
+    """small_doc written as HTML and Markdown (tests/conftest.py: shared with test_cli_audit)."""
+    return quick_audit_reports
 
 
 # ------------------------------------------------------------------ registry-side checks
@@ -87,9 +82,9 @@ def test_pinned_statements_parse_defensively(tmp_path):
     # the real files: every registered declaration is shown as pinned
     coq, lean = report.load_pinned(), report.load_pinned(report.LEAN_PINNED)
     for c in REGISTRY:
-        for n in consistency._names(c.get("coq")) + consistency._names(c.get("coq_instance")):
+        for n in consistency.registry_names(c.get("coq")) + consistency.registry_names(c.get("coq_instance")):
             assert n in coq, n
-        for n in consistency._names(c.get("lean")):
+        for n in consistency.registry_names(c.get("lean")):
             assert n in lean, n
 
 
@@ -127,7 +122,8 @@ def test_instance_size_finds_blocks_and_stacks():
 def test_audit_doc_carries_sizes_run_info_and_counterexample_data(small_doc):
     for c in small_doc["claims"]:
         o = c["oracle"]
-        assert len(o["sizes"]) == o["instances"] == 3, c["id"]
+        # one size per checked instance: the quick count, and the top-up that reached the declared ranges
+        assert o["instances"] == audit.QUICK_INSTANCES and len(o["sizes"]) == o["instances"] + o["top_up"], c["id"]
         assert c["registry"]["id"] == c["id"]
     run = small_doc["run"]
     assert run["version"] and run["python"] and run["date"]
@@ -249,7 +245,7 @@ def test_html_report_header_and_table(small_doc, reports):
     path, text = reports["html"]
     run = small_doc["run"]
     for item in (f"skip-absorption {run['version']}", run["commit"], run["date"], run["python"],
-                 run["coq_version"], "3 hypothesis-generated instances per claim",
+                 run["coq_version"], f"{audit.QUICK_INSTANCES} hypothesis-generated instances per claim",
                  "written, not compiled in this environment"):
         assert item in text, item
     assert ("Skip-absorption audit: passed" if small_doc["ok"] else "FAILED") in text

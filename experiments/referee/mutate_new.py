@@ -31,7 +31,10 @@ import tempfile
 VENV_PY = "/work/wt-refnew/.venv/bin/python"
 
 DAG = "oracle/claims/depth_analytic_generic.py"
-# (the Jacobian of depth-analytic moved to oracle/algebra/stacks/analytic.py after these results)
+# (after these results the Jacobian of depth-analytic moved to oracle/algebra/stacks/analytic.py and
+# then its chain rule to chain_rule_rows in oracle/algebra/stacks/rank.py; generic-weights' polynomials,
+# witnesses and constructions to oracle/algebra/generic_polys.py, so the gw_ patterns that name them
+# need that file)
 GW = "oracle/claims/generic_weights.py"
 
 MUTANTS = {
@@ -58,9 +61,9 @@ MUTANTS = {
     "dag_only_gelu": (DAG, "act = draw(st.sampled_from(an.ACTIVATIONS))", "act = 'gelu'"),
     "dag_widths_small": (DAG, "widths = [draw(st.integers(1, MAX_WIDTH))", "widths = [draw(st.integers(4, 4))"),
     # a wrong Jacobian formula in the shared certificate code: drop S_l (treat later pieces as I)
-    "da_jacobian_no_suffix": ("oracle/algebra/stacks/analytic.py", "        suffix[l] = S\n",
+    "da_jacobian_no_suffix": ("oracle/algebra/stacks/rank.py", "        suffix[l] = S\n",
                               "        suffix[l] = [[(one if a == b else zero) for b in range(d)] for a in range(d)]\n"),
-    "da_jacobian_input_not_y": ("oracle/algebra/stacks/analytic.py", "row.extend(g * yl[c] for c in range(d))",
+    "da_jacobian_input_not_y": ("oracle/algebra/stacks/rank.py", "row.extend(g * yl[c] for c in range(d))",
                                 "row.extend(g * x[c] for c in range(d))"),
     # ---- generic-weights
     "gw_no_inclusion_iii": (GW, "            if p[\"fails\"] and Fraction(p[\"at_weights\"]) != 0:",

@@ -17,7 +17,6 @@ oracle/claims/__init__.py, which lists the claim modules) collects them.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
@@ -197,31 +196,22 @@ def run_check(fn: Callable[[Any], Certificate], n: int, seed: int = 0,
         failing_certificate=(cert.as_dict() if failing and cert is not None else None))
 
 
-def instance_size(instance: Any, _depth: int = 0) -> Optional[dict[str, Any]]:
+def _own_size(x: Any) -> Optional[dict[str, Any]]:
+    own = getattr(x, "size", None)
+    if callable(own) and not isinstance(x, (Block, Stack)):
+        return own()
+    if isinstance(x, Block):
+        return {"d": x.d, "m": x.m}
+    if isinstance(x, Stack):
+        return {"d": x.blocks[0].d, "m": max(b.m for b in x.blocks), "depth": len(x.blocks)}
+    return None
+
+
+def instance_size(instance: Any) -> Optional[dict[str, Any]]:
     """d and m of the first block (or stack) inside a generated instance, or None if there is none.
 
-    Instances are dataclasses, tuples or blocks; a stack reports its d, its widest block's m
-    and its number of blocks. A class may define ``size() -> dict`` to say it itself.
+    Instances are dataclasses, tuples or blocks (coverage.search_instance looks inside); a stack
+    reports its d, its widest block's m and its number of blocks. A class may define
+    ``size() -> dict`` to say it itself.
     """
-
-    own = getattr(instance, "size", None)
-    if callable(own) and not isinstance(instance, (Block, Stack)):
-        return own()
-    if isinstance(instance, Block):
-        return {"d": instance.d, "m": instance.m}
-    if isinstance(instance, Stack):
-        return {"d": instance.blocks[0].d, "m": max(b.m for b in instance.blocks),
-                "depth": len(instance.blocks)}
-    if _depth >= 3:
-        return None
-    if dataclasses.is_dataclass(instance) and not isinstance(instance, type):
-        parts: Any = [getattr(instance, f.name) for f in dataclasses.fields(instance)]
-    elif isinstance(instance, (tuple, list)):
-        parts = instance[:8]  # points and weights lists are long and hold no blocks
-    else:
-        return None
-    for part in parts:
-        found = instance_size(part, _depth + 1)
-        if found is not None:
-            return found
-    return None
+    return coverage.search_instance(instance, _own_size)

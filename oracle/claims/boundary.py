@@ -447,20 +447,6 @@ def bilinear_gate() -> Certificate:
                              "points": [[q] for q in svec(POINTS_1D)]})
 
 
-def _gated_q(gate: Callable, spec: dict[str, Any], x: list, M: Any = None) -> list:
-    """An exact gated block (gate with an exact form) at x: sum w g(a.x + c)(u.x + e) (+ Mx)."""
-    d = len(spec["W_up"][0])
-    G, U, W = qmat(spec["W_gate"]), qmat(spec["W_up"]), qmat(spec["W_down"])
-    c = qvec(spec["b_gate"]) if "b_gate" in spec else [Q(0)] * len(U)
-    e = qvec(spec["b_up"]) if "b_up" in spec else [Q(0)] * len(U)
-    hid = [gate(sum((a * v for a, v in zip(G[i], x)), Q(0)) + c[i]) * (sum((u * v for u, v in zip(U[i], x)), Q(0)) + e[i])
-           for i in range(len(U))]
-    out = [sum((W[o][i] * hid[i] for i in range(len(U))), Q(0)) for o in range(d)]
-    if M is not None:
-        out = [o + sum((M[a][k] * x[k] for k in range(d)), Q(0)) for a, o in enumerate(out)]
-    return out
-
-
 _FLIP_KINDS = ("relu2_repeated_hyperplane", "relu2_wider", "relu_not_relu2", "gated_repeated_class", "gated_wider",
                "bilinear_gate")
 
@@ -492,10 +478,16 @@ def _recheck_flip_counterexample(data: dict[str, Any]) -> bool:
                  for x in pts)
         return ok and _flip_sets("relu2", R["W_up"], R["W_down"], M, [Q(0)] * len(R["W_up"])) == [] \
             and res["activation"] == "relu"
+    act = res["activation"]
+    if act != pl["activation"] or act not in activations.CATALOG:
+        return False
     if kind in ("gated_repeated_class", "gated_wider"):
-        ok = _ball_compare(lambda x: eval_ball("swiglu", R["W_up"], R["W_down"], x, M=M, W_gate=R["W_gate"],
+        # the other hypotheses of gated-biased (B) hold: an identifiable gate with g(z) - g(-z) = z
+        if act not in activations.ODD_GATES or act not in activations.BIASED_FLIP_NECESSITY:
+            return False
+        ok = _ball_compare(lambda x: eval_ball(act, R["W_up"], R["W_down"], x, M=M, W_gate=R["W_gate"],
                                                b_gate=R["b_gate"]),
-                           lambda x: eval_ball("swiglu", P["W_up"], P["W_down"], x, W_gate=P["W_gate"],
+                           lambda x: eval_ball(act, P["W_up"], P["W_down"], x, W_gate=P["W_gate"],
                                                b_gate=P["b_gate"]), pts)[0]
         m = len(R["W_up"])
         S = _flip_sets("odd_gate", R["W_up"], R["W_down"], M, [Q(0)] * m, R["W_gate"], R["b_gate"])
@@ -505,15 +497,17 @@ def _recheck_flip_counterexample(data: dict[str, Any]) -> bool:
                 and len(P["W_up"]) == 2 and all(w != 0 for w in R["W_down"][0])
         else:
             shape = m == 1 and len(P["W_up"]) == 3
-        return ok and S == [] and shape and res["activation"] == pl["activation"] == "swiglu"
+        return ok and S == [] and shape
     if kind == "bilinear_gate":
-        ident = lambda z: z  # noqa: E731
-        ok = all(_gated_q(ident, res, x, M=M) == _gated_q(ident, pl, x) for x in pts) and len(pts) >= 3
+        # the dropped hypothesis: a gate (with an exact form) outside the identifiable family
+        gate = activations.CATALOG[act]
+        if not gate.gated or gate.exact is None or act in activations.BIASED_FLIP_NECESSITY:
+            return False
+        ok = _exact_compare(block_fn(res, True), block_fn(pl, True), pts)[0] and len(pts) >= 3
         e = R.get("b_up", [Q(0)])
         S = _flip_sets("odd_gate", R["W_up"], R["W_down"], M, e, R["W_gate"], [Q(0)]) + \
             _flip_sets("glu", R["W_up"], R["W_down"], M, e, R["W_gate"], [Q(0)])
-        return ok and S == [] and res["activation"] == pl["activation"] == "bilinear" \
-            and len(R["W_up"]) == len(P["W_up"]) == 1
+        return ok and S == [] and len(R["W_up"]) == len(P["W_up"]) == 1
     return False
 
 
@@ -536,10 +530,10 @@ def block_fn(spec: dict[str, Any], exact: bool, M: Any = None) -> Callable:
         W = qmat(spec["W_down"])
     Mq = qmat(spec["M"]) if "M" in spec else (qmat(M) if M is not None else None)
     b_up = qvec(spec["b_up"]) if "b_up" in spec else None
-    if exact:
-        return lambda x: eval_plain_q(act, U, W, x, M=Mq, b_up=b_up)
     G = qmat(spec["W_gate"]) if "W_gate" in spec else None
     bg = qvec(spec["b_gate"]) if "b_gate" in spec else None
+    if exact:
+        return lambda x: eval_plain_q(act, U, W, x, M=Mq, b_up=b_up, W_gate=G, b_gate=bg)
     return lambda x: eval_ball(act, U, W, x, M=Mq, W_gate=G, b_up=b_up, b_gate=bg)
 
 
@@ -584,8 +578,9 @@ def recheck_counterexample(cert: dict[str, Any]) -> bool:
                 and G([Q(2)]) != [4 * v for v in G([Q(1)])]
         if kind == "biased_swiglu":
             return any(v != 0 for v in qvec(pl["b_gate"])) and "b_gate" not in res
-        if kind == "glu_gate_half":
-            return res["activation"] == "glu" and len(U) == len(qmat(pl["W_up"]))
+        if kind == "glu_gate_half":  # the dropped hypothesis: a gate with g(0) != 0
+            gate = activations.get(res["activation"])
+            return gate.gated and gate.value_at_0 != 0 and len(U) == len(qmat(pl["W_up"]))
         W = qmat(res["W_down"])
         S = all_index_sets_exact(U, W, M)
         if kind == "width_m_plus_d":

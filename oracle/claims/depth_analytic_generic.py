@@ -117,16 +117,7 @@ def generic_instances(draw: st.DrawFn) -> GenericInstance:
 def stack_certificate(activation: str, d: int, widths: Sequence[int], seed: int,
                       attempts: int = 3) -> dict[str, Any]:
     """depth-analytic's rank certificate at random rational weights (non-parallel rows per layer)."""
-    cert: dict[str, Any] = {}
-    for k in range(attempts):
-        rng = random.Random(f"generic/{activation}/{d}/{list(widths)}/{seed}/{k}")
-        layers = random_layers(d, widths, rng)
-        pts = an.random_points(d, an.point_count(d, widths), rng)
-        cert = an.certify(activation, layers, pts)
-        cert["seed"] = [seed, k]
-        if cert["certified"]:
-            break
-    return cert
+    return an.make_certificate(activation, d, widths, seed, attempts, draw_layers=random_layers, tag="generic/")
 
 
 def limit_certificate(activation: str, d: int, m: int, seed: int) -> dict[str, Any]:

@@ -4,7 +4,6 @@ and boundary counterexamples, side by side. Needs no input."""
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import sys
@@ -36,7 +35,7 @@ def _progress(msg: str) -> None:
 
 def _coq_face(claim: dict[str, Any], proof: dict[str, Any]) -> dict[str, Any]:
     """The Coq column of one claim: its formal scope when everything checks, else why not."""
-    names = consistency._names(claim.get("coq"))
+    names = consistency.registry_names(claim.get("coq"))
     if not names:
         return {"status": "absent", "detail": claim.get("coq_absent", "no reason given"), "names": []}
     pc = proof["claims"].get(claim["id"], {}).get("coq", {})
@@ -62,7 +61,7 @@ def _coq_face(claim: dict[str, Any], proof: dict[str, Any]) -> dict[str, Any]:
 
 def _lean_face(claim: dict[str, Any], proof: dict[str, Any]) -> dict[str, Any]:
     """The Lean column of one claim: written (never compiled here) with its scope, or why not."""
-    names = consistency._names(claim.get("lean"))
+    names = consistency.registry_names(claim.get("lean"))
     if not names:
         return {"status": "absent", "detail": claim.get("lean_absent", "no reason given"), "names": []}
     pl = proof["claims"].get(claim["id"], {}).get("lean", {})
@@ -118,26 +117,16 @@ def _coverage(claim: dict[str, Any], res: base.RunResult, samples: Optional[dict
             "reasons": claim.get("samples_reason") or {}, "problems": problems}
 
 
-def failure_object(instance: Any, _depth: int = 0) -> Any:
-    """The block or stack of a generated instance that `absorb check` can read, or None."""
-    own = getattr(instance, "as_checkable", None)
+def _own_checkable(x: Any) -> Any:
+    own = getattr(x, "as_checkable", None)
     if callable(own):
         return own()
-    if isinstance(instance, (Block, Stack)):
-        return instance
-    if _depth >= 3:
-        return None
-    if dataclasses.is_dataclass(instance) and not isinstance(instance, type):
-        parts: Any = [getattr(instance, f.name) for f in dataclasses.fields(instance)]
-    elif isinstance(instance, (tuple, list)):
-        parts = instance[:8]
-    else:
-        return None
-    for part in parts:
-        found = failure_object(part, _depth + 1)
-        if found is not None:
-            return found
-    return None
+    return x if isinstance(x, (Block, Stack)) else None
+
+
+def failure_object(instance: Any) -> Any:
+    """The block or stack of a generated instance that `absorb check` can read, or None."""
+    return coverage.search_instance(instance, _own_checkable)
 
 
 def write_failure(cid: str, oracle: dict[str, Any], outdir: Path, n: int) -> dict[str, Any]:

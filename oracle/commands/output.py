@@ -9,7 +9,7 @@ import sys
 import time
 from typing import Any, Optional, TextIO
 
-import numpy as np
+from oracle.core.jsontypes import jsonable
 
 # `check --exit-code` and `witness --exit-code`: one exit code per verdict (by default every verdict
 # exits 0).  1 is left out: it is what Python returns when it fails before `absorb` starts.
@@ -32,20 +32,7 @@ def one_line(msg: str) -> str:
 
 def json_safe(o: Any) -> Any:
     """Replace non-finite floats (not JSON) by null, recursively; numpy values become Python ones."""
-    if isinstance(o, dict):
-        return {str(k): json_safe(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple)):
-        return [json_safe(v) for v in o]
-    if isinstance(o, np.ndarray):
-        return json_safe(o.tolist())
-    if isinstance(o, (np.bool_,)):
-        return bool(o)
-    if isinstance(o, (np.integer,)):
-        return int(o)
-    if isinstance(o, (float, np.floating)):
-        f = float(o)
-        return f if math.isfinite(f) else None
-    return o
+    return jsonable(o, finite=True)
 
 
 def emit_json(doc: Any) -> None:

@@ -63,19 +63,11 @@ def load_document(path: str) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as e:
         raise InputError(f"{p}: cannot read: {' '.join(str(e).split())[:200]}") from None
 
-    def no_dupes(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for k, v in pairs:
-            if k in out:
-                raise ValueError(f"duplicate key {k!r}")
-            out[k] = v
-        return out
-
     def no_constant(name: str) -> Any:
         raise ValueError(f"{name} is not JSON")
 
     try:
-        doc = json.loads(text, object_pairs_hook=no_dupes, parse_constant=no_constant)
+        doc = json.loads(text, object_pairs_hook=bio.no_duplicate_keys, parse_constant=no_constant)
     except (ValueError, RecursionError) as e:
         raise InputError(f"{p}: not a JSON document: {' '.join(str(e).split())[:200]}") from None
     if not isinstance(doc, dict):

@@ -91,9 +91,10 @@ def scan(path: str, progress: Callable[[str], None] = lambda s: None,
             "seconds": round(time.perf_counter() - t0, 2)}
 
 
-def _scan_one(ck: Checkpoint, spec: dict[str, Any], act: str, entry: dict[str, Any],
+def _scan_one(ck: Any, spec: dict[str, Any], act: str, entry: dict[str, Any],
               distances: bool) -> None:
-    """Load, decide and measure one block, filling its report entry."""
+    """Load, decide and measure one block, filling its report entry (ck: any reader that
+    oracle.core.formats.open_checkpoint returns; they share one interface)."""
     entry["dtype"] = families.block_dtype(ck, spec)
     quantized = sorted({ck.dtype(n) for n in spec["tensors"].values()} - _FLOAT_STORAGE)
     if quantized:
@@ -111,7 +112,7 @@ def _scan_one(ck: Checkpoint, spec: dict[str, Any], act: str, entry: dict[str, A
             Block(block.activation, W_up=block.W_up, W_down=block.W_down))
 
 
-def _unsupported(ck: Checkpoint, spec: dict[str, Any], act: str, src: str) -> dict[str, Any]:
+def _unsupported(ck: Any, spec: dict[str, Any], act: str, src: str) -> dict[str, Any]:
     """An entry for a block whose activation is not in the catalog (shapes from the header only)."""
     d, m = families.block_dims(ck, spec)
     return {"d": d, "m": m, "dtype": families.block_dtype(ck, spec),

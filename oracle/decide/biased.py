@@ -28,7 +28,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from oracle.core.rational import fmpq, fmpq_mat, float_nearest, float_up, qmat, qvec, to_fmpq, to_fraction
+from oracle.core.rational import (fmpq, fmpq_mat, float_nearest, float_up, qmat, qvec, rounding_errors, to_fmpq,
+                                  to_fraction)
 
 from oracle.algebra import flips, search
 from oracle.algebra.exact import balls_agree, derived_property, eval_ball
@@ -332,12 +333,7 @@ def relu2_plan_plain(block: Block, fd: flips.FlipData, cl: Any, plan: Any) -> tu
                 "b_down": np.array([float_nearest(v) for v in exact["b_down"]])}
     if not all(np.all(np.isfinite(a)) for a in arrs.values()):
         raise InputError("the constructed relu2 block has entries beyond the float64 range")
-    rounded, err = [], {}
-    for name, vals in exact.items():
-        e = max((abs(q - Fraction(float(f))) for q, f in zip(vals, arrs[name].ravel())), default=Fraction(0))
-        if e:
-            rounded.append(name)
-            err[name] = float_up(e)
+    rounded, err = rounding_errors(exact, arrs)
     plain = Block(block.activation, W_up=arrs["W_up"], W_down=arrs["W_down"], b_up=arrs["b_up"],
                   b_down=arrs["b_down"] if np.any(arrs["b_down"] != 0) else None, kind="plain")
     rec = {"exact": not rounded, "rounded": rounded, "max_entry_error": err,
@@ -475,12 +471,7 @@ def _padded_construction(block: Block, fd: flips.FlipData, cert: dict[str, Any])
         arrs = {k: np.array([float_nearest(v) for v in vals]).reshape(shapes.get(k, (-1,))) for k, vals in exact.items()}
     if not all(np.all(np.isfinite(a)) for a in arrs.values()):
         return None
-    rounded, err = [], {}
-    for name, vals in exact.items():
-        er = max((abs(q - Fraction(float(f))) for q, f in zip(vals, arrs[name].ravel())), default=Fraction(0))
-        if er:
-            rounded.append(name)
-            err[name] = float_up(er)
+    rounded, err = rounding_errors(exact, arrs)
     plain = Block(block.activation, W_up=arrs["W_up"], W_down=arrs["W_down"], W_gate=arrs["W_gate"],
                   b_up=arrs["b_up"], b_gate=arrs["b_gate"], b_down=arrs["b_down"], kind="plain")
     # evidence next to the exact algebra: the exact replacing block against F at sample points (balls)

@@ -40,7 +40,7 @@ import numpy as np
 from oracle.core import activations, linalg
 from oracle.core import rational
 from oracle.core.rational import (
-    float_nearest, float_up, is_float64, mantissas, nmod_mat, qmat, qvec, to_fraction
+    float_nearest, float_up, is_float64, mantissas, nmod_mat, qmat, qvec, rounding_errors, to_fraction
 )
 from oracle.algebra import search
 from oracle.core.progress import Progress, quiet
@@ -356,15 +356,9 @@ def _dyadic_unit(row: list[Fraction], col: list[Fraction]) -> tuple[list[Fractio
 def _round_info(exact: dict[str, list[Fraction]], floats: dict[str, np.ndarray]) -> dict[str, Any]:
     """Which arrays of an emitted block hold rounded values, with the largest entry error (rounded up)."""
 
-    rounded, err, values = [], {}, {}
-    for name, vals in exact.items():
-        got = floats[name].ravel()
-        e = max((abs(q - Fraction(float(f))) for q, f in zip(vals, got)), default=Fraction(0))
-        if e:
-            rounded.append(name)
-            err[name] = float_up(e)
-            if len(vals) <= 4096:  # small blocks: the exact values themselves, row-major
-                values[name] = [str(q) for q in vals]
+    rounded, err = rounding_errors(exact, floats)
+    # small blocks: the exact values themselves, row-major
+    values = {name: [str(q) for q in exact[name]] for name in rounded if len(exact[name]) <= 4096}
     out = {"exact": not rounded, "rounded": rounded, "max_entry_error": err}
     if values:
         out["exact_values"] = values
@@ -400,15 +394,23 @@ def _construction_plain(block: Block, con: Any, w: int) -> tuple[Optional[Block]
         plain, rec = _float_block(units, list(con.b_down), d, w)
     except OverflowError as e:
         return None, {"exact": False, "built": False, "reason": str(e)}
+    _record_check(block, plain, rec, "emitted block",
+                  "the exact construction equals the residual block (canonical forms); the file holds "
+                  "the listed arrays rounded to float64")
+    return plain, rec
+
+
+def _record_check(block: Block, plain: Block, rec: dict[str, Any], what: str, rounded: str) -> None:
+    """rec["check"]: when nothing was rounded, the emitted block equals the residual block in exact
+    canonical forms (a difference would contradict the construction and raises); otherwise the
+    note ``rounded`` on what is exact and what the file holds."""
     if rec["exact"]:
         cmp = compare_blocks(block, plain)
         if not cmp.equal:  # pragma: no cover - would contradict the construction
-            raise RuntimeError("emitted block differs from the residual block")
+            raise RuntimeError(f"{what} differs from the residual block")
         rec["check"] = "equal to the residual block (exact canonical forms): " + cmp.reason
     else:
-        rec["check"] = ("the exact construction equals the residual block (canonical forms); the "
-                        "file holds the listed arrays rounded to float64")
-    return plain, rec
+        rec["check"] = rounded
 
 
 def _finish_small(block: Block, form: Any, wr: WidthResult, w: int, info: dict[str, Any],
@@ -528,14 +530,9 @@ def check_class_block(block: Block, plain: Block, rec: dict[str, Any]) -> None:
 def _check_class_block(block: Block, plain: Block, rec: dict[str, Any]) -> None:
     """Verify an emitted class construction: exactly (canonical forms) when nothing was rounded; with
     only b_down rounded, exactly at points with the rounding as offset (relu is rational)."""
-    if rec["exact"]:
-        cmp = compare_blocks(block, plain)
-        if not cmp.equal:  # pragma: no cover - would contradict the construction
-            raise RuntimeError("class construction differs from the residual block")
-        rec["check"] = "equal to the residual block (exact canonical forms): " + cmp.reason
-    else:
-        rec["check"] = ("the construction is exact in rationals (N_s = 0 verified exactly); the file "
-                        "holds the listed arrays rounded to float64")
+    _record_check(block, plain, rec, "class construction",
+                  "the construction is exact in rationals (N_s = 0 verified exactly); the file holds the "
+                  "listed arrays rounded to float64")
 
 
 def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Progress,

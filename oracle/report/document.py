@@ -711,7 +711,7 @@ def claim_facts(c: dict[str, Any], ctx: ReportContext) -> dict[str, Any]:
     coq = [_declaration(name, ctx.pinned, coq_file, coq_source, ctx) for name in c["coq"].get("names", [])]
     lean = [_declaration(n, ctx.lean_pinned, lean_file, lean_source, ctx) for n in c["lean"].get("names", [])]
     instances = [_declaration(inst, ctx.pinned, coq_file, coq_source, ctx)
-                 for inst in consistency._names(reg.get("coq_instance"))]
+                 for inst in consistency.registry_names(reg.get("coq_instance"))]
     counter_lemmas = [{"tag": tag, **_declaration(lemma, ctx.pinned, coq_file, coq_source, ctx)}
                       for tag, lemma in (reg.get("coq_counterexamples") or {}).items()]
     axioms = sorted({a.rsplit(".", 1)[-1] for a in c["coq"].get("axioms") or []})
@@ -924,6 +924,16 @@ def _a(link: Optional[tuple[str, str]], missing: str = "missing") -> str:
     return f"<a href='{esc(link[0])}'><code>{esc(link[1])}</code></a>" if link else esc(missing)
 
 
+def _prover_head(prover: str, entry: dict[str, Any], scope: str, note: str, tail: str) -> str:
+    """The heading of a claim's Coq or Lean part: absent with the reason, or its status and scope,
+    the scope note and ``tail``."""
+    esc = html.escape
+    if entry["status"] == "absent":
+        return f"<h3>{prover}: absent</h3><p>{esc(entry['detail'])}</p>"
+    return (f"<h3>{prover}: {esc(entry['status'])}, scope <i>{esc(scope)}</i></h3>"
+            + (f"<p>{esc(note)}</p>" if note else "") + tail)
+
+
 def _html_figure(fig: Any, n: int) -> str:
     esc = html.escape
     return (f"<figure id='fig-{esc(fig.key)}'><img src='{fig.data_uri()}' alt='{esc(fig.title)}'>"
@@ -1029,12 +1039,9 @@ def html_report(doc: dict[str, Any], ctx: Optional[ReportContext] = None) -> str
              + "".join(f"<tr><td><code>{esc(h['tag'])}</code></td><td>{esc(h['meaning'])}</td>"
                        f"<td>{esc(h['formal'])}</td></tr>" for h in f["hypotheses"]) + "</table>"]
         coq = c["coq"]
-        if coq["status"] == "absent":
-            s.append(f"<h3>Coq: absent</h3><p>{esc(coq['detail'])}</p>")
-        else:
-            s.append(f"<h3>Coq: {esc(coq['status'])}, scope <i>{esc(f['scope'])}</i></h3>"
-                     + (f"<p>{esc(f['scope_note'])}</p>" if f["scope_note"] else "")
-                     + (f"<p class='bad'>{esc(coq['detail'])}</p>" if coq["status"] != "checked" else ""))
+        s.append(_prover_head("Coq", coq, f["scope"], f["scope_note"],
+                              f"<p class='bad'>{esc(coq['detail'])}</p>" if coq["status"] != "checked" else ""))
+        if coq["status"] != "absent":
             if coq["status"] == "checked":
                 s.append(f"<p>Print Assumptions"
                          f"{'' if f['axioms_attributed'] else ' (all registered declarations together)'}: "
@@ -1049,12 +1056,8 @@ def html_report(doc: dict[str, Any], ctx: Optional[ReportContext] = None) -> str
                 s.append(_html_statement(ce, f"Without <code>{esc(ce['tag'])}</code>: <code>{esc(ce['name'])}</code> "
                                              f"in {_a(ce['file'])}:", "coq"))
         lean = c["lean"]
-        if lean["status"] == "absent":
-            s.append(f"<h3>Lean: absent</h3><p>{esc(lean['detail'])}</p>")
-        else:
-            s.append(f"<h3>Lean: {esc(lean['status'])}, scope <i>{esc(f['lean_scope'])}</i></h3>"
-                     + (f"<p>{esc(f['lean_scope_note'])}</p>" if f["lean_scope_note"] else "")
-                     + f"<p>{esc(lean['detail'])}.</p>")
+        s.append(_prover_head("Lean", lean, f["lean_scope"], f["lean_scope_note"], f"<p>{esc(lean['detail'])}.</p>"))
+        if lean["status"] != "absent":
             for d in f["lean"]:
                 s.append(_html_statement(d, f"<code>{esc(d['name'])}</code> in {_a(d['file'])}:", "lean"))
         o = c["oracle"]

@@ -32,7 +32,7 @@ turns the numpy values inside a certificate into JSON types).
 
 from __future__ import annotations
 
-from oracle.algebra.search.common import jsonable
+from oracle.core.jsontypes import jsonable
 from oracle.algebra.search.distance import nearest_index_set, residual_exact, rounding_tolerance
 from oracle.algebra.search.driver import SearchResult, find_index_set
 from oracle.algebra.search.gram import gram_candidate

@@ -10,3 +10,5 @@ decision for stacks (oracle/decide/stacks.py), so the audit and `absorb check` r
     analytic       gelu family: the ball-arithmetic Jacobian rank certificate and its re-check
     sweep          the committed sweep of those certificates and its re-check
 """
+
+__all__ = ["layers", "narrow", "planar", "rank", "d1", "near_identity", "analytic", "sweep"]

@@ -30,56 +30,45 @@ from __future__ import annotations
 import math
 import random
 from fractions import Fraction
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 import scipy.linalg
 
-from oracle.core.rational import QMat, arb, arb_mat, arb_series, ctx, fmpq, to_arb, to_fraction
-from oracle.algebra.stacks.rank import junction_gaps, rank_variety_dim
+from oracle.core import activations
+from oracle.core.rational import QMat, arb, arb_mat, arb_series, ctx, to_arb, to_fraction
+from oracle.algebra.stacks.rank import chain_rule_rows, junction_gaps, rank_variety_dim
 
 CLAIM = "depth-analytic"
-ACTIVATIONS = ("gelu", "gelu_tanh", "silu")
+ACTIVATIONS = activations.DEPTH_ANALYTIC   # gelu, gelu_tanh, silu: what the proof covers
 PRECISIONS = (128, 256, 512)      # bits; a certificate is tried at each in turn
 MAX_JSON_DIGITS = 4000            # a numerator or denominator longer than this is refused
 MARGIN = 4                        # certify only when the determinant's radius is <= |mid| / MARGIN
-GELU_TANH_A = fmpq(44715, 1000000)  # the exact constant 0.044715 of the catalog's gelu_tanh
 
 Layer = tuple[QMat, QMat]  # (U: m x d, W: d x m)
 
 
 # ================================================================ the activations and their slopes
 
+def _slopes(name: str) -> activations.Slopes:
+    """The catalog's s and s' of a covered activation (ValueError for any other name)."""
+    if name not in ACTIVATIONS:
+        raise ValueError(f"depth-analytic covers {', '.join(ACTIVATIONS)}, not {name!r}")
+    slopes = activations.CATALOG[name].slopes
+    if slopes is None:
+        raise ValueError(f"the catalog entry {name!r} carries no slopes")
+    return slopes
+
+
 def value_and_slope(name: str, z: arb) -> tuple[arb, arb]:
-    """Balls containing s(z) and s'(z) for s in {gelu, gelu_tanh, silu} (formulas in the docstring
-    of the informal proof): gelu' = Phi + z phi, silu' = q + z q (1 - q) with q the sigmoid,
-    gelu_tanh' = (1 + t)/2 + (z/2)(1 - t^2) c (1 + 3 a z^2) with t = tanh(c (z + a z^3))."""
-    if name == "gelu":
-        Phi = (1 + (z / arb(2).sqrt()).erf()) / 2
-        phi = (-(z * z) / 2).exp() / (2 * arb.pi()).sqrt()
-        return z * Phi, Phi + z * phi
-    if name == "silu":
-        q = 1 / (1 + (-z).exp())
-        return z * q, q + z * q * (1 - q)
-    if name == "gelu_tanh":
-        c = (arb(2) / arb.pi()).sqrt()
-        a = arb(GELU_TANH_A)
-        t = (c * (z + a * z * z * z)).tanh()  # z*z*z: arb's power of a ball around 0 is nan
-        return z / 2 * (1 + t), (1 + t) / 2 + z / 2 * (1 - t * t) * c * (1 + 3 * a * z * z)
-    raise ValueError(f"depth-analytic covers gelu, gelu_tanh and silu, not {name!r}")
+    """Balls containing s(z) and s'(z) (the catalog's slopes of s; formulas in
+    oracle/core/activations.py and the informal proof)."""
+    return _slopes(name).ball(z)
 
 
 def value_and_slope64(name: str, z: float) -> tuple[float, float]:
     """float64 versions of value_and_slope (for choosing rows only)."""
-    if name == "gelu":
-        Phi = (1 + math.erf(z / math.sqrt(2))) / 2
-        return z * Phi, Phi + z * math.exp(-z * z / 2) / math.sqrt(2 * math.pi)
-    if name == "silu":
-        q = 1 / (1 + math.exp(-z)) if z > -700 else 0.0
-        return z * q, q + z * q * (1 - q)
-    c, a = math.sqrt(2 / math.pi), 0.044715
-    t = math.tanh(c * (z + a * z ** 3))
-    return z / 2 * (1 + t), (1 + t) / 2 + z / 2 * (1 - t * t) * c * (1 + 3 * a * z * z)
+    return _slopes(name).f64(z)
 
 
 # ================================================================ the dimension count (rank varieties: oracle/algebra/stacks/rank.py)
@@ -146,43 +135,11 @@ def unflatten(d: int, widths: Sequence[int], flat: Sequence[Fraction]) -> list[L
 # ================================================================ the Jacobian
 
 def jacobian_point(name: str, layers: Sequence[Layer], x: Sequence[Any], ball: bool) -> list[list[Any]]:
-    """The d rows of dF/dtheta at one point (balls, or floats when ball=False)."""
-    d = len(x)
+    """The d rows of dF/dtheta at one point (balls, or floats when ball=False): the chain rule of
+    oracle/algebra/stacks/rank.py with s and s' of the activation."""
     if ball:
-        f, zero, one = value_and_slope, arb(0), arb(1)
-    else:
-        f, zero, one = value_and_slope64, 0.0, 1.0
-    y = list(x)
-    per = []
-    for U, W in layers:
-        m = len(U)
-        z = [sum((U[i][c] * y[c] for c in range(d)), zero) for i in range(m)]
-        hs = [f(name, zi) for zi in z]
-        h, s = [p[0] for p in hs], [p[1] for p in hs]
-        A = [[(one if a == b else zero) + sum((W[a][i] * s[i] * U[i][b] for i in range(m)), zero)
-              for b in range(d)] for a in range(d)]
-        per.append((W, y, s, h, A))
-        y = [y[a] + sum((W[a][i] * h[i] for i in range(m)), zero) for a in range(d)]
-    L = len(layers)
-    suffix: list[Any] = [None] * L
-    S = [[(one if a == b else zero) for b in range(d)] for a in range(d)]
-    for l in range(L - 1, -1, -1):
-        suffix[l] = S
-        A = per[l][4]
-        S = [[sum((S[a][k] * A[k][b] for k in range(d)), zero) for b in range(d)] for a in range(d)]
-    rows: list[list[Any]] = [[] for _ in range(d)]
-    for l, (W, yl, s, h, _) in enumerate(per):
-        Sl = suffix[l]
-        m = len(s)
-        SW = [[sum((Sl[a][k] * W[k][i] for k in range(d)), zero) for i in range(m)] for a in range(d)]
-        for a in range(d):
-            row = rows[a]
-            for i in range(m):
-                g = SW[a][i] * s[i]
-                row.extend(g * yl[c] for c in range(d))
-            for a2 in range(d):
-                row.extend(Sl[a][a2] * h[i] for i in range(m))
-    return rows
+        return chain_rule_rows(layers, x, lambda z: value_and_slope(name, z), arb(0), arb(1))
+    return chain_rule_rows(layers, x, lambda z: value_and_slope64(name, z), 0.0, 1.0)
 
 
 def _ball_layers(layers: Sequence[Layer]) -> list[tuple[list[list[arb]], list[list[arb]]]]:
@@ -257,16 +214,9 @@ JVP_RELATIVE_WIDTH = 2.0 ** -40   # a difference ball wider than this (relative)
 
 
 def _series_activation(name: str, z: arb_series) -> arb_series:
-    """s(z) on a length-2 series, from erf and exp directly (no slope formula)."""
-    if name == "gelu":
-        return z * (1 + (z * (1 / arb(2).sqrt())).erf()) / 2
-    if name == "silu":
-        return z / (1 + (-z).exp())
-    if name == "gelu_tanh":
-        c = (arb(2) / arb.pi()).sqrt()
-        u = c * (z + arb(GELU_TANH_A) * z * z * z)
-        return z * (1 + (1 - 2 / ((2 * u).exp() + 1))) / 2
-    raise ValueError(f"depth-analytic covers gelu, gelu_tanh and silu, not {name!r}")
+    """s(z) on a length-2 series, from erf and exp directly (the catalog's series form: no slope
+    formula)."""
+    return _slopes(name).series(z)
 
 
 def check_direction(N: int) -> list[int]:
@@ -445,13 +395,16 @@ def det_ratio(det: arb) -> float:
     return float(det.rad() / m) if m != 0 else math.inf
 
 
-def make_certificate(activation: str, d: int, widths: Sequence[int], seed: int,
-                     attempts: int = 3) -> dict[str, Any]:
-    """A certificate at random rational weights and points (a new draw if one fails)."""
+def make_certificate(activation: str, d: int, widths: Sequence[int], seed: int, attempts: int = 3,
+                     draw_layers: Callable[[int, Sequence[int], random.Random], list[Layer]] = random_layers,
+                     tag: str = "") -> dict[str, Any]:
+    """A certificate at random rational weights and points (a new draw if one fails).  The
+    weights come from draw_layers (random_layers by default); tag prefixes the seed string, so
+    that another way of drawing them has its own random sequence."""
     cert: dict[str, Any] = {}
     for k in range(attempts):
-        rng = random.Random(f"{activation}/{d}/{list(widths)}/{seed}/{k}")
-        layers = random_layers(d, widths, rng)
+        rng = random.Random(f"{tag}{activation}/{d}/{list(widths)}/{seed}/{k}")
+        layers = draw_layers(d, widths, rng)
         pts = random_points(d, point_count(d, widths), rng)
         cert = certify(activation, layers, pts)
         cert["seed"] = [seed, k]

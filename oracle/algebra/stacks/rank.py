@@ -11,7 +11,7 @@ depth-analytic's certificate (oracle/algebra/stacks/analytic.py).
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from oracle.core.rational import QVec, fmpq, fmpq_mat, qvec, svec, to_fmpq, to_fmpq_mat
 from oracle.algebra.exact import matvec_q
@@ -56,46 +56,59 @@ def patterns_at(layers: Sequence[Layer], x: QVec) -> Optional[list[list[int]]]:
     return pats
 
 
+def chain_rule_rows(layers: Sequence[tuple[Sequence[Sequence[Any]], Sequence[Sequence[Any]]]],
+                    x: Sequence[Any], act: Callable[[Any], tuple[Any, Any]], zero: Any, one: Any
+                    ) -> list[list[Any]]:
+    """The d rows of dF/dtheta at x for the residual stack y_l = y_{l-1} + W_l s(U_l y_{l-1}), in
+    any number type (exact rationals, arb balls, floats; zero and one are its 0 and 1), from
+    act(z) = (s(z), s'(z)).  With A_l = I + W_l diag(s'(z_l)) U_l and the suffix products
+    S_l = A_L ... A_{l+1}:  dF/dU_l[i, c] = S_l w_{l,i} s'(z_{l,i}) y_{l-1,c} and
+    dF/dW_l[a, i] = S_l e_a s(z_{l,i}); columns U_1, W_1, U_2, W_2, ... row-major."""
+    d = len(x)
+    y = list(x)
+    per = []
+    for U, W in layers:
+        m = len(U)
+        z = [sum((U[i][c] * y[c] for c in range(d)), zero) for i in range(m)]
+        hs = [act(zi) for zi in z]
+        h, s = [p[0] for p in hs], [p[1] for p in hs]
+        A = [[(one if a == b else zero) + sum((W[a][i] * s[i] * U[i][b] for i in range(m)), zero)
+              for b in range(d)] for a in range(d)]
+        per.append((W, y, s, h, A))
+        y = [y[a] + sum((W[a][i] * h[i] for i in range(m)), zero) for a in range(d)]
+    L = len(layers)
+    suffix: list[Any] = [None] * L   # suffix[l] = A_L ... A_{l+1}, applied after layer l
+    S = [[(one if a == b else zero) for b in range(d)] for a in range(d)]
+    for l in range(L - 1, -1, -1):
+        suffix[l] = S
+        A = per[l][4]
+        S = [[sum((S[a][k] * A[k][b] for k in range(d)), zero) for b in range(d)] for a in range(d)]
+    rows: list[list[Any]] = [[] for _ in range(d)]
+    for l, (W, yl, s, h, _) in enumerate(per):
+        Sl = suffix[l]
+        m = len(s)
+        SW = [[sum((Sl[a][k] * W[k][i] for k in range(d)), zero) for i in range(m)] for a in range(d)]
+        for a in range(d):
+            row = rows[a]
+            for i in range(m):
+                g = SW[a][i] * s[i]
+                row.extend(g * yl[c] for c in range(d))
+            for a2 in range(d):
+                row.extend(Sl[a][a2] * h[i] for i in range(m))
+    return rows
+
+
+def _relu_exact(z: fmpq) -> tuple[fmpq, fmpq]:
+    """relu and its slope on one side of the kink (a unit at z = 0 counts as inactive)."""
+    return (z, fmpq(1)) if z > 0 else (fmpq(0), fmpq(0))
+
+
 def jacobian_rows(layers: Sequence[Layer], x: QVec) -> list[list[fmpq]]:
     """d rows of the exact Jacobian of theta -> F_theta(x) (columns: U_1, W_1, U_2, W_2, ...
     row-major), valid where no pre-activation at x is 0 (the map is polynomial nearby).
     Entries are python-flint rationals (fmpq)."""
-    d = len(x)
-    zero = fmpq(0)
-    y = [to_fmpq(v) for v in x]
-    per_layer = []
-    for U, W in layers:
-        Uf = [[to_fmpq(v) for v in r] for r in U]
-        Wf = [[to_fmpq(v) for v in r] for r in W]
-        m = len(U)
-        z = [sum((Uf[i][c] * y[c] for c in range(d)), zero) for i in range(m)]
-        D = [v > 0 for v in z]
-        act = [v if D[i] else zero for i, v in enumerate(z)]
-        A = [[fmpq(int(a == b)) + sum((Wf[a][i] * Uf[i][b] for i in range(m) if D[i]), zero)
-              for b in range(d)] for a in range(d)]
-        per_layer.append((Wf, y, D, act, A))
-        y = [y[a] + sum((Wf[a][i] * act[i] for i in range(m)), zero) for a in range(d)]
-    L = len(layers)
-    suffix: list[list[list[fmpq]]] = [[]] * L  # suffix[l] = A_L ... A_{l+1}, applied after layer l
-    S = [[fmpq(int(a == b)) for b in range(d)] for a in range(d)]
-    for l in range(L - 1, -1, -1):
-        suffix[l] = S
-        A = per_layer[l][4]
-        S = [[sum((S[a][k] * A[k][b] for k in range(d)), zero) for b in range(d)] for a in range(d)]
-    rows: list[list[fmpq]] = [[] for _ in range(d)]
-    for l, (Wf, yl, D, act, _) in enumerate(per_layer):
-        Sl = suffix[l]
-        m = len(D)
-        SW = [[sum((Sl[a][k] * Wf[k][i] for k in range(d)), zero) for i in range(m)] for a in range(d)]
-        for a in range(d):
-            row = rows[a]
-            for i in range(m):          # d F / d U[i][c] = S_l w_i [unit i active] y_c
-                for c in range(d):
-                    row.append(SW[a][i] * yl[c] if D[i] else zero)
-            for a2 in range(d):         # d F / d W[a2][i] = S_l e_a2 act_i
-                for i in range(m):
-                    row.append(Sl[a][a2] * act[i])
-    return rows
+    exact = [([[to_fmpq(v) for v in r] for r in U], [[to_fmpq(v) for v in r] for r in W]) for U, W in layers]
+    return chain_rule_rows(exact, [to_fmpq(v) for v in x], _relu_exact, fmpq(0), fmpq(1))
 
 
 def _pivots(a: fmpq_mat, rank: int) -> list[int]:

@@ -21,7 +21,7 @@ from oracle.core.errors import InputError
 from oracle.core.formats.gguf_file import MAGIC as GGUF_MAGIC
 from oracle.core.formats.gguf_file import GGUFFile
 from oracle.core.formats.torch_file import TorchCheckpoint, is_legacy_torch, is_torch_zip
-from oracle.core.io import Checkpoint
+from oracle.core.io import Checkpoint, read_head
 
 __all__ = ["KNOWN", "detect", "open_checkpoint", "gguf_file", "onnx_file", "table", "torch_file"]
 
@@ -32,13 +32,7 @@ def detect(path: str | os.PathLike) -> str:
     """The checkpoint format of a file from its first bytes (the extension decides only for ONNX,
     which has no magic number): 'safetensors', 'gguf', 'onnx' or 'pytorch'."""
     p = Path(path)
-    try:
-        with open(p, "rb") as fh:
-            head = fh.read(16)
-    except FileNotFoundError:
-        raise InputError(f"{p}: no such file or directory") from None
-    except OSError as e:
-        raise InputError(f"{p}: cannot read: {' '.join(str(e).split())[:200]}") from None
+    head = read_head(p, 16)
     if head[:4] == GGUF_MAGIC:
         return "gguf"
     if head[:4] == b"PK\x03\x04":

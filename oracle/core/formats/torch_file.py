@@ -25,7 +25,7 @@ from typing import Any, Optional
 import numpy as np
 
 from oracle.core.errors import InputError
-from oracle.core.io import read_config
+from oracle.core.io import read_config, read_head
 from oracle.core.formats.table import TensorTable
 
 MAX_PICKLE_BYTES = 200_000_000  # a state dict's pickle holds names and shapes only
@@ -223,14 +223,8 @@ class TorchCheckpoint(TensorTable):
         self._legacy_data: dict[str, int] = {}
         self._big = False
         self._bad: dict[str, str] = {}
-        try:
-            size = p.stat().st_size
-            with open(p, "rb") as fh:
-                head = fh.read(16)
-        except FileNotFoundError:
-            raise InputError(f"{p}: no such file") from None
-        except OSError as e:
-            raise InputError(f"{p}: cannot read: {' '.join(str(e).split())[:200]}") from None
+        head = read_head(p, 16)
+        size = p.stat().st_size
         if head[:4] == b"PK\x03\x04":
             root = self._open_zip(p)
         elif is_legacy_torch(head):
