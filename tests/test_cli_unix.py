@@ -285,3 +285,35 @@ def test_progress_in_a_log_is_a_few_plain_lines_and_everything_with_verbose():
     v.detail("detail 0")
     v.close()
     assert full.getvalue().splitlines() == ["[audit] step 0", "[audit] detail 0"]
+
+
+# ---------------------------------------------------------------- a user's scan in the report
+
+def test_audit_report_includes_the_users_scan(tmp_path):
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_scan import _ck
+    ck = _ck(tmp_path)
+    scanned = absorb("scan", ck, "--json")
+    assert scanned.returncode in (0, 1), scanned.stderr
+    doc = json.loads(scanned.stdout)
+    assert len(doc["blocks"]) >= 3
+    scan = tmp_path / "my-scan.json"
+    scan.write_text(scanned.stdout)
+    for name in ("r.html", "r.md"):
+        out = tmp_path / name
+        r = absorb("audit", "--claim", "skip-reduction", "--instances", "5", "--report", out, "--scan", scan,
+                   cwd=tmp_path)
+        assert r.returncode in (0, 1), r.stderr[-2000:]
+        assert r.stdout.rstrip("\n").splitlines()[-1].startswith("audit ")  # the verdict stays last
+        text = out.read_text()
+        assert "Your scans" in text and str(scan) in text
+        assert f"{doc['checkpoint']} ({doc['format']}, " in text
+        for b in doc["blocks"]:
+            assert str(b.get("block") or "<root>") in text, b.get("block")
+        # the scan's verdicts, as the document states them, one per block
+        verdicts = [b["verdict"] for b in doc["blocks"]]
+        for v in set(verdicts):
+            shown = text.count(f">{v} (") if name == "r.html" else text.count(f"| {v} (")
+            assert shown == verdicts.count(v), (name, v, shown)
+    html_text = (tmp_path / "r.html").read_text()
+    assert "href='#scans'" in html_text and "<h2 id='scans'>" in html_text
