@@ -317,3 +317,22 @@ def test_audit_report_includes_the_users_scan(tmp_path):
             assert shown == verdicts.count(v), (name, v, shown)
     html_text = (tmp_path / "r.html").read_text()
     assert "href='#scans'" in html_text and "<h2 id='scans'>" in html_text
+
+
+def test_the_readme_documents_the_exit_codes_of_every_command():
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Exit codes and help"):]
+    section = section[:section.index("\n## ")]
+    rows = {m.group(1): m.group(0) for m in re.finditer(r"(?m)^\| `absorb (\w+)` \|.*$", section)}
+    assert set(rows) == set(EXPECTED_CODES)
+    for command, codes in EXPECTED_CODES.items():
+        help_text = absorb(command, "--help").stdout
+        cells = [c.strip() for c in rows[command].strip("|").split("|")]
+        for code, meaning in codes.items():
+            assert meaning in rows[command], (command, code)
+            if code in (0, 1, 2):
+                # the table's column for the code says what --help says for it
+                line = re.search(rf"(?m)^  {code} +(.*)$", help_text[help_text.index("exit codes:"):]).group(1)
+                assert cells[1 + code] in line or line.startswith(cells[1 + code].split(" or ")[0]), \
+                    (command, code, cells[1 + code], line)
+    assert "130 when interrupted" in section and "141 when the reader of stdout goes away" in section
