@@ -54,6 +54,7 @@ class Figure:
     caption: str
     svg: bytes
     data: dict[str, Any] = field(default_factory=dict)
+    panels: list[dict[str, Any]] = field(default_factory=list)  # panel_layout(): where legends sit
 
     def data_uri(self) -> str:
         """The SVG as a base64 data URI (self-contained, no network)."""
@@ -99,6 +100,81 @@ def _svg(fig: Any) -> bytes:
     with matplotlib.rc_context({"svg.fonttype": "path", "svg.hashsalt": "skip-absorption"}):
         fig.savefig(buf, format="svg", metadata={"Date": None})
     return buf.getvalue()
+
+
+def _box(b: Any) -> tuple[float, float, float, float]:
+    return (float(b.x0), float(b.y0), float(b.x1), float(b.y1))
+
+
+def _handle_colour(h: Any) -> Optional[str]:
+    """The colour a legend entry shows (a line's colour, else its marker's; a collection's face,
+    else its edge) as #rrggbbaa; None when the entry shows no colour."""
+    from matplotlib.colors import to_hex, to_rgba_array
+
+    for get in ("get_color", "get_markeredgecolor", "get_facecolor", "get_edgecolor"):
+        if not hasattr(h, get):
+            continue
+        value = getattr(h, get)()
+        if isinstance(value, str) and value == "none":
+            continue
+        rgba = to_rgba_array(value)
+        if len(rgba) and rgba[0][3] > 0:
+            return to_hex(rgba[0], keep_alpha=True)
+    return None
+
+
+def panel_layout(fig: Any) -> list[dict[str, Any]]:
+    """Where each panel, its axis labels and its legend sit once drawn (pixel boxes x0, y0, x1, y1),
+    the legend's entries and their colours, and how many data series the panel draws: what a test needs to
+    see that no legend covers a plot and that a panel stays readable."""
+    renderer = fig.canvas.get_renderer()
+    out = []
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        leg = ax.get_legend()
+        handles = (getattr(leg, "legend_handles", None) or getattr(leg, "legendHandles", [])) if leg else []
+        series = [a for a in ax.lines if len(a.get_xdata())] + [c for c in ax.collections if len(c.get_offsets())]
+        out.append({"box": _box(ax.get_window_extent(renderer)),
+                    "axis_labels": [_box(a.get_tightbbox(renderer)) for a in (ax.xaxis, ax.yaxis)
+                                    if a.get_tightbbox(renderer) is not None],
+                    "legend": _box(leg.get_window_extent(renderer)) if leg else None,
+                    "entries": [t.get_text() for t in leg.get_texts()] if leg else [],
+                    "colours": [_handle_colour(h) for h in handles],
+                    "series": len(series)})
+    return [{"figure": _box(fig.bbox), **p} for p in out]
+
+
+def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def layout_problems(fig: Figure) -> list[str]:
+    """What makes a figure hard to read, from its panel_layout(): a legend over any panel or axis
+    labels, or outside the figure; a legend with more than MAX_SERIES colours or one colour twice;
+    a panel drawing more than MAX_SERIES + 2 series (two reference marks beside the series)."""
+    problems = []
+    for i, p in enumerate(fig.panels):
+        where = f"{fig.key} panel {i + 1}"
+        if p["series"] > MAX_SERIES + 2:
+            problems.append(f"{where}: {p['series']} series in one panel")
+        if p["legend"] is None:
+            continue
+        for j, q in enumerate(fig.panels):
+            for box in [q["box"], *q["axis_labels"]]:
+                if _overlap(p["legend"], box):
+                    problems.append(f"{where}: its legend covers panel {j + 1} or its axis labels")
+        fx0, fy0, fx1, fy1 = p["figure"]
+        lx0, ly0, lx1, ly1 = p["legend"]
+        if lx0 < fx0 - 1 or ly0 < fy0 - 1 or lx1 > fx1 + 1 or ly1 > fy1 + 1:
+            problems.append(f"{where}: its legend is cut off by the figure's edge")
+        colours = [c for c in p["colours"] if c is not None]
+        if len(set(colours)) > MAX_SERIES:
+            problems.append(f"{where}: {len(set(colours))} colours in one legend")
+        repeated = sorted({c for c in colours if colours.count(c) > 1})
+        if repeated:
+            problems.append(f"{where}: legend colours used twice: {', '.join(repeated)}")
+    return sorted(set(problems))
 
 
 def _style() -> dict[str, Any]:
@@ -226,7 +302,7 @@ def ray_figure() -> Figure:
             ax.set_xlabel("t  (point t·x on a ray)")
             _legend_below(ax, offset=0.2, fontsize=7)
         axes[0].set_ylabel("|F(tx) − B'(tx)|")
-        svg = _svg(fig)
+        svg, panels = _svg(fig), panel_layout(fig)
     s = {a: (data[a]["slope_small_t"], data[a]["slope_large_t"]) for a in data}
     caption = (
         "The degree argument along a ray. F(x) = x + B(x) is a residual block (d = 3, m = 6, M = I, "
@@ -241,7 +317,7 @@ def ray_figure() -> Figure:
         f"relu² {s['relu2'][0]:.3f} and {s['relu2'][1]:.3f}; swiglu {s['swiglu'][0]:.3f} and "
         f"{s['swiglu'][1]:.3f}; relu {s['relu'][0]:.3f} and {s['relu'][1]:.3f}.")
     return Figure("ray-degree", "Degree along rays", caption, svg,
-                  {a: {k: v for k, v in r.items() if k != "predicted"} for a, r in data.items()})
+                  {a: {k: v for k, v in r.items() if k != "predicted"} for a, r in data.items()}, panels=panels)
 
 
 # ============================================================ the c_2 bound
@@ -309,7 +385,7 @@ def c2_figure() -> Figure:
         ax.set_ylabel("sup over |x| ≤ R of |x + B(x) − B'(x)|")
         ax.set_title("homogeneous-any-width: measured gap against c₂·R")
         _legend_beside(ax)
-        svg = _svg(fig)
+        svg, panels = _svg(fig), panel_layout(fig)
     worst = min(data["min_ratio"].values())
     caption = (
         "The quantitative bound of homogeneous-any-width for M = I: sup over the ball of radius R of "
@@ -322,7 +398,7 @@ def c2_figure() -> Figure:
         "the line at R = (1 + √2)/(2a): there the supremum equals max(1/(4a), aR² − R) = c₂·R, so "
         "the constant cannot be improved. Smallest measured ratio gap/(c₂R) over all curves and "
         f"radii: {worst:.6f}.")
-    return Figure("c2-bound", "The c₂ bound", caption, svg, data)
+    return Figure("c2-bound", "The c₂ bound", caption, svg, data, panels=panels)
 
 
 # ============================================================ relaxation distances
@@ -454,7 +530,7 @@ def relaxation_figure(minilm: bool = True) -> Figure:
         ax.set_ylabel("distance / ||M||_F")
         ax.set_ylim(0, 1.05)
         ax.set_title("random blocks: distance from W_S U_S = −M")
-        _legend_below(ax, offset=0.16, fontsize=7)
+        _legend_below(ax, offset=0.2, fontsize=7)
         if mini:
             cx = axes[1]
             k = np.arange(len(mini))
@@ -468,7 +544,7 @@ def relaxation_figure(minilm: bool = True) -> Figure:
             cx.set_xlabel("all-MiniLM-L6-v2 MLP block (layer)")
             cx.set_ylim(0, 1.05)
             cx.set_title("all-MiniLM-L6-v2 blocks (bias-free parts)")
-            _legend_below(cx, offset=0.16, fontsize=7)
+            _legend_below(cx, offset=0.2, fontsize=7)
         x = np.array([p["relaxed"] for p in allp])
         y = np.array([p["certified"] for p in allp])
         lo, hi = max(min(x.min(), y[y > 0].min() if np.any(y > 0) else x.min()) * 0.8, 1e-3), x.max() * 1.25
@@ -481,8 +557,8 @@ def relaxation_figure(minilm: bool = True) -> Figure:
         bx.set_xlabel("measured distance (relaxed minimum, float64)")
         bx.set_ylabel("certified lower bound")
         bx.set_title("certified against measured")
-        _legend_below(bx, offset=0.16, fontsize=7)
-        svg = _svg(fig)
+        _legend_below(bx, offset=0.2, fontsize=7)
+        svg, panels = _svg(fig), panel_layout(fig)
     loss = max((p["relaxed"] - p["certified"]) / p["relaxed"] for p in allp if p["relaxed"] > 0)
     below = all(p["certified"] <= p["found"] * (1 + 1e-12) for p in allp)
     caption = (
@@ -498,7 +574,7 @@ def relaxation_figure(minilm: bool = True) -> Figure:
         f"({'true for every block' if below else 'VIOLATED'}), and, where all 2^m sets are enumerated, "
         "below the true minimum; the true distance lies between the circles and the triangles. "
         "Random blocks stay far from absorbable. " + (data["minilm_note"] + "." if data["minilm_note"] else ""))
-    return Figure("relaxation", "Certified distance to the nearest index set", caption, svg, data)
+    return Figure("relaxation", "Certified distance to the nearest index set", caption, svg, data, panels=panels)
 
 
 # ============================================================ per-claim instances and time
@@ -561,7 +637,7 @@ def _instance_figure(claim: dict[str, Any]) -> Optional[Figure]:
         bx.set_xlabel("time per instance, check + re-check (ms)")
         bx.set_ylabel("instances")
         bx.set_title(f"total {o.get('seconds', 0):.2f} s")
-        svg = _svg(fig)
+        svg, panels = _svg(fig), panel_layout(fig)
     summ = size_summary(sizes)
     caption = (
         f"Generated instances of {claim['id']}: {len(sizes)} instances, "
@@ -571,7 +647,7 @@ def _instance_figure(claim: dict[str, Any]) -> Optional[Figure]:
           f"max {secs.max():.1f} ms, total {o.get('seconds', 0):.2f} s. What to see: the range of "
           "sizes the oracle evidence covers; anything larger is covered by the proofs, not by these runs.")
     return Figure(f"instances-{claim['id']}", f"Instances of {claim['id']}", caption, svg,
-                  {"counts": {f"{d},{m}": c for (d, m), c in counts.items()}, "ms": secs.tolist()})
+                  {"counts": {f"{d},{m}": c for (d, m), c in counts.items()}, "ms": secs.tolist()}, panels=panels)
 
 
 def time_figure(doc: dict[str, Any]) -> Figure:
@@ -595,12 +671,12 @@ def time_figure(doc: dict[str, Any]) -> Figure:
         ax.set_xlabel("seconds")
         ax.set_title(f"oracle time per claim ({doc['instances_per_claim']} instances each)")
         ax.grid(axis="y", visible=False)
-        svg = _svg(fig)
+        svg, panels = _svg(fig), panel_layout(fig)
     caption = (f"Where the oracle's time goes: {sum(secs[:-1]):.1f} s for the generated instances of "
                f"{len(claims)} claims and {secs[-1]:.1f} s for the boundary counterexamples, out of "
                f"{doc['seconds']} s for the whole audit (the Coq build runs alongside). Red bars mark "
                "failed checks.")
-    return Figure("time", "Time per claim", caption, svg, {"labels": labels, "seconds": secs})
+    return Figure("time", "Time per claim", caption, svg, {"labels": labels, "seconds": secs}, panels=panels)
 
 
 # ============================================================ depth experiments
@@ -664,7 +740,7 @@ def depth_fit_figure(path: Optional[Path] = None) -> tuple[Optional[Figure], str
             ax.set_title("deep stacks: best residual-free fit against added width"
                          + (f" ({axes.index(ax) + 1}/{len(panels)})" if len(panels) > 1 else ""))
             _legend_beside(ax, fontsize=7)
-        svg = _svg(fig)
+        svg, panels = _svg(fig), panel_layout(fig)
     seeds = doc.get("seeds")
     caption = (
         "Floating-point evidence, not proof: for each residual stack, the smallest error that numerical "
@@ -678,7 +754,7 @@ def depth_fit_figure(path: Optional[Path] = None) -> tuple[Optional[Figure], str
            if skipped else "")
         + (str(doc.get("note")) if doc.get("note") else ""))
     return Figure("depth-fit", "Depth fits", caption, svg,
-                  {"runs": [{"label": lab, "added_width": w, "best_error": e} for lab, w, e, _ in rows]}), ""
+                  {"runs": [{"label": lab, "added_width": w, "best_error": e} for lab, w, e, _ in rows]}, panels=panels), ""
 
 
 def _fit_series(label: str) -> str:
@@ -750,7 +826,7 @@ def analytic_sweep_figure(path: Optional[Path] = None) -> tuple[Optional[Figure]
         bx.set_ylabel("seconds (three activations, with retries)")
         bx.set_title("time per width tuple")
         _legend_beside(bx, fontsize=7)
-        svg = _svg(fig)
+        svg, panels = _svg(fig), panel_layout(fig)
     cert = sum(r[4] for r in rows)
     table = []
     for d in sorted({r[0] for r in rows}):
@@ -770,7 +846,7 @@ def analytic_sweep_figure(path: Optional[Path] = None) -> tuple[Optional[Figure]
         f"{doc.get('seconds')} s in total on this machine (right panel). The audit re-checks a sample "
         "from the JSON alone and certifies fresh instances.")
     return Figure("depth-analytic-sweep", "depth-analytic sweep", caption, svg,
-                  {"entries": len(rows), "certified": cert, "per_d_L": table}), ""
+                  {"entries": len(rows), "certified": cert, "per_d_L": table}, panels=panels), ""
 
 
 def minilm_installed() -> bool:
