@@ -200,6 +200,9 @@ def test_depth_fit_figure_from_a_results_file(tmp_path, monkeypatch):
     assert note == "" and fig is not None
     assert "not proof" in fig.caption and "synthetic file of the test" in fig.caption
     assert len(fig.data["runs"]) == 10 and fig.svg.startswith(b"<?xml")
+    # a note that only repeats the caption is not printed twice (the committed file's note does)
+    path.write_text(json.dumps({"script": "s", "note": "floating-point evidence, not proof", "runs": runs}))
+    assert figures.depth_fit_figure(path)[0].caption.lower().count("evidence, not proof") == 1
     path.write_text('{"runs": [{"added_width": 1, "best_error": NaN}]}')
     fig, note = figures.depth_fit_figure(path)
     assert fig is None and "unreadable" in note

@@ -711,14 +711,14 @@ def depth_fit_figure(path: Optional[Path] = None) -> tuple[Optional[Figure], str
     # A series is one residual stack: the runs whose labels differ only in the plain widths tried
     # (", plain ..."); a warm-started run is drawn apart (hollow) in its stack's colour.
     series = list(dict.fromkeys(_fit_series(lab) for lab, _, _, _ in rows))
-    panels = [series[i:i + MAX_SERIES] for i in range(0, len(series), MAX_SERIES)]
+    facets = [series[i:i + MAX_SERIES] for i in range(0, len(series), MAX_SERIES)]
     with _rc():
         # facets one above the other, each with its legend beside it
-        h = 3.0 * len(panels)
-        fig, axes = _new_figure(9.6, h, nrows=len(panels), left=0.08, right=0.62, bottom=0.45 / h,
+        h = 3.0 * len(facets)
+        fig, axes = _new_figure(9.6, h, nrows=len(facets), left=0.08, right=0.62, bottom=0.45 / h,
                                 top=1 - 0.3 / h)
-        axes = list(axes) if len(panels) > 1 else [axes]
-        for ax, names in zip(axes, panels):
+        axes = list(axes) if len(facets) > 1 else [axes]
+        for ax, names in zip(axes, facets):
             for i, name in enumerate(names):
                 cold = sorted((w, e) for lab, w, e, _ in rows if _fit_series(lab) == name and not _warm(lab))
                 warm = sorted((w, e) for lab, w, e, _ in rows if _fit_series(lab) == name and _warm(lab))
@@ -738,7 +738,7 @@ def depth_fit_figure(path: Optional[Path] = None) -> tuple[Optional[Figure], str
             ax.set_xlabel("added width (units beyond the residual stack's widths)")
             ax.set_ylabel("best fit error found")
             ax.set_title("deep stacks: best residual-free fit against added width"
-                         + (f" ({axes.index(ax) + 1}/{len(panels)})" if len(panels) > 1 else ""))
+                         + (f" ({axes.index(ax) + 1}/{len(facets)})" if len(facets) > 1 else ""))
             _legend_beside(ax, fontsize=7)
         svg, panels = _svg(fig), panel_layout(fig)
     seeds = doc.get("seeds")
@@ -751,8 +751,11 @@ def depth_fit_figure(path: Optional[Path] = None) -> tuple[Optional[Figure], str
         "A small error does not show an exact representation, and a large one does not show that "
         "none exists; what to see is how the error falls as width is added. "
         + (f"{len(skipped)} run(s) without a finite error left out ({', '.join(skipped[:5])}). "
-           if skipped else "")
-        + (str(doc.get("note")) if doc.get("note") else ""))
+           if skipped else ""))
+    note = str(doc.get("note") or "").strip()
+    if note and note.lower() not in caption.lower():  # the results file's note, unless the caption says it
+        caption += note if note.endswith(".") else note + "."
+    caption = caption.strip()
     return Figure("depth-fit", "Depth fits", caption, svg,
                   {"runs": [{"label": lab, "added_width": w, "best_error": e} for lab, w, e, _ in rows]}, panels=panels), ""
 
