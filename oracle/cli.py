@@ -119,11 +119,13 @@ def _wrap(text: str, width: int = 90) -> str:
 class _Parser(argparse.ArgumentParser):
     """argparse with the project's error contract: one line on stderr and exit 2 (no usage block)."""
 
+    commands: dict[str, argparse.ArgumentParser]
+
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {one_line(message)} ({self.prog} --help lists the options)\n")
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser() -> "_Parser":
     p = _Parser(
         prog="absorb",
         description="When can an MLP block absorb its own skip connection? Proofs, "
@@ -180,6 +182,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--every", type=int, metavar="K",
                    help="sweep documents only: recompute every K-th entry (the coverage of the claimed "
                         "range is always checked in full); default every entry")
+    p.commands = sub.choices  # name -> the command's parser (its errors name the command)
     return p
 
 
@@ -203,7 +206,11 @@ def check_environment() -> None:
 
 def main(argv: Optional[list[str]] = None) -> int:
     """Entry point of the `absorb` console script."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # said by the command's own parser: "absorb pin: error: unrecognized arguments: ..."
+        sub = parser.commands.get(args.command) if args.command else None
+        (sub or parser).error(f"unrecognized arguments: {' '.join(extra)}")
     if not args.command:
         _parser().print_help()
         return 2

@@ -203,6 +203,10 @@ def test_usage_errors_are_one_line():
     assert _fails_fast(["check"]) == ("absorb check: error: the following arguments are required: file "
                                       "(absorb check --help lists the options)")
     assert "invalid choice: 'frobnicate'" in _fails_fast(["frobnicate"])
+    # an argument a command does not take is named by that command
+    assert _fails_fast(["pin", "--bogus"]) == ("absorb pin: error: unrecognized arguments: --bogus "
+                                                "(absorb pin --help lists the options)")
+    assert _fails_fast(["check", "a.npz", "b.npz"]).startswith("absorb check: error: unrecognized arguments: b.npz")
 
 
 # ---------------------------------------------------------------- the audit's output
