@@ -126,7 +126,8 @@ def test_a_failing_stack_instance_is_written_as_a_stack_file(monkeypatch, tmp_pa
 
 @pytest.mark.usefixtures("root_coq_build_locked")   # its subprocess builds proofs/coq
 def test_progress_of_many_instances_goes_to_stderr(tmp_path):
-    r = run_cli("audit", "--claim", "glu-flip", "--instances", "30", "--seed", "2", cwd=tmp_path)
+    # per-instance progress is shown with --verbose (without it, a status line or a few stage lines)
+    r = run_cli("audit", "--claim", "glu-flip", "--instances", "30", "--seed", "2", "--verbose", cwd=tmp_path)
     assert r.returncode == 0, r.stdout[-2000:]
     assert "[audit] glu-flip: 30/30 instances" in r.stderr
     assert "[audit] glu-flip: 3/30 instances" in r.stderr

@@ -18,7 +18,7 @@ from oracle.decide.block import LARGE_BLOCK, Verdict, decide
 from oracle.core.errors import InputError
 from oracle.core import io as bio
 from oracle.core import stackfiles
-from oracle.commands.output import emit_json
+from oracle.commands.output import emit_json, verdict_status
 from oracle.core.blocks import Stack
 from oracle.algebra.exact import block_to_json
 
@@ -126,6 +126,18 @@ def _same_file(a: Path, b: Path) -> bool:
     return a.resolve() == b.resolve()
 
 
+def check_output_path(source: Path, out: Path, option: str) -> None:
+    """Refuse, before any work, an output path that cannot be written: the input file itself, an
+    existing folder, or a file in a folder that does not exist (InputError, exit 2)."""
+    if _same_file(source, out):
+        raise InputError(f"{option} {out} is the input file; refusing to overwrite it")
+    if out.is_dir():
+        raise InputError(f"{option} {out} is a folder; give a file name")
+    parent = out.parent
+    if not parent.is_dir():
+        raise InputError(f"{option} {out}: the folder {parent} does not exist")
+
+
 def _write_emitted(v: Verdict, out: str, default_fmt: str) -> str:
     """Write the replacing block, with its rounding record in the metadata; re-read and compare."""
 
@@ -148,8 +160,8 @@ def run(args: argparse.Namespace) -> int:
 
     path = Path(args.file)
     fmt = bio.detect_format(path)
-    if getattr(args, "emit", None) and _same_file(path, Path(args.emit)):
-        raise InputError(f"--emit {args.emit} is the input file; refusing to overwrite it")
+    if getattr(args, "emit", None):
+        check_output_path(path, Path(args.emit), "--emit")
     if stackfiles.is_stack_file(path):
         return _run_stack(args, path, fmt)
     block = bio.read_block(path)
@@ -167,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
         emit_json(v.as_dict(written))
     else:
         print(_summary(v, written))
-    return 0
+    return verdict_status(v.verdict, getattr(args, "exit_code", False))
 
 
 def _run_stack(args: argparse.Namespace, path: Path, fmt: str) -> int:
@@ -221,7 +233,7 @@ def _run_stack(args: argparse.Namespace, path: Path, fmt: str) -> int:
                                    cert["block_certificate"]), None))
         if written:
             print(f"wrote:   {written} (plain stack, kind = plain_stack, {len(plain_stack.blocks)} blocks)")
-    return 0
+    return verdict_status(res["verdict"], getattr(args, "exit_code", False))
 
 
 def _stack_certificate_line(res: dict[str, Any]) -> Optional[str]:

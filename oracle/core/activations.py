@@ -1,4 +1,4 @@
-"""The activation and gate catalog of SPEC.md, with every form the oracle needs.
+"""The activation and gate catalog, with every form the oracle needs.
 
 Each entry evaluates in four ways:
   * ``f64``   -- vectorised float64 (numpy / scipy.special);

@@ -1,6 +1,6 @@
 """Block files (.npz, .safetensors) and lazily opened model checkpoints.
 
-Block files follow DESIGN.md: arrays ``W_up``, ``W_down`` and optionally
+Block files hold arrays ``W_up``, ``W_down`` and optionally
 ``W_gate``, ``b_up``, ``b_gate``, ``b_down``, ``M``; metadata ``activation`` and
 ``kind``, stored as 0-d string arrays in an .npz archive or in the metadata map
 of a .safetensors file.  Pickles are never loaded: .npz archives are opened

@@ -230,7 +230,7 @@ def _decide_homogeneous(block: Block, info: dict[str, Any], deg: int) -> Verdict
     if biases:
         return Verdict("undecided", claim, False,
                        f"nonzero biases ({', '.join(biases)}) put the block outside Prop. 5; "
-                       "biased blocks can absorb (SPEC.md: a width-4 biased relu2 block equals x for d = 1)",
+                       "biased blocks can absorb (proofs/informal/boundary-cases.md, case 2: a width-4 biased relu2 block equals x for d = 1)",
                        {"kind": "hypothesis_failed", "hypothesis": "bias_free", "nonzero_biases": biases,
                         "block": info})
     entry = _first_nonzero(block.M)
@@ -256,7 +256,7 @@ def _decide_gated_zero(block: Block, info: dict[str, Any]) -> Verdict:
     if biases:
         return Verdict("undecided", claim, False,
                        f"nonzero biases ({', '.join(biases)}) put the block outside Prop. 6; "
-                       "biased gated blocks can absorb (SPEC.md: a zero gate row with gate bias c "
+                       "biased gated blocks can absorb (proofs/informal/boundary-cases.md, case 3: a zero gate row with gate bias c "
                        "computes silu(c) u.x, a linear map)",
                        {"kind": "hypothesis_failed", "hypothesis": "bias_free", "nonzero_biases": biases,
                         "block": info})
