@@ -84,7 +84,9 @@ DESCRIPTIONS: dict[str, tuple[str, str]] = {
         "--report R --scan FILE.json puts it in the report).",
         _codes("exit codes:", [(0, "every block found was decided"),
                                (2, "bad arguments or input, or a block could not be read (the others "
-                                   "are still listed)"), *_END])),
+                                   "are still listed)"),
+                               (3, "the checkpoint was read but holds no MLP block (the skipped linear "
+                                   "layers are listed with their reasons)"), *_END])),
     "pin": (
         "After reviewing a change of a registered Coq or Lean statement: regenerate the pinned "
         "statements (proofs/pinned/coq-statements.txt and lean-statements.txt) from the compiled "

@@ -44,7 +44,7 @@ EXPECTED_CODES = {
     "check": {0: "a verdict was printed", 2: "bad arguments", 3: "not_absorbable", 4: "undecided"},
     "witness": {0: "a verdict was printed", 2: "bad arguments", 3: "differ", 4: "undecided"},
     "activations": {0: "every declared property re-derived", 1: "did not re-derive", 2: "bad arguments"},
-    "scan": {0: "every block found was decided", 2: "a block could not be read"},
+    "scan": {0: "every block found was decided", 2: "a block could not be read", 3: "holds no MLP block"},
     "pin": {0: "written", 1: "could not be regenerated", 2: "bad arguments"},
     "recheck": {0: "the document holds", 1: "it does not hold", 2: "bad arguments"},
 }

@@ -31,12 +31,14 @@ ALLOWED = {
     "FILE.json": "--scan FILE.json: the user's scan document",
     "W.json": "absorb recheck W.json R.npz P.npz: the user's witness document",
     "SWEEP.json": "absorb recheck SWEEP.json: the user's sweep document",
+    "SCAN.json": "absorb recheck SCAN.json CHECKPOINT: the user's scan document",
     # files of the user's checkpoint, read beside its weights
     "config.json": "a Hugging Face checkpoint's configuration, next to its weights",
     # written at run time into a temporary folder, never part of the repository
     "ProofCheckQuery.v": "the query file oracle/formal/coqcheck.py writes into a temporary folder",
     # an example of a document the user changed by hand (docs/scan-formats.md)
     "bad.json": "docs/scan-formats.md: the sweep document with one weight changed by hand, to show a refusal",
+    "forged.json": "docs/scan-formats.md: a scan document with one stated field changed by hand, to show a refusal",
 }
 
 
