@@ -244,3 +244,56 @@ def test_independent_part_c_agrees_on_the_examples():
                            3) == "found"
     assert not rb.indep_nondegenerate([[Q(1)], [Q(-1)]], [Q(0), Q(0)], [[Q(1), Q(1)]])
     assert rb.indep_nondegenerate([[Q(1)], [Q(-1)]], [Q(0), Q(1)], [[Q(1), Q(1)]])
+
+
+def test_referee_cancelling_class_instance_needs_four_units():
+    """Issue 29 (relu2-biased (C) false as first worded): d = 1, M = 1, units (u, b, w) = (1, 0, 1),
+    (1, 0, -1), (1, 1, 0). Both kink classes have alpha_H = 0 (the first two outputs cancel, the third
+    is zero), so n = 0, B = 0 and F(x) = x. Letting T range over all kink classes would promise width
+    n + |T| = 2 (R_0 = x is in span{x^2, (x + 1)^2} mod constants); with E, T inside script-H the
+    count says at least 4 units, and the oracle's check and `absorb check` both say so, exactly."""
+    from oracle.core.blocks import Block
+    from oracle.decide import decide, recheck_certificate
+
+    U, b, W, M = [[1], [1], [1]], [0, 0, 1], [[1, -1, 0]], [[1]]
+    # the wider reading's solution: x = (1/2)(x + 1)^2 - (1/2) x^2 - 1/2 at every point
+    assert all(t == Q(1, 2) * (t + 1) ** 2 - Q(1, 2) * t * t - Q(1, 2) for t in (Q(-3), Q(0), Q(5, 7), Q(4)))
+    fd, r3 = _classes(U, b, W, M)
+    cl = r3["classes_obj"]
+    assert len(cl.reps) == 2 and all(all(v == 0 for v in a) for a in cl.alpha) and cl.active == []
+    assert r3["active_classes"] == 0 and r3["spare_units"] == 3
+    for width, want in ((2, "none"), (3, "none"), (4, "found"), (5, "found")):
+        fd_w, r = _classes(U, b, W, M, width)
+        assert r["status"] == want, (width, r["reason"])
+        if want == "found":
+            assert _plan_equals_F(fd_w, r, width)
+        assert rb.indep_part_c([[Q(v) for v in row] for row in U], [Q(v) for v in b],
+                               [[Q(v) for v in row] for row in W], [[Q(1)]], width) == want
+    # the oracle's check at width 3 (the block itself) and at width 4 (one zero unit more)
+    cert3 = _cert(_spec(U, b, W, M, kind="degenerate"))
+    assert cert3.holds and cert3.exact and cert3.data["verdict"] == "not absorbable (C)"
+    assert cert3.data["part_c_recomputed"] == "none" and cert3.data["search_status"] == "none"
+    assert rb.recheck(json.loads(json.dumps(cert3.as_dict())))
+    cert4 = _cert(_spec(U + [[0]], b + [0], [W[0] + [0]], M, kind="degenerate"))
+    assert cert4.holds and cert4.exact and cert4.data["verdict"] == "absorbable (C)"
+    assert cert4.data["construction_width"] == 4 and cert4.data["values_equal"]
+    # absorb check: not absorbable at width 3, absorbable at width 4, both exact and rechecked
+    blk3 = Block("relu2", W_up=np.array([[1.0], [1.0], [1.0]]), b_up=np.array([0.0, 0.0, 1.0]),
+                 W_down=np.array([[1.0, -1.0, 0.0]]))
+    v3 = decide(blk3)
+    assert (v3.verdict, v3.claim, v3.exact) == ("not_absorbable", "relu2-biased", True)
+    assert recheck_certificate(blk3, json.loads(json.dumps(v3.certificate, default=str)))
+    blk4 = Block("relu2", W_up=np.array([[1.0], [1.0], [1.0], [0.0]]), b_up=np.array([0.0, 0.0, 1.0, 0.0]),
+                 W_down=np.array([[1.0, -1.0, 0.0, 0.0]]))
+    v4 = decide(blk4)
+    assert (v4.verdict, v4.claim, v4.exact) == ("absorbable", "relu2-biased", True)
+    assert recheck_certificate(blk4, json.loads(json.dumps(v4.certificate, default=str)))
+    # the emitted plain block (no skip) has width 4 and computes x, exactly (floats read as rationals)
+    p4 = v4.plain
+    assert p4.W_up.shape == (4, 1)
+    qU = [[Q(float(v)) for v in row] for row in p4.W_up]
+    qW = [[Q(float(v)) for v in row] for row in p4.W_down]
+    qb = [Q(float(v)) for v in p4.b_up] if p4.b_up is not None else None
+    qbd = [Q(float(v)) for v in p4.b_down] if p4.b_down is not None else None
+    for t in (Q(-3), Q(-1), Q(-1, 2), Q(0), Q(2, 3), Q(5)):
+        assert rb.eval_plain_q("relu2", qU, qW, [t], b_up=qb, b_down=qbd) == [t]
