@@ -22,6 +22,7 @@ EXPECTED = {
     "zero_skip": ("M_nonzero", {"homogeneous-impossible", "gated-impossible"}),
     "singular_skip": ("M_invertible", {"skip-reduction", "relu-gelu-iff"}),
     "collinear_rows": ("nondegenerate", {"relu-gelu-iff"}),
+    "biased_residual_block": ("bias_free", {"absorption-width", "depth-width"}),
 }
 
 
@@ -112,6 +113,34 @@ def test_tampered_weight_rejected(fn):
     else:
         bad["data"]["plain"]["W_up"][0][0] = "5/3"
     assert not bd.recheck_counterexample(bad)
+
+
+def test_biased_residual_block_is_the_referees_instance():
+    """Issue 29: absorption-width and depth-width without bias_free. d = m = 1, M = 1, u = 1, b_up = 1,
+    w = 1: C = 1 and x + relu(x + 1) = 2 relu(x + 1) - relu(-x - 1) - 1 (width m + C = m + d = 2 with
+    biases, and relu-complete's m* is 2), but F(0) = 1 while every bias-free relu block is 0 at 0."""
+    cert = bd.biased_residual_block()
+    assert cert.holds and cert.exact
+    data = cert.data
+    assert (data["C"], data["m"], data["d"], data["plain_width"], data["m_star_biased"]) == (1, 1, 1, 2, 2)
+    assert data["F_at_0"] == ["1"] and data["equal"] and data["nondegenerate"] and data["rank_W_up"] == 1
+    F = lambda t: t + max(t + 1, 0)  # noqa: E731
+    G = lambda t: 2 * max(t + 1, 0) - max(-t - 1, 0) - 1  # noqa: E731
+    assert all(F(t) == G(t) for t in (Q(-3), Q(-1), Q(-1, 2), Q(0), Q(5, 3)))
+    assert eval_plain_q("relu", [[Q(1)], [Q(-1)], [Q(3)]], [[Q(2), Q(-1), Q(7)]], [Q(0)]) == [0]  # bias-free: 0 at 0
+    d = cert.as_dict()
+    for path, value in ((("residual", "b_up"), ["0"]), (("plain", "b_down"), ["0"]),
+                        (("residual", "W_down"), [["0"]]), (("plain", "W_down"), [["2", "-2"]])):
+        bad = copy.deepcopy(d)
+        bad["data"][path[0]][path[1]] = value
+        assert not bd.recheck_counterexample(bad), path
+    # the hypotheses absorption-width and depth-width keep are registered; bias_free is among them
+    from oracle.formal.consistency import load_registry
+    reg = {c["id"]: c for c in load_registry()}
+    for cid in ("absorption-width", "depth-width"):
+        assert "bias_free" in reg[cid]["hypotheses"]
+        assert reg[cid]["coq_counterexamples"]["bias_free"] == \
+            "SkipAbsorption.Counterexamples.absorption_width_needs_bias_free"
 
 
 def test_tampered_skip_rejected():

@@ -246,7 +246,7 @@ def test_independent_part_c_agrees_on_the_examples():
     assert rb.indep_nondegenerate([[Q(1)], [Q(-1)]], [Q(0), Q(1)], [[Q(1), Q(1)]])
 
 
-def test_referee_cancelling_class_instance_needs_four_units():
+def test_referee_cancelling_class_instance_needs_four_units(tmp_path, capsys):
     """Issue 29 (relu2-biased (C) false as first worded): d = 1, M = 1, units (u, b, w) = (1, 0, 1),
     (1, 0, -1), (1, 1, 0). Both kink classes have alpha_H = 0 (the first two outputs cancel, the third
     is zero), so n = 0, B = 0 and F(x) = x. Letting T range over all kink classes would promise width
@@ -288,6 +288,20 @@ def test_referee_cancelling_class_instance_needs_four_units():
     v4 = decide(blk4)
     assert (v4.verdict, v4.claim, v4.exact) == ("absorbable", "relu2-biased", True)
     assert recheck_certificate(blk4, json.loads(json.dumps(v4.certificate, default=str)))
+    # the command line: `absorb check` on both files, JSON verdicts, and the emitted width-4 block
+    from oracle.cli import main
+    from oracle.core import io as bio
+    for blk, want in ((blk3, "not_absorbable"), (blk4, "absorbable")):
+        src = tmp_path / f"w{blk.W_up.shape[0]}.npz"
+        bio.write_block(blk, src)
+        out = tmp_path / f"plain{blk.W_up.shape[0]}.npz"
+        args = ["check", str(src), "--json"] + (["--emit", str(out)] if want == "absorbable" else [])
+        code = main(args)
+        doc = json.loads(capsys.readouterr().out)
+        assert (doc["verdict"], doc["claim"]) == (want, "relu2-biased"), doc
+        assert doc.get("exact") is True, doc
+        if want == "absorbable":
+            assert code == 0 and bio.read_block(out).W_up.shape == (4, 1)
     # the emitted plain block (no skip) has width 4 and computes x, exactly (floats read as rationals)
     p4 = v4.plain
     assert p4.W_up.shape == (4, 1)

@@ -19,7 +19,11 @@ from oracle.algebra import flips
 from oracle.algebra.exact import (BALL_PREC, all_index_sets_exact, balls_agree, eval_ball, eval_plain_q,
                                   identity, line_key)
 from oracle.claims import depth_analytic, generic_weights
-from oracle.claims.absorption_width import spec_construction
+from oracle.algebra.canonical import relu_form_exact
+from oracle.algebra.pl_check import ExactRelu, pl_equal
+from oracle.algebra.relu_width import minimal_width
+from oracle.algebra.stacks.layers import nondegenerate as nondegenerate_exact
+from oracle.claims.absorption_width import lower_bound_table, spec_construction
 from oracle.claims.base import Certificate, counterexample
 
 Q = Fraction
@@ -296,8 +300,55 @@ def collinear_rows() -> Certificate:
                              "points": [[q] for q in svec(POINTS_1D)]})
 
 
+# ---------------------------------------------------------------- further: a biased residual block
+
+BIASED_RESIDUAL = {"W_up": [[Q(1)]], "b_up": [Q(1)], "W_down": [[Q(1)]], "M": [[Q(1)]]}
+BIASED_RESIDUAL_PLAIN = {"W_up": [[Q(1)], [Q(-1)]], "b_up": [Q(1), Q(-1)], "W_down": [[Q(2), Q(-1)]],
+                         "b_down": [Q(-1)]}
+
+
+def _biased_residual_facts(res: dict[str, Any], pl: dict[str, Any]) -> dict[str, Any]:
+    """What makes x + relu(x + 1) a boundary case of absorption-width and depth-width, recomputed
+    from exact weights: the hypotheses other than bias_free hold (relu, rank W_up = d, a nondegenerate
+    block), the claimed width m + C = m + d is reached by a *biased* relu block (proved equal by the
+    exact piecewise-linear test), and F(0) != 0, so no bias-free relu block (relu(0) = 0) equals F."""
+    U, b, W, M = res["W_up"], res["b_up"], res["W_down"], res["M"]
+    d, m = len(W), len(U)
+    F = ExactRelu(U, W, b_up=b, M=M)
+    G = ExactRelu(pl["W_up"], pl["W_down"], b_up=pl["b_up"], b_down=pl["b_down"])
+    lb = lower_bound_table(U, W, M)
+    star = minimal_width(relu_form_exact(U, W, M=M, b_up=b))
+    return {"equal": pl_equal(F, G), "F_at_0": svec(F([Q(0)] * d)), "C": lb["C"], "m": m, "d": d,
+            "plain_width": len(pl["W_up"]), "rank_W_up": exact_rank(U),
+            "nondegenerate": nondegenerate_exact(U, W), "biased": any(v != 0 for v in b),
+            "m_star_biased": star.lower if star.exact else None}
+
+
+def _biased_residual_holds(f: dict[str, Any]) -> bool:
+    return (f["equal"] and any(Q(v) != 0 for v in f["F_at_0"]) and f["biased"] and f["nondegenerate"]
+            and f["rank_W_up"] == f["d"] and f["plain_width"] == f["m"] + f["C"] == f["m"] + f["d"]
+            and f["m_star_biased"] == f["plain_width"])
+
+
+@counterexample(claims=("absorption-width", "depth-width"), dropped="bias_free",
+                description="d = m = 1, M = 1, u = 1, b_up = 1, w = 1: x + relu(x + 1) = 2 relu(x + 1) - "
+                            "relu(-x - 1) - 1 (width m + C = m + d = 2 with biases), but F(0) = 1, so no "
+                            "bias-free block equals it")
+def biased_residual_block() -> Certificate:
+    """Drop bias_free in absorption-width and depth-width: the width m + d is reached only with biases."""
+    res, pl = BIASED_RESIDUAL, BIASED_RESIDUAL_PLAIN
+    facts = _biased_residual_facts(res, pl)
+    holds = _biased_residual_holds(facts)
+    return Certificate("absorption-width", holds, exact=True,
+                       method="exact rationals (1-D piecewise-linear identity; F(0) != 0)",
+                       data={"kind": "biased_residual_block",
+                             "residual": _spec("relu", res["W_up"], res["W_down"], b_up=res["b_up"], M=res["M"]),
+                             "plain": _spec("relu", pl["W_up"], pl["W_down"], b_up=pl["b_up"], b_down=pl["b_down"]),
+                             "points": [[q] for q in svec(POINTS_1D)], **facts})
+
+
 BOUNDARY = [relu_degree_one, relu_stack_not_flat, biased_relu2, biased_swiglu, glu_gate_half, width_m_plus_d,
-            zero_skip, singular_skip, collinear_rows]
+            zero_skip, singular_skip, collinear_rows, biased_residual_block]
 
 
 # ---------------------------------------------------------------- biased flips (relu2-biased, gated-biased)
@@ -530,11 +581,12 @@ def block_fn(spec: dict[str, Any], exact: bool, M: Any = None) -> Callable:
         W = qmat(spec["W_down"])
     Mq = qmat(spec["M"]) if "M" in spec else (qmat(M) if M is not None else None)
     b_up = qvec(spec["b_up"]) if "b_up" in spec else None
+    b_down = qvec(spec["b_down"]) if "b_down" in spec else None
     G = qmat(spec["W_gate"]) if "W_gate" in spec else None
     bg = qvec(spec["b_gate"]) if "b_gate" in spec else None
     if exact:
-        return lambda x: eval_plain_q(act, U, W, x, M=Mq, b_up=b_up, W_gate=G, b_gate=bg)
-    return lambda x: eval_ball(act, U, W, x, M=Mq, W_gate=G, b_up=b_up, b_gate=bg)
+        return lambda x: eval_plain_q(act, U, W, x, M=Mq, b_up=b_up, b_down=b_down, W_gate=G, b_gate=bg)
+    return lambda x: eval_ball(act, U, W, x, M=Mq, W_gate=G, b_up=b_up, b_down=b_down, b_gate=bg)
 
 
 def recheck_counterexample(cert: dict[str, Any]) -> bool:
@@ -578,6 +630,12 @@ def recheck_counterexample(cert: dict[str, Any]) -> bool:
                 and G([Q(2)]) != [4 * v for v in G([Q(1)])]
         if kind == "biased_swiglu":
             return any(v != 0 for v in qvec(pl["b_gate"])) and "b_gate" not in res
+        if kind == "biased_residual_block":
+            R = {"W_up": qmat(res["W_up"]), "b_up": qvec(res["b_up"]), "W_down": qmat(res["W_down"]),
+                 "M": qmat(res["M"])}
+            P = {"W_up": qmat(pl["W_up"]), "b_up": qvec(pl["b_up"]), "W_down": qmat(pl["W_down"]),
+                 "b_down": qvec(pl["b_down"])}
+            return res["activation"] == "relu" and _biased_residual_holds(_biased_residual_facts(R, P))
         if kind == "glu_gate_half":  # the dropped hypothesis: a gate with g(0) != 0
             gate = activations.get(res["activation"])
             return gate.gated and gate.value_at_0 != 0 and len(U) == len(qmat(pl["W_up"]))
