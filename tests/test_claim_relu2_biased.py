@@ -311,3 +311,33 @@ def test_referee_cancelling_class_instance_needs_four_units(tmp_path, capsys):
     qbd = [Q(float(v)) for v in p4.b_down] if p4.b_down is not None else None
     for t in (Q(-3), Q(-1), Q(-1, 2), Q(0), Q(2, 3), Q(5)):
         assert rb.eval_plain_q("relu2", qU, qW, [t], b_up=qb, b_down=qbd) == [t]
+
+
+def test_part_b_flip_is_up_to_reordering_and_rescaling():
+    """Issue 29: (B) says B' is a flip of B only up to reordering and rescaling the units. Here B has
+    units (u, b, w) = (1, 1/4, -1), (1, -1/4, 1), M = 1 and the flip set S = {0, 1} (c_S = 0). B' lists
+    the flipped units in the other order and rescales one by t = 2 ((t u, t b, w / t^2)): it equals
+    x + B(x) exactly (both sides are quadratic on each piece of the kinks -1/4, 1/4 and agree at three
+    points of each), yet it is literally B_S for no S; sorted and rescaled back it is B_S for S = {0, 1}."""
+    from itertools import combinations
+    units = [(Q(1), Q(1, 4), Q(-1)), (Q(1), Q(-1, 4), Q(1))]
+    M = [[Q(1)]]
+    cert = _cert(_spec([[u] for u, _, _ in units], [b for _, b, _ in units], [[w for _, _, w in units]], M))
+    assert cert.data["S"] == [0, 1] and cert.data["c_S"] == ["0"]
+    t = Q(2)
+    Bp = [(-t * units[1][0], -t * units[1][1], -units[1][2] / t ** 2), (-units[0][0], -units[0][1], -units[0][2])]
+    pts = [Q(v) for v in (-3, -2, -1)] + [Q(-1, 8), Q(0), Q(1, 8)] + [Q(v) for v in (1, 2, 3)]
+    for x in pts:
+        lhs = rb.eval_plain_q("relu2", [[u] for u, _, _ in units], [[w for _, _, w in units]], [x], M=M,
+                              b_up=[b for _, b, _ in units])
+        rhs = rb.eval_plain_q("relu2", [[u] for u, _, _ in Bp], [[w for _, _, w in Bp]], [x], b_up=[b for _, b, _ in Bp])
+        assert lhs == rhs, x
+    literal = [[(-u, -b, -w) if i in S else (u, b, w) for i, (u, b, w) in enumerate(units)]
+               for k in range(3) for S in combinations(range(2), k)]
+    assert Bp not in literal
+
+    def normal(unit):  # undo the positive rescaling: |u| = 1
+        u, b, w = unit
+        s = abs(u)
+        return (u / s, b / s, w * s * s)
+    assert sorted(map(normal, Bp)) == sorted(literal[-1])
