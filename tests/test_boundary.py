@@ -169,3 +169,70 @@ def test_generic_weights_boundary_cases_are_registered_and_recheck():
     d = gw.d1_rows_collinear().as_dict()
     assert all(why in ("zero row", "collinear") for _, _, why in d["data"]["rows_checked"])
     assert ga.nondegenerate([[Q(1), Q(0)], [Q(0), Q(1)]], [[Q(1), Q(1)], [Q(0), Q(0)]])
+
+
+# The inputs of a counterexample (the weights, the sample points, its kind); every other field of
+# its data is a stored fact that the re-check recomputes from these and compares.
+_INPUT_FIELDS = {"kind", "residual", "plain", "points", "M", "relu2", "swiglu"}
+
+
+def _tampered(value):
+    """A value of the same shape as a stored fact but different from it."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, float):
+        return 2 * value + 1.0
+    if isinstance(value, str):
+        return value + "0"
+    if isinstance(value, list):
+        return value[:-1] if value else ["0"]
+    if value is None:
+        return 0
+    raise TypeError(type(value))
+
+
+@pytest.mark.parametrize("fn", bd.BOUNDARY + bd.FLIP_BOUNDARY, ids=lambda f: f.__name__)
+def test_every_stored_fact_is_compared(fn):
+    """Referee finding (issue 29 follow-up): the re-check recomputed from the weights but never
+    compared the stored facts, so data.C = 5 still re-checked. Every stored fact of every
+    counterexample of this module, tampered, must be refused with the field named."""
+    d = json.loads(json.dumps(fn().as_dict()))
+    ok, why = bd.recheck_counterexample_reason(d)
+    assert ok, why
+    facts = sorted(set(d["data"]) - _INPUT_FIELDS)
+    assert facts, "a counterexample with no stored fact to compare"
+    for key in facts:
+        bad = copy.deepcopy(d)
+        bad["data"][key] = _tampered(d["data"][key])
+        ok, why = bd.recheck_counterexample_reason(bad)
+        assert not ok and repr(key) in why, (key, why)
+        assert not bd.recheck_counterexample(bad)
+        missing = copy.deepcopy(d)
+        del missing["data"][key]
+        ok, why = bd.recheck_counterexample_reason(missing)
+        assert not ok and repr(key) in why and "missing" in why, (key, why)
+
+
+def test_biased_residual_block_refuses_the_referees_tampering():
+    """The two tamperings the referee tried: C = 5 and F(0) = 0 stored on the exact instance."""
+    d = json.loads(json.dumps(bd.biased_residual_block().as_dict()))
+    for key, value in (("C", 5), ("F_at_0", ["0"]), ("m_star_biased", 3), ("rank_W_up", 0),
+                       ("plain_width", 3), ("equal", False), ("nondegenerate", False), ("biased", False),
+                       ("m", 2), ("d", 2)):
+        bad = copy.deepcopy(d)
+        bad["data"][key] = value
+        ok, why = bd.recheck_counterexample_reason(bad)
+        assert not ok and f"'{key}'" in why, (key, why)
+
+
+def test_singular_skip_rechecks_the_identity_skip():
+    """The stored 'no index set for the identity skip' is a recomputed fact (it used to be stored
+    and never looked at): a certificate claiming an index set for the identity skip is refused."""
+    d = bd.singular_skip().as_dict()
+    assert d["data"]["index_sets_for_identity_skip"] == []
+    bad = copy.deepcopy(d)
+    bad["data"]["index_sets_for_identity_skip"] = [[0]]
+    ok, why = bd.recheck_counterexample_reason(bad)
+    assert not ok and "index_sets_for_identity_skip" in why

@@ -123,13 +123,29 @@ def test_counterexamples_of_gated_biased_hold_and_recheck():
 
 def test_the_gated_counterexamples_hold_for_every_identifiable_odd_gate():
     """g(x) x + g(1) x - g(-1) x = g(x) x + x for every g with g(z) - g(-z) = z: the re-check
-    evaluates the gate the data names, so the same weights re-check with each such gate."""
+    evaluates the gate the data names, so the same weights re-check with each such gate. The
+    stored ball bound is a fact of the stored gate (the re-check compares it), so each gate's
+    certificate carries its own bound, computed here from the two sides' balls."""
+    from oracle.algebra.exact import balls_agree, eval_ball
+    from oracle.core.rational import qmat, qvec
     for fn in (bd.gated_wider, bd.gated_repeated_class):
         d = json.loads(json.dumps(fn().as_dict()))
+        R, P = d["data"]["residual"], d["data"]["plain"]
         for gate in activations.ODD_GATES:
             other = copy.deepcopy(d)
             other["data"]["residual"]["activation"] = other["data"]["plain"]["activation"] = gate
+            other["data"]["max_diff_bound"] = max(balls_agree(
+                eval_ball(gate, qmat(R["W_up"]), qmat(R["W_down"]), qvec(x), M=qmat(R["M"]),
+                          W_gate=qmat(R["W_gate"]), b_gate=qvec(R["b_gate"])),
+                eval_ball(gate, qmat(P["W_up"]), qmat(P["W_down"]), qvec(x), W_gate=qmat(P["W_gate"]),
+                          b_gate=qvec(P["b_gate"])))[1] for x in d["data"]["points"])
             assert bd.recheck_counterexample(other) == (gate in activations.BIASED_FLIP_NECESSITY), gate
+            if gate != "swiglu" and gate in activations.BIASED_FLIP_NECESSITY:
+                # the swiglu bound stored by the certificate is not this gate's bound: refused
+                stale = copy.deepcopy(other)
+                stale["data"]["max_diff_bound"] = d["data"]["max_diff_bound"]
+                if stale["data"]["max_diff_bound"] != other["data"]["max_diff_bound"]:
+                    assert not bd.recheck_counterexample(stale), gate
 
 
 # Planted bugs: the oracle check itself (as the quick audit runs it, 20 instances) must fail.

@@ -9,8 +9,9 @@ Certificate whose data suffices for ``recheck_counterexample``.
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 from oracle.core import activations, arith
 from oracle.core.blocks import exact_rank
@@ -502,8 +503,9 @@ _FLIP_KINDS = ("relu2_repeated_hyperplane", "relu2_wider", "relu_not_relu2", "ga
                "bilinear_gate")
 
 
-def _recheck_flip_counterexample(data: dict[str, Any]) -> bool:
-    """Re-verify a counterexample of relu2-biased / gated-biased from its data."""
+def _recheck_flip_counterexample(data: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
+    """Re-verify a counterexample of relu2-biased / gated-biased from its data: whether the boundary
+    facts hold, and the stored facts recomputed from the weights (the caller compares them)."""
     kind = data["kind"]
     pts = [qvec(p) for p in data["points"]]
     res, pl = data["residual"], data["plain"]
@@ -511,10 +513,10 @@ def _recheck_flip_counterexample(data: dict[str, Any]) -> bool:
     P = {k: (qmat(v) if isinstance(v[0], list) else qvec(v)) for k, v in pl.items() if k != "activation"}
     M = R.get("M")
     if not pts or M != [[Q(1)]]:
-        return False
+        return False, {}
     if kind in ("relu2_repeated_hyperplane", "relu2_wider"):
         P.setdefault("b_down", [Q(0)])
-        same, _ = _relu2_d1_identity(R, P)
+        same, probes = _relu2_d1_identity(R, P)
         vals = all(eval_plain_q("relu2", R["W_up"], R["W_down"], x, M=M, b_up=R["b_up"])
                    == eval_plain_q("relu2", P["W_up"], P["W_down"], x, b_up=P["b_up"], b_down=P["b_down"]) for x in pts)
         S = _flip_sets("relu2", R["W_up"], R["W_down"], M, R["b_up"])
@@ -523,23 +525,23 @@ def _recheck_flip_counterexample(data: dict[str, Any]) -> bool:
             shape = len(set(keys)) < len(keys) and all(w != 0 for w in R["W_down"][0]) and len(P["W_up"]) == len(R["W_up"])
         else:
             shape = len(R["W_up"]) == 1 and len(P["W_up"]) == 3 and R["W_down"][0][0] != 0 and R["W_up"][0][0] != 0
-        return same and vals and S == [] and shape
+        return same and vals and S == [] and shape, {"piece_probes": probes, "flip_sets": S}
     if kind == "relu_not_relu2":
         ok = all(eval_plain_q("relu", R["W_up"], R["W_down"], x, M=M) == eval_plain_q("relu", P["W_up"], P["W_down"], x)
                  for x in pts)
-        return ok and _flip_sets("relu2", R["W_up"], R["W_down"], M, [Q(0)] * len(R["W_up"])) == [] \
-            and res["activation"] == "relu"
+        S = _flip_sets("relu2", R["W_up"], R["W_down"], M, [Q(0)] * len(R["W_up"]))
+        return ok and S == [] and res["activation"] == "relu", {"relu2_flip_sets": S}
     act = res["activation"]
     if act != pl["activation"] or act not in activations.CATALOG:
-        return False
+        return False, {}
     if kind in ("gated_repeated_class", "gated_wider"):
         # the other hypotheses of gated-biased (B) hold: an identifiable gate with g(z) - g(-z) = z
         if act not in activations.ODD_GATES or act not in activations.BIASED_FLIP_NECESSITY:
-            return False
-        ok = _ball_compare(lambda x: eval_ball(act, R["W_up"], R["W_down"], x, M=M, W_gate=R["W_gate"],
-                                               b_gate=R["b_gate"]),
-                           lambda x: eval_ball(act, P["W_up"], P["W_down"], x, W_gate=P["W_gate"],
-                                               b_gate=P["b_gate"]), pts)[0]
+            return False, {}
+        ok, worst = _ball_compare(lambda x: eval_ball(act, R["W_up"], R["W_down"], x, M=M, W_gate=R["W_gate"],
+                                                      b_gate=R["b_gate"]),
+                                  lambda x: eval_ball(act, P["W_up"], P["W_down"], x, W_gate=P["W_gate"],
+                                                      b_gate=P["b_gate"]), pts)
         m = len(R["W_up"])
         S = _flip_sets("odd_gate", R["W_up"], R["W_down"], M, [Q(0)] * m, R["W_gate"], R["b_gate"])
         if kind == "gated_repeated_class":
@@ -548,18 +550,18 @@ def _recheck_flip_counterexample(data: dict[str, Any]) -> bool:
                 and len(P["W_up"]) == 2 and all(w != 0 for w in R["W_down"][0])
         else:
             shape = m == 1 and len(P["W_up"]) == 3
-        return ok and S == [] and shape
+        return ok and S == [] and shape, {"flip_sets": S, "max_diff_bound": worst}
     if kind == "bilinear_gate":
         # the dropped hypothesis: a gate (with an exact form) outside the identifiable family
         gate = activations.CATALOG[act]
         if not gate.gated or gate.exact is None or act in activations.BIASED_FLIP_NECESSITY:
-            return False
+            return False, {}
         ok = _exact_compare(block_fn(res, True), block_fn(pl, True), pts)[0] and len(pts) >= 3
         e = R.get("b_up", [Q(0)])
         S = _flip_sets("odd_gate", R["W_up"], R["W_down"], M, e, R["W_gate"], [Q(0)]) + \
             _flip_sets("glu", R["W_up"], R["W_down"], M, e, R["W_gate"], [Q(0)])
-        return ok and S == [] and len(R["W_up"]) == len(P["W_up"]) == 1
-    return False
+        return ok and S == [] and len(R["W_up"]) == len(P["W_up"]) == 1, {"flip_sets": S}
+    return False, {}
 
 
 FLIP_BOUNDARY = [relu2_repeated_hyperplane, relu2_wider, relu_not_relu2, gated_repeated_class, gated_wider,
@@ -589,65 +591,118 @@ def block_fn(spec: dict[str, Any], exact: bool, M: Any = None) -> Callable:
     return lambda x: eval_ball(act, U, W, x, M=Mq, W_gate=G, b_up=b_up, b_down=b_down, b_gate=bg)
 
 
-def recheck_counterexample(cert: dict[str, Any]) -> bool:
-    """Re-verify a boundary certificate from its data: both sides agree at every stored point,
-    and the fact that makes the instance a boundary case still holds."""
+def _as_json(value: Any) -> Any:
+    """A value in the form a certificate stores it (lists, strings for rationals, plain numbers)."""
+    return json.loads(json.dumps(value, default=str))
+
+
+def stored_mismatch(data: dict[str, Any], recomputed: dict[str, Any]) -> Optional[str]:
+    """The first stored fact of a certificate's data that is missing or differs from its
+    recomputation (a message naming the field), or None when every one agrees."""
+    for key, value in recomputed.items():
+        if key not in data:
+            return f"the stored field {key!r} is missing"
+        if _as_json(data[key]) != _as_json(value):
+            return (f"the stored field {key!r} = {_as_json(data[key])!r} differs from its recomputation "
+                    f"{_as_json(value)!r}")
+    return None
+
+
+def _recheck_kind(data: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
+    """Whether the boundary facts of one of this module's counterexamples hold, re-verified from its
+    weights, and the stored facts of its data recomputed from them."""
+    kind = data["kind"]
+    pts = [qvec(p) for p in data["points"]]
+    if not pts:
+        return False, {}
+    if kind in _FLIP_KINDS:
+        return _recheck_flip_counterexample(data)
+    if kind == "zero_skip":
+        Mz = qmat(data["M"])
+        if any(v != 0 for r in Mz for v in r):
+            return False, {}
+        ok = _exact_compare(block_fn(data["relu2"], True, Mz), block_fn(data["relu2"], True), pts)[0]
+        sw = data["swiglu"]
+        oks, worst = _ball_compare(block_fn(sw, False, Mz), block_fn(sw, False), pts)
+        return ok and oks, {"max_diff_bound": worst}
+    res, pl = data["residual"], data["plain"]
+    exact = activations.get(res["activation"]).exact is not None
+    if res["activation"] != pl["activation"]:
+        return False, {}
+    cmp = _exact_compare if exact else _ball_compare
+    same, worst = cmp(block_fn(res, exact), block_fn(pl, exact), pts)
+    if not same:
+        return False, {}
+    U, M = qmat(res["W_up"]), qmat(res["M"])
+    if kind == "relu_degree_one":
+        # Depth 2 as well: (x + B) o (x + B) equals B' o B'.
+        F, G = block_fn(res, True), block_fn(pl, True)
+        S = all_index_sets_exact(U, qmat(res["W_down"]), M)
+        ok = all(F(F(p)) == G(G(p)) for p in pts) and "b_up" not in pl
+        return ok, {"index_sets": [list(s) for s in S], "depth": 2,
+                    "degree": activations.get(res["activation"]).homogeneity_degree}
+    if kind == "biased_relu2":
+        pieces = relu2_pieces(qmat(pl["W_up"]), qvec(pl["b_up"]), qmat(pl["W_down"]))
+        G = block_fn(pl, True)
+        nonhom = G([Q(2)]) != [4 * v for v in G([Q(1)])]
+        ok = all(c == [0, 1, 0] for _, c in pieces) and any(v != 0 for v in qvec(pl["b_up"])) and nonhom
+        return ok, {"pieces": [[p, svec(c)] for p, c in pieces], "plain_not_homogeneous": nonhom}
+    if kind == "biased_swiglu":
+        with arith.precision("ball", BALL_PREC):
+            g1 = activations.get(pl["activation"]).ball(arb(1))
+        ok = any(v != 0 for v in qvec(pl["b_gate"])) and "b_gate" not in res and not g1.contains(0)
+        return ok, {"d": len(M), "max_diff_bound": worst, "silu_1": str(g1)}
+    if kind == "biased_residual_block":
+        R = {"W_up": U, "b_up": qvec(res["b_up"]), "W_down": qmat(res["W_down"]), "M": M}
+        P = {"W_up": qmat(pl["W_up"]), "b_up": qvec(pl["b_up"]), "W_down": qmat(pl["W_down"]),
+             "b_down": qvec(pl["b_down"])}
+        facts = _biased_residual_facts(R, P)
+        return res["activation"] == "relu" and _biased_residual_holds(facts), facts
+    if kind == "glu_gate_half":  # the dropped hypothesis: a gate with g(0) != 0
+        gate = activations.get(res["activation"])
+        with arith.precision("ball", BALL_PREC):
+            g0 = gate.ball(arb(0))
+        ok = gate.gated and gate.value_at_0 != 0 and len(U) == len(qmat(pl["W_up"]))
+        return ok, {"max_diff_bound": worst, "g_at_0": str(g0)}
+    W = qmat(res["W_down"])
+    S = [list(s) for s in all_index_sets_exact(U, W, M)]
+    if kind == "width_m_plus_d":
+        ok = S == [] and len(qmat(pl["W_up"])) == len(U) + len(M) and len(set(map(line_key, U))) == len(U)
+        return ok, {"index_sets": S, "width": len(qmat(pl["W_up"])), "m": len(U), "d": len(M)}
+    if kind == "singular_skip":
+        S_id = [list(s) for s in all_index_sets_exact(U, W, identity(len(M)))]
+        rank_M = exact_rank(M)
+        ok = rank_M < len(M) and any(len(s) < len(M) for s in S) and len(U) < len(M) and S_id == []
+        return ok, {"index_sets": S, "rank_M": rank_M, "index_sets_for_identity_skip": S_id}
+    if kind == "collinear_rows":
+        return S == [] and len(qmat(pl["W_up"])) == len(U), {"index_sets": S}
+    return False, {}
+
+
+def recheck_counterexample_reason(cert: dict[str, Any]) -> tuple[bool, str]:
+    """Re-verify a boundary certificate from its data: both sides agree at every stored point, the
+    fact that makes the instance a boundary case still holds, and every stored fact the re-check can
+    recompute (index sets, flip sets, piece polynomials, the values at 0, C, widths, ranks, ball
+    bounds) equals its recomputation. (holds, reason); a refusal names the field that differs."""
     try:
         data = cert["data"]
         kind = data["kind"]
         if kind in ("analytic_index_sets", "analytic_depth_one"):  # depth-analytic's own re-check
-            return depth_analytic.recheck_counterexample(cert)
-        if kind in ("zero_skip_pieces", "d1_rows_collinear"):  # generic-weights' own re-check
-            return generic_weights.recheck_counterexample(cert)
-        pts = [qvec(p) for p in data["points"]]
-        if not pts:
-            return False
-        if kind in _FLIP_KINDS:
-            return _recheck_flip_counterexample(data)
-        if kind == "zero_skip":
-            Mz = qmat(data["M"])
-            if any(v != 0 for r in Mz for v in r):
-                return False
-            ok = _exact_compare(block_fn(data["relu2"], True, Mz), block_fn(data["relu2"], True), pts)[0]
-            sw = data["swiglu"]
-            return ok and _ball_compare(block_fn(sw, False, Mz), block_fn(sw, False), pts)[0]
-        res, pl = data["residual"], data["plain"]
-        exact = activations.get(res["activation"]).exact is not None
-        if res["activation"] != pl["activation"]:
-            return False
-        cmp = _exact_compare if exact else _ball_compare
-        if not cmp(block_fn(res, exact), block_fn(pl, exact), pts)[0]:
-            return False
-        U, M = qmat(res["W_up"]), qmat(res["M"])
-        if kind == "relu_degree_one":
-            # Depth 2 as well: (x + B) o (x + B) equals B' o B'.
-            F, G = block_fn(res, True), block_fn(pl, True)
-            return all(F(F(p)) == G(G(p)) for p in pts) and "b_up" not in pl
-        if kind == "biased_relu2":
-            pieces = relu2_pieces(qmat(pl["W_up"]), qvec(pl["b_up"]), qmat(pl["W_down"]))
-            G = block_fn(pl, True)
-            return all(c == [0, 1, 0] for _, c in pieces) and any(v != 0 for v in qvec(pl["b_up"])) \
-                and G([Q(2)]) != [4 * v for v in G([Q(1)])]
-        if kind == "biased_swiglu":
-            return any(v != 0 for v in qvec(pl["b_gate"])) and "b_gate" not in res
-        if kind == "biased_residual_block":
-            R = {"W_up": qmat(res["W_up"]), "b_up": qvec(res["b_up"]), "W_down": qmat(res["W_down"]),
-                 "M": qmat(res["M"])}
-            P = {"W_up": qmat(pl["W_up"]), "b_up": qvec(pl["b_up"]), "W_down": qmat(pl["W_down"]),
-                 "b_down": qvec(pl["b_down"])}
-            return res["activation"] == "relu" and _biased_residual_holds(_biased_residual_facts(R, P))
-        if kind == "glu_gate_half":  # the dropped hypothesis: a gate with g(0) != 0
-            gate = activations.get(res["activation"])
-            return gate.gated and gate.value_at_0 != 0 and len(U) == len(qmat(pl["W_up"]))
-        W = qmat(res["W_down"])
-        S = all_index_sets_exact(U, W, M)
-        if kind == "width_m_plus_d":
-            return S == [] and len(qmat(pl["W_up"])) == len(U) + len(M) \
-                and len(set(map(line_key, U))) == len(U)
-        if kind == "singular_skip":
-            return exact_rank(M) < len(M) and any(len(s) < len(M) for s in S) and len(U) < len(M)
-        if kind == "collinear_rows":
-            return S == [] and len(qmat(pl["W_up"])) == len(U)
-        return False
-    except (KeyError, TypeError, ValueError, ZeroDivisionError, IndexError):
-        return False
+            ok = depth_analytic.recheck_counterexample(cert)
+        elif kind in ("zero_skip_pieces", "d1_rows_collinear"):  # generic-weights' own re-check
+            ok = generic_weights.recheck_counterexample(cert)
+        else:
+            ok, recomputed = _recheck_kind(data)
+            if ok:
+                why = stored_mismatch(data, recomputed)
+                if why is not None:
+                    return False, f"{kind}: {why}"
+        return (True, f"{kind}: re-verified from its data") if ok else \
+            (False, f"{kind}: the boundary facts do not hold on the stored weights and points")
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, IndexError) as e:
+        return False, f"malformed counterexample data ({type(e).__name__}: {e})"
+
+
+def recheck_counterexample(cert: dict[str, Any]) -> bool:
+    """Re-verify a boundary certificate from its data (recheck_counterexample_reason without the reason)."""
+    return recheck_counterexample_reason(cert)[0]
