@@ -236,3 +236,33 @@ def test_singular_skip_rechecks_the_identity_skip():
     bad["data"]["index_sets_for_identity_skip"] = [[0]]
     ok, why = bd.recheck_counterexample_reason(bad)
     assert not ok and "index_sets_for_identity_skip" in why
+
+
+def test_stored_facts_of_the_delegated_kinds_are_compared():
+    """depth-analytic's and generic-weights' boundary instances re-check through their own modules;
+    the stored facts those re-checks did not look at (index sets, N, D_plain, the piece S, d, m and
+    why each d = 1 pair of rows is degenerate) are compared here, and a tampered one is refused by name."""
+    from oracle.claims import depth_analytic as da
+    from oracle.claims import generic_weights as gw
+    cases = [(da.analytic_index_sets, "index_sets", lambda v: v[:-1]),
+             (da.analytic_depth_one, "index_sets", lambda v: v[:-1]),
+             (da.analytic_depth_one, "N", lambda v: v + 1),
+             (da.analytic_depth_one, "D_plain", lambda v: v - 1),
+             (gw.zero_skip_pieces, "S", lambda v: [0]),
+             (gw.d1_rows_collinear, "d", lambda v: 2),
+             (gw.d1_rows_collinear, "m", lambda v: 3),
+             (gw.d1_rows_collinear, "rows_checked",
+              lambda v: [[a, b, "collinear" if why == "zero row" else "zero row"] for a, b, why in v])]
+    docs = {}
+    for fn, key, change in cases:
+        if fn not in docs:
+            docs[fn] = json.loads(json.dumps(fn().as_dict()))
+            ok, why = bd.recheck_counterexample_reason(docs[fn])
+            assert ok, why
+        d = docs[fn]
+        bad = copy.deepcopy(d)
+        bad["data"][key] = change(d["data"][key])
+        assert bad["data"][key] != d["data"][key]
+        ok, why = bd.recheck_counterexample_reason(bad)
+        assert not ok and repr(key) in why, (fn.__name__, key, why)
+        assert not bd.recheck_counterexample(bad)

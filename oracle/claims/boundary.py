@@ -679,6 +679,31 @@ def _recheck_kind(data: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
     return False, {}
 
 
+def _analytic_facts(data: dict[str, Any]) -> dict[str, Any]:
+    """The stored facts of depth-analytic's boundary instances that its own re-check does not compare:
+    the index sets of every block, and for depth one N and D_plain (the rank certificate is re-checked
+    there, from its own data)."""
+    res = [(qmat(r["W_up"]), qmat(r["W_down"])) for r in data["residual"]]
+    d = len(res[0][1])
+    sets = [[list(s) for s in all_index_sets_exact(U, W, identity(d))] for U, W in res]
+    if data["kind"] == "analytic_index_sets":
+        return {"index_sets": sets}
+    widths = [len(U) for U, _ in res]
+    return {"index_sets": sets[0], "N": depth_analytic.param_count(d, widths),
+            "D_plain": depth_analytic.plain_dimension(d, widths)}
+
+
+def _generic_weights_facts(data: dict[str, Any]) -> dict[str, Any]:
+    """The stored facts of generic-weights' boundary instances that its own re-check does not compare:
+    the piece S = {} that zero_skip_pieces evaluates, and for d1_rows_collinear the shape d = 1, m = 2
+    and why each pair of rows is degenerate."""
+    if data["kind"] == "zero_skip_pieces":
+        return {"S": []}
+    rows = data["rows_checked"]
+    return {"d": 1, "m": 2, "rows_checked": [[a, b, "zero row" if Q(a) == 0 or Q(b) == 0 else "collinear"]
+                                             for a, b, _ in rows]}
+
+
 def recheck_counterexample_reason(cert: dict[str, Any]) -> tuple[bool, str]:
     """Re-verify a boundary certificate from its data: both sides agree at every stored point, the
     fact that makes the instance a boundary case still holds, and every stored fact the re-check can
@@ -688,15 +713,15 @@ def recheck_counterexample_reason(cert: dict[str, Any]) -> tuple[bool, str]:
         data = cert["data"]
         kind = data["kind"]
         if kind in ("analytic_index_sets", "analytic_depth_one"):  # depth-analytic's own re-check
-            ok = depth_analytic.recheck_counterexample(cert)
+            ok, recomputed = depth_analytic.recheck_counterexample(cert), _analytic_facts(data)
         elif kind in ("zero_skip_pieces", "d1_rows_collinear"):  # generic-weights' own re-check
-            ok = generic_weights.recheck_counterexample(cert)
+            ok, recomputed = generic_weights.recheck_counterexample(cert), _generic_weights_facts(data)
         else:
             ok, recomputed = _recheck_kind(data)
-            if ok:
-                why = stored_mismatch(data, recomputed)
-                if why is not None:
-                    return False, f"{kind}: {why}"
+        if ok:
+            why = stored_mismatch(data, recomputed)
+            if why is not None:
+                return False, f"{kind}: {why}"
         return (True, f"{kind}: re-verified from its data") if ok else \
             (False, f"{kind}: the boundary facts do not hold on the stored weights and points")
     except (KeyError, TypeError, ValueError, ZeroDivisionError, IndexError) as e:
