@@ -341,3 +341,25 @@ def test_part_b_flip_is_up_to_reordering_and_rescaling():
         s = abs(u)
         return (u / s, b / s, w * s * s)
     assert sorted(map(normal, Bp)) == sorted(literal[-1])
+
+
+def test_title_counterexample_zero_row_absorbs_without_flip_set():
+    """Referee (issue 29 follow-up): the title's 'absorbable at the same width iff a flip set exists'
+    needs the necessity's hypotheses. d = 1, M = 2, units (u, b, w) = (1, 0, 1), (1, 1, 1), (0, 1, 1):
+    2x + B(x) = 2 relu2(x + 1) + relu2(-x - 1) - relu2(-x), a relu2 block of the same width 3, yet no
+    flip set exists; the zero row u_3 = 0 breaks distinct_kink_hyperplanes (nonzero units), and the
+    oracle, which sees the degenerate block, finds the width-3 block by part (C)."""
+    U, b, W, M = [[Q(1)], [Q(1)], [Q(0)]], [Q(0), Q(1), Q(1)], [[Q(1), Q(1), Q(1)]], [[Q(2)]]
+    U2, b2, W2 = [[Q(1)], [Q(-1)], [Q(-1)]], [Q(1), Q(-1), Q(0)], [[Q(2), Q(1), Q(-1)]]
+    # both sides are quadratic on each of (-oo, -1], [-1, 0], [0, oo): three points per piece decide
+    pts = [Q(-4), Q(-3), Q(-2), Q(-1), Q(-1, 2), Q(-1, 3), Q(0), Q(1), Q(5, 2)]
+    for t in pts:
+        lhs = rb.eval_plain_q("relu2", U, W, [t], M=M, b_up=b)
+        assert lhs == rb.eval_plain_q("relu2", U2, W2, [t], b_up=b2)
+        assert lhs == [2 * t + max(t, 0) ** 2 + max(t + 1, 0) ** 2 + 1]
+    assert bd._flip_sets("relu2", U, W, M, b) == []
+    assert not rb.indep_nondegenerate(U, b, W)   # the zero row: the hypothesis of (B) fails
+    cert = _cert(_spec(U, b, W, M))
+    assert cert.holds and cert.data["verdict"] == "absorbable (C)", cert.data.get("verdict")
+    assert cert.data["construction_width"] == 3
+    assert rb.recheck(json.loads(json.dumps(cert.as_dict())))
