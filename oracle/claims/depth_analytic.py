@@ -1,6 +1,6 @@
-"""Claim depth-analytic: for gelu, gelu_tanh and silu, almost every residual stack of depth
-L >= 2 is no plain stack of the same widths, once one Jacobian rank certificate exists
-(proofs/informal/depth-analytic.md).
+"""Claim depth-analytic: for gelu, gelu_tanh and silu, almost every bias-free residual stack
+of depth L >= 2 is no bias-free plain stack of the same widths, once one Jacobian rank certificate
+exists (proofs/informal/depth-analytic.md).
 
 The certificate (a full-rank N x N minor of the Jacobian of theta -> (F_theta(x_k))_k, enclosed in
 arb balls, with an independent forward-mode derivative check) and the committed sweep are built
@@ -74,8 +74,8 @@ def analytic_certificate(inst: AnalyticInstance) -> Certificate:
     ok = bool(cert["certified"])
     reason = (f"{cert['activation']}, d = {cert['d']}, widths {cert['widths']} ({source}): an N x N minor "
               f"(N = {cert['N']}) of the Jacobian has determinant {cert['det']} (arb, {cert['precision']} "
-              f"bits), so rank N > D_plain = {cert['D_plain']}: almost every residual stack of these widths "
-              "is no plain stack of the same widths") if ok else \
+              f"bits), so rank N > D_plain = {cert['D_plain']}: almost every bias-free residual stack of these "
+              "widths is no bias-free plain stack of the same widths") if ok else \
         f"no certificate for {cert['activation']}, d = {cert['d']}, widths {cert['widths']} ({source})" + \
         (f": {cert['reason']}" if cert.get("reason") else "")
     # what this instance reached, for the coverage measurement: the layers the certificate uses

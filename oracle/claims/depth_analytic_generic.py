@@ -1,6 +1,6 @@
 """Claim depth-analytic-generic: for gelu, gelu_tanh and silu, d >= 2, depth L >= 2 and ANY widths,
-almost every bias-free residual stack is no plain stack of the same widths; no certificate is
-assumed.
+almost every bias-free residual stack is no bias-free plain stack of the same widths (plain stacks
+with biases are not covered); no certificate is assumed.
 
 The proof (proofs/informal/depth-analytic-generic.md) is depth-analytic's measure argument with its
 rank hypothesis replaced by a proof that a full-rank point exists for every width tuple when d >= 2

@@ -197,18 +197,18 @@ def _analytic_decision(name: str, layers: list, info: dict[str, Any]) -> dict[st
     cert["analytic"] = st
     if st["certified"]:
         reason += (f"; depth-analytic: the Jacobian has full rank N = {st['N']} > D_plain = {st['D_plain']} "
-                   f"(arb certificate at {st['at']}), so ALMOST EVERY residual {name} stack of these widths "
-                   "is no plain stack of the same widths (a statement about almost every stack, not a "
-                   "verdict about this one)")
+                   f"(arb certificate at {st['at']}), so ALMOST EVERY bias-free residual {name} stack of "
+                   "these widths is no bias-free plain stack of the same widths (a statement about almost "
+                   "every stack, not a verdict about this one)")
         if cert["d"] >= 2:
             reason += ("; depth-analytic-generic: for d >= 2 the same holds for every width tuple, "
                        "without a certificate")
         return _result("undecided", "depth-analytic", False, reason, cert)
     reason += f"; no depth-analytic certificate ({st.get('skipped', 'the determinant enclosures contain 0')})"
     if cert["d"] >= 2:
-        reason += ("; depth-analytic-generic: since d >= 2, ALMOST EVERY residual "
-                   f"{name} stack of these widths is no plain stack of the same widths (a statement "
-                   "about almost every stack, not a verdict about this one)")
+        reason += ("; depth-analytic-generic: since d >= 2, ALMOST EVERY bias-free residual "
+                   f"{name} stack of these widths is no bias-free plain stack of the same widths (a "
+                   "statement about almost every stack, not a verdict about this one)")
         return _result("undecided", "depth-analytic-generic", False, reason, cert)
     return _result("undecided", None, False, reason, cert)
 

@@ -843,8 +843,9 @@ def analytic_sweep_figure(path: Optional[Path] = None) -> tuple[Optional[Figure]
         f"{cert}/{len(rows)} width tuples (every d <= {doc.get('max_d')}, L in {doc.get('depths')}, widths "
         f"<= {doc.get('max_width')}) certified for all of {', '.join(acts)}: at rational weights and points an "
         "N x N minor of the Jacobian has an arb determinant ball that excludes 0, so the residual evaluation "
-        "map has rank N while plain stacks of the same widths form a family of dimension D < N; hence almost "
-        "every residual stack of these widths is no plain stack of the same widths. Per (d, L): "
+        "map has rank N while bias-free plain stacks of the same widths form a family of dimension D < N; "
+        "hence almost every bias-free residual stack of these widths is no bias-free plain stack of the same "
+        "widths. Per (d, L): "
         + "; ".join(table) + f". Precisions used: up to {max(r[5] for r in rows)} bits. Sweep time "
         f"{doc.get('seconds')} s in total on this machine (right panel). The audit re-checks a sample "
         "from the JSON alone and certifies fresh instances.")
