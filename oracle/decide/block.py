@@ -390,6 +390,8 @@ def _decide_relu(block: Block, info: dict[str, Any], progress: Progress, max_exh
         flipped = _unit_flip(block, cert, say, max_exhaustive)
         if flipped is not None:
             plain = flipped
+            # the class construction's rounding note is about a block that is not emitted
+            reason = reason.split("; the emitted file holds")[0]
             reason += (f"; the emitted block is the sign flip of the {cert['size']} units in S "
                        "(W_down[:,S] W_up[S,:] = -M exactly)")
             if cert["emitted_block"]["exact"]:

@@ -283,6 +283,35 @@ def _class_data(block: Block, cls: dict[str, Any]) -> ClassData:
     return ClassData(reps, V_multi, None, V_float, S, nnz)
 
 
+def _odd_part(q: int) -> int:
+    q = abs(int(q))
+    return q >> ((q & -q).bit_length() - 1) if q else 1
+
+
+def _search_data(block: Block, cd: ClassData) -> tuple[Optional[np.ndarray], Optional[np.ndarray], int]:
+    """The class problem sum_{H in S} v_H r_H^T = -N_plus as float64 arrays (V, N), exactly.
+
+    When a class's units have lead entries whose ratio is not a power of two, v_H (and N_plus) are
+    rationals with odd denominators and not float64 numbers.  The equation is homogeneous in
+    (V, N_plus), so multiplying both by the least common multiple L of those odd denominators keeps
+    its solutions S; L V and L N_plus are dyadic and usually float64 numbers.  Returns (V', N', L)
+    with V' = L V and N' = L N_plus exactly, or (None, None, L) when even the scaled arrays are not
+    float64 numbers.  The choice depends only on the block, so a re-check rebuilds the same arrays."""
+    if cd.V_float is not None and cd.N_plus_float is not None:
+        return cd.V_float, cd.N_plus_float, 1
+    V = cd.V_exact(block)
+    N = cd.N_plus if cd.N_plus is not None else rational.from_float64(cd.N_plus_float)
+    L = 1
+    for A in (V, N):
+        for v in A.entries():
+            o = _odd_part(int(v.q))
+            L = L * o // math.gcd(L, o)
+    Vs, Ns = _fmpq_to_floats(V * L), _fmpq_to_floats(N * L)
+    if Vs is None or Ns is None:
+        return None, None, L
+    return Vs, Ns, L
+
+
 def _rank_lower(A: np.ndarray) -> tuple[int, str]:
     """A rigorous lower bound for rank A (rank modulo a prime), cheap on the first rows first."""
     n, d = A.shape
@@ -564,9 +593,14 @@ def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Pro
                           "violated": ["rank"], "d": d, "m": block.m}
         cert.update({"lower": h + 1, "upper": upper_bound()})
         return _bounds_verdict(block, cert, cd, h + 1, cert["upper"], w, h, form)
-    if cd.V_float is None or cd.N_plus_float is None:
-        cert["note"] = "the class problem has weights that are not float64 numbers; index search skipped"
+    V, N, scale = _search_data(block, cd)
+    if scale != 1:
+        cert["class_problem_scale"] = scale
+    if V is None or N is None:
+        cert["note"] = ("the class problem has weights that are not float64 numbers even after scaling "
+                        "by the odd denominators; class-level index search skipped")
         cert.update({"lower": lower, "upper": upper_bound()})
+        _unit_level_upper(block, cert, w, max_exhaustive, progress)
         return _bounds_verdict(block, cert, cd, lower, cert["upper"], w, h, form)
     U = block.W_up[cd.reps] if h else np.zeros((0, d))
     if h == 0:
@@ -574,7 +608,7 @@ def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Pro
         res = search.SearchResult("found" if zero else "none", () if zero else None, "no active classes",
                                   {"kind": "index_set" if zero else "trivial"}, True)
     else:
-        res = search.find_index_set(U, cd.V_float, cd.N_plus_float, max_exhaustive=max_exhaustive)
+        res = search.find_index_set(U, V, N, max_exhaustive=max_exhaustive)
     cert["search"] = {"status": res.status, "method": res.method, "exact": res.exact,
                       **search.jsonable(res.certificate)}  # noqa: SLF001
     if res.status == "found":
@@ -592,8 +626,8 @@ def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Pro
             rec["check"] = None  # the caller compares the block it emits (check_class_block otherwise)
         # singleton classes, one per unit in unit order: the class problem is the unit problem
         # (same float64 numbers), so S_units satisfies W_down[:,S] W_up[S,:] = -M as verified
-        same = (h == block.m and cd.reps == list(range(block.m)) and np.array_equal(U, block.W_up)
-                and np.array_equal(cd.V_float, block.W_down)
+        same = (scale == 1 and h == block.m and cd.reps == list(range(block.m)) and np.array_equal(U, block.W_up)
+                and np.array_equal(V, block.W_down)
                 and np.array_equal(cd.N_plus_float, np.eye(d) if block.M is None else block.M))
         cert.update({"emitted_block": rec, "emitted_block_exact": rec["exact"],
                      "S_units": [cd.reps[j] for j in res.S], "class_problem_is_unit_problem": bool(same)})
@@ -606,7 +640,46 @@ def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Pro
     if res.status == "none":
         lower = h + 1
     cert.update({"lower": lower, "upper": upper_bound()})
+    _unit_level_upper(block, cert, w, max_exhaustive, progress)
     return _bounds_verdict(block, cert, cd, lower, cert["upper"], w, h, form)
+
+
+def _unit_level_upper(block: Block, cert: dict[str, Any], w: int, max_exhaustive: int,
+                      progress: Progress) -> None:
+    """When the exact bounds leave width w open and w >= m, the plain index-set search over the
+    block's own units: an index set S (W_down[:,S] W_up[S,:] = -M, verified exactly) makes the sign
+    flip of the block a relu block of width m equal to F (relu-limit (A)), so m* <= m.  This is
+    tried whatever the class-level search said (its problem can be skipped, or inconclusive, while
+    the units' own problem is easy).  Lowers cert["upper"] to m and records S."""
+    if not (cert["lower"] <= w < cert["upper"] and block.m <= w):
+        return
+    U, W = block.W_up, block.W_down
+    progress("plain index-set search over the units")
+    res = search.find_index_set(U, W, block.M, max_exhaustive=max_exhaustive)
+    cert["unit_search"] = {"status": res.status, "method": res.method}
+    if res.status == "found" and search.verify_index_set(U, W, block.M, res.S):
+        cert.update({"upper": block.m, "S_units": sorted(int(i) for i in res.S),
+                     "upper_by_unit_index_set": True})
+
+
+def _flip_upper_block(block: Block, cert: dict[str, Any]) -> tuple[Optional[Block], dict[str, Any]]:
+    """The sign flip of the units in cert["S_units"] (verified exactly) as the replacing block."""
+    S = cert["S_units"]
+    try:
+        plain, note = flip_block(block, S)
+    except InputError as exc:
+        return None, {"exact": False, "built": False, "reason": f"the sign flip's b_down is not storable: {exc}"}
+    rounded = bool(note.get("b_down_rounded"))
+    rec: dict[str, Any] = {"exact": not rounded, "rounded": ["b_down"] if rounded else [],
+                           "max_entry_error": {"b_down": note["b_down_max_rounding_error"]} if rounded else {},
+                           "construction": "the units in S sign-flipped (W_down[:,S] W_up[S,:] = -M exactly)"}
+    if rounded:
+        rec["b_down_exact"] = note["b_down_exact"]
+        _record_check(block, plain, rec, "sign flip", "the flip is exact in rationals; the file holds "
+                      "b_down rounded to float64")
+    else:
+        rec.update(flip_exactness(block, plain))
+    return plain, rec
 
 
 def _bounds_verdict(block: Block, cert: dict[str, Any], cd: ClassData, lower: int, upper: int, w: int,
@@ -619,10 +692,17 @@ def _bounds_verdict(block: Block, cert: dict[str, Any], cd: ClassData, lower: in
                         f"minimal width m* >= {lower} > {w}: {_hyper(h)} need a unit each and "
                         "no choice of signs gives N_s = 0 (exact index-set search)", cert)
     if upper <= w:
-        plain, rec = _upper_block(block, cd, w, h, form)
+        if cert.get("upper_by_unit_index_set"):
+            plain, rec = _flip_upper_block(block, cert)
+        else:
+            plain, rec = _upper_block(block, cd, w, h, form)
         cert["emitted_block"] = rec
         cert["emitted_block_exact"] = rec["exact"]
         reason = f"minimal width m* <= {upper} <= {w} (relu-complete construction)"
+    if cert.get("upper_by_unit_index_set"):
+        reason = (f"minimal width m* <= m = {upper} <= {w}: an index set S of the block's own units gives "
+                  "W_down[:,S] W_up[S,:] = -M exactly, so the sign flip of S is a relu block of width m "
+                  "equal to x -> Mx + B(x) (relu-limit (A))")
         if plain is None:
             reason += "; the replacing block was not built: " + rec["reason"]
         elif not rec["exact"]:
@@ -690,7 +770,9 @@ def _recheck_bounds(block: Block, cert: dict[str, Any]) -> bool:
     lower, upper = int(cert["lower"]), int(cert["upper"])
     s = cert.get("search", {})
     U = block.W_up[cd.reps] if h else np.zeros((0, block.d))
-    V, N = cd.V_float, cd.N_plus_float
+    V, N, scale = _search_data(block, cd)
+    if int(cert.get("class_problem_scale", 1)) != scale:
+        return False
     if s.get("status") == "found":  # m* = h: the signs in S give N_s = 0
         if V is None or N is None or lower != h or upper != h or cert.get("m_star") != h:
             return False
@@ -702,7 +784,12 @@ def _recheck_bounds(block: Block, cert: dict[str, Any]) -> bool:
     if cert["nonzero_columns_of_N_plus"] != cd.nonzero_columns:
         return False
     nnz = block.d if cd.nonzero_columns is None else cd.nonzero_columns
-    if upper < min(h + 2 * block.d - int(cert["rank_of_active_directions_at_least"]), h + 2 * nnz):
+    bound = min(h + 2 * block.d - int(cert["rank_of_active_directions_at_least"]), h + 2 * nnz)
+    if cert.get("upper_by_unit_index_set"):  # the sign flip of the units in S: width m
+        if not search.verify_index_set(block.W_up, block.W_down, block.M, cert["S_units"]):
+            return False
+        bound = min(bound, block.m)
+    if upper < bound:
         return False
     if lower <= h:
         return lower >= 0  # one unit per active hyperplane needs no further evidence
