@@ -299,6 +299,8 @@ def _search_data(block: Block, cd: ClassData) -> tuple[Optional[np.ndarray], Opt
     float64 numbers.  The choice depends only on the block, so a re-check rebuilds the same arrays."""
     if cd.V_float is not None and cd.N_plus_float is not None:
         return cd.V_float, cd.N_plus_float, 1
+    if cd.N_plus is None and cd.N_plus_float is None:  # not formed (M = I with d > m)
+        return cd.V_float, None, 1
     V = cd.V_exact(block)
     N = cd.N_plus if cd.N_plus is not None else rational.from_float64(cd.N_plus_float)
     L = 1
@@ -699,10 +701,10 @@ def _bounds_verdict(block: Block, cert: dict[str, Any], cd: ClassData, lower: in
         cert["emitted_block"] = rec
         cert["emitted_block_exact"] = rec["exact"]
         reason = f"minimal width m* <= {upper} <= {w} (relu-complete construction)"
-    if cert.get("upper_by_unit_index_set"):
-        reason = (f"minimal width m* <= m = {upper} <= {w}: an index set S of the block's own units gives "
-                  "W_down[:,S] W_up[S,:] = -M exactly, so the sign flip of S is a relu block of width m "
-                  "equal to x -> Mx + B(x) (relu-limit (A))")
+        if cert.get("upper_by_unit_index_set"):
+            reason = (f"minimal width m* <= m = {upper} <= {w}: an index set S of the block's own units "
+                      "gives W_down[:,S] W_up[S,:] = -M exactly, so the sign flip of S is a relu block of "
+                      "width m equal to x -> Mx + B(x) (relu-limit (A))")
         if plain is None:
             reason += "; the replacing block was not built: " + rec["reason"]
         elif not rec["exact"]:
