@@ -50,6 +50,10 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true",
                    help="print the verdict, claim, exactness, reason and certificate as one JSON document")
     c.add_argument("--emit", metavar="OUT", help="write the residual-free block here when absorbable")
+    c.add_argument("--replacing-biases", choices=("auto", "allowed", "none"), default="auto",
+                   help="the question asked: may the replacing block carry biases (allowed), or must it be "
+                        "bias-free (none); auto (default): as the block itself, allowed when it has a nonzero "
+                        "bias (docs/check.md)")
     w = sub.add_parser("witness", help=COMMANDS["witness"][1])
     w.add_argument("residual", help="residual block file")
     w.add_argument("plain", help="candidate residual-free block file")
