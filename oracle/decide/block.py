@@ -198,7 +198,10 @@ def decide(block: Block, progress: Progress = quiet, max_exhaustive: int = 36,
     stored = _decide_stored(block, progress, max_exhaustive)
     answers = _answers(block, stored, progress)
     other = "none" if conv == "allowed" else "allowed"
-    v = answers.get(conv) or _not_decided(block, conv, answers)
+    v = answers.get(conv)
+    if v is None:
+        # not established: an undecided stored verdict keeps its own reason and certificate
+        v = stored if stored.verdict == "undecided" else _not_decided(block, conv, answers)
     v.certificate["replacing_biases"] = conv
     w = answers.get(other)
     if w is not None and w is not v and w.verdict != v.verdict:
