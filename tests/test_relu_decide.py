@@ -146,3 +146,64 @@ def test_non_float_b_down_correction_is_flagged():
     v = decide_odd(b)
     assert v["verdict"] == "absorbable" and v["exact"]
     assert v["certificate"]["emitted_block_exact"] is False and "rounded" in v["reason"]
+
+
+# ---------------------------------------------------------------- cost one (issue 29)
+
+def _degenerate(seed: int, d: int, h: int, extra: int) -> Block:
+    """h units on distinct affine hyperplanes plus ``extra`` units on the first hyperplanes (rows and
+    biases doubled): a degenerate biased relu block with h kink classes and m = h + extra."""
+    rng = np.random.default_rng(seed)
+    U = rng.integers(-4, 5, (h, d)).astype(float)
+    U[U[:, 0] == 0, 0] = 1.0
+    bu = rng.integers(-8, 9, h) / 2
+    W = rng.integers(-4, 5, (d, h)) / 4
+    U = np.vstack([U, 2 * U[:extra]])
+    bu = np.concatenate([bu, 2 * bu[:extra]])
+    W = np.hstack([W, rng.integers(-4, 5, (d, extra)) / 4])
+    return Block("relu", W_up=U, W_down=W, b_up=bu)
+
+
+def test_degenerate_relu_with_many_classes_and_one_spare_unit_is_decided():
+    """d = 2, 16-20 kink classes, one spare unit: the bounds alone leave the width open (cost 0
+    excluded, upper bound h + 2); the cost-one searches settle it either way, exactly."""
+    import json
+    seen = set()
+    for seed in range(0, 30, 2):
+        b = _degenerate(seed, 2, 16 + seed % 5, 1)
+        r = decide_relu(b)
+        c = r["certificate"]
+        assert r["verdict"] != "undecided" and r["exact"], r["reason"]
+        assert c["active_classes"] >= 15
+        cj = json.loads(json.dumps(c, default=str))
+        assert recheck_relu(b, cj)
+        if (c.get("cost_one") or {}).get("status") == "found":
+            seen.add("found")
+            assert r["verdict"] == "absorbable" and c["upper"] == c["active_classes"] + 1
+            rec = c["emitted_block"]
+            if rec["exact"]:
+                assert compare_blocks(b, r["plain"]).equal is True
+            else:  # b_down = sum of rationals with odd denominators: rounded, and said so
+                assert rec["rounded"] and rec["max_entry_error"]
+            bad = copy.deepcopy(cj)
+            bad["cost_one"]["class"] = (int(bad["cost_one"]["class"]) + 1) % c["active_classes"]
+            bad["cost_one"]["s"] = [-v for v in bad["cost_one"]["s"]]
+            assert not recheck_relu(b, bad) or bad["cost_one"] == cj["cost_one"]
+    assert "found" in seen
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10 ** 6), d=st.integers(2, 3), h=st.integers(3, 8), extra=st.integers(1, 3))
+def test_cost_one_bounds_agree_with_the_exact_enumeration(seed, d, h, extra):
+    """On blocks small enough for the exact enumeration, the bounds path (with the cost-one
+    searches) brackets the exact m* and never contradicts its verdict."""
+    b = _degenerate(seed, d, h, min(extra, h))
+    small = decide_relu(b)
+    large = decide_relu(b, max_work=0)
+    ms = small["certificate"]["m_star"]
+    c = large["certificate"]
+    lo, up = c.get("lower", c.get("m_star")), c.get("upper", c.get("m_star"))
+    assert lo <= ms <= up
+    if large["verdict"] != "undecided":
+        assert large["verdict"] == small["verdict"]
+    assert recheck_relu(b, c)

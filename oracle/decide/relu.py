@@ -51,7 +51,8 @@ from oracle.algebra.canonical import (
     relu_form, relu_function_equal, rows_with_bias
 )
 from oracle.algebra.relu_width import (
-    MAX_EXACT_CLASSES, WidthResult, build_construction, construction_form, minimal_width
+    MAX_EXACT_CLASSES, WidthResult, build_construction, construction_form, kernel_basis, minimal_width,
+    n_matrix
 )
 from oracle.algebra.exact import derived_property
 from oracle.algebra.limits import limit_enclosure
@@ -642,8 +643,37 @@ def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Pro
     if res.status == "none":
         lower = h + 1
     cert.update({"lower": lower, "upper": upper_bound()})
+    form = _cost_one_pass(block, cert, w, h, form, max_exhaustive, progress)
     _unit_level_upper(block, cert, w, max_exhaustive, progress)
     return _bounds_verdict(block, cert, cd, lower, cert["upper"], w, h, form)
+
+
+def _cost_one_pass(block: Block, cert: dict[str, Any], w: int, h: int, form: Any, max_exhaustive: int,
+                   progress: Progress) -> Any:
+    """When the bounds leave width w open: is the cost (|T| + 2 rank(N_s P_T)) 1 for some (s, T)?
+
+    Cost 1 needs |T| = 1 and N_s P_T = 0 (cost 0 is N_s = 0, cost >= 2 otherwise), which for each
+    class H is an index-set problem in the signs of the other classes (cost_one_problem).  A
+    solution gives m* <= h + 1 (its construction is built and compared exactly); no solution for any
+    class, after cost 0 was excluded, gives m* >= h + 2.  Runs for at most MAX_COST_ONE_CLASSES
+    classes and m d <= SMALL (the exact canonical form)."""
+    if not (cert["lower"] <= w < cert["upper"]) or not 1 <= h <= MAX_COST_ONE_CLASSES:
+        return form
+    if block.m * block.d > SMALL or block.d * block.d > SMALL:
+        return form
+    if form is None:
+        progress("exact canonical form (rationals) for the cost-one search")
+        form = relu_form(block)
+    if len(form.active) != h:  # pragma: no cover - the two class computations agree
+        return form
+    progress(f"cost one: an index-set problem per class ({h} classes)")
+    r = cost_one(form, max_exhaustive)
+    cert["cost_one"] = r
+    if r["status"] == "found":
+        cert["upper"] = min(cert["upper"], h + 1)
+    elif r["status"] == "none" and cert["lower"] == h + 1:
+        cert["lower"] = h + 2
+    return form
 
 
 def _unit_level_upper(block: Block, cert: dict[str, Any], w: int, max_exhaustive: int,
@@ -693,8 +723,17 @@ def _bounds_verdict(block: Block, cert: dict[str, Any], cd: ClassData, lower: in
         return _verdict("not_absorbable", RELU_COMPLETE_CLAIM, True,
                         f"minimal width m* >= {lower} > {w}: {_hyper(h)} need a unit each and "
                         "no choice of signs gives N_s = 0 (exact index-set search)", cert)
+    lower, upper = cert["lower"], cert["upper"]
+    if lower > w:
+        return _verdict("not_absorbable", RELU_COMPLETE_CLAIM, True,
+                        f"minimal width m* >= {lower} > {w}: {_hyper(h)} need a unit each, no choice of "
+                        "signs gives N_s = 0, and no class H with signs gives N_s P_H = 0 (exact index-set "
+                        "searches: cost 0 and cost 1 excluded)", cert)
+    c1 = cert.get("cost_one") or {}
     if upper <= w:
-        if cert.get("upper_by_unit_index_set"):
+        if c1.get("status") == "found" and upper == h + 1 and form is not None:
+            plain, rec = _cost_one_construction(block, form, c1["s"], int(c1["class"]), w)
+        elif cert.get("upper_by_unit_index_set"):
             plain, rec = _flip_upper_block(block, cert)
         else:
             plain, rec = _upper_block(block, cd, w, h, form)
@@ -791,11 +830,27 @@ def _recheck_bounds(block: Block, cert: dict[str, Any]) -> bool:
         if not search.verify_index_set(block.W_up, block.W_down, block.M, cert["S_units"]):
             return False
         bound = min(bound, block.m)
+    c1 = cert.get("cost_one") or {}
+    form = None
+    if c1.get("status") in ("found", "none"):
+        form = relu_form(block)
+        if len(form.active) != h:
+            return False
+    if c1.get("status") == "found":  # the construction for (s, T = {H}) has width h + 1: rebuild it
+        con = build_construction(form, [int(v) for v in c1["s"]], [int(c1["class"])])
+        if con.width != h + 1 or not relu_function_equal(construction_form(con, block.d), form)[0]:
+            return False
+        bound = min(bound, h + 1)
     if upper < bound:
         return False
     if lower <= h:
         return lower >= 0  # one unit per active hyperplane needs no further evidence
-    if lower != h + 1 or s.get("status") != "none":
+    if lower == h + 2:  # cost 1 excluded for every class as well
+        if c1.get("status") != "none" or not _recheck_cost_one_none(form, c1["certificates"]):
+            return False
+    elif lower != h + 1:
+        return False
+    if s.get("status") != "none":
         return False
     k = s.get("kind")
     if k == "rank_identity":
@@ -811,6 +866,130 @@ def _recheck_bounds(block: Block, cert: dict[str, Any]) -> bool:
     if k == "trivial":
         return h == 0 and bool(cd.nonzero_columns)
     return False
+
+
+# ---------------------------------------------------------------------------- cost one: |T| = 1
+
+MAX_COST_ONE_CLASSES = 36  # the search per class is meet in the middle up to this many classes
+_F53 = 2 ** 53
+
+
+def _lcm_den(rows: list[list[Fraction]]) -> int:
+    den = 1
+    for r in rows:
+        for v in r:
+            den = den * v.denominator // math.gcd(den, v.denominator)
+    return den
+
+
+def cost_one_problem(form: Any, j: int) -> tuple[str, Any]:
+    """The question "some s with N_s K = 0" for T = {H_j} (K a basis of u_j-perp), as an index-set
+    problem W_down'[:,S] W_up'[S,:] = -M' in integers stored exactly as float64.
+
+    N_s = N_+ + sum_{G : s_G = -1} 2 alpha_G u_G^T (N_+ = N_s at s = +1), so N_s K = 0 iff
+    sum_{G in S} (2 alpha_G)(u_G^T K) = -N_+ K.  Multiplying the columns 2 alpha_G by the common
+    denominator lam and the rows u_G^T K by mu keeps the solutions S and makes both integral; the
+    right-hand side lam mu N_+ K must then be integral too, else no S exists.  Returns ('trivial',
+    None) when u_j-perp is {0} (d = 1: every s works), ('none', {'kind': 'integrality'}),
+    ('unknown', reason) when some integer needs more than 53 bits, or ('problem', (W_up', W_down', M'))."""
+    act = form.active
+    d, h = form.d, len(act)
+    Kq = kernel_basis([act[j].u], d)
+    k = Kq.ncols()
+    if k == 0:
+        return "trivial", None
+    K = rational.to_fractions(Kq)
+    A = [[2 * c.alpha[a] for c in act] for a in range(d)]
+    B = [[sum((c.u[t] * K[t][q] for t in range(d)), Fraction(0)) for q in range(k)] for c in act]
+    Np = rational.to_fractions(n_matrix(form, [1] * h))
+    C = [[sum((Np[a][t] * K[t][q] for t in range(d)), Fraction(0)) for q in range(k)] for a in range(d)]
+    lam, mu = _lcm_den(A), _lcm_den(B)
+    Cs = [[v * lam * mu for v in r] for r in C]
+    if any(v.denominator != 1 for r in Cs for v in r):
+        return "none", {"kind": "integrality"}
+    ints = [int(v * lam) for r in A for v in r] + [int(v * mu) for r in B for v in r] + [int(v) for r in Cs for v in r]
+    if any(abs(v) >= _F53 for v in ints):
+        return "unknown", "the scaled integers need more than 53 bits"
+    Wd = np.array([[float(v * lam) for v in r] for r in A], dtype=np.float64).reshape(d, h)
+    Wu = np.zeros((h, d))
+    Wu[:, :k] = np.array([[float(v * mu) for v in r] for r in B], dtype=np.float64).reshape(h, k)
+    Mm = np.zeros((d, d))
+    Mm[:, :k] = np.array([[float(v) for v in r] for r in Cs], dtype=np.float64).reshape(d, k)
+    return "problem", (Wu, Wd, Mm)
+
+
+def cost_one(form: Any, max_exhaustive: int = 36) -> dict[str, Any]:
+    """Whether some s and one class H give N_s K_H = 0, i.e. cost |T| + 2 rank = 1 (relu-complete).
+
+    Returns {'status': 'found', 'class': j, 'S': [...], 's': [...]} (the construction is built and
+    compared by the caller), {'status': 'none', 'certificates': [...]} (exact, one per class), or
+    {'status': 'unknown', 'reason': ...}."""
+    act = form.active
+    h = len(act)
+    certs: list[dict[str, Any]] = []
+    for j in range(h):
+        what, data = cost_one_problem(form, j)
+        if what == "trivial":
+            return {"status": "found", "class": j, "S": [], "s": [1] * h}
+        if what == "none":
+            certs.append({"class": j, **data})
+            continue
+        if what == "unknown":
+            return {"status": "unknown", "reason": f"class {j}: {data}"}
+        Wu, Wd, Mm = data
+        res = search.find_index_set(Wu, Wd, Mm, max_exhaustive=max_exhaustive)
+        if res.status == "found":
+            S = sorted(int(i) for i in res.S)
+            s = [1] * h
+            for i in S:
+                if i != j:
+                    s[i] = -1
+            return {"status": "found", "class": j, "S": S, "s": s}
+        if res.status != "none":
+            return {"status": "unknown", "reason": f"class {j}: the index-set search was inconclusive ({res.method})"}
+        certs.append({"class": j, **search.jsonable(res.certificate)})
+    return {"status": "none", "certificates": certs}
+
+
+def _recheck_cost_one_none(form: Any, certs: list[dict[str, Any]]) -> bool:
+    """Every class has a certificate that its problem has no solution, re-verified."""
+    h = len(form.active)
+    if sorted(int(c["class"]) for c in certs) != list(range(h)):
+        return False
+    for c in certs:
+        what, data = cost_one_problem(form, int(c["class"]))
+        k = c.get("kind")
+        if what == "none":
+            if k != "integrality":
+                return False
+            continue
+        if what != "problem":
+            return False
+        Wu, Wd, Mm = data
+        if k == "linear":
+            ok = search.check_linear_certificate(Wu, Wd, Mm, search.decode_matrix(c["Y"]))["certified"]
+        elif k == "necessary_conditions":
+            ok = not search.necessary_conditions(Wu, Wd, Mm)["possible"]
+        elif k == "exhaustive":
+            ok = search.exhaustive_search(Wu, Wd, Mm, max_m=40, limit=1) == []
+        else:
+            ok = False
+        if not ok:
+            return False
+    return True
+
+
+def _cost_one_construction(block: Block, form: Any, s: list[int], j: int, w: int
+                           ) -> tuple[Optional[Block], dict[str, Any]]:
+    """The relu-complete construction for (s, T = {H_j}), compared exactly with the block."""
+    con = build_construction(form, s, [j])
+    same, why = relu_function_equal(construction_form(con, block.d), form)
+    if not same or con.width != len(form.active) + 1:
+        return None, {"exact": False, "built": False,
+                      "reason": f"the cost-one construction did not reproduce the block ({why})"}
+    plain, rec = _construction_plain(block, con, w)
+    rec["construction"] = f"T = {{class {j}}} with the signs s of the cost-one search (relu-complete)"
+    return plain, rec
 
 
 # ---------------------------------------------------------------------------- relu-limit
