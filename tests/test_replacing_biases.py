@@ -138,3 +138,28 @@ def test_through_the_cli(tmp_path, act):
     assert verdicts == [("not_absorbable", "none", "absorbable")] * 2
     bad = _cli("check", str(tmp_path / f"{act}0.npz"), "--replacing-biases", "maybe")
     assert bad.returncode != 0
+
+
+@pytest.mark.parametrize("name,conv", [("relu_stack_d1_referee", "both"), ("relu_stack_absorbable", "both"),
+                                       ("relu_stack_narrow", "unstated")])
+def test_stack_verdicts_say_which_plain_stacks_they_are_about(name, conv):
+    """Stack verdicts name the convention: depth-d1 covers plain stacks with or without biases, the
+    sign flips of a bias-free stack give a bias-free plain stack, depth-narrow's statement does not
+    say (reported as such, not guessed)."""
+    from oracle.core import stackfiles
+    from oracle.decide import stacks
+
+    res = stacks.decide_stack(stackfiles.read_stack(ROOT / "examples" / f"{name}.npz"))
+    assert res["verdict"] != "undecided"
+    assert res["replacing_biases"] == conv
+    r = _cli("check", str(ROOT / "examples" / f"{name}.npz"))
+    assert r.returncode == 0 and "biases:  the plain stacks this verdict is about" in r.stdout
+
+
+def test_flat_stack_verdict_is_about_bias_free_plain_stacks():
+    from oracle.core.blocks import Stack
+    from oracle.decide import stacks
+
+    b = Block("relu2", W_up=np.array([[1.0, 0.5], [0.0, 1.0]]), W_down=np.array([[1.0, 0.0], [0.5, 1.0]]))
+    res = stacks.decide_stack(Stack([b, b]))
+    assert (res["verdict"], res["claim"], res["replacing_biases"]) == ("not_absorbable", "depth-impossible", "none")

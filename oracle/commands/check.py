@@ -197,7 +197,8 @@ def _run_stack(args: argparse.Namespace, path: Path, fmt: str) -> int:
                    replacing_biases=getattr(args, "replacing_biases", "auto"))
         res = {"verdict": v.verdict, "claim": v.claim, "exact": v.exact, "reason": "one block: " + v.reason,
                "certificate": {"activation": b.activation, "d": b.d, "layers": 1, "widths": [b.m],
-                               "block": block_to_json(b), "block_certificate": v.certificate}}
+                               "block": block_to_json(b), "block_certificate": v.certificate},
+               "replacing_biases": v.certificate.get("replacing_biases")}
         if v.plain is not None:
             plain_stack = Stack([v.plain])
     else:
@@ -222,6 +223,11 @@ def _run_stack(args: argparse.Namespace, path: Path, fmt: str) -> int:
         emit_json({**res, "input": "stack", **({"plain_block": written} if written else {})})
     else:
         print(stacks.format_decision(res))
+        conv = res.get("replacing_biases")
+        if conv and "block_certificate" not in res["certificate"]:
+            print("biases:  the plain stacks this verdict is about: " + {
+                "both": "with or without biases", "none": "bias-free", "allowed": "with biases allowed",
+                "unstated": "not stated by the claim's statement"}.get(conv, conv))
         line = _stack_certificate_line(res)
         if line:
             print(line)
