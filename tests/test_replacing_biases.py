@@ -163,3 +163,13 @@ def test_flat_stack_verdict_is_about_bias_free_plain_stacks():
     b = Block("relu2", W_up=np.array([[1.0, 0.5], [0.0, 1.0]]), W_down=np.array([[1.0, 0.0], [0.5, 1.0]]))
     res = stacks.decide_stack(Stack([b, b]))
     assert (res["verdict"], res["claim"], res["replacing_biases"]) == ("not_absorbable", "depth-impossible", "none")
+
+
+def test_zero_skip_with_biases_answers_only_the_biased_question():
+    """M = 0: B itself replaces the block, but B carries a bias, so it answers 'allowed' only."""
+    b = Block("relu", W_up=np.array([[1.0]]), W_down=np.array([[1.0]]), b_up=np.array([1.0]), M=np.zeros((1, 1)))
+    assert decide(b, replacing_biases="allowed").verdict == "absorbable"
+    v = decide(b, replacing_biases="none")
+    assert v.verdict == "undecided" and not v.exact and v.answers["none"] is None
+    free = Block("relu", W_up=np.array([[1.0]]), W_down=np.array([[1.0]]), M=np.zeros((1, 1)))
+    assert decide(free, replacing_biases="none").verdict == "absorbable"

@@ -216,8 +216,8 @@ def decide(block: Block, progress: Progress = quiet, max_exhaustive: int = 36,
 def _answered(block: Block, v: Verdict) -> tuple[str, ...]:
     """The conventions that a verdict of the stored-block procedures answers."""
     kind = v.certificate.get("kind")
-    if kind == "zero_skip":
-        return ("allowed", "none")  # B itself is residual-free
+    if kind == "zero_skip":  # B itself is residual-free, bias-free when the block is
+        return ("allowed",) if _nonzero_biases(block) else ("allowed", "none")
     if kind in ("homogeneous", "gated_zero"):
         return ("none",)  # Props. 5 and 6 compare bias-free blocks only
     if v.verdict == "undecided" or v.claim is None:
