@@ -207,3 +207,30 @@ def test_cost_one_bounds_agree_with_the_exact_enumeration(seed, d, h, extra):
     if large["verdict"] != "undecided":
         assert large["verdict"] == small["verdict"]
     assert recheck_relu(b, c)
+
+
+def test_cost_two_pairs_decide_absorbable_blocks_with_two_spare_units():
+    """d = 3, 16-20 classes, two spare units, cost one excluded: a pair T of classes with
+    N_s P_T = 0 gives m* = h + 2 <= m (construction built, compared, re-checked); without one the
+    verdict stays undecided (rank N_s = 1 with T empty is not searched), never wrong."""
+    import json
+    found = 0
+    for seed in range(1, 30, 4):
+        b = _degenerate(seed, 3, 16 + seed % 5, 2)
+        r = decide_relu(b)
+        c = r["certificate"]
+        cj = json.loads(json.dumps(c, default=str))
+        assert recheck_relu(b, cj)
+        if (c.get("cost_two") or {}).get("status") == "found":
+            found += 1
+            assert (r["verdict"], r["exact"]) == ("absorbable", True)
+            assert c["lower"] == c["upper"] == c["active_classes"] + 2
+            if c["emitted_block"]["exact"]:
+                assert compare_blocks(b, r["plain"]).equal is True
+            bad = copy.deepcopy(cj)
+            bad["cost_two"]["s"] = [-v for v in bad["cost_two"]["s"]]
+            bad["cost_two"]["T"] = [0, 0]
+            assert not recheck_relu(b, bad)
+        else:
+            assert r["verdict"] == "undecided" and not r["exact"]
+    assert found >= 3

@@ -673,6 +673,12 @@ def _cost_one_pass(block: Block, cert: dict[str, Any], w: int, h: int, form: Any
         cert["upper"] = min(cert["upper"], h + 1)
     elif r["status"] == "none" and cert["lower"] == h + 1:
         cert["lower"] = h + 2
+    if cert["lower"] <= w < cert["upper"] and cert["upper"] > h + 2 and w >= h + 2:
+        progress("cost two: an index-set problem per pair of classes")
+        r2 = cost_two_pairs(form, max_exhaustive)
+        cert["cost_two"] = r2
+        if r2["status"] == "found":
+            cert["upper"] = h + 2
     return form
 
 
@@ -730,9 +736,12 @@ def _bounds_verdict(block: Block, cert: dict[str, Any], cd: ClassData, lower: in
                         "signs gives N_s = 0, and no class H with signs gives N_s P_H = 0 (exact index-set "
                         "searches: cost 0 and cost 1 excluded)", cert)
     c1 = cert.get("cost_one") or {}
+    c2 = cert.get("cost_two") or {}
     if upper <= w:
         if c1.get("status") == "found" and upper == h + 1 and form is not None:
-            plain, rec = _cost_one_construction(block, form, c1["s"], int(c1["class"]), w)
+            plain, rec = _cost_one_construction(block, form, c1["s"], [int(c1["class"])], w)
+        elif c2.get("status") == "found" and upper == h + 2 and form is not None:
+            plain, rec = _cost_one_construction(block, form, c2["s"], [int(t) for t in c2["T"]], w)
         elif cert.get("upper_by_unit_index_set"):
             plain, rec = _flip_upper_block(block, cert)
         else:
@@ -841,6 +850,18 @@ def _recheck_bounds(block: Block, cert: dict[str, Any]) -> bool:
         if con.width != h + 1 or not relu_function_equal(construction_form(con, block.d), form)[0]:
             return False
         bound = min(bound, h + 1)
+    c2 = cert.get("cost_two") or {}
+    if c2.get("status") == "found":  # the construction for (s, T = {H, G}) has width h + 2
+        if form is None:
+            form = relu_form(block)
+            if len(form.active) != h:
+                return False
+        T2 = [int(t) for t in c2["T"]]
+        con = build_construction(form, [int(v) for v in c2["s"]], T2)
+        if (len(set(T2)) != 2 or con.width != h + 2
+                or not relu_function_equal(construction_form(con, block.d), form)[0]):
+            return False
+        bound = min(bound, h + 2)
     if upper < bound:
         return False
     if lower <= h:
@@ -883,6 +904,11 @@ def _lcm_den(rows: list[list[Fraction]]) -> int:
 
 
 def cost_one_problem(form: Any, j: int) -> tuple[str, Any]:
+    """cost_problem for T = {H_j}."""
+    return cost_problem(form, [j])
+
+
+def cost_problem(form: Any, T: list[int]) -> tuple[str, Any]:
     """The question "some s with N_s K = 0" for T = {H_j} (K a basis of u_j-perp), as an index-set
     problem W_down'[:,S] W_up'[S,:] = -M' in integers stored exactly as float64.
 
@@ -894,7 +920,7 @@ def cost_one_problem(form: Any, j: int) -> tuple[str, Any]:
     ('unknown', reason) when some integer needs more than 53 bits, or ('problem', (W_up', W_down', M'))."""
     act = form.active
     d, h = form.d, len(act)
-    Kq = kernel_basis([act[j].u], d)
+    Kq = kernel_basis([act[j].u for j in T], d)
     k = Kq.ncols()
     if k == 0:
         return "trivial", None
@@ -951,6 +977,39 @@ def cost_one(form: Any, max_exhaustive: int = 36) -> dict[str, Any]:
     return {"status": "none", "certificates": certs}
 
 
+MAX_COST_TWO_PAIRS = 400  # pairs of classes tried for cost two (each an index-set search)
+
+
+def cost_two_pairs(form: Any, max_exhaustive: int = 36) -> dict[str, Any]:
+    """Some s and two classes H, G with independent directions and N_s P_{H,G} = 0: cost |T| = 2,
+    rank 0, so m* <= h + 2.  Only 'found' is used (an upper bound); cost two can also come from
+    T empty and rank N_s = 1, which is not searched, so 'not found' proves nothing."""
+    act = form.active
+    h, d = len(act), form.d
+    tried = 0
+    for j in range(h):
+        for g in range(j + 1, h):
+            if rational.from_fractions([act[j].u, act[g].u], d).rank() < 2:
+                continue
+            tried += 1
+            if tried > MAX_COST_TWO_PAIRS:
+                return {"status": "not_found", "pairs_tried": tried - 1, "reason": "pair budget"}
+            what, data = cost_problem(form, [j, g])
+            if what == "trivial":
+                return {"status": "found", "T": [j, g], "S": [], "s": [1] * h}
+            if what != "problem":
+                continue
+            res = search.find_index_set(*data, max_exhaustive=max_exhaustive)
+            if res.status == "found":
+                S = sorted(int(i) for i in res.S)
+                sg = [1] * h
+                for i in S:
+                    if i not in (j, g):
+                        sg[i] = -1
+                return {"status": "found", "T": [j, g], "S": S, "s": sg}
+    return {"status": "not_found", "pairs_tried": tried}
+
+
 def _recheck_cost_one_none(form: Any, certs: list[dict[str, Any]]) -> bool:
     """Every class has a certificate that its problem has no solution, re-verified."""
     h = len(form.active)
@@ -979,16 +1038,17 @@ def _recheck_cost_one_none(form: Any, certs: list[dict[str, Any]]) -> bool:
     return True
 
 
-def _cost_one_construction(block: Block, form: Any, s: list[int], j: int, w: int
+def _cost_one_construction(block: Block, form: Any, s: list[int], T: list[int], w: int
                            ) -> tuple[Optional[Block], dict[str, Any]]:
-    """The relu-complete construction for (s, T = {H_j}), compared exactly with the block."""
-    con = build_construction(form, s, [j])
+    """The relu-complete construction for (s, T) with N_s P_T = 0 (width h + |T|), compared exactly
+    with the block."""
+    con = build_construction(form, s, T)
     same, why = relu_function_equal(construction_form(con, block.d), form)
-    if not same or con.width != len(form.active) + 1:
+    if not same or con.width != len(form.active) + len(T):
         return None, {"exact": False, "built": False,
-                      "reason": f"the cost-one construction did not reproduce the block ({why})"}
+                      "reason": f"the cost-{len(T)} construction did not reproduce the block ({why})"}
     plain, rec = _construction_plain(block, con, w)
-    rec["construction"] = f"T = {{class {j}}} with the signs s of the cost-one search (relu-complete)"
+    rec["construction"] = f"T = classes {T} with the signs s of the cost-{len(T)} search (relu-complete)"
     return plain, rec
 
 
