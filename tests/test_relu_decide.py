@@ -234,3 +234,45 @@ def test_cost_two_pairs_decide_absorbable_blocks_with_two_spare_units():
         else:
             assert r["verdict"] == "undecided" and not r["exact"]
     assert found >= 3
+
+
+@pytest.mark.parametrize("args,verdict,field,status", [
+    ((0, 3, 16, 1), "not_absorbable", "cost_one", "none"),
+    ((12, 2, 18, 1), "absorbable", "cost_one", "found"),
+    ((1, 3, 17, 2), "absorbable", "cost_two", "found"),
+])
+def test_cost_searches_through_the_cli(tmp_path, args, verdict, field, status):
+    """`absorb check --json` then `absorb recheck` (subprocesses) on blocks decided by the cost-one
+    and cost-two searches; a tampered certificate is refused."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from oracle.core import io as bio
+
+    root = Path(__file__).resolve().parents[1]
+    b = _degenerate(*args)
+    f = tmp_path / "b.npz"
+    bio.write_block(b, f)
+    r = subprocess.run([sys.executable, "-m", "oracle.cli", "check", str(f), "--json"], capture_output=True,
+                       text=True, cwd=root, timeout=600)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert (doc["verdict"], doc["exact"], doc["certificate"][field]["status"]) == (verdict, True, status)
+    c = tmp_path / "c.json"
+    c.write_text(r.stdout)
+    rr = subprocess.run([sys.executable, "-m", "oracle.cli", "recheck", str(c), str(f)], capture_output=True,
+                        text=True, cwd=root, timeout=600)
+    assert rr.returncode == 0, rr.stdout + rr.stderr
+    bad = json.loads(r.stdout)
+    if status == "none":
+        bad["certificate"][field]["certificates"] = bad["certificate"][field]["certificates"][1:]
+    else:
+        bad["certificate"][field]["s"] = [-v for v in bad["certificate"][field]["s"]]
+        bad["certificate"][field]["class" if field == "cost_one" else "T"] = (
+            0 if field == "cost_one" and bad["certificate"][field]["class"] else [0, 0])
+    c.write_text(json.dumps(bad))
+    rr = subprocess.run([sys.executable, "-m", "oracle.cli", "recheck", str(c), str(f)], capture_output=True,
+                        text=True, cwd=root, timeout=600)
+    assert rr.returncode == 1, rr.stdout + rr.stderr
