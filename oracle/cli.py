@@ -161,6 +161,10 @@ def _parser() -> "_Parser":
     c.add_argument("--emit", metavar="OUT", help="write the residual-free block here when absorbable")
     c.add_argument("--exit-code", action="store_true",
                    help="exit with the verdict's code: 0 absorbable, 3 not_absorbable, 4 undecided")
+    c.add_argument("--replacing-biases", choices=("auto", "allowed", "none"), default="auto",
+                   help="the question asked: may the replacing block carry biases (allowed), or must it be "
+                        "bias-free (none); auto (default): as the block itself, allowed when it has a nonzero "
+                        "bias (docs/check.md)")
     w = _sub(sub, "witness")
     w.add_argument("residual", help="residual block file")
     w.add_argument("plain", help="candidate residual-free block file")

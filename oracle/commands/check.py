@@ -61,6 +61,15 @@ def _summary(v: Verdict, plain_path: Optional[str]) -> str:
              f"claim:   {v.claim or '-'}" + (f" (also met: {', '.join(c['also_applies'])})"
                                             if c.get("also_applies") else ""),
              f"reason:  {v.reason}"]
+    conv = c.get("replacing_biases")
+    if conv:
+        what = "WITH biases allowed" if conv == "allowed" else "WITHOUT biases"
+        line = f"biases:  the question decided: a replacing block {what} (--replacing-biases {conv})"
+        oc = c.get("other_convention")
+        if oc:
+            line += (f"; {'without' if conv == 'allowed' else 'with'} biases the answer differs: "
+                     f"{oc['verdict']} ({'exact' if oc['exact'] else 'not exact'}, {oc['claim']})")
+        lines.append(line)
     kind = c.get("kind")
     s = c.get("search", {})
     if c.get("S") is not None and (kind == "index_set" or v.verdict == "absorbable"):
@@ -166,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
         return _run_stack(args, path, fmt)
     block = bio.read_block(path)
     progress = stderr_progress() if block.m * block.d >= LARGE_BLOCK else quiet
-    v = decide(block, progress=progress)
+    v = decide(block, progress=progress, replacing_biases=getattr(args, "replacing_biases", "auto"))
     written = None
     if getattr(args, "emit", None):
         if v.plain is None:
@@ -196,10 +205,12 @@ def _run_stack(args: argparse.Namespace, path: Path, fmt: str) -> int:
         # the block decision, so that an absorbable verdict can emit its (possibly biased) block
 
         b = st.blocks[0]
-        v = decide(b, progress=stderr_progress() if b.m * b.d >= LARGE_BLOCK else quiet)
+        v = decide(b, progress=stderr_progress() if b.m * b.d >= LARGE_BLOCK else quiet,
+                   replacing_biases=getattr(args, "replacing_biases", "auto"))
         res = {"verdict": v.verdict, "claim": v.claim, "exact": v.exact, "reason": "one block: " + v.reason,
                "certificate": {"activation": b.activation, "d": b.d, "layers": 1, "widths": [b.m],
-                               "block": block_to_json(b), "block_certificate": v.certificate}}
+                               "block": block_to_json(b), "block_certificate": v.certificate},
+               "replacing_biases": v.certificate.get("replacing_biases")}
         if v.plain is not None:
             plain_stack = Stack([v.plain])
     else:
@@ -224,6 +235,11 @@ def _run_stack(args: argparse.Namespace, path: Path, fmt: str) -> int:
         emit_json({**res, "input": "stack", **({"plain_block": written} if written else {})})
     else:
         print(stacks.format_decision(res))
+        conv = res.get("replacing_biases")
+        if conv and "block_certificate" not in res["certificate"]:
+            print("biases:  the plain stacks this verdict is about: " + {
+                "both": "with or without biases", "none": "bias-free", "allowed": "with biases allowed",
+                "unstated": "not stated by the claim's statement"}.get(conv, conv))
         line = _stack_certificate_line(res)
         if line:
             print(line)

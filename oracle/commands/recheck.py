@@ -49,7 +49,7 @@ _CLAIMS = {"zero_skip": {None}, "homogeneous": {"homogeneous-impossible"}, "gate
            "search_inconclusive": {"relu-gelu-iff", "glu-flip"},
            "hypothesis_failed": {"homogeneous-impossible", "gated-impossible"},
            "unsupported": {None}, "relu_complete": {"relu-complete"}, "relu_complete_bounds": {"relu-complete"},
-           "relu_limit": {"relu-limit"}}
+           "relu_limit": {"relu-limit"}, "convention_not_decided": {None}}
 
 
 def load_document(path: str) -> dict[str, Any]:
@@ -106,7 +106,7 @@ def _expected(block: Block, cert: dict[str, Any]) -> Optional[str]:
         return "not_absorbable" if cert.get("activation_properties_verified") else "undecided"
     if kind == "gated_zero":
         return "not_absorbable" if cert.get("activation_properties_verified") else "undecided"
-    if kind in ("hypothesis_failed", "search_inconclusive", "unsupported"):
+    if kind in ("hypothesis_failed", "search_inconclusive", "unsupported", "convention_not_decided"):
         return "undecided"
     if kind == "no_index_set":
         M = block.M

@@ -61,11 +61,18 @@ class Verdict:
     reason: str
     certificate: dict[str, Any] = field(default_factory=dict)
     plain: Optional[Block] = None  # the residual-free block when absorbable
+    # the verdict for each convention (replacing block with / without biases), None where not established
+    answers: Optional[dict[str, Any]] = None
 
     def as_dict(self, plain_path: Optional[str] = None) -> dict[str, Any]:
         """The JSON document of ``absorb check --json``."""
         out = {"verdict": self.verdict, "claim": self.claim, "exact": self.exact,
                "reason": self.reason, "certificate": self.certificate}
+        if self.certificate.get("replacing_biases"):
+            out["replacing_biases"] = self.certificate["replacing_biases"]
+        if self.answers is not None:
+            out["biases_allowed"] = self.answers.get("allowed")
+            out["biases_none"] = self.answers.get("none")
         if plain_path is not None:
             out["plain_block"] = plain_path
         return out
@@ -161,9 +168,149 @@ def row_rank_is_full(W_up: np.ndarray) -> dict[str, Any]:
 
 # ------------------------------------------------------------------ decision
 
-def decide(block: Block, progress: Progress = quiet, max_exhaustive: int = 36) -> Verdict:
-    """The verdict for a residual block, with the claim it rests on and a re-checkable certificate."""
+REPLACING_BIASES = ("auto", "allowed", "none")
+MAX_OTHER_UNITS = 400  # the other convention's flip-set answer is computed up to this width
+
+
+def resolve_convention(block: Block, replacing_biases: str = "auto") -> str:
+    """'allowed' or 'none': the question decided (auto: the block's own, nonzero biases or not)."""
+    if replacing_biases not in REPLACING_BIASES:
+        raise InputError(f"replacing biases must be one of {', '.join(REPLACING_BIASES)}, "
+                         f"not {replacing_biases!r}")
+    if replacing_biases == "auto":
+        return "allowed" if _nonzero_biases(block) else "none"
+    return replacing_biases
+
+
+def decide(block: Block, progress: Progress = quiet, max_exhaustive: int = 36,
+           replacing_biases: str = "auto") -> Verdict:
+    """The verdict for a residual block, with the claim it rests on and a re-checkable certificate.
+
+    ``replacing_biases`` is the question asked (docs/check.md): 'allowed' (does x -> Mx + B(x)
+    equal some residual-free block of the same family and width, biases allowed), 'none' (a
+    bias-free one), or 'auto' (the default: 'allowed' when the block has a nonzero bias, 'none'
+    when it is bias-free).  The certificate names the convention decided (``replacing_biases``);
+    where the other convention's answer was established and differs, it carries that answer too
+    (``other_convention``, with its own certificate)."""
+    conv = resolve_convention(block, replacing_biases)
     if block.kind != "residual":
+        raise InputError("check expects a residual block (kind = residual); this file is a plain block")
+    stored = _decide_stored(block, progress, max_exhaustive)
+    answers = _answers(block, stored, progress)
+    other = "none" if conv == "allowed" else "allowed"
+    v = answers.get(conv)
+    if v is None:
+        # not established: an undecided stored verdict keeps its own reason and certificate
+        v = stored if stored.verdict == "undecided" else _not_decided(block, conv, answers)
+    v.certificate["replacing_biases"] = conv
+    w = answers.get(other)
+    if w is not None and w is not v and w.verdict != v.verdict:
+        v.certificate["other_convention"] = {
+            "replacing_biases": other, "verdict": w.verdict, "claim": w.claim, "exact": w.exact,
+            "reason": w.reason, "certificate": w.certificate}
+    v.answers = {c: (None if a is None else {"verdict": a.verdict, "claim": a.claim, "exact": a.exact})
+                 for c, a in (("allowed", answers.get("allowed")), ("none", answers.get("none")))}
+    return v
+
+
+def _answered(block: Block, v: Verdict) -> tuple[str, ...]:
+    """The conventions that a verdict of the stored-block procedures answers."""
+    kind = v.certificate.get("kind")
+    if kind == "zero_skip":  # B itself is residual-free, bias-free when the block is
+        return ("allowed",) if _nonzero_biases(block) else ("allowed", "none")
+    if kind in ("homogeneous", "gated_zero"):
+        return ("none",)  # Props. 5 and 6 compare bias-free blocks only
+    if v.verdict == "undecided" or v.claim is None:
+        return ()
+    # relu-complete, relu-limit, relu2-biased, gated-biased and glu-flip allow biases in B'; a block
+    # that is not absorbable with biases is not absorbable without (a fortiori), and an emitted
+    # block without nonzero biases answers the bias-free question too
+    out = ["allowed"]
+    if v.verdict == "not_absorbable" or (v.verdict == "absorbable" and v.plain is not None
+                                         and not _nonzero_biases(v.plain)):
+        out.append("none")
+    return tuple(out)
+
+
+def _answers(block: Block, stored: Verdict, progress: Progress) -> dict[str, Optional[Verdict]]:
+    """The verdict for each convention that this block's procedures establish (None: not established)."""
+    out: dict[str, Optional[Verdict]] = {"allowed": None, "none": None}
+    for c in _answered(block, stored):
+        out[c] = stored
+    if out["allowed"] is None and block.activation in activations.BIASED_FLIP and block.m <= MAX_OTHER_UNITS:
+        # a bias-free relu2 / gated block: relu2-biased and gated-biased contain the bias-free case
+        v = _decide_biased(block, _info(block), progress)
+        if v.verdict != "undecided":
+            out["allowed"] = v
+            if out["none"] is None and "none" in _answered(block, v):
+                out["none"] = v
+    if out["none"] is None and _nonzero_biases(block):
+        out["none"] = _bias_free_equivalent(block, progress)
+    return out
+
+
+def _dead_bias_units(block: Block) -> list[int]:
+    """Units whose output column is zero but which carry a nonzero b_up or b_gate entry."""
+    dead = ~np.any(block.W_down != 0, axis=0)
+    biased = np.zeros(block.m, dtype=bool)
+    for b in (block.b_up, block.b_gate):
+        if b is not None:
+            biased |= b != 0
+    return [int(i) for i in np.flatnonzero(dead & biased)]
+
+
+def _without_dead_biases(block: Block, units: list[int]) -> Block:
+    """The same block with the biases of the listed zero-output units set to 0 (the same function)."""
+    kw: dict[str, Any] = {"W_up": block.W_up, "W_down": block.W_down, "W_gate": block.W_gate,
+                          "b_down": block.b_down, "M": block.M, "kind": block.kind}
+    for name in ("b_up", "b_gate"):
+        b = getattr(block, name)
+        if b is not None:
+            b = b.copy()
+            b[units] = 0.0
+        kw[name] = b
+    return Block(block.activation, **kw)
+
+
+def _bias_free_equivalent(block: Block, progress: Progress) -> Optional[Verdict]:
+    """The bias-free question for a block whose only nonzero biases sit on units with a zero output
+    column: such a unit contributes W_down[:, i] * (...) = 0 whatever its biases, so the block with
+    those biases set to 0 is the same function and bias-free, and the bias-free claims
+    (homogeneous-impossible, gated-impossible, ...) decide it."""
+    units = _dead_bias_units(block)
+    if not units:
+        return None
+    twin = _without_dead_biases(block, units)
+    if _nonzero_biases(twin):
+        return None
+    v = _decide_stored(twin, progress, 36)
+    if "none" not in _answered(twin, v):
+        return None
+    v.certificate["dead_unit_biases_zeroed"] = units
+    v.certificate["block"] = _info(block)
+    v.reason = (f"the nonzero biases sit on units {units[:20]} whose output columns are zero, so the block is "
+                "the same function as the bias-free block with those biases set to 0; for that block: "
+                + v.reason)
+    return v
+
+
+def _not_decided(block: Block, conv: str, answers: dict[str, Optional[Verdict]]) -> Verdict:
+    """No procedure establishes the answer for this convention (the other one may be known)."""
+    what = "with biases" if conv == "allowed" else "without biases"
+    other = answers["none" if conv == "allowed" else "allowed"]
+    reason = (f"no registered claim decides whether a residual-free {block.activation} block {what} of the "
+              "same width equals this block")
+    if other is not None:
+        reason += (f"; for replacing blocks {'without' if conv == 'allowed' else 'with'} biases the answer is "
+                   f"{other.verdict} ({other.claim})")
+    return Verdict("undecided", None, False, reason,
+                   {"kind": "convention_not_decided", "block": _info(block), "replacing_biases": conv})
+
+
+def _decide_stored(block: Block, progress: Progress = quiet, max_exhaustive: int = 36) -> Verdict:
+    """The decision procedures as they apply to the stored block (_answered says which question)."""
+    if block.kind != "residual":
+
         raise InputError("check expects a residual block (kind = residual); this file is a plain block")
     act = block.act
     m = block.m
@@ -390,6 +537,8 @@ def _decide_relu(block: Block, info: dict[str, Any], progress: Progress, max_exh
         flipped = _unit_flip(block, cert, say, max_exhaustive)
         if flipped is not None:
             plain = flipped
+            # the class construction's rounding note is about a block that is not emitted
+            reason = reason.split("; the emitted file holds")[0]
             reason += (f"; the emitted block is the sign flip of the {cert['size']} units in S "
                        "(W_down[:,S] W_up[S,:] = -M exactly)")
             if cert["emitted_block"]["exact"]:
@@ -653,9 +802,24 @@ def _width_not_absorbable(block: Block, nd: Any, exact_only: bool) -> dict[str, 
 
 def recheck_certificate(block: Block, cert: dict[str, Any]) -> bool:
     """Re-verify a certificate from its JSON form and the block's weights only."""
+    other = cert.get("other_convention")
+    if other is not None and other.get("verdict") != "undecided":
+        if not recheck_certificate(block, other["certificate"]):
+            return False
+    dead = cert.get("dead_unit_biases_zeroed")
+    if dead is not None:
+        # the certificate is about the same block with these units' biases set to 0: they must be
+        # units with a zero output column (then the two blocks are the same function)
+        units = [int(i) for i in dead]
+        if not units or any(not 0 <= i < block.m or np.any(block.W_down[:, i] != 0) for i in units):
+            return False
+        inner = {k: v for k, v in cert.items() if k not in ("dead_unit_biases_zeroed", "other_convention")}
+        return recheck_certificate(_without_dead_biases(block, units), inner)
     kind = cert.get("kind")
     M = block.M if block.kind == "residual" else None  # None: the identity (or no skip at all)
     try:
+        if kind == "convention_not_decided":
+            return cert.get("replacing_biases") in ("allowed", "none")  # states only that nothing was proved
         if kind == "zero_skip":
             return M is not None and not np.any(M != 0)
         if kind == "homogeneous":

@@ -76,8 +76,35 @@ def _flip_stack(layers: list, sets: list) -> list:
             for (U, W), S in zip(layers, sets)]
 
 
+# which plain stacks a stack claim's verdict is about (docs/check.md, "The question asked"):
+# 'both' = with or without biases, 'none' = bias-free plain stacks, 'unstated' = the claim's
+# statement does not say
+_STACK_CONVENTION = {"depth-d1": "both", "depth-impossible": "none", "depth-any": "none",
+                     "depth-narrow": "unstated", "depth-d2": "unstated", "depth-near-identity": "unstated"}
+
+
+def stack_convention(res: dict[str, Any]) -> Optional[str]:
+    """The bias convention a stack decision answers: 'allowed', 'none', 'both', 'unstated', or None
+    (undecided).  An absorbable verdict whose plain stack has no nonzero bias answers both."""
+    if res["verdict"] == "undecided":
+        return None
+    bc = res["certificate"].get("block_certificate")
+    if bc is not None:
+        return bc.get("replacing_biases")
+    if res["verdict"] == "absorbable" and res["claim"] == "relu-gelu-iff":
+        return "both"  # the sign flips of a bias-free stack: a bias-free plain stack
+    return _STACK_CONVENTION.get(res["claim"] or "", "unstated")
+
+
 def decide_stack(stack: Stack) -> dict[str, Any]:
-    """Decide whether a residual stack equals a plain stack of the same depth and widths."""
+    """Decide whether a residual stack equals a plain stack of the same depth and widths; the
+    result says which plain stacks (with or without biases) the verdict is about."""
+    res = _decide_stack(stack)
+    res["replacing_biases"] = stack_convention(res)
+    return res
+
+
+def _decide_stack(stack: Stack) -> dict[str, Any]:
 
     if stack_kind(stack) != "residual_stack":
         raise InputError("decide_stack needs a residual stack (kind residual_stack); a plain stack "
