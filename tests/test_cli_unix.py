@@ -256,7 +256,8 @@ class _Terminal(io.StringIO):
         return True
 
 
-def test_progress_on_a_terminal_is_one_line_redrawn_and_erased():
+def test_progress_on_a_terminal_is_one_line_redrawn_and_erased(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # the status line is cut to the terminal's width
     term = _Terminal()
     p = Progress("audit", stream=term)
     p.stage("starting")
