@@ -1,11 +1,12 @@
 """``absorb recheck CERT.json [FILE ...]``: re-verify a certificate from its document (and the weights).
 
-Four kinds of document are read:
+Five kinds of document are read:
 
-* ``absorb check --json`` of a block: the block file is given as FILE.  The certificate must
-  re-verify from the weights (:func:`oracle.decide.recheck_certificate`), its block summary must
-  be this block's, and the verdict, claim and exactness the document states must be the ones the
-  certificate supports (a tampered verdict on a sound certificate is refused too);
+* ``absorb check --json`` of a block: the block file is given as FILE.  The one re-check of such
+  a document, shared with the library, is :func:`oracle.decide.document.check_block_document`:
+  the stated facts are recomputed from the weights, the certificate's evidence re-verified, and
+  the verdict, claim and exactness must be the ones that evidence supports; a refusal names the
+  field;
 * ``absorb check --json`` of a stack (``"input": "stack"``): the certificate carries the stack,
   re-verified by :func:`oracle.decide.stacks.recheck_decision`;
 * ``absorb witness --json``: the two block files are FILE FILE, or the paths the document names;
@@ -27,29 +28,20 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable
 
 import numpy as np
 
 import oracle.claims as claim_modules
 from oracle.algebra.stacks import sweep
 from oracle.core import io as bio
-from oracle.core.blocks import Block, nondegeneracy
+from oracle.core.blocks import Block
 from oracle.core.errors import InputError, RegistryError
-from oracle.decide.block import NECESSITY_PROVED, invertibility, recheck_certificate
+from oracle.decide.document import recheck_block_document
 from oracle.decide.stacks import recheck_decision
 from oracle.decide.witness import recheck_witness
 
 MAX_DOCUMENT_BYTES = 200_000_000
-
-# certificate kind -> the claims a verdict resting on it may name
-_CLAIMS = {"zero_skip": {None}, "homogeneous": {"homogeneous-impossible"}, "gated_zero": {"gated-impossible"},
-           "index_set": {"relu-gelu-iff", "glu-flip"}, "no_index_set": {"relu-gelu-iff", "glu-flip"},
-           "search_inconclusive": {"relu-gelu-iff", "glu-flip"},
-           "hypothesis_failed": {"homogeneous-impossible", "gated-impossible"},
-           "unsupported": {None}, "relu_complete": {"relu-complete"}, "relu_complete_bounds": {"relu-complete"},
-           "relu_limit": {"relu-limit"}}
-
 
 def load_document(path: str) -> dict[str, Any]:
     """A JSON document (strict: no NaN/Infinity, no duplicate keys), or InputError."""
@@ -94,75 +86,6 @@ def kind_of(doc: dict[str, Any]) -> str:
                      "(no verdict and certificate, no claims)")
 
 
-def _expected(block: Block, cert: dict[str, Any]) -> Optional[str]:
-    """The verdict a certificate of this kind supports for this block (None: kind unknown)."""
-    kind = cert.get("kind")
-    if kind in ("zero_skip", "index_set"):
-        return "absorbable"
-    if kind == "homogeneous":
-        return "not_absorbable" if cert.get("activation_properties_verified") else "undecided"
-    if kind == "gated_zero":
-        return "not_absorbable" if cert.get("activation_properties_verified") else "undecided"
-    if kind in ("hypothesis_failed", "search_inconclusive", "unsupported"):
-        return "undecided"
-    if kind == "no_index_set":
-        M = block.M
-        blocked = (any(getattr(block, n) is not None and np.any(getattr(block, n) != 0)
-                       for n in ("b_up", "b_gate", "b_down"))
-                   or block.activation not in NECESSITY_PROVED or block.d < 2
-                   or not nondegeneracy(block.W_up, block.W_down).ok
-                   or (M is not None and invertibility(M)["invertible"] is not True))
-        return "undecided" if blocked else "not_absorbable"
-    if kind == "relu_complete":
-        return "absorbable" if cert["m_star"] <= cert["width_asked"] else "not_absorbable"
-    if kind == "relu_complete_bounds":
-        if cert["lower"] > cert["width_asked"]:
-            return "not_absorbable"
-        return "absorbable" if cert["upper"] <= cert["width_asked"] else "undecided"
-    if kind == "relu_limit":
-        if "S" in cert:
-            return "absorbable"
-        s = cert.get("search", {})
-        if s.get("status") == "none" and cert.get("nondegenerate", {}).get("nondegenerate"):
-            return "not_absorbable"
-        return "undecided"
-    return None
-
-
-def recheck_block_document(block: Block, doc: dict[str, Any]) -> tuple[bool, str]:
-    """Whether a ``check --json`` document holds for this block, and why (or why not)."""
-    cert = doc.get("certificate")
-    if not isinstance(cert, dict):
-        return False, "the document has no certificate"
-    kind = cert.get("kind")
-    info = cert.get("block") or (cert.get("hypotheses") or {}).get("block")
-    if isinstance(info, dict):
-        for key, mine in (("activation", block.activation), ("d", block.d), ("m", block.m)):
-            if key in info and info[key] != mine:
-                return False, (f"the certificate is about a block with {key} = {info[key]!r}, the file's "
-                               f"block has {mine!r}")
-    try:
-        want = _expected(block, cert)
-    except (KeyError, TypeError, ValueError):
-        return False, f"the {kind!r} certificate is malformed"
-    if want is None:
-        return False, f"unknown certificate kind {kind!r}"
-    if doc.get("verdict") != want:
-        return False, f"the document says {doc.get('verdict')!r}, its {kind!r} certificate supports {want!r}"
-    if doc.get("claim") not in _CLAIMS.get(kind, set()):
-        return False, f"the document names claim {doc.get('claim')!r}; a {kind!r} certificate rests on " + \
-            " or ".join(repr(c) for c in sorted(_CLAIMS[kind], key=str))
-    if doc.get("exact") is True and want == "undecided":
-        return False, "the document calls an undecided verdict exact"
-    search = cert.get("search") if isinstance(cert.get("search"), dict) else {}
-    if doc.get("exact") is True and kind in ("no_index_set", "relu_limit") and want == "not_absorbable" \
-            and search.get("exact") is not True:
-        return False, "the document calls the verdict exact, but its index-set search is not exact"
-    if not recheck_certificate(block, cert):
-        return False, f"the {kind!r} certificate does not re-verify from the weights"
-    return True, f"the {kind!r} certificate re-verifies from the weights: {want} ({doc.get('claim')})"
-
-
 def recheck_audit_document(doc: dict[str, Any]) -> tuple[bool, str]:
     """Re-verify every claim's sample certificate in an audit document with its registered re-check."""
     n = 0
@@ -204,26 +127,47 @@ def _read_block(path: str) -> Block:
     return bio.read_block(path)
 
 
-def recheck(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:
-    """(holds, reason) for a document of absorb check / witness / audit and the weight files."""
-    kind = kind_of(doc)
-    if kind == "audit":
-        return recheck_audit_document(doc)
-    if kind == "stack":
-        return (True, "the stack decision re-verifies from its certificate") if recheck_decision(doc) else (
-            False, "the stack decision does not re-verify from its certificate")
-    if kind == "witness":
-        paths = files or [doc.get("residual"), doc.get("plain")]
-        if len(paths) != 2 or not all(isinstance(x, str) for x in paths):
-            raise InputError("a witness document needs the residual and the plain block files "
-                             "(absorb recheck CERT.json RESIDUAL PLAIN)")
-        R, P = _read_block(paths[0]), _read_block(paths[1])
-        ok = recheck_witness(R, P, doc)
-        return ok, (f"the {doc['verdict']!r} document re-verifies from the two blocks" if ok
-                    else f"the {doc['verdict']!r} document does not re-verify from the two blocks")
+def _recheck_audit(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:
+    if files:
+        raise InputError("an audit document needs no other file: absorb recheck AUDIT.json")
+    return recheck_audit_document(doc)
+
+
+def _recheck_stack(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:
+    return (True, "the stack decision re-verifies from its certificate") if recheck_decision(doc) else (
+        False, "the stack decision does not re-verify from its certificate")
+
+
+def _recheck_witness(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:
+    paths = files or [doc.get("residual"), doc.get("plain")]
+    if len(paths) != 2 or not all(isinstance(x, str) for x in paths):
+        raise InputError("a witness document needs the residual and the plain block files "
+                         "(absorb recheck CERT.json RESIDUAL PLAIN)")
+    R, P = _read_block(paths[0]), _read_block(paths[1])
+    ok = recheck_witness(R, P, doc)
+    return ok, (f"the {doc['verdict']!r} document re-verifies from the two blocks" if ok
+                else f"the {doc['verdict']!r} document does not re-verify from the two blocks")
+
+
+def _recheck_block(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:
     if len(files) != 1:
         raise InputError("a block document needs its block file: absorb recheck CERT.json FILE")
     return recheck_block_document(_read_block(files[0]), doc)
+
+
+# document kind (kind_of) -> its re-check: (document, weight files) -> (holds, reason).  The sweep
+# has its own entry in run (progress and --every); a new kind of document adds one entry here.
+RECHECKS: dict[str, Callable[[dict[str, Any], list[str]], tuple[bool, str]]] = {
+    "audit": _recheck_audit, "stack": _recheck_stack, "witness": _recheck_witness, "block": _recheck_block,
+}
+
+
+def recheck(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:
+    """(holds, reason) for a document of absorb check / witness / audit and the weight files."""
+    kind = kind_of(doc)
+    if kind not in RECHECKS:
+        raise InputError(f"a {kind} document is re-checked by absorb recheck {kind.upper()}.json alone")
+    return RECHECKS[kind](doc, files)
 
 
 def recheck_sweep_document(doc: dict[str, Any], every: int = 1, quiet: bool = False) -> dict[str, Any]:

@@ -905,7 +905,9 @@ def recheck_odd(block: Block, cert: dict[str, Any]) -> bool:
         if s["status"] == "found":
             return bool(search.verify_index_set(block.W_up, block.W_down, M, cert["S"]))
         if s["status"] == "none":
-            if not nondegeneracy(block.W_up, block.W_down).ok:
+            # the stated nondegeneracy must be this block's; "no index set" is verified for a
+            # degenerate block too (its verdict is then undecided: the converse needs nondegeneracy)
+            if nondegeneracy(block.W_up, block.W_down).ok is not cert["nondegenerate"]["nondegenerate"]:
                 return False
             k = s.get("kind")
             if k == "linear":
