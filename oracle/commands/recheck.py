@@ -76,7 +76,8 @@ def kind_of(doc: dict[str, Any]) -> str:
         return "sweep"
     if isinstance(doc.get("claims"), list) and "counterexamples" in doc:
         return "audit"
-    if doc.get("verdict") in ("agree", "differ"):
+    if doc.get("verdict") in ("agree", "differ") or (doc.get("verdict") == "undecided" and "residual" in doc
+                                                     and "plain" in doc):
         return "witness"
     if doc.get("input") == "stack":
         return "stack"
@@ -145,6 +146,10 @@ def _recheck_witness(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:
                          "(absorb recheck CERT.json RESIDUAL PLAIN)")
     R, P = _read_block(paths[0]), _read_block(paths[1])
     ok = recheck_witness(R, P, doc)
+    if doc["verdict"] == "undecided":
+        return ok, ("the 'undecided' document claims no verdict; its float64 difference re-measures from the two "
+                    "blocks" if ok else "the 'undecided' document's float64 difference does not re-measure from the "
+                    "two blocks (or its seed is missing)")
     return ok, (f"the {doc['verdict']!r} document re-verifies from the two blocks" if ok
                 else f"the {doc['verdict']!r} document does not re-verify from the two blocks")
 
