@@ -17,6 +17,7 @@ A refusal raises :class:`Refused`, which names the field.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -27,6 +28,7 @@ from oracle.core.blocks import Block, nondegeneracy
 from oracle.core.errors import CheckFailed
 from oracle.decide import biased as biased_decide
 from oracle.decide import block as single
+from oracle.decide import relu as relu_decide
 
 
 class Refused(CheckFailed):
@@ -176,13 +178,34 @@ def _check_facts(block: Block, cert: dict[str, Any], verdict: str) -> None:
         same(sorted(cert.get("nonzero_biases", [])), sorted(single._nonzero_biases(block)),
              "certificate.nonzero_biases")
     s = cert.get("search")
-    if isinstance(s, dict) and s.get("kind") == "necessary_conditions":
-        nc = search.necessary_conditions(block.W_up, block.W_down, block.M if block.kind == "residual" else None)
+    ops = _search_operands(block, cert)
+    if isinstance(s, dict) and s.get("kind") == "necessary_conditions" and ops is not None:
+        nc = search.necessary_conditions(*ops)
         if nc["possible"]:
             raise Refused("certificate.search.possible", "the necessary conditions all hold for these weights")
         for key in ("possible", "violated", "checks", "exact"):
             if key in nc or key in s:
                 same(s.get(key), nc.get(key), f"certificate.search.{key}")
+    if isinstance(s, dict) and s.get("kind") == "linear" and ops is not None:
+        _check_linear_bounds(ops, s)
+    if kind == "biased_flip" and cert.get("part") == "A" and "c_S" in cert:
+        fd = biased_decide._flip_data(block)
+        if block.activation in activations.FLIP_GATES:
+            _, note = biased_decide.flip_block(block.without_skip(), sorted(int(i) for i in cert["S"]))
+            note = {k: v for k, v in note.items() if k != "construction"}
+        else:
+            _, note = biased_decide.flipped_block(block, fd, [int(i) for i in cert["S"]])
+        for key, v in note.items():
+            same(cert.get(key), v, f"certificate.{key}")
+    if kind == "index_set" or (kind in ("relu_limit", "relu_complete") and "S" in cert and "size" in cert):
+        _, note = single.flip_block(block, sorted(int(i) for i in cert["S"]))
+        for key in ("b_down_rounded", "b_down_exact", "b_down_max_rounding_error"):
+            if key in note or key in cert:
+                same(cert.get(key), note.get(key), f"certificate.{key}")
+    if kind in ("relu_complete", "relu_complete_bounds"):
+        same(cert["width_asked"], block.m, "certificate.width_asked")
+    if "size" in cert and "S" in cert:
+        same(cert["size"], len(cert["S"]), "certificate.size")
     if "distance" in cert:
         same(cert["distance"], single._distance_to_index_sets(block, _search_state(kind, cert)),
              "certificate.distance")
@@ -193,6 +216,36 @@ def _check_facts(block: Block, cert: dict[str, Any], verdict: str) -> None:
         want = _width(block, cert, nd, verdict)
         if want is not None:
             same(w, want, "certificate.absorption_width")
+
+
+def _search_operands(block: Block, cert: dict[str, Any]) -> Optional[tuple[Any, Any, Any]]:
+    """(U, W, M) of the index-set search a certificate reports: the block's own weights, or for
+    relu-complete's bounds the kink classes (relu.py's class data); None when no such search."""
+    kind = cert["kind"]
+    M = block.M if block.kind == "residual" else None
+    if kind in ("relu_limit", "no_index_set", "search_inconclusive") or (
+            kind == "biased_flip" and block.activation in activations.FLIP_GATES):
+        return block.W_up, block.W_down, M
+    if kind == "relu_complete_bounds" and (cert.get("search") or {}).get("status") == "none":
+        cls = relu_decide._classes_fast(block)
+        cd = relu_decide._class_data(block, cls)
+        if cd.V_float is None or cd.N_plus_float is None or not cls["active"]:
+            return None
+        return block.W_up[cd.reps], cd.V_float, cd.N_plus_float
+    return None
+
+
+def _check_linear_bounds(ops: tuple[Any, Any, Any], s: dict[str, Any]) -> None:
+    """The stated bounds of a linear functional Y must be ones the functional proves."""
+    chk = search.check_linear_certificate(*ops, search.decode_matrix(s["Y"]))
+    for key in ("lower_bound", "distance_lower_bound"):
+        v, proved = s.get(key), float(chk[key])
+        if v is None and not math.isfinite(proved):
+            continue
+        if type(v) not in (int, float) or not v <= proved:
+            raise Refused(f"certificate.search.{key}", f"states {_short(v)}, the functional Y proves only {proved!r}")
+    if "check_method" in s:
+        same(s["check_method"], chk["method"], "certificate.search.check_method")
 
 
 def _width(block: Block, cert: dict[str, Any], nd: Any, verdict: str) -> Optional[dict[str, Any]]:
@@ -232,12 +285,12 @@ def check_block_document(block: Block, doc: dict[str, Any]) -> str:
         want = supported(block, cert)
     except (KeyError, TypeError, ValueError, IndexError):
         raise Refused("certificate", f"the {kind!r} certificate is malformed") from None
+    if not single.recheck_certificate(block, cert):
+        raise Refused(_diagnose(block, cert), f"the {kind!r} certificate does not re-verify from the weights")
     try:
         _check_facts(block, cert, want)
     except (KeyError, TypeError, ValueError, IndexError) as e:
         raise Refused("certificate", f"the {kind!r} certificate is malformed ({type(e).__name__})") from None
-    if not single.recheck_certificate(block, cert):
-        raise Refused("certificate", f"the {kind!r} certificate does not re-verify from the weights")
     if doc.get("verdict") != want:
         raise Refused("verdict", f"the document says {doc.get('verdict')!r}, its {kind!r} certificate "
                                  f"supports {want!r}")
@@ -253,6 +306,37 @@ def check_block_document(block: Block, doc: dict[str, Any]) -> str:
             and s.get("exact") is not True:
         raise Refused("exact", "the document calls the verdict exact, but its index-set search is not exact")
     return f"the {kind!r} certificate re-verifies from the weights: {want} ({doc.get('claim')})"
+
+
+def _diagnose(block: Block, cert: dict[str, Any]) -> str:
+    """Which field of a refused certificate is wrong: the first that differs from a fresh decision
+    (asked only after the refusal, to name the field; small blocks only)."""
+    if block.m * block.d > 2_000:
+        return "certificate"
+    fresh = plain_json(single.decide(block).certificate)
+
+    def first(a: Any, b: Any, path: str) -> Optional[str]:
+        if isinstance(a, dict) and isinstance(b, dict):
+            for k in a:
+                if k in ("seconds", "time"):
+                    continue
+                if k not in b:
+                    return f"{path}.{k}"
+                hit = first(a[k], b[k], f"{path}.{k}")
+                if hit:
+                    return hit
+            return None
+        if isinstance(a, list) and isinstance(b, list):
+            if len(a) != len(b):
+                return path
+            for i, (x, y) in enumerate(zip(a, b)):
+                hit = first(x, y, f"{path}[{i}]")
+                if hit:
+                    return hit
+            return None
+        return None if a == b and type(a) is type(b) else path
+
+    return first(cert, fresh, "certificate") or "certificate"
 
 
 def recheck_block_document(block: Block, doc: dict[str, Any]) -> tuple[bool, str]:

@@ -667,6 +667,10 @@ def recheck_relu(block: Block, cert: dict[str, Any]) -> bool:
             wr = minimal_width(form)
             if wr.lower != cert["m_star"] or not wr.exact:
                 return False
+            # the stated optimum (s, T, cost) and the class count are the exact minimisation's
+            if (h != cert["active_classes"] or wr.cost != cert["cost"] or list(wr.s or []) != list(cert["s"] or [])
+                    or list(wr.T or []) != list(cert["T"] or []) or cert["m_star"] != h + cert["cost"]):
+                return False
 
             con = cert["construction"]
             Wd = qmat(con["W_down"])
@@ -917,6 +921,10 @@ def recheck_odd(block: Block, cert: dict[str, Any]) -> bool:
                 return not search.necessary_conditions(block.W_up, block.W_down, M)["possible"]
             if k == "exhaustive":
                 return search.exhaustive_search(block.W_up, block.W_down, M, max_m=40, limit=1) == []
+        if s["status"] == "unknown":
+            # an inconclusive search proves nothing and its verdict is undecided; the stated
+            # nondegeneracy must still be this block's
+            return nondegeneracy(block.W_up, block.W_down).ok is cert["nondegenerate"]["nondegenerate"]
         return False
     except (KeyError, TypeError, ValueError, IndexError):
         return False
