@@ -128,3 +128,72 @@ def test_a_document_for_other_weights_names_the_block(tmp_path, capsys):
     bio.write_block(b, f)
     out = refused(capsys, tmp_path, doc, f)
     assert "does not hold: certificate." in out, out
+
+
+# ---------------------------------------------------------------- audit documents
+
+AUDIT_CLAIMS = ["skip-reduction", "depth-d2"]  # Lean absent for the first, Coq and Lean absent for the second
+
+
+@pytest.fixture(scope="module")
+def small_audit(tmp_path_factory) -> dict:
+    """A narrowed real audit document (two claims, 3 instances, seed 5; the Coq build is cached)."""
+    from oracle.commands import audit
+
+    tmp = tmp_path_factory.mktemp("audit")
+    doc = audit.audit(quick=True, claims=AUDIT_CLAIMS, instances=3, seed=5, failures_dir=str(tmp / "f"))
+    from oracle.commands.output import json_safe
+    return json.loads(json.dumps(json_safe(doc), default=str))
+
+
+def _claim(doc: dict, cid: str) -> int:
+    return next(i for i, c in enumerate(doc["claims"]) if c["id"] == cid)
+
+
+AUDIT_FORGERIES = [
+    # (what is forged, a function doc -> forged doc, the field the refusal names)
+    ("coq status raised from absent", lambda d, i, j: put(d, ("claims", j, "coq", "status"), "checked"),
+     "claims[{j}].coq.status"),
+    ("lean status raised from absent", lambda d, i, j: put(d, ("claims", i, "lean", "status"), "written"),
+     "claims[{i}].lean.status"),
+    ("coq status lowered to absent", lambda d, i, j: put(d, ("claims", i, "coq", "status"), "absent"),
+     "claims[{i}].coq.status"),
+    ("instances per claim inflated", lambda d, i, j: put(d, ("instances_per_claim",), 100), "instances_per_claim"),
+    ("one claim's instance count inflated", lambda d, i, j: put(d, ("claims", i, "oracle", "instances"), 100),
+     "claims[{i}].oracle.instances"),
+    ("seed changed", lambda d, i, j: put(d, ("seed",), 6), "claims[0].oracle.seed"),
+    ("a source hash changed", lambda d, i, j: put(d, ("sources", "files", "proofs/claims.toml"), "0" * 64),
+     "sources.files.proofs/claims.toml"),
+    ("a source file added", lambda d, i, j: put(d, ("sources", "files", "proofs/coq/Extra.v"), "0" * 64),
+     "sources.files.proofs/coq/Extra.v"),
+    ("sources dropped", lambda d, i, j: {k: v for k, v in d.items() if k != "sources"}, "sources"),
+    ("registry entry changed", lambda d, i, j: put(d, ("claims", i, "registry", "coq"), []),
+     "claims[{i}].registry.coq"),
+    ("ok with problems", lambda d, i, j: put(d, ("problems",), ["x: made up"]), "ok"),
+    ("sample certificate made not to hold", lambda d, i, j: put(d, ("claims", i, "oracle", "sample", "holds"), False),
+     "claims[{i}].oracle.sample.holds"),
+]
+
+
+@pytest.mark.parametrize("what,forge,field", AUDIT_FORGERIES, ids=[f[0] for f in AUDIT_FORGERIES])
+def test_forged_audit_fields_are_refused_with_the_field(tmp_path, capsys, small_audit, what, forge, field):
+    i, j = _claim(small_audit, "skip-reduction"), _claim(small_audit, "depth-d2")
+    out = refused(capsys, tmp_path, forge(copy.deepcopy(small_audit), i, j))
+    assert f"does not hold: {field.format(i=i, j=j)}" in out, out
+
+
+def test_audit_document_holds_and_a_consistent_forgery_is_caught_by_the_re_run(tmp_path, capsys, small_audit):
+    """The true document holds (every field re-run from the seed); seed changed everywhere at once
+    passes the cheap bindings and is refused by the re-run, naming the field."""
+    p = tmp_path / "audit.json"
+    p.write_text(json.dumps(small_audit))
+    code, out, _ = run(capsys, "recheck", p)
+    assert code == 0 and out.startswith("holds:") and "re-run" in out, out
+    bad = put(small_audit, ("seed",), 6)
+    for c in bad["claims"]:
+        c["oracle"]["seed"] = 6
+    out = refused(capsys, tmp_path, bad)
+    assert "does not hold: document.claims[" in out, out  # the first field the other seed changes
+    bad = put(small_audit, ("made_up",), 1)
+    out = refused(capsys, tmp_path, bad)
+    assert "does not hold: made_up" in out, out

@@ -4,6 +4,7 @@ and boundary counterexamples, side by side. Needs no input."""
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import threading
@@ -183,6 +184,21 @@ def _counterexamples(selected: set[str], known_ids: list[str]) -> tuple[list[dic
     return out, None
 
 
+# the proof sources and pinned statements an audit reads, relative to the checkout
+SOURCE_GLOBS = ("proofs/claims.toml", "proofs/hypotheses.toml", "proofs/informal/*.md", "proofs/coq/**/*.v",
+                "proofs/coq/_CoqProject", "proofs/pinned/*.txt", "lean/**/*.lean", "lean/external-names.txt")
+
+
+def source_hashes(root: Path = consistency.ROOT) -> dict[str, Any]:
+    """SHA-256 of every proof source and pinned statement (sorted paths relative to root)."""
+    files: dict[str, str] = {}
+    for pattern in SOURCE_GLOBS:
+        for p in sorted(root.glob(pattern)):
+            if p.is_file() and ".lake" not in p.parts:
+                files[p.relative_to(root).as_posix()] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return {"algorithm": "sha256", "files": dict(sorted(files.items()))}
+
+
 DEFAULT_SEED = 0  # fixed, so that two runs without --seed draw the same instances
 FAILURES_DIR = "audit-failures"
 
@@ -317,6 +333,7 @@ def audit(quick: bool = False, claims: Optional[list[str]] = None, instances: Op
         "notes": [x for x in proof.get("notes", []) if concerns_selection(x)],
         "pinned_diffs": proof.get("pinned_diffs", {}),
         "activations": catalog,
+        "sources": source_hashes(),  # what the verdicts were computed from, for absorb recheck
         "seconds": round(time.perf_counter() - t0, 1),
         "run": report.run_info(),  # version, commit, date, machine, Coq version
     }

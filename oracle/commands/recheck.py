@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -33,11 +34,15 @@ from typing import Any, Callable
 import numpy as np
 
 import oracle.claims as claim_modules
+from oracle.claims import base
 from oracle.algebra.stacks import sweep
 from oracle.core import io as bio
 from oracle.core.blocks import Block
 from oracle.core.errors import InputError, RegistryError
-from oracle.decide.document import recheck_block_document
+from oracle.commands import audit as audit_cmd
+from oracle.commands.output import json_safe
+from oracle.decide.document import Refused, recheck_block_document, same
+from oracle.formal import consistency
 from oracle.decide.stacks import recheck_decision
 from oracle.decide.witness import recheck_witness
 
@@ -87,41 +92,180 @@ def kind_of(doc: dict[str, Any]) -> str:
                      "(no verdict and certificate, no claims)")
 
 
-def recheck_audit_document(doc: dict[str, Any]) -> tuple[bool, str]:
-    """Re-verify every claim's sample certificate in an audit document with its registered re-check."""
+_VOLATILE = {"seconds", "run"}  # timings and the machine a run happened on: not facts about the claims
+
+
+def _same_run(stated: Any, fresh: Any, field: str) -> None:
+    """Refuse with the first field where a re-run differs (timings left out)."""
+    if isinstance(stated, dict) and isinstance(fresh, dict):
+        for k in sorted(set(stated) | set(fresh), key=str):
+            if k in _VOLATILE:
+                continue
+            if k not in fresh:
+                raise Refused(f"{field}.{k}", "is not in the re-run audit: a field the re-check cannot confirm")
+            if k not in stated:
+                raise Refused(f"{field}.{k}", "is missing")
+            _same_run(stated[k], fresh[k], f"{field}.{k}")
+        return
+    if isinstance(stated, list) and isinstance(fresh, list) and len(stated) == len(fresh):
+        for i, (a, b) in enumerate(zip(stated, fresh)):
+            _same_run(a, b, f"{field}[{i}]")
+        return
+    if stated != fresh or type(stated) is not type(fresh):
+        raise Refused(field, f"states {_short(stated)}, the re-run gives {_short(fresh)}")
+
+
+def _short(x: Any) -> str:
+    r = json.dumps(x, default=str)
+    return r if len(r) <= 80 else r[:77] + "..."
+
+
+def _rerun_json(x: Any) -> Any:
+    return json.loads(json.dumps(json_safe(x), default=str, allow_nan=False))
+
+
+def _audit_bindings(doc: dict[str, Any]) -> int:
+    """The cheap bindings of an audit document: registry, absent proofs, seed and counts, sample
+    certificates (each re-verified by its claim's registered re-check). Returns the sample count."""
+    registry = {c["id"]: c for c in consistency.load_registry()}
+    full = "seed" in doc or "coq" in doc or "sources" in doc
+    if full:
+        for key, typ in (("seed", int), ("instances_per_claim", int), ("quick", bool), ("sources", dict)):
+            if type(doc.get(key)) is not typ:
+                raise Refused(key, "is missing or not a " + typ.__name__ + " (an audit document binds it)")
+        same(doc["sources"], audit_cmd.source_hashes(), "sources")
+    if not isinstance(doc.get("ok"), bool) or not isinstance(doc.get("problems", []), list):
+        raise Refused("ok", "is missing or not true or false")
+    if doc["ok"] and doc.get("problems"):
+        raise Refused("ok", "the document says ok and lists problems")
     n = 0
-    for c in doc["claims"]:
+    for i, c in enumerate(doc["claims"]):
+        where = f"claims[{i}]"
         if not isinstance(c, dict):
-            return False, "a claims entry is not an object"
+            raise Refused(where, "is not an object")
         cid, oracle = c.get("id"), c.get("oracle") or {}
+        if cid not in registry:
+            raise Refused(f"{where}.id", f"{cid!r} is not a claim of proofs/claims.toml")
+        if "registry" in c:
+            ref = c["registry"].get("oracle") if isinstance(c["registry"], dict) else None
+            if not isinstance(ref, str) or not ref.startswith("oracle.claims.") or ":" not in ref:
+                raise Refused(f"{where}.registry.oracle", f"{cid}: the oracle check {ref!r} is not one of "
+                                                          "oracle.claims' registered checks")
+            reg = _rerun_json(registry[cid])
+            for k, v in c["registry"].items():
+                same(v, reg.get(k), f"{where}.registry.{k}")
+        for face in ("coq", "lean"):
+            if face in c:
+                names = consistency.registry_names(registry[cid].get(face))
+                st = (c[face] or {}).get("status") if isinstance(c[face], dict) else None
+                if (st == "absent") != (not names):
+                    raise Refused(f"{where}.{face}.status", f"{cid}: states {st!r}, proofs/claims.toml "
+                                  + ("registers no " if not names else "registers ") + f"{face.title()} proof")
+        if full:
+            if oracle.get("seed") != doc["seed"]:
+                raise Refused(f"{where}.oracle.seed", f"states {oracle.get('seed')!r}, the audit's seed is {doc['seed']}")
+            if oracle.get("requested") != doc["instances_per_claim"]:
+                raise Refused("instances_per_claim", f"states {doc['instances_per_claim']!r}, the oracle run of "
+                              f"{cid} ({where}.oracle.requested) asked for {oracle.get('requested')!r}")
+        if oracle.get("status") == "pass" and "instances" in oracle and "requested" in oracle \
+                and oracle["instances"] != oracle["requested"]:
+            raise Refused(f"{where}.oracle.instances", f"states {oracle['instances']!r} for a passed run of "
+                          f"{oracle['requested']!r} requested instances")
+        if isinstance(oracle.get("sizes"), list) and type(oracle.get("instances")) is int \
+                and len(oracle["sizes"]) != oracle["instances"] + int(oracle.get("top_up") or 0):
+            raise Refused(f"{where}.oracle.instances", f"states {oracle['instances']!r} (+ {oracle.get('top_up') or 0} "
+                          f"topped up), the run lists {len(oracle['sizes'])} checked instances")
         sample = oracle.get("sample")
         if sample is None:
             continue
         ref = (c.get("registry") or {}).get("oracle") or oracle.get("ref")
         # only this package's registered checks are ever used, whatever the document names
         if not isinstance(ref, str) or not ref.startswith("oracle.claims.") or ":" not in ref:
-            return False, f"{cid}: the oracle check {ref!r} is not one of oracle.claims' registered checks"
+            raise Refused(f"{where}.oracle.ref", f"{cid}: the oracle check {ref!r} is not one of oracle.claims' "
+                                                 "registered checks")
         try:
             info = claim_modules.resolve(ref).check_info
         except RegistryError:
-            return False, f"{cid}: the oracle check {ref!r} is not a registered check"
+            raise Refused(f"{where}.oracle.ref", f"{cid}: the oracle check {ref!r} is not a registered check") from None
         if info.claim != cid or sample.get("claim") != cid:
-            return False, f"{cid}: the sample certificate is for claim {sample.get('claim')!r}"
+            raise Refused(f"{where}.oracle.sample.claim", f"{cid}: the sample certificate is for claim "
+                                                          f"{sample.get('claim')!r}")
         if sample.get("holds") is not True:
-            return False, f"{cid}: the sample certificate does not say that the claim holds"
+            raise Refused(f"{where}.oracle.sample.holds", f"{cid}: the sample certificate does not say that the "
+                                                          "claim holds")
         try:
             ok = bool(info.recheck(sample))
         except Exception as e:  # a malformed certificate is a certificate that does not hold
-            ok = False
-            why = f"{type(e).__name__}"
+            ok, why = False, f" ({type(e).__name__})"
         else:
             why = ""
         if not ok:
-            return False, f"{cid}: the sample certificate does not re-verify" + (f" ({why})" if why else "")
+            raise Refused(f"{where}.oracle.sample", f"{cid}: the sample certificate does not re-verify{why}")
         n += 1
     if n == 0:
-        return False, "the audit document holds no certificates"
-    return True, f"{n} claim certificates re-verify from the document alone"
+        raise Refused("claims", "the audit document holds no certificates")
+    return n
+
+
+def _audit_rerun(doc: dict[str, Any]) -> str:
+    """Re-run what the document reports and compare: the whole audit (same claims, seed and instance
+    count; the Coq build reuses its cache) for an absorb audit document, else each claim's oracle run."""
+    print("absorb recheck: re-running the audit from the document's seed to confirm every field "
+          "(progress below)", file=sys.stderr, flush=True)
+    if "seed" in doc:
+        with tempfile.TemporaryDirectory() as tmp:
+            fresh = audit_cmd.audit(quick=doc["quick"], claims=doc.get("selected_claims"),
+                                    instances=doc["instances_per_claim"], seed=doc["seed"],
+                                    failures_dir=str(Path(tmp) / "failures"))
+        fresh = _rerun_json(fresh)
+        for k in doc:
+            if k not in fresh and k not in _VOLATILE:
+                raise Refused(k, "is not a field of an audit document: the re-check cannot confirm it")
+        _same_run(doc, fresh, "document")
+        return "every field re-runs identically (the audit re-run from seed " + str(doc["seed"]) + ")"
+    # a document holding only the claims' oracle runs: each run again from its seed
+    registry = {c["id"]: c for c in consistency.load_registry()}
+    for i, c in enumerate(doc["claims"]):
+        o = c.get("oracle") or {}
+        if set(c) - {"id", "oracle", "registry"}:
+            extra = sorted(set(c) - {"id", "oracle", "registry"})[0]
+            raise Refused(f"claims[{i}].{extra}", "a partial audit document can confirm only id, oracle and "
+                                                  "registry")
+        _same_run(o, _rerun_json(_oracle_rerun(registry[c["id"]], o)), f"claims[{i}].oracle")
+    if doc.get("counterexamples"):
+        raise Refused("counterexamples", "a partial audit document's counterexamples are not re-run")
+    extra = set(doc) - {"ok", "claims", "counterexamples", "problems"}
+    if extra:
+        raise Refused(sorted(extra)[0], "a partial audit document can confirm only ok, claims and problems")
+    if doc["ok"] is not all((c.get("oracle") or {}).get("status") == "pass" for c in doc["claims"]):
+        raise Refused("ok", "does not match the claims' re-run oracle checks")
+    return "each claim's oracle run re-runs identically from its seed (a partial document: no proofs, sources or counterexamples)"
+
+
+def _oracle_rerun(reg: dict[str, Any], o: dict[str, Any]) -> dict[str, Any]:
+    """One claim's oracle run again, with the registered check, from the seed and count it states."""
+    n, seed = o.get("requested"), o.get("seed")
+    if type(n) is not int or type(seed) is not int or n < 1:
+        raise Refused("oracle.requested", "a re-run needs the requested instance count and the seed")
+    if "coverage" in o:  # as absorb audit runs it, with the declared sample ranges
+        fresh = audit_cmd._oracle_face(reg, n, seed)
+        fresh.pop("failing_object", None)
+        return fresh
+    res = base.run_check(claim_modules.resolve(reg["oracle"]), n, seed=seed)
+    return {"status": "pass" if res.passed else "FAILED", "ref": reg["oracle"], **res.as_dict()}
+
+
+def recheck_audit_document(doc: dict[str, Any], rerun: bool = True) -> tuple[bool, str]:
+    """Verify an audit document: its bindings, every sample certificate, and (``rerun``) every other
+    field by running the audit again from the document's seed."""
+    try:
+        n = _audit_bindings(doc)
+        how = _audit_rerun(doc) if rerun else "the bindings only (no re-run)"
+    except Refused as e:
+        return False, str(e)
+    except (KeyError, TypeError, ValueError) as e:
+        return False, f"the audit document is malformed ({type(e).__name__})"
+    return True, f"{n} claim certificates re-verify from the document alone; {how}"
 
 
 def _read_block(path: str) -> Block:
