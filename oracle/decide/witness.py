@@ -14,7 +14,10 @@ compared as functions, whatever their kinds.
   for relu three points on a coordinate line across the differing hyperplane (one of them is
   always a witness), otherwise sparse points ranked in float64 and certified one output
   coordinate at a time (exact rationals for relu, arb balls otherwise), in O(m) each.
-* Other pairs (gated blocks, different activations): agreement is claimed only for bit-for-bit
+* relu2 and gated blocks (biased, degenerate, any skip): agreement from equal forms with a
+  polynomial part (oracle/algebra/canonical.poly_form: the flip identities of relu2-biased and
+  gated-biased, classes of units and a polynomial of degree <= 2 compared in exact rationals);
+* Other pairs (different activations, forms that differ): agreement is claimed only for bit-for-bit
   identity or the exact sign-flip construction; a difference only at a point where exact rational
   arithmetic (relu, relu2, reglu, bilinear) or an arb ball enclosure separates the outputs.  The
   candidate points follow the proofs: x and 2x for homogeneous blocks, t x for small t for gates
@@ -34,7 +37,7 @@ from oracle.algebra import search
 from oracle.core.rational import arb, qvec, to_arb, to_fraction
 from oracle.core.progress import Progress, quiet
 from oracle.core.blocks import Block
-from oracle.algebra.canonical import Comparison, compare_blocks, family_of
+from oracle.algebra.canonical import Comparison, compare_blocks, family_of, poly_forms_equal
 from oracle.core.errors import InputError
 from oracle.algebra.construct import flip_block
 
@@ -346,7 +349,7 @@ def find_witness(R: Block, P: Block, seed: int = 0, progress: Progress = quiet) 
                 return {**out, **hit}
             return {**out, "point": None, "method": "canonical forms (exact)",
                     "reason": cmp.reason + "; no certified point found at the sparse candidates"}
-    ev = agreement_evidence(R, P)
+    ev = agreement_evidence(R, P) or poly_forms_equal(R, P)
     if ev is not None:
         return {"verdict": "agree", "exact": True, "evidence": ev}
     hit = _dense_search(R, P, seed, progress)
@@ -392,7 +395,13 @@ def recheck_witness(R: Block, P: Block, doc: dict[str, Any]) -> bool:
             if ev.get("kind") == "canonical_forms":
                 return family_of(R.activation) is not None and R.activation == P.activation \
                     and compare_blocks(R, P).equal is True
-            return agreement_evidence(R, P) is not None
+            if ev.get("kind") == "polynomial_forms":
+                fresh = poly_forms_equal(R, P)
+                # the stated counts and identity must be the ones the forms give
+                return fresh is not None and all(ev.get(k) == fresh[k] for k in
+                                                 ("identity", "classes", "polynomial_terms", "units"))
+            fresh = agreement_evidence(R, P)
+            return fresh is not None and fresh["kind"] == ev.get("kind") and fresh.get("S") == ev.get("S")
         if doc.get("verdict") == "undecided":
             # an undecided document claims no verdict; what it states is a float64 measurement,
             # re-measured here from its seed (to a relative 1e-9: another BLAS may round differently)
