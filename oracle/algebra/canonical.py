@@ -50,6 +50,7 @@ from oracle.core.rational import (
 from oracle.core.progress import Progress, quiet
 from oracle.core.blocks import Block
 from oracle.algebra import search
+from oracle.algebra.exact import derived_property
 from oracle.core import activations, arith
 
 
@@ -857,8 +858,7 @@ class PolyForm:
 
 
 def _property(name: str, prop: str) -> bool:
-    from oracle.algebra.exact import derived_property  # the catalog's re-derivation, cached
-    return bool(derived_property(name, prop)[0])
+    return bool(derived_property(name, prop)[0])  # the catalog's re-derivation, cached per process
 
 
 def poly_form(block: Block) -> Optional[PolyForm]:
