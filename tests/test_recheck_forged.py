@@ -197,3 +197,37 @@ def test_audit_document_holds_and_a_consistent_forgery_is_caught_by_the_re_run(t
     bad = put(small_audit, ("made_up",), 1)
     out = refused(capsys, tmp_path, bad)
     assert "does not hold: made_up" in out, out
+
+
+def _paths(x, prefix=()):
+    yield prefix
+    if isinstance(x, dict):
+        for k, v in x.items():
+            yield from _paths(v, prefix + (k,))
+    elif isinstance(x, list) and x:
+        yield from _paths(x[0], prefix + (0,))
+
+
+@pytest.mark.parametrize("name", ["gelu_random", "gelu_biased", "relu_absorbable", "relu2_biased_absorbable",
+                                  "swiglu_biased_generic", "swiglu_random"])
+def test_lying_files_of_any_shape_are_refused_never_a_traceback(name):
+    """Every field of a true document replaced by a value of another type: the re-check refuses
+    (Refused, naming a field) or, for the free-text fields it does not read, still holds; it
+    never raises anything else."""
+    b = bio.read_block(EX / f"{name}.npz")
+    doc = json.loads(json.dumps(decide(b).as_dict()))
+    check_block_document(b, doc)
+    refusals = 0
+    for path in _paths(doc):
+        if not path:
+            continue
+        for value in ("x", None, [1, "2"], -1):
+            bad = put(doc, path, value)
+            if bad == doc:
+                continue
+            try:
+                check_block_document(b, bad)
+            except Refused as e:
+                assert e.field and e.why
+                refusals += 1
+    assert refusals > 0

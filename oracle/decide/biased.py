@@ -555,5 +555,5 @@ def recheck_biased(block: Block, cert: dict[str, Any]) -> bool:
         if s["status"] == "none" and nd["nondegenerate"]:
             return flips.recheck_search(fd, s, None)
         return False
-    except (KeyError, TypeError, ValueError, IndexError):
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return False

@@ -696,7 +696,7 @@ def recheck_certificate(block: Block, cert: dict[str, Any]) -> bool:
             return sorted(_nonzero_biases(block)) == sorted(cert["nonzero_biases"])
         if kind == "search_inconclusive":
             return True  # states only that nothing was proved
-    except (KeyError, TypeError, ValueError, IndexError):
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return False
     return False
 

@@ -266,8 +266,19 @@ def _width(block: Block, cert: dict[str, Any], nd: Any, verdict: str) -> Optiona
 
 # ------------------------------------------------------------------ the document
 
+_MALFORMED = (KeyError, TypeError, ValueError, IndexError, AttributeError, ZeroDivisionError, OverflowError)
+
+
 def check_block_document(block: Block, doc: dict[str, Any]) -> str:
     """Verify a ``check --json`` document of ``block``; the reason it holds, or :class:`Refused`."""
+    try:
+        return _check_block_document(block, doc)
+    except _MALFORMED as e:  # a field of the wrong type or shape: a document that does not hold
+        kind = doc.get("certificate", {}).get("kind") if isinstance(doc.get("certificate"), dict) else None
+        raise Refused("certificate", f"the {kind!r} certificate is malformed ({type(e).__name__})") from None
+
+
+def _check_block_document(block: Block, doc: dict[str, Any]) -> str:
     cert = doc.get("certificate")
     if not isinstance(cert, dict):
         raise Refused("certificate", "the document has no certificate")
@@ -281,16 +292,10 @@ def check_block_document(block: Block, doc: dict[str, Any]) -> str:
                 raise Refused(f"certificate.block.{key}", f"the certificate is about a block with {key} = "
                                                           f"{info[key]!r}, the file's block has {mine!r}")
     supported, claims = VERDICTS[kind]
-    try:
-        want = supported(block, cert)
-    except (KeyError, TypeError, ValueError, IndexError):
-        raise Refused("certificate", f"the {kind!r} certificate is malformed") from None
+    want = supported(block, cert)
     if not single.recheck_certificate(block, cert):
         raise Refused(_diagnose(block, cert), f"the {kind!r} certificate does not re-verify from the weights")
-    try:
-        _check_facts(block, cert, want)
-    except (KeyError, TypeError, ValueError, IndexError) as e:
-        raise Refused("certificate", f"the {kind!r} certificate is malformed ({type(e).__name__})") from None
+    _check_facts(block, cert, want)
     if doc.get("verdict") != want:
         raise Refused("verdict", f"the document says {doc.get('verdict')!r}, its {kind!r} certificate "
                                  f"supports {want!r}")

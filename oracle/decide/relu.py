@@ -926,5 +926,5 @@ def recheck_odd(block: Block, cert: dict[str, Any]) -> bool:
             # nondegeneracy must still be this block's
             return nondegeneracy(block.W_up, block.W_down).ok is cert["nondegenerate"]["nondegenerate"]
         return False
-    except (KeyError, TypeError, ValueError, IndexError):
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return False

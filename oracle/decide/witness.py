@@ -422,5 +422,5 @@ def recheck_witness(R: Block, P: Block, doc: dict[str, Any]) -> bool:
             nz = {k: v for k, v in enumerate(x) if v != 0}
             return _certify(R, P, int(doc["coordinate"]), nz, backend, "") is not None
         return _evaluate(R, P, x, backend) is not None
-    except (KeyError, TypeError, ValueError, IndexError):
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return False
