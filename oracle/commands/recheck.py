@@ -37,13 +37,14 @@ import oracle.claims as claim_modules
 from oracle.claims import base
 from oracle.algebra.stacks import sweep
 from oracle.core import io as bio
+from oracle.core import stackfiles
 from oracle.core.blocks import Block
 from oracle.core.errors import InputError, RegistryError
 from oracle.commands import audit as audit_cmd
 from oracle.commands.output import json_safe
 from oracle.decide.document import Refused, recheck_block_document, same
 from oracle.formal import consistency
-from oracle.decide.stacks import recheck_decision
+from oracle.decide.stacks import decide_stack, recheck_decision
 from oracle.decide.witness import recheck_witness
 
 MAX_DOCUMENT_BYTES = 200_000_000
@@ -279,6 +280,22 @@ def _recheck_audit(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:
 
 
 def _recheck_stack(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:
+    cert = doc.get("certificate")
+    if doc.get("claim") is None and doc.get("verdict") == "undecided" and isinstance(cert, dict) \
+            and "block_certificate" not in cert:
+        # no claim, no verdict: what such a document states (the stack's summary, what the
+        # procedures found) is checked against the stack file by running the decision again
+        if len(files) != 1:
+            raise InputError("an undecided stack document without a claim is checked against its stack file: "
+                             "absorb recheck CERT.json STACK")
+        fresh = _rerun_json(decide_stack(stackfiles.read_stack(files[0])))
+        try:
+            _same_run({k: v for k, v in doc.items() if k not in ("input", "plain_block")}, fresh, "document")
+        except Refused as e:
+            return False, str(e)
+        return True, "the undecided stack document (no claim) re-runs identically from the stack file"
+    if files:
+        raise InputError("a stack document with a claim carries its stack: absorb recheck CERT.json")
     return (True, "the stack decision re-verifies from its certificate") if recheck_decision(doc) else (
         False, "the stack decision does not re-verify from its certificate")
 
