@@ -8,11 +8,16 @@ Five kinds of document are read:
   the verdict, claim and exactness must be the ones that evidence supports; a refusal names the
   field;
 * ``absorb check --json`` of a stack (``"input": "stack"``): the certificate carries the stack,
-  re-verified by :func:`oracle.decide.stacks.recheck_decision`;
+  re-verified by :func:`oracle.decide.stacks.recheck_decision`; an undecided document without a
+  claim states only what the procedures found, checked against the stack file given as FILE (the
+  decision run again and compared field by field);
 * ``absorb witness --json``: the two block files are FILE FILE, or the paths the document names;
   re-verified by :func:`oracle.decide.witness.recheck_witness`;
-* ``absorb audit --json``: every claim's sample certificate is re-verified by the re-check its
-  claim registered (``proofs/claims.toml``'s ``oracle`` field), from the certificate alone;
+* ``absorb audit --json``: the bindings first (the SHA-256 of every proof source and pinned
+  statement, the registry entries, absent Coq/Lean proofs, the seed and instance counts), every
+  claim's sample certificate re-verified by the re-check its claim registered
+  (``proofs/claims.toml``'s ``oracle`` field), then the audit run again from the document's seed
+  and compared field by field (timings aside); a refusal names the field;
 * the depth-analytic sweep (``proofs/certificates/depth-analytic-sweep.json``): the claimed range
   is covered exactly once and every entry's rank certificates are recomputed from the stored
   rational weights and points (:func:`oracle.algebra.stacks.sweep.recheck_sweep`; ``--every K``
