@@ -861,23 +861,32 @@ def _property(name: str, prop: str) -> bool:
     return bool(derived_property(name, prop)[0])  # the catalog's re-derivation, cached per process
 
 
+def _identity_gate(act: Any) -> bool:
+    """g(z) = z: positively homogeneous of degree 1 (re-derived) with g(1) = 1 and g(-1) = -1, so
+    g(t) = t g(1) and g(-t) = t g(-1) for t > 0, and g(0) = 0."""
+    return bool(act.gated and act.homogeneity_degree == 1 and act.exact is not None and act.value_at_0 == 0
+                and act.exact(Fraction(1)) == 1 and act.exact(Fraction(-1)) == -1
+                and _property(act.name, "homogeneity_degree"))
+
+
 def poly_form(block: Block) -> Optional[PolyForm]:
     """The form above for a relu2 or gated block, exactly; None for other families, for blocks
     too large (POLY_FORM_WORK) or when the identity the form uses does not re-derive."""
     act, d, m = block.act, block.d, block.m
     if m * (d + 1) ** 2 * max(d, 1) > POLY_FORM_WORK:
         return None
-    if block.activation == "relu2":
-        if not (_property("relu2", "square_flip") and _property("relu2", "homogeneity_degree")):
+    name = block.activation
+    if not act.gated and act.square_flip and act.homogeneity_degree == 2:
+        if not (_property(name, "square_flip") and _property(name, "homogeneity_degree")):
             return None
         rule = "square_flip"
-    elif act.gated and block.activation == "bilinear":
+    elif _identity_gate(act):
         rule = "identity"
-    elif act.gated and act.odd_part_identity and _property(block.activation, "odd_part_identity"):
+    elif act.gated and act.odd_part_identity and _property(name, "odd_part_identity"):
         rule = "odd_part_identity"
-        if act.homogeneity_degree is not None and not _property(block.activation, "homogeneity_degree"):
+        if act.homogeneity_degree is not None and not _property(name, "homogeneity_degree"):
             return None
-    elif act.gated and act.flip_symmetry and _property(block.activation, "flip_symmetry"):
+    elif act.gated and act.flip_symmetry and _property(name, "flip_symmetry"):
         rule = "flip_symmetry"
     else:
         return None

@@ -73,7 +73,7 @@ def _lean_face(claim: dict[str, Any], proof: dict[str, Any]) -> dict[str, Any]:
                       "the statement as pinned in proofs/pinned/lean-statements.txt checked"}
 
 
-def _oracle_face(claim: dict[str, Any], n: int, seed: int) -> dict[str, Any]:
+def oracle_face(claim: dict[str, Any], n: int, seed: int) -> dict[str, Any]:
     ref = claim.get("oracle")
     if not ref:
         return {"status": "missing", "detail": "no oracle check registered"}
@@ -253,7 +253,7 @@ def audit(quick: bool = False, claims: Optional[list[str]] = None, instances: Op
     claims_out = []
     for i, c in enumerate(registry, 1):
         _progress(f"oracle check {i}/{len(registry)}: {c['id']} ({n} generated instances, seed {seed})")
-        oracle = _oracle_face(c, n, seed)
+        oracle = oracle_face(c, n, seed)
         if oracle.get("failing"):
             oracle["failing"].update(write_failure(c["id"], oracle, Path(failures_dir), n))
         oracle.pop("failing_object", None)

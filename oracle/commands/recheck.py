@@ -254,7 +254,7 @@ def _oracle_rerun(reg: dict[str, Any], o: dict[str, Any]) -> dict[str, Any]:
     if type(n) is not int or type(seed) is not int or n < 1:
         raise Refused("oracle.requested", "a re-run needs the requested instance count and the seed")
     if "coverage" in o:  # as absorb audit runs it, with the declared sample ranges
-        fresh = audit_cmd._oracle_face(reg, n, seed)
+        fresh = audit_cmd.oracle_face(reg, n, seed)
         fresh.pop("failing_object", None)
         return fresh
     res = base.run_check(claim_modules.resolve(reg["oracle"]), n, seed=seed)

@@ -93,7 +93,7 @@ def _short(x: Any) -> str:
 def _no_set_blocked(block: Block) -> bool:
     """Whether a bias-free index-condition converse is out of reach for this block."""
     M = block.M
-    return bool(single._nonzero_biases(block) or block.activation not in single.NECESSITY_PROVED
+    return bool(single.nonzero_biases(block) or block.activation not in single.NECESSITY_PROVED
                 or block.d < 2 or not nondegeneracy(block.W_up, block.W_down).ok
                 or (M is not None and single.invertibility(M)["invertible"] is not True))
 
@@ -163,19 +163,19 @@ def _check_facts(block: Block, cert: dict[str, Any], verdict: str) -> None:
     """Recompute the facts a certificate states about the weights; refuse the first that differs."""
     kind = cert["kind"]
     if "block" in cert:
-        info = biased_decide._info(block) if kind == "biased_flip" else single._info(block)
+        info = biased_decide.flip_block_info(block) if kind == "biased_flip" else single.block_info(block)
         same(cert["block"], info, "certificate.block")
     nd = nondegeneracy(block.W_up, block.W_down)
     if "hypotheses" in cert:
-        same(cert["hypotheses"], single._hypotheses(block, nd), "certificate.hypotheses")
+        same(cert["hypotheses"], single.hypothesis_facts(block, nd), "certificate.hypotheses")
     if kind == "relu_limit":
         same(cert.get("nondegenerate"), nd.as_dict(), "certificate.nondegenerate")
     if kind == "biased_flip" and "nondegeneracy" in cert:
-        fd = biased_decide._flip_data(block)
+        fd = biased_decide.block_flip_data(block)
         same(cert["nondegeneracy"], biased_decide.flips.flip_nondegeneracy(fd, block.activation),
              "certificate.nondegeneracy")
     if kind == "hypothesis_failed":
-        same(sorted(cert.get("nonzero_biases", [])), sorted(single._nonzero_biases(block)),
+        same(sorted(cert.get("nonzero_biases", [])), sorted(single.nonzero_biases(block)),
              "certificate.nonzero_biases")
     s = cert.get("search")
     ops = _search_operands(block, cert)
@@ -189,7 +189,7 @@ def _check_facts(block: Block, cert: dict[str, Any], verdict: str) -> None:
     if isinstance(s, dict) and s.get("kind") == "linear" and ops is not None:
         _check_linear_bounds(ops, s)
     if kind == "biased_flip" and cert.get("part") == "A" and "c_S" in cert:
-        fd = biased_decide._flip_data(block)
+        fd = biased_decide.block_flip_data(block)
         if block.activation in activations.FLIP_GATES:
             _, note = biased_decide.flip_block(block.without_skip(), sorted(int(i) for i in cert["S"]))
             note = {k: v for k, v in note.items() if k != "construction"}
@@ -207,10 +207,10 @@ def _check_facts(block: Block, cert: dict[str, Any], verdict: str) -> None:
     if "size" in cert and "S" in cert:
         same(cert["size"], len(cert["S"]), "certificate.size")
     if "distance" in cert:
-        same(cert["distance"], single._distance_to_index_sets(block, _search_state(kind, cert)),
+        same(cert["distance"], single.distance_to_index_sets(block, _search_state(kind, cert)),
              "certificate.distance")
     if "also_applies" in cert and "hypotheses" in cert:
-        same(cert["also_applies"], single._also_applies(block, cert["hypotheses"]), "certificate.also_applies")
+        same(cert["also_applies"], single.narrower_claims(block, cert["hypotheses"]), "certificate.also_applies")
     w = cert.get("absorption_width")
     if isinstance(w, dict):
         want = _width(block, cert, nd, verdict)
@@ -227,8 +227,8 @@ def _search_operands(block: Block, cert: dict[str, Any]) -> Optional[tuple[Any, 
             kind == "biased_flip" and block.activation in activations.FLIP_GATES):
         return block.W_up, block.W_down, M
     if kind == "relu_complete_bounds" and (cert.get("search") or {}).get("status") == "none":
-        cls = relu_decide._classes_fast(block)
-        cd = relu_decide._class_data(block, cls)
+        cls = relu_decide.classes_fast(block)
+        cd = relu_decide.class_data(block, cls)
         if cd.V_float is None or cd.N_plus_float is None or not cls["active"]:
             return None
         return block.W_up[cd.reps], cd.V_float, cd.N_plus_float
@@ -252,15 +252,15 @@ def _width(block: Block, cert: dict[str, Any], nd: Any, verdict: str) -> Optiona
     """The absorption-width statement decide writes for this certificate (None: not recomputed here)."""
     kind = cert["kind"]
     if kind == "index_set":
-        return single._width_absorbable(block, nd)
+        return single.width_absorbable(block, nd)
     if kind in ("no_index_set", "search_inconclusive"):
-        return single._width_not_absorbable(block, nd, exact_only=verdict == "not_absorbable")
+        return single.width_not_absorbable(block, nd, exact_only=verdict == "not_absorbable")
     if kind == "relu_limit":
         if verdict == "absorbable":
             return {"value": None, "at_most": block.m, "reason": "absorbable at width m; smaller widths not examined"}
-        return single._width_not_absorbable(block, nd, exact_only=verdict == "not_absorbable")
+        return single.width_not_absorbable(block, nd, exact_only=verdict == "not_absorbable")
     if kind in ("relu_complete", "relu_complete_bounds"):
-        return single._width_from_bounds(cert)
+        return single.width_from_bounds(cert)
     return None
 
 

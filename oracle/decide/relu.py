@@ -113,7 +113,7 @@ def enumeration_work(h: int, d: int) -> int:
     return (2 ** h) * sets * d * d
 
 
-def _classes_fast(block: Block) -> dict[str, Any]:
+def classes_fast(block: Block) -> dict[str, Any]:
     """Active classes of a relu block without the full rational form: O(m d), exact.
 
     A class H is active iff alpha_H = sum_{i in H} |lam_i| w_i / 2 != 0; for classes of several
@@ -199,7 +199,7 @@ def _fmpq_to_floats(A: Any) -> Optional[np.ndarray]:
     return out.reshape(r, c)
 
 
-def _class_data(block: Block, cls: dict[str, Any]) -> ClassData:
+def class_data(block: Block, cls: dict[str, Any]) -> ClassData:
     """v_H and N_plus exactly (python-flint for the d x d part), plus float64 copies when exact."""
     g, rows = cls["grouping"], cls["rows"]
     d = block.d
@@ -540,9 +540,9 @@ def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Pro
                        check_block: bool = True) -> dict[str, Any]:
     d = block.d
     progress(f"grouping {block.m} units into kink hyperplanes (exact)")
-    cls = _classes_fast(block)
+    cls = classes_fast(block)
     h = len(cls["active"])
-    cd = _class_data(block, cls)
+    cd = class_data(block, cls)
     progress(f"{h} active kink hyperplanes; index-set search over the classes")
     cert: dict[str, Any] = {"kind": "relu_complete_bounds", "block": info, "width_asked": w,
                             "active_classes": h}
@@ -686,11 +686,11 @@ def recheck_relu(block: Block, cert: dict[str, Any]) -> bool:
 
 def _recheck_bounds(block: Block, cert: dict[str, Any]) -> bool:
     """Every stated bound of a relu_complete_bounds certificate must follow from the block."""
-    cls = _classes_fast(block)
+    cls = classes_fast(block)
     h = len(cls["active"])
     if h != cert["active_classes"]:
         return False
-    cd = _class_data(block, cls)
+    cd = class_data(block, cls)
     lower, upper = int(cert["lower"]), int(cert["upper"])
     s = cert.get("search", {})
     U = block.W_up[cd.reps] if h else np.zeros((0, block.d))
