@@ -126,7 +126,7 @@ def test_a_module_that_does_not_import_is_an_error_with_its_reason(monkeypatch):
     ids = [c["id"] for c in consistency.load_registry()]
     cexs, problem = audit._counterexamples(set(ids), ids)
     assert cexs == [] and "oracle.claims.not_there does not import" in problem
-    face = audit._oracle_face(consistency.load_registry()[0], 2, 0)
+    face = audit.oracle_face(consistency.load_registry()[0], 2, 0)
     assert face["status"] == "missing" and "oracle.claims.not_there does not import" in face["detail"]
     # ... the consistency check turns it into a finding ...
     findings = consistency.registry_findings(consistency.load_registry(), ROOT, consistency.Notes())

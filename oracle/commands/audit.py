@@ -4,6 +4,7 @@ and boundary counterexamples, side by side. Needs no input."""
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -75,8 +76,8 @@ def _lean_face(claim: dict[str, Any], proof: dict[str, Any]) -> dict[str, Any]:
                       "the statement as pinned in proofs/pinned/lean-statements.txt checked"}
 
 
-def _oracle_face(claim: dict[str, Any], n: int, seed: int,
-                 progress: Callable[[str], None] = _progress) -> dict[str, Any]:
+def oracle_face(claim: dict[str, Any], n: int, seed: int,
+                progress: Callable[[str], None] = _progress) -> dict[str, Any]:
     ref = claim.get("oracle")
     if not ref:
         return {"status": "missing", "detail": "no oracle check registered"}
@@ -187,6 +188,21 @@ def _counterexamples(selected: set[str], known_ids: list[str]) -> tuple[list[dic
     return out, None
 
 
+# the proof sources and pinned statements an audit reads, relative to the checkout
+SOURCE_GLOBS = ("proofs/claims.toml", "proofs/hypotheses.toml", "proofs/informal/*.md", "proofs/coq/**/*.v",
+                "proofs/coq/_CoqProject", "proofs/pinned/*.txt", "lean/**/*.lean", "lean/external-names.txt")
+
+
+def source_hashes(root: Path = consistency.ROOT) -> dict[str, Any]:
+    """SHA-256 of every proof source and pinned statement (sorted paths relative to root)."""
+    files: dict[str, str] = {}
+    for pattern in SOURCE_GLOBS:
+        for p in sorted(root.glob(pattern)):
+            if p.is_file() and ".lake" not in p.parts:
+                files[p.relative_to(root).as_posix()] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return {"algorithm": "sha256", "files": dict(sorted(files.items()))}
+
+
 DEFAULT_SEED = 0  # fixed, so that two runs without --seed draw the same instances
 FAILURES_DIR = "audit-failures"
 
@@ -245,7 +261,7 @@ def audit(quick: bool = False, claims: Optional[list[str]] = None, instances: Op
     for i, c in enumerate(registry, 1):
         say.step(i - 1, len(registry), f"oracle check {i}/{len(registry)}: {c['id']} ({n} generated "
                  f"instances, seed {seed})", short="oracle checks")
-        oracle = _oracle_face(c, n, seed, say.detail)
+        oracle = oracle_face(c, n, seed, say.detail)
         if oracle.get("failing"):
             oracle["failing"].update(write_failure(c["id"], oracle, Path(failures_dir), n))
         oracle.pop("failing_object", None)
@@ -337,6 +353,7 @@ def audit(quick: bool = False, claims: Optional[list[str]] = None, instances: Op
         "notes": [x for x in proof.get("notes", []) if concerns_selection(x)],
         "pinned_diffs": proof.get("pinned_diffs", {}),
         "activations": catalog,
+        "sources": source_hashes(),  # what the verdicts were computed from, for absorb recheck
         "seconds": round(time.perf_counter() - t0, 1),
         "run": report.run_info(),  # version, commit, date, machine, Coq version
     }

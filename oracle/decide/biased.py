@@ -70,13 +70,13 @@ def gate_properties(activation: str) -> dict[str, Any]:
     return {"identity": identity, "verified": bool(ok), "method": f"activation catalog ({method})"}
 
 
-def _flip_data(block: Block) -> flips.FlipData:
+def block_flip_data(block: Block) -> flips.FlipData:
     kind = flips.flip_kind(block.activation)
     return flips.flip_data(kind, block.W_up, block.W_down, block.M, b_up=block.b_up,
                            W_gate=block.W_gate, b_gate=block.b_gate)
 
 
-def _info(block: Block) -> dict[str, Any]:
+def flip_block_info(block: Block) -> dict[str, Any]:
     return {"activation": block.activation, "d": block.d, "m": block.m,
             "M": "identity" if block.M is None else "given",
             "biases": [n for n in ("b_up", "b_gate", "b_down") if getattr(block, n) is not None
@@ -174,7 +174,7 @@ def decide_biased(block: Block, progress: Progress = quiet) -> dict[str, Any]:
 def _decide_biased(block: Block, progress: Progress) -> dict[str, Any]:
     claim = claim_of(block.activation)
     props = gate_properties(block.activation)
-    cert: dict[str, Any] = {"kind": "biased_flip", "claim": claim, "block": _info(block),
+    cert: dict[str, Any] = {"kind": "biased_flip", "claim": claim, "block": flip_block_info(block),
                             "activation_property": props}
     if not props["verified"]:
         return _verdict("undecided", claim, False, f"the identity {props['identity']} could not be re-derived",
@@ -182,7 +182,7 @@ def _decide_biased(block: Block, progress: Progress) -> dict[str, Any]:
     if block.activation in activations.FLIP_GATES:
         return _decide_glu(block, cert, progress)
     progress("exact flip data and nondegeneracy")
-    fd = _flip_data(block)
+    fd = block_flip_data(block)
     nd = flips.flip_nondegeneracy(fd, block.activation)
     cert["nondegeneracy"] = nd
     progress("flip-set search (compressed exact 0/1 solve)")
@@ -245,7 +245,7 @@ def _absorbable_by_flip(block: Block, fd: flips.FlipData, S: list[int], cert: di
 
 def _decide_glu(block: Block, cert: dict[str, Any], progress: Progress) -> dict[str, Any]:
     """glu: the flip condition is the index condition W_S U_S = -M of the value rows."""
-    fd = _flip_data(block)
+    fd = block_flip_data(block)
     nd = flips.flip_nondegeneracy(fd, block.activation)
     cert["nondegeneracy"] = nd
     progress("index-set search on the value rows")
@@ -517,7 +517,7 @@ def recheck_biased(block: Block, cert: dict[str, Any]) -> bool:
             return False
         if cert.get("claim") != claim_of(block.activation) or not gate_properties(block.activation)["verified"]:
             return False
-        fd = _flip_data(block)
+        fd = block_flip_data(block)
         nd = flips.flip_nondegeneracy(fd, block.activation)
         if nd["nondegenerate"] != cert["nondegeneracy"]["nondegenerate"]:
             return False
@@ -555,5 +555,5 @@ def recheck_biased(block: Block, cert: dict[str, Any]) -> bool:
         if s["status"] == "none" and nd["nondegenerate"]:
             return flips.recheck_search(fd, s, None)
         return False
-    except (KeyError, TypeError, ValueError, IndexError):
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return False

@@ -93,13 +93,13 @@ def _properties_ok(name: str, needed: tuple[str, ...]) -> bool:
     return all(_property_holds(name, p) for p in needed)
 
 
-def _info(block: Block) -> dict[str, Any]:
+def block_info(block: Block) -> dict[str, Any]:
     """The block summary every certificate carries."""
     return {"activation": block.activation, "d": block.d, "m": block.m,
-            "M": "identity" if block.M is None else "given", "biases": _nonzero_biases(block)}
+            "M": "identity" if block.M is None else "given", "biases": nonzero_biases(block)}
 
 
-def _nonzero_biases(block: Block) -> list[str]:
+def nonzero_biases(block: Block) -> list[str]:
     return [n for n in ("b_up", "b_gate", "b_down")
             if getattr(block, n) is not None and np.any(getattr(block, n) != 0)]
 
@@ -314,7 +314,7 @@ def _decide_stored(block: Block, progress: Progress = quiet, max_exhaustive: int
         raise InputError("check expects a residual block (kind = residual); this file is a plain block")
     act = block.act
     m = block.m
-    info = _info(block)
+    info = block_info(block)
 
     # M is None for the identity, which is never formed as a d x d array when d > m
     if block.M is not None and not np.any(block.M != 0):
@@ -325,7 +325,7 @@ def _decide_stored(block: Block, progress: Progress = quiet, max_exhaustive: int
                         "absorption_width": {"value": None, "at_most": m}},
                        block.without_skip())
 
-    if block.activation in activations.BIASED_FLIP and _nonzero_biases(block):
+    if block.activation in activations.BIASED_FLIP and nonzero_biases(block):
         return _decide_biased(block, info, progress)
     deg = act.block_degree
     if deg is not None and deg != 1:
@@ -373,7 +373,7 @@ def _decide_biased(block: Block, info: dict[str, Any], progress: Progress) -> Ve
 
 def _decide_homogeneous(block: Block, info: dict[str, Any], deg: int) -> Verdict:
     claim = "homogeneous-impossible"
-    biases = _nonzero_biases(block)
+    biases = nonzero_biases(block)
     if biases:
         return Verdict("undecided", claim, False,
                        f"nonzero biases ({', '.join(biases)}) put the block outside Prop. 5; "
@@ -399,7 +399,7 @@ def _decide_homogeneous(block: Block, info: dict[str, Any], deg: int) -> Verdict
 
 def _decide_gated_zero(block: Block, info: dict[str, Any]) -> Verdict:
     claim = "gated-impossible"
-    biases = _nonzero_biases(block)
+    biases = nonzero_biases(block)
     if biases:
         return Verdict("undecided", claim, False,
                        f"nonzero biases ({', '.join(biases)}) put the block outside Prop. 6; "
@@ -425,15 +425,15 @@ def _decide_gated_zero(block: Block, info: dict[str, Any]) -> Verdict:
 
 # ------------------------------------------------------------------ relu-complete and relu-limit
 
-def _hypotheses(block: Block, nd: Any = None) -> dict[str, Any]:
+def hypothesis_facts(block: Block, nd: Any = None) -> dict[str, Any]:
     """The facts behind the hypothesis tags, established exactly (nondegeneracy, M, biases, d)."""
     nd = nondegeneracy(block.W_up, block.W_down) if nd is None else nd
     inv = {"invertible": True, "method": "identity"} if block.M is None else invertibility(block.M)
     return {"nondegenerate": nd.as_dict(), "d": block.d, "d_ge_2": block.d >= 2, "M_invertible": inv,
-            "bias_free": not _nonzero_biases(block)}
+            "bias_free": not nonzero_biases(block)}
 
 
-def _also_applies(block: Block, hyp: dict[str, Any]) -> list[str]:
+def narrower_claims(block: Block, hyp: dict[str, Any]) -> list[str]:
     """Narrower registered claims whose hypotheses the block meets as well (for the reader)."""
     out = []
     nd = hyp["nondegenerate"]["nondegenerate"]
@@ -506,7 +506,7 @@ def _unit_flip(block: Block, cert: dict[str, Any], say: Progress, max_exhaustive
     return plain
 
 
-def _width_from_bounds(cert: dict[str, Any]) -> dict[str, Any]:
+def width_from_bounds(cert: dict[str, Any]) -> dict[str, Any]:
     """The absorption-width line of a relu-complete certificate."""
     if cert.get("m_star") is not None:
         return {"value": cert["m_star"], "reason": "exact (relu-complete)"}
@@ -527,10 +527,10 @@ def _decide_relu(block: Block, info: dict[str, Any], progress: Progress, max_exh
     cert = r["certificate"]
     cert["block"] = info
     say("hypothesis facts: exact nondegeneracy and M")
-    hyp = _hypotheses(block)
+    hyp = hypothesis_facts(block)
     cert["hypotheses"] = hyp
-    cert["also_applies"] = _also_applies(block, hyp)
-    cert["absorption_width"] = _width_from_bounds(cert)
+    cert["also_applies"] = narrower_claims(block, hyp)
+    cert["absorption_width"] = width_from_bounds(cert)
     plain = r["plain"]
     reason = r["reason"]
     if r["verdict"] == "absorbable":
@@ -552,7 +552,7 @@ def _decide_relu(block: Block, info: dict[str, Any], progress: Progress, max_exh
             relu_decide.check_class_block(block, plain, cert["emitted_block"])
     else:
         say("distance to the nearest index set")
-        cert["distance"] = _distance_to_index_sets(block, cert.get("search"))
+        cert["distance"] = distance_to_index_sets(block, cert.get("search"))
         tail = _near_tail(cert["distance"])
         reason += tail
     return Verdict(r["verdict"], r["claim"], r["exact"], reason, cert, plain)
@@ -576,9 +576,9 @@ def _decide_limit(block: Block, info: dict[str, Any], progress: Progress, max_ex
     cert = r["certificate"]
     cert["block"] = info
     nd = nondegeneracy(block.W_up, block.W_down)
-    hyp = _hypotheses(block, nd)
+    hyp = hypothesis_facts(block, nd)
     cert["hypotheses"] = hyp
-    cert["also_applies"] = _also_applies(block, hyp)
+    cert["also_applies"] = narrower_claims(block, hyp)
     reason = r["reason"]
     if r["verdict"] == "absorbable":
         rec = cert["emitted_block"]
@@ -592,9 +592,9 @@ def _decide_limit(block: Block, info: dict[str, Any], progress: Progress, max_ex
                                     "reason": "absorbable at width m; smaller widths not examined"}
     else:
         say("distance to the nearest index set")
-        cert["distance"] = _distance_to_index_sets(block, cert.get("search"))
+        cert["distance"] = distance_to_index_sets(block, cert.get("search"))
         reason += _near_tail(cert["distance"])
-        cert["absorption_width"] = _width_not_absorbable(block, nd, exact_only=r["verdict"] == "not_absorbable")
+        cert["absorption_width"] = width_not_absorbable(block, nd, exact_only=r["verdict"] == "not_absorbable")
     return Verdict(r["verdict"], r["claim"], r["exact"], reason, cert, r["plain"])
 
 
@@ -615,7 +615,7 @@ def _decide_index_condition(block: Block, info: dict[str, Any], progress: Progre
     res = search.find_index_set(block.W_up, block.W_down, M, max_exhaustive=max_exhaustive)
     say(f"search: {res.status} by {res.method} in {time.perf_counter() - t0:.1f}s")
     hyp = {"nondegenerate": nd.as_dict(), "d": d, "d_ge_2": d >= 2, "M_invertible": inv,
-           "bias_free": not _nonzero_biases(block)}
+           "bias_free": not nonzero_biases(block)}
     if res.status == "found":
         return _absorbable_by_index_set(block, info, claim, res, nd, hyp, say)
     return _no_index_set(block, info, claim, res, nd, hyp, inv, say)
@@ -644,7 +644,7 @@ def _absorbable_by_index_set(block: Block, info: dict[str, Any], claim: str, res
         check = verify_equal_at_points(block, plain, pts, "ball", offset)
     if not check["agree"]:  # pragma: no cover - would mean the construction is wrong
         raise RuntimeError(f"constructed block differs from the residual block: {check}")
-    width = _width_absorbable(block, nd)
+    width = width_absorbable(block, nd)
     props_ok = _properties_ok(block.activation, ("flip_symmetry",) if block.gated
                               else ("odd_part_identity",))
     cert = {"kind": "index_set", "S": S, "size": len(S),
@@ -663,7 +663,7 @@ def _absorbable_by_index_set(block: Block, info: dict[str, Any], claim: str, res
     sym = "g(z) + g(-z) = 1" if block.gated else "s(z) - s(-z) = z"
     reason = (f"index set S of size {len(S)} with W_down[:,S] W_up[S,:] = -M exactly; "
               f"since {sym}, the sign-flip block equals x -> Mx + B(x) for every x")
-    if _nonzero_biases(block):
+    if nonzero_biases(block):
         reason += " (biases: b_down corrected by W_down[:,S] b_up[S], computed exactly)"
     if note.get("b_down_rounded"):
         reason += (f"; the corrected b_down needs more than 53 bits: the emitted block holds it rounded "
@@ -688,11 +688,11 @@ def _no_index_set(block: Block, info: dict[str, Any], claim: str, res: Any, nd: 
                        **search.jsonable(res.certificate)},  # noqa: SLF001
             "hypotheses": hyp, "block": info}
     say("distance to the nearest index set")
-    cert["distance"] = _distance_to_index_sets(block, {"status": res.status, **res.certificate})
+    cert["distance"] = distance_to_index_sets(block, {"status": res.status, **res.certificate})
     blockers = []
     if res.status != "none":
         blockers.append("the search neither found S nor certified that none exists")
-    if _nonzero_biases(block):
+    if nonzero_biases(block):
         blockers.append("nonzero biases are outside the theorem (its converse is proved bias-free only)")
     if block.activation not in NECESSITY_PROVED:
         blockers.append(f"the converse (no S => not absorbable) is proved for {' and '.join(NECESSITY_PROVED)} "
@@ -709,16 +709,16 @@ def _no_index_set(block: Block, info: dict[str, Any], claim: str, res: Any, nd: 
             "these weights are probably a rounded absorbable block, store them exactly to absorb"
             if near else "")
     if blockers:
-        cert["absorption_width"] = _width_not_absorbable(block, nd, exact_only=False)
+        cert["absorption_width"] = width_not_absorbable(block, nd, exact_only=False)
         return Verdict("undecided", claim, False, what + "; but " + "; ".join(blockers) + tail, cert)
-    cert["absorption_width"] = _width_not_absorbable(block, nd, exact_only=True)
+    cert["absorption_width"] = width_not_absorbable(block, nd, exact_only=True)
     return Verdict("not_absorbable", claim, bool(res.exact),
                    what + f"; the block is a nondegenerate bias-free {block.activation} block with "
                    "d >= 2 and invertible M, so by the theorem no residual-free block of the same width "
                    "equals it" + tail, cert)
 
 
-def _distance_to_index_sets(block: Block, sd: Optional[dict[str, Any]]) -> dict[str, Any]:
+def distance_to_index_sets(block: Block, sd: Optional[dict[str, Any]]) -> dict[str, Any]:
     """How far the stored weights are from W_S U_S = -M: the nearest S (small blocks) or a certified
     lower bound from the search certificate ``sd`` (its status and certificate fields)."""
     U, W, M = block.W_up, block.W_down, block.M
@@ -751,19 +751,19 @@ def _distance_to_index_sets(block: Block, sd: Optional[dict[str, Any]]) -> dict[
     return out
 
 
-def _width_absorbable(block: Block, nd: Any) -> dict[str, Any]:
+def width_absorbable(block: Block, nd: Any) -> dict[str, Any]:
     m = block.m
-    if block.activation == "relu" and nd.ok and not _nonzero_biases(block):
+    if block.activation == "relu" and nd.ok and not nonzero_biases(block):
         # every unit of a nondegenerate relu block puts a distinct kink hyperplane into F,
         # and each hyperplane needs at least one unit of B'
         return {"value": m, "reason": "absorbable at width m; F has m distinct kink hyperplanes"}
     return {"value": None, "at_most": m, "reason": "absorbable at width m; smaller widths not examined"}
 
 
-def _width_not_absorbable(block: Block, nd: Any, exact_only: bool) -> dict[str, Any]:
+def width_not_absorbable(block: Block, nd: Any, exact_only: bool) -> dict[str, Any]:
     """The absorption-width statement for a block without an index set."""
     m, d = block.m, block.d
-    if block.gated or _nonzero_biases(block):
+    if block.gated or nonzero_biases(block):
         return {"value": None, "reason": "not examined for gated or biased blocks"}
     rk = row_rank_is_full(block.W_up)
     out: dict[str, Any] = {"value": None, "rank_W_up": rk}
@@ -825,13 +825,13 @@ def recheck_certificate(block: Block, cert: dict[str, Any]) -> bool:
         if kind == "homogeneous":
             i, j, v = cert["M_nonzero_entry"]
             deg = block.act.block_degree
-            return (not _nonzero_biases(block) and deg == cert["degree"] and deg is not None
+            return (not nonzero_biases(block) and deg == cert["degree"] and deg is not None
                     and deg > 0 and deg != 1 and _skip_entry(block, i, j) == float(v) and v != 0
                     and _properties_ok(block.activation, ("homogeneity_degree",)))
         if kind == "gated_zero":
             i, j, v = cert["M_nonzero_entry"]
             a = block.act
-            return (not _nonzero_biases(block) and a.gated and a.value_at_0 == 0
+            return (not nonzero_biases(block) and a.gated and a.value_at_0 == 0
                     and a.differentiable_at_0 and _skip_entry(block, i, j) == float(v) and v != 0
                     and _properties_ok(block.activation, ("value_at_0", "differentiable_at_0")))
         if kind == "index_set":
@@ -857,10 +857,10 @@ def recheck_certificate(block: Block, cert: dict[str, Any]) -> bool:
         if kind == "biased_flip":
             return block.kind == "residual" and biased_decide.recheck_biased(block, cert)
         if kind == "hypothesis_failed":
-            return sorted(_nonzero_biases(block)) == sorted(cert["nonzero_biases"])
+            return sorted(nonzero_biases(block)) == sorted(cert["nonzero_biases"])
         if kind == "search_inconclusive":
             return True  # states only that nothing was proved
-    except (KeyError, TypeError, ValueError, IndexError):
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return False
     return False
 
@@ -875,12 +875,12 @@ def _recheck_extras(block: Block, cert: dict[str, Any]) -> bool:
         nd = nondegeneracy(block.W_up, block.W_down).ok
         if h["nondegenerate"]["nondegenerate"] != nd or h["d"] != block.d:
             return False
-        if h["bias_free"] != (not _nonzero_biases(block)):
+        if h["bias_free"] != (not nonzero_biases(block)):
             return False
         if h["M_invertible"]["invertible"] is True and block.M is not None:
             if invertibility(block.M)["invertible"] is not True:
                 return False
-        if not set(cert.get("also_applies", [])) <= set(_also_applies(block, h)):
+        if not set(cert.get("also_applies", [])) <= set(narrower_claims(block, h)):
             return False
     return True
 

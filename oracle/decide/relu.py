@@ -114,7 +114,7 @@ def enumeration_work(h: int, d: int) -> int:
     return (2 ** h) * sets * d * d
 
 
-def _classes_fast(block: Block) -> dict[str, Any]:
+def classes_fast(block: Block) -> dict[str, Any]:
     """Active classes of a relu block without the full rational form: O(m d), exact.
 
     A class H is active iff alpha_H = sum_{i in H} |lam_i| w_i / 2 != 0; for classes of several
@@ -200,7 +200,7 @@ def _fmpq_to_floats(A: Any) -> Optional[np.ndarray]:
     return out.reshape(r, c)
 
 
-def _class_data(block: Block, cls: dict[str, Any]) -> ClassData:
+def class_data(block: Block, cls: dict[str, Any]) -> ClassData:
     """v_H and N_plus exactly (python-flint for the d x d part), plus float64 copies when exact."""
     g, rows = cls["grouping"], cls["rows"]
     d = block.d
@@ -572,9 +572,9 @@ def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Pro
                        check_block: bool = True) -> dict[str, Any]:
     d = block.d
     progress(f"grouping {block.m} units into kink hyperplanes (exact)")
-    cls = _classes_fast(block)
+    cls = classes_fast(block)
     h = len(cls["active"])
-    cd = _class_data(block, cls)
+    cd = class_data(block, cls)
     progress(f"{h} active kink hyperplanes; index-set search over the classes")
     cert: dict[str, Any] = {"kind": "relu_complete_bounds", "block": info, "width_asked": w,
                             "active_classes": h}
@@ -797,6 +797,10 @@ def recheck_relu(block: Block, cert: dict[str, Any]) -> bool:
             wr = minimal_width(form)
             if wr.lower != cert["m_star"] or not wr.exact:
                 return False
+            # the stated optimum (s, T, cost) and the class count are the exact minimisation's
+            if (h != cert["active_classes"] or wr.cost != cert["cost"] or list(wr.s or []) != list(cert["s"] or [])
+                    or list(wr.T or []) != list(cert["T"] or []) or cert["m_star"] != h + cert["cost"]):
+                return False
 
             con = cert["construction"]
             Wd = qmat(con["W_down"])
@@ -812,11 +816,11 @@ def recheck_relu(block: Block, cert: dict[str, Any]) -> bool:
 
 def _recheck_bounds(block: Block, cert: dict[str, Any]) -> bool:
     """Every stated bound of a relu_complete_bounds certificate must follow from the block."""
-    cls = _classes_fast(block)
+    cls = classes_fast(block)
     h = len(cls["active"])
     if h != cert["active_classes"]:
         return False
-    cd = _class_data(block, cls)
+    cd = class_data(block, cls)
     lower, upper = int(cert["lower"]), int(cert["upper"])
     s = cert.get("search", {})
     U = block.W_up[cd.reps] if h else np.zeros((0, block.d))
@@ -1233,7 +1237,9 @@ def recheck_odd(block: Block, cert: dict[str, Any]) -> bool:
         if s["status"] == "found":
             return bool(search.verify_index_set(block.W_up, block.W_down, M, cert["S"]))
         if s["status"] == "none":
-            if not nondegeneracy(block.W_up, block.W_down).ok:
+            # the stated nondegeneracy must be this block's; "no index set" is verified for a
+            # degenerate block too (its verdict is then undecided: the converse needs nondegeneracy)
+            if nondegeneracy(block.W_up, block.W_down).ok is not cert["nondegenerate"]["nondegenerate"]:
                 return False
             k = s.get("kind")
             if k == "linear":
@@ -1243,6 +1249,10 @@ def recheck_odd(block: Block, cert: dict[str, Any]) -> bool:
                 return not search.necessary_conditions(block.W_up, block.W_down, M)["possible"]
             if k == "exhaustive":
                 return search.exhaustive_search(block.W_up, block.W_down, M, max_m=40, limit=1) == []
+        if s["status"] == "unknown":
+            # an inconclusive search proves nothing and its verdict is undecided; the stated
+            # nondegeneracy must still be this block's
+            return nondegeneracy(block.W_up, block.W_down).ok is cert["nondegenerate"]["nondegenerate"]
         return False
-    except (KeyError, TypeError, ValueError, IndexError):
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return False

@@ -28,6 +28,7 @@ from oracle.algebra.stacks.planar import d2_conditions
 from oracle.algebra.stacks.rank import check_rank_certificate, rank_certificate
 from oracle.algebra.stacks.sweep import entry_certificate, find_sweep_entry
 from oracle.decide import block as single
+from oracle.decide import document
 
 # Exact procedures run on Fractions; above these sizes the verdict reports what was skipped.
 MAX_EXACT_ENTRIES = 4096      # m * d per block for the exact (Fraction) procedures
@@ -350,6 +351,10 @@ def recheck_decision(result: dict[str, Any]) -> bool:
     try:
         cert = result["certificate"]
         claim = result["claim"]
+        if "block_certificate" in cert:  # a stack of one block, decided by oracle.decide.block
+            doc = {k: result.get(k) for k in ("verdict", "claim", "exact")}
+            return document.recheck_block_document(block_from_json(cert["block"]),
+                                                   {**doc, "certificate": cert["block_certificate"]})[0]
         if not result.get("exact"):
             rc = cert.get("rank_certificate")
             if claim == "depth-dimension":
@@ -365,8 +370,6 @@ def recheck_decision(result: dict[str, Any]) -> bool:
                 return (result["verdict"] == "undecided" and cert["activation"] in analytic.ACTIVATIONS
                         and int(cert["d"]) >= 2 and len(cert["widths"]) >= 2)
             return False
-        if "block_certificate" in cert:  # a stack of one block, decided by oracle.decide.block
-            return single.recheck_certificate(block_from_json(cert["block"]), cert["block_certificate"])
         if claim in ("depth-impossible", "depth-any"):
             st = stack_from_json(cert["blocks"])
             P = skip_product(st)
