@@ -239,7 +239,7 @@ def _answers(block: Block, stored: Verdict, progress: Progress) -> dict[str, Opt
         out[c] = stored
     if out["allowed"] is None and block.activation in activations.BIASED_FLIP and block.m <= MAX_OTHER_UNITS:
         # a bias-free relu2 / gated block: relu2-biased and gated-biased contain the bias-free case
-        v = _decide_biased(block, _info(block), progress)
+        v = _decide_biased(block, block_info(block), progress)
         if v.verdict != "undecided":
             out["allowed"] = v
             if out["none"] is None and "none" in _answered(block, v):
@@ -287,7 +287,7 @@ def _bias_free_equivalent(block: Block, progress: Progress) -> Optional[Verdict]
     if "none" not in _answered(twin, v):
         return None
     v.certificate["dead_unit_biases_zeroed"] = units
-    v.certificate["block"] = _info(block)
+    v.certificate["block"] = block_info(block)
     v.reason = (f"the nonzero biases sit on units {units[:20]} whose output columns are zero, so the block is "
                 "the same function as the bias-free block with those biases set to 0; for that block: "
                 + v.reason)
@@ -304,7 +304,7 @@ def _not_decided(block: Block, conv: str, answers: dict[str, Optional[Verdict]])
         reason += (f"; for replacing blocks {'without' if conv == 'allowed' else 'with'} biases the answer is "
                    f"{other.verdict} ({other.claim})")
     return Verdict("undecided", None, False, reason,
-                   {"kind": "convention_not_decided", "block": _info(block), "replacing_biases": conv})
+                   {"kind": "convention_not_decided", "block": block_info(block), "replacing_biases": conv})
 
 
 def _decide_stored(block: Block, progress: Progress = quiet, max_exhaustive: int = 36) -> Verdict:
