@@ -178,7 +178,7 @@ def resolve_convention(block: Block, replacing_biases: str = "auto") -> str:
         raise InputError(f"replacing biases must be one of {', '.join(REPLACING_BIASES)}, "
                          f"not {replacing_biases!r}")
     if replacing_biases == "auto":
-        return "allowed" if _nonzero_biases(block) else "none"
+        return "allowed" if nonzero_biases(block) else "none"
     return replacing_biases
 
 
@@ -217,7 +217,7 @@ def _answered(block: Block, v: Verdict) -> tuple[str, ...]:
     """The conventions that a verdict of the stored-block procedures answers."""
     kind = v.certificate.get("kind")
     if kind == "zero_skip":  # B itself is residual-free, bias-free when the block is
-        return ("allowed",) if _nonzero_biases(block) else ("allowed", "none")
+        return ("allowed",) if nonzero_biases(block) else ("allowed", "none")
     if kind in ("homogeneous", "gated_zero"):
         return ("none",)  # Props. 5 and 6 compare bias-free blocks only
     if v.verdict == "undecided" or v.claim is None:
@@ -227,7 +227,7 @@ def _answered(block: Block, v: Verdict) -> tuple[str, ...]:
     # block without nonzero biases answers the bias-free question too
     out = ["allowed"]
     if v.verdict == "not_absorbable" or (v.verdict == "absorbable" and v.plain is not None
-                                         and not _nonzero_biases(v.plain)):
+                                         and not nonzero_biases(v.plain)):
         out.append("none")
     return tuple(out)
 
@@ -244,7 +244,7 @@ def _answers(block: Block, stored: Verdict, progress: Progress) -> dict[str, Opt
             out["allowed"] = v
             if out["none"] is None and "none" in _answered(block, v):
                 out["none"] = v
-    if out["none"] is None and _nonzero_biases(block):
+    if out["none"] is None and nonzero_biases(block):
         out["none"] = _bias_free_equivalent(block, progress)
     return out
 
@@ -281,7 +281,7 @@ def _bias_free_equivalent(block: Block, progress: Progress) -> Optional[Verdict]
     if not units:
         return None
     twin = _without_dead_biases(block, units)
-    if _nonzero_biases(twin):
+    if nonzero_biases(twin):
         return None
     v = _decide_stored(twin, progress, 36)
     if "none" not in _answered(twin, v):
