@@ -22,8 +22,7 @@ from oracle.core.blocks import Block, Stack
 from oracle.core import activations
 from oracle.core.errors import InputError, RegistryError
 from oracle.report import figures
-from oracle.commands import recheck
-from oracle.commands.output import Progress, emit_json
+from oracle.commands.output import Progress, emit_json, load_document
 
 QUICK_INSTANCES = 20
 FULL_INSTANCES = 100
@@ -383,7 +382,7 @@ def check_arguments(args: argparse.Namespace) -> list[dict[str, Any]]:
     docs = []
     for path in scans:
         try:
-            docs.append(report.check_scan(recheck.load_document(path), path))
+            docs.append(report.check_scan(load_document(path), path))
         except InputError as e:
             raise InputError(str(e) if str(e).startswith("--scan") else f"--scan {e}") from None
     return docs

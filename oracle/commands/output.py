@@ -7,9 +7,14 @@ import math
 import shutil
 import sys
 import time
+from pathlib import Path
 from typing import Any, Optional, TextIO
 
+from oracle.core import io as bio
+from oracle.core.errors import InputError
 from oracle.core.jsontypes import jsonable
+
+MAX_DOCUMENT_BYTES = 200_000_000  # the largest document absorb recheck or audit --scan reads
 
 # `check --exit-code` and `witness --exit-code`: one exit code per verdict (by default every verdict
 # exits 0).  1 is left out: it is what Python returns when it fails before `absorb` starts.
@@ -130,3 +135,27 @@ class Progress:
     def close(self) -> None:
         """Erase the status line, so that what follows starts on a clean line."""
         self._erase()
+
+
+def load_document(path: str) -> dict[str, Any]:
+    """A JSON document (strict: no NaN/Infinity, no duplicate keys), or InputError."""
+    p = Path(path)
+    try:
+        if p.stat().st_size > MAX_DOCUMENT_BYTES:
+            raise InputError(f"{p}: larger than {MAX_DOCUMENT_BYTES} bytes")
+        text = p.read_text()
+    except FileNotFoundError:
+        raise InputError(f"{p}: no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"{p}: cannot read: {' '.join(str(e).split())[:200]}") from None
+
+    def no_constant(name: str) -> Any:
+        raise ValueError(f"{name} is not JSON")
+
+    try:
+        doc = json.loads(text, object_pairs_hook=bio.no_duplicate_keys, parse_constant=no_constant)
+    except (ValueError, RecursionError) as e:
+        raise InputError(f"{p}: not a JSON document: {' '.join(str(e).split())[:200]}") from None
+    if not isinstance(doc, dict):
+        raise InputError(f"{p}: the document is not a JSON object")
+    return doc

@@ -46,37 +46,12 @@ from oracle.core import stackfiles
 from oracle.core.blocks import Block
 from oracle.core.errors import InputError, RegistryError
 from oracle.commands import audit as audit_cmd
-from oracle.commands.output import json_safe
+from oracle.commands.output import json_safe, load_document
 from oracle.decide.document import Refused, recheck_block_document, same
 from oracle.formal import consistency
 from oracle.decide.scan import recheck_scan
 from oracle.decide.stacks import decide_stack, recheck_decision
 from oracle.decide.witness import recheck_witness
-
-MAX_DOCUMENT_BYTES = 200_000_000
-
-def load_document(path: str) -> dict[str, Any]:
-    """A JSON document (strict: no NaN/Infinity, no duplicate keys), or InputError."""
-    p = Path(path)
-    try:
-        if p.stat().st_size > MAX_DOCUMENT_BYTES:
-            raise InputError(f"{p}: larger than {MAX_DOCUMENT_BYTES} bytes")
-        text = p.read_text()
-    except FileNotFoundError:
-        raise InputError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"{p}: cannot read: {' '.join(str(e).split())[:200]}") from None
-
-    def no_constant(name: str) -> Any:
-        raise ValueError(f"{name} is not JSON")
-
-    try:
-        doc = json.loads(text, object_pairs_hook=bio.no_duplicate_keys, parse_constant=no_constant)
-    except (ValueError, RecursionError) as e:
-        raise InputError(f"{p}: not a JSON document: {' '.join(str(e).split())[:200]}") from None
-    if not isinstance(doc, dict):
-        raise InputError(f"{p}: the document is not a JSON object")
-    return doc
 
 
 def kind_of(doc: dict[str, Any]) -> str:
