@@ -5,7 +5,7 @@ subprocess of the installed `absorb` (not the library), on real files.
 
 Drawn per family (every activation of the catalog): plain blocks with every kind of skip,
 biased blocks, degenerate blocks (zero rows, collinear rows, zero columns), blocks satisfying
-the index condition, zero skips.  The default run draws ROUNDTRIP_BLOCKS (24) check documents per family
+the index condition, zero skips.  The default run draws ROUNDTRIP_BLOCKS (12) check documents per family
 (marked slow; make test-fast draws 2); tests/test_recheck_roundtrip_witness.py does the same for
 witness documents.  ABSORB_ROUNDTRIP_BLOCKS=n sets n check documents and n // 4 witness pairs.
 Each block costs two subprocesses of about 1 s of CPU each (imports).
@@ -38,7 +38,7 @@ ABSORB = str(Path(sys.executable).with_name("absorb"))
 FAMILIES = sorted(activations.CATALOG)
 
 _N = int(os.environ.get("ABSORB_ROUNDTRIP_BLOCKS", "0"))
-ROUNDTRIP_BLOCKS = _N or 24
+ROUNDTRIP_BLOCKS = _N or 12
 ROUNDTRIP_WITNESSES = max(2, _N // 4) if _N else 4
 FAST_BLOCKS, FAST_WITNESSES = 2, 1
 
