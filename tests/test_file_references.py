@@ -7,6 +7,10 @@ exist from the repository's root (a Markdown file may also name a path beside it
 do); a bare file name must be the name of some file of the repository.  So `SPEC.md`, `DESIGN.md`
 and `core/io.py` (for oracle/core/io.py) are refused.
 
+The two design documents the project was started from (the mathematics and the layout of `absorb`)
+are not part of the repository either, so naming them at all, even without the `.md` ("SPEC's
+recipe", "as DESIGN says"), is refused too: DOCUMENT_NAME below, with no exception.
+
 Allowed without being in the repository: the files a user writes with an example in the same
 text (`> out.json`, `--report r.md`, `--emit p.npz`, ...) and the short list ALLOWED below, each
 with its reason.
@@ -25,6 +29,9 @@ REFERENCE = re.compile(r"(?<![\w./*<>-])((?:[\w.-]+/)*[\w-][\w.-]*\.(?:md|py|v|t
 # a file an example command in the same text writes: redirected output or an output option
 WRITTEN = re.compile(r"(?:>|--report|--emit|--out|--json-out)\s+`?([\w./-]+)")
 
+# a bare mention of a document a user does not have: "SPEC", "SPEC's", "the SPEC sketch", "DESIGN"
+DOCUMENT_NAME = re.compile(r"\b(?:SPEC|DESIGN)\b")
+
 ALLOWED = {
     # placeholders in command synopses: the user's own documents
     "CERT.json": "absorb recheck CERT.json: the user's certificate document",
@@ -32,6 +39,8 @@ ALLOWED = {
     "W.json": "absorb recheck W.json R.npz P.npz: the user's witness document",
     "SWEEP.json": "absorb recheck SWEEP.json: the user's sweep document",
     "SCAN.json": "absorb recheck SCAN.json CHECKPOINT: the user's scan document",
+    "AUDIT.json": "absorb recheck AUDIT.json: the user's audit document (oracle/commands/recheck.py)",
+    "audit.json": "README.md: absorb recheck audit.json, the document the user's absorb audit --json wrote",
     # files of the user's checkpoint, read beside its weights
     "config.json": "a Hugging Face checkpoint's configuration, next to its weights",
     # written at run time into a temporary folder, never part of the repository
@@ -125,3 +134,24 @@ def test_the_reference_check_refuses_missing_files():
     assert unknown_references(doc, text, files, True) == ["other.json"]
     for name, reason in ALLOWED.items():
         assert name not in {Path(f).name for f in files} and len(reason) > 20, name
+
+
+def test_user_facing_text_names_no_document_outside_the_repository():
+    texts = user_facing_texts()
+    assert len(texts) > 1000 and sum(1 for t in texts if t[3]) >= 20  # the scan sees the whole package
+    offenders = []
+    for path, line, text, markdown in texts:
+        for hit in DOCUMENT_NAME.finditer(text):
+            at = line + (text[:hit.start()].count("\n") if markdown else 0)
+            offenders.append(f"{path.relative_to(ROOT)}:{at}: {text[max(0, hit.start() - 30):hit.end() + 30]!r}")
+    assert offenders == [], "\n".join(offenders)
+
+
+def test_the_document_name_check_finds_bare_mentions():
+    for text in ["SPEC's statement is correct", "SPEC gives the constant", "where the SPEC sketch leaves",
+                 "as DESIGN says", "(SPEC.md: a width-4 block)", "see DESIGN.md", "SPEC, section 3"]:
+        assert DOCUMENT_NAME.search(text), text
+    # other words that contain the letters are not document names
+    for text in ["the SPECIAL case", "a SPECTRAL bound", "DESIGNED for", "ABSORB_SPEC_PATH",
+                 "spec", "the design of the package", "specification"]:
+        assert DOCUMENT_NAME.search(text) is None, text
