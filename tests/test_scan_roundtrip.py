@@ -29,7 +29,7 @@ from typing import Optional
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from safetensors.numpy import save_file
 
@@ -154,7 +154,10 @@ def forged_verdict_refused(folder: Path, ck: Path, doc: dict) -> None:
 
 
 def _run(n: int, forge: bool) -> None:
+    # no shrinking: each example costs subprocesses, and shrinking one failure took over 5 minutes;
+    # the failing checkpoint is printed as drawn
     @settings(max_examples=n, database=None, deadline=None,
+              phases=[Phase.explicit, Phase.reuse, Phase.generate],
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
     @given(ck=checkpoints())
     def run(ck: tuple[str, str, str, list[Block]]) -> None:
@@ -173,3 +176,12 @@ def test_scan_round_trip_fast():
 @pytest.mark.slow
 def test_scan_documents_recheck_through_the_cli():
     _run(SCAN_CHECKPOINTS, forge=False)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="open bug found by the slow run: the scan states a relaxed bias-free "
+                   "distance of 1.49e-08 (an optimiser's floor) where the re-check recomputes 2.2e-16 at the "
+                   "stated z, and oracle/decide/scan.py compares them with a relative tolerance")
+def test_near_zero_distance_round_trips(tmp_path):
+    """The checkpoint the slow property run drew: one gelu layer, d = 1, m = 2."""
+    b = Block("gelu", W_up=np.array([[0.0], [0.875]]), W_down=np.array([[0.0, -1.875]]))
+    scan_roundtrip(tmp_path, "bert", "gelu", "gelu", [b])
