@@ -39,7 +39,7 @@ from oracle.core.io import reuse_freed_memory
 from oracle.core.jsontypes import jsonable
 from oracle.decide.block import decide, recheck_certificate
 
-__all__ = ["SCAN_FORMAT", "bias_free_distance", "recheck_scan", "scan"]
+__all__ = ["SCAN_FORMAT", "bias_free_distance", "distance_at", "recheck_scan", "scan"]
 
 
 def bias_free_distance(block: Block) -> dict[str, Any]:
@@ -48,15 +48,31 @@ def bias_free_distance(block: Block) -> dict[str, Any]:
     re-check recomputes both numbers from the document and the weights."""
     rel = search.relaxation_certificate(block.W_up, block.W_down, np.eye(block.d), max_iter=150,
                                         refine=True)
-    out = {"relaxed_distance_float64": math.sqrt(max(rel["objective"], 0.0)),
+    z = np.asarray(rel["z"], dtype=np.float64)
+    out = {"relaxed_distance_float64": distance_at(block, z),
            "note": "float64 measurement of ||W_down diag(z) W_up + I||_F at the relaxation's final point z in "
                    "[0,1]^m (an upper bound on the relaxed minimum, not a rigorous bound)",
            "certified_lower_bound_for_index_sets": rel["distance_lower_bound"] if rel["certified"] else None,
            "norm_of_I": math.sqrt(block.d), "iterations": rel["iterations"]}
     if rel["certified"]:
         out["certificate_Y"] = search.encode_matrix(rel["Y"])
-    out["z"] = search.encode_matrix(np.asarray(rel["z"], dtype=np.float64))
+    out["z"] = search.encode_matrix(z)
     return out
+
+
+def distance_at(block: Block, z: np.ndarray) -> float:
+    """||W_down diag(z) W_up + I||_F in float64, computed directly (not from the relaxation's
+    objective, whose expanded square loses everything below sqrt(eps) near 0): the number a scan
+    states and the one its re-check recomputes."""
+    A = block.W_down @ (z[:, None] * block.W_up) + np.eye(block.d)
+    return math.sqrt(float(np.sum(A * A)))
+
+
+def _distance_tolerance(block: Block) -> float:
+    """How far two float64 evaluations of distance_at may differ on machines that round products
+    and sums in another order: a few ulps of the size of the terms."""
+    scale = math.sqrt(block.d) + float(np.linalg.norm(block.W_down)) * float(np.linalg.norm(block.W_up))
+    return 64 * np.finfo(np.float64).eps * scale
 
 
 SCAN_FORMAT = "absorb-scan-2"  # the document's layout; absorb recheck reads this layout only
@@ -206,10 +222,10 @@ def _check_distance(block: Block, stated: dict[str, Any], where: str) -> None:
         raise _Refused(f"{where}: malformed ({type(e).__name__})") from None
     if z.shape != (block.m,) or not np.all((z >= 0) & (z <= 1)):
         raise _Refused(f"{where}.z: not a point of [0,1]^m for m = {block.m}")
-    A = bf.W_down @ (z[:, None] * bf.W_up) + eye
-    value = math.sqrt(float(np.sum(A * A)))
+    value = distance_at(bf, z)
     said = stated.get("relaxed_distance_float64")
-    if not isinstance(said, float) or not math.isclose(value, said, rel_tol=_DISTANCE_RTOL, abs_tol=1e-300):
+    if not isinstance(said, float) or not math.isclose(value, said, rel_tol=_DISTANCE_RTOL,
+                                                       abs_tol=_distance_tolerance(bf)):
         raise _Refused(f"{where}.relaxed_distance_float64: {said!r}, recomputed at z: {value!r}")
     bound = stated.get("certified_lower_bound_for_index_sets")
     if Y is None:
