@@ -231,3 +231,30 @@ def test_lying_files_of_any_shape_are_refused_never_a_traceback(name):
                 assert e.field and e.why
                 refusals += 1
     assert refusals > 0
+
+
+# ---------------------------------------------------------------- sizes bounded before any arithmetic
+
+SIZE_FORGERIES = [
+    # a decimal exponent that exact arithmetic would expand into millions of digits
+    ("relu_absorbable", ("certificate", "construction", "W_up", 0, 0), "1e30000000",
+     "certificate.construction.W_up[0][0]"),
+    ("relu2_biased_absorbable", ("certificate", "c_S", 0), "-1e999999999", "certificate.c_S[0]"),
+    # an integer no count or index reaches
+    ("relu2_biased_absorbable", ("certificate", "size"), 10 ** 30, "certificate.size"),
+    ("relu2_biased_absorbable", ("certificate", "spot_check", "points"), 10 ** 40, "certificate.spot_check.points"),
+]
+
+
+@pytest.mark.parametrize("name,path,value,field", SIZE_FORGERIES, ids=[f"{f[0]}:{f[3]}" for f in SIZE_FORGERIES])
+def test_a_huge_forged_value_is_refused_at_once_with_the_field(tmp_path, capsys, name, path, value, field):
+    """Before the bound, "1e3000000" in one field cost 1.5 s of exact arithmetic (ten times the
+    exponent, far more); now it is refused before any arithmetic, naming the field."""
+    import time
+
+    f = EX / f"{name}.npz"
+    doc = check_doc(capsys, f)
+    t0 = time.perf_counter()
+    out = refused(capsys, tmp_path, put(doc, path, value), f)
+    assert time.perf_counter() - t0 < 5.0
+    assert f"does not hold: {field}:" in out and ("exponent" in out or "beyond 2^63" in out), out

@@ -18,6 +18,7 @@ A refusal raises :class:`Refused`, which names the field.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -86,6 +87,35 @@ def same(stated: Any, actual: Any, field: str) -> None:
 def _short(x: Any) -> str:
     r = repr(x)
     return r if len(r) <= 80 else r[:77] + "..."
+
+
+# ------------------------------------------------------------------ sizes, bounded before any arithmetic
+
+# A decimal string such as "1e3000000" is a few bytes, but read as an exact rational (Fraction) it
+# becomes an integer of millions of digits, and every product with it takes seconds: a forged
+# field could stall the re-check.  No value decide writes needs a decimal exponent beyond float64's
+# (|e| <= 324) or an integer beyond 64 bits (counts and indices; large rationals are "p/q" strings).
+MAX_DECIMAL_EXPONENT = 400
+MAX_INTEGER = 2 ** 63
+_EXPONENT = re.compile(r"[0-9.][eE]([-+]?[0-9]+)")
+
+
+def check_sizes(x: Any, field: str) -> None:
+    """Refuse, naming the field, a number or decimal string out of the range any document holds."""
+    if isinstance(x, dict):
+        for k, v in x.items():
+            check_sizes(v, f"{field}.{k}" if field else str(k))
+    elif isinstance(x, list):
+        for i, v in enumerate(x):
+            check_sizes(v, f"{field}[{i}]")
+    elif isinstance(x, str):
+        for e in _EXPONENT.finditer(x):
+            if abs(int(e.group(1)[:12])) > MAX_DECIMAL_EXPONENT:
+                raise Refused(field, f"holds the decimal exponent {_short(e.group(0))}, beyond the "
+                                     f"{MAX_DECIMAL_EXPONENT} any value of a check document needs")
+    elif type(x) is int and abs(x) > MAX_INTEGER:
+        raise Refused(field, f"states an integer beyond 2^63 ({len(str(abs(x)))} digits): out of range "
+                             "for a count or an index")
 
 
 # ------------------------------------------------------------------ the verdict a certificate supports
@@ -280,6 +310,7 @@ def check_block_document(block: Block, doc: dict[str, Any]) -> str:
 
 
 def _check_block_document(block: Block, doc: dict[str, Any]) -> str:
+    check_sizes(doc, "")
     cert = doc.get("certificate")
     if not isinstance(cert, dict):
         raise Refused("certificate", "the document has no certificate")
