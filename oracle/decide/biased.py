@@ -131,7 +131,7 @@ def flipped_block(block: Block, fd: flips.FlipData, S: list[int]) -> tuple[Block
 def spot_check(block: Block, plain: Block, note: dict[str, Any]) -> dict[str, Any]:
     """The flipped block against the residual block at fixed sample points (seed 20): exact rationals
     when the activation has an exact form, arb balls otherwise.  Deterministic, so the document
-    re-check (decide/document.py) measures it again and compares."""
+    re-check (oracle/decide/document.py) measures it again and compares."""
     offset = None
     if note.get("b_down_rounded"):
         offset = [Fraction(v) - Fraction(float(f)) for v, f in zip(note["b_down_exact"], plain.b_down)]
