@@ -446,6 +446,9 @@ def _check_block_document(block: Block, doc: dict[str, Any]) -> str:
     if "spot_check" in cert and "spot_check" not in measured:
         unverified.append("certificate.spot_check (not re-measured; it states agreement, as the verified "
                           "evidence implies)")
+    if isinstance(cert.get("absorption_width"), dict) and \
+            _width(block, cert, nondegeneracy(block.W_up, block.W_down), want) is None:
+        unverified.append("certificate.absorption_width (not recomputed for this kind)")
     if not method_pinned:
         unverified.append("certificate.search.method (the name of the search, not pinned for this kind)")
     held = f"the {kind!r} certificate re-verifies from the weights: {want} ({doc.get('claim')})"
