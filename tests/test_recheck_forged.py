@@ -231,3 +231,103 @@ def test_lying_files_of_any_shape_are_refused_never_a_traceback(name):
                 assert e.field and e.why
                 refusals += 1
     assert refusals > 0
+
+
+# ---------------------------------------------------------------- sizes bounded before any arithmetic
+
+SIZE_FORGERIES = [
+    # a decimal exponent that exact arithmetic would expand into millions of digits
+    ("relu_absorbable", ("certificate", "construction", "W_up", 0, 0), "1e30000000",
+     "certificate.construction.W_up[0][0]"),
+    ("relu2_biased_absorbable", ("certificate", "c_S", 0), "-1e999999999", "certificate.c_S[0]"),
+    # an integer no count or index reaches
+    ("relu2_biased_absorbable", ("certificate", "size"), 10 ** 30, "certificate.size"),
+    ("relu2_biased_absorbable", ("certificate", "spot_check", "points"), 10 ** 40, "certificate.spot_check.points"),
+]
+
+
+@pytest.mark.parametrize("name,path,value,field", SIZE_FORGERIES, ids=[f"{f[0]}:{f[3]}" for f in SIZE_FORGERIES])
+def test_a_huge_forged_value_is_refused_at_once_with_the_field(tmp_path, capsys, name, path, value, field):
+    """Before the bound, "1e3000000" in one field cost 1.5 s of exact arithmetic (ten times the
+    exponent, far more); now it is refused before any arithmetic, naming the field."""
+    import time
+
+    f = EX / f"{name}.npz"
+    doc = check_doc(capsys, f)
+    t0 = time.perf_counter()
+    out = refused(capsys, tmp_path, put(doc, path, value), f)
+    assert time.perf_counter() - t0 < 5.0
+    assert f"does not hold: {field}:" in out and ("exponent" in out or "beyond 2^63" in out), out
+
+
+# ---------------------------------------------------------------- search methods, spot checks, prose
+
+PROSE_FORGERIES = [
+    # search.method: the evidence's kind admits one method text (oracle/algebra/search/driver.py)
+    ("gelu_random", ("certificate", "search", "method"), "meet-in-the-middle (exhaustive)",
+     "certificate.search.method"),
+    ("gelu_random", ("certificate", "search", "method"), "necessary condition: trace", "certificate.search.method"),
+    ("gelu_biased", ("certificate", "search", "method"), "relaxation rounding", "certificate.search.method"),
+    ("gelu_random", ("certificate", "search", "status"), "found", "certificate.search.status"),
+    ("gelu_biased", ("certificate", "search", "S"), [0], "certificate.search.S"),
+    # spot_check: re-measured at the same points, compared as the document labels them
+    ("relu2_biased_absorbable", ("certificate", "spot_check", "points"), 8, "certificate.spot_check.points"),
+    ("relu2_biased_absorbable", ("certificate", "spot_check", "backend"), "ball", "certificate.spot_check.backend"),
+    ("relu2_biased_absorbable", ("certificate", "spot_check", "max_difference"), 0.0,
+     "certificate.spot_check.max_difference"),
+    ("swiglu_biased_absorbable", ("certificate", "spot_check", "max_ball_radius"), 1e-300,
+     "certificate.spot_check.max_ball_radius"),
+    # the reason: the claim and the verdict token it names must be the document's
+    ("gelu_random", ("reason",), "index set S found; by relu-gelu-iff (A) the block is absorbable", "reason"),
+    ("gelu_biased", ("reason",), "verdict not_absorbable by relu-limit (B)", "reason"),
+    ("gelu_random", ("reason",), "x" * 20_001, "reason"),
+    # the emitted block's check note: the spot check it describes must be the stated one
+    ("relu2_biased_absorbable", ("certificate", "emitted_block", "check"),
+     "flip condition verified exactly; spot check of the emitted block at 900 points (exact)",
+     "certificate.emitted_block.check"),
+]
+
+
+@pytest.mark.parametrize("name,path,value,field", PROSE_FORGERIES, ids=[f"{f[0]}:{f[3]}" for f in PROSE_FORGERIES])
+def test_forged_method_spot_check_and_prose_are_refused(tmp_path, capsys, name, path, value, field):
+    f = EX / f"{name}.npz"
+    doc = check_doc(capsys, f)
+    out = refused(capsys, tmp_path, put(doc, path, value), f)
+    assert f"does not hold: {field}" in out, out
+
+
+def test_a_ball_spot_check_is_compared_within_its_tolerance():
+    """The gated example's spot check is measured with arb balls: its float radius is re-measured and
+    compared within document.MEASURE_REL_TOL."""
+    doc = decide(bio.read_block(EX / "swiglu_biased_absorbable.npz")).as_dict()
+    assert doc["certificate"]["spot_check"]["backend"] == "ball"
+    r = doc["certificate"]["spot_check"]["max_ball_radius"]
+    assert isinstance(r, float)
+    b = bio.read_block(EX / "swiglu_biased_absorbable.npz")
+    doc = json.loads(json.dumps(doc))
+    # within the stated relative tolerance the float measurement holds; beyond it, refused
+    check_block_document(b, put(doc, ("certificate", "spot_check", "max_ball_radius"), r * (1 + 1e-12)))
+    with pytest.raises(Refused) as e:
+        check_block_document(b, put(doc, ("certificate", "spot_check", "max_ball_radius"), r * (1 + 1e-6)))
+    assert e.value.field == "certificate.spot_check.max_ball_radius" and "tolerance" in e.value.why
+
+
+def test_holds_names_the_prose_it_did_not_verify(tmp_path, capsys):
+    """A rewritten reason that names no claim and no verdict token cannot be refused; the holds line
+    then says plainly that the reason (and the emitted block's note) are prose, not verified."""
+    f = EX / "relu2_biased_absorbable.npz"
+    doc = check_doc(capsys, f)
+    p = tmp_path / "doc.json"
+    p.write_text(json.dumps(put(doc, ("reason",), "any words at all")))
+    code, out, _ = run(capsys, "recheck", p, f)
+    assert code == 0 and out.startswith("holds:"), out
+    tail = out.split("not verified:", 1)[1]
+    assert "reason (prose" in tail and "certificate.emitted_block.check (prose" in tail, out
+    # a search whose method text is not pinned is named as well, and a width not recomputed
+    assert "certificate.search.method" in tail and "certificate.absorption_width" in tail, out
+    # a pinned method and a re-measured spot check are not in the list
+    f = EX / "gelu_random.npz"
+    doc = check_doc(capsys, f)
+    p.write_text(json.dumps(doc))
+    code, out, _ = run(capsys, "recheck", p, f)
+    assert code == 0 and "not verified: reason (prose" in out and "search.method" not in out, out

@@ -128,7 +128,10 @@ def flipped_block(block: Block, fd: flips.FlipData, S: list[int]) -> tuple[Block
     return plain, note
 
 
-def _spot_check(block: Block, plain: Block, note: dict[str, Any]) -> dict[str, Any]:
+def spot_check(block: Block, plain: Block, note: dict[str, Any]) -> dict[str, Any]:
+    """The flipped block against the residual block at fixed sample points (seed 20): exact rationals
+    when the activation has an exact form, arb balls otherwise.  Deterministic, so the document
+    re-check (oracle/decide/document.py) measures it again and compares."""
     offset = None
     if note.get("b_down_rounded"):
         offset = [Fraction(v) - Fraction(float(f)) for v, f in zip(note["b_down_exact"], plain.b_down)]
@@ -227,7 +230,7 @@ def _absorbable_by_flip(block: Block, fd: flips.FlipData, S: list[int], cert: di
     if not flips.verify_flip_set(fd, S):  # pragma: no cover - find_flip_set verifies
         raise RuntimeError("flip set fails the exact check")
     plain, note = flipped_block(block, fd, S)
-    chk = _spot_check(block, plain, note)
+    chk = spot_check(block, plain, note)
     if not chk["agree"]:  # pragma: no cover - would contradict part (A)
         raise RuntimeError(f"flipped block differs from the residual block: {chk}")
     rec = _emitted(note, chk)
@@ -256,7 +259,7 @@ def _decide_glu(block: Block, cert: dict[str, Any], progress: Progress) -> dict[
         S = sorted(int(i) for i in res.S)
         plain, note = flip_block(block.without_skip(), S)
         note["construction"] = "gate rows and gate biases in S negated, their output columns negated; b_down + W_S b_up[S]"
-        chk = _spot_check(block, plain, note)
+        chk = spot_check(block, plain, note)
         if not chk["agree"]:  # pragma: no cover
             raise RuntimeError(f"flipped block differs from the residual block: {chk}")
         rec = _emitted(note, chk)

@@ -18,11 +18,14 @@ A refusal raises :class:`Refused`, which names the field.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Callable, Optional
 
 import numpy as np
+from fractions import Fraction
 
 from oracle.algebra import search
+from oracle.algebra.construct import spot_points, verify_equal_at_points
 from oracle.core import activations
 from oracle.core.blocks import Block, nondegeneracy
 from oracle.core.errors import CheckFailed
@@ -86,6 +89,121 @@ def same(stated: Any, actual: Any, field: str) -> None:
 def _short(x: Any) -> str:
     r = repr(x)
     return r if len(r) <= 80 else r[:77] + "..."
+
+
+# ------------------------------------------------------------------ sizes, bounded before any arithmetic
+
+# A decimal string such as "1e3000000" is a few bytes, but read as an exact rational (Fraction) it
+# becomes an integer of millions of digits, and every product with it takes seconds: a forged
+# field could stall the re-check.  No value decide writes needs a decimal exponent beyond float64's
+# (|e| <= 324) or an integer beyond 64 bits (counts and indices; large rationals are "p/q" strings).
+MAX_DECIMAL_EXPONENT = 400
+MAX_INTEGER = 2 ** 63
+_EXPONENT = re.compile(r"[0-9.][eE]([-+]?[0-9]+)")
+
+
+def check_sizes(x: Any, field: str) -> None:
+    """Refuse, naming the field, a number or decimal string out of the range any document holds."""
+    if isinstance(x, dict):
+        for k, v in x.items():
+            check_sizes(v, f"{field}.{k}" if field else str(k))
+    elif isinstance(x, list):
+        for i, v in enumerate(x):
+            check_sizes(v, f"{field}[{i}]")
+    elif isinstance(x, str):
+        for e in _EXPONENT.finditer(x):
+            if abs(int(e.group(1)[:12])) > MAX_DECIMAL_EXPONENT:
+                raise Refused(field, f"holds the decimal exponent {_short(e.group(0))}, beyond the "
+                                     f"{MAX_DECIMAL_EXPONENT} any value of a check document needs")
+    elif type(x) is int and abs(x) > MAX_INTEGER:
+        raise Refused(field, f"states an integer beyond 2^63 ({len(str(abs(x)))} digits): out of range "
+                             "for a count or an index")
+
+
+# ------------------------------------------------------------------ measured evidence, search methods
+
+MEASURE_REL_TOL = 1e-9  # a float64 measurement re-measured the same way may differ by this, relatively
+
+
+def same_measured(stated: Any, actual: Any, field: str) -> None:
+    """Like :func:`same`, but a float (float64 evidence, e.g. an arb ball's radius) need only agree
+    with its re-measurement within a relative ``MEASURE_REL_TOL``; counts, flags and texts exactly."""
+    actual = plain_json(actual)
+    if isinstance(actual, dict) and isinstance(stated, dict):
+        for k in stated:
+            if k not in actual:
+                raise Refused(f"{field}.{k}", "is not a fact the re-measurement gives")
+        for k, v in actual.items():
+            if k not in stated:
+                raise Refused(f"{field}.{k}", "is missing")
+            same_measured(stated[k], v, f"{field}.{k}")
+        return
+    if type(actual) is float and type(stated) in (int, float):
+        if not math.isclose(stated, actual, rel_tol=MEASURE_REL_TOL, abs_tol=0.0):
+            raise Refused(field, f"states {_short(stated)}, re-measured at the same points: {actual!r} "
+                                 f"(relative tolerance {MEASURE_REL_TOL:g})")
+        return
+    same(stated, actual, field)
+
+
+def _flip_spot_check(block: Block, plain: Block, note: dict[str, Any]) -> dict[str, Any]:
+    """The spot check decide writes next to a sign-flip block (index_set, relu_limit, relu_complete):
+    the same points (seed 12345), the same backend, F - P against the rounding of b_down if any."""
+    big = block.m * block.d >= single.LARGE_BLOCK
+    offset = None
+    if note.get("b_down_rounded"):
+        offset = [Fraction(v) - Fraction(float(f)) for v, f in zip(note["b_down_exact"], plain.b_down)]
+    rng = np.random.default_rng(12345)
+    if block.act.exact is not None:
+        pts = spot_points(block.d, rng, n_random=2 if big else 6, n_basis=1 if big else 4)
+        return verify_equal_at_points(block, plain, pts, "exact", offset)
+    pts = spot_points(block.d, rng, n_random=1 if big else 3, n_basis=1 if big else 2)
+    return verify_equal_at_points(block, plain, pts, "ball", offset)
+
+
+def _index_search_methods(s: dict[str, Any]) -> Optional[set[str]]:
+    """The methods the index-set search (oracle/algebra/search/driver.py) writes for evidence of this
+    kind; None for searches of other kinds, whose method text is not pinned here."""
+    k = s.get("kind")
+    if k == "necessary_conditions":
+        return {"necessary condition: " + ",".join(str(v) for v in s.get("violated") or [])}
+    if k == "index_set":
+        return {"gram": {"Gram solve (normal equations) + exact verification"},
+                "lattice": {"lattice reduction (LLL) + exact verification"}}.get(
+            s.get("found_by"), {"meet-in-the-middle", "relaxation rounding + exact verification"})
+    if k == "exhaustive":
+        return {"meet-in-the-middle (exhaustive)"}
+    if k == "linear":
+        return {f"frank-wolfe/fista + linear certificate ({s.get('check_method')})"}
+    return None
+
+
+# the status each kind of index-set evidence supports
+_SEARCH_STATUS = {"necessary_conditions": {"none"}, "exhaustive": {"none"}, "index_set": {"found"},
+                  "linear": {"none", "unknown"}}
+
+
+def _check_search_method(cert: dict[str, Any]) -> bool:
+    """certificate.search.method must be one the evidence's kind admits (and the status the one that
+    evidence supports); False when the method belongs to a search whose text is not pinned."""
+    s = cert.get("search")
+    if not isinstance(s, dict) or "method" not in s:
+        return True
+    if not isinstance(s["method"], str):
+        raise Refused("certificate.search.method", "is not a text")
+    if "status" in s and s.get("kind") in _SEARCH_STATUS and s["status"] not in _SEARCH_STATUS[s["kind"]]:
+        raise Refused("certificate.search.status", f"states {s['status']!r}; {s['kind']!r} evidence supports "
+                      + " or ".join(sorted(_SEARCH_STATUS[s["kind"]])))
+    want = _index_search_methods(s)
+    if want is None:
+        return False
+    if s["method"] not in want:
+        raise Refused("certificate.search.method", f"states {_short(s['method'])}; {s.get('kind')!r} evidence "
+                      "comes from " + " or ".join(repr(w) for w in sorted(want)))
+    if s.get("kind") == "index_set" and "S" in s and "S" in cert and cert["kind"] in (
+            "index_set", "relu_limit", "biased_flip"):
+        same(sorted(int(i) for i in s["S"]), sorted(int(i) for i in cert["S"]), "certificate.search.S")
+    return True
 
 
 # ------------------------------------------------------------------ the verdict a certificate supports
@@ -160,9 +278,11 @@ def _search_state(kind: str, cert: dict[str, Any]) -> dict[str, Any]:
     return s
 
 
-def _check_facts(block: Block, cert: dict[str, Any], verdict: str) -> None:
-    """Recompute the facts a certificate states about the weights; refuse the first that differs."""
+def _check_facts(block: Block, cert: dict[str, Any], verdict: str) -> set[str]:
+    """Recompute the facts a certificate states about the weights; refuse the first that differs.
+    Returns the measured fields (spot checks) that were re-measured."""
     kind = cert["kind"]
+    measured: set[str] = set()
     if "block" in cert:
         info = biased_decide.flip_block_info(block) if kind == "biased_flip" else single.block_info(block)
         same(cert["block"], info, "certificate.block")
@@ -192,17 +312,24 @@ def _check_facts(block: Block, cert: dict[str, Any], verdict: str) -> None:
     if kind == "biased_flip" and cert.get("part") == "A" and "c_S" in cert:
         fd = biased_decide.block_flip_data(block)
         if block.activation in activations.FLIP_GATES:
-            _, note = biased_decide.flip_block(block.without_skip(), sorted(int(i) for i in cert["S"]))
-            note = {k: v for k, v in note.items() if k != "construction"}
+            plain, full = biased_decide.flip_block(block.without_skip(), sorted(int(i) for i in cert["S"]))
+            note = {k: v for k, v in full.items() if k != "construction"}
         else:
-            _, note = biased_decide.flipped_block(block, fd, [int(i) for i in cert["S"]])
+            plain, full = biased_decide.flipped_block(block, fd, [int(i) for i in cert["S"]])
+            note = full
         for key, v in note.items():
             same(cert.get(key), v, f"certificate.{key}")
+        if "spot_check" in cert:
+            same_measured(cert["spot_check"], biased_decide.spot_check(block, plain, full), "certificate.spot_check")
+            measured.add("spot_check")
     if kind == "index_set" or (kind in ("relu_limit", "relu_complete") and "S" in cert and "size" in cert):
-        _, note = single.flip_block(block, sorted(int(i) for i in cert["S"]))
+        plain, note = single.flip_block(block, sorted(int(i) for i in cert["S"]))
         for key in ("b_down_rounded", "b_down_exact", "b_down_max_rounding_error"):
             if key in note or key in cert:
                 same(cert.get(key), note.get(key), f"certificate.{key}")
+        if "spot_check" in cert:
+            same_measured(cert["spot_check"], _flip_spot_check(block, plain, note), "certificate.spot_check")
+            measured.add("spot_check")
     if kind in ("relu_complete", "relu_complete_bounds"):
         same(cert["width_asked"], block.m, "certificate.width_asked")
     if "size" in cert and "S" in cert:
@@ -217,6 +344,7 @@ def _check_facts(block: Block, cert: dict[str, Any], verdict: str) -> None:
         want = _width(block, cert, nd, verdict)
         if want is not None:
             same(w, want, "certificate.absorption_width")
+    return measured
 
 
 def _search_operands(block: Block, cert: dict[str, Any]) -> Optional[tuple[Any, Any, Any]]:
@@ -280,6 +408,7 @@ def check_block_document(block: Block, doc: dict[str, Any]) -> str:
 
 
 def _check_block_document(block: Block, doc: dict[str, Any]) -> str:
+    check_sizes(doc, "")
     cert = doc.get("certificate")
     if not isinstance(cert, dict):
         raise Refused("certificate", "the document has no certificate")
@@ -296,7 +425,8 @@ def _check_block_document(block: Block, doc: dict[str, Any]) -> str:
     want = supported(block, cert)
     if not single.recheck_certificate(block, cert):
         raise Refused(_diagnose(block, cert), f"the {kind!r} certificate does not re-verify from the weights")
-    _check_facts(block, cert, want)
+    measured = _check_facts(block, cert, want)
+    method_pinned = _check_search_method(cert)
     if doc.get("verdict") != want:
         raise Refused("verdict", f"the document says {doc.get('verdict')!r}, its {kind!r} certificate "
                                  f"supports {want!r}")
@@ -311,7 +441,59 @@ def _check_block_document(block: Block, doc: dict[str, Any]) -> str:
     if doc["exact"] and want == "not_absorbable" and kind in ("no_index_set", "relu_limit") \
             and s.get("exact") is not True:
         raise Refused("exact", "the document calls the verdict exact, but its index-set search is not exact")
-    return f"the {kind!r} certificate re-verifies from the weights: {want} ({doc.get('claim')})"
+    prose = _check_prose(doc, cert)
+    unverified = list(prose)
+    if "spot_check" in cert and "spot_check" not in measured:
+        unverified.append("certificate.spot_check (not re-measured; it states agreement, as the verified "
+                          "evidence implies)")
+    if isinstance(cert.get("absorption_width"), dict) and \
+            _width(block, cert, nondegeneracy(block.W_up, block.W_down), want) is None:
+        unverified.append("certificate.absorption_width (not recomputed for this kind)")
+    if not method_pinned:
+        unverified.append("certificate.search.method (the name of the search, not pinned for this kind)")
+    held = f"the {kind!r} certificate re-verifies from the weights: {want} ({doc.get('claim')})"
+    if unverified:
+        held += "; not verified: " + ", ".join(unverified)
+    return held
+
+
+# every claim a block document may name (VERDICTS' claims)
+_CLAIM_IDS = sorted({c for _, claims in VERDICTS.values() for c in claims if c}, key=len, reverse=True)
+MAX_PROSE = 20_000  # characters of a free-text field
+_SPOT_TEXT = re.compile(r"spot check of the emitted block at (\S+) points \((\w+)\)")
+
+
+def _check_prose(doc: dict[str, Any], cert: dict[str, Any]) -> list[str]:
+    """The free-text fields (the verdict's reason, the note on how the emitted block was checked) are
+    prose: what of them can be compared with the verified facts is, and a contradiction is refused;
+    the rest is named, so that a holds line never covers them silently.  Returns those names."""
+    names: list[str] = []
+    reason = doc.get("reason")
+    if reason is not None:
+        if not isinstance(reason, str) or len(reason) > MAX_PROSE:
+            raise Refused("reason", f"is not a text of at most {MAX_PROSE} characters")
+        named = [c for c in _CLAIM_IDS if re.search(r"(?<![\w-])" + re.escape(c) + r"(?![\w-])", reason)]
+        if named and doc.get("claim") is not None and doc["claim"] not in named:
+            raise Refused("reason", f"names claim {named[0]!r}, the document's claim is {doc['claim']!r}")
+        # verdicts as written in documents; the plain words ("absorbable", "undecided") also occur in
+        # true reasons about other things ("a rounded absorbable block"), so only the token is compared
+        if re.search(r"(?<![\w-])not_absorbable(?![\w-])", reason) and doc.get("verdict") != "not_absorbable":
+            raise Refused("reason", f"states the verdict 'not_absorbable', the document's verdict is "
+                                    f"{doc.get('verdict')!r}")
+        names.append("reason (prose: checked only for the claim and verdict it names)")
+    rec = cert.get("emitted_block")
+    if isinstance(rec, dict) and "check" in rec:
+        text = rec["check"]
+        if not isinstance(text, str) or len(text) > MAX_PROSE:
+            raise Refused("certificate.emitted_block.check", f"is not a text of at most {MAX_PROSE} characters")
+        spot = cert.get("spot_check")
+        for pts, backend in _SPOT_TEXT.findall(text):
+            if not isinstance(spot, dict) or str(spot.get("points")) != pts or spot.get("backend") != backend:
+                raise Refused("certificate.emitted_block.check", f"describes a spot check at {pts} points ({backend}), "
+                              f"certificate.spot_check states {_short(spot)}")
+        names.append("certificate.emitted_block.check (prose: the developer's note on how the emitted block was "
+                      "checked)")
+    return names
 
 
 def _diagnose(block: Block, cert: dict[str, Any]) -> str:
