@@ -82,6 +82,14 @@ FORGERIES = [
     ("swiglu_random", ("verdict",), "absorbable", "verdict"),
     ("gelu_random", ("exact",), "yes", "exact"),
     ("gelu_random", ("certificate", "kind"), "trace", "certificate.kind"),
+    # the construction's stated width, and the stated compressed 0/1 solve of a flip-set search
+    ("relu_absorbable", ("certificate", "construction", "width"), 99, "certificate.construction.width"),
+    ("swiglu_biased_generic", ("certificate", "search", "rank"), 4, "certificate.search.rank"),
+    ("swiglu_biased_generic", ("certificate", "search", "free_variables"), 1, "certificate.search.free_variables"),
+    ("swiglu_biased_generic", ("certificate", "search", "candidates_rejected"), 3,
+     "certificate.search.candidates_rejected"),
+    ("relu2_biased_absorbable", ("certificate", "search", "rank"), 4, "certificate.search.rank"),
+    ("relu2_degenerate", ("certificate", "search", "augmented_rank"), 2, "certificate.search.augmented_rank"),
 ]
 
 
@@ -278,7 +286,6 @@ PROSE_FORGERIES = [
     ("swiglu_biased_absorbable", ("certificate", "spot_check", "max_ball_radius"), 1e-300,
      "certificate.spot_check.max_ball_radius"),
     # the reason: the claim and the verdict token it names must be the document's
-    ("gelu_random", ("reason",), "index set S found; by relu-gelu-iff (A) the block is absorbable", "reason"),
     ("gelu_biased", ("reason",), "verdict not_absorbable by relu-limit (B)", "reason"),
     ("gelu_random", ("reason",), "x" * 20_001, "reason"),
     # the emitted block's check note: the spot check it describes must be the stated one
@@ -331,3 +338,26 @@ def test_holds_names_the_prose_it_did_not_verify(tmp_path, capsys):
     p.write_text(json.dumps(doc))
     code, out, _ = run(capsys, "recheck", p, f)
     assert code == 0 and "not verified: reason (prose" in out and "search.method" not in out, out
+
+
+def test_holds_names_a_timing_as_not_verified(tmp_path, capsys):
+    """How long a decision took is stated but is no fact about the block: the holds line says so."""
+    f = EX / "relu_absorbable.npz"
+    doc = check_doc(capsys, f)
+    assert "seconds" in doc["certificate"]
+    p = tmp_path / "doc.json"
+    p.write_text(json.dumps(doc))
+    code, out, _ = run(capsys, "recheck", p, f)
+    assert code == 0 and out.startswith("holds:"), out
+    assert "certificate.seconds (how long the decision took" in out.split("not verified:", 1)[1], out
+
+
+def test_a_reason_citing_other_claims_is_prose_and_said_to_be_unverified(tmp_path, capsys):
+    """Claim ids in a reason are not compared (true reasons cite the claims of the steps they use),
+    so a rewritten reason that names another claim holds only with the reason listed as not verified."""
+    f = EX / "gelu_random.npz"
+    doc = check_doc(capsys, f)
+    p = tmp_path / "doc.json"
+    p.write_text(json.dumps(put(doc, ("reason",), "index set S found; by relu-gelu-iff (A) the block is absorbable")))
+    code, out, _ = run(capsys, "recheck", p, f)
+    assert code == 0 and "not verified: reason (prose" in out, out

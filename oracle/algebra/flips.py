@@ -303,17 +303,23 @@ def recheck_search(fd: FlipData, cert: dict[str, Any], S: Optional[Sequence[int]
     """Re-derive a search outcome from the block's exact data and the certificate alone."""
     if cert.get("kind") != "compressed_01":
         return False
-    if S is not None:
-        return verify_flip_set(fd, S)
+    if S is not None and not verify_flip_set(fd, S):
+        return False
     k = int(cert["functionals"])
     if k < 1:
         return False
     V, t = compressed_system(fd, k)
-    status, sols, _ = solve01(V, t, MAX_FREE)
+    status, sols, info = solve01(V, t, MAX_FREE)
+    # the stated ranks and count of free variables are the solve's, whatever the outcome
+    if any(cert.get(key) != info.get(key) for key in ("rank", "free_variables", "augmented_rank")):
+        return False
+    if S is not None:
+        return cert.get("outcome") == "found"
     if cert["outcome"] == "inconsistent":
         return status == "inconsistent"
     if cert["outcome"] == "exhausted":
-        return status == "enumerated" and not any(verify_flip_set(fd, s) for s in sols)
+        return (status == "enumerated" and cert.get("candidates_rejected") == len(sols)
+                and not any(verify_flip_set(fd, s) for s in sols))
     return False
 
 

@@ -550,11 +550,15 @@ def recheck_biased(block: Block, cert: dict[str, Any]) -> bool:
                 if k == "exhaustive":
                     return search.exhaustive_search(block.W_up, block.W_down, block.M, max_m=40, limit=1) == []
             return False
+        # a stated compressed solve (its ranks, free variables, outcome) is re-derived whatever the part
+        stated_solve_ok = (not isinstance(s, dict) or s.get("kind") != "compressed_01"
+                           or s.get("outcome") not in ("found", "inconsistent", "exhausted")
+                           or flips.recheck_search(fd, s, cert["S"] if s.get("outcome") == "found" else None))
         if cert.get("part") == "A":
-            return flips.verify_flip_set(fd, cert["S"])
+            return flips.verify_flip_set(fd, cert["S"]) and stated_solve_ok
         if cert.get("part") == "C":
             r = flips.relu2_decide_classes(fd)
-            return r["status"] == cert["classes"]["status"] and r["status"] in ("found", "none")
+            return r["status"] == cert["classes"]["status"] and r["status"] in ("found", "none") and stated_solve_ok
         if s["status"] == "none" and nd["nondegenerate"]:
             return flips.recheck_search(fd, s, None)
         return False

@@ -806,7 +806,9 @@ def recheck_relu(block: Block, cert: dict[str, Any]) -> bool:
             Wd = qmat(con["W_down"])
             cf = relu_form_exact(qmat(con["W_up"]), Wd if con["W_up"] else [[] for _ in range(block.d)],
                                  None, qvec(con["b_up"]), qvec(con["b_down"]))
-            return relu_function_equal(cf, form)[0] and len(con["W_up"]) == wr.lower
+            # the stated width of the construction is its number of rows, which is m*
+            return (relu_function_equal(cf, form)[0] and len(con["W_up"]) == wr.lower
+                    and con.get("width") == len(con["W_up"]))
         if kind == "relu_complete_bounds":
             return _recheck_bounds(block, cert)
     except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError):
