@@ -454,11 +454,14 @@ def _emitted_from_flip(note: dict[str, Any], construction: str) -> dict[str, Any
     return rec
 
 
-def _offset_check(block: Block, plain: Block, note: dict[str, Any]) -> dict[str, Any]:
-    """Spot check of a flip block whose b_down was rounded: F - P equals the rounding at sample points
-    (exact rationals for relu, arb balls otherwise).  Evidence next to the exact algebra, not a proof."""
+def flip_spot_check(block: Block, plain: Block, note: dict[str, Any]) -> dict[str, Any]:
+    """Spot check of a sign-flip block: F - P equals the rounding of b_down (0 when it was not
+    rounded) at sample points (seed 12345; exact rationals for relu, arb balls otherwise).  Evidence
+    next to the exact algebra, not a proof; the re-check of a document measures it again here."""
     big = block.m * block.d >= LARGE_BLOCK
-    offset = [Fraction(v) - Fraction(float(f)) for v, f in zip(note["b_down_exact"], plain.b_down)]
+    offset = None
+    if note.get("b_down_rounded"):
+        offset = [Fraction(v) - Fraction(float(f)) for v, f in zip(note["b_down_exact"], plain.b_down)]
     rng = np.random.default_rng(12345)
     if block.act.exact is not None:
         pts = spot_points(block.d, rng, n_random=2 if big else 6, n_basis=1 if big else 4)
@@ -496,7 +499,7 @@ def _unit_flip(block: Block, cert: dict[str, Any], say: Progress, max_exhaustive
         # no canonical comparison: the emitted block IS the proved construction (see flip_exactness)
         rec.update(relu_decide.flip_exactness(block, plain))
     else:
-        chk = _offset_check(block, plain, note)
+        chk = flip_spot_check(block, plain, note)
         if not chk["agree"]:  # pragma: no cover
             raise RuntimeError(f"sign-flip block differs from the residual block: {chk}")
         cert["spot_check"] = chk
@@ -583,7 +586,7 @@ def _decide_limit(block: Block, info: dict[str, Any], progress: Progress, max_ex
     if r["verdict"] == "absorbable":
         rec = cert["emitted_block"]
         if not rec["exact"]:
-            chk = _offset_check(block, r["plain"], cert)
+            chk = flip_spot_check(block, r["plain"], cert)
             if not chk["agree"]:  # pragma: no cover
                 raise RuntimeError(f"constructed block differs from the residual block: {chk}")
             cert["spot_check"] = chk

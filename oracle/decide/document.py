@@ -146,21 +146,6 @@ def same_measured(stated: Any, actual: Any, field: str) -> None:
     same(stated, actual, field)
 
 
-def _flip_spot_check(block: Block, plain: Block, note: dict[str, Any]) -> dict[str, Any]:
-    """The spot check decide writes next to a sign-flip block (index_set, relu_limit, relu_complete):
-    the same points (seed 12345), the same backend, F - P against the rounding of b_down if any."""
-    big = block.m * block.d >= single.LARGE_BLOCK
-    offset = None
-    if note.get("b_down_rounded"):
-        offset = [Fraction(v) - Fraction(float(f)) for v, f in zip(note["b_down_exact"], plain.b_down)]
-    rng = np.random.default_rng(12345)
-    if block.act.exact is not None:
-        pts = spot_points(block.d, rng, n_random=2 if big else 6, n_basis=1 if big else 4)
-        return verify_equal_at_points(block, plain, pts, "exact", offset)
-    pts = spot_points(block.d, rng, n_random=1 if big else 3, n_basis=1 if big else 2)
-    return verify_equal_at_points(block, plain, pts, "ball", offset)
-
-
 def _index_search_methods(s: dict[str, Any]) -> Optional[set[str]]:
     """The methods the index-set search (oracle/algebra/search/driver.py) writes for evidence of this
     kind; None for searches of other kinds, whose method text is not pinned here."""
@@ -328,7 +313,7 @@ def _check_facts(block: Block, cert: dict[str, Any], verdict: str) -> set[str]:
             if key in note or key in cert:
                 same(cert.get(key), note.get(key), f"certificate.{key}")
         if "spot_check" in cert:
-            same_measured(cert["spot_check"], _flip_spot_check(block, plain, note), "certificate.spot_check")
+            same_measured(cert["spot_check"], single.flip_spot_check(block, plain, note), "certificate.spot_check")
             measured.add("spot_check")
     if kind in ("relu_complete", "relu_complete_bounds"):
         same(cert["width_asked"], block.m, "certificate.width_asked")
