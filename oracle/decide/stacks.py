@@ -81,7 +81,8 @@ def _flip_stack(layers: list, sets: list) -> list:
 # 'both' = with or without biases, 'none' = bias-free plain stacks, 'unstated' = the claim's
 # statement does not say
 _STACK_CONVENTION = {"depth-d1": "both", "depth-impossible": "none", "depth-any": "none",
-                     "depth-narrow": "unstated", "depth-d2": "unstated", "depth-near-identity": "unstated"}
+                     "depth-narrow": "unstated", "depth-d2": "unstated", "depth-near-identity": "unstated",
+                     "depth-dead-block": "both", "depth-d1-biased": "both"}
 
 
 def stack_convention(res: dict[str, Any]) -> Optional[str]:
@@ -94,6 +95,9 @@ def stack_convention(res: dict[str, Any]) -> Optional[str]:
         return bc.get("replacing_biases")
     if res["verdict"] == "absorbable" and res["claim"] == "relu-gelu-iff":
         return "both"  # the sign flips of a bias-free stack: a bias-free plain stack
+    if res["verdict"] == "absorbable" and any(
+            Fraction(v) != 0 for rec in res.get("plain_stack") or [] for k in ("b_up", "b_down") for v in rec.get(k, [])):
+        return "allowed"  # the plain stack found carries biases: the bias-free question is not answered
     return _STACK_CONVENTION.get(res["claim"] or "", "unstated")
 
 
@@ -136,9 +140,7 @@ def _decide_stack(stack: Stack) -> dict[str, Any]:
     if d == 1 and act.name == "relu" and not biased:
         return _d1_decision(stack, layers, info)
     if d == 1 and act.name == "relu":
-        res = _d1_biased_decision(stack, info)
-        if res is not None:
-            return res
+        return _d1_biased_decision(stack, info)
     # 1. Every block absorbs its own skip at the same width: the sign flips give the plain stack
     #    (relu-gelu-iff (A), any activation with s(z) - s(-z) = z, any M_l).
     searchable = all(b.m <= MAX_INDEX_SEARCH_M and 2 ** b.m * b.m * b.d ** 2 <= INDEX_SEARCH_BUDGET
@@ -302,15 +304,19 @@ def _d1_pl_blocks(stack: Stack) -> list[dict[str, Any]]:
     return out
 
 
-def _d1_biased_decision(stack: Stack, info: dict[str, Any]) -> Optional[dict[str, Any]]:
-    """d = 1 with biases: not absorbable when depth-d1's necessary conditions fail, else None."""
+def _d1_biased_decision(stack: Stack, info: dict[str, Any]) -> dict[str, Any]:
+    """d = 1 with biases: part (B) of depth-d1 on the exact piecewise-linear form of F."""
     blocks = _d1_pl_blocks(stack)
     dec = d1.decide_d1_biased(blocks, info["widths"])
-    if dec["verdict"] != "not_absorbable":
-        return None
     cert = {**info, "pl_blocks": d1.pl_blocks_json(blocks), "d1_biased": dec}
-    return _result("not_absorbable", "depth-d1", True, "d = 1 with biases: " + dec["reason"]
-                   + " (exact piecewise-linear form of F)", cert)
+    if dec["verdict"] == "undecided":
+        return _result("undecided", None, False, "d = 1 with biases: " + dec["reason"], cert)
+    head = (f"d = 1 with biases: F is piecewise linear with {dec['kinks']} kinks and end slopes "
+            f"{dec['end_slopes'][0]}, {dec['end_slopes'][1]}; ")
+    if dec["verdict"] == "absorbable":
+        return _result("absorbable", d1.biased_claim(dec), True, head + dec["reason"] + " (checked by the exact "
+                       "piecewise-linear comparison)", cert, dec["plain"])
+    return _result("not_absorbable", d1.biased_claim(dec), True, head + dec["reason"], cert)
 
 
 def _float_norm_sq_upper(a: np.ndarray) -> float:
@@ -395,11 +401,17 @@ def recheck_decision(result: dict[str, Any]) -> bool:
             layers = layers_from_json(cert["residual"])
             fresh = narrow_conditions(layers, [len(U) for U, _ in layers])
             return fresh["applies"] and fresh == cert["conditions"] and result["verdict"] == "not_absorbable"
-        if claim == "depth-d1" and "d1_biased" in cert:
+        if claim in ("depth-d1", "depth-d1-biased") and "d1_biased" in cert:
             blocks = d1.pl_blocks_from_json(cert["pl_blocks"])
-            fresh = d1.decide_d1_biased(blocks, [len(b["v"]) for b in blocks])
-            return (fresh == cert["d1_biased"] and fresh["verdict"] == "not_absorbable"
-                    and result["verdict"] == "not_absorbable")
+            dec = cert["d1_biased"]
+            if (dec["plain_widths"] != [len(b["v"]) for b in blocks] or dec["verdict"] != result["verdict"]
+                    or d1.biased_claim(dec) != claim):
+                return False
+            if not d1.recheck_d1_biased(blocks, dec):
+                return False
+            if dec["verdict"] == "absorbable":
+                return result.get("plain_stack") == dec["plain"]
+            return "plain_stack" not in result
         if claim == "depth-d1":
             layers = layers_from_json(cert["residual"])
             skips = qvec(cert["skips"])
@@ -440,6 +452,13 @@ def plain_stack_from_result(result: dict[str, Any], activation: str) -> Stack:
             if any(q.denominator & (q.denominator - 1) for row in vals for q in row):
                 raise InputError("the plain stack has non-dyadic weights that float64 cannot hold exactly")
             arrs[name] = np.array([[float(q) for q in row] for row in vals])
+        for name in ("b_up", "b_down"):   # biased plain stacks (depth-d1 part (B), depth-dead-block)
+            if name in rec:
+                vals = qvec(rec[name])
+                if any(q.denominator & (q.denominator - 1) for q in vals):
+                    raise InputError("the plain stack has non-dyadic biases that float64 cannot hold exactly")
+                if any(q != 0 for q in vals):
+                    arrs[name] = np.array([float(q) for q in vals])
         blocks.append(Block(activation, kind="plain", **arrs))
     return Stack(blocks)
 

@@ -250,18 +250,199 @@ def recheck_d1_decision(layers: Sequence[Layer], skips: Sequence[Fraction], dec:
     return True
 
 
-def decide_d1_biased(blocks: Sequence[dict[str, Any]], widths: Sequence[int]) -> dict[str, Any]:
-    """d = 1 with biases (residual stack given as PL blocks): the two necessary conditions of
-    depth-d1 (biases allowed on both sides): a plain stack with first width 1 is constant on a
-    half-line, and one with some width 1 is not injective. Otherwise undecided."""
-    F = pl_stack(blocks, residual=True)
-    out: dict[str, Any] = {"plain_widths": list(widths), "knots": svec(list(F.knots)),
-                           "slopes": svec(pl_slopes(F)), "verdict": "undecided"}
-    if widths[0] == 1 and not pl_constant_on_a_half_line(F):
-        out.update(verdict="not_absorbable", reason="the first width is 1, so every plain stack of these "
-                   "widths is constant on a half-line; F has nonzero slopes at both ends")
-    elif any(w == 1 for w in widths) and pl_injective(F):
-        out.update(verdict="not_absorbable", reason="some width is 1, so no plain stack of these widths is "
-                   "injective; F is strictly monotone")
+# ================================================================ part (B): biased stacks
+
+MAX_SUBSET_KINKS = 40   # the subset-sum test of (B1) meets in the middle: 2 * 2^20 sums at most
+
+
+def pl_kinks(f: PL1) -> list[tuple[Fraction, Fraction]]:
+    """The kinks of f (knots where the slope changes) with their slope jumps, left to right."""
+    s = pl_slopes(f)
+    return [(f.knots[t], s[t + 1] - s[t]) for t in range(len(f.knots)) if s[t + 1] != s[t]]
+
+
+def _subset_sums(jumps: Sequence[Fraction]) -> dict[Fraction, int]:
+    """Every subset sum of the jumps, with one subset (a bit mask) reaching it."""
+    out: dict[Fraction, int] = {Q(0): 0}
+    for k, dj in enumerate(jumps):
+        for v, mask in list(out.items()):
+            out.setdefault(v + dj, mask | (1 << k))
     return out
 
+
+def subset_with_sum(jumps: Sequence[Fraction], target: Fraction) -> Optional[list[int]]:
+    """Indices of a subset of the jumps summing to target, or None when there is none (meet in the
+    middle; the caller keeps len(jumps) <= MAX_SUBSET_KINKS)."""
+    h = len(jumps) // 2
+    left, right = _subset_sums(jumps[:h]), _subset_sums(jumps[h:])
+    for v, mask in left.items():
+        other = right.get(target - v)
+        if other is not None:
+            full = mask | (other << h)
+            return [k for k in range(len(jumps)) if full >> k & 1]
+    return None
+
+
+def one_layer(f: PL1, m: int) -> dict[str, Any]:
+    """(B1): is f one plain layer of width m (biases allowed)? Returns {"in_G": True/False/None,
+    "how", "units": [(v, c, w)], "e"}; the layer is y -> e + sum w relu(v y + c). None = not
+    decided (more than MAX_SUBSET_KINKS kinks at K = m)."""
+    ks = pl_kinks(f)
+    K = len(ks)
+    s_plus = f.right
+    out: dict[str, Any] = {"kinks": K, "width": m, "in_G": False, "how": None}
+    if K > m:
+        out["how"] = "more kinks than units"
+        return out
+    units: list[tuple[Fraction, Fraction, Fraction]] = []
+    if K >= 1 and K <= m - 1:
+        t1, d1_ = ks[0]
+        alpha = s_plus - sum((dj for _, dj in ks[1:]), Q(0))
+        units = [(Q(1), -t, dj) for t, dj in ks[1:]] + [(Q(1), -t1, alpha), (Q(-1), t1, d1_ - alpha)]
+        out["how"] = "a spare unit at the first kink sets the end slopes"
+    elif K == 0 and m >= 2:
+        units = [(Q(1), Q(0), s_plus), (Q(-1), Q(0), -s_plus)]
+        out["how"] = "affine: two units at 0"
+    else:
+        if K > MAX_SUBSET_KINKS:
+            out.update(in_G=None, how=f"K = m = {K} > {MAX_SUBSET_KINKS} kinks: the subset sum is not searched")
+            return out
+        R = subset_with_sum([dj for _, dj in ks], s_plus)
+        if R is None:
+            out["how"] = "K = m and no subset of the jumps sums to the right end slope"
+            return out
+        units = [(Q(1), -t, dj) if k in R else (Q(-1), t, dj) for k, (t, dj) in enumerate(ks)]
+        out["how"] = "one unit per kink, facing right on a subset of the jumps summing to the right slope"
+        out["subset"] = R
+    units += [(Q(1), Q(0), Q(0))] * (m - len(units))
+    e = f(Q(0)) - sum((w * _relu(v * 0 + c) for v, c, w in units), Q(0))
+    out.update(in_G=True, units=units, e=e)
+    return out
+
+
+def _biased_layer_json(units: Sequence[tuple[Fraction, Fraction, Fraction]], e: Fraction) -> dict[str, Any]:
+    return {"W_up": [[str(v)] for v, _, _ in units],
+            "W_down": [svec([w for _, _, w in units])], "b_up": svec([c for _, c, _ in units]), "b_down": [str(e)]}
+
+
+def biased_layers_from_json(data: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A biased plain stack in JSON (W_up, W_down, b_up, b_down per layer, d = 1) as PL blocks."""
+    out = []
+    for rec in data:
+        U, W = rec["W_up"], rec["W_down"]
+        if len(W) != 1 or any(len(r) != 1 for r in U) or len(W[0]) != len(U):
+            raise ValueError("not a d = 1 layer")
+        bu = qvec(rec.get("b_up") or ["0"] * len(U))
+        bd = qvec(rec.get("b_down") or ["0"])
+        if len(bu) != len(U) or len(bd) != 1:
+            raise ValueError("bias of the wrong length")
+        out.append({"v": [Q(r[0]) for r in U], "w": qvec(W[0]), "b_up": bu, "b_down": bd[0]})
+    return out
+
+
+def end_condition(f: PL1, widths: Sequence[int]) -> Optional[tuple[str, str]]:
+    """(part, reason) when (B2) excludes every plain stack of these widths, None when its end
+    conditions hold; parts 'i' and 'ii' are depth-d1's own, "ii'" is depth-d1-biased's."""
+    if widths[0] == 1 and f.left != 0 and f.right != 0:
+        return "i", ("the first width is 1, so every plain stack of these widths is constant on a half-line; "
+                     "F has nonzero slopes at both ends")
+    if any(w == 1 for w in widths) and pl_injective(f):
+        return "ii", ("some width is 1, so no plain stack of these widths is injective (part (ii)); F is strictly "
+                      "monotone")
+    if any(w == 1 for w in widths) and f.left * f.right > 0:
+        return "ii'", ("some width is 1, so the image of every plain stack of these widths is bounded above or "
+                f"below (end slopes s_- s_+ <= 0); F has end slopes {f.left} and {f.right}, its image is R")
+    return None
+
+
+def kink_bound(widths: Sequence[int]) -> int:
+    """(B2): the most kinks a plain stack of these widths has, prod (m + 1) - 1."""
+    out = 1
+    for w in widths:
+        out *= w + 1
+    return out - 1
+
+
+def construct_biased_plain(f: PL1, widths: Sequence[int]) -> Optional[tuple[list[dict[str, Any]], str]]:
+    """(B3): the plain stack of these widths equal to f, when f is in G_{m_1} and the later layers can
+    be the identity on the image; None otherwise."""
+    first = one_layer(f, widths[0])
+    if not first["in_G"]:
+        return None
+    layers = [_biased_layer_json(first["units"], first["e"])]
+    for m in widths[1:]:
+        if m >= 2:
+            units = [(Q(1), Q(0), Q(1)), (Q(-1), Q(0), Q(-1))] + [(Q(1), Q(0), Q(0))] * (m - 2)
+            layers.append(_biased_layer_json(units, Q(0)))
+        elif f.left <= 0 <= f.right:     # bounded below: relu(y - c) + c = y for y >= c
+            c = min(f.values)
+            layers.append(_biased_layer_json([(Q(1), -c, Q(1))], c))
+        elif f.right <= 0 <= f.left:     # bounded above: c - relu(c - y) = y for y <= c
+            c = max(f.values)
+            layers.append(_biased_layer_json([(Q(-1), c, Q(-1))], c))
+        else:
+            return None
+    return layers, first["how"]
+
+
+def block_pl(blk: dict[str, Any]) -> PL1:
+    """One residual block y -> M y + B(y) of a PL stack as a PL1."""
+    return pl_stack([blk], residual=True)
+
+
+def decide_d1_biased(blocks: Sequence[dict[str, Any]], widths: Sequence[int]) -> dict[str, Any]:
+    """Part (B) of depth-d1 for a d = 1 residual stack with biases (given as PL blocks): does F equal
+    a plain stack of the given widths (biases allowed)? not_absorbable by (B2), absorbable by (B3) or,
+    for the stack's own widths, block by block (B5), otherwise undecided (the reason says why)."""
+    F = pl_stack(blocks, residual=True)
+    widths = list(widths)
+    ks = pl_kinks(F)
+    out: dict[str, Any] = {"plain_widths": widths, "knots": svec(list(F.knots)),
+                           "slopes": svec(pl_slopes(F)), "kinks": len(ks), "end_slopes": svec([F.left, F.right]),
+                           "kink_bound": kink_bound(widths), "verdict": "undecided"}
+    why = end_condition(F, widths)
+    if why is not None:
+        out.update(verdict="not_absorbable", part=why[0], reason=why[1])
+        return out
+    if len(ks) > out["kink_bound"]:
+        out.update(verdict="not_absorbable", part="kinks", reason=f"F has {len(ks)} kinks, a plain stack of widths "
+                   f"{widths} has at most prod (m + 1) - 1 = {out['kink_bound']}")
+        return out
+    first = one_layer(F, widths[0])
+    out["one_layer"] = {k: first[k] for k in ("kinks", "width", "in_G", "how")}
+    built = construct_biased_plain(F, widths)
+    if built is not None:
+        out.update(verdict="absorbable", part="B3", plain=built[0],
+                   reason=f"F is one layer of width {widths[0]} ({built[1]}); every later layer is the identity "
+                          "on the image of F" + (" (a width-1 layer on the half-line the image lies in)"
+                                                 if 1 in widths[1:] else ""))
+        return out
+    if [len(b["v"]) for b in blocks] == widths:
+        per = [one_layer(block_pl(b), len(b["v"])) for b in blocks]
+        if all(p["in_G"] for p in per):
+            out.update(verdict="absorbable", part="B5", plain=[_biased_layer_json(p["units"], p["e"]) for p in per],
+                       reason="every block y -> M_l y + B_l(y) is one plain layer of its width (block by block)")
+            return out
+    out["reason"] = (f"F has {len(ks)} kinks and is not one layer of width {widths[0]} ({first['how']}); "
+                     "part (B) does not decide whether it factors through deeper layers")
+    return out
+
+
+def biased_claim(dec: dict[str, Any]) -> str:
+    """The claim a decide_d1_biased verdict rests on: depth-d1 for its parts (i), (ii), else
+    depth-d1-biased."""
+    return "depth-d1" if dec.get("part") in ("i", "ii") else "depth-d1-biased"
+
+
+def recheck_d1_biased(blocks: Sequence[dict[str, Any]], dec: dict[str, Any]) -> bool:
+    """Re-derive a decide_d1_biased result from the blocks alone and, when absorbable, prove the plain
+    stack equal to F by the exact piecewise-linear comparison (which uses no lemma of part (B))."""
+    fresh = decide_d1_biased(blocks, dec["plain_widths"])
+    if fresh != dec:
+        return False
+    if dec["verdict"] == "absorbable":
+        plain = biased_layers_from_json(dec["plain"])
+        if [len(b["v"]) for b in plain] != dec["plain_widths"]:
+            return False
+        return pl_equal(pl_stack(blocks, residual=True), pl_stack(plain, residual=False))
+    return dec["verdict"] == "not_absorbable"
