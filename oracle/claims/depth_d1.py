@@ -269,3 +269,189 @@ def recheck_d1_counterexample(cert: dict[str, Any]) -> bool:
     F, P = pl_stack(res, True), pl_stack(plain, False)
     return (pl_equal(F, P) and F(Q(1)) * F(Q(-1)) != 0 and [len(b["v"]) for b in plain] == [1, 1]
             and [len(b["v"]) for b in res] == [1, 1])
+
+
+# ================================================================ depth-d1-biased (part (B))
+
+CLAIM_D1B = "depth-d1-biased"
+ONE_LAYER_BRUTE_MAX = 10     # kinks for the orientation brute force of (B1)
+
+
+@dataclass
+class D1BiasedInstance(coverage.Drawn):
+    """A d = 1 residual stack with biases, the plain widths asked about, and how it was drawn
+    ('random', 'planted': every block is one layer of its width, 'near_miss': a planted stack with
+    one entry moved by 2^-30)."""
+
+    layers: list[Layer]
+    skips: list[Fraction]
+    biases: list[tuple[list[Fraction], Fraction]]
+    plain_widths: list[int]
+    kind: str = "random"
+
+    def size(self) -> dict[str, Any]:
+        """d = 1, the widest layer and the depth."""
+        return {"d": 1, "m": max(len(U) for U, _ in self.layers), "depth": len(self.layers)}
+
+    def subjects(self) -> list[coverage.Subject]:
+        """The blocks in exact rationals (scalar skips, biases), for the coverage measurement."""
+        return [coverage.Subject([list(r) for r in U], [list(r) for r in W], [[self.skips[k]]],
+                                 any(v != 0 for v in self.biases[k][0]) or self.biases[k][1] != 0)
+                for k, (U, W) in enumerate(self.layers)]
+
+
+@st.composite
+def d1_biased_instances(draw: st.DrawFn) -> D1BiasedInstance:
+    """d = 1 residual stacks with biases: depth 1..3, widths 1..4, skips in {1, -1, 0, 1/2, 3}, zero
+    units and units sharing a kink on purpose; planted stacks (each block has a spare unit: a zero
+    unit or two units at one kink, so the block is one layer of its width) and near misses (the spare
+    unit's weight moved by 2^-30); plain widths the stack's own three times in four."""
+    L = draw(st.integers(1, 3))
+    widths = [draw(st.integers(1, 4)) for _ in range(L)]
+    kind = draw(st.sampled_from(["random", "random", "planted", "near_miss"]))
+    vals = st.integers(-6, 6).map(lambda n: Q(n, 2))
+    nonzero = st.sampled_from([Q(n, 2) for n in range(-6, 7) if n != 0])
+    layers, biases = [], []
+    skips = [draw(st.sampled_from([Q(1), Q(1), Q(-1), Q(0), Q(1, 2), Q(3)])) for _ in range(L)]
+    for l, m in enumerate(widths):
+        v = [draw(vals) for _ in range(m)]
+        w = [draw(vals) for _ in range(m)]
+        c = [draw(vals) for _ in range(m)]
+        if m >= 2 and draw(st.booleans()):          # two units at one kink (v, c scaled together)
+            k = draw(st.integers(1, m - 1))
+            s = draw(nonzero)
+            v[k], c[k] = s * v[0], s * c[0]
+        if kind != "random" and m >= 2:              # a spare unit: weight 0 (planted) or 2^-30
+            v[-1] = draw(nonzero)
+            w[-1] = Q(0) if kind == "planted" else coverage.NEAR_MISS_STEP
+        elif kind != "random":                       # width 1: the skip 0 (planted) or 2^-30
+            skips[l] = Q(0) if kind == "planted" else coverage.NEAR_MISS_STEP
+        layers.append(([[x] for x in v], [w]))
+        biases.append((c, draw(vals)))
+    if draw(st.integers(0, 3)) > 0:
+        plain = list(widths)
+    else:
+        plain = [draw(st.integers(1, 3)) for _ in range(draw(st.integers(1, 3)))]
+    return D1BiasedInstance(layers, skips, biases, plain, kind)
+
+
+def one_layer_brute(f: Any, m: int) -> Optional[bool]:
+    """(B1) by brute force, without the subset-sum lemma: f is one layer of width m iff one of the
+    layers built from units at the kinks of f (every orientation of one unit per kink, plus, with a
+    spare unit, the identity-slope correction at the first kink), with the output bias fixed at 0,
+    equals f by the exact piecewise-linear comparison. None above ONE_LAYER_BRUTE_MAX kinks."""
+    from oracle.algebra.stacks.d1 import pl_kinks, one_layer
+    ks = pl_kinks(f)
+    if len(ks) > ONE_LAYER_BRUTE_MAX:
+        return None
+    if len(ks) > m:
+        return False
+    if len(ks) < m and (len(ks) >= 1 or m >= 2):
+        cand = one_layer(f, m)   # the construction of the spare-unit cases, checked by pl_equal below
+        layers = [cand["units"]] if cand["in_G"] else []
+    else:
+        layers = [[(Q(1), -t, dj) if o >> k & 1 else (Q(-1), t, dj) for k, (t, dj) in enumerate(ks)]
+                  for o in range(2 ** len(ks))]
+    for units in layers:
+        g = pl_stack([{"v": [v for v, _, _ in units], "w": [w for _, _, w in units],
+                       "b_up": [c for _, c, _ in units]}], residual=False)
+        g = pl_stack([{"v": [v for v, _, _ in units], "w": [w for _, _, w in units],
+                       "b_up": [c for _, c, _ in units], "b_down": f(Q(0)) - g(Q(0))}], residual=False)
+        if pl_equal(f, g):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=16)
+def biased_brute_force_b(widths: tuple[int, ...]) -> Optional[dict[str, Any]]:
+    """Every biased plain stack of these widths with weights and biases in {-1, 0, 1} (up to 8
+    parameters), as exact PL maps: the most kinks, and how many are constant on a half-line and how
+    many have a bounded-on-one-side image (s_- s_+ <= 0). Part (B2) predicts: at most prod (m + 1) - 1
+    kinks, all constant on a half-line if the first width is 1, all bounded on one side if some width
+    is 1."""
+    from oracle.algebra.stacks.d1 import pl_kinks
+    n = sum(3 * m + 1 for m in widths)
+    if n > 8:
+        return None
+    const = bounded = total = most = 0
+    for combo in itertools.product((Q(-1), Q(0), Q(1)), repeat=n):
+        it = iter(combo)
+        blocks = [{"v": [next(it) for _ in range(m)], "w": [next(it) for _ in range(m)],
+                   "b_up": [next(it) for _ in range(m)], "b_down": next(it)} for m in widths]
+        P = pl_stack(blocks, residual=False)
+        total += 1
+        most = max(most, len(pl_kinks(P)))
+        const += pl_constant_on_a_half_line(P)
+        bounded += P.left * P.right <= 0
+    return {"widths": list(widths), "stacks": total, "most_kinks": most, "constant_on_a_half_line": const,
+            "bounded_on_one_side": bounded}
+
+
+def _brute_b_ok(brute: dict[str, Any]) -> bool:
+    from oracle.algebra.stacks.d1 import kink_bound
+    w = brute["widths"]
+    ok = brute["most_kinks"] <= kink_bound(w)
+    if w[0] == 1:
+        ok = ok and brute["constant_on_a_half_line"] == brute["stacks"]
+    if 1 in w:
+        ok = ok and brute["bounded_on_one_side"] == brute["stacks"]
+    return ok
+
+
+def d1_biased_certificate(inst: D1BiasedInstance) -> Certificate:
+    """Decide a biased d = 1 stack by part (B) and cross-check by methods that do not use its lemmas."""
+    from oracle.algebra.stacks.d1 import biased_layers_from_json, recheck_d1_biased
+    blocks = _with_biases(inst.layers, inst.skips, inst.biases)
+    dec = decide_d1_biased(blocks, inst.plain_widths)
+    F = pl_stack(blocks, residual=True)
+    data: dict[str, Any] = {"pl_blocks": pl_blocks_json(blocks), "decision": dec, "kind": inst.kind}
+    ok = True
+    if dec["verdict"] == "absorbable":
+        plain = biased_layers_from_json(dec["plain"])
+        data["pl_equal"] = pl_equal(F, pl_stack(plain, residual=False))
+        ok = data["pl_equal"] and [len(b["v"]) for b in plain] == inst.plain_widths
+    first = one_layer_brute(F, inst.plain_widths[0])
+    data["one_layer_brute"] = first
+    if first is not None and dec.get("one_layer") is not None:
+        ok = ok and first == dec["one_layer"]["in_G"]
+    brute = biased_brute_force_b(tuple(inst.plain_widths))
+    data["biased_brute_force"] = brute
+    if brute is not None:
+        ok = ok and _brute_b_ok(brute)
+    data["recheck"] = recheck_d1_biased(blocks, dec) if dec["verdict"] != "undecided" else None
+    if data["recheck"] is False:
+        ok = False
+    # planted: every block is one layer of its width, so for the stack's own widths it is decided
+    planted = inst.kind == "planted" and inst.plain_widths == [len(U) for U, _ in inst.layers]
+    if planted:
+        ok = ok and dec["verdict"] == "absorbable"
+    data["drawn"] = {"planted": planted, "near_miss": inst.kind == "near_miss"}
+    return Certificate(CLAIM_D1B, ok, True, "exact rationals (1-D piecewise-linear maps)", data,
+                       f"{dec['verdict']}: {dec.get('reason', '')}" if ok else "decision and cross-checks disagree")
+
+
+@safe_recheck
+def recheck_d1_biased_cert(cert: dict[str, Any]) -> bool:
+    """Re-verify a depth-d1-biased certificate from its JSON alone."""
+    from oracle.algebra.stacks.d1 import recheck_d1_biased
+    if cert.get("claim") != CLAIM_D1B or not cert.get("holds"):
+        return False
+    data = cert["data"]
+    blocks = pl_blocks_from_json(data["pl_blocks"])
+    dec = data["decision"]
+    if decide_d1_biased(blocks, dec["plain_widths"]) != dec:
+        return False
+    if dec["verdict"] != "undecided" and not recheck_d1_biased(blocks, dec):
+        return False
+    brute = data.get("biased_brute_force")
+    if brute is not None and (biased_brute_force_b(tuple(dec["plain_widths"])) != brute or not _brute_b_ok(brute)):
+        return False
+    first = data.get("one_layer_brute")
+    F = pl_stack(blocks, residual=True)
+    return first is None or one_layer_brute(F, dec["plain_widths"][0]) == first
+
+
+@oracle_check(CLAIM_D1B, d1_biased_instances(), recheck_d1_biased_cert, "exact rationals (1-D piecewise-linear maps)")
+def check_d1_biased(inst: Any) -> Certificate:
+    """Certify depth-d1-biased on a biased d = 1 stack: the decision, its plain stack, and brute force."""
+    return d1_biased_certificate(inst)
