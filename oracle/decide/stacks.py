@@ -20,7 +20,8 @@ from oracle.core.rational import qmat, qvec, smat, svec, to_fraction
 from oracle.core.stackfiles import stack_kind
 from oracle.algebra.exact import (all_index_sets_exact, block_from_json, block_to_json, identity,
                                   is_zero_matrix, stack_from_json, stack_to_json)
-from oracle.algebra.stacks import analytic, d1, near_identity
+from oracle.algebra.canonical import compare_blocks
+from oracle.algebra.stacks import analytic, d1, dead, near_identity
 from oracle.algebra.stacks.layers import (absorbing_widths, is_flat, layers_from_json, layers_of,
                                           layers_to_json, skip_product)
 from oracle.algebra.stacks.narrow import narrow_conditions, narrow_part
@@ -158,6 +159,11 @@ def _decide_stack(stack: Stack) -> dict[str, Any]:
                            "plain blocks equal to the residual ones", cert, layers_to_json(plain))
     else:
         info["index_sets"] = None
+    # 1b. depth-dead-block: block 2 never fires on the image of block 1 (biases and skips allowed).
+    if act.name == "relu" and len(stack.blocks) == 2 and d >= 2:
+        res = _dead_block_decision(stack, info)
+        if res is not None:
+            return res
     if biased or not ident:
         return _result("undecided", None, False, "biases or skip matrices other than I: the stack "
                        "claims (depth-narrow, depth-d2, depth-dimension) assume bias-free identity skips",
@@ -319,6 +325,98 @@ def _d1_biased_decision(stack: Stack, info: dict[str, Any]) -> dict[str, Any]:
     return _result("not_absorbable", d1.biased_claim(dec), True, head + dec["reason"], cert)
 
 
+def _exact_block(b: Block) -> dict[str, Any]:
+    return dead.exact_block(qmat(b.W_up), qmat(b.W_down), qmat(b.M) if b.M is not None else None,
+                            qvec(np.asarray(b.b_up).ravel()) if b.b_up is not None else None,
+                            qvec(np.asarray(b.b_down).ravel()) if b.b_down is not None else None)
+
+
+def _float_block(rec: dict[str, Any], kind: str) -> Block:
+    """A Block from exact JSON (an exact block of oracle/algebra/stacks/dead.py, kind 'residual', or a
+    plain layer W_up/W_down/b_up/b_down); ValueError when an entry is not a float64 number."""
+    def arr(vals: Any) -> np.ndarray:
+        out = np.array(vals, dtype=object)
+        flat = [Fraction(v) for v in out.ravel()]
+        if any(q.denominator & (q.denominator - 1) for q in flat):
+            raise ValueError("a weight is not dyadic")
+        return np.array([float(q) for q in flat]).reshape(out.shape)
+    if kind == "residual":
+        return Block("relu", W_up=arr(rec["U"]), W_down=arr(rec["W"]), M=arr(rec["M"]), b_up=arr(rec["c"]),
+                     b_down=arr(rec["e"]))
+    return Block("relu", kind="plain", W_up=arr(rec["W_up"]), W_down=arr(rec["W_down"]),
+                 b_up=arr(rec["b_up"]) if "b_up" in rec else None, b_down=arr(rec["b_down"]) if "b_down" in rec else None)
+
+
+def _plain_layer_json(b: Block) -> dict[str, Any]:
+    rec = {"W_up": smat(qmat(b.W_up)), "W_down": smat(qmat(b.W_down))}
+    rec["b_up"] = svec(qvec(np.asarray(b.b_up).ravel())) if b.b_up is not None else ["0"] * b.m
+    rec["b_down"] = svec(qvec(np.asarray(b.b_down).ravel())) if b.b_down is not None else ["0"] * b.d
+    return rec
+
+
+def _dead_block_decision(stack: Stack, info: dict[str, Any]) -> Optional[dict[str, Any]]:
+    """depth-dead-block: when block 2 is dead on the image of block 1 (exact Farkas certificate),
+    F = M_2 G_1 + e_2; decided by (c) (a width < d and an invertible piece) or (b) (G_1 is a plain block
+    and m_2 >= 2 d - rank U_2); None when block 2 is not dead (or the search is too large)."""
+    d, (m1, m2) = info["d"], info["widths"]
+    if dead.dead_work(d, m1, m2) > dead.MAX_DEAD_WORK:
+        info["dead_block"] = f"not searched: {dead.dead_work(d, m1, m2)} > {dead.MAX_DEAD_WORK} small solves"
+        return None
+    b1, b2 = _exact_block(stack.blocks[0]), _exact_block(stack.blocks[1])
+    dc = dead.dead_certificate(b1, b2)
+    if not dc["dead"]:
+        info["dead_block"] = dc["reason"]
+        return None
+    cert = {**info, "dead_blocks": [dead.block_json(b1), dead.block_json(b2)], "dead": dc}
+    head = ("block 2 is dead on the image of block 1 (exact Farkas certificate over the "
+            f"{2 ** m1} activation patterns of block 1), so F = M_2 G_1 + e_2 (depth-dead-block (a))")
+    if min(m1, m2) < d:
+        pc = dead.invertible_piece(b1, b2["M"])
+        if pc is not None:
+            cert["part"], cert["invertible_piece"] = "c", pc
+            return _result("not_absorbable", "depth-dead-block", True, head + f"; on the open region of the point "
+                           f"{pc['point']} F is affine with an invertible linear part (det {pc['det']}), and a plain "
+                           f"stack with a width < d = {d} has an image of measure zero (part (c)): no plain stack "
+                           "of these widths, biases allowed, equals F", cert)
+    p2 = dead.second_layer(b2, m2)
+    if p2 is None:
+        return _result("undecided", None, False, head + f"; part (b) needs m_2 >= 2 d - rank U_2 = "
+                       f"{2 * d - dead.rank(b2['U'])} and part (c) a width < d with an invertible piece", cert)
+    v = single.decide(stack.blocks[0])
+    cert["block_1_verdict"] = {"verdict": v.verdict, "claim": v.claim, "exact": v.exact}
+    if v.verdict != "absorbable" or v.plain is None or v.plain.m != m1:
+        return _result("undecided", None, False, head + f"; block 1 alone is {v.verdict} at width {m1} "
+                       f"({v.claim}), so part (b) does not apply", cert)
+    cmp = compare_blocks(stack.blocks[0], v.plain)
+    if cmp.equal is not True:   # pragma: no cover - the block decision's plain block equals its block
+        return _result("undecided", None, False, head + "; block 1's plain block is not proved equal", cert)
+    plain = [_plain_layer_json(v.plain), dead.second_layer_json(p2)]
+    cert["part"], cert["P2"] = "b", {k: p2[k] for k in ("dead_rows", "rank", "width_needed")}
+    cert["P1_equal"] = cmp.reason
+    return _result("absorbable", "depth-dead-block", True, head + f"; block 1 is a plain block of width {m1} "
+                   f"({v.claim}; equal canonical forms, exact), and a plain block of width {m2} >= 2 d - rank U_2 = "
+                   f"{p2['width_needed']} is M_2 y + e_2 on the image (part (b))", cert, plain)
+
+
+def _recheck_dead_block(result: dict[str, Any]) -> bool:
+    cert = result["certificate"]
+    b1, b2 = (dead.block_from_json(r) for r in cert["dead_blocks"])
+    d, widths = len(b1["M"]), [len(b1["U"]), len(b2["U"])]
+    if cert["widths"] != widths or cert["d"] != d or not dead.check_dead_certificate(b1, b2, cert["dead"]):
+        return False
+    if result["verdict"] == "not_absorbable":
+        return (cert.get("part") == "c" and min(widths) < d and "plain_stack" not in result
+                and dead.check_invertible_piece(b1, b2["M"], cert["invertible_piece"]))
+    if result["verdict"] != "absorbable" or cert.get("part") != "b":
+        return False
+    plain = result["plain_stack"]
+    p2 = dead.second_layer(b2, widths[1])
+    if p2 is None or len(plain) != 2 or plain[1] != dead.second_layer_json(p2):
+        return False
+    P1 = _float_block(plain[0], "plain")
+    return P1.m == widths[0] and compare_blocks(_float_block(cert["dead_blocks"][0], "residual"), P1).equal is True
+
+
 def _float_norm_sq_upper(a: np.ndarray) -> float:
     """A rigorous upper bound of |a|_F^2 from float64 arithmetic: each square and each addition
     has relative error <= 2^-53, so any summation order is within (1 + 2^-53)^(n+1) <= 1 + 2n 2^-53
@@ -423,6 +521,8 @@ def recheck_decision(result: dict[str, Any]) -> bool:
             if dec["absorbable"]:
                 return result["verdict"] == "absorbable" and result.get("plain_stack") == dec["plain"]
             return result["verdict"] == "not_absorbable" and "plain_stack" not in result
+        if claim == "depth-dead-block":
+            return _recheck_dead_block(result)
         if claim == "depth-near-identity":
             layers = layers_from_json(cert["residual"])
             cond = cert["conditions"]
