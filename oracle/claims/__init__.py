@@ -11,7 +11,8 @@
     glu_flip         -- glu-flip
     depth_stacks     -- depth-narrow, depth-d2, depth-dimension, depth-width (the open problem)
     depth_boundary   -- the boundary counterexamples of those four
-    depth_d1         -- depth-d1 (d = 1 stacks, decided by the width pattern and F(1) F(-1))
+    depth_d1         -- depth-d1 (d = 1 stacks, decided by the width pattern and F(1) F(-1)), depth-d1-biased
+    depth_dead_block -- depth-dead-block (a second block dead on the image of the first)
     depth_near_identity -- depth-near-identity (d >= 3, two near-identity blocks)
     depth_analytic   -- depth-analytic (gelu family: a Jacobian rank certificate per width tuple)
     depth_analytic_generic -- depth-analytic-generic (gelu family, d >= 2, any widths)
@@ -45,7 +46,7 @@ from oracle.core.errors import RegistryError
 __all__ = ["CLAIM_MODULES", "Registrations", "defined_here", "import_claim_module", "load", "resolve"]
 
 CLAIM_MODULES = ("boundary", "skip_reduction", "homogeneous", "gated", "depth", "relu_gelu", "non_generic",
-                 "absorption_width", "glu_flip", "depth_stacks", "depth_boundary", "depth_d1",
+                 "absorption_width", "glu_flip", "depth_stacks", "depth_boundary", "depth_d1", "depth_dead_block",
                  "depth_near_identity", "depth_analytic", "depth_analytic_generic", "relu_limit", "relu_complete",
                  "relu2_biased", "gated_biased", "generic_weights")
 

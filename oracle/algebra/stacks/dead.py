@@ -316,18 +316,41 @@ def second_layer_json(p2: dict[str, Any]) -> dict[str, Any]:
     return {"W_up": smat(p2["W_up"]), "W_down": smat(p2["W_down"]), "b_up": svec(p2["b_up"]), "b_down": svec(p2["b_down"])}
 
 
+def _candidate_points(b1: dict[str, Any], tries: int, seed: int):
+    """Rational points next to every vertex of block 1's kink arrangement (one per side of each d
+    independent hyperplanes meeting there), then random small rationals."""
+    d, m = len(b1["M"]), len(b1["U"])
+    for S in itertools.combinations(range(m), d):
+        A = [list(b1["U"][i]) for i in S]
+        vertex = _solve(A, [-b1["c"][i] for i in S])
+        if vertex is None:
+            continue
+        for sigma in itertools.product((1, -1), repeat=d):
+            v = _solve(A, [Q(sg) for sg in sigma])
+            if v is None:   # pragma: no cover - A is invertible here
+                continue
+            for k in range(0, 40, 3):
+                t = Q(1, 2 ** k)
+                yield [x + t * y for x, y in zip(vertex, v)]
+    rng = random.Random(seed)
+    for t in range(tries):
+        yield [Q(rng.randint(-8 * (1 + t // 20), 8 * (1 + t // 20)), rng.randint(1, 4)) for _ in range(d)]
+
+
 def invertible_piece(b1: dict[str, Any], M2: QMat, tries: int = 200, seed: int = 0) -> Optional[dict[str, Any]]:
     """(c): a rational point x off every kink hyperplane of block 1 (so inside the open region of its
-    pattern D) where M_2 (M_1 + W_1 D U_1) is invertible; None when none is found at the tried points
-    (random small rationals; the search is not exhaustive)."""
-    rng = random.Random(seed)
-    d = len(b1["M"])
-    for t in range(tries):
-        x = [Q(rng.randint(-8 * (1 + t // 20), 8 * (1 + t // 20)), rng.randint(1, 4)) for _ in range(d)]
+    pattern D) where M_2 (M_1 + W_1 D U_1) is invertible; None when none is found at the candidate
+    points (next to every vertex of the arrangement, then random: a search, not exhaustive, so None
+    leaves part (c) open)."""
+    seen: set[int] = set()
+    for x in _candidate_points(b1, tries, seed):
         pre = [sum((u * v for u, v in zip(row, x)), Q(0)) + c for row, c in zip(b1["U"], b1["c"])]
         if any(p == 0 for p in pre):
             continue
         D = sum(1 << i for i, p in enumerate(pre) if p > 0)
+        if D in seen:
+            continue
+        seen.add(D)
         A, _ = piece(b1, D)
         dt = det(_matmul(M2, A))
         if dt != 0:
