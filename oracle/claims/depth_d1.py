@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 
 from oracle.core.rational import qvec, svec
 from oracle.algebra.exact import safe_recheck
-from oracle.algebra.stacks.d1 import (d1_class, d1_pair, decide_d1, decide_d1_biased, in_class,
-                                      layers_as_pl_blocks, pl_blocks_from_json, pl_blocks_json,
-                                      pl_constant_on_a_half_line, pl_equal, pl_injective, pl_stack,
-                                      recheck_d1_decision)
+from oracle.algebra.stacks.d1 import (biased_layers_from_json, d1_class, d1_pair, decide_d1, decide_d1_biased,
+                                      in_class, kink_bound, layers_as_pl_blocks, one_layer, pl_blocks_from_json,
+                                      pl_blocks_json, pl_constant_on_a_half_line, pl_equal, pl_injective, pl_kinks,
+                                      pl_stack, recheck_d1_biased, recheck_d1_decision)
 from oracle.algebra.stacks.layers import Layer, layers_from_json, layers_to_json
 from oracle.claims import coverage
 from oracle.claims.base import Certificate, counterexample, oracle_check
@@ -340,7 +340,6 @@ def one_layer_brute(f: Any, m: int) -> Optional[bool]:
     layers built from units at the kinks of f (every orientation of one unit per kink, plus, with a
     spare unit, the identity-slope correction at the first kink), with the output bias fixed at 0,
     equals f by the exact piecewise-linear comparison. None above ONE_LAYER_BRUTE_MAX kinks."""
-    from oracle.algebra.stacks.d1 import pl_kinks, one_layer
     ks = pl_kinks(f)
     if len(ks) > ONE_LAYER_BRUTE_MAX:
         return None
@@ -369,7 +368,6 @@ def biased_brute_force_b(widths: tuple[int, ...]) -> Optional[dict[str, Any]]:
     many have a bounded-on-one-side image (s_- s_+ <= 0). Part (B2) predicts: at most prod (m + 1) - 1
     kinks, all constant on a half-line if the first width is 1, all bounded on one side if some width
     is 1."""
-    from oracle.algebra.stacks.d1 import pl_kinks
     n = sum(3 * m + 1 for m in widths)
     if n > 8:
         return None
@@ -388,7 +386,6 @@ def biased_brute_force_b(widths: tuple[int, ...]) -> Optional[dict[str, Any]]:
 
 
 def _brute_b_ok(brute: dict[str, Any]) -> bool:
-    from oracle.algebra.stacks.d1 import kink_bound
     w = brute["widths"]
     ok = brute["most_kinks"] <= kink_bound(w)
     if w[0] == 1:
@@ -400,7 +397,6 @@ def _brute_b_ok(brute: dict[str, Any]) -> bool:
 
 def d1_biased_certificate(inst: D1BiasedInstance) -> Certificate:
     """Decide a biased d = 1 stack by part (B) and cross-check by methods that do not use its lemmas."""
-    from oracle.algebra.stacks.d1 import biased_layers_from_json, recheck_d1_biased
     blocks = _with_biases(inst.layers, inst.skips, inst.biases)
     dec = decide_d1_biased(blocks, inst.plain_widths)
     F = pl_stack(blocks, residual=True)
@@ -433,7 +429,6 @@ def d1_biased_certificate(inst: D1BiasedInstance) -> Certificate:
 @safe_recheck
 def recheck_d1_biased_cert(cert: dict[str, Any]) -> bool:
     """Re-verify a depth-d1-biased certificate from its JSON alone."""
-    from oracle.algebra.stacks.d1 import recheck_d1_biased
     if cert.get("claim") != CLAIM_D1B or not cert.get("holds"):
         return False
     data = cert["data"]
