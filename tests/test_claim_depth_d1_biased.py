@@ -268,3 +268,37 @@ def test_planted_and_near_miss_are_drawn(kind):
             seen.append(cd1.check_d1_biased(inst).data["drawn"])
     run()
     assert seen and any(d["planted"] or d["near_miss"] for d in seen)
+
+
+def test_cli_witness_on_the_emitted_stack(tmp_path):
+    """absorb witness on the residual stack and its emitted plain stack: agree (d = 1, exact), re-checked
+    by absorb recheck; a plain stack with one bias changed differs at an exact point."""
+    st = _biased([([1, 0], [1, 0], [0, 0], 0), ([1, 0], [-2, 0], [-1, 0], 0.5)])
+    f, out = tmp_path / "res.npz", tmp_path / "plain.npz"
+    stackfiles.write_stack(st, f)
+    r = absorb("check", f, "--json", "--emit", out)
+    assert json.loads(r.stdout)["verdict"] == "absorbable", r.stdout + r.stderr
+    w = absorb("witness", f, out, "--json")
+    assert w.returncode == 0, w.stderr
+    doc = json.loads(w.stdout)
+    assert (doc["verdict"], doc["exact"], doc["evidence"]["kind"]) == ("agree", True, "pl1")
+    wf = tmp_path / "w.json"
+    wf.write_text(w.stdout)
+    assert absorb("recheck", wf).stdout.startswith("holds:")
+    forged = dict(doc, evidence={**doc["evidence"], "end_slopes": ["5", "5"]})
+    ff = tmp_path / "wf.json"
+    ff.write_text(json.dumps(forged))
+    assert not absorb("recheck", ff).stdout.startswith("holds:")
+    back = stackfiles.read_stack(out)
+    back.blocks[1].b_down = np.array([float(back.blocks[1].b_down[0]) + 0.25])
+    wrong = tmp_path / "wrong.npz"
+    stackfiles.write_stack(back, wrong)
+    w2 = absorb("witness", f, wrong, "--json")
+    doc2 = json.loads(w2.stdout)
+    assert doc2["verdict"] == "differ" and doc2["R_value"] != doc2["P_value"]
+    wf2 = tmp_path / "w2.json"
+    wf2.write_text(w2.stdout)
+    assert absorb("recheck", wf2).stdout.startswith("holds:")
+    doc2["P_value"] = doc2["R_value"]
+    wf2.write_text(json.dumps(doc2))
+    assert not absorb("recheck", wf2).stdout.startswith("holds:")

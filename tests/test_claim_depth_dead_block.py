@@ -187,3 +187,25 @@ def test_decide_stack_on_drawn_instances_matches_the_fold():
             assert "dead_block" in res["certificate"] or res["claim"] is not None
     run()
     assert seen["absorbable"] + seen["not_absorbable"] > 0
+
+
+def test_cli_witness_on_the_emitted_stack(tmp_path):
+    """d >= 2: absorb witness finds no difference between the stack and its emitted plain stack at its
+    exact points and says undecided (no identity of stacks is proved in d >= 2); a changed plain stack
+    differs at an exact point; both documents re-check."""
+    st = _fold_stack([[1, 2], [3, 0], [0, 0], [1, 1]], [[5, 1, 0, 0], [1, 1, 0, 0]], b2=[0, -1, 0, 0])
+    f, out = tmp_path / "res.npz", tmp_path / "plain.npz"
+    stackfiles.write_stack(st, f)
+    assert json.loads(absorb("check", f, "--json", "--emit", out).stdout)["verdict"] == "absorbable"
+    w = absorb("witness", f, out, "--json")
+    doc = json.loads(w.stdout)
+    assert doc["verdict"] == "undecided" and doc["exact"] is False
+    wf = tmp_path / "w.json"
+    wf.write_text(w.stdout)
+    assert absorb("recheck", wf).stdout.startswith("holds:")
+    back = stackfiles.read_stack(out)
+    back.blocks[1].W_down = back.blocks[1].W_down * 2
+    wrong = tmp_path / "wrong.npz"
+    stackfiles.write_stack(back, wrong)
+    doc2 = json.loads(absorb("witness", f, wrong, "--json").stdout)
+    assert doc2["verdict"] == "differ"

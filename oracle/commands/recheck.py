@@ -51,6 +51,7 @@ from oracle.decide.document import Refused, recheck_block_document, same
 from oracle.formal import consistency
 from oracle.decide.scan import recheck_scan
 from oracle.decide.stacks import decide_stack, recheck_decision
+from oracle.decide.stack_witness import recheck_stack_witness
 from oracle.decide.witness import recheck_witness
 
 
@@ -288,6 +289,10 @@ def _recheck_witness(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:
     if len(paths) != 2 or not all(isinstance(x, str) for x in paths):
         raise InputError("a witness document needs the residual and the plain block files "
                          "(absorb recheck CERT.json RESIDUAL PLAIN)")
+    if doc.get("input") == "stacks":   # absorb witness on two stack files (oracle/decide/stack_witness.py)
+        ok = recheck_stack_witness(stackfiles.read_stack(paths[0]), stackfiles.read_stack(paths[1]), doc)
+        return ok, (f"the {doc['verdict']!r} stack witness document re-verifies from the two stacks" if ok
+                    else f"the {doc['verdict']!r} stack witness document does not re-verify from the two stacks")
     R, P = _read_block(paths[0]), _read_block(paths[1])
     ok = recheck_witness(R, P, doc)
     if doc["verdict"] == "undecided":

@@ -9,6 +9,8 @@ import time
 
 from oracle.commands.output import emit_json, verdict_status
 from oracle.core import io as bio
+from oracle.core import stackfiles
+from oracle.decide.stack_witness import find_stack_witness
 from oracle.decide.witness import find_witness
 
 _PROGRESS = 100_000  # m * d (both blocks) from which progress goes to stderr
@@ -17,6 +19,8 @@ _PROGRESS = 100_000  # m * d (both blocks) from which progress goes to stderr
 def run(args: argparse.Namespace) -> int:
     """``absorb witness R P [--json]``."""
     t0 = time.perf_counter()
+    if stackfiles.is_stack_file(args.residual) and stackfiles.is_stack_file(args.plain):
+        return _run_stacks(args)
     R = bio.read_block(args.residual)
     P = bio.read_block(args.plain)
     big = R.m * R.d + P.m * P.d >= _PROGRESS
@@ -60,4 +64,23 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"reason:  {doc['reason']} (float64 max difference "
               f"{doc['float64_max_difference_on_64_random_points']:.3g})")
+    return status
+
+
+def _run_stacks(args: argparse.Namespace) -> int:
+    """``absorb witness R P`` on two stack files (oracle/decide/stack_witness.py)."""
+    doc = find_stack_witness(stackfiles.read_stack(args.residual), stackfiles.read_stack(args.plain))
+    doc = {"residual": str(args.residual), "plain": str(args.plain), **doc}
+    status = verdict_status(doc["verdict"], getattr(args, "exit_code", False))
+    if args.json:
+        emit_json(doc)
+        return status
+    print(f"verdict: {doc['verdict']}" + (" (exact)" if doc["exact"] else " (not exact)"))
+    if doc["verdict"] == "differ":
+        print(f"point:   x = ({', '.join(doc['point'])})  [{doc['method']}]")
+        print(f"output: R = ({', '.join(doc['R_value'])}), P = ({', '.join(doc['P_value'])})")
+    elif doc["verdict"] == "agree":
+        print(f"evidence: {doc['evidence']['detail']}")
+    else:
+        print(f"reason:  {doc['reason']}")
     return status
