@@ -166,8 +166,8 @@ def _decide_stack(stack: Stack) -> dict[str, Any]:
             return res
     if biased or not ident:
         return _result("undecided", None, False, "biases or skip matrices other than I: the stack "
-                       "claims (depth-narrow, depth-d2, depth-dimension) assume bias-free identity skips",
-                       info)
+                       "claims (depth-narrow, depth-d2, depth-dimension) assume bias-free identity skips"
+                       + _dead_note(info), info)
     if act.name in analytic.ACTIVATIONS:
         return _analytic_decision(act.name, layers, info)
     if act.name != "relu":
@@ -208,7 +208,7 @@ def _decide_stack(stack: Stack) -> dict[str, Any]:
                             **absorbing_widths(layers)}
     N = 2 * d * sum(info["widths"])
     reason = ("no proved claim decides this stack; depth-width: it IS a plain stack of widths "
-              f"{cert['absorbing_widths']}")
+              f"{cert['absorbing_widths']}" + _dead_note(info))
     if N <= MAX_RANK_PARAMS:
         rc = rank_certificate(layers)
         cert["rank_certificate"] = rc
@@ -357,7 +357,8 @@ def _plain_layer_json(b: Block) -> dict[str, Any]:
 def _dead_block_decision(stack: Stack, info: dict[str, Any]) -> Optional[dict[str, Any]]:
     """depth-dead-block: when block 2 is dead on the image of block 1 (exact Farkas certificate),
     F = M_2 G_1 + e_2; decided by (c) (a width < d and an invertible piece) or (b) (G_1 is a plain block
-    and m_2 >= 2 d - rank U_2); None when block 2 is not dead (or the search is too large)."""
+    and m_2 >= 2 d - rank U_2); None otherwise (not dead, too large, or dead with neither part: then
+    info['dead_block'] says why and the other procedures run)."""
     d, (m1, m2) = info["d"], info["widths"]
     if dead.dead_work(d, m1, m2) > dead.MAX_DEAD_WORK:
         info["dead_block"] = f"not searched: {dead.dead_work(d, m1, m2)} > {dead.MAX_DEAD_WORK} small solves"
@@ -380,13 +381,13 @@ def _dead_block_decision(stack: Stack, info: dict[str, Any]) -> Optional[dict[st
                            "of these widths, biases allowed, equals F", cert)
     p2 = dead.second_layer(b2, m2)
     if p2 is None:
-        return _result("undecided", None, False, head + f"; part (b) needs m_2 >= 2 d - rank U_2 = "
-                       f"{2 * d - dead.rank(b2['U'])} and part (c) a width < d with an invertible piece", cert)
+        return _dead_open(info, head + f"; part (b) needs m_2 >= 2 d - rank U_2 = {2 * d - dead.rank(b2['U'])} "
+                          "and part (c) a width < d with an invertible piece found")
     v = single.decide(stack.blocks[0])
-    cert["block_1_verdict"] = {"verdict": v.verdict, "claim": v.claim, "exact": v.exact}
     if v.verdict != "absorbable" or v.plain is None or v.plain.m != m1:
-        return _result("undecided", None, False, head + f"; block 1 alone is {v.verdict} at width {m1} "
-                       f"({v.claim}), so part (b) does not apply", cert)
+        return _dead_open(info, head + f"; block 1 alone is {v.verdict} at width {m1} ({v.claim}), so part (b) "
+                          "does not apply")
+    cert["block_1_verdict"] = {"verdict": v.verdict, "claim": v.claim, "exact": v.exact}
     cmp = compare_blocks(stack.blocks[0], v.plain)
     if cmp.equal is not True:   # pragma: no cover - the block decision's plain block equals its block
         return _result("undecided", None, False, head + "; block 1's plain block is not proved equal", cert)
@@ -396,6 +397,18 @@ def _dead_block_decision(stack: Stack, info: dict[str, Any]) -> Optional[dict[st
     return _result("absorbable", "depth-dead-block", True, head + f"; block 1 is a plain block of width {m1} "
                    f"({v.claim}; equal canonical forms, exact), and a plain block of width {m2} >= 2 d - rank U_2 = "
                    f"{p2['width_needed']} is M_2 y + e_2 on the image (part (b))", cert, plain)
+
+
+def _dead_open(info: dict[str, Any], note: str) -> None:
+    """Block 2 is dead but neither part decides: the reduction is noted and the other procedures run
+    (an undecided verdict then states it)."""
+    info["dead_block"] = note
+    return None
+
+
+def _dead_note(info: dict[str, Any]) -> str:
+    note = info.get("dead_block")
+    return f" [{note}]" if isinstance(note, str) and note.startswith("block 2 is dead") else ""
 
 
 def _recheck_dead_block(result: dict[str, Any]) -> bool:
