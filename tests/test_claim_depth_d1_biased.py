@@ -302,3 +302,17 @@ def test_cli_witness_on_the_emitted_stack(tmp_path):
     doc2["P_value"] = doc2["R_value"]
     wf2.write_text(json.dumps(doc2))
     assert not absorb("recheck", wf2).stdout.startswith("holds:")
+
+
+def test_cli_text_output_for_both_claims(tmp_path):
+    """The text output of absorb check names the claim and one certificate line, for depth-d1's own
+    biased parts and for depth-d1-biased."""
+    f = tmp_path / "mono.npz"
+    stackfiles.write_stack(_biased([([1, -1], [0.5, 0.25], [-1, 0], 0), ([1], [0.25], [0.5], -1)]), f)
+    r = absorb("check", f)
+    assert r.returncode == 0, r.stderr
+    assert "verdict: not_absorbable (depth-d1, exact)" in r.stdout and "part ii" in r.stdout
+    g = tmp_path / "zig.npz"
+    stackfiles.write_stack(_biased([([1, 1], [-2, 2], [0, -1], 0), ([1], [0.5], [0], 0)]), g)
+    r2 = absorb("check", g)
+    assert "verdict: not_absorbable (depth-d1-biased, exact)" in r2.stdout and "3 kinks" in r2.stdout and "part ii'" in r2.stdout

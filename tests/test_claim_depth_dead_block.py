@@ -209,3 +209,12 @@ def test_cli_witness_on_the_emitted_stack(tmp_path):
     stackfiles.write_stack(back, wrong)
     doc2 = json.loads(absorb("witness", f, wrong, "--json").stdout)
     assert doc2["verdict"] == "differ"
+
+
+def test_cli_text_output(tmp_path):
+    f = tmp_path / "dead.npz"
+    stackfiles.write_stack(_fold_stack([[1, 2], [3, 0], [0, 0], [1, 1]], [[5, 1, 0, 0], [1, 1, 0, 0]]), f)
+    r = absorb("check", f)
+    assert r.returncode == 0, r.stderr
+    assert "verdict: absorbable (depth-dead-block, exact)" in r.stdout
+    assert "certificate: Farkas multipliers on" in r.stdout and "part (b)" in r.stdout

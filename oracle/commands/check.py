@@ -272,6 +272,19 @@ def _stack_certificate_line(res: dict[str, Any]) -> Optional[str]:
         return (f"certificate: homeomorphic blocks (norm bounds), nondegenerate {k['nondegenerate']}, "
                 f"{k['kink_rays']} kink rays in general position, index sets per block: "
                 + ", ".join(str(S) if S else "none" for S in k["index_sets"]))
+    if claim in ("depth-d1", "depth-d1-biased") and "d1_biased" in c:
+        k = c["d1_biased"]
+        return (f"certificate: F piecewise linear, {k['kinks']} kinks, end slopes {k['end_slopes']}, slopes "
+                f"{k['slopes']}; widths {k['plain_widths']} have at most {k['kink_bound']} kinks"
+                + (f"; part {k['part']}" if k.get("part") else ""))
+    if claim == "depth-dead-block":
+        n = len(c["dead"]["regions"])
+        empty = sum("empty" in r for r in c["dead"]["regions"])
+        return (f"certificate: Farkas multipliers on {n - empty} activation regions of block 1 and {empty} "
+                f"emptiness certificates; part ({c['part']})"
+                + (f": interior point {c['invertible_piece']['point']}, det {c['invertible_piece']['det']}"
+                   if c["part"] == "c" else f": block 1 by {c['block_1_verdict']['claim']}, second layer "
+                   f"of {c['P2']['width_needed']} units"))
     if claim == "depth-d1":
         k = c["d1"]
         return (f"certificate: F(1) = {k['pair'][0]}, F(-1) = {k['pair'][1]}; widths {k['plain_widths']} "
