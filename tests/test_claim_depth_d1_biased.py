@@ -316,3 +316,23 @@ def test_cli_text_output_for_both_claims(tmp_path):
     stackfiles.write_stack(_biased([([1, 1], [-2, 2], [0, -1], 0), ([1], [0.5], [0], 0)]), g)
     r2 = absorb("check", g)
     assert "verdict: not_absorbable (depth-d1-biased, exact)" in r2.stdout and "3 kinks" in r2.stdout and "part ii'" in r2.stdout
+
+
+def test_block_by_block_on_images():
+    """Block 1 (kinks 1/2 and 4, slopes 1, -1, 0) has the image (-oo, 1/2]; block 2 has kinks -2 and 2 on R
+    and is no layer of width 2 there, but only the kink -2 lies in the image: it is one layer of width 2
+    on (-oo, 1/2], so the stack is a plain stack of widths (2, 2) (part B6)."""
+    st = _biased([([0.5, 2], [2, -1], [-2, -1], 0), ([-0.5, -1], [-1.5, -1], [1, -2], -1.5)])
+    blocks = sd1.pl_blocks_from_json(sd1.pl_blocks_json([
+        {"v": [Q(1, 2), Q(2)], "w": [Q(2), Q(-1)], "b_up": [Q(-2), Q(-1)], "b_down": Q(0), "M": Q(1)},
+        {"v": [Q(-1, 2), Q(-1)], "w": [Q(-3, 2), Q(-1)], "b_up": [Q(1), Q(-2)], "b_down": Q(-3, 2), "M": Q(1)}]))
+    assert sd1.one_layer(sd1.block_pl(blocks[1]), 2)["in_G"] is False
+    assert sd1.image_interval(sd1.block_pl(blocks[0])) == (None, Q(1, 2))
+    res = stacks.decide_stack(st)
+    assert (res["verdict"], res["claim"], res["exact"]) == ("absorbable", "depth-d1-biased", True)
+    assert res["certificate"]["d1_biased"]["part"] == "B6"
+    assert stacks.recheck_decision(json.loads(json.dumps(res)))
+    assert sd1.pl_equal(sd1.pl_stack(sd1.biased_layers_from_json(res["plain_stack"]), residual=False), _pl(st, True))
+    forged = json.loads(json.dumps(res))
+    forged["plain_stack"][1]["W_down"][0][0] = "1"
+    assert not stacks.recheck_decision(forged)

@@ -390,6 +390,60 @@ def block_pl(blk: dict[str, Any]) -> PL1:
     return pl_stack([blk], residual=True)
 
 
+def image_interval(f: PL1) -> tuple[Optional[Fraction], Optional[Fraction]]:
+    """The image of f as (lo, hi), None for an infinite end."""
+    lo = None if (f.left > 0 or f.right < 0) else min(f.values)
+    hi = None if (f.left < 0 or f.right > 0) else max(f.values)
+    return lo, hi
+
+
+def one_layer_on(g: PL1, m: int, lo: Optional[Fraction], hi: Optional[Fraction]) -> Optional[list]:
+    """(B6): units (v, c, w) and e of one layer of width m equal to g on the interval [lo, hi] (None: an
+    infinite end), or None when this construction does not apply. With a finite end, m - 1 units at the
+    interior kinks and one unit with its kink at the end fix the slope; with m interior kinks, a subset
+    of the jumps must give the slope of the last piece."""
+    if lo is None and hi is None:
+        r = one_layer(g, m)
+        return [r["units"], r["e"]] if r["in_G"] else None
+    x0 = lo if lo is not None else hi
+    if lo is not None and hi is not None and lo == hi:
+        return [[(Q(1), Q(0), Q(0))] * m, g(x0)]
+    ks = [(t, dj) for t, dj in pl_kinks(g) if (lo is None or t > lo) and (hi is None or t < hi)]
+    s_first = g.left if lo is None else pl_slopes(g.on([lo]))[list(g.on([lo]).knots).index(lo) + 1]
+    s_last = s_first + sum((dj for _, dj in ks), Q(0))
+    if len(ks) <= m - 1 and lo is not None:
+        units = [(Q(1), -t, dj) for t, dj in ks] + [(Q(1), -lo, s_first)]
+    elif len(ks) <= m - 1:
+        units = [(Q(-1), t, dj) for t, dj in ks] + [(Q(-1), hi, -s_last)]
+    elif len(ks) == m and len(ks) <= MAX_SUBSET_KINKS:
+        R = subset_with_sum([dj for _, dj in ks], s_last)
+        if R is None:
+            return None
+        units = [(Q(1), -t, dj) if k in R else (Q(-1), t, dj) for k, (t, dj) in enumerate(ks)]
+    else:
+        return None
+    units += [(Q(1), Q(0), Q(0))] * (m - len(units))
+    e = g(x0) - sum((w * _relu(v * x0 + c) for v, c, w in units), Q(0))
+    return [units, e]
+
+
+def block_by_block_on_images(blocks: Sequence[dict[str, Any]]) -> Optional[list[dict[str, Any]]]:
+    """(B6): plain layer l equals block l on the image of blocks 1 .. l-1 (an interval); the plain
+    stack, proved equal to F by the exact piecewise-linear comparison, or None."""
+    lo: Optional[Fraction] = None
+    hi: Optional[Fraction] = None
+    layers = []
+    for l, b in enumerate(blocks):
+        got = one_layer_on(block_pl(b), len(b["v"]), lo, hi)
+        if got is None:
+            return None
+        layers.append(_biased_layer_json(got[0], got[1]))
+        lo, hi = image_interval(pl_stack(blocks[:l + 1], residual=True))
+    if not pl_equal(pl_stack(blocks, residual=True), pl_stack(biased_layers_from_json(layers), residual=False)):
+        return None   # pragma: no cover - the construction is exact; never claimed without the comparison
+    return layers
+
+
 def decide_d1_biased(blocks: Sequence[dict[str, Any]], widths: Sequence[int]) -> dict[str, Any]:
     """Part (B) of depth-d1 for a d = 1 residual stack with biases (given as PL blocks): does F equal
     a plain stack of the given widths (biases allowed)? not_absorbable by (B2), absorbable by (B3) or,
@@ -422,6 +476,12 @@ def decide_d1_biased(blocks: Sequence[dict[str, Any]], widths: Sequence[int]) ->
         if all(p["in_G"] for p in per):
             out.update(verdict="absorbable", part="B5", plain=[_biased_layer_json(p["units"], p["e"]) for p in per],
                        reason="every block y -> M_l y + B_l(y) is one plain layer of its width (block by block)")
+            return out
+        on_images = block_by_block_on_images(blocks)
+        if on_images is not None:
+            out.update(verdict="absorbable", part="B6", plain=on_images,
+                       reason="every block y -> M_l y + B_l(y) is one plain layer of its width on the image of the "
+                              "blocks before it (an interval; block by block on images)")
             return out
     out["reason"] = (f"F has {len(ks)} kinks and is not one layer of width {widths[0]} ({first['how']}); "
                      "part (B) does not decide whether it factors through deeper layers")
