@@ -218,3 +218,12 @@ def test_cli_text_output(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "verdict: absorbable (depth-dead-block, exact)" in r.stdout
     assert "certificate: Farkas multipliers on" in r.stdout and "part (b)" in r.stdout
+
+
+def test_boundary_instance_dead_on_image():
+    c = cdb.dead_block_fires()
+    assert c.holds and c.data["F"] == ["1", "0"] and c.data["M2_G1_plus_e2"] == ["0", "0"]
+    js = json.loads(json.dumps(c.as_dict()))
+    assert cdb.recheck_dead_block_counterexample(js)
+    js["data"]["F"] = ["0", "0"]
+    assert not cdb.recheck_dead_block_counterexample(js)

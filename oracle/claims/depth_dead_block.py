@@ -21,7 +21,7 @@ from oracle.core.rational import qvec, svec
 from oracle.algebra.exact import safe_recheck
 from oracle.algebra.stacks import dead
 from oracle.claims import coverage
-from oracle.claims.base import Certificate, oracle_check
+from oracle.claims.base import Certificate, counterexample, oracle_check
 
 CLAIM = "depth-dead-block"
 Q = Fraction
@@ -194,3 +194,53 @@ def recheck_dead_block(cert: dict[str, Any]) -> bool:
 def check_dead_block(inst: Any) -> Certificate:
     """Certify depth-dead-block on a drawn two-block stack."""
     return dead_block_certificate(inst)
+
+
+# ================================================================ boundary instance (dead_on_image)
+
+def _firing_pair() -> tuple[dict[str, Any], dict[str, Any]]:
+    """The fold x - relu(x) on R^2 (image -R^2_+) and a second block of width 4 whose unit
+    relu(y_1 + 1) fires on the whole image near 0."""
+    I = [[Q(1), Q(0)], [Q(0), Q(1)]]
+    b1 = dead.exact_block(I, [[Q(-1), Q(0)], [Q(0), Q(-1)]], None, None, None)
+    U2 = [[Q(1), Q(0)], [Q(0), Q(0)], [Q(0), Q(0)], [Q(0), Q(0)]]
+    W2 = [[Q(1), Q(0), Q(0), Q(0)], [Q(0), Q(0), Q(0), Q(0)]]
+    b2 = dead.exact_block(U2, W2, None, [Q(1), Q(0), Q(0), Q(0)], None)
+    return b1, b2
+
+
+def _firing_facts(b1: dict[str, Any], b2: dict[str, Any]) -> dict[str, Any]:
+    x = [Q(0), Q(0)]
+    F = dead.evaluate(b2, dead.evaluate(b1, x))
+    G = dead.evaluate(b1, x)
+    affine = [sum((r * g for r, g in zip(row, G)), Q(0)) + e for row, e in zip(b2["M"], b2["e"])]
+    P1 = _fold_plain([[Q(1), Q(0)], [Q(0), Q(1)]], [Q(0), Q(0)], b1["e"], 2)
+    p2 = dead.second_layer(b2, 4)
+    P = _plain_eval(p2, _plain_eval(P1, x)) if p2 is not None else None
+    return {"point": svec(x), "F": svec(F), "M2_G1_plus_e2": svec(affine),
+            "plain_b": svec(P) if P is not None else None, "dead": dead.dead_certificate(b1, b2)["dead"]}
+
+
+@counterexample(claims=(CLAIM,), dropped="dead_on_image",
+                description="the fold x - relu(x) on R^2 followed by a block whose unit relu(y_1 + 1) fires near 0: "
+                            "F(0) = (1, 0) while M_2 G_1(0) + e_2 = 0 and part (b)'s plain stack gives 0")
+def dead_block_fires() -> Certificate:
+    """Drop dead_on_image: (a) and (b) fail at the point 0 (exact)."""
+    b1, b2 = _firing_pair()
+    facts = _firing_facts(b1, b2)
+    holds = (not facts["dead"] and facts["F"] != facts["M2_G1_plus_e2"] and facts["plain_b"] is not None
+             and facts["plain_b"] != facts["F"])
+    data = {"kind": "dead_block_fires", "blocks": [dead.block_json(b1), dead.block_json(b2)], **facts}
+    return Certificate(CLAIM, holds, True, "exact rationals", data, "" if holds else "boundary facts failed")
+
+
+@safe_recheck
+def recheck_dead_block_counterexample(cert: dict[str, Any]) -> bool:
+    """Re-verify the dead_on_image boundary certificate from its data alone."""
+    data = cert["data"]
+    if data.get("kind") != "dead_block_fires":
+        return False
+    b1, b2 = (dead.block_from_json(b) for b in data["blocks"])
+    facts = _firing_facts(b1, b2)
+    return (all(data[k] == v for k, v in facts.items()) and not facts["dead"]
+            and facts["F"] != facts["M2_G1_plus_e2"] and facts["plain_b"] != facts["F"])
