@@ -252,7 +252,7 @@ def recheck_d1_decision(layers: Sequence[Layer], skips: Sequence[Fraction], dec:
 
 # ================================================================ part (B): biased stacks
 
-MAX_SUBSET_KINKS = 40   # the subset-sum test of (B1) meets in the middle: 2 * 2^20 sums at most
+MAX_SUBSET_KINKS = 32   # the subset-sum test of (B1) meets in the middle: 2 * 2^16 sums at most
 
 
 def pl_kinks(f: PL1) -> list[tuple[Fraction, Fraction]]:
