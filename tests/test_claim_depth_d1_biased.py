@@ -336,3 +336,12 @@ def test_block_by_block_on_images():
     forged = json.loads(json.dumps(res))
     forged["plain_stack"][1]["W_down"][0][0] = "1"
     assert not stacks.recheck_decision(forged)
+
+
+def test_one_layer_widths_decided_by_b1():
+    """Plain widths (m,): F is a plain stack iff it is in G_m, so (B1) decides both ways."""
+    blocks = [{"v": [Q(1), Q(1)], "w": [Q(-2), Q(2)], "b_up": [Q(0), Q(-1)], "b_down": Q(0), "M": Q(1)}]
+    no = sd1.decide_d1_biased(blocks, [2])
+    assert (no["verdict"], no["part"]) == ("not_absorbable", "B1") and sd1.recheck_d1_biased(blocks, no)
+    yes = sd1.decide_d1_biased(blocks, [3])
+    assert yes["verdict"] == "absorbable" and sd1.recheck_d1_biased(blocks, yes)

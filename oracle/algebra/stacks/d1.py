@@ -464,6 +464,10 @@ def decide_d1_biased(blocks: Sequence[dict[str, Any]], widths: Sequence[int]) ->
         return out
     first = one_layer(F, widths[0])
     out["one_layer"] = {k: first[k] for k in ("kinks", "width", "in_G", "how")}
+    if len(widths) == 1 and first["in_G"] is False:
+        out.update(verdict="not_absorbable", part="B1", reason=f"a plain stack of one layer of width {widths[0]} "
+                   f"is a map of G_{widths[0]}, and F is not one ({first['how']})")
+        return out
     built = construct_biased_plain(F, widths)
     if built is not None:
         out.update(verdict="absorbable", part="B3", plain=built[0],
