@@ -268,10 +268,10 @@ def reachable_sign_pairs(widths: tuple[int, ...]) -> frozenset:
     return frozenset(states)
 
 
-@functools.lru_cache(maxsize=1)
 def class_table() -> dict[str, Any]:
     """d1_class and in_class against reachable_sign_pairs for EVERY width tuple of length
-    1..CLASS_TABLE_MAX_DEPTH with widths 1..CLASS_TABLE_MAX_WIDTH (the range the strategy draws)."""
+    1..CLASS_TABLE_MAX_DEPTH with widths 1..CLASS_TABLE_MAX_WIDTH (the range the strategy draws).
+    Recomputed on every call (cheap: the enumeration is cached, d1_class is not trusted to be)."""
     tuples = [w for L in range(1, CLASS_TABLE_MAX_DEPTH + 1)
               for w in itertools.product(range(1, CLASS_TABLE_MAX_WIDTH + 1), repeat=L)]
     disagree = []

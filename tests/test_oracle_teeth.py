@@ -1,0 +1,175 @@
+"""Every cross-check and corner instance added to the claims' oracle checks can fail: each test
+plants, in this process, the bug that check is there to catch (a monkeypatched function of the
+decision or construction code) and asserts that the claim's quick-audit oracle run -- the same
+run `absorb audit --quick --claim ID` makes (20 instances from seed 0, corner instances first,
+coverage judged) -- FAILS.  A last test asserts that the unpatched runs pass.
+
+Claims attacked: depth-d1, relu2-biased, gated-biased, relu-complete, absorption-width,
+generic-weights, depth-analytic-generic, depth-near-identity.
+"""
+
+from fractions import Fraction
+
+import pytest
+
+from oracle.algebra import flips
+from oracle.algebra.stacks import d1 as d1mod
+from oracle.claims import depth_d1, gated_biased
+from oracle.commands import audit
+from oracle.formal import consistency
+
+Q = Fraction
+
+
+def _quick(claim_id: str) -> dict:
+    """The oracle face of the quick audit of one claim (instances, seed and coverage as `--quick`)."""
+    entry = next(c for c in consistency.load_registry() if c["id"] == claim_id)
+    return audit.oracle_face(entry, audit.QUICK_INSTANCES, audit.DEFAULT_SEED, progress=lambda *a, **k: None)
+
+
+def _fails(claim_id: str) -> str:
+    out = _quick(claim_id)
+    assert out["status"] == "FAILED", f"{claim_id}: the planted bug survived the quick audit"
+    return out.get("failure") or ""
+
+
+def _patch(monkeypatch, name: str, fn, *modules) -> None:
+    for mod in modules:
+        monkeypatch.setattr(mod, name, fn)
+
+
+# ---------------------------------------------------------------- depth-d1
+
+def test_d1_class_table_catches_a_late_width_one_missed(monkeypatch):
+    # only the second width is looked at: (2, 2, 1) becomes "all"; the brute force never enumerates
+    # that tuple (too many weights), the class table over every tuple does
+    def wrong(widths):
+        if widths[0] == 1:
+            return "axes"
+        return "closed_quadrants" if any(w == 1 for w in widths[1:2]) else "all"
+    _patch(monkeypatch, "d1_class", wrong, d1mod, depth_d1)
+    assert "enumeration of sign pairs" in _fails("depth-d1")
+
+
+def test_d1_corner_pair_on_negative_axis_catches_wrong_sign_of_later_layers(monkeypatch):
+    def wrong(widths, a, b):
+        # d1_plain_stack with the sign of the later layers decided by `or` instead of `and`
+        a, b = Q(a), Q(b)
+        if not d1mod.in_class(d1mod.d1_class(widths), a, b):
+            return None
+        if widths[0] == 1:
+            first = [(Q(1), a)] if b == 0 else [(Q(-1), b)]
+        else:
+            first = [(Q(1), a), (Q(-1), b)]
+        s = Q(1) if (a >= 0 or b >= 0) else Q(-1)
+        out = [d1mod._layer(widths[0], first)]
+        for m in widths[1:]:
+            out.append(d1mod._layer(m, [(s, s)] if m == 1 else [(Q(1), Q(1)), (Q(-1), Q(-1))]))
+        return out
+    _patch(monkeypatch, "d1_plain_stack", wrong, d1mod)
+    _fails("depth-d1")
+
+
+def test_d1_zero_skip_stack_catches_a_wrong_biased_negative_verdict(monkeypatch):
+    def wrong(blocks, widths):
+        F = d1mod.pl_stack(blocks, residual=True)
+        out = {"plain_widths": list(widths), "knots": [str(k) for k in F.knots],
+               "slopes": [str(s) for s in d1mod.pl_slopes(F)], "verdict": "undecided"}
+        if widths[0] == 1 and F.left != 0:   # only the left end looked at
+            out.update(verdict="not_absorbable", reason="first width 1")
+        return out
+    _patch(monkeypatch, "decide_d1_biased", wrong, d1mod, depth_d1)
+    assert "all skips are 0" in _fails("depth-d1")
+
+
+def test_d1_direct_evaluation_catches_a_pl_map_without_b_down(monkeypatch):
+    real = d1mod.pl_stack
+
+    def wrong(blocks, residual):
+        return real([{k: v for k, v in b.items() if k != "b_down"} for b in blocks], residual)
+    _patch(monkeypatch, "pl_stack", wrong, d1mod, depth_d1)
+    assert "direct evaluation" in _fails("depth-d1")
+
+
+def test_d1_sign_pairs_catch_a_wrong_negative_verdict_for_wide_plain_widths(monkeypatch):
+    real = d1mod.decide_d1
+
+    def wrong(layers, skips, plain_widths=None):
+        out = real(layers, skips, plain_widths)
+        if out["absorbable"] and sum(out["plain_widths"]) > 3:   # beyond the brute force
+            out = {k: v for k, v in out.items() if k not in ("plain", "identity_at_pm1")}
+            out["absorbable"] = False
+        return out
+    _patch(monkeypatch, "decide_d1", wrong, d1mod, depth_d1)
+    assert "enumerated sign pairs" in _fails("depth-d1")
+
+
+# ---------------------------------------------------------------- relu2-biased
+
+def test_relu2_many_classes_corner_catches_a_wrong_d1_closed_form(monkeypatch):
+    real = flips.relu2_d1_plan
+
+    def wrong(cl, r):
+        plan = real(cl, r)
+        if plan is not None and len(plan.T) == 2:
+            h = plan.T[1]
+            plan.beta[h] = [-v for v in plan.beta[h]]
+        return plan
+    _patch(monkeypatch, "relu2_d1_plan", wrong, flips)
+    _fails("relu2-biased")
+
+
+def test_relu2_one_class_corner_catches_a_square_without_flipping_the_class(monkeypatch):
+    real = flips.relu2_d1_plan
+
+    def wrong(cl, r):
+        plan = real(cl, r)
+        if plan is not None and plan.E and plan.squares:
+            plan.E = []
+        return plan
+    _patch(monkeypatch, "relu2_d1_plan", wrong, flips)
+    _fails("relu2-biased")
+
+
+# ---------------------------------------------------------------- gated-biased
+
+def test_gated_planted_corners_catch_glu_outputs_not_negated(monkeypatch):
+    def wrong(gate, G, c, W, bd, S, c_S):
+        G2 = [[-v for v in r] if i in S else list(r) for i, r in enumerate(G)]
+        c2 = [-v if i in S else v for i, v in enumerate(c)]
+        return G2, c2, [list(r) for r in W], [x + y for x, y in zip(bd, c_S)]
+    _patch(monkeypatch, "flipped", wrong, gated_biased)
+    _fails("gated-biased")
+
+
+def test_gated_zero_value_corner_catches_nondegeneracy_blind_to_value_maps(monkeypatch):
+    real = flips.flip_nondegeneracy
+
+    def wrong(fd, activation):
+        out = real(fd, activation)
+        # a unit whose only defect is a zero value map is no longer reported
+        value_zero = [i for i in out["zero_units"] if any(v != 0 for v in fd.col(i))]
+        left = [i for i in out["zero_units"] if i not in value_zero]
+        return {**out, "zero_units": left,
+                "nondegenerate": not out["zero_rows"] and not left and not out["repeated_classes"]}
+    _patch(monkeypatch, "flip_nondegeneracy", wrong, flips)
+    assert "check failed" in _fails("gated-biased")
+
+
+def test_gated_scaled_class_corners_catch_glu_classes_as_lines(monkeypatch):
+    real = flips.class_key
+
+    def wrong(fd, i, activation):
+        return real(fd, i, "reglu" if activation == "glu" else activation)
+    _patch(monkeypatch, "class_key", wrong, flips)
+    _fails("gated-biased")
+
+
+# ---------------------------------------------------------------- the unpatched runs pass
+
+@pytest.mark.parametrize("claim_id", ["depth-d1", "relu2-biased", "gated-biased"])
+def test_unpatched_quick_runs_pass_with_their_corner_instances(claim_id):
+    out = _quick(claim_id)
+    assert out["status"] == "pass", out.get("failure")
+    assert out["examples"] >= 3 and out["instances"] == audit.QUICK_INSTANCES
+    assert len(out["sizes"]) == out["instances"] + out["top_up"] + out["examples"]
