@@ -167,9 +167,35 @@ def test_gated_scaled_class_corners_catch_glu_classes_as_lines(monkeypatch):
 
 # ---------------------------------------------------------------- the unpatched runs pass
 
-@pytest.mark.parametrize("claim_id", ["depth-d1", "relu2-biased", "gated-biased"])
+@pytest.mark.parametrize("claim_id", ["depth-d1", "relu2-biased", "gated-biased", "relu-complete"])
 def test_unpatched_quick_runs_pass_with_their_corner_instances(claim_id):
     out = _quick(claim_id)
     assert out["status"] == "pass", out.get("failure")
     assert out["examples"] >= 3 and out["instances"] == audit.QUICK_INSTANCES
     assert len(out["sizes"]) == out["instances"] + out["top_up"] + out["examples"]
+
+
+# ---------------------------------------------------------------- relu-complete
+
+def test_relu_complete_independent_m_star_catches_class_sets_cut_to_one(monkeypatch):
+    from oracle.algebra import relu_width
+    from oracle.claims import relu_complete
+    real = relu_width.independent_subsets
+    monkeypatch.setattr(relu_width, "independent_subsets", lambda v, d, limit: real(v, d, 1))
+    corner = relu_complete.relu_corners()[2]          # its optimum needs |T| = 2
+    ev = relu_complete._evaluate(corner)
+    assert ev["m_star_independent"] == 5 and ev["m_star"] == 6 and not ev["m_star_independent_agrees"]
+    _fails("relu-complete")
+
+
+def test_relu_complete_zero_row_corners_catch_a_wrong_constant_unit(monkeypatch):
+    from oracle.claims import relu_complete
+    real = relu_complete.relu_form_exact
+
+    def wrong(W_up, W_down, M=None, b_up=None, b_down=None):
+        # the constant relu(c) w of a zero row taken at c / 2 (the unit's bias halved)
+        if b_up is not None:
+            b_up = [c / 2 if all(v == 0 for v in r) else c for r, c in zip(W_up, b_up)]
+        return real(W_up, W_down, M, b_up, b_down)
+    monkeypatch.setattr(relu_complete, "relu_form_exact", wrong)
+    _fails("relu-complete")

@@ -246,6 +246,26 @@ def _referee_equal(U: list, W: list, M: list, up: list, down: list) -> bool:
     return pl_equal(ExactRelu(U, W, None, None, M, d=d), ExactRelu(up, down, None, None, None, d=d))
 
 
+def overlap_pairs(m: int) -> list[tuple[list[int], list[int]]]:
+    """(S, T) pairs that overlap, so that build_block's units on S and T meet: S = T = {0}, and
+    S = every unit with T = {m - 1}."""
+    return [([0], [0]), (list(range(m)), [m - 1])]
+
+
+def overlap_block_check(U: list, W: list, M: list, S: list[int], T: list[int], pts: list) -> dict[str, Any]:
+    """build_block for one (S, T): its width against m + |T| + 2 rank((M + W_S U_S) P_T), computed
+    here, and its function against F (exact points; the referee for d <= 2)."""
+    d, m = len(W), len(U)
+    A = [[x + y for x, y in zip(ra, rb)] for ra, rb in zip(M, index_sum(U, W, S))]
+    K = nullspace([U[i] for i in T], d)
+    width = m + len(T) + 2 * _rank_cols(A, K)
+    up, down = build_block(U, W, S, T, M)
+    ok = len(up) == width and verify_equal(U, W, up, down, pts, acts=("relu",), M=M)[0]
+    if d <= 2:
+        ok = ok and _referee_equal(U, W, M, up, down)
+    return {"S": list(S), "T": list(T), "width": len(up), "expected_width": width, "ok": ok}
+
+
 def _all_dyadic(*mats: list) -> bool:
     return all(is_dyadic(v) for a in mats for row in a for v in row)
 
@@ -302,6 +322,11 @@ def check(inst: WidthInstance) -> Certificate:
         if lb["all_invertible"]:
             bound_ok = bound_ok and lb["C"] == 2 * d - rk
         lb["minimal_width_is_m_plus_d"] = lb["C"] == d
+        # part (A) holds for EVERY (S, T), not only the disjoint optimum: the block for an
+        # overlapping pair (S = T = {0}, and S = all units, T = {m - 1}) has width
+        # m + |T| + 2 rank(A P_T) and equals F (points; the referee for d <= 2)
+        lb["overlapping"] = [overlap_block_check(U, W, M, S, T, pts) for S, T in overlap_pairs(m)]
+        bound_ok = bound_ok and all(r["ok"] for r in lb["overlapping"])
         data["lower_bound"] = lb
         holds = holds and bound_ok
     return Certificate(CLAIM, holds, exact=holds,
@@ -345,6 +370,9 @@ def recheck(cert: dict[str, Any]) -> bool:
             if len(up2) != m + fresh["C"]:
                 return False
             if d <= 2 and not _referee_equal(U, W, M, up2, down2):
+                return False
+            again = [overlap_block_check(U, W, M, S, T, pts) for S, T in overlap_pairs(m)]
+            if again != lb.get("overlapping") or not all(r["ok"] for r in again):
                 return False
             return verify_equal(U, W, up2, down2, pts, acts=("relu",), M=M)[0]
         return True
