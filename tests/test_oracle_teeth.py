@@ -167,11 +167,12 @@ def test_gated_scaled_class_corners_catch_glu_classes_as_lines(monkeypatch):
 
 # ---------------------------------------------------------------- the unpatched runs pass
 
-@pytest.mark.parametrize("claim_id", ["depth-d1", "relu2-biased", "gated-biased", "relu-complete"])
-def test_unpatched_quick_runs_pass_with_their_corner_instances(claim_id):
+@pytest.mark.parametrize("claim_id,corners", [("depth-d1", 13), ("relu2-biased", 3), ("gated-biased", 11),
+                                              ("relu-complete", 3), ("absorption-width", 0)])
+def test_unpatched_quick_runs_pass_with_their_corner_instances(claim_id, corners):
     out = _quick(claim_id)
     assert out["status"] == "pass", out.get("failure")
-    assert out["examples"] >= 3 and out["instances"] == audit.QUICK_INSTANCES
+    assert out["examples"] == corners and out["instances"] == audit.QUICK_INSTANCES
     assert len(out["sizes"]) == out["instances"] + out["top_up"] + out["examples"]
 
 
@@ -199,3 +200,17 @@ def test_relu_complete_zero_row_corners_catch_a_wrong_constant_unit(monkeypatch)
         return real(W_up, W_down, M, b_up, b_down)
     monkeypatch.setattr(relu_complete, "relu_form_exact", wrong)
     _fails("relu-complete")
+
+
+# ---------------------------------------------------------------- absorption-width
+
+def test_absorption_width_overlapping_pairs_catch_a_wrong_sign_on_s_and_t(monkeypatch):
+    import inspect
+    from oracle.claims import absorption_width as aw
+    src = inspect.getsource(aw.build_block)
+    old = "z = [yv - (wv if i in S else 0) for yv, wv in zip(y[i], w)]"
+    assert src.count(old) == 1
+    ns: dict = {}
+    exec(src.replace(old, "z = [yv + (wv if i in S else 0) for yv, wv in zip(y[i], w)]"), vars(aw), ns)
+    monkeypatch.setattr(aw, "build_block", ns["build_block"])
+    _fails("absorption-width")
