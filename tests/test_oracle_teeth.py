@@ -168,7 +168,8 @@ def test_gated_scaled_class_corners_catch_glu_classes_as_lines(monkeypatch):
 # ---------------------------------------------------------------- the unpatched runs pass
 
 @pytest.mark.parametrize("claim_id,corners", [("depth-d1", 13), ("relu2-biased", 3), ("gated-biased", 11),
-                                              ("relu-complete", 3), ("absorption-width", 0)])
+                                              ("relu-complete", 3), ("absorption-width", 0),
+                                              ("depth-near-identity", 3)])
 def test_unpatched_quick_runs_pass_with_their_corner_instances(claim_id, corners):
     out = _quick(claim_id)
     assert out["status"] == "pass", out.get("failure")
@@ -214,3 +215,25 @@ def test_absorption_width_overlapping_pairs_catch_a_wrong_sign_on_s_and_t(monkey
     exec(src.replace(old, "z = [yv + (wv if i in S else 0) for yv, wv in zip(y[i], w)]"), vars(aw), ns)
     monkeypatch.setattr(aw, "build_block", ns["build_block"])
     _fails("absorption-width")
+
+
+# ---------------------------------------------------------------- depth-near-identity
+
+def test_near_identity_norm_corner_catches_a_too_generous_norm_test(monkeypatch):
+    from oracle.algebra.stacks import near_identity as ni
+    real = ni.spectral_sq_bound
+    monkeypatch.setattr(ni, "spectral_sq_bound", lambda a: real(a) / 2)
+    assert "hypothesis norm" in _fails("depth-near-identity")
+
+
+def test_near_identity_g2_corner_catches_g2_skipped_for_two_units(monkeypatch):
+    from oracle.algebra.stacks import near_identity as ni
+    real = ni.g2_failure
+    monkeypatch.setattr(ni, "g2_failure", lambda layers, n: None if len(n) < 3 else real(layers, n))
+    assert "hypothesis G2" in _fails("depth-near-identity")
+
+
+def test_near_identity_bend_corner_catches_a_weak_count_condition(monkeypatch):
+    from oracle.algebra.stacks import near_identity as ni
+    monkeypatch.setattr(ni, "count_condition", lambda ks: all(s >= t + 1 for t, s in enumerate(sorted(ks))))
+    assert "hypothesis bend_count" in _fails("depth-near-identity")
