@@ -169,7 +169,7 @@ def test_gated_scaled_class_corners_catch_glu_classes_as_lines(monkeypatch):
 
 @pytest.mark.parametrize("claim_id,corners", [("depth-d1", 13), ("relu2-biased", 3), ("gated-biased", 11),
                                               ("relu-complete", 3), ("absorption-width", 0),
-                                              ("depth-near-identity", 3)])
+                                              ("depth-near-identity", 3), ("depth-analytic-generic", 4)])
 def test_unpatched_quick_runs_pass_with_their_corner_instances(claim_id, corners):
     out = _quick(claim_id)
     assert out["status"] == "pass", out.get("failure")
@@ -237,3 +237,13 @@ def test_near_identity_bend_corner_catches_a_weak_count_condition(monkeypatch):
     from oracle.algebra.stacks import near_identity as ni
     monkeypatch.setattr(ni, "count_condition", lambda ks: all(s >= t + 1 for t, s in enumerate(sorted(ks))))
     assert "hypothesis bend_count" in _fails("depth-near-identity")
+
+
+# ---------------------------------------------------------------- depth-analytic-generic
+
+def test_analytic_generic_required_limit_catches_a_limit_never_built(monkeypatch):
+    from oracle.claims import depth_analytic_generic as ag
+    monkeypatch.setattr(ag, "LIMIT_MAX_PARAMS", 0)
+    _fails("depth-analytic-generic")
+    entry = ag.generic_certificate(ag.generic_corners()[0])
+    assert not entry.holds and entry.data["limit"] is None
