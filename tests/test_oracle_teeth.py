@@ -169,7 +169,8 @@ def test_gated_scaled_class_corners_catch_glu_classes_as_lines(monkeypatch):
 
 @pytest.mark.parametrize("claim_id,corners", [("depth-d1", 13), ("relu2-biased", 3), ("gated-biased", 11),
                                               ("relu-complete", 3), ("absorption-width", 0),
-                                              ("depth-near-identity", 3), ("depth-analytic-generic", 4)])
+                                              ("depth-near-identity", 4), ("depth-analytic-generic", 4),
+                                              ("generic-weights", 0)])
 def test_unpatched_quick_runs_pass_with_their_corner_instances(claim_id, corners):
     out = _quick(claim_id)
     assert out["status"] == "pass", out.get("failure")
@@ -247,3 +248,35 @@ def test_analytic_generic_required_limit_catches_a_limit_never_built(monkeypatch
     _fails("depth-analytic-generic")
     entry = ag.generic_certificate(ag.generic_corners()[0])
     assert not entry.holds and entry.data["limit"] is None
+
+
+# ---------------------------------------------------------------- generic-weights
+
+@pytest.mark.parametrize("how", ["under", "not_squarefree"])
+def test_generic_weights_recomputed_root_counts_catch_a_wrong_sturm_count(monkeypatch, how):
+    from oracle.algebra import generic_polys as gp
+    real = gp.real_root_count
+    if how == "under":
+        monkeypatch.setattr(gp, "real_root_count", lambda p: max(0, real(p) - 1))
+    else:   # roots counted with multiplicity where the Sturm chain is not made squarefree
+        monkeypatch.setattr(gp, "real_root_count",
+                            lambda p: real(p) + (p.degree() - (p / p.gcd(p.derivative())).degree()))
+    assert "root" in _fails("generic-weights")
+
+
+def test_near_identity_g1_corner_catches_g1_blind_to_pairs_of_rows(monkeypatch):
+    import inspect
+    from oracle.algebra.stacks import near_identity as ni
+    src = inspect.getsource(ni.g1_failure)
+    assert src.count("for k in (1, 2) for I in") == 1
+    ns: dict = {}
+    exec(src.replace("for k in (1, 2) for I in", "for k in (1,) for I in"), vars(ni), ns)
+    monkeypatch.setattr(ni, "g1_failure", ns["g1_failure"])
+    assert "hypothesis G1" in _fails("depth-near-identity")
+
+
+def test_near_identity_flip_count_catches_a_missing_sign_flip_stack(monkeypatch):
+    from oracle.claims import depth_near_identity as dni
+    real = dni.flip_candidates
+    monkeypatch.setattr(dni, "flip_candidates", lambda layers: [c for c in real(layers) if c[0]])
+    assert "sign-flip stacks refuted" in _fails("depth-near-identity")

@@ -122,6 +122,11 @@ def near_identity_certificate(inst: NearIdentityInstance) -> Certificate:
                                f"sign-flip stack {S1}, {S2} not refuted")
         refuted.append({"S1": S1, "S2": S2, "difference": wit})
     data["flip_stacks_refuted"] = refuted
+    # every sign-flip stack: 2^(m_1 + m_2) distinct pairs (S_1, S_2), counted apart from flip_candidates
+    m1, m2 = (len(U) for U, _ in layers)
+    if len({(tuple(r["S1"]), tuple(r["S2"])) for r in refuted}) != 2 ** (m1 + m2):
+        return Certificate(CLAIM_NI, False, True, "exact rationals", data,
+                           f"{len(refuted)} sign-flip stacks refuted, not all 2^{m1 + m2}")
     if inst.candidate is not None:
         data["candidate"] = layers_to_json(inst.candidate)
         wit = find_difference(layers, inst.candidate, inst.seed)
@@ -145,7 +150,8 @@ def recheck_near_identity(cert: dict[str, Any]) -> bool:
     if not recheck_conditions(layers, cond) or all(cond["index_sets"]):
         return False
     flips = {(tuple(S1), tuple(S2)): cand for S1, S2, cand in flip_candidates(layers)}
-    if len(data["flip_stacks_refuted"]) != len(flips):
+    if len(data["flip_stacks_refuted"]) != len(flips) or \
+            len(flips) != 2 ** sum(len(U) for U, _ in layers):
         return False
     fcache: dict[tuple, list] = {}
     for rec in data["flip_stacks_refuted"]:
@@ -230,7 +236,39 @@ def indep_bend_count_fails(layers: Sequence[Layer]) -> bool:
     return not all(b > t + 1 for t, b in enumerate(bounds))
 
 
-INDEP_FAILS = {"norm": indep_norm_fails, "G2": indep_g2_fails, "bend_count": indep_bend_count_fails}
+def _normals_here(layers: Sequence[Layer], D: int) -> list[list[Fraction]]:
+    (U1, W1), (U2, _) = layers
+    d = len(W1)
+    out = []
+    for u2 in U2:
+        v = list(u2)
+        for i in range(len(U1)):
+            if D >> i & 1:
+                c = sum(u2[a] * W1[a][i] for a in range(d))
+                v = [x + c * y for x, y in zip(v, U1[i])]
+        out.append(v)
+    return out
+
+
+def indep_g1_fails(layers: Sequence[Layer]) -> bool:
+    """d = 3: some n_{j,D} lies in the span of one layer-1 row (cross product 0) or of two
+    (determinant 0), with the normals computed here."""
+    U1 = layers[0][0]
+    if len(U1[0]) != 3:
+        raise ValueError("indep_g1_fails is written for d = 3")
+    for D in range(1 << len(U1)):
+        for n in _normals_here(layers, D):
+            for a in range(len(U1)):
+                u = U1[a]
+                if [n[1] * u[2] - n[2] * u[1], n[2] * u[0] - n[0] * u[2], n[0] * u[1] - n[1] * u[0]] == [0, 0, 0]:
+                    return True
+                if any(_det3(n, u, U1[b]) == 0 for b in range(a + 1, len(U1))):
+                    return True
+    return False
+
+
+INDEP_FAILS = {"norm": indep_norm_fails, "G1": indep_g1_fails, "G2": indep_g2_fails,
+               "bend_count": indep_bend_count_fails}
 
 
 def failing_hypothesis_certificate(inst: FailingHypothesisInstance) -> Certificate:
@@ -262,7 +300,16 @@ def near_identity_corners() -> list[FailingHypothesisInstance]:
     bend = FailingHypothesisInstance(
         [(F([[1, Q(-1, 4), Q(1, 8)]]), F([[Q(1, 16)], [Q(1, 48)], [Q(1, 16)]])),
          (F([[Q(5, 8), Q(1, 2), Q(3, 4)]]), F([[Q(-1, 96)], [Q(1, 32)], [Q(-1, 12)]]))], None, 876, "bend_count")
-    return [norm, g2, bend]
+    g1 = FailingHypothesisInstance(
+        [(F([[Q(7, 8), Q(-1, 4), Q(-3, 8)], [1, Q(-3, 8), Q(-5, 8)], [Q(7, 8), Q(1, 4), Q(-1, 2)],
+             [Q(-3, 4), Q(-7, 8), Q(5, 8)], [Q(7, 8), Q(-3, 8), -1]]),
+          F([[Q(-1, 80), Q(-7, 480), Q(-7, 480), Q(-1, 240), Q(-1, 480)],
+             [Q(-1, 60), Q(7, 480), Q(1, 160), Q(7, 480), Q(-1, 240)],
+             [Q(-1, 480), Q(1, 240), Q(1, 60), Q(-1, 60), Q(-1, 80)]])),
+         (F([[Q(11, 16), Q(-7, 32), Q(-11, 32)], [Q(-3, 4), Q(1, 8), Q(3, 8)], [Q(-1, 8), Q(1, 4), -1]]),
+          F([[Q(-1, 48), Q(-5, 288), Q(5, 288)], [Q(-5, 288), Q(1, 144), Q(5, 288)],
+             [Q(-1, 48), Q(-1, 36), Q(-1, 36)]]))], None, 949, "G1")
+    return [norm, g1, g2, bend]
 
 
 @safe_recheck
