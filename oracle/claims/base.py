@@ -136,7 +136,8 @@ def run_check(fn: Callable[[Any], Certificate], n: int, seed: int = 0,
     the n instances miss a declared range (and n >= COVERAGE_MIN), further instances are drawn
     from seed + 1, checked the same way, until every range is reached or TOP_UP_MAX more were drawn.
     A check registered with ``examples`` first runs on each of its corner instances (phase
-    "example"); they are checked, re-checked and measured like drawn ones, and counted apart.
+    "example"); they are checked, re-checked and their coverage features tallied like drawn ones,
+    and counted apart (``examples``; ``sizes`` lists the drawn instances only).
     """
     info: CheckInfo = fn.check_info  # type: ignore[attr-defined]
     certs: list[Certificate] = []
@@ -153,8 +154,9 @@ def run_check(fn: Callable[[Any], Certificate], n: int, seed: int = 0,
         current["cert"] = cert
         ok = cert.holds and info.recheck(cert.as_dict())
         certs.append(cert)
-        sizes.append({**(instance_size(instance) or {"d": None, "m": None}),
-                      "seconds": round(time.perf_counter() - t, 6)})
+        if phase != "example":  # sizes describe the drawn instances (instances + top_up of them)
+            sizes.append({**(instance_size(instance) or {"d": None, "m": None}),
+                          "seconds": round(time.perf_counter() - t, 6)})
         feats.append(coverage.features(instance, cert.data.get("drawn") if isinstance(cert.data, dict) else None))
         if progress and phase == "main" and (len(certs) % step == 0) and n >= 20:
             progress(f"{info.claim}: {len(certs)}/{n} instances")

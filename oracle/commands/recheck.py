@@ -156,11 +156,9 @@ def _audit_bindings(doc: dict[str, Any]) -> int:
             raise Refused(f"{where}.oracle.instances", f"states {oracle['instances']!r} for a passed run of "
                           f"{oracle['requested']!r} requested instances")
         if isinstance(oracle.get("sizes"), list) and type(oracle.get("instances")) is int \
-                and len(oracle["sizes"]) != oracle["instances"] + int(oracle.get("top_up") or 0) \
-                + int(oracle.get("examples") or 0):
+                and len(oracle["sizes"]) != oracle["instances"] + int(oracle.get("top_up") or 0):
             raise Refused(f"{where}.oracle.instances", f"states {oracle['instances']!r} (+ {oracle.get('top_up') or 0} "
-                          f"topped up, + {oracle.get('examples') or 0} corner instances), the run lists "
-                          f"{len(oracle['sizes'])} checked instances")
+                          f"topped up), the run lists {len(oracle['sizes'])} checked instances")
         sample = oracle.get("sample")
         if sample is None:
             continue
