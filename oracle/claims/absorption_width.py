@@ -270,8 +270,31 @@ def _all_dyadic(*mats: list) -> bool:
     return all(is_dyadic(v) for a in mats for row in a for v in row)
 
 
+def width_corners() -> list[WidthInstance]:
+    """Corner instances checked on every run before the drawn ones: d = 3 planted on all three
+    units (M = -W U, so C = 0); d = 3 with two units (m < d, no m + d construction, only the exact
+    width); d = 1 with M = 0 and one unit; a d = 2 near miss of a planted M."""
+    import numpy as np
+    F = Fraction
+    U3 = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, -1.0], [1.0, 1.0, 0.5]])
+    W3 = np.array([[0.5, -1.0, 1.0], [1.0, 0.5, 0.0], [-0.5, 0.0, 2.0]])
+    planted = WidthInstance(Block("relu", W_up=U3, W_down=W3, M=-(W3 @ U3)),
+                            [[F(1), F(-2), F(1, 2)], [F(-3), F(1), F(2)]], planted=True)
+    narrow = WidthInstance(Block("relu", W_up=np.array([[1.0, 2.0, 0.0], [0.0, 1.0, -1.0]]),
+                                 W_down=np.array([[1.0, 0.0], [0.5, -1.0], [0.0, 2.0]]), M=np.eye(3)),
+                           [[F(1), F(1), F(1)], [F(-2), F(1, 2), F(3)]])
+    line = WidthInstance(Block("relu", W_up=np.array([[2.0]]), W_down=np.array([[-0.5]]), M=np.zeros((1, 1))),
+                         [[F(3)], [F(-5, 2)]])
+    U2, W2 = np.array([[1.0, -1.0], [2.0, 1.0]]), np.array([[1.0, 0.5], [-1.0, 1.0]])
+    M2 = -(W2[:, [1]] @ U2[[1], :])
+    M2[0, 1] += 2.0 ** -30
+    near = WidthInstance(Block("relu", W_up=U2, W_down=W2, M=M2), [[F(1), F(2)], [F(-1, 3), F(4)]], near_miss=True)
+    return [planted, narrow, line, near]
+
+
 @oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c),
-              precision="exact (relu, lower bound); arb 128 bits as evidence (gelu, gelu_tanh, silu)")
+              precision="exact (relu, lower bound); arb 128 bits as evidence (gelu, gelu_tanh, silu)",
+              examples=width_corners)
 def check(inst: WidthInstance) -> Certificate:
     """Build and verify the width m + d block; compute the exact minimal relu width m + C."""
     b = inst.block
