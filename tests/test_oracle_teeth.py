@@ -166,7 +166,7 @@ def test_gated_scaled_class_corners_catch_glu_classes_as_lines(monkeypatch):
 # ---------------------------------------------------------------- the unpatched runs pass
 
 @pytest.mark.parametrize("claim_id,corners", [("depth-d1", 13), ("relu2-biased", 3), ("gated-biased", 11),
-                                              ("relu-complete", 3), ("absorption-width", 4),
+                                              ("relu-complete", 3), ("absorption-width", 5),
                                               ("depth-near-identity", 4), ("depth-analytic-generic", 4),
                                               ("generic-weights", 0)])
 def test_unpatched_quick_runs_pass_with_their_corner_instances(claim_id, corners):
@@ -213,6 +213,18 @@ def test_absorption_width_overlapping_pairs_catch_a_wrong_sign_on_s_and_t(monkey
     ns: dict = {}
     exec(src.replace(old, "z = [yv + (wv if i in S else 0) for yv, wv in zip(y[i], w)]"), vars(aw), ns)
     monkeypatch.setattr(aw, "build_block", ns["build_block"])
+    _fails("absorption-width")
+
+
+def test_absorption_width_dyadic_corner_catches_a_construction_that_ignores_dyadic_rows(monkeypatch):
+    import inspect
+    from oracle.claims import absorption_width as aw
+    src = inspect.getsource(aw.spec_construction)
+    old = "            first = (rows, inv)\n            break\n"
+    assert src.count(old) == 1
+    ns: dict = {}
+    exec(src.replace(old, "            break\n"), vars(aw), ns)
+    monkeypatch.setattr(aw, "spec_construction", ns["spec_construction"])
     _fails("absorption-width")
 
 

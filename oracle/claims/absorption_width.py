@@ -273,7 +273,8 @@ def _all_dyadic(*mats: list) -> bool:
 def width_corners() -> list[WidthInstance]:
     """Corner instances checked on every run before the drawn ones: d = 3 planted on all three
     units (M = -W U, so C = 0); d = 3 with two units (m < d, no m + d construction, only the exact
-    width); d = 1 with M = 0 and one unit; a d = 2 near miss of a planted M."""
+    width); d = 1 with M = 0 and one unit; a d = 2 near miss of a planted M; d = 2 whose first two
+    rows have a non-dyadic inverse and a later pair a dyadic one."""
     import numpy as np
     F = Fraction
     U3 = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, -1.0], [1.0, 1.0, 0.5]])
@@ -289,7 +290,11 @@ def width_corners() -> list[WidthInstance]:
     M2 = -(W2[:, [1]] @ U2[[1], :])
     M2[0, 1] += 2.0 ** -30
     near = WidthInstance(Block("relu", W_up=U2, W_down=W2, M=M2), [[F(1), F(2)], [F(-1, 3), F(4)]], near_miss=True)
-    return [planted, narrow, line, near]
+    # the first two rows have the inverse diag(1/3, 1): the construction must prefer rows 1, 2
+    third = WidthInstance(Block("relu", W_up=np.array([[3.0, 0.0], [0.0, 1.0], [1.0, 0.0]]),
+                                W_down=np.array([[1.0, -0.5, 0.25], [0.5, 1.0, -1.0]]), M=np.eye(2)),
+                          [[F(1, 3), F(2)], [F(-1), F(-3, 2)]])
+    return [planted, narrow, line, near, third]
 
 
 @oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c),
@@ -324,7 +329,11 @@ def check(inst: WidthInstance) -> Certificate:
                                 "dyadic": dy, "float64_note": "" if dy else
                                 "some weights are non-dyadic rationals: float64 cannot hold them exactly; "
                                 "the relu verification is exact in rationals"}
-        holds = alg and ok_up and len(con["W_up"]) == m + d
+        # the recorded float64 note is true: non-dyadic weights only when no d rows have a dyadic inverse
+        data["construction"]["no_dyadic_choice_missed"] = dy or not any(
+            inv is not None and all(is_dyadic(v) for r in inv for v in r)
+            for inv in (exact_inverse([U[i] for i in rows]) for rows in itertools.combinations(range(m), d)))
+        holds = alg and ok_up and len(con["W_up"]) == m + d and data["construction"]["no_dyadic_choice_missed"]
     if nondeg and m <= MAX_LOWER_M:
         lb = lower_bound_table(U, W, M)
         up2, down2 = build_block(U, W, lb["argmin_S"], lb["argmin_T"], M)
