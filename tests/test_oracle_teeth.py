@@ -27,9 +27,13 @@ def _quick(claim_id: str) -> dict:
     return audit.oracle_face(entry, audit.QUICK_INSTANCES, audit.DEFAULT_SEED, progress=lambda *a, **k: None)
 
 
-def _fails(claim_id: str) -> str:
+def _fails(claim_id: str, corner: bool = False) -> str:
+    """The failure of the planted bug's quick run; with corner=True it must be a corner instance
+    (phase "example") that fails, i.e. the corner list is what catches the bug."""
     out = _quick(claim_id)
     assert out["status"] == "FAILED", f"{claim_id}: the planted bug survived the quick audit"
+    if corner:
+        assert out["failing"]["phase"] == "example", out["failing"]
     return out.get("failure") or ""
 
 
@@ -67,7 +71,7 @@ def test_d1_corner_pair_on_negative_axis_catches_wrong_sign_of_later_layers(monk
             out.append(d1mod._layer(m, [(s, s)] if m == 1 else [(Q(1), Q(1)), (Q(-1), Q(-1))]))
         return out
     _patch(monkeypatch, "d1_plain_stack", wrong, d1mod)
-    _fails("depth-d1")
+    _fails("depth-d1", corner=True)
 
 
 def test_d1_zero_skip_stack_catches_a_wrong_biased_negative_verdict(monkeypatch):
@@ -114,7 +118,7 @@ def test_relu2_many_classes_corner_catches_a_wrong_d1_closed_form(monkeypatch):
     ns: dict = {}
     exec(src.replace(old, "b2 = (p1 * l0 + a0 * q1) / det"), vars(flips), ns)
     _patch(monkeypatch, "relu2_d1_plan", ns["relu2_d1_plan"], flips)
-    _fails("relu2-biased")
+    _fails("relu2-biased", corner=True)
 
 
 def test_relu2_one_class_corner_catches_a_square_without_flipping_the_class(monkeypatch):
@@ -126,7 +130,7 @@ def test_relu2_one_class_corner_catches_a_square_without_flipping_the_class(monk
             plan.E = []
         return plan
     _patch(monkeypatch, "relu2_d1_plan", wrong, flips)
-    _fails("relu2-biased")
+    _fails("relu2-biased", corner=True)
 
 
 # ---------------------------------------------------------------- gated-biased
@@ -137,7 +141,7 @@ def test_gated_planted_corners_catch_glu_outputs_not_negated(monkeypatch):
         c2 = [-v if i in S else v for i, v in enumerate(c)]
         return G2, c2, [list(r) for r in W], [x + y for x, y in zip(bd, c_S)]
     _patch(monkeypatch, "flipped", wrong, gated_biased)
-    _fails("gated-biased")
+    _fails("gated-biased", corner=True)
 
 
 def test_gated_zero_value_corner_catches_nondegeneracy_blind_to_value_maps(monkeypatch):
@@ -151,7 +155,7 @@ def test_gated_zero_value_corner_catches_nondegeneracy_blind_to_value_maps(monke
         return {**out, "zero_units": left,
                 "nondegenerate": not out["zero_rows"] and not left and not out["repeated_classes"]}
     _patch(monkeypatch, "flip_nondegeneracy", wrong, flips)
-    assert "check failed" in _fails("gated-biased")
+    assert "check failed" in _fails("gated-biased", corner=True)
 
 
 def test_gated_scaled_class_corners_catch_glu_classes_as_lines(monkeypatch):
@@ -160,7 +164,7 @@ def test_gated_scaled_class_corners_catch_glu_classes_as_lines(monkeypatch):
     def wrong(fd, i, activation):
         return real(fd, i, "reglu" if activation == "glu" else activation)
     _patch(monkeypatch, "class_key", wrong, flips)
-    _fails("gated-biased")
+    _fails("gated-biased", corner=True)
 
 
 # ---------------------------------------------------------------- the unpatched runs pass
@@ -199,7 +203,7 @@ def test_relu_complete_zero_row_corners_catch_a_wrong_constant_unit(monkeypatch)
             b_up = [c / 2 if all(v == 0 for v in r) else c for r, c in zip(W_up, b_up)]
         return real(W_up, W_down, M, b_up, b_down)
     monkeypatch.setattr(relu_complete, "relu_form_exact", wrong)
-    _fails("relu-complete")
+    _fails("relu-complete", corner=True)
 
 
 # ---------------------------------------------------------------- absorption-width
@@ -225,7 +229,7 @@ def test_absorption_width_dyadic_corner_catches_a_construction_that_ignores_dyad
     ns: dict = {}
     exec(src.replace(old, "            break\n"), vars(aw), ns)
     monkeypatch.setattr(aw, "spec_construction", ns["spec_construction"])
-    _fails("absorption-width")
+    _fails("absorption-width", corner=True)
 
 
 # ---------------------------------------------------------------- depth-near-identity
@@ -234,20 +238,20 @@ def test_near_identity_norm_corner_catches_a_too_generous_norm_test(monkeypatch)
     from oracle.algebra.stacks import near_identity as ni
     real = ni.spectral_sq_bound
     monkeypatch.setattr(ni, "spectral_sq_bound", lambda a: real(a) / 2)
-    assert "hypothesis norm" in _fails("depth-near-identity")
+    assert "hypothesis norm" in _fails("depth-near-identity", corner=True)
 
 
 def test_near_identity_g2_corner_catches_g2_skipped_for_two_units(monkeypatch):
     from oracle.algebra.stacks import near_identity as ni
     real = ni.g2_failure
     monkeypatch.setattr(ni, "g2_failure", lambda layers, n: None if len(n) < 3 else real(layers, n))
-    assert "hypothesis G2" in _fails("depth-near-identity")
+    assert "hypothesis G2" in _fails("depth-near-identity", corner=True)
 
 
 def test_near_identity_bend_corner_catches_a_weak_count_condition(monkeypatch):
     from oracle.algebra.stacks import near_identity as ni
     monkeypatch.setattr(ni, "count_condition", lambda ks: all(s >= t + 1 for t, s in enumerate(sorted(ks))))
-    assert "hypothesis bend_count" in _fails("depth-near-identity")
+    assert "hypothesis bend_count" in _fails("depth-near-identity", corner=True)
 
 
 # ---------------------------------------------------------------- depth-analytic-generic
@@ -255,7 +259,7 @@ def test_near_identity_bend_corner_catches_a_weak_count_condition(monkeypatch):
 def test_analytic_generic_required_limit_catches_a_limit_never_built(monkeypatch):
     from oracle.claims import depth_analytic_generic as ag
     monkeypatch.setattr(ag, "LIMIT_MAX_PARAMS", 0)
-    _fails("depth-analytic-generic")
+    _fails("depth-analytic-generic", corner=True)
     entry = ag.generic_certificate(ag.generic_corners()[0])
     assert not entry.holds and entry.data["limit"] is None
 
@@ -282,7 +286,7 @@ def test_near_identity_g1_corner_catches_g1_blind_to_pairs_of_rows(monkeypatch):
     ns: dict = {}
     exec(src.replace("for k in (1, 2) for I in", "for k in (1,) for I in"), vars(ni), ns)
     monkeypatch.setattr(ni, "g1_failure", ns["g1_failure"])
-    assert "hypothesis G1" in _fails("depth-near-identity")
+    assert "hypothesis G1" in _fails("depth-near-identity", corner=True)
 
 
 def test_near_identity_flip_count_catches_a_missing_sign_flip_stack(monkeypatch):
