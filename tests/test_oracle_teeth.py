@@ -272,7 +272,7 @@ def test_generic_weights_recomputed_root_counts_catch_a_wrong_sturm_count(monkey
     real = gp.real_root_count
     if how == "under":
         monkeypatch.setattr(gp, "real_root_count", lambda p: max(0, real(p) - 1))
-    else:   # roots counted with multiplicity where the Sturm chain is not made squarefree
+    else:   # roots counted with multiplicity (a count of roots, not of distinct roots)
         monkeypatch.setattr(gp, "real_root_count",
                             lambda p: real(p) + (p.degree() - (p / p.gcd(p.derivative())).degree()))
     assert "root" in _fails("generic-weights")
