@@ -294,3 +294,44 @@ def test_near_identity_flip_count_catches_a_missing_sign_flip_stack(monkeypatch)
     real = dni.flip_candidates
     monkeypatch.setattr(dni, "flip_candidates", lambda layers: [c for c in real(layers) if c[0]])
     assert "sign-flip stacks refuted" in _fails("depth-near-identity")
+
+
+# ---------------------------------------------------------------- the re-checks recompute the new checks
+
+def test_d1_recheck_recomputes_the_cross_checks():
+    import copy
+    for inst in depth_d1.d1_corners():
+        cert = depth_d1.check_d1(inst).as_dict()
+        assert cert["holds"] and depth_d1.recheck_d1_all(cert)
+        forged = copy.deepcopy(cert)
+        forged["data"]["cross_checks"]["skips_all_zero"] = not forged["data"]["cross_checks"]["skips_all_zero"]
+        assert not depth_d1.recheck_d1_all(forged)
+
+
+def test_absorption_width_recheck_refuses_a_missed_dyadic_choice():
+    import copy
+    from oracle.claims import absorption_width as aw
+    from oracle.core.rational import smat
+    inst = aw.width_corners()[4]
+    cert = aw.check(inst).as_dict()
+    assert cert["holds"] and cert["data"]["construction"]["dyadic"] and aw.recheck(cert)
+    forged = copy.deepcopy(cert)
+    U = [[Fraction(v) for v in r] for r in forged["data"]["W_up"]]
+    con = forged["data"]["construction"]
+    # the construction on rows 0, 1 (inverse diag(1/3, 1)): correct, but not the dyadic choice
+    inv = aw.exact_inverse([U[0], U[1]])
+    M = [[Fraction(v) for v in r] for r in forged["data"]["M"]]
+    Bm = [[-v for v in r] for r in aw.matmul(M, inv)]
+    b = [[Bm[a][k] for a in range(2)] for k in range(2)]
+    Wd = [[Fraction(v) for v in r] for r in forged["data"]["W_down"]]
+    cols = [[Wd[a][i] for a in range(2)] for i in range(3)]
+    for k, i in enumerate([0, 1]):
+        cols[i] = [x - y for x, y in zip(cols[i], b[k])]
+    con.update({"rows": [0, 1], "b": smat(b), "W_up": smat([list(r) for r in U] + [[-v for v in U[0]], [-v for v in U[1]]]),
+                "W_down": smat(aw.transpose(cols + b))})
+    # everything else about the forged construction is right: only the dyadic choice is missed
+    up, down = aw.qmat(con["W_up"]), aw.qmat(con["W_down"])
+    assert aw.matmul(aw.transpose(b), [U[0], U[1]]) == [[-v for v in r] for r in M]
+    pts = [aw.qvec(r["x"]) for r in cert["data"]["construction"]["points"]["relu"]]
+    assert aw.verify_equal(U, Wd, up, down, pts, acts=("relu",), M=M)[0] and not aw._all_dyadic(up, down)
+    assert not aw.recheck(forged)

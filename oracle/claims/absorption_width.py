@@ -389,6 +389,11 @@ def recheck(cert: dict[str, Any]) -> bool:
             pts = [qvec(r["x"]) for r in con["points"]["relu"]]
             if not pts or not verify_equal(U, W, up, down, pts, M=M)[0]:
                 return False
+            dy = _all_dyadic(up, down)
+            if not dy and any(inv is not None and all(is_dyadic(v) for r in inv for v in r)
+                              for inv in (exact_inverse([U[i] for i in rows_])
+                                          for rows_ in itertools.combinations(range(m), d))):
+                return False
         if "lower_bound" in data:
             lb = data["lower_bound"]
             fresh = lower_bound_table(U, W, M)

@@ -383,7 +383,28 @@ def d1_corners() -> list[D1Instance]:
     return out
 
 
-@oracle_check(CLAIM_D1, st.one_of(d1_instances(), d1_plain_as_residual()), recheck_d1,
+def _instance_from_certificate(data: dict[str, Any]) -> D1Instance:
+    """The checked stack back from a certificate's data (biased: its PL blocks; else the layers)."""
+    dec = data["decision"]
+    if "pl_blocks" in data:
+        blocks = pl_blocks_from_json(data["pl_blocks"])
+        layers = [([[v] for v in b["v"]], [list(b["w"])]) for b in blocks]
+        biases = [(list(b.get("b_up") or [Q(0)] * len(b["v"])), Q(b.get("b_down", 0))) for b in blocks]
+        return D1Instance(layers, [Q(b.get("M", 1)) for b in blocks], list(dec["plain_widths"]), biases)
+    return D1Instance(layers_from_json(data["residual"]), qvec(data["skips"]), list(dec["plain_widths"]))
+
+
+@safe_recheck
+def recheck_d1_all(cert: dict[str, Any]) -> bool:
+    """recheck_d1, and the cross-checks of d1_cross_checks recomputed from the certificate alone."""
+    if not recheck_d1(cert):
+        return False
+    data = cert["data"]
+    extra = d1_cross_checks(_instance_from_certificate(data), data["decision"])
+    return extra["ok"] and extra == data.get("cross_checks")
+
+
+@oracle_check(CLAIM_D1, st.one_of(d1_instances(), d1_plain_as_residual()), recheck_d1_all,
               "exact rationals (pair at +-1, 1-D piecewise-linear maps)", examples=lambda: d1_corners())
 def check_d1(inst: Any) -> Certificate:
     """Certify depth-d1 on a d = 1 stack: the class, the construction, and the brute-force cross-check;
