@@ -99,7 +99,7 @@ class RunResult:
     precision: str
     seconds: float
     failure: Optional[str] = None
-    sample: Optional[dict[str, Any]] = None  # one certificate, for the report
+    sample: Optional[dict[str, Any]] = None  # one certificate (the first drawn one), for the report
     # One entry per generated instance: {"d", "m", ("depth"), "seconds"}; d and m are None
     # when the instance holds no block (the report then shows times only).
     sizes: list[dict[str, Any]] = field(default_factory=list)
@@ -204,7 +204,7 @@ def run_check(fn: Callable[[Any], Certificate], n: int, seed: int = 0,
         claim=info.claim, instances=main, passed=failure is None and bool(certs),
         exact_instances=sum(c.exact for c in certs[k:k + n]), precision=info.precision,
         seconds=time.perf_counter() - start, failure=failure,
-        sample=certs[0].as_dict() if certs else None, sizes=sizes, seed=seed, requested=n,
+        sample=(certs[k] if len(certs) > k else certs[0]).as_dict() if certs else None, sizes=sizes, seed=seed, requested=n,
         top_up=top_up, examples=min(k, len(certs)), drawn=coverage.tally(feats), failing=failing,
         failing_instance=current.get("instance") if failing else None,
         failing_certificate=(cert.as_dict() if failing and cert is not None else None))

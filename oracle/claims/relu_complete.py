@@ -399,7 +399,8 @@ def relu_corners() -> list[ReluInstance]:
     I = lambda d: [[Q(int(a == b)) for b in range(d)] for a in range(d)]  # noqa: E731
     zr1 = ReluInstance("zero_row", [[Q(0)], [Q(1)]], [[Q(3), Q(-1)]], I(1), [Q(2), Q(-1)], None)
     zr2 = ReluInstance("zero_row", [[Q(0), Q(0)], [Q(1), Q(-1)], [Q(2), Q(1)]],
-                       [[Q(1), Q(1, 2), Q(-1)], [Q(-2), Q(1), Q(1)]], I(2), [Q(3, 2), Q(0), Q(1)], [Q(1), Q(0)])
+                       [[Q(1), Q(1, 2), Q(-1)], [Q(-2), Q(1), Q(1)]], [[Q(0)] * 2 for _ in range(2)],
+                       [Q(3, 2), Q(0), Q(1)], [Q(1), Q(0)])
     t2 = ReluInstance("generic", [[Q(0), Q(-1), Q(0)], [Q(2), Q(-1), Q(0)], [Q(2), Q(-1), Q(-1)]],
                       [[Q(-1), Q(0), Q(0)], [Q(2), Q(0), Q(0)], [Q(2), Q(-2), Q(1)]], I(3))
     return [zr1, zr2, t2]
