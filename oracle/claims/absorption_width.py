@@ -246,12 +246,60 @@ def _referee_equal(U: list, W: list, M: list, up: list, down: list) -> bool:
     return pl_equal(ExactRelu(U, W, None, None, M, d=d), ExactRelu(up, down, None, None, None, d=d))
 
 
+def overlap_pairs(m: int) -> list[tuple[list[int], list[int]]]:
+    """(S, T) pairs that overlap, so that build_block's units on S and T meet: S = T = {0}, and
+    S = every unit with T = {m - 1}."""
+    return [([0], [0]), (list(range(m)), [m - 1])]
+
+
+def overlap_block_check(U: list, W: list, M: list, S: list[int], T: list[int], pts: list) -> dict[str, Any]:
+    """build_block for one (S, T): its width against m + |T| + 2 rank((M + W_S U_S) P_T), computed
+    here, and its function against F (exact points; the referee for d <= 2)."""
+    d, m = len(W), len(U)
+    A = [[x + y for x, y in zip(ra, rb)] for ra, rb in zip(M, index_sum(U, W, S))]
+    K = nullspace([U[i] for i in T], d)
+    width = m + len(T) + 2 * _rank_cols(A, K)
+    up, down = build_block(U, W, S, T, M)
+    ok = len(up) == width and verify_equal(U, W, up, down, pts, acts=("relu",), M=M)[0]
+    if d <= 2:
+        ok = ok and _referee_equal(U, W, M, up, down)
+    return {"S": list(S), "T": list(T), "width": len(up), "expected_width": width, "ok": ok}
+
+
 def _all_dyadic(*mats: list) -> bool:
     return all(is_dyadic(v) for a in mats for row in a for v in row)
 
 
+def width_corners() -> list[WidthInstance]:
+    """Corner instances checked on every run before the drawn ones: d = 3 planted on all three
+    units (M = -W U, so C = 0); d = 3 with two units (m < d, no m + d construction, only the exact
+    width); d = 1 with M = 0 and one unit; a d = 2 near miss of a planted M; d = 2 whose first two
+    rows have a non-dyadic inverse and a later pair a dyadic one."""
+    import numpy as np
+    F = Fraction
+    U3 = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, -1.0], [1.0, 1.0, 0.5]])
+    W3 = np.array([[0.5, -1.0, 1.0], [1.0, 0.5, 0.0], [-0.5, 0.0, 2.0]])
+    planted = WidthInstance(Block("relu", W_up=U3, W_down=W3, M=-(W3 @ U3)),
+                            [[F(1), F(-2), F(1, 2)], [F(-3), F(1), F(2)]], planted=True)
+    narrow = WidthInstance(Block("relu", W_up=np.array([[1.0, 2.0, 0.0], [0.0, 1.0, -1.0]]),
+                                 W_down=np.array([[1.0, 0.0], [0.5, -1.0], [0.0, 2.0]]), M=np.eye(3)),
+                           [[F(1), F(1), F(1)], [F(-2), F(1, 2), F(3)]])
+    line = WidthInstance(Block("relu", W_up=np.array([[2.0]]), W_down=np.array([[-0.5]]), M=np.zeros((1, 1))),
+                         [[F(3)], [F(-5, 2)]])
+    U2, W2 = np.array([[1.0, -1.0], [2.0, 1.0]]), np.array([[1.0, 0.5], [-1.0, 1.0]])
+    M2 = -(W2[:, [1]] @ U2[[1], :])
+    M2[0, 1] += 2.0 ** -30
+    near = WidthInstance(Block("relu", W_up=U2, W_down=W2, M=M2), [[F(1), F(2)], [F(-1, 3), F(4)]], near_miss=True)
+    # the first two rows have the inverse diag(1/3, 1): the construction must prefer rows 1, 2
+    third = WidthInstance(Block("relu", W_up=np.array([[3.0, 0.0], [0.0, 1.0], [1.0, 0.0]]),
+                                W_down=np.array([[1.0, -0.5, 0.25], [0.5, 1.0, -1.0]]), M=np.eye(2)),
+                          [[F(1, 3), F(2)], [F(-1), F(-3, 2)]])
+    return [planted, narrow, line, near, third]
+
+
 @oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c),
-              precision="exact (relu, lower bound); arb 128 bits as evidence (gelu, gelu_tanh, silu)")
+              precision="exact (relu, lower bound); arb 128 bits as evidence (gelu, gelu_tanh, silu)",
+              examples=width_corners)
 def check(inst: WidthInstance) -> Certificate:
     """Build and verify the width m + d block; compute the exact minimal relu width m + C."""
     b = inst.block
@@ -281,7 +329,11 @@ def check(inst: WidthInstance) -> Certificate:
                                 "dyadic": dy, "float64_note": "" if dy else
                                 "some weights are non-dyadic rationals: float64 cannot hold them exactly; "
                                 "the relu verification is exact in rationals"}
-        holds = alg and ok_up and len(con["W_up"]) == m + d
+        # the recorded float64 note is true: non-dyadic weights only when no d rows have a dyadic inverse
+        data["construction"]["no_dyadic_choice_missed"] = dy or not any(
+            inv is not None and all(is_dyadic(v) for r in inv for v in r)
+            for inv in (exact_inverse([U[i] for i in rows]) for rows in itertools.combinations(range(m), d)))
+        holds = alg and ok_up and len(con["W_up"]) == m + d and data["construction"]["no_dyadic_choice_missed"]
     if nondeg and m <= MAX_LOWER_M:
         lb = lower_bound_table(U, W, M)
         up2, down2 = build_block(U, W, lb["argmin_S"], lb["argmin_T"], M)
@@ -302,6 +354,11 @@ def check(inst: WidthInstance) -> Certificate:
         if lb["all_invertible"]:
             bound_ok = bound_ok and lb["C"] == 2 * d - rk
         lb["minimal_width_is_m_plus_d"] = lb["C"] == d
+        # part (A) holds for EVERY (S, T), not only the disjoint optimum: the block for an
+        # overlapping pair (S = T = {0}, and S = all units, T = {m - 1}) has width
+        # m + |T| + 2 rank(A P_T) and equals F (points; the referee for d <= 2)
+        lb["overlapping"] = [overlap_block_check(U, W, M, S, T, pts) for S, T in overlap_pairs(m)]
+        bound_ok = bound_ok and all(r["ok"] for r in lb["overlapping"])
         data["lower_bound"] = lb
         holds = holds and bound_ok
     return Certificate(CLAIM, holds, exact=holds,
@@ -332,6 +389,11 @@ def recheck(cert: dict[str, Any]) -> bool:
             pts = [qvec(r["x"]) for r in con["points"]["relu"]]
             if not pts or not verify_equal(U, W, up, down, pts, M=M)[0]:
                 return False
+            dy = _all_dyadic(up, down)
+            if not dy and any(inv is not None and all(is_dyadic(v) for r in inv for v in r)
+                              for inv in (exact_inverse([U[i] for i in rows_])
+                                          for rows_ in itertools.combinations(range(m), d))):
+                return False
         if "lower_bound" in data:
             lb = data["lower_bound"]
             fresh = lower_bound_table(U, W, M)
@@ -345,6 +407,9 @@ def recheck(cert: dict[str, Any]) -> bool:
             if len(up2) != m + fresh["C"]:
                 return False
             if d <= 2 and not _referee_equal(U, W, M, up2, down2):
+                return False
+            again = [overlap_block_check(U, W, M, S, T, pts) for S, T in overlap_pairs(m)]
+            if again != lb.get("overlapping") or not all(r["ok"] for r in again):
                 return False
             return verify_equal(U, W, up2, down2, pts, acts=("relu",), M=M)[0]
         return True

@@ -2,8 +2,11 @@
 
 A claim module registers
 
-  * oracle checks -- ``@oracle_check(claim, strategy, recheck, precision)`` on a
+  * oracle checks -- ``@oracle_check(claim, strategy, recheck, precision, examples=...)`` on a
     function ``instance -> Certificate``; the registry's ``oracle`` field names one.
+    ``examples`` (optional) is a function ``() -> list of instances``: corner instances that the
+    runner checks first on every run, before the strategy draws anything (like hypothesis'
+    ``@example``), for branches the strategy reaches rarely or never.
     ``recheck(cert_dict) -> bool`` must re-verify the certificate from its JSON
     form alone (weights and witnesses are stored in the certificate as exact
     strings or float lists), without trusting the function that produced it.
@@ -55,6 +58,7 @@ class CheckInfo:
     strategy: st.SearchStrategy
     recheck: Callable[[dict[str, Any]], bool]
     precision: str
+    examples: Optional[Callable[[], list[Any]]] = None  # corner instances, always checked first
 
 
 @dataclass
@@ -67,10 +71,11 @@ class CounterexampleInfo:
 
 
 def oracle_check(claim: str, strategy: st.SearchStrategy,
-                 recheck: Callable[[dict[str, Any]], bool], precision: str) -> Callable:
+                 recheck: Callable[[dict[str, Any]], bool], precision: str,
+                 examples: Optional[Callable[[], list[Any]]] = None) -> Callable:
     """Mark a function instance -> Certificate as the oracle check of a claim (metadata only)."""
     def wrap(fn: Callable[[Any], Certificate]) -> Callable[[Any], Certificate]:
-        fn.check_info = CheckInfo(claim, strategy, recheck, precision)  # type: ignore[attr-defined]
+        fn.check_info = CheckInfo(claim, strategy, recheck, precision, examples)  # type: ignore[attr-defined]
         return fn
     return wrap
 
@@ -94,13 +99,14 @@ class RunResult:
     precision: str
     seconds: float
     failure: Optional[str] = None
-    sample: Optional[dict[str, Any]] = None  # one certificate, for the report
+    sample: Optional[dict[str, Any]] = None  # one certificate (the first drawn one), for the report
     # One entry per generated instance: {"d", "m", ("depth"), "seconds"}; d and m are None
     # when the instance holds no block (the report then shows times only).
     sizes: list[dict[str, Any]] = field(default_factory=list)
     seed: int = 0
     requested: int = 0  # the number of instances asked for
     top_up: int = 0  # further instances drawn (and checked) until the declared ranges were reached
+    examples: int = 0  # corner instances checked before the drawn ones (CheckInfo.examples)
     drawn: dict[str, Any] = field(default_factory=dict)  # coverage.tally of every checked instance
     failing: Optional[dict[str, Any]] = None  # {"index", "phase", "reason"} of the failing instance
     failing_instance: Any = None  # the instance object itself (not JSON; the audit writes it to a file)
@@ -129,6 +135,9 @@ def run_check(fn: Callable[[Any], Certificate], n: int, seed: int = 0,
     (the registry's declared ranges) every instance's coverage features are measured, and when
     the n instances miss a declared range (and n >= COVERAGE_MIN), further instances are drawn
     from seed + 1, checked the same way, until every range is reached or TOP_UP_MAX more were drawn.
+    A check registered with ``examples`` first runs on each of its corner instances (phase
+    "example"); they are checked, re-checked and their coverage features tallied like drawn ones,
+    and counted apart (``examples``; ``sizes`` lists the drawn instances only).
     """
     info: CheckInfo = fn.check_info  # type: ignore[attr-defined]
     certs: list[Certificate] = []
@@ -145,8 +154,9 @@ def run_check(fn: Callable[[Any], Certificate], n: int, seed: int = 0,
         current["cert"] = cert
         ok = cert.holds and info.recheck(cert.as_dict())
         certs.append(cert)
-        sizes.append({**(instance_size(instance) or {"d": None, "m": None}),
-                      "seconds": round(time.perf_counter() - t, 6)})
+        if phase != "example":  # sizes describe the drawn instances (instances + top_up of them)
+            sizes.append({**(instance_size(instance) or {"d": None, "m": None}),
+                          "seconds": round(time.perf_counter() - t, 6)})
         feats.append(coverage.features(instance, cert.data.get("drawn") if isinstance(cert.data, dict) else None))
         if progress and phase == "main" and (len(certs) % step == 0) and n >= 20:
             progress(f"{info.claim}: {len(certs)}/{n} instances")
@@ -168,7 +178,10 @@ def run_check(fn: Callable[[Any], Certificate], n: int, seed: int = 0,
 
     failure = None
     top_up = 0
+    corners = list(info.examples()) if info.examples is not None else []
     try:
+        for instance in corners:
+            one(instance, "example")
         run(n, seed, "main")
         if samples is not None and n >= COVERAGE_MIN and coverage.missing(samples, coverage.tally(feats)):
             before = len(certs)
@@ -180,18 +193,19 @@ def run_check(fn: Callable[[Any], Certificate], n: int, seed: int = 0,
     except Exception as e:  # the runner reports any failure instead of crashing the audit
         failure = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
         if current.get("phase") == "top-up":
-            top_up = current["index"] + 1 - n
+            top_up = current["index"] + 1 - n - len(corners)
     failing = None
     if failure is not None and current:
         failing = {"index": current["index"], "phase": current["phase"], "reason": failure}
         cert = current.get("cert")
-    main = min(len(certs), n)
+    k = len(corners)
+    main = max(0, min(len(certs) - k, n))
     return RunResult(
         claim=info.claim, instances=main, passed=failure is None and bool(certs),
-        exact_instances=sum(c.exact for c in certs[:n]), precision=info.precision,
+        exact_instances=sum(c.exact for c in certs[k:k + n]), precision=info.precision,
         seconds=time.perf_counter() - start, failure=failure,
-        sample=certs[0].as_dict() if certs else None, sizes=sizes, seed=seed, requested=n,
-        top_up=top_up, drawn=coverage.tally(feats), failing=failing,
+        sample=(certs[k] if len(certs) > k else certs[0]).as_dict() if certs else None, sizes=sizes, seed=seed, requested=n,
+        top_up=top_up, examples=min(k, len(certs)), drawn=coverage.tally(feats), failing=failing,
         failing_instance=current.get("instance") if failing else None,
         failing_certificate=(cert.as_dict() if failing and cert is not None else None))
 

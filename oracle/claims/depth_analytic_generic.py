@@ -42,6 +42,7 @@ MAX_D = 4
 MAX_WIDTH = 8
 MAX_PARAMS = 128         # N of a drawn stack; wider draws are shrunk (largest width first)
 LIMIT_MAX_PARAMS = 96    # the one-block limit is certified only up to this N ("where cheap")
+LIMIT_REQUIRED_PARAMS = 48  # ... and a certificate without it is refused up to this N, whatever the above says
 
 Layer = an.Layer
 
@@ -153,7 +154,7 @@ def generic_certificate(inst: GenericInstance) -> Certificate:
     if an.param_count(d, [m]) <= LIMIT_MAX_PARAMS:
         limit = limit_certificate(act, d, m, inst.seed)
     ok = bool(cert["certified"]) and d >= 2 and len(widths) >= 2 and \
-        (limit is None or bool(limit["certified"]))
+        (limit is None or bool(limit["certified"])) and limit_present_where_required(d, widths, limit)
     beyond = d > 4 or max(widths) > 6
     if ok:
         reason = (f"{act}, d = {d}, widths {widths}{' (outside the depth-analytic sweep)' if beyond else ''}: "
@@ -187,13 +188,32 @@ def recheck_generic(cert: dict[str, Any]) -> bool:
     if not isinstance(d, int) or d < 2 or len(widths) < 2 or not an.recheck(st_cert):
         return False
     limit = data["limit"]
+    if not limit_present_where_required(d, widths, limit):
+        return False
     if limit is None:
         return an.param_count(d, [sum(widths)]) > LIMIT_MAX_PARAMS
     return limit.get("d") == d and recheck_limit(limit, sum(widths), d)
 
 
+def limit_present_where_required(d: int, widths: Sequence[int], limit: Optional[dict[str, Any]]) -> bool:
+    """The one-block limit is an object of the proof like the stack itself: where it is small
+    (N = 2 d (m_1 + ... + m_L) <= LIMIT_REQUIRED_PARAMS) it must be there, of width sum m_l."""
+    N = 2 * d * sum(widths)
+    if N > LIMIT_REQUIRED_PARAMS:
+        return True
+    return limit is not None and limit.get("d") == d and limit.get("widths") == [sum(widths)]
+
+
+def generic_corners() -> list[GenericInstance]:
+    """Corner instances checked on every run before the drawn ones: the smallest stacks (widths 1),
+    depth 3, widths below d, each activation, and a limit block near LIMIT_REQUIRED_PARAMS."""
+    return [GenericInstance("gelu", 2, [1, 1], 1), GenericInstance("silu", 2, [1, 2, 1], 2),
+            GenericInstance("gelu_tanh", 3, [1, 1, 2], 3), GenericInstance("gelu", 4, [3, 3], 4)]
+
+
 @oracle_check(CLAIM, generic_instances(), recheck_generic,
-              "arb balls at 128-512 bits (python-flint): determinant enclosures that exclude 0")
+              "arb balls at 128-512 bits (python-flint): determinant enclosures that exclude 0",
+              examples=generic_corners)
 def check(inst: Any) -> Certificate:
     """Certify full Jacobian rank N for a drawn gelu-family stack with d >= 2 (any widths up to 8),
     and for the one-block limit of the all-widths proof."""

@@ -229,10 +229,194 @@ def recheck_d1(cert: dict[str, Any]) -> bool:
     return True
 
 
-@oracle_check(CLAIM_D1, d1_instances(), recheck_d1, "exact rationals (pair at +-1, 1-D piecewise-linear maps)")
+# ================================================================ cross-checks independent of the drawn widths
+# The brute force above covers only the plain widths a draw names, and only small ones; the class
+# table below covers every width tuple of the drawn range at once, by a separately written
+# enumeration on sign pairs.  A residual stack whose skips are all 0 is literally a plain stack of its
+# own widths, so its verdict is known without any lemma (positive verdicts checked, biased ones too).
+# The exact piecewise-linear map behind the biased verdicts is compared with direct evaluation.
+
+CLASS_TABLE_MAX_DEPTH = 3
+CLASS_TABLE_MAX_WIDTH = 4
+
+
+def _sgn(v: Any) -> int:
+    return (v > 0) - (v < 0)
+
+
+def _layer_signs(p: int, q: int, m: int) -> set:
+    """The sign pairs (sign y(1), sign y(-1)) one plain layer of width m can output from an input pair
+    of signs (p, q), by enumerating units v in {1, -1} and outputs w in {-1, 0, 1} (at most 3 units).
+    Exact on signs: scaling the two input values by positive factors scales the two output coordinates
+    by the same factors, and relu(v p), relu(-v p) are never both nonzero, so the output signs depend
+    only on the input signs and the signs of the outputs w."""
+    k = min(m, 3)
+    vecs = [(max(v * p, 0), max(v * q, 0)) for v in (1, -1)]
+    out = set()
+    for units in itertools.product(vecs, repeat=k):
+        for ws in itertools.product((-1, 0, 1), repeat=k):
+            out.add((_sgn(sum(w * u[0] for w, u in zip(ws, units))), _sgn(sum(w * u[1] for w, u in zip(ws, units)))))
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def reachable_sign_pairs(widths: tuple[int, ...]) -> frozenset:
+    """Every sign pair (sign P(1), sign P(-1)) of bias-free plain stacks of these widths, layer by layer
+    from the input pair (1, -1) (the identity at +-1); written apart from d1_class and in_class."""
+    states = {(1, -1)}
+    for m in widths:
+        states = set().union(*(_layer_signs(p, q, m) for p, q in states))
+    return frozenset(states)
+
+
+def class_table() -> dict[str, Any]:
+    """d1_class and in_class against reachable_sign_pairs for EVERY width tuple of length
+    1..CLASS_TABLE_MAX_DEPTH with widths 1..CLASS_TABLE_MAX_WIDTH (the range the strategy draws).
+    Recomputed on every call (cheap: the enumeration is cached, d1_class is not trusted to be)."""
+    tuples = [w for L in range(1, CLASS_TABLE_MAX_DEPTH + 1)
+              for w in itertools.product(range(1, CLASS_TABLE_MAX_WIDTH + 1), repeat=L)]
+    disagree = []
+    for w in tuples:
+        cls = d1_class(w)
+        expected = {(s, t) for s in (-1, 0, 1) for t in (-1, 0, 1) if in_class(cls, Q(s), Q(t))}
+        if expected != set(reachable_sign_pairs(w)):
+            disagree.append({"widths": list(w), "class": cls})
+    return {"tuples": len(tuples), "disagree": disagree[:8], "ok": not disagree}
+
+
+def _eval_biased(blocks: Sequence[dict[str, Any]], x: Fraction) -> Fraction:
+    """A biased d = 1 residual stack (PL blocks with 'M') at x, by direct evaluation."""
+    for blk in blocks:
+        bu = blk.get("b_up") or [Q(0)] * len(blk["v"])
+        y = Q(blk.get("M", 1)) * x + Q(blk.get("b_down", 0))
+        for v, w, c in zip(blk["v"], blk["w"], bu):
+            y += Q(w) * max(Q(v) * x + Q(c), Q(0))
+        x = y
+    return x
+
+
+def _pl_matches_direct(blocks: Sequence[dict[str, Any]]) -> bool:
+    """The exact PL map of a biased stack against direct evaluation at its knots, between them and
+    beyond both ends (two points each side, which fixes the end slopes)."""
+    F = pl_stack(blocks, residual=True)
+    ks = list(F.knots)
+    pts = ks + [(a + b) / 2 for a, b in zip(ks, ks[1:])] + [ks[0] - 1, ks[0] - 2, ks[-1] + 1, ks[-1] + 2]
+    if any(F(x) != _eval_biased(blocks, x) for x in pts):
+        return False
+    return (F(ks[0] - 1) - F(ks[0] - 2) == F.left and F(ks[-1] + 2) - F(ks[-1] + 1) == F.right)
+
+
+def _skips_all_zero(inst: D1Instance) -> bool:
+    return all(s == 0 for s in inst.skips) and list(inst.plain_widths) == [len(U) for U, _ in inst.layers]
+
+
+def d1_cross_checks(inst: D1Instance, dec: dict[str, Any]) -> dict[str, Any]:
+    """The checks that do not depend on which plain widths were drawn (see above)."""
+    problems = []
+    table = class_table()
+    if not table["ok"]:
+        problems.append(f"d1_class disagrees with the enumeration of sign pairs on {table['disagree']}")
+    plain_itself = _skips_all_zero(inst)
+    if inst.biases is not None:
+        blocks = _with_biases(inst.layers, inst.skips, inst.biases)
+        if not _pl_matches_direct(blocks):
+            problems.append("the exact piecewise-linear map differs from direct evaluation")
+        if plain_itself and dec.get("verdict") == "not_absorbable":
+            problems.append("all skips are 0 (the stack is a plain stack of these widths) but the verdict is "
+                            "not_absorbable")
+    else:
+        if plain_itself and not dec.get("absorbable"):
+            problems.append("all skips are 0 (the stack is a plain stack of these widths) but the verdict is "
+                            "not absorbable")
+        if set(reachable_sign_pairs(tuple(inst.plain_widths))) != \
+                {(s, t) for s in (-1, 0, 1) for t in (-1, 0, 1) if in_class(dec["class"], Q(s), Q(t))}:
+            problems.append(f"the class {dec['class']} is not the enumerated one for {inst.plain_widths}")
+        a, b = qvec(dec["pair"])
+        if ((_sgn(a), _sgn(b)) in reachable_sign_pairs(tuple(inst.plain_widths))) != bool(dec["absorbable"]):
+            problems.append("the verdict disagrees with the enumerated sign pairs of the plain widths")
+    return {"class_table": {"tuples": table["tuples"], "disagree": table["disagree"]},
+            "skips_all_zero": plain_itself, "problems": problems, "ok": not problems}
+
+
+@st.composite
+def d1_plain_as_residual(draw: st.DrawFn) -> D1Instance:
+    """Targeted: a stack with every skip 0 (a plain stack of its own widths, biased or not), compared
+    with its own widths; depth 1..3, widths 1..3."""
+    L = draw(st.integers(1, 3))
+    widths = [draw(st.integers(1, 3)) for _ in range(L)]
+    vals = st.integers(-4, 4).map(lambda n: Q(n, 2))
+    layers = [([[draw(vals)] for _ in range(m)], [[draw(vals) for _ in range(m)]]) for m in widths]
+    biases = None
+    if draw(st.booleans()):
+        biases = [([draw(vals) for _ in range(m)], draw(vals)) for m in widths]
+    return D1Instance(layers, [Q(0)] * L, list(widths), biases)
+
+
+def _lay(units: Sequence[tuple[int, int]]) -> Layer:
+    return [[Q(v)] for v, _ in units], [[Q(w) for _, w in units]]
+
+
+def d1_corners() -> list[D1Instance]:
+    """Corner instances checked on every run before the drawn ones: pairs on the axes with a
+    negative entry (the plain stack's later layers must keep the sign), pairs of opposite signs
+    against widths whose only 1 comes late, many units, zero skips (biased and not), and a biased
+    plain unit that is constant on the right half-line only."""
+    one = Q(1)
+    out = [
+        D1Instance([_lay([(1, -1)])], [one], [2, 1]),                 # x - relu(x): pair (0, -1)
+        D1Instance([_lay([(1, -2), (-1, 1)])], [one], [2, 1]),        # pair (-1, 0)
+        D1Instance([_lay([(1, -2)])], [one], [3, 2, 1]),              # pair (-1, -1)
+        D1Instance([_lay([(1, 0)])], [one], [2, 2, 1]),               # F = x: pair (1, -1), late 1
+        D1Instance([_lay([(1, 0)])], [one], [3, 3, 1]),
+        D1Instance([_lay([(1, 0)])], [one], [2, 3]),                  # class all
+        D1Instance([_lay([(1, 1), (-1, 2), (2, -1), (-2, 1)]), _lay([(1, 1), (-1, -1), (1, 2)])],
+                   [Q(1, 2), Q(-1)], [4, 3]),
+        D1Instance([_lay([(1, 1), (-1, 1)]), _lay([(1, 2)])], [Q(0), Q(0)], [2, 1]),
+        # biased, zero skip: relu(-x) is a plain stack of width 1, constant on [0, oo) only
+        D1Instance([_lay([(-1, 1)])], [Q(0)], [1], [([Q(0)], Q(0))]),
+        D1Instance([_lay([(1, -1)])], [Q(0)], [1], [([Q(1)], Q(2))]),
+        D1Instance([_lay([(1, 1), (-1, 1)]), _lay([(-1, 1)])], [Q(0), Q(0)], [2, 1],
+                   [([Q(1), Q(-1)], Q(0)), ([Q(1)], Q(-1))]),
+        # biased, identity skips: strictly monotone against a width-1 plain layer; not constant at either end
+        D1Instance([_lay([(1, 1)])], [one], [2, 1], [([Q(-1)], Q(1))]),
+        D1Instance([_lay([(1, 1)])], [one], [1, 2], [([Q(-1)], Q(1))]),
+    ]
+    return out
+
+
+def _instance_from_certificate(data: dict[str, Any]) -> D1Instance:
+    """The checked stack back from a certificate's data (biased: its PL blocks; else the layers)."""
+    dec = data["decision"]
+    if "pl_blocks" in data:
+        blocks = pl_blocks_from_json(data["pl_blocks"])
+        layers = [([[v] for v in b["v"]], [list(b["w"])]) for b in blocks]
+        biases = [(list(b.get("b_up") or [Q(0)] * len(b["v"])), Q(b.get("b_down", 0))) for b in blocks]
+        return D1Instance(layers, [Q(b.get("M", 1)) for b in blocks], list(dec["plain_widths"]), biases)
+    return D1Instance(layers_from_json(data["residual"]), qvec(data["skips"]), list(dec["plain_widths"]))
+
+
+@safe_recheck
+def recheck_d1_all(cert: dict[str, Any]) -> bool:
+    """recheck_d1, and the cross-checks of d1_cross_checks recomputed from the certificate alone."""
+    if not recheck_d1(cert):
+        return False
+    data = cert["data"]
+    extra = d1_cross_checks(_instance_from_certificate(data), data["decision"])
+    return extra["ok"] and extra == data.get("cross_checks")
+
+
+@oracle_check(CLAIM_D1, st.one_of(d1_instances(), d1_plain_as_residual()), recheck_d1_all,
+              "exact rationals (pair at +-1, 1-D piecewise-linear maps)", examples=lambda: d1_corners())
 def check_d1(inst: Any) -> Certificate:
-    """Certify depth-d1 on a d = 1 stack: the class, the construction, and the brute-force cross-check."""
-    return d1_certificate(inst)
+    """Certify depth-d1 on a d = 1 stack: the class, the construction, and the brute-force cross-check;
+    then the cross-checks that do not rest on the drawn widths (d1_cross_checks)."""
+    cert = d1_certificate(inst)
+    extra = d1_cross_checks(inst, cert.data["decision"])
+    cert.data["cross_checks"] = extra
+    if cert.holds and not extra["ok"]:
+        cert.holds = False
+        cert.reason = "cross-check failed: " + "; ".join(extra["problems"])
+    return cert
 
 
 # ================================================================ boundary instance (bias_free)

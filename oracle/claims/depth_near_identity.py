@@ -122,6 +122,11 @@ def near_identity_certificate(inst: NearIdentityInstance) -> Certificate:
                                f"sign-flip stack {S1}, {S2} not refuted")
         refuted.append({"S1": S1, "S2": S2, "difference": wit})
     data["flip_stacks_refuted"] = refuted
+    # every sign-flip stack: 2^(m_1 + m_2) distinct pairs (S_1, S_2), counted apart from flip_candidates
+    m1, m2 = (len(U) for U, _ in layers)
+    if len({(tuple(r["S1"]), tuple(r["S2"])) for r in refuted}) != 2 ** (m1 + m2):
+        return Certificate(CLAIM_NI, False, True, "exact rationals", data,
+                           f"{len(refuted)} sign-flip stacks refuted, not all 2^{m1 + m2}")
     if inst.candidate is not None:
         data["candidate"] = layers_to_json(inst.candidate)
         wit = find_difference(layers, inst.candidate, inst.seed)
@@ -145,7 +150,8 @@ def recheck_near_identity(cert: dict[str, Any]) -> bool:
     if not recheck_conditions(layers, cond) or all(cond["index_sets"]):
         return False
     flips = {(tuple(S1), tuple(S2)): cand for S1, S2, cand in flip_candidates(layers)}
-    if len(data["flip_stacks_refuted"]) != len(flips):
+    if len(data["flip_stacks_refuted"]) != len(flips) or \
+            len(flips) != 2 ** sum(len(U) for U, _ in layers):
         return False
     fcache: dict[tuple, list] = {}
     for rec in data["flip_stacks_refuted"]:
@@ -162,10 +168,170 @@ def recheck_near_identity(cert: dict[str, Any]) -> bool:
     return True
 
 
-@oracle_check(CLAIM_NI, near_identity_instances(), recheck_near_identity,
-              "exact rationals (normal tables, exact bend points)")
+# ================================================================ hypotheses re-decided on corner instances
+# The drawn instances all meet the hypotheses (the strategy keeps only those), so a hypothesis test
+# that says "holds" too often would hide behind a true conclusion.  The corner instances below each
+# fail exactly one hypothesis; near_identity_conditions must say the claim does not apply, and
+# separately written code (own normals, own norm bound, a bound on the bend-edge counts) must
+# confirm that this hypothesis fails.
+
+@dataclass
+class FailingHypothesisInstance(NearIdentityInstance):
+    """Two layers on which one named hypothesis fails ('norm', 'G2' or 'bend_count')."""
+
+    expect: str = ""
+
+
+def _fr(rows: Sequence[Sequence[Any]]) -> list[list[Fraction]]:
+    return [[Q(v) for v in r] for r in rows]
+
+
+def indep_norm_fails(layers: Sequence[Layer]) -> bool:
+    """Some block has min(|U|_F^2, |U|_1 |U|_inf) * min(|W|_F^2, |W|_1 |W|_inf) >= 1 (the bound
+    of the claim's norm test, recomputed here)."""
+    def bound(a: list) -> Fraction:
+        frob = sum((v * v for r in a for v in r), Q(0))
+        cols = max(sum(abs(r[j]) for r in a) for j in range(len(a[0])))
+        rows = max(sum(abs(v) for v in r) for r in a)
+        return min(frob, cols * rows)
+    return any(bound(U) * bound(W) >= 1 for U, W in layers)
+
+
+def _det3(a: list, b: list, c: list) -> Fraction:
+    return (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0])
+            + a[2] * (b[0] * c[1] - b[1] * c[0]))
+
+
+def indep_g2_fails(layers: Sequence[Layer]) -> bool:
+    """d = 3: some n_{j',D} lies in span{n_{j,D}, u1_i}, with n_{j,D} = u2_j + sum_{i in D}
+    (u2_j . w1_i) u1_i computed here (w1_i the i-th column of W_1)."""
+    (U1, W1), (U2, _) = layers
+    d, m1 = len(W1), len(U1)
+    if d != 3:
+        raise ValueError("indep_g2_fails is written for d = 3")
+    for D in range(1 << m1):
+        n = []
+        for u2 in U2:
+            v = list(u2)
+            for i in range(m1):
+                if D >> i & 1:
+                    c = sum(u2[a] * W1[a][i] for a in range(d))
+                    v = [x + c * y for x, y in zip(v, U1[i])]
+            n.append(v)
+        for j in range(len(U2)):
+            for j2 in range(len(U2)):
+                if j != j2 and any(_det3(n[j2], n[j], U1[i]) == 0 for i in range(m1)):
+                    return True
+    return False
+
+
+def indep_bend_count_fails(layers: Sequence[Layer]) -> bool:
+    """Every layer-1 unit i has at most #{j : u2_j . w1_i != 0} * 2^(m_1 - 1) bend edges (one per
+    layer-2 unit and sign pattern of the other rows); when even these bounds, sorted, miss
+    k_(t) > t, bend_count fails."""
+    (U1, W1), (U2, _) = layers
+    d, m1 = len(W1), len(U1)
+    bounds = sorted(sum(1 for u2 in U2 if sum(u2[a] * W1[a][i] for a in range(d)) != 0) * 2 ** (m1 - 1)
+                    for i in range(m1))
+    return not all(b > t + 1 for t, b in enumerate(bounds))
+
+
+def _normals_here(layers: Sequence[Layer], D: int) -> list[list[Fraction]]:
+    (U1, W1), (U2, _) = layers
+    d = len(W1)
+    out = []
+    for u2 in U2:
+        v = list(u2)
+        for i in range(len(U1)):
+            if D >> i & 1:
+                c = sum(u2[a] * W1[a][i] for a in range(d))
+                v = [x + c * y for x, y in zip(v, U1[i])]
+        out.append(v)
+    return out
+
+
+def indep_g1_fails(layers: Sequence[Layer]) -> bool:
+    """d = 3: some n_{j,D} lies in the span of one layer-1 row (cross product 0) or of two
+    (determinant 0), with the normals computed here."""
+    U1 = layers[0][0]
+    if len(U1[0]) != 3:
+        raise ValueError("indep_g1_fails is written for d = 3")
+    for D in range(1 << len(U1)):
+        for n in _normals_here(layers, D):
+            for a in range(len(U1)):
+                u = U1[a]
+                if [n[1] * u[2] - n[2] * u[1], n[2] * u[0] - n[0] * u[2], n[0] * u[1] - n[1] * u[0]] == [0, 0, 0]:
+                    return True
+                if any(_det3(n, u, U1[b]) == 0 for b in range(a + 1, len(U1))):
+                    return True
+    return False
+
+
+INDEP_FAILS = {"norm": indep_norm_fails, "G1": indep_g1_fails, "G2": indep_g2_fails,
+               "bend_count": indep_bend_count_fails}
+
+
+def failing_hypothesis_certificate(inst: FailingHypothesisInstance) -> Certificate:
+    """The claim must not apply, and the named hypothesis must fail by the separately written test."""
+    cond = near_identity_conditions(inst.layers, inst.seed)
+    indep = INDEP_FAILS[inst.expect](inst.layers)
+    holds = not cond["applies"] and indep
+    data = {"kind": "failing_hypothesis", "expect": inst.expect, "seed": inst.seed,
+            "residual": layers_to_json(inst.layers), "conditions": cond, "independent_fails": indep}
+    return Certificate(CLAIM_NI, holds, True, "exact rationals", data,
+                       f"hypothesis {inst.expect} fails (re-decided independently); the claim does not apply"
+                       if holds else f"hypothesis {inst.expect}: conditions say applies = {cond['applies']}, "
+                       f"the independent test says it fails = {indep}")
+
+
+def near_identity_corners() -> list[FailingHypothesisInstance]:
+    """Corner instances checked on every run before the drawn ones, each failing one hypothesis."""
+    F = _fr
+    U1 = F([[Q(1, 2), -1, Q(7, 8)], [Q(-1, 8), Q(-7, 8), Q(-3, 8)], [Q(-5, 8), Q(1, 2), 1]])
+    U2 = F([[Q(5, 8), Q(-3, 8), Q(-3, 4)], [Q(-1, 2), Q(7, 8), Q(-1, 2)]])
+    W2 = F([[Q(-1, 48), Q(-1, 24)], [Q(-1, 24), Q(-1, 96)], [Q(-1, 96), Q(-1, 64)]])
+    norm = FailingHypothesisInstance(
+        [(U1, F([[Q(-1, 18), Q(5, 18), Q(-5, 18)], [Q(-1, 18), Q(-4, 9), Q(-1, 9)], [Q(1, 3), Q(1, 18), Q(-1, 6)]])),
+         (U2, W2)], None, 893, "norm")
+    g2 = FailingHypothesisInstance(
+        [(U1, F([[Q(-1, 288), Q(5, 288), Q(-5, 288)], [Q(-1, 288), Q(-1, 36), Q(-1, 144)],
+                 [Q(1, 48), Q(1, 288), Q(-1, 96)]])),
+         (F([[Q(5, 8), Q(-3, 8), Q(-3, 4)], [Q(9, 8), Q(-11, 8), Q(1, 8)]]), W2)], None, 893, "G2")
+    bend = FailingHypothesisInstance(
+        [(F([[1, Q(-1, 4), Q(1, 8)]]), F([[Q(1, 16)], [Q(1, 48)], [Q(1, 16)]])),
+         (F([[Q(5, 8), Q(1, 2), Q(3, 4)]]), F([[Q(-1, 96)], [Q(1, 32)], [Q(-1, 12)]]))], None, 876, "bend_count")
+    g1 = FailingHypothesisInstance(
+        [(F([[Q(7, 8), Q(-1, 4), Q(-3, 8)], [1, Q(-3, 8), Q(-5, 8)], [Q(7, 8), Q(1, 4), Q(-1, 2)],
+             [Q(-3, 4), Q(-7, 8), Q(5, 8)], [Q(7, 8), Q(-3, 8), -1]]),
+          F([[Q(-1, 80), Q(-7, 480), Q(-7, 480), Q(-1, 240), Q(-1, 480)],
+             [Q(-1, 60), Q(7, 480), Q(1, 160), Q(7, 480), Q(-1, 240)],
+             [Q(-1, 480), Q(1, 240), Q(1, 60), Q(-1, 60), Q(-1, 80)]])),
+         (F([[Q(11, 16), Q(-7, 32), Q(-11, 32)], [Q(-3, 4), Q(1, 8), Q(3, 8)], [Q(-1, 8), Q(1, 4), -1]]),
+          F([[Q(-1, 48), Q(-5, 288), Q(5, 288)], [Q(-5, 288), Q(1, 144), Q(5, 288)],
+             [Q(-1, 48), Q(-1, 36), Q(-1, 36)]]))], None, 949, "G1")
+    return [norm, g1, g2, bend]
+
+
+@safe_recheck
+def recheck_near_identity_any(cert: dict[str, Any]) -> bool:
+    """recheck_near_identity, or for a failing-hypothesis corner: everything recomputed and compared."""
+    data = cert.get("data") or {}
+    if data.get("kind") != "failing_hypothesis":
+        return recheck_near_identity(cert)
+    layers = layers_from_json(data["residual"])
+    cond = near_identity_conditions(layers, data["seed"])
+    indep = INDEP_FAILS[data["expect"]](layers)
+    return (cert.get("holds") is True and not cond["applies"] and indep
+            and json.loads(json.dumps(cond)) == data["conditions"])
+
+
+@oracle_check(CLAIM_NI, near_identity_instances(), recheck_near_identity_any,
+              "exact rationals (normal tables, exact bend points)", examples=near_identity_corners)
 def check_near_identity(inst: Any) -> Certificate:
-    """Certify depth-near-identity's hypotheses exactly (d >= 3, two near-identity blocks) and its verdict."""
+    """Certify depth-near-identity's hypotheses exactly (d >= 3, two near-identity blocks) and its verdict;
+    on a failing-hypothesis corner, that the claim does not apply."""
+    if isinstance(inst, FailingHypothesisInstance):
+        return failing_hypothesis_certificate(inst)
     return near_identity_certificate(inst)
 
 

@@ -323,8 +323,49 @@ def _spec(inst: BiasedGatedInstance) -> dict[str, Any]:
             "b_down": svec(inst.b_down), "points": [svec(p) for p in inst.points]}
 
 
+def _planted_fixed(gate: str, d: int) -> BiasedGatedInstance:
+    """A planted instance of the given gate with M = I and value rows e_k (so A = -I), gate rows
+    (1, ..., 1) + e_k, gate biases k/2, and one extra unit: a flip set exists."""
+    units = []  # (gate row, gate bias, value row, value bias, output column)
+    for k in range(d):
+        a = [Q(1 + (j == k)) for j in range(d)]
+        u = [Q(int(j == k)) for j in range(d)]
+        col = [Q(-int(j == k)) for j in range(d)]
+        if gate in activations.FLIP_GATES:
+            units.append((a, Q(k, 2), u, Q(k), col))
+        else:
+            units += [(a, Q(k, 2), u, Q(k), col), (a, Q(k, 2) - 1, u, Q(k), [-v for v in col])]
+    units.append(([Q(-1)] + [Q(2)] * (d - 1), Q(1, 4), [Q(1)] * d, Q(-1), [Q(1, 2)] * d))
+    pts = [[Q(j + 1, 3) for j in range(d)], [Q(-2)] + [Q(1)] * (d - 1)]
+    return BiasedGatedInstance("planted", gate, [list(u[0]) for u in units], [u[1] for u in units],
+                               [list(u[2]) for u in units], [u[3] for u in units],
+                               [[u[4][a] for u in units] for a in range(d)],
+                               [[Q(int(a == b)) for b in range(d)] for a in range(d)], [Q(1, 2)] * d, pts)
+
+
+def gated_corners() -> list[BiasedGatedInstance]:
+    """Corner instances checked on every run before the drawn ones: a planted instance of every gate
+    (each gate's flip, the glu's negated outputs included, is exercised on every run); for every gate
+    whose classes are +-(row, bias), two gate rows (a, c) and (2a, 2c) (distinct classes there, one
+    class for reglu); and a unit whose only defect is a zero value map (u = 0, e = 0) with a nonzero
+    gate and a nonzero output."""
+    out = [_planted_fixed(g, 2 if g != "glu" else 1) for g in GATES]
+    for g in GATES:
+        G = [[Q(1), Q(-1)], [Q(2), Q(-2)], [Q(0), Q(1)]]
+        c = [Q(1, 2), Q(1), Q(-1)]
+        kind = "degenerate" if g in activations.HOMOGENEOUS else "scaled_class"
+        out.append(BiasedGatedInstance(kind, g, G, c, [[Q(1), Q(1)], [Q(1), Q(-1)], [Q(2), Q(1)]],
+                                       [Q(0), Q(1), Q(0)], [[Q(1), Q(2), Q(-1)], [Q(1, 2), Q(0), Q(1)]],
+                                       [[Q(1), Q(0)], [Q(0), Q(1)]], [Q(0), Q(0)], [[Q(1), Q(-1)], [Q(2), Q(3)]]))
+    out.append(BiasedGatedInstance("degenerate", "swiglu", [[Q(1), Q(0)], [Q(1), Q(1)]], [Q(0), Q(1)],
+                                   [[Q(0), Q(0)], [Q(1), Q(-1)]], [Q(0), Q(2)], [[Q(1), Q(1)], [Q(-1), Q(1)]],
+                                   [[Q(1), Q(0)], [Q(0), Q(1)]], [Q(0), Q(1)], [[Q(1), Q(1)], [Q(-1, 2), Q(2)]]))
+    return out
+
+
 @oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c),
-              precision=f"exact rationals (flip condition, reglu values); arb {BALL_PREC} bits as evidence")
+              precision=f"exact rationals (flip condition, reglu values); arb {BALL_PREC} bits as evidence",
+              examples=gated_corners)
 def check(inst: BiasedGatedInstance) -> Certificate:
     """Check gated-biased on one instance."""
     spec = _spec(inst)

@@ -274,7 +274,89 @@ def evaluate(W_up: QMat, W_down: QMat, M: QMat, defect: str = "none", eps: Fract
         else:
             iv["nondegeneracy"] = "not claimed for d = 1"
         out["iv"] = iv
+        problems += root_count_mismatches(W_up, W_down, M, iv)
     out["problems"] = problems
+    return out
+
+
+# ---------------------------------------------------------------- (iv)'s root counts, recomputed
+# Part (iv) tries one more candidate than its polynomials have real roots (Sturm chains in
+# oracle/algebra/generic_polys.py); an undercount there would leave too few candidates and still
+# pass wherever the first candidate works.  Every count is recomputed here from the polynomial's own
+# values (coefficients by exact interpolation) and the sign of its discriminant (degree <= 3).
+
+def _coeffs(values: list[Fraction]) -> list[Fraction]:
+    """Coefficients c_0..c_n of the polynomial of degree <= n taking values[t] at t = 0..n."""
+    n = len(values) - 1
+    A = [[Q(t) ** k for k in range(n + 1)] + [Q(values[t])] for t in range(n + 1)]
+    for col in range(n + 1):
+        piv = next(r for r in range(col, n + 1) if A[r][col] != 0)
+        A[col], A[piv] = A[piv], A[col]
+        A[col] = [v / A[col][col] for v in A[col]]
+        for r in range(n + 1):
+            if r != col and A[r][col] != 0:
+                f = A[r][col]
+                A[r] = [x - f * y for x, y in zip(A[r], A[col])]
+    c = [A[k][n + 1] for k in range(n + 1)]
+    while len(c) > 1 and c[-1] == 0:
+        c.pop()
+    return c
+
+
+def distinct_real_roots(c: list[Fraction]) -> int:
+    """Distinct real roots of a nonzero polynomial of degree <= 3 (coefficients low to high)."""
+    if len(c) > 4 or all(v == 0 for v in c):
+        raise ValueError("degree <= 3 and nonzero only")
+    if len(c) <= 1:
+        return 0
+    if len(c) == 2:
+        return 1
+    if len(c) == 3:
+        disc = c[1] ** 2 - 4 * c[2] * c[0]
+        return 2 if disc > 0 else (1 if disc == 0 else 0)
+    dd, cc, bb, aa = c   # a x^3 + b x^2 + c x + d
+    disc = 18 * aa * bb * cc * dd - 4 * bb ** 3 * dd + bb ** 2 * cc ** 2 - 4 * aa * cc ** 3 - 27 * aa ** 2 * dd ** 2
+    if disc != 0:
+        return 3 if disc > 0 else 1
+    return 1 if bb * bb == 3 * aa * cc else 2   # a triple root, or a double and a simple one
+
+
+def root_count_mismatches(W_up: QMat, W_down: QMat, M: QMat, iv: dict[str, Any]) -> list[str]:
+    """(iv)'s recorded root counts against distinct_real_roots of the same polynomials."""
+    m, d = len(W_up), len(M)
+    r = min(m, d)
+    out = []
+    rk = iv.get("rank")
+    if isinstance(rk, dict) and "q_real_roots" in rk:
+        A = [row[:r] for row in W_up[:r]]
+        vals = [det([[A[a][b] + (t if a == b else 0) for b in range(r)] for a in range(r)]) for t in range(r + 1)]
+        if distinct_real_roots(_coeffs(vals)) != rk["q_real_roots"]:
+            out.append("(iv)(i) the recorded number of real roots of det(A + delta I) is wrong")
+    pc = iv.get("pieces")
+    if isinstance(pc, dict) and "singular_t" in pc:
+        counts = []
+        for S in subsets(m):
+            P = index_sum(W_up, W_down, S)
+            vals = [det([[M[a][b] + t * P[a][b] for b in range(d)] for a in range(d)]) for t in range(d + 1)]
+            counts.append(distinct_real_roots(_coeffs(vals)))
+        if counts[:len(pc["singular_t"])] != pc["singular_t"] or len(pc["singular_t"]) != len(counts):
+            out.append("(iv)(ii) the recorded numbers of singular t are wrong")
+    nd = iv.get("nondegeneracy")
+    if isinstance(nd, dict) and isinstance(nd.get("roots"), dict) and d >= 2:
+        U0, W0 = nondegenerate_witness(d, m)
+        line = lambda t: ([[a + t * b for a, b in zip(r1, r2)] for r1, r2 in zip(W_up, U0)],  # noqa: E731
+                          [[a + t * b for a, b in zip(r1, r2)] for r1, r2 in zip(W_down, W0)])
+        pts = [line(Q(t)) for t in range(3)]
+        polys = {}
+        for l in range(m):
+            polys[f"row_{l}"] = [row_coord(U, l) for U, _ in pts[:2]]
+            polys[f"col_{l}"] = [col_coord(W, l) for _, W in pts[:2]]
+        for l, k in combinations(range(m), 2):
+            polys[f"minor_{l}_{k}"] = [pair_minor(U, l, k) for U, _ in pts]
+        fresh = {name: distinct_real_roots(_coeffs(v)) for name, v in polys.items()
+                 if any(x != 0 for x in _coeffs(v))}
+        if fresh != nd["roots"]:
+            out.append("(iv)(iii) the recorded root counts along the line are wrong")
     return out
 
 

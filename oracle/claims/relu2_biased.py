@@ -267,7 +267,31 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
     return ok, data
 
 
-@oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c), precision="exact rationals (python-flint)")
+def relu2_corners() -> list[Relu2Instance]:
+    """Corner instances checked on every run before the drawn ones (branches the strategy never
+    reaches): d = 1 with 66 units on 64 kink points, two of them carrying a second unit of the
+    opposite orientation (63 classes keep a nonzero alpha), so 3 spare units: the class-set budget
+    runs out and the d = 1 closed form with n >= 2 classes decides; d = 1 with one class and 2 spare units
+    where R_0 = mu x has no x^2 term, so the square needs E = {H}; d = 2 with a zero row carrying a
+    nonzero bias and a nonzero output (a constant unit)."""
+    n = 64
+    # kinks at x = -(k + 1); the 2 spare units are -(x + 1) and -(x + 2), members of the first two
+    # classes with lambda = -1: they put squares into R_0, so its x^2 coefficient a0 and the x
+    # coefficients q of the first two squares are nonzero and enter both coefficients of the closed form
+    many = Relu2Instance("degenerate", [[Q(1)] for _ in range(n)] + [[Q(-1)], [Q(-1)]],
+                         [Q(k + 1) for k in range(n)] + [Q(-1), Q(-2)],
+                         [[Q(1 + (k % 3)) for k in range(n)] + [Q(1), Q(-3)]], [[Q(1)]], [Q(0)],
+                         [[Q(1, 2)], [Q(-3)], [Q(70)]])
+    one_class = Relu2Instance("degenerate", [[Q(1)], [Q(2)], [Q(-1)]], [Q(0), Q(1), Q(3)],
+                              [[Q(1), Q(0), Q(0)]], [[Q(3, 2)]], [Q(1)], [[Q(1, 3)], [Q(-2)]])
+    zero_row = Relu2Instance("degenerate", [[Q(0), Q(0)], [Q(1), Q(-1)], [Q(2), Q(1)]], [Q(3, 2), Q(1), Q(-1)],
+                             [[Q(2), Q(1), Q(-1)], [Q(-1), Q(1, 2), Q(1)]], [[Q(1), Q(0)], [Q(0), Q(1)]],
+                             [Q(0), Q(1)], [[Q(1), Q(2)], [Q(-3), Q(1, 2)]])
+    return [many, one_class, zero_row]
+
+
+@oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c), precision="exact rationals (python-flint)",
+              examples=relu2_corners)
 def check(inst: Relu2Instance) -> Certificate:
     """Check relu2-biased on one instance."""
     spec = {"kind": inst.kind, "W_up": smat(inst.U), "b_up": svec(inst.b), "W_down": smat(inst.W),

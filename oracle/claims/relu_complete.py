@@ -279,6 +279,9 @@ def _evaluate(inst: ReluInstance) -> dict[str, Any]:
         out["construction_equal_by_referee"] = pl_equal(inst.function(), G)
     else:
         out["construction_equal_at_points"] = _evaluate_points(inst, con, d)
+    # m* recomputed by separately written code (own classes, every T, plain Fractions)
+    out["m_star_independent"] = indep_m_star(inst.W_up, inst.W_down, inst.M, inst.b_up)
+    out["m_star_independent_agrees"] = out["m_star_independent"] in (None, wr.lower)
     biased = form.biased
     if _nondegenerate(inst) and not biased:
 
@@ -294,12 +297,117 @@ def _evaluate(inst: ReluInstance) -> dict[str, Any]:
 
 def _holds(ev: dict[str, Any]) -> bool:
     keys = ["exact_min", "m_star_is_cost_at_optimum", "construction_width_is_m_star", "construction_equal_by_forms"]
+    keys += [k for k in ("m_star_independent_agrees",) if k in ev]
     keys += [k for k in ("construction_equal_by_referee", "construction_equal_at_points",
                          "agrees_with_absorption_width", "same_width_iff_index_set") if k in ev]
     return all(ev[k] for k in keys)
 
 
-@oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c), precision="exact rationals (python-flint)")
+# ---------------------------------------------------------------------------- independent m*
+# Written apart from oracle/algebra/canonical.py and relu_width.py: the classes, alpha_H, N_s and
+# the ranks in plain Fractions, with EVERY subset T of the active classes (no independence filter,
+# no pruning), so that a wrong enumeration or pruning in minimal_width changes a compared number.
+
+INDEP_MAX_CLASSES = 6   # 2^h signs times 2^h subsets
+
+
+def _rank_q(rows: list[list[Fraction]]) -> int:
+    rows = [list(r) for r in rows if any(v != 0 for v in r)]
+    rank, col = 0, 0
+    ncols = len(rows[0]) if rows else 0
+    while rank < len(rows) and col < ncols:
+        piv = next((i for i in range(rank, len(rows)) if rows[i][col] != 0), None)
+        if piv is None:
+            col += 1
+            continue
+        rows[rank], rows[piv] = rows[piv], rows[rank]
+        for i in range(len(rows)):
+            if i != rank and rows[i][col] != 0:
+                f = rows[i][col] / rows[rank][col]
+                rows[i] = [x - f * y for x, y in zip(rows[i], rows[rank])]
+        rank += 1
+        col += 1
+    return rank
+
+
+def _kernel_q(rows: list[list[Fraction]], d: int) -> list[list[Fraction]]:
+    """A basis of {x : r . x = 0 for every row}, by elimination in Fractions."""
+    if not rows:
+        return [[Q(int(a == b)) for a in range(d)] for b in range(d)]
+    R = [list(r) for r in rows]
+    piv_cols, r = [], 0
+    for col in range(d):
+        p = next((i for i in range(r, len(R)) if R[i][col] != 0), None)
+        if p is None:
+            continue
+        R[r], R[p] = R[p], R[r]
+        R[r] = [v / R[r][col] for v in R[r]]
+        for i in range(len(R)):
+            if i != r and R[i][col] != 0:
+                f = R[i][col]
+                R[i] = [x - f * y for x, y in zip(R[i], R[r])]
+        piv_cols.append(col)
+        r += 1
+    out = []
+    for f in (c for c in range(d) if c not in piv_cols):
+        k = [Q(0)] * d
+        k[f] = Q(1)
+        for i, pc in enumerate(piv_cols):
+            k[pc] = -R[i][f]
+        out.append(k)
+    return out
+
+
+def indep_m_star(U: list, W: list, M: list, b_up: Optional[list]) -> Optional[int]:
+    """m* = h + min over s, T of |T| + 2 rank(N_s K_T), every T a subset of the h active classes;
+    None when h > INDEP_MAX_CLASSES."""
+    m, d = len(U), len(W)
+    c = list(b_up) if b_up is not None else [Q(0)] * m
+    groups: dict = {}
+    for i in range(m):
+        lead = next((v for v in U[i] if v != 0), None)
+        if lead is None:
+            continue
+        key = tuple(Q(v) / lead for v in U[i]) + (Q(c[i]) / lead,)
+        al = groups.setdefault(key, [Q(0)] * d)
+        for a in range(d):
+            al[a] += abs(lead) * Q(W[a][i]) / 2
+    active = [(list(k[:d]), al) for k, al in groups.items() if any(v != 0 for v in al)]
+    h = len(active)
+    if h > INDEP_MAX_CLASSES:
+        return None
+    base = [[Q(M[a][b]) + sum((Q(W[a][i]) * Q(U[i][b]) for i in range(m)), Q(0)) / 2 for b in range(d)]
+            for a in range(d)]
+    best = None
+    kernels = {T: _kernel_q([active[j][0] for j in T], d)
+               for k in range(h + 1) for T in itertools.combinations(range(h), k)}
+    for s in itertools.product((1, -1), repeat=h):
+        N = [[base[a][b] - sum((sg * al[a] * u[b] for sg, (u, al) in zip(s, active)), Q(0)) for b in range(d)]
+             for a in range(d)]
+        for T, K in kernels.items():
+            NK = [[sum((N[a][b] * k[b] for b in range(d)), Q(0)) for k in K] for a in range(d)]
+            cost = len(T) + 2 * (_rank_q(NK) if K else 0)
+            if best is None or cost < best:
+                best = cost
+    return h + best
+
+
+def relu_corners() -> list[ReluInstance]:
+    """Corner instances checked on every run before the drawn ones: zero rows with a positive bias
+    and a nonzero output (a constant unit relu(c) w), in d = 1 and d = 2; a d = 3 block whose optimum
+    needs two classes in T (no (s, T) with |T| <= 1 reaches m*)."""
+    I = lambda d: [[Q(int(a == b)) for b in range(d)] for a in range(d)]  # noqa: E731
+    zr1 = ReluInstance("zero_row", [[Q(0)], [Q(1)]], [[Q(3), Q(-1)]], I(1), [Q(2), Q(-1)], None)
+    zr2 = ReluInstance("zero_row", [[Q(0), Q(0)], [Q(1), Q(-1)], [Q(2), Q(1)]],
+                       [[Q(1), Q(1, 2), Q(-1)], [Q(-2), Q(1), Q(1)]], [[Q(0)] * 2 for _ in range(2)],
+                       [Q(3, 2), Q(0), Q(1)], [Q(1), Q(0)])
+    t2 = ReluInstance("generic", [[Q(0), Q(-1), Q(0)], [Q(2), Q(-1), Q(0)], [Q(2), Q(-1), Q(-1)]],
+                      [[Q(-1), Q(0), Q(0)], [Q(2), Q(0), Q(0)], [Q(2), Q(-2), Q(1)]], I(3))
+    return [zr1, zr2, t2]
+
+
+@oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c), precision="exact rationals (python-flint)",
+              examples=relu_corners)
 def check(inst: ReluInstance) -> Certificate:
     """Compute m* exactly, build and verify the width-m* block, cross-check the special cases."""
     ev = _evaluate(inst)

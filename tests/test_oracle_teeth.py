@@ -1,0 +1,337 @@
+"""Every cross-check and corner instance added to the claims' oracle checks can fail: each test
+plants, in this process, the bug that check is there to catch (a monkeypatched function of the
+decision or construction code) and asserts that the claim's quick-audit oracle run -- the same
+run `absorb audit --quick --claim ID` makes (20 instances from seed 0, corner instances first,
+coverage judged) -- FAILS.  A last test asserts that the unpatched runs pass.
+
+Claims attacked: depth-d1, relu2-biased, gated-biased, relu-complete, absorption-width,
+generic-weights, depth-analytic-generic, depth-near-identity.
+"""
+
+from fractions import Fraction
+
+import pytest
+
+from oracle.algebra import flips
+from oracle.algebra.stacks import d1 as d1mod
+from oracle.claims import depth_d1, gated_biased
+from oracle.commands import audit
+from oracle.formal import consistency
+
+Q = Fraction
+
+
+def _quick(claim_id: str) -> dict:
+    """The oracle face of the quick audit of one claim (instances, seed and coverage as `--quick`)."""
+    entry = next(c for c in consistency.load_registry() if c["id"] == claim_id)
+    return audit.oracle_face(entry, audit.QUICK_INSTANCES, audit.DEFAULT_SEED, progress=lambda *a, **k: None)
+
+
+def _fails(claim_id: str, corner: bool = False) -> str:
+    """The failure of the planted bug's quick run; with corner=True it must be a corner instance
+    (phase "example") that fails, i.e. the corner list is what catches the bug."""
+    out = _quick(claim_id)
+    assert out["status"] == "FAILED", f"{claim_id}: the planted bug survived the quick audit"
+    if corner:
+        assert out["failing"]["phase"] == "example", out["failing"]
+    return out.get("failure") or ""
+
+
+def _patch(monkeypatch, name: str, fn, *modules) -> None:
+    for mod in modules:
+        monkeypatch.setattr(mod, name, fn)
+
+
+# ---------------------------------------------------------------- depth-d1
+
+def test_d1_class_table_catches_a_late_width_one_missed(monkeypatch):
+    # only the second width is looked at: (2, 2, 1) becomes "all"; the brute force never enumerates
+    # that tuple (too many weights), the class table over every tuple does
+    def wrong(widths):
+        if widths[0] == 1:
+            return "axes"
+        return "closed_quadrants" if any(w == 1 for w in widths[1:2]) else "all"
+    _patch(monkeypatch, "d1_class", wrong, d1mod, depth_d1)
+    assert "enumeration of sign pairs" in _fails("depth-d1")
+
+
+def test_d1_corner_pair_on_negative_axis_catches_wrong_sign_of_later_layers(monkeypatch):
+    def wrong(widths, a, b):
+        # d1_plain_stack with the sign of the later layers decided by `or` instead of `and`
+        a, b = Q(a), Q(b)
+        if not d1mod.in_class(d1mod.d1_class(widths), a, b):
+            return None
+        if widths[0] == 1:
+            first = [(Q(1), a)] if b == 0 else [(Q(-1), b)]
+        else:
+            first = [(Q(1), a), (Q(-1), b)]
+        s = Q(1) if (a >= 0 or b >= 0) else Q(-1)
+        out = [d1mod._layer(widths[0], first)]
+        for m in widths[1:]:
+            out.append(d1mod._layer(m, [(s, s)] if m == 1 else [(Q(1), Q(1)), (Q(-1), Q(-1))]))
+        return out
+    _patch(monkeypatch, "d1_plain_stack", wrong, d1mod)
+    _fails("depth-d1", corner=True)
+
+
+def test_d1_zero_skip_stack_catches_a_wrong_biased_negative_verdict(monkeypatch):
+    def wrong(blocks, widths):
+        F = d1mod.pl_stack(blocks, residual=True)
+        out = {"plain_widths": list(widths), "knots": [str(k) for k in F.knots],
+               "slopes": [str(s) for s in d1mod.pl_slopes(F)], "verdict": "undecided"}
+        if widths[0] == 1 and F.left != 0:   # only the left end looked at
+            out.update(verdict="not_absorbable", reason="first width 1")
+        return out
+    _patch(monkeypatch, "decide_d1_biased", wrong, d1mod, depth_d1)
+    assert "all skips are 0" in _fails("depth-d1")
+
+
+def test_d1_direct_evaluation_catches_a_pl_map_without_b_down(monkeypatch):
+    real = d1mod.pl_stack
+
+    def wrong(blocks, residual):
+        return real([{k: v for k, v in b.items() if k != "b_down"} for b in blocks], residual)
+    _patch(monkeypatch, "pl_stack", wrong, d1mod, depth_d1)
+    assert "direct evaluation" in _fails("depth-d1")
+
+
+def test_d1_sign_pairs_catch_a_wrong_negative_verdict_for_wide_plain_widths(monkeypatch):
+    real = d1mod.decide_d1
+
+    def wrong(layers, skips, plain_widths=None):
+        out = real(layers, skips, plain_widths)
+        if out["absorbable"] and sum(out["plain_widths"]) > 3:   # beyond the brute force
+            out = {k: v for k, v in out.items() if k not in ("plain", "identity_at_pm1")}
+            out["absorbable"] = False
+        return out
+    _patch(monkeypatch, "decide_d1", wrong, d1mod, depth_d1)
+    assert "enumerated sign pairs" in _fails("depth-d1")
+
+
+# ---------------------------------------------------------------- relu2-biased
+
+def test_relu2_many_classes_corner_catches_a_wrong_d1_closed_form(monkeypatch):
+    import inspect
+    src = inspect.getsource(flips.relu2_d1_plan)
+    old = "b2 = (p1 * l0 - a0 * q1) / det"
+    assert src.count(old) == 1
+    ns: dict = {}
+    exec(src.replace(old, "b2 = (p1 * l0 + a0 * q1) / det"), vars(flips), ns)
+    _patch(monkeypatch, "relu2_d1_plan", ns["relu2_d1_plan"], flips)
+    _fails("relu2-biased", corner=True)
+
+
+def test_relu2_one_class_corner_catches_a_square_without_flipping_the_class(monkeypatch):
+    real = flips.relu2_d1_plan
+
+    def wrong(cl, r):
+        plan = real(cl, r)
+        if plan is not None and plan.E and plan.squares:
+            plan.E = []
+        return plan
+    _patch(monkeypatch, "relu2_d1_plan", wrong, flips)
+    _fails("relu2-biased", corner=True)
+
+
+# ---------------------------------------------------------------- gated-biased
+
+def test_gated_planted_corners_catch_glu_outputs_not_negated(monkeypatch):
+    def wrong(gate, G, c, W, bd, S, c_S):
+        G2 = [[-v for v in r] if i in S else list(r) for i, r in enumerate(G)]
+        c2 = [-v if i in S else v for i, v in enumerate(c)]
+        return G2, c2, [list(r) for r in W], [x + y for x, y in zip(bd, c_S)]
+    _patch(monkeypatch, "flipped", wrong, gated_biased)
+    _fails("gated-biased", corner=True)
+
+
+def test_gated_zero_value_corner_catches_nondegeneracy_blind_to_value_maps(monkeypatch):
+    real = flips.flip_nondegeneracy
+
+    def wrong(fd, activation):
+        out = real(fd, activation)
+        # a unit whose only defect is a zero value map is no longer reported
+        value_zero = [i for i in out["zero_units"] if any(v != 0 for v in fd.col(i))]
+        left = [i for i in out["zero_units"] if i not in value_zero]
+        return {**out, "zero_units": left,
+                "nondegenerate": not out["zero_rows"] and not left and not out["repeated_classes"]}
+    _patch(monkeypatch, "flip_nondegeneracy", wrong, flips)
+    assert "check failed" in _fails("gated-biased", corner=True)
+
+
+def test_gated_scaled_class_corners_catch_glu_classes_as_lines(monkeypatch):
+    real = flips.class_key
+
+    def wrong(fd, i, activation):
+        return real(fd, i, "reglu" if activation == "glu" else activation)
+    _patch(monkeypatch, "class_key", wrong, flips)
+    _fails("gated-biased", corner=True)
+
+
+# ---------------------------------------------------------------- the unpatched runs pass
+
+@pytest.mark.parametrize("claim_id,corners", [("depth-d1", 13), ("relu2-biased", 3), ("gated-biased", 11),
+                                              ("relu-complete", 3), ("absorption-width", 5),
+                                              ("depth-near-identity", 4), ("depth-analytic-generic", 4),
+                                              ("generic-weights", 0)])
+def test_unpatched_quick_runs_pass_with_their_corner_instances(claim_id, corners):
+    out = _quick(claim_id)
+    assert out["status"] == "pass", out.get("failure")
+    assert out["examples"] == corners and out["instances"] == audit.QUICK_INSTANCES
+    assert len(out["sizes"]) == out["instances"] + out["top_up"]
+
+
+# ---------------------------------------------------------------- relu-complete
+
+def test_relu_complete_independent_m_star_catches_class_sets_cut_to_one(monkeypatch):
+    from oracle.algebra import relu_width
+    from oracle.claims import relu_complete
+    real = relu_width.independent_subsets
+    monkeypatch.setattr(relu_width, "independent_subsets", lambda v, d, limit: real(v, d, 1))
+    corner = relu_complete.relu_corners()[2]          # its optimum needs |T| = 2
+    ev = relu_complete._evaluate(corner)
+    assert ev["m_star_independent"] == 5 and ev["m_star"] == 6 and not ev["m_star_independent_agrees"]
+    _fails("relu-complete")
+
+
+def test_relu_complete_zero_row_corners_catch_a_wrong_constant_unit(monkeypatch):
+    from oracle.claims import relu_complete
+    real = relu_complete.relu_form_exact
+
+    def wrong(W_up, W_down, M=None, b_up=None, b_down=None):
+        # the constant relu(c) w of a zero row taken at c / 2 (the unit's bias halved)
+        if b_up is not None:
+            b_up = [c / 2 if all(v == 0 for v in r) else c for r, c in zip(W_up, b_up)]
+        return real(W_up, W_down, M, b_up, b_down)
+    monkeypatch.setattr(relu_complete, "relu_form_exact", wrong)
+    _fails("relu-complete", corner=True)
+
+
+# ---------------------------------------------------------------- absorption-width
+
+def test_absorption_width_overlapping_pairs_catch_a_wrong_sign_on_s_and_t(monkeypatch):
+    import inspect
+    from oracle.claims import absorption_width as aw
+    src = inspect.getsource(aw.build_block)
+    old = "z = [yv - (wv if i in S else 0) for yv, wv in zip(y[i], w)]"
+    assert src.count(old) == 1
+    ns: dict = {}
+    exec(src.replace(old, "z = [yv + (wv if i in S else 0) for yv, wv in zip(y[i], w)]"), vars(aw), ns)
+    monkeypatch.setattr(aw, "build_block", ns["build_block"])
+    _fails("absorption-width")
+
+
+def test_absorption_width_dyadic_corner_catches_a_construction_that_ignores_dyadic_rows(monkeypatch):
+    import inspect
+    from oracle.claims import absorption_width as aw
+    src = inspect.getsource(aw.spec_construction)
+    old = "            first = (rows, inv)\n            break\n"
+    assert src.count(old) == 1
+    ns: dict = {}
+    exec(src.replace(old, "            break\n"), vars(aw), ns)
+    monkeypatch.setattr(aw, "spec_construction", ns["spec_construction"])
+    _fails("absorption-width", corner=True)
+
+
+# ---------------------------------------------------------------- depth-near-identity
+
+def test_near_identity_norm_corner_catches_a_too_generous_norm_test(monkeypatch):
+    from oracle.algebra.stacks import near_identity as ni
+    real = ni.spectral_sq_bound
+    monkeypatch.setattr(ni, "spectral_sq_bound", lambda a: real(a) / 2)
+    assert "hypothesis norm" in _fails("depth-near-identity", corner=True)
+
+
+def test_near_identity_g2_corner_catches_g2_skipped_for_two_units(monkeypatch):
+    from oracle.algebra.stacks import near_identity as ni
+    real = ni.g2_failure
+    monkeypatch.setattr(ni, "g2_failure", lambda layers, n: None if len(n) < 3 else real(layers, n))
+    assert "hypothesis G2" in _fails("depth-near-identity", corner=True)
+
+
+def test_near_identity_bend_corner_catches_a_weak_count_condition(monkeypatch):
+    from oracle.algebra.stacks import near_identity as ni
+    monkeypatch.setattr(ni, "count_condition", lambda ks: all(s >= t + 1 for t, s in enumerate(sorted(ks))))
+    assert "hypothesis bend_count" in _fails("depth-near-identity", corner=True)
+
+
+# ---------------------------------------------------------------- depth-analytic-generic
+
+def test_analytic_generic_required_limit_catches_a_limit_never_built(monkeypatch):
+    from oracle.claims import depth_analytic_generic as ag
+    monkeypatch.setattr(ag, "LIMIT_MAX_PARAMS", 0)
+    _fails("depth-analytic-generic", corner=True)
+    entry = ag.generic_certificate(ag.generic_corners()[0])
+    assert not entry.holds and entry.data["limit"] is None
+
+
+# ---------------------------------------------------------------- generic-weights
+
+@pytest.mark.parametrize("how", ["under", "not_squarefree"])
+def test_generic_weights_recomputed_root_counts_catch_a_wrong_sturm_count(monkeypatch, how):
+    from oracle.algebra import generic_polys as gp
+    real = gp.real_root_count
+    if how == "under":
+        monkeypatch.setattr(gp, "real_root_count", lambda p: max(0, real(p) - 1))
+    else:   # roots counted with multiplicity (a count of roots, not of distinct roots)
+        monkeypatch.setattr(gp, "real_root_count",
+                            lambda p: real(p) + (p.degree() - (p / p.gcd(p.derivative())).degree()))
+    assert "root" in _fails("generic-weights")
+
+
+def test_near_identity_g1_corner_catches_g1_blind_to_pairs_of_rows(monkeypatch):
+    import inspect
+    from oracle.algebra.stacks import near_identity as ni
+    src = inspect.getsource(ni.g1_failure)
+    assert src.count("for k in (1, 2) for I in") == 1
+    ns: dict = {}
+    exec(src.replace("for k in (1, 2) for I in", "for k in (1,) for I in"), vars(ni), ns)
+    monkeypatch.setattr(ni, "g1_failure", ns["g1_failure"])
+    assert "hypothesis G1" in _fails("depth-near-identity", corner=True)
+
+
+def test_near_identity_flip_count_catches_a_missing_sign_flip_stack(monkeypatch):
+    from oracle.claims import depth_near_identity as dni
+    real = dni.flip_candidates
+    monkeypatch.setattr(dni, "flip_candidates", lambda layers: [c for c in real(layers) if c[0]])
+    assert "sign-flip stacks refuted" in _fails("depth-near-identity")
+
+
+# ---------------------------------------------------------------- the re-checks recompute the new checks
+
+def test_d1_recheck_recomputes_the_cross_checks():
+    import copy
+    for inst in depth_d1.d1_corners():
+        cert = depth_d1.check_d1(inst).as_dict()
+        assert cert["holds"] and depth_d1.recheck_d1_all(cert)
+        forged = copy.deepcopy(cert)
+        forged["data"]["cross_checks"]["skips_all_zero"] = not forged["data"]["cross_checks"]["skips_all_zero"]
+        assert not depth_d1.recheck_d1_all(forged)
+
+
+def test_absorption_width_recheck_refuses_a_missed_dyadic_choice():
+    import copy
+    from oracle.claims import absorption_width as aw
+    from oracle.core.rational import smat
+    inst = aw.width_corners()[4]
+    cert = aw.check(inst).as_dict()
+    assert cert["holds"] and cert["data"]["construction"]["dyadic"] and aw.recheck(cert)
+    forged = copy.deepcopy(cert)
+    U = [[Fraction(v) for v in r] for r in forged["data"]["W_up"]]
+    con = forged["data"]["construction"]
+    # the construction on rows 0, 1 (inverse diag(1/3, 1)): correct, but not the dyadic choice
+    inv = aw.exact_inverse([U[0], U[1]])
+    M = [[Fraction(v) for v in r] for r in forged["data"]["M"]]
+    Bm = [[-v for v in r] for r in aw.matmul(M, inv)]
+    b = [[Bm[a][k] for a in range(2)] for k in range(2)]
+    Wd = [[Fraction(v) for v in r] for r in forged["data"]["W_down"]]
+    cols = [[Wd[a][i] for a in range(2)] for i in range(3)]
+    for k, i in enumerate([0, 1]):
+        cols[i] = [x - y for x, y in zip(cols[i], b[k])]
+    con.update({"rows": [0, 1], "b": smat(b), "W_up": smat([list(r) for r in U] + [[-v for v in U[0]], [-v for v in U[1]]]),
+                "W_down": smat(aw.transpose(cols + b))})
+    # everything else about the forged construction is right: only the dyadic choice is missed
+    up, down = aw.qmat(con["W_up"]), aw.qmat(con["W_down"])
+    assert aw.matmul(aw.transpose(b), [U[0], U[1]]) == [[-v for v in r] for r in M]
+    pts = [aw.qvec(r["x"]) for r in cert["data"]["construction"]["points"]["relu"]]
+    assert aw.verify_equal(U, Wd, up, down, pts, acts=("relu",), M=M)[0] and not aw._all_dyadic(up, down)
+    assert not aw.recheck(forged)
