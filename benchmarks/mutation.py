@@ -16,10 +16,11 @@ For each claim named by ``--claims`` (default: every registered claim):
 3. *Test command.*  Per mutant, ``python benchmarks/mutation.py probe ID`` runs the parts of the quick
    audit that execute Python code of the scope: the claim's oracle check on the quick audit's
    instances and seed (with its coverage of the declared ranges) and the boundary counterexamples
-   the audit runs for the claim, failing exactly when the audit would report them.  The proof check
-   (Coq, Lean, sources) and the activation catalog execute no line of the scope beyond imports, so
-   they are left out (``scope`` prints the lines they would add, if any).  Exit status 0 means the
-   mutant survived.  Each probe has a timeout of ``--timeout-factor`` times the unmutated probe's time
+   the audit runs for the claim, failing exactly when the audit would report them, so a mutant the
+   probe kills fails the audit too.  The audit's other parts (the proof check, the activation
+   catalog, the source hashes) are measured once with coverage.py; a survivor of the probe on a line
+   they execute beyond imports is run again through ``absorb audit --quick --claim ID`` (every
+   survivor with ``--confirm``).  Exit status 0 means the mutant survived.  Each probe has a timeout of ``--timeout-factor`` times the unmutated probe's time
    (plus 30 s); a timed-out mutant counts as killed and is listed as such.
 4. *Where.*  Everything runs on a copy of the checkout in ``--workdir`` (cosmic-ray edits the file
    it mutates in place), imported through PYTHONPATH; the checkout itself is never edited.
@@ -187,7 +188,8 @@ def _first_line(m: Any) -> int:
 
 
 def run_claim(run: Path, cid: str, imports: dict[str, set[int]], work: Path, max_mutants: int,
-              seed: int, timeout_factor: float) -> dict[str, Any]:
+              seed: int, timeout_factor: float, other_parts: dict[str, set[int]],
+              confirm: bool = False) -> dict[str, Any]:
     from cosmic_ray.work_db import WorkDB, use_db
 
     lines, info = scope(run, cid, imports, work)
@@ -240,16 +242,21 @@ def run_claim(run: Path, cid: str, imports: dict[str, set[int]], work: Path, max
                             "output": (res.output or "")[-600:] if outcome.startswith("killed") else ""})
     mutants.sort(key=lambda x: (x["file"], x["line"], x["operator"], x["occurrence"]))
     # A mutant the probe kills fails the audit too (the probe runs a subset of the audit's checks
-    # with the same code); a survivor of the probe is run again through the audit itself.
+    # with the same code).  A survivor of the probe can fail the audit only through the audit's
+    # other parts (proof check, activation catalog, source hashes); those survivors whose line the
+    # other parts execute are run again through the audit itself (all of them with --confirm).
     for m in mutants:
-        if m["outcome"] == "survived":
+        if m["outcome"] == "survived" and (confirm or m["line"] in other_parts.get(m["file"], set())):
             m["audit"] = confirm_with_audit(run, cid, m, timeout)
     return {"claim": cid, "date": datetime.date.today().isoformat(), **info,
             "probe_seconds": round(base_seconds, 1), "timeout_seconds": round(timeout),
             "mutants_generated_in_files": len(items), "mutants_in_scope": len(in_scope),
             "files_in_scope": {f: len(v) for f, v in sorted(lines.items())},
             "mutants_run": len(chosen), "sampled": len(in_scope) > max_mutants, "sample_seed": seed,
-            "exec_seconds": round(exec_seconds), "mutants": mutants}
+            "exec_seconds": round(exec_seconds),
+            "other_parts_lines_in_scope": {f: sorted(v & lines.get(f, set())) for f, v in other_parts.items()
+                                           if v & lines.get(f, set())},
+            "mutants": mutants}
 
 
 def confirm_with_audit(run: Path, cid: str, m: dict[str, Any], timeout: float) -> str:
@@ -330,7 +337,8 @@ def write_doc() -> None:
             verdict = f"equivalent: {reason}" if reason else "survives"
             if m.get("audit") == "passed":
                 verdict += " (`absorb audit --quick --claim " + cid + "` passes on it)"
-            details.append(f"\n- `{m['file']}:{m['line']}` {m['operator']} — **{verdict}**\n\n"
+            details.append(f"\n- `{m['file']}:{m['line']}` {m['operator']} — **{verdict}**\n"
+                           f"  (key `{mutant_key(cid, m)}`)\n\n"
                            "  ```diff\n" + "\n".join("  " + l for l in m["diff"].splitlines()) + "\n  ```")
     DOC.write_text("\n".join(out + details) + "\n")
 
@@ -349,6 +357,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--timeout-factor", type=float, default=3.0)
     r.add_argument("--workdir", type=Path, default=ROOT / "mutation-work")
+    r.add_argument("--confirm", action="store_true",
+                   help="run every survivor of the probe through absorb audit --quick --claim ID too")
     a = ap.parse_args(argv)
     if a.cmd == "probe":
         return probe(a.claim)
@@ -373,10 +383,17 @@ def main(argv: list[str] | None = None) -> int:
     imports = _covered(run, a.workdir / "imports.cov", [str(script)])
     if not imports:
         raise SystemExit("the coverage run of the imports recorded nothing")
+    other = a.workdir / "other_parts.py"  # the audit's parts that the probe leaves out
+    other.write_text("from oracle.formal import consistency\nfrom oracle.core import activations\n"
+                     "from oracle.commands import audit\nconsistency.check_all(attribute=True)\n"
+                     "activations.catalog_report()\naudit.source_hashes()\n")
+    other_parts = {f: v - imports.get(f, set())
+                   for f, v in _covered(run, a.workdir / "other_parts.cov", [str(other)]).items()}
     RESULTS.mkdir(parents=True, exist_ok=True)
     for cid in claims:
         print(f"[mutation] {cid}: measuring the scope and running the mutants", file=sys.stderr, flush=True)
-        res = run_claim(run, cid, imports, a.workdir, a.max_mutants, a.seed, a.timeout_factor)
+        res = run_claim(run, cid, imports, a.workdir, a.max_mutants, a.seed, a.timeout_factor,
+                        other_parts, a.confirm)
         (RESULTS / f"{cid}.json").write_text(json.dumps(res, indent=1) + "\n")
         print(f"[mutation] {cid}: {sum(m['outcome'].startswith('killed') for m in res['mutants'])} killed of "
               f"{len(res['mutants'])} run", file=sys.stderr, flush=True)
