@@ -248,7 +248,11 @@ def run_claim(run: Path, cid: str, imports: dict[str, set[int]], work: Path, max
     for m in mutants:
         if m["outcome"] == "survived" and (confirm or m["line"] in other_parts.get(m["file"], set())):
             m["audit"] = confirm_with_audit(run, cid, m, timeout)
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--", *SCOPE_DIRS], cwd=ROOT, capture_output=True,
+                           text=True)
     return {"claim": cid, "date": datetime.date.today().isoformat(), **info,
+            "source": head.stdout.strip() + (" with uncommitted changes" if dirty.stdout.strip() else ""),
             "probe_seconds": round(base_seconds, 1), "timeout_seconds": round(timeout),
             "mutants_generated_in_files": len(items), "mutants_in_scope": len(in_scope),
             "files_in_scope": {f: len(v) for f, v in sorted(lines.items())},
@@ -331,7 +335,9 @@ def write_doc() -> None:
                    f"{' (uniform sample, seed ' + str(r['sample_seed']) + ')' if r['sampled'] else ' (all)'} | "
                    f"{len(killed)} | {len(equiv)} | {len(surv) - len(equiv)} | {score} |")
         details.append(f"\n## {cid}\n")
-        details.append(f"Probe time {r['probe_seconds']} s unmutated, timeout {r['timeout_seconds']} s; "
+        details.append(f"Source measured: {r.get('source', 'c565ae9 (the scope directories as on main)')}; "
+                       "line numbers are those of that source.\n"
+                       f"Probe time {r['probe_seconds']} s unmutated, timeout {r['timeout_seconds']} s; "
                        f"{sum(m['outcome'] == 'killed (timeout)' for m in ms)} killed by the timeout; "
                        f"{len(other)} not run to a verdict (incompetent mutants, left out of the score).")
         if "other_parts_lines_in_scope" in r:
