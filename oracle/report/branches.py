@@ -60,7 +60,7 @@ def measure(fn: Callable[[], T], roots: tuple[Path, ...] = ROOTS,
     finally:
         cov.stop()
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "coverage.json"
+        out = Path(tmp) / "branch-report"
         try:
             cov.json_report(outfile=str(out))
         except coverage.exceptions.NoDataError:
