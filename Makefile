@@ -9,22 +9,22 @@ STAMP := $(VENV)/.installed
 WORKERS ?= 2
 XDIST   := -n $(WORKERS)
 
-.PHONY: audit audit-quick test test-fast constraints bench coq-tools chromium-tools report-screenshot proofs clean
+.PHONY: audit audit-quick test test-fast constraints bench mutation coq-tools chromium-tools report-screenshot proofs clean
 
 # The tested versions: constraints.txt pins every direct and transitive dependency of
-# .[test,report] (make constraints regenerates it).
+# .[test,report,coverage,mutation] (make constraints regenerates it).
 $(STAMP): pyproject.toml constraints.txt
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test,report]'
 	touch $(STAMP)
 
-# Resolve .[test,report] afresh in a scratch virtualenv and pin what it installed. Run the
-# tests on the new pins (make test) before committing them.
+# Resolve .[test,report,coverage,mutation] afresh in a scratch virtualenv and pin what it
+# installed. Run the tests on the new pins (make test) before committing them.
 constraints:
 	rm -rf .venv-constraints
 	$(PY) -m venv .venv-constraints
-	.venv-constraints/bin/pip install --quiet --disable-pip-version-check -e '.[test,report]'
-	{ echo "# The tested versions of every dependency of .[test,report] (Python $$(.venv-constraints/bin/python -c 'import platform; print(platform.python_version())'), Linux)."; \
+	.venv-constraints/bin/pip install --quiet --disable-pip-version-check -e '.[test,report,coverage,mutation]'
+	{ echo "# The tested versions of every dependency of .[test,report,coverage,mutation] (Python $$(.venv-constraints/bin/python -c 'import platform; print(platform.python_version())'), Linux)."; \
 	  echo "# make installs them (pip install -c constraints.txt); make constraints regenerates this file."; \
 	  .venv-constraints/bin/pip freeze --exclude-editable --disable-pip-version-check; } > constraints.txt
 	rm -rf .venv-constraints
@@ -79,6 +79,20 @@ report-screenshot: $(STAMP) coq-tools chromium-tools
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
+
+# The mutation score of the quick audit, per claim (benchmarks/mutation.py, cosmic-ray): writes
+# docs/mutation.md. Long (minutes per mutant batch, hours for every claim), so not in CI.
+# CLAIMS="relu2-biased depth-d1" restricts it to those claims; MUTANTS caps the mutants run per
+# claim (a uniform sample above it).
+CLAIMS  ?=
+MUTANTS ?= 40
+MUTATION_STAMP := $(VENV)/.installed-mutation
+$(MUTATION_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test,report,mutation]'
+	touch $(MUTATION_STAMP)
+
+mutation: $(MUTATION_STAMP)
+	nice $(BIN)/python benchmarks/mutation.py run $(if $(CLAIMS),--claims $(CLAIMS)) --max-mutants $(MUTANTS)
 
 clean:
 	rm -rf $(VENV) .venv-constraints .pytest_cache .hypothesis

@@ -151,6 +151,10 @@ def _parser() -> "_Parser":
                    help="generated instances per claim (default 100, or 20 with --quick)")
     a.add_argument("--seed", type=int, metavar="S",
                    help="seed of the generated instances (default 0; printed in every run)")
+    a.add_argument("--coverage", action="store_true",
+                   help="also measure, per claim, the branches of its check and decision code that the "
+                        "drawn instances reach (coverage.py, branch mode; the 'coverage' extra); a table "
+                        "after the audit's, or the field branch_coverage with --json")
     a.add_argument("--verbose", "-v", action="store_true",
                    help="every progress line on stderr, and the reasons proofs/claims.toml gives for "
                         "weakened or absent checks on stdout")

@@ -21,7 +21,7 @@ from oracle.core import io, stackfiles
 from oracle.core.blocks import Block, Stack
 from oracle.core import activations
 from oracle.core.errors import InputError, RegistryError
-from oracle.report import figures
+from oracle.report import branches, figures
 from oracle.commands.output import Progress, emit_json, load_document
 
 QUICK_INSTANCES = 20
@@ -220,7 +220,7 @@ def select_claims(registry: list[dict[str, Any]], wanted: Optional[list[str]]) -
 
 def audit(quick: bool = False, claims: Optional[list[str]] = None, instances: Optional[int] = None,
           seed: int = DEFAULT_SEED, failures_dir: str = FAILURES_DIR,
-          progress: Optional[Progress] = None) -> dict[str, Any]:
+          progress: Optional[Progress] = None, branch_coverage: bool = False) -> dict[str, Any]:
     """Run everything and return the audit document (oracle/report/document.py renders it).
 
     ``claims`` restricts the oracle checks, boundary counterexamples and proof findings to
@@ -228,6 +228,8 @@ def audit(quick: bool = False, claims: Optional[list[str]] = None, instances: Op
     ``seed`` fixes them (printed in the document). A failing instance is written to
     ``failures_dir`` as a block or stack file with its certificate.  ``progress`` receives the
     stages, steps and per-instance messages (default: every message as a line on stderr).
+    ``branch_coverage`` measures each oracle check with coverage.py in branch mode
+    (oracle/report/branches.py) into the document's ``branch_coverage`` field.
     """
     say = progress or Progress("audit", verbose=True)
     t0 = time.perf_counter()
@@ -257,10 +259,14 @@ def audit(quick: bool = False, claims: Optional[list[str]] = None, instances: Op
     coq_thread.start()
 
     claims_out = []
+    bc: dict[str, Any] = {}
     for i, c in enumerate(registry, 1):
         say.step(i - 1, len(registry), f"oracle check {i}/{len(registry)}: {c['id']} ({n} generated "
                  f"instances, seed {seed})", short="oracle checks")
-        oracle = oracle_face(c, n, seed, say.detail)
+        if branch_coverage:
+            oracle, bc[c["id"]] = branches.measure(lambda: oracle_face(c, n, seed, say.detail))
+        else:
+            oracle = oracle_face(c, n, seed, say.detail)
         if oracle.get("failing"):
             oracle["failing"].update(write_failure(c["id"], oracle, Path(failures_dir), n))
         oracle.pop("failing_object", None)
@@ -339,6 +345,7 @@ def audit(quick: bool = False, claims: Optional[list[str]] = None, instances: Op
     problems += [f"activation {a['name']}: a declared property did not re-derive" for a in catalog
                  if not a["all_verified"]]
     return {
+        **({"branch_coverage": bc} if branch_coverage else {}),
         "ok": not problems,
         "quick": quick,
         "instances_per_claim": n,
@@ -371,6 +378,8 @@ def check_arguments(args: argparse.Namespace) -> list[dict[str, Any]]:
         if not os.access(out.parent, os.W_OK):
             raise InputError(f"--report {args.report}: the folder {out.parent} is not writable")
         figures.require_matplotlib()  # fail in one line now, not after the whole audit
+    if getattr(args, "coverage", False) and branches.available():
+        raise InputError(branches.available())
     if args.instances is not None and args.instances < 1:
         raise InputError(f"--instances must be at least 1, got {args.instances}")
     if args.seed is not None and args.seed < 0:
@@ -395,7 +404,8 @@ def run(args: argparse.Namespace) -> int:
     say = Progress("audit", verbose=verbose)
     try:
         doc = audit(quick=args.quick, claims=args.claim, instances=args.instances,
-                    seed=DEFAULT_SEED if args.seed is None else args.seed, progress=say)
+                    seed=DEFAULT_SEED if args.seed is None else args.seed, progress=say,
+                    branch_coverage=bool(getattr(args, "coverage", False)))
         if args.report:
             say.stage(f"writing the report {args.report}")
             report.write_report(doc, args.report, scans=scans)
@@ -407,6 +417,8 @@ def run(args: argparse.Namespace) -> int:
         emit_json(doc)
     else:
         print(report.terminal_table(doc, verdict=False))
+        if "branch_coverage" in doc:
+            print(branches.table(doc))
         notes = proof_notes(doc, verbose)
         if notes:
             print(notes)
