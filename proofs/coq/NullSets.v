@@ -120,6 +120,13 @@ have [ik|ki|->] := ltngtP i k.
 - by rewrite ltnSn.
 Qed.
 
+Lemma ns_coords_point_out n (y : nat -> RR) :
+  (forall i, (n <= i)%coq_nat -> y i = 0) -> ns_coords n (ns_point n y) = y.
+Proof.
+move=> yout; apply/funext => i; rewrite ns_coords_point.
+by case: ltnP => // /leP /yout.
+Qed.
+
 Lemma ns_coords_out n x i : (n <= i)%N -> ns_coords n x i = 0.
 Proof.
 elim: n x => [//|k IH] [x t] /= ni.
@@ -526,11 +533,87 @@ Proof.
 move=> n e [y [yout ey]].
 have p0 : ns_to_poly n e != 0%R.
   apply/eqP => p0; apply: ey.
-  have E := ns_eval_to_poly n (ns_point n y) e; rewrite p0 rmorph0 in E.
-  have -> : y = ns_coords n (ns_point n y).
-    apply/funext => i; rewrite ns_coords_point.
-    by case: ltnP => // /leP /yout.
+  have E := ns_eval_to_poly n (ns_point n y) e; rewrite p0 rmorph0 ns_coords_point_out in E.
   by rewrite -E.
+  exact: yout.
 apply: (ns_negligibleS _ _ _ _ _ _ (ns_zeros_negligible n _ p0)) => x /=.
 by rewrite /ns_zeros /= ns_eval_to_poly.
+Qed.
+
+(** *** Matrices of polynomial expressions *)
+
+(** The [d x d] matrices whose entries are polynomial expressions: those that
+    have a nonzero kernel vector form a null set of R^n, as soon as one point
+    of R^n gives a matrix with a trivial kernel.  (The determinant of the
+    matrix is a polynomial, nonzero at that point.)  The kernel is stated
+    with [Linalg.mv], the project's matrix-vector product. *)
+
+Section Kernel.
+Local Open Scope ring_scope.
+Local Notation RR := real_realType.
+
+Lemma ns_sum_big (n : nat) (f : nat -> RR) : Linalg.sum n f = \sum_(i < n) f i.
+Proof. by elim: n => [|k IH]; rewrite ?big_ord0 // big_ord_recr /= -IH. Qed.
+
+Definition ns_mx (d : nat) (A : nat -> nat -> RR) : 'M[RR]_d := \matrix_(i, j) A i j.
+
+Lemma ns_kernel_det d (A : nat -> nat -> RR) :
+  (forall v : nat -> RR, (forall i, (i < d)%coq_nat -> Linalg.mv d A v i = 0) ->
+     forall j, (j < d)%coq_nat -> v j = 0) <-> \det (ns_mx d A) != 0.
+Proof.
+have mvE (v : nat -> RR) (i : 'I_d) :
+    Linalg.mv d A v i = ((\row_(j < d) v j) *m (ns_mx d A)^T) 0 i.
+  rewrite /Linalg.mv ns_sum_big !mxE; apply: eq_bigr => j _.
+  by rewrite !mxE mulrC.
+split => [K|D v mv0 j jd].
+  rewrite -det_tr; apply/negP => /det0P[w w0 wA]; move/negP: w0; apply.
+  pose v j := oapp (fun k : 'I_d => w 0 k) 0 (insub j).
+  have vE (k : 'I_d) : v k = w 0 k by rewrite /v valK.
+  apply/eqP/rowP => k; rewrite mxE -vE; apply: K; last exact/ltP.
+  move=> i /ltP id; rewrite (mvE v (Ordinal id)).
+  have -> : \row_(j < d) v j = w by apply/rowP => k'; rewrite mxE vE.
+  by rewrite wA mxE.
+have w0 : \row_(k < d) v k = 0.
+  apply/eqP; apply: contraNT D => w0; rewrite -det_tr; apply/det0P.
+  exists (\row_(k < d) v k) => //; apply/rowP => i.
+  by rewrite -mvE mv0 ?mxE //; exact/ltP.
+have := congr1 (fun w : 'rV[RR]_d => w 0 (Ordinal (introT ltP jd))) w0.
+by rewrite !mxE.
+Qed.
+
+Lemma ns_singular_negligible n d (E : nat -> nat -> poly_expr) (y : nat -> RR) :
+  (forall i, (n <= i)%coq_nat -> y i = 0) ->
+  \det (ns_mx d (fun i j => poly_eval (E i j) y)) != 0 ->
+  (ns_vol n).-negligible
+    [set x | \det (ns_mx d (fun i j => poly_eval (E i j) (ns_coords n x))) = 0].
+Proof.
+move=> yout Dy.
+pose P := \det (\matrix_(i < d, j < d) ns_to_poly n (E i j)).
+have PE x : ns_eval n x P = \det (ns_mx d (fun i j => poly_eval (E i j) (ns_coords n x))).
+  rewrite /P -det_map_mx; congr (\det _); apply/matrixP => i j.
+  by rewrite !mxE ns_eval_to_poly.
+have P0 : P != 0.
+  by apply: contra_neq Dy => P0; rewrite -(ns_coords_point_out n y yout) -PE P0 rmorph0.
+apply: (ns_negligibleS _ _ _ _ _ _ (ns_zeros_negligible n _ P0)) => x /=.
+by rewrite /ns_zeros /= PE.
+Qed.
+
+End Kernel.
+
+Local Close Scope ring_scope.
+Local Open Scope R_scope.
+
+Theorem singular_set_null : forall (n d : nat) (E : nat -> nat -> poly_expr),
+  (exists y : nat -> R, (forall i, le n i -> y i = 0) /\
+     forall v : nat -> R,
+       (forall i, lt i d -> Linalg.mv d (fun i j => poly_eval (E i j) y) v i = 0) ->
+       forall j, lt j d -> v j = 0) ->
+  null_set n (fun x => ~ forall v : nat -> R,
+       (forall i, lt i d -> Linalg.mv d (fun i j => poly_eval (E i j) x) v i = 0) ->
+       forall j, lt j d -> v j = 0).
+Proof.
+move=> n d E [y [yout Ky]].
+move/ns_kernel_det: Ky => /(ns_singular_negligible n d E y yout).
+apply: ns_negligibleS => x /= K; apply/eqP; apply: contraT => D; exfalso; apply: K.
+exact/ns_kernel_det.
 Qed.

@@ -1,0 +1,263 @@
+(** * [generic-weights] in measure form: each failing set is Lebesgue-null.
+
+    The weights [(W_down, W_up)] of a block are the points of R^(d m + m d)
+    as in NonGenericNull.v ([null_weights]).  Each failing set of
+    GenericWeights.v lies in a finite union of sets of the two kinds that
+    NullSets.v proves null:
+    - (i)   [rank W_up < r = min(m, d)]: the transposed leading [r x r] block
+            of [W_up] has a nonzero kernel vector; at [W_up = E]
+            ([E_lj = [l = j]]) that block is the identity
+            ([NullSets.singular_set_null]);
+    - (ii)  [M + W_S U_S] singular for some [S] (M invertible): for each of the
+            finitely many [S] restricted to [0 .. m-1] a matrix of
+            polynomial expressions with a nonzero kernel vector; at
+            [W_down = 0] it is [M] ([NullSets.singular_set_null]);
+    - (iii) ([d >= 2]) a zero row [u_l], two collinear rows [u_l], [u_l'], a
+            zero column [w_l]: the coordinate [(u_l)_0], the minor
+            [(u_l)_0 (u_l')_1 - (u_l)_1 (u_l')_0], the coordinate [(w_l)_0]
+            vanish; at the weights of [GenericWeights.witness_up] and
+            [witness_down] they are [1], [l' - l] and [1]
+            ([NullSets.poly_zero_set_null]). *)
+
+From Coq Require Import Reals Lra Lia List Classical.
+From SkipAbsorption Require Import Linalg Rank DepthNarrow NonGeneric GenericWeights NullSets NonGenericNull.
+Import ListNotations.
+Open Scope R_scope.
+
+(** ** Tools *)
+
+(** A trivial kernel depends only on the [d x d] entries. *)
+Lemma trivial_kernel_entries : forall d (A B : mat),
+  (forall i j, (i < d)%nat -> (j < d)%nat -> A i j = B i j) ->
+  trivial_kernel d A -> trivial_kernel d B.
+Proof.
+  intros d A B HAB HA y Hy. apply HA. intros i Hi. rewrite <- (Hy i Hi).
+  unfold mv. apply sum_ext. intros j Hj. rewrite (HAB i j Hi Hj). reflexivity.
+Qed.
+
+(** [weights_of] of a pair of matrices vanishes from [d m + m d] on. *)
+Lemma weights_of_out : forall d m Wd Wu i, le (d * m + m * d) i -> weights_of d m Wd Wu i = 0.
+Proof. intros d m Wd Wu. exact (proj2 (proj2 (weights_of_read d m Wd Wu))). Qed.
+
+(** Coordinates of [W_up] and [W_down], as polynomial expressions. *)
+Definition up_var (d m l j : nat) : poly_expr := PVar (d * m + l * d + j).
+Definition down_var (m i l : nat) : poly_expr := PVar (i * m + l).
+
+Lemma up_var_eval : forall d m l j w, (l < m)%nat -> (j < d)%nat ->
+  poly_eval (up_var d m l j) w = up_of d m w l j.
+Proof. intros. simpl. rewrite up_of_in by assumption. reflexivity. Qed.
+
+Lemma down_var_eval : forall d m i l w, (i < d)%nat -> (l < m)%nat ->
+  poly_eval (down_var m i l) w = down_of d m w i l.
+Proof. intros. simpl. rewrite down_of_in by assumption. reflexivity. Qed.
+
+(** ** (i) rank W_up = min(m, d) off a null set *)
+
+(** If the transposed leading [r x r] block of [W_up] has a trivial kernel
+    ([r = min(m, d)]), then [W_up] has row rank [r]. *)
+Lemma leading_block_row_rank : forall d m (Wu : mat),
+  trivial_kernel (Nat.min m d) (fun i j => Wu j i) -> row_rank d m Wu (Nat.min m d).
+Proof.
+  intros d m Wu Hker.
+  pose proof (Nat.le_min_l m d) as Hrm. pose proof (Nat.le_min_r m d) as Hrd.
+  set (r := Nat.min m d) in *.
+  assert (Hind : indep d r (fun k => Wu k)).
+  { intros c Hc k Hk. apply (Hker c); [|exact Hk].
+    intros i Hi. rewrite <- (Hc i ltac:(lia)). unfold mv. apply sum_ext.
+    intros l _. ring. }
+  exists (fun k => k). split; [intros k Hk; lia|]. split; [exact Hind|].
+  intros i Hi. destruct (Nat.lt_ge_cases i r) as [Hir|Hir].
+  - exists (fun k => kron i k). intros j Hj. rewrite sum_kron_l by exact Hir. reflexivity.
+  - assert (Er : r = d).
+    { unfold r in *. destruct (Nat.le_ge_cases m d) as [Hmd|Hmd].
+      - rewrite Nat.min_l in Hir by exact Hmd. lia.
+      - rewrite Nat.min_r by exact Hmd. reflexivity. }
+    destruct (basis_completion d r (fun k => Wu k) Hind) as (_ & L & Hsp).
+    destruct (Hsp (Wu i)) as (c & Hcs). exists c. intros j Hj. rewrite <- (Hcs j Hj).
+    rewrite Er. apply sum_ext. intros k Hk. unfold append.
+    replace (k <? d)%nat with true by (symmetry; apply Nat.ltb_lt; exact Hk). reflexivity.
+Qed.
+
+(** [generic-weights] (i), measure form: for all [d] and [m], the weights
+    whose [W_up] has row rank below [min(m, d)] form a null set. *)
+Theorem generic_rank_null : forall d m : nat,
+  null_weights d m (fun Wd Wu => ~ row_rank d m Wu (Nat.min m d)).
+Proof.
+  intros d m. pose proof (Nat.le_min_l m d) as Hrm. pose proof (Nat.le_min_r m d) as Hrd.
+  unfold null_weights.
+  apply null_set_subset with (A := fun w =>
+    ~ forall v : nat -> R,
+        (forall i, (i < Nat.min m d)%nat ->
+           mv (Nat.min m d) (fun i j => poly_eval (up_var d m j i) w) v i = 0) ->
+        forall j, (j < Nat.min m d)%nat -> v j = 0).
+  - intros w Hw Hker. apply Hw. apply leading_block_row_rank.
+    apply trivial_kernel_entries with (A := fun i j => poly_eval (up_var d m j i) w).
+    + intros i j Hi Hj. apply up_var_eval; lia.
+    + exact Hker.
+  - apply singular_set_null.
+    exists (weights_of d m (fun _ _ => 0) (fun l j => kron l j)).
+    split; [apply weights_of_out|].
+    apply trivial_kernel_entries with (A := ident); [|apply ident_trivial_kernel].
+    intros i j Hi Hj. rewrite up_var_eval by lia.
+    rewrite (proj1 (proj2 (weights_of_read d m _ _))) by lia.
+    unfold ident. apply kron_sym.
+Qed.
+
+(** ** (ii) every M + W_S U_S invertible off a null set *)
+
+(** The entries of [M + W_T U_T] ([GenericWeights.skip_piece]) as polynomial
+    expressions in the weights. *)
+Definition piece_expr (d m : nat) (M : mat) (T : nat -> bool) (i j : nat) : poly_expr :=
+  PAdd (PConst (M i j))
+       (psum m (fun l => if T l then PMul (down_var m i l) (up_var d m l j) else PConst 0)).
+
+Lemma piece_expr_eval : forall d m M T i j w, (i < d)%nat -> (j < d)%nat ->
+  poly_eval (piece_expr d m M T i j) w = skip_piece m M T (down_of d m w) (up_of d m w) i j.
+Proof.
+  intros d m M T i j w Hi Hj. unfold piece_expr, skip_piece. simpl. rewrite poly_eval_psum.
+  f_equal. apply sum_ext. intros l Hl. destruct (T l); [|reflexivity].
+  simpl. rewrite down_of_in, up_of_in by assumption. reflexivity.
+Qed.
+
+(** [generic-weights] (ii), measure form: for an invertible [M] (trivial
+    kernel), the weights for which some [M + W_down[:,S] W_up[S,:]] (any [S],
+    the empty set included) is singular form a null set. *)
+Theorem generic_pieces_null : forall (d m : nat) (M : mat)
+  (M_invertible_ii : trivial_kernel d M),
+  null_weights d m (fun Wd Wu => exists S : nat -> bool, ~ trivial_kernel d (skip_piece m M S Wd Wu)).
+Proof.
+  intros d m M HM. unfold null_weights.
+  apply null_set_subset with (A := fun w => exists T, In T (subsets m) /\
+    ~ forall v : nat -> R,
+        (forall i, (i < d)%nat -> mv d (fun i j => poly_eval (piece_expr d m M T i j) w) v i = 0) ->
+        forall j, (j < d)%nat -> v j = 0).
+  - intros w (S & HS). destruct (subsets_complete m S) as (T & HT & HST).
+    exists T. split; [exact HT|]. intros Hker. apply HS.
+    apply trivial_kernel_entries with (A := fun i j => poly_eval (piece_expr d m M T i j) w);
+      [|exact Hker].
+    intros i j Hi Hj. rewrite piece_expr_eval by assumption. unfold skip_piece. f_equal.
+    apply sum_ext. intros l Hl. rewrite (HST l Hl). reflexivity.
+  - apply null_set_list_union. intros T _. apply singular_set_null.
+    exists (fun _ => 0). split; [reflexivity|].
+    apply trivial_kernel_entries with (A := M); [|exact HM].
+    intros i j Hi Hj. unfold piece_expr. simpl. rewrite poly_eval_psum.
+    rewrite sum_zero; [ring|]. intros l _. destruct (T l); simpl; ring.
+Qed.
+
+(** ** (iii) nondegenerate weights off a null set (d >= 2) *)
+
+(** The minor [(u_l)_0 (u_l')_1 - (u_l)_1 (u_l')_0] of two rows of [W_up]. *)
+Definition rows_minor_expr (d m l l' : nat) : poly_expr :=
+  PSub (PMul (up_var d m l 0) (up_var d m l' 1)) (PMul (up_var d m l 1) (up_var d m l' 0)).
+
+Lemma rows_minor_eval : forall d m l l' w, (2 <= d)%nat -> (l < m)%nat -> (l' < m)%nat ->
+  poly_eval (rows_minor_expr d m l l') w =
+  up_of d m w l 0%nat * up_of d m w l' 1%nat - up_of d m w l 1%nat * up_of d m w l' 0%nat.
+Proof.
+  intros d m l l' w Hd Hl Hl'. unfold rows_minor_expr. cbn [poly_eval].
+  rewrite !up_var_eval by lia. reflexivity.
+Qed.
+
+(** Weights that are not nondegenerate have a zero coordinate [(u_l)_0], a
+    zero minor of two distinct rows or a zero coordinate [(w_l)_0]. *)
+Lemma degenerate_cases : forall d m (Wd Wu : mat), (2 <= d)%nat ->
+  ~ nondegenerate_weights d m Wd Wu ->
+  (exists l, In l (seq 0 m) /\ Wu l 0%nat = 0) \/
+  (exists p : nat * nat, In p (list_prod (seq 0 m) (seq 0 m)) /\ fst p <> snd p /\
+     Wu (fst p) 0%nat * Wu (snd p) 1%nat - Wu (fst p) 1%nat * Wu (snd p) 0%nat = 0) \/
+  (exists l, In l (seq 0 m) /\ Wd 0%nat l = 0).
+Proof.
+  intros d m Wd Wu Hd Hnd.
+  destruct (classic (exists l, In l (seq 0 m) /\ Wu l 0%nat = 0)) as [H1|H1]; [left; exact H1|].
+  destruct (classic (exists l, In l (seq 0 m) /\ Wd 0%nat l = 0)) as [H3|H3];
+    [right; right; exact H3|].
+  right; left. apply NNPP. intros H2. apply Hnd. split; [|split].
+  - intros l Hl. exists 0%nat. split; [lia|]. intros E. apply H1. exists l.
+    split; [apply in_seq; lia|exact E].
+  - intros l l' Hl Hl' Hne (c & Hc). apply H2. exists (l, l'). simpl.
+    split; [apply in_prod; apply in_seq; lia|]. split; [exact Hne|].
+    rewrite (Hc 0%nat ltac:(lia)), (Hc 1%nat ltac:(lia)). ring.
+  - intros l Hl. exists 0%nat. split; [lia|]. intros E. apply H3. exists l.
+    split; [apply in_seq; lia|exact E].
+Qed.
+
+(** The witness weights of GenericWeights.v, as a point. *)
+Definition witness_point (d m : nat) : nat -> R := weights_of d m witness_down witness_up.
+
+(** [generic-weights] (iii), measure form: for [d >= 2] the weights that are
+    not nondegenerate (a zero row of [W_up], two collinear rows, or a zero
+    column of [W_down]) form a null set. *)
+Theorem generic_nondegenerate_null : forall (d m : nat)
+  (d_ge_2_iii : (2 <= d)%nat),
+  null_weights d m (fun Wd Wu => ~ nondegenerate_weights d m Wd Wu).
+Proof.
+  intros d m Hd. unfold null_weights.
+  pose proof (proj1 (weights_of_read d m witness_down witness_up)) as Rd.
+  pose proof (proj1 (proj2 (weights_of_read d m witness_down witness_up))) as Ru.
+  apply null_set_subset with (A := fun w =>
+    (exists l, In l (seq 0 m) /\ poly_eval (up_var d m l 0) w = 0) \/
+    (exists p : nat * nat, In p (list_prod (seq 0 m) (seq 0 m)) /\
+       (if Nat.eqb (fst p) (snd p) then False
+        else poly_eval (rows_minor_expr d m (fst p) (snd p)) w = 0)) \/
+    (exists l, In l (seq 0 m) /\ poly_eval (down_var m 0 l) w = 0)).
+  - intros w Hw.
+    destruct (degenerate_cases d m _ _ Hd Hw) as [(l & Hl & E)|[((l, l') & Hp & Hne & E)|(l & Hl & E)]].
+    + left. exists l. split; [exact Hl|]. apply in_seq in Hl.
+      rewrite up_var_eval by lia. exact E.
+    + right; left. exists (l, l'). split; [exact Hp|]. cbn [fst snd] in Hne, E |- *.
+      apply in_prod_iff in Hp. destruct Hp as (Hl & Hl'). apply in_seq in Hl. apply in_seq in Hl'.
+      destruct (Nat.eqb_spec l l') as [Heq|_]; [exact (Hne Heq)|].
+      rewrite rows_minor_eval by lia. exact E.
+    + right; right. exists l. split; [exact Hl|]. apply in_seq in Hl.
+      rewrite (down_var_eval d) by lia. exact E.
+  - apply null_set_union; [|apply null_set_union].
+    + apply null_set_list_union. intros l Hl. apply in_seq in Hl.
+      apply poly_zero_set_null. exists (witness_point d m).
+      split; [apply weights_of_out|]. unfold witness_point.
+      rewrite up_var_eval, Ru by lia. unfold witness_up. lra.
+    + apply null_set_list_union. intros (l, l') Hp. cbn [fst snd].
+      apply in_prod_iff in Hp. destruct Hp as (Hl & Hl'). apply in_seq in Hl. apply in_seq in Hl'.
+      destruct (Nat.eqb_spec l l') as [_|Hne].
+      * apply null_set_subset with (A := fun _ => False); [tauto|apply null_set_empty].
+      * apply poly_zero_set_null. exists (witness_point d m).
+        split; [apply weights_of_out|]. unfold witness_point.
+        rewrite rows_minor_eval, !Ru by lia.
+        unfold witness_up. intros E. apply Hne. apply INR_eq. lra.
+    + apply null_set_list_union. intros l Hl. apply in_seq in Hl.
+      apply poly_zero_set_null. exists (witness_point d m).
+      split; [apply weights_of_out|]. unfold witness_point.
+      rewrite (down_var_eval d), Rd by lia. unfold witness_down, kron.
+      destruct (Nat.eq_dec 0 0); [lra|lia].
+Qed.
+
+(** ** The three clauses together *)
+
+(** [generic-weights], measure form: for every [d], [m], every invertible [M]
+    (trivial kernel) and [d >= 2], off one null set of weights
+    [(W_down, W_up)] all three properties hold: [W_up] has row rank
+    [min(m, d)], every [M + W_down[:,S] W_up[S,:]] is invertible, and the
+    weights are nondegenerate. *)
+Theorem generic_weights_null :
+  forall (d m : nat) (M : mat)
+         (M_invertible_ii : trivial_kernel d M)
+         (d_ge_2_iii : (2 <= d)%nat),
+    null_weights d m (fun Wd Wu =>
+      ~ (row_rank d m Wu (Nat.min m d) /\
+         (forall S : nat -> bool, trivial_kernel d (skip_piece m M S Wd Wu)) /\
+         nondegenerate_weights d m Wd Wu)).
+Proof.
+  intros d m M HM Hd. unfold null_weights.
+  apply null_set_subset with (A := fun w =>
+    (~ row_rank d m (up_of d m w) (Nat.min m d)) \/
+    (exists S : nat -> bool, ~ trivial_kernel d (skip_piece m M S (down_of d m w) (up_of d m w))) \/
+    (~ nondegenerate_weights d m (down_of d m w) (up_of d m w))).
+  - intros w Hw.
+    destruct (classic (row_rank d m (up_of d m w) (Nat.min m d))) as [H1|H1]; [|left; exact H1].
+    destruct (classic (nondegenerate_weights d m (down_of d m w) (up_of d m w))) as [H3|H3];
+      [|right; right; exact H3].
+    right; left. apply NNPP. intros H2. apply Hw. split; [exact H1|]. split; [|exact H3].
+    intros S. apply NNPP. intros HS. apply H2. exists S. exact HS.
+  - apply null_set_union; [exact (generic_rank_null d m)|].
+    apply null_set_union; [exact (generic_pieces_null d m M HM)|].
+    exact (generic_nondegenerate_null d m Hd).
+Qed.
