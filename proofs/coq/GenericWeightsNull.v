@@ -20,7 +20,8 @@
             ([NullSets.poly_zero_set_null]). *)
 
 From Coq Require Import Reals Lra Lia List Classical.
-From SkipAbsorption Require Import Linalg Rank DepthNarrow NonGeneric GenericWeights NullSets NonGenericNull.
+From SkipAbsorption Require Import Linalg Rank DepthStack DepthNarrow NonGeneric GenericWeights NullSets
+  NonGenericNull.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -119,6 +120,34 @@ Proof.
   simpl. rewrite down_of_in, up_of_in by assumption. reflexivity.
 Qed.
 
+(** The coordinates [o, o + 1, ...] of [w], as a point of their own. *)
+Definition shifted (o : nat) (w : nat -> R) : nat -> R := fun k => w (o + k)%nat.
+
+(** (ii) for the block whose weights are read from the coordinates from [o]
+    on, inside R^N for any [N]. *)
+Lemma pieces_null_at : forall (N o d m : nat) (M : mat), trivial_kernel d M ->
+  null_set N (fun w => exists S : nat -> bool,
+    ~ trivial_kernel d (skip_piece m M S (down_of d m (shifted o w)) (up_of d m (shifted o w)))).
+Proof.
+  intros N o d m M HM.
+  apply null_set_subset with (A := fun w => exists T, In T (subsets m) /\
+    ~ forall v : nat -> R,
+        (forall i, (i < d)%nat ->
+           mv d (fun i j => poly_eval (poly_shift o (piece_expr d m M T i j)) w) v i = 0) ->
+        forall j, (j < d)%nat -> v j = 0).
+  - intros w (S & HS). destruct (subsets_complete m S) as (T & HT & HST).
+    exists T. split; [exact HT|]. intros Hker. apply HS.
+    apply trivial_kernel_entries
+      with (A := fun i j => poly_eval (poly_shift o (piece_expr d m M T i j)) w); [|exact Hker].
+    intros i j Hi Hj. rewrite poly_eval_shift, piece_expr_eval by assumption.
+    unfold skip_piece. f_equal. apply sum_ext. intros l Hl. rewrite (HST l Hl). reflexivity.
+  - apply null_set_list_union. intros T _. apply singular_set_null.
+    exists (fun _ => 0). split; [reflexivity|].
+    apply trivial_kernel_entries with (A := M); [|exact HM].
+    intros i j Hi Hj. rewrite poly_eval_shift. unfold piece_expr. simpl. rewrite poly_eval_psum.
+    rewrite sum_zero; [ring|]. intros l _. destruct (T l); simpl; ring.
+Qed.
+
 (** [generic-weights] (ii), measure form: for an invertible [M] (trivial
     kernel), the weights for which some [M + W_down[:,S] W_up[S,:]] (any [S],
     the empty set included) is singular form a null set. *)
@@ -126,23 +155,121 @@ Theorem generic_pieces_null : forall (d m : nat) (M : mat)
   (M_invertible_ii : trivial_kernel d M),
   null_weights d m (fun Wd Wu => exists S : nat -> bool, ~ trivial_kernel d (skip_piece m M S Wd Wu)).
 Proof.
-  intros d m M HM. unfold null_weights.
-  apply null_set_subset with (A := fun w => exists T, In T (subsets m) /\
-    ~ forall v : nat -> R,
-        (forall i, (i < d)%nat -> mv d (fun i j => poly_eval (piece_expr d m M T i j) w) v i = 0) ->
-        forall j, (j < d)%nat -> v j = 0).
-  - intros w (S & HS). destruct (subsets_complete m S) as (T & HT & HST).
-    exists T. split; [exact HT|]. intros Hker. apply HS.
-    apply trivial_kernel_entries with (A := fun i j => poly_eval (piece_expr d m M T i j) w);
-      [|exact Hker].
-    intros i j Hi Hj. rewrite piece_expr_eval by assumption. unfold skip_piece. f_equal.
-    apply sum_ext. intros l Hl. rewrite (HST l Hl). reflexivity.
-  - apply null_set_list_union. intros T _. apply singular_set_null.
-    exists (fun _ => 0). split; [reflexivity|].
-    apply trivial_kernel_entries with (A := M); [|exact HM].
-    intros i j Hi Hj. unfold piece_expr. simpl. rewrite poly_eval_psum.
-    rewrite sum_zero; [ring|]. intros l _. destruct (T l); simpl; ring.
+  intros d m M HM. exact (pieces_null_at (d * m + m * d) 0 d m M HM).
 Qed.
+
+(** *** Stacks of blocks *)
+
+(** The layers of widths [ms] read from the coordinates of [w] from [o] on:
+    layer after layer, each as in [null_weights] ([W_down] row by row, then
+    [W_up] row by row), so the layer of width [m] takes [d m + m d]
+    coordinates. *)
+Fixpoint stack_of (d : nat) (ms : list nat) (o : nat) (w : nat -> R) : list layer :=
+  match ms with
+  | [] => []
+  | m :: ms' => mk_layer m (down_of d m (shifted o w)) (up_of d m (shifted o w))
+                :: stack_of d ms' (o + (d * m + m * d)) w
+  end.
+
+(** The number of weights of a stack of widths [ms]. *)
+Fixpoint stack_dim (d : nat) (ms : list nat) : nat :=
+  match ms with
+  | [] => O
+  | m :: ms' => (d * m + m * d + stack_dim d ms')%nat
+  end.
+
+(** A set of stacks of widths [ms] is null: the points of
+    R^(stack_dim d ms) that read as such a stack form a null set. *)
+Definition null_stack (d : nat) (ms : list nat) (P : list layer -> Prop) : Prop :=
+  null_set (stack_dim d ms) (fun w => P (stack_of d ms 0 w)).
+
+Lemma stack_of_widths : forall d ms o w, map width (stack_of d ms o w) = ms.
+Proof.
+  intros d ms. induction ms as [|m ms IH]; intros o w; [reflexivity|].
+  simpl. rewrite IH. reflexivity.
+Qed.
+
+(** The point of a list of layers: layer after layer, each as [weights_of]. *)
+Fixpoint stack_point (d : nat) (layers : list layer) : nat -> R :=
+  match layers with
+  | [] => fun _ => 0
+  | L :: rest => fun k =>
+      if (k <? d * width L + width L * d)%nat then weights_of d (width L) (Wdown L) (Wup L) k
+      else stack_point d rest (k - (d * width L + width L * d))%nat
+  end.
+
+(** Two layers agree as blocks of [R^d]: same width, same entries in range. *)
+Definition same_layer (d : nat) (L L' : layer) : Prop :=
+  width L' = width L /\
+  (forall i l, (i < d)%nat -> (l < width L)%nat -> Wdown L' i l = Wdown L i l) /\
+  (forall l j, (l < width L)%nat -> (j < d)%nat -> Wup L' l j = Wup L l j).
+
+Lemma stack_of_agrees : forall d layers o w,
+  (forall k, (k < stack_dim d (map width layers))%nat -> w (o + k)%nat = stack_point d layers k) ->
+  Forall2 (same_layer d) layers (stack_of d (map width layers) o w).
+Proof.
+  intros d layers. induction layers as [|L rest IH]; intros o w Hw; [constructor|].
+  simpl in Hw |- *. set (m := width L) in *.
+  assert (Hfirst : forall k, (k < d * m + m * d)%nat ->
+            shifted o w k = weights_of d m (Wdown L) (Wup L) k).
+  { intros k Hk. unfold shifted. rewrite Hw by lia.
+    apply Nat.ltb_lt in Hk. rewrite Hk. reflexivity. }
+  destruct (weights_of_read d m (Wdown L) (Wup L)) as (Rd & Ru & _).
+  constructor.
+  - split; [reflexivity|]. split; simpl.
+    + intros i l Hi Hl. rewrite down_of_in by assumption. rewrite Hfirst by nia.
+      rewrite <- (down_of_in d m) by assumption. apply Rd; assumption.
+    + intros l j Hl Hj. rewrite up_of_in by assumption. rewrite Hfirst by nia.
+      rewrite <- (up_of_in d m) by assumption. apply Ru; assumption.
+  - apply IH. intros k Hk.
+    replace (o + (d * m + m * d) + k)%nat with (o + (d * m + m * d + k))%nat by lia.
+    rewrite Hw by lia.
+    assert (E : (d * m + m * d + k <? d * m + m * d)%nat = false) by (apply Nat.ltb_ge; lia).
+    rewrite E. f_equal. lia.
+Qed.
+
+(** Every list of layers is read back from its point (entries in range), and
+    the point has no coordinates from [stack_dim] on: the encoding is onto the
+    stacks of the given widths. *)
+Lemma stack_point_read : forall d layers,
+  Forall2 (same_layer d) layers (stack_of d (map width layers) 0 (stack_point d layers)) /\
+  (forall k, (stack_dim d (map width layers) <= k)%nat -> stack_point d layers k = 0).
+Proof.
+  intros d layers. split.
+  - apply stack_of_agrees. intros k _. reflexivity.
+  - induction layers as [|L rest IH]; intros k Hk; [reflexivity|].
+    simpl in Hk |- *.
+    assert (E : (k <? d * width L + width L * d)%nat = false) by (apply Nat.ltb_ge; lia).
+    rewrite E. apply IH. lia.
+Qed.
+
+Lemma stack_pieces_null_at : forall (d : nat) (ms : list nat) (o N : nat),
+  null_set N (fun w => ~ Forall (layer_pieces_invertible d) (stack_of d ms o w)).
+Proof.
+  intros d ms. induction ms as [|m ms IH]; intros o N.
+  - apply null_set_subset with (A := fun _ => False); [|apply null_set_empty].
+    intros w H. apply H. constructor.
+  - apply null_set_subset with (A := fun w =>
+      (exists S : nat -> bool, ~ trivial_kernel d
+         (skip_piece m ident S (down_of d m (shifted o w)) (up_of d m (shifted o w)))) \/
+      ~ Forall (layer_pieces_invertible d) (stack_of d ms (o + (d * m + m * d)) w)).
+    + intros w H. simpl in H.
+      destruct (classic (Forall (layer_pieces_invertible d) (stack_of d ms (o + (d * m + m * d)) w)))
+        as [Hr|Hr]; [left|right; exact Hr].
+      apply NNPP. intros H1. apply H. constructor; [|exact Hr].
+      intros S. apply NNPP. intros HS. apply H1. exists S. exact HS.
+    + apply null_set_union; [|apply IH].
+      exact (pieces_null_at N o d m ident (ident_trivial_kernel d)).
+Qed.
+
+(** [generic-weights] (ii) for stacks, measure form: for every [d] and widths
+    [ms], the stacks of residual blocks of which some piece [I + W_l D U_l]
+    ([DepthNarrow.piece], [D] any 0/1 diagonal) is singular form a null set:
+    the hypothesis [pieces_invertible] of depth-narrow fails only on a null
+    set. *)
+Theorem generic_stack_pieces_null : forall (d : nat) (ms : list nat),
+  null_stack d ms (fun layers => ~ Forall (layer_pieces_invertible d) layers).
+Proof. intros d ms. exact (stack_pieces_null_at d ms 0 (stack_dim d ms)). Qed.
 
 (** ** (iii) nondegenerate weights off a null set (d >= 2) *)
 

@@ -502,6 +502,22 @@ Lemma poly_eval_psum : forall (n : nat) (f : nat -> poly_expr) (x : nat -> R),
   poly_eval (psum n f) x = Linalg.sum n (fun i => poly_eval (f i) x).
 Proof. by move=> n f x; elim: n => [//|k IH] /=; rewrite IH. Qed.
 
+(** The expression with every coordinate index moved up by [o]: it reads the
+    coordinates [o, o + 1, ...] where [e] reads [0, 1, ...]. *)
+Fixpoint poly_shift (o : nat) (e : poly_expr) : poly_expr :=
+  match e with
+  | PConst c => PConst c
+  | PVar i => PVar (o + i)
+  | PAdd e1 e2 => PAdd (poly_shift o e1) (poly_shift o e2)
+  | PSub e1 e2 => PSub (poly_shift o e1) (poly_shift o e2)
+  | PMul e1 e2 => PMul (poly_shift o e1) (poly_shift o e2)
+  | POpp e1 => POpp (poly_shift o e1)
+  end.
+
+Lemma poly_eval_shift : forall (o : nat) (e : poly_expr) (x : nat -> R),
+  poly_eval (poly_shift o e) x = poly_eval e (fun k => x (o + k)%nat).
+Proof. by move=> o e x; elim: e => //= [e1 -> e2 ->|e1 -> e2 ->|e1 -> e2 ->|e1 ->]. Qed.
+
 Fixpoint ns_to_poly (n : nat) (e : poly_expr) : ns_poly n :=
   match e with
   | PConst c => ns_const n c
