@@ -17,7 +17,15 @@
             [(u_l)_0 (u_l')_1 - (u_l)_1 (u_l')_0], the coordinate [(w_l)_0]
             vanish; at the weights of [GenericWeights.witness_up] and
             [witness_down] they are [1], [l' - l] and [1]
-            ([NullSets.poly_zero_set_null]). *)
+            ([NullSets.poly_zero_set_null]).
+    [generic_weights_null] puts the three together (one null set off which
+    all three hold).  Each clause is first proved for a block whose weights
+    sit at any offset [o] of a larger R^N ([rank_null_at], [pieces_null_at],
+    [nondegenerate_null_at]); so for a stack of blocks, read layer after layer
+    from one point ([stack_of]; every stack is read back from its point,
+    [stack_point_read]), each clause fails for some layer only on a null set
+    ([generic_stack_rank_null], [generic_stack_pieces_null],
+    [generic_stack_nondegenerate_null]). *)
 
 From Coq Require Import Reals Lra Lia List Classical.
 From SkipAbsorption Require Import Linalg Rank DepthStack DepthNarrow NonGeneric GenericWeights NullSets
@@ -52,6 +60,28 @@ Lemma down_var_eval : forall d m i l w, (i < d)%nat -> (l < m)%nat ->
   poly_eval (down_var m i l) w = down_of d m w i l.
 Proof. intros. simpl. rewrite down_of_in by assumption. reflexivity. Qed.
 
+(** The coordinates [o, o + 1, ...] of [w], as a point of their own. *)
+Definition shifted (o : nat) (w : nat -> R) : nat -> R := fun k => w (o + k)%nat.
+
+(** The point that has [y] in the coordinates [o, o + 1, ...] and 0 before. *)
+Definition placed (o : nat) (y : nat -> R) : nat -> R :=
+  fun k => if (o <=? k)%nat then y (k - o)%nat else 0.
+
+Lemma eval_shift_placed : forall o e y, poly_eval (poly_shift o e) (placed o y) = poly_eval e y.
+Proof.
+  intros o e y. rewrite poly_eval_shift. apply poly_eval_ext. intros k. unfold placed.
+  replace (o <=? o + k)%nat with true by (symmetry; apply Nat.leb_le; lia).
+  f_equal. lia.
+Qed.
+
+(** A block's point placed from [o] on vanishes from [N] on when it fits below [N]. *)
+Lemma placed_out : forall o d m Wd Wu N, (o + (d * m + m * d) <= N)%nat ->
+  forall k, le N k -> placed o (weights_of d m Wd Wu) k = 0.
+Proof.
+  intros o d m Wd Wu N HN k Hk. unfold placed.
+  destruct (o <=? k)%nat; [apply weights_of_out; lia|reflexivity].
+Qed.
+
 (** ** (i) rank W_up = min(m, d) off a null set *)
 
 (** If the transposed leading [r x r] block of [W_up] has a trivial kernel
@@ -79,30 +109,35 @@ Proof.
     replace (k <? d)%nat with true by (symmetry; apply Nat.ltb_lt; exact Hk). reflexivity.
 Qed.
 
+(** (i) for the block whose weights are read from the coordinates from [o]
+    on, inside R^N with [N] large enough. *)
+Lemma rank_null_at : forall (N o d m : nat), (o + (d * m + m * d) <= N)%nat ->
+  null_set N (fun w => ~ row_rank d m (up_of d m (shifted o w)) (Nat.min m d)).
+Proof.
+  intros N o d m HN. pose proof (Nat.le_min_l m d) as Hrm. pose proof (Nat.le_min_r m d) as Hrd.
+  apply null_set_subset with (A := fun w =>
+    ~ forall v : nat -> R,
+        (forall i, (i < Nat.min m d)%nat ->
+           mv (Nat.min m d) (fun i j => poly_eval (poly_shift o (up_var d m j i)) w) v i = 0) ->
+        forall j, (j < Nat.min m d)%nat -> v j = 0).
+  - intros w Hw Hker. apply Hw. apply leading_block_row_rank.
+    apply trivial_kernel_entries
+      with (A := fun i j => poly_eval (poly_shift o (up_var d m j i)) w); [|exact Hker].
+    intros i j Hi Hj. rewrite poly_eval_shift. apply up_var_eval; lia.
+  - apply singular_set_null.
+    exists (placed o (weights_of d m (fun _ _ => 0) (fun l j => kron l j))).
+    split; [exact (placed_out o d m _ _ N HN)|].
+    apply trivial_kernel_entries with (A := ident); [|apply ident_trivial_kernel].
+    intros i j Hi Hj. rewrite eval_shift_placed, up_var_eval by lia.
+    rewrite (proj1 (proj2 (weights_of_read d m _ _))) by lia.
+    unfold ident. apply kron_sym.
+Qed.
+
 (** [generic-weights] (i), measure form: for all [d] and [m], the weights
     whose [W_up] has row rank below [min(m, d)] form a null set. *)
 Theorem generic_rank_null : forall d m : nat,
   null_weights d m (fun Wd Wu => ~ row_rank d m Wu (Nat.min m d)).
-Proof.
-  intros d m. pose proof (Nat.le_min_l m d) as Hrm. pose proof (Nat.le_min_r m d) as Hrd.
-  unfold null_weights.
-  apply null_set_subset with (A := fun w =>
-    ~ forall v : nat -> R,
-        (forall i, (i < Nat.min m d)%nat ->
-           mv (Nat.min m d) (fun i j => poly_eval (up_var d m j i) w) v i = 0) ->
-        forall j, (j < Nat.min m d)%nat -> v j = 0).
-  - intros w Hw Hker. apply Hw. apply leading_block_row_rank.
-    apply trivial_kernel_entries with (A := fun i j => poly_eval (up_var d m j i) w).
-    + intros i j Hi Hj. apply up_var_eval; lia.
-    + exact Hker.
-  - apply singular_set_null.
-    exists (weights_of d m (fun _ _ => 0) (fun l j => kron l j)).
-    split; [apply weights_of_out|].
-    apply trivial_kernel_entries with (A := ident); [|apply ident_trivial_kernel].
-    intros i j Hi Hj. rewrite up_var_eval by lia.
-    rewrite (proj1 (proj2 (weights_of_read d m _ _))) by lia.
-    unfold ident. apply kron_sym.
-Qed.
+Proof. intros d m. exact (rank_null_at (d * m + m * d) 0 d m (le_n _)). Qed.
 
 (** ** (ii) every M + W_S U_S invertible off a null set *)
 
@@ -119,9 +154,6 @@ Proof.
   f_equal. apply sum_ext. intros l Hl. destruct (T l); [|reflexivity].
   simpl. rewrite down_of_in, up_of_in by assumption. reflexivity.
 Qed.
-
-(** The coordinates [o, o + 1, ...] of [w], as a point of their own. *)
-Definition shifted (o : nat) (w : nat -> R) : nat -> R := fun k => w (o + k)%nat.
 
 (** (ii) for the block whose weights are read from the coordinates from [o]
     on, inside R^N for any [N]. *)
@@ -158,6 +190,127 @@ Proof.
   intros d m M HM. exact (pieces_null_at (d * m + m * d) 0 d m M HM).
 Qed.
 
+(** ** (iii) nondegenerate weights off a null set (d >= 2) *)
+
+(** The minor [(u_l)_0 (u_l')_1 - (u_l)_1 (u_l')_0] of two rows of [W_up]. *)
+Definition rows_minor_expr (d m l l' : nat) : poly_expr :=
+  PSub (PMul (up_var d m l 0) (up_var d m l' 1)) (PMul (up_var d m l 1) (up_var d m l' 0)).
+
+Lemma rows_minor_eval : forall d m l l' w, (2 <= d)%nat -> (l < m)%nat -> (l' < m)%nat ->
+  poly_eval (rows_minor_expr d m l l') w =
+  up_of d m w l 0%nat * up_of d m w l' 1%nat - up_of d m w l 1%nat * up_of d m w l' 0%nat.
+Proof.
+  intros d m l l' w Hd Hl Hl'. unfold rows_minor_expr. cbn [poly_eval].
+  rewrite !up_var_eval by lia. reflexivity.
+Qed.
+
+(** Weights that are not nondegenerate have a zero coordinate [(u_l)_0], a
+    zero minor of two distinct rows or a zero coordinate [(w_l)_0]. *)
+Lemma degenerate_cases : forall d m (Wd Wu : mat), (2 <= d)%nat ->
+  ~ nondegenerate_weights d m Wd Wu ->
+  (exists l, In l (seq 0 m) /\ Wu l 0%nat = 0) \/
+  (exists p : nat * nat, In p (list_prod (seq 0 m) (seq 0 m)) /\ fst p <> snd p /\
+     Wu (fst p) 0%nat * Wu (snd p) 1%nat - Wu (fst p) 1%nat * Wu (snd p) 0%nat = 0) \/
+  (exists l, In l (seq 0 m) /\ Wd 0%nat l = 0).
+Proof.
+  intros d m Wd Wu Hd Hnd.
+  destruct (classic (exists l, In l (seq 0 m) /\ Wu l 0%nat = 0)) as [H1|H1]; [left; exact H1|].
+  destruct (classic (exists l, In l (seq 0 m) /\ Wd 0%nat l = 0)) as [H3|H3];
+    [right; right; exact H3|].
+  right; left. apply NNPP. intros H2. apply Hnd. split; [|split].
+  - intros l Hl. exists 0%nat. split; [lia|]. intros E. apply H1. exists l.
+    split; [apply in_seq; lia|exact E].
+  - intros l l' Hl Hl' Hne (c & Hc). apply H2. exists (l, l'). simpl.
+    split; [apply in_prod; apply in_seq; lia|]. split; [exact Hne|].
+    rewrite (Hc 0%nat ltac:(lia)), (Hc 1%nat ltac:(lia)). ring.
+  - intros l Hl. exists 0%nat. split; [lia|]. intros E. apply H3. exists l.
+    split; [apply in_seq; lia|exact E].
+Qed.
+
+(** (iii) for the block whose weights are read from the coordinates from
+    [o] on, inside R^N with [N] large enough. *)
+Lemma nondegenerate_null_at : forall (N o d m : nat), (2 <= d)%nat ->
+  (o + (d * m + m * d) <= N)%nat ->
+  null_set N (fun w => ~ nondegenerate_weights d m (down_of d m (shifted o w)) (up_of d m (shifted o w))).
+Proof.
+  intros N o d m Hd HN.
+  pose proof (proj1 (weights_of_read d m witness_down witness_up)) as Rd.
+  pose proof (proj1 (proj2 (weights_of_read d m witness_down witness_up))) as Ru.
+  set (y := placed o (weights_of d m witness_down witness_up)).
+  assert (Hy : forall k, le N k -> y k = 0) by exact (placed_out o d m _ _ N HN).
+  apply null_set_subset with (A := fun w =>
+    (exists l, In l (seq 0 m) /\ poly_eval (poly_shift o (up_var d m l 0)) w = 0) \/
+    (exists p : nat * nat, In p (list_prod (seq 0 m) (seq 0 m)) /\
+       (if Nat.eqb (fst p) (snd p) then False
+        else poly_eval (poly_shift o (rows_minor_expr d m (fst p) (snd p))) w = 0)) \/
+    (exists l, In l (seq 0 m) /\ poly_eval (poly_shift o (down_var m 0 l)) w = 0)).
+  - intros w Hw.
+    destruct (degenerate_cases d m _ _ Hd Hw) as [(l & Hl & E)|[((l, l') & Hp & Hne & E)|(l & Hl & E)]].
+    + left. exists l. split; [exact Hl|]. apply in_seq in Hl.
+      rewrite poly_eval_shift, up_var_eval by lia. exact E.
+    + right; left. exists (l, l'). split; [exact Hp|]. cbn [fst snd] in Hne, E |- *.
+      apply in_prod_iff in Hp. destruct Hp as (Hl & Hl'). apply in_seq in Hl. apply in_seq in Hl'.
+      destruct (Nat.eqb_spec l l') as [Heq|_]; [exact (Hne Heq)|].
+      rewrite poly_eval_shift, rows_minor_eval by lia. exact E.
+    + right; right. exists l. split; [exact Hl|]. apply in_seq in Hl.
+      rewrite poly_eval_shift, (down_var_eval d) by lia. exact E.
+  - apply null_set_union; [|apply null_set_union].
+    + apply null_set_list_union. intros l Hl. apply in_seq in Hl.
+      apply poly_zero_set_null. exists y. split; [exact Hy|]. unfold y.
+      rewrite eval_shift_placed, up_var_eval, Ru by lia. unfold witness_up. lra.
+    + apply null_set_list_union. intros (l, l') Hp. cbn [fst snd].
+      apply in_prod_iff in Hp. destruct Hp as (Hl & Hl'). apply in_seq in Hl. apply in_seq in Hl'.
+      destruct (Nat.eqb_spec l l') as [_|Hne].
+      * apply null_set_subset with (A := fun _ => False); [tauto|apply null_set_empty].
+      * apply poly_zero_set_null. exists y. split; [exact Hy|]. unfold y.
+        rewrite eval_shift_placed, rows_minor_eval, !Ru by lia.
+        unfold witness_up. intros E. apply Hne. apply INR_eq. lra.
+    + apply null_set_list_union. intros l Hl. apply in_seq in Hl.
+      apply poly_zero_set_null. exists y. split; [exact Hy|]. unfold y.
+      rewrite eval_shift_placed, (down_var_eval d), Rd by lia. unfold witness_down, kron.
+      destruct (Nat.eq_dec 0 0); [lra|lia].
+Qed.
+
+(** [generic-weights] (iii), measure form: for [d >= 2] the weights that are
+    not nondegenerate (a zero row of [W_up], two collinear rows, or a zero
+    column of [W_down]) form a null set. *)
+Theorem generic_nondegenerate_null : forall (d m : nat)
+  (d_ge_2_iii : (2 <= d)%nat),
+  null_weights d m (fun Wd Wu => ~ nondegenerate_weights d m Wd Wu).
+Proof. intros d m Hd. exact (nondegenerate_null_at (d * m + m * d) 0 d m Hd (le_n _)). Qed.
+
+(** ** The three clauses together *)
+
+(** [generic-weights], measure form: for every [d], [m], every invertible [M]
+    (trivial kernel) and [d >= 2], off one null set of weights
+    [(W_down, W_up)] all three properties hold: [W_up] has row rank
+    [min(m, d)], every [M + W_down[:,S] W_up[S,:]] is invertible, and the
+    weights are nondegenerate. *)
+Theorem generic_weights_null :
+  forall (d m : nat) (M : mat)
+         (M_invertible_ii : trivial_kernel d M)
+         (d_ge_2_iii : (2 <= d)%nat),
+    null_weights d m (fun Wd Wu =>
+      ~ (row_rank d m Wu (Nat.min m d) /\
+         (forall S : nat -> bool, trivial_kernel d (skip_piece m M S Wd Wu)) /\
+         nondegenerate_weights d m Wd Wu)).
+Proof.
+  intros d m M HM Hd. unfold null_weights.
+  apply null_set_subset with (A := fun w =>
+    (~ row_rank d m (up_of d m w) (Nat.min m d)) \/
+    (exists S : nat -> bool, ~ trivial_kernel d (skip_piece m M S (down_of d m w) (up_of d m w))) \/
+    (~ nondegenerate_weights d m (down_of d m w) (up_of d m w))).
+  - intros w Hw.
+    destruct (classic (row_rank d m (up_of d m w) (Nat.min m d))) as [H1|H1]; [|left; exact H1].
+    destruct (classic (nondegenerate_weights d m (down_of d m w) (up_of d m w))) as [H3|H3];
+      [|right; right; exact H3].
+    right; left. apply NNPP. intros H2. apply Hw. split; [exact H1|]. split; [|exact H3].
+    intros S. apply NNPP. intros HS. apply H2. exists S. exact HS.
+  - apply null_set_union; [exact (generic_rank_null d m)|].
+    apply null_set_union; [exact (generic_pieces_null d m M HM)|].
+    exact (generic_nondegenerate_null d m Hd).
+Qed.
+
 (** *** Stacks of blocks *)
 
 (** The layers of widths [ms] read from the coordinates of [w] from [o] on:
@@ -182,6 +335,10 @@ Fixpoint stack_dim (d : nat) (ms : list nat) : nat :=
     R^(stack_dim d ms) that read as such a stack form a null set. *)
 Definition null_stack (d : nat) (ms : list nat) (P : list layer -> Prop) : Prop :=
   null_set (stack_dim d ms) (fun w => P (stack_of d ms 0 w)).
+
+(** Not every set of stacks is null. *)
+Lemma all_stacks_not_null : forall d ms, ~ null_stack d ms (fun _ => True).
+Proof. intros d ms. exact (whole_space_not_null (stack_dim d ms)). Qed.
 
 Lemma stack_of_widths : forall d ms o w, map width (stack_of d ms o w) = ms.
 Proof.
@@ -243,23 +400,37 @@ Proof.
     rewrite E. apply IH. lia.
 Qed.
 
-Lemma stack_pieces_null_at : forall (d : nat) (ms : list nat) (o N : nat),
-  null_set N (fun w => ~ Forall (layer_pieces_invertible d) (stack_of d ms o w)).
+(** A property of single blocks that fails only on a null set, wherever in
+    R^N the block's weights sit, fails for some layer of a stack only on a
+    null set. *)
+Lemma stack_null_of_layers : forall (d : nat) (P : layer -> Prop),
+  (forall N o m, (o + (d * m + m * d) <= N)%nat ->
+     null_set N (fun w => ~ P (mk_layer m (down_of d m (shifted o w)) (up_of d m (shifted o w))))) ->
+  forall ms o N, (o + stack_dim d ms <= N)%nat ->
+  null_set N (fun w => ~ Forall P (stack_of d ms o w)).
 Proof.
-  intros d ms. induction ms as [|m ms IH]; intros o N.
+  intros d P HP ms. induction ms as [|m ms IH]; intros o N HN.
   - apply null_set_subset with (A := fun _ => False); [|apply null_set_empty].
     intros w H. apply H. constructor.
-  - apply null_set_subset with (A := fun w =>
-      (exists S : nat -> bool, ~ trivial_kernel d
-         (skip_piece m ident S (down_of d m (shifted o w)) (up_of d m (shifted o w)))) \/
-      ~ Forall (layer_pieces_invertible d) (stack_of d ms (o + (d * m + m * d)) w)).
+  - simpl in HN. apply null_set_subset with (A := fun w =>
+      ~ P (mk_layer m (down_of d m (shifted o w)) (up_of d m (shifted o w))) \/
+      ~ Forall P (stack_of d ms (o + (d * m + m * d)) w)).
     + intros w H. simpl in H.
-      destruct (classic (Forall (layer_pieces_invertible d) (stack_of d ms (o + (d * m + m * d)) w)))
-        as [Hr|Hr]; [left|right; exact Hr].
-      apply NNPP. intros H1. apply H. constructor; [|exact Hr].
-      intros S. apply NNPP. intros HS. apply H1. exists S. exact HS.
-    + apply null_set_union; [|apply IH].
-      exact (pieces_null_at N o d m ident (ident_trivial_kernel d)).
+      destruct (classic (P (mk_layer m (down_of d m (shifted o w)) (up_of d m (shifted o w)))))
+        as [H1|H1]; [right|left; exact H1].
+      intros Hr. apply H. constructor; assumption.
+    + apply null_set_union; [apply HP; lia|apply IH; lia].
+Qed.
+
+(** [generic-weights] (i) for stacks, measure form: the stacks of widths [ms]
+    in which some [U_l] has row rank below [min(m_l, d)] form a null set
+    (the rank condition of depth-width). *)
+Theorem generic_stack_rank_null : forall (d : nat) (ms : list nat),
+  null_stack d ms (fun layers =>
+    ~ Forall (fun L => row_rank d (width L) (Wup L) (Nat.min (width L) d)) layers).
+Proof.
+  intros d ms. apply (stack_null_of_layers d _ (fun N o m HN => rank_null_at N o d m HN)).
+  apply le_n.
 Qed.
 
 (** [generic-weights] (ii) for stacks, measure form: for every [d] and widths
@@ -269,122 +440,23 @@ Qed.
     set. *)
 Theorem generic_stack_pieces_null : forall (d : nat) (ms : list nat),
   null_stack d ms (fun layers => ~ Forall (layer_pieces_invertible d) layers).
-Proof. intros d ms. exact (stack_pieces_null_at d ms 0 (stack_dim d ms)). Qed.
-
-(** ** (iii) nondegenerate weights off a null set (d >= 2) *)
-
-(** The minor [(u_l)_0 (u_l')_1 - (u_l)_1 (u_l')_0] of two rows of [W_up]. *)
-Definition rows_minor_expr (d m l l' : nat) : poly_expr :=
-  PSub (PMul (up_var d m l 0) (up_var d m l' 1)) (PMul (up_var d m l 1) (up_var d m l' 0)).
-
-Lemma rows_minor_eval : forall d m l l' w, (2 <= d)%nat -> (l < m)%nat -> (l' < m)%nat ->
-  poly_eval (rows_minor_expr d m l l') w =
-  up_of d m w l 0%nat * up_of d m w l' 1%nat - up_of d m w l 1%nat * up_of d m w l' 0%nat.
 Proof.
-  intros d m l l' w Hd Hl Hl'. unfold rows_minor_expr. cbn [poly_eval].
-  rewrite !up_var_eval by lia. reflexivity.
+  intros d ms. apply stack_null_of_layers; [|apply le_n].
+  intros N o m _. apply null_set_subset with (A := fun w => exists S : nat -> bool,
+    ~ trivial_kernel d (skip_piece m ident S (down_of d m (shifted o w)) (up_of d m (shifted o w)))).
+  - intros w H. apply NNPP. intros H1. apply H. intros S. apply NNPP. intros HS.
+    apply H1. exists S. exact HS.
+  - exact (pieces_null_at N o d m ident (ident_trivial_kernel d)).
 Qed.
 
-(** Weights that are not nondegenerate have a zero coordinate [(u_l)_0], a
-    zero minor of two distinct rows or a zero coordinate [(w_l)_0]. *)
-Lemma degenerate_cases : forall d m (Wd Wu : mat), (2 <= d)%nat ->
-  ~ nondegenerate_weights d m Wd Wu ->
-  (exists l, In l (seq 0 m) /\ Wu l 0%nat = 0) \/
-  (exists p : nat * nat, In p (list_prod (seq 0 m) (seq 0 m)) /\ fst p <> snd p /\
-     Wu (fst p) 0%nat * Wu (snd p) 1%nat - Wu (fst p) 1%nat * Wu (snd p) 0%nat = 0) \/
-  (exists l, In l (seq 0 m) /\ Wd 0%nat l = 0).
-Proof.
-  intros d m Wd Wu Hd Hnd.
-  destruct (classic (exists l, In l (seq 0 m) /\ Wu l 0%nat = 0)) as [H1|H1]; [left; exact H1|].
-  destruct (classic (exists l, In l (seq 0 m) /\ Wd 0%nat l = 0)) as [H3|H3];
-    [right; right; exact H3|].
-  right; left. apply NNPP. intros H2. apply Hnd. split; [|split].
-  - intros l Hl. exists 0%nat. split; [lia|]. intros E. apply H1. exists l.
-    split; [apply in_seq; lia|exact E].
-  - intros l l' Hl Hl' Hne (c & Hc). apply H2. exists (l, l'). simpl.
-    split; [apply in_prod; apply in_seq; lia|]. split; [exact Hne|].
-    rewrite (Hc 0%nat ltac:(lia)), (Hc 1%nat ltac:(lia)). ring.
-  - intros l Hl. exists 0%nat. split; [lia|]. intros E. apply H3. exists l.
-    split; [apply in_seq; lia|exact E].
-Qed.
-
-(** The witness weights of GenericWeights.v, as a point. *)
-Definition witness_point (d m : nat) : nat -> R := weights_of d m witness_down witness_up.
-
-(** [generic-weights] (iii), measure form: for [d >= 2] the weights that are
-    not nondegenerate (a zero row of [W_up], two collinear rows, or a zero
-    column of [W_down]) form a null set. *)
-Theorem generic_nondegenerate_null : forall (d m : nat)
+(** [generic-weights] (iii) for stacks, measure form: for [d >= 2] the stacks
+    with a degenerate block form a null set. *)
+Theorem generic_stack_nondegenerate_null : forall (d : nat) (ms : list nat)
   (d_ge_2_iii : (2 <= d)%nat),
-  null_weights d m (fun Wd Wu => ~ nondegenerate_weights d m Wd Wu).
+  null_stack d ms (fun layers =>
+    ~ Forall (fun L => nondegenerate_weights d (width L) (Wdown L) (Wup L)) layers).
 Proof.
-  intros d m Hd. unfold null_weights.
-  pose proof (proj1 (weights_of_read d m witness_down witness_up)) as Rd.
-  pose proof (proj1 (proj2 (weights_of_read d m witness_down witness_up))) as Ru.
-  apply null_set_subset with (A := fun w =>
-    (exists l, In l (seq 0 m) /\ poly_eval (up_var d m l 0) w = 0) \/
-    (exists p : nat * nat, In p (list_prod (seq 0 m) (seq 0 m)) /\
-       (if Nat.eqb (fst p) (snd p) then False
-        else poly_eval (rows_minor_expr d m (fst p) (snd p)) w = 0)) \/
-    (exists l, In l (seq 0 m) /\ poly_eval (down_var m 0 l) w = 0)).
-  - intros w Hw.
-    destruct (degenerate_cases d m _ _ Hd Hw) as [(l & Hl & E)|[((l, l') & Hp & Hne & E)|(l & Hl & E)]].
-    + left. exists l. split; [exact Hl|]. apply in_seq in Hl.
-      rewrite up_var_eval by lia. exact E.
-    + right; left. exists (l, l'). split; [exact Hp|]. cbn [fst snd] in Hne, E |- *.
-      apply in_prod_iff in Hp. destruct Hp as (Hl & Hl'). apply in_seq in Hl. apply in_seq in Hl'.
-      destruct (Nat.eqb_spec l l') as [Heq|_]; [exact (Hne Heq)|].
-      rewrite rows_minor_eval by lia. exact E.
-    + right; right. exists l. split; [exact Hl|]. apply in_seq in Hl.
-      rewrite (down_var_eval d) by lia. exact E.
-  - apply null_set_union; [|apply null_set_union].
-    + apply null_set_list_union. intros l Hl. apply in_seq in Hl.
-      apply poly_zero_set_null. exists (witness_point d m).
-      split; [apply weights_of_out|]. unfold witness_point.
-      rewrite up_var_eval, Ru by lia. unfold witness_up. lra.
-    + apply null_set_list_union. intros (l, l') Hp. cbn [fst snd].
-      apply in_prod_iff in Hp. destruct Hp as (Hl & Hl'). apply in_seq in Hl. apply in_seq in Hl'.
-      destruct (Nat.eqb_spec l l') as [_|Hne].
-      * apply null_set_subset with (A := fun _ => False); [tauto|apply null_set_empty].
-      * apply poly_zero_set_null. exists (witness_point d m).
-        split; [apply weights_of_out|]. unfold witness_point.
-        rewrite rows_minor_eval, !Ru by lia.
-        unfold witness_up. intros E. apply Hne. apply INR_eq. lra.
-    + apply null_set_list_union. intros l Hl. apply in_seq in Hl.
-      apply poly_zero_set_null. exists (witness_point d m).
-      split; [apply weights_of_out|]. unfold witness_point.
-      rewrite (down_var_eval d), Rd by lia. unfold witness_down, kron.
-      destruct (Nat.eq_dec 0 0); [lra|lia].
-Qed.
-
-(** ** The three clauses together *)
-
-(** [generic-weights], measure form: for every [d], [m], every invertible [M]
-    (trivial kernel) and [d >= 2], off one null set of weights
-    [(W_down, W_up)] all three properties hold: [W_up] has row rank
-    [min(m, d)], every [M + W_down[:,S] W_up[S,:]] is invertible, and the
-    weights are nondegenerate. *)
-Theorem generic_weights_null :
-  forall (d m : nat) (M : mat)
-         (M_invertible_ii : trivial_kernel d M)
-         (d_ge_2_iii : (2 <= d)%nat),
-    null_weights d m (fun Wd Wu =>
-      ~ (row_rank d m Wu (Nat.min m d) /\
-         (forall S : nat -> bool, trivial_kernel d (skip_piece m M S Wd Wu)) /\
-         nondegenerate_weights d m Wd Wu)).
-Proof.
-  intros d m M HM Hd. unfold null_weights.
-  apply null_set_subset with (A := fun w =>
-    (~ row_rank d m (up_of d m w) (Nat.min m d)) \/
-    (exists S : nat -> bool, ~ trivial_kernel d (skip_piece m M S (down_of d m w) (up_of d m w))) \/
-    (~ nondegenerate_weights d m (down_of d m w) (up_of d m w))).
-  - intros w Hw.
-    destruct (classic (row_rank d m (up_of d m w) (Nat.min m d))) as [H1|H1]; [|left; exact H1].
-    destruct (classic (nondegenerate_weights d m (down_of d m w) (up_of d m w))) as [H3|H3];
-      [|right; right; exact H3].
-    right; left. apply NNPP. intros H2. apply Hw. split; [exact H1|]. split; [|exact H3].
-    intros S. apply NNPP. intros HS. apply H2. exists S. exact HS.
-  - apply null_set_union; [exact (generic_rank_null d m)|].
-    apply null_set_union; [exact (generic_pieces_null d m M HM)|].
-    exact (generic_nondegenerate_null d m Hd).
+  intros d ms Hd.
+  apply (stack_null_of_layers d _ (fun N o m HN => nondegenerate_null_at N o d m Hd HN)).
+  apply le_n.
 Qed.

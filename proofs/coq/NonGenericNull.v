@@ -36,6 +36,10 @@ Definition up_of (d m : nat) (w : nat -> R) : mat :=
 Definition null_weights (d m : nat) (P : mat -> mat -> Prop) : Prop :=
   null_set (d * m + m * d) (fun w => P (down_of d m w) (up_of d m w)).
 
+(** Not every set of weights is null. *)
+Lemma all_weights_not_null : forall d m : nat, ~ null_weights d m (fun _ _ => True).
+Proof. intros d m. exact (whole_space_not_null (d * m + m * d)). Qed.
+
 (** The point of R^(d m + m d) of a pair of matrices. *)
 Definition weights_of (d m : nat) (Wd Wu : mat) : nat -> R :=
   fun k => if (k <? d * m)%nat then Wd (k / m)%nat (k mod m)%nat

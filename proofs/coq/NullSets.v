@@ -21,14 +21,24 @@
     space is not null ([whole_space_not_null]); subsets, finite unions and the
     empty set behave as expected.
 
-    The theorem: a polynomial expression in the coordinates that does not
+    The theorems: a polynomial expression in the coordinates that does not
     vanish at some point of R^n vanishes only on a null set of R^n
-    ([poly_zero_set_null]), for every [n].  The proof is the usual induction on
-    [n]: a polynomial in [n + 1] variables is a polynomial in the last variable
-    with coefficients in [n] variables; off the null set where its leading
-    coefficient vanishes, each section is the root set of a nonzero polynomial
-    in one variable, which is finite; a measurable set whose sections are null
-    off a null set is null (integral of the section measures). *)
+    ([poly_zero_set_null]), for every [n]; and a [d x d] matrix of such
+    expressions that has a trivial kernel at some point has a nonzero kernel
+    vector only on a null set ([singular_set_null], through its determinant).
+    The proof is the usual induction on [n]: a polynomial in [n + 1] variables
+    is a polynomial in the last variable with coefficients in [n] variables;
+    off the null set where its leading coefficient vanishes, each section is
+    the root set of a nonzero polynomial in one variable, which is finite; a
+    measurable set whose sections are null off a null set is null (integral of
+    the section measures, [negligible_integral]).
+
+    Because [negligible] asks for a measurable (Borel, for the product
+    sigma-algebra) superset of measure 0, [null_set] is never weaker than
+    "Lebesgue-null".  The expressions ([poly_expr]) have constants,
+    coordinates, [+], [-], [*] and opposites; [psum] builds finite sums (read
+    with [Linalg.sum]) and [poly_shift] moves the coordinates an expression
+    reads. *)
 
 (* mathcomp's files re-declare notations of the standard library and add
    ambiguous coercion paths; these warnings come from loading them. *)
@@ -39,8 +49,9 @@ From mathcomp Require Import all_ssreflect all_algebra.
 From mathcomp Require Import boolp classical_sets functions cardinality fsbigop.
 From mathcomp Require Import reals ereal signed topology normedtype sequences esum measure.
 From mathcomp Require Import lebesgue_measure numfun lebesgue_integral Rstruct.
-(* The project's finite sums, for [psum] below (required, not imported, so
-   that its names do not mix with mathcomp's). *)
+(* The project's finite sums and matrix-vector product, for [psum] and
+   [singular_set_null] below (required, not imported, so that its names do
+   not mix with mathcomp's). *)
 From SkipAbsorption Require Linalg.
 
 Unset Implicit Arguments.
@@ -359,7 +370,14 @@ Definition has_volume (n : nat) (A : (nat -> R) -> Prop) (v : R) : Prop :=
   ns_vol n (fun x : ns_space n => A (ns_coords n x)) = EFin v.
 
 (** The product [f 0 * f 1 * ... * f (n-1)] (1 for [n = 0]). *)
-Definition side_product (n : nat) (f : nat -> R) : R := ns_side_product n f.
+Fixpoint side_product (n : nat) (f : nat -> R) : R :=
+  match n with
+  | O => 1
+  | S k => side_product k f * f k
+  end.
+
+Lemma ns_side_productE : forall n f, ns_side_product n f = side_product n f.
+Proof. by move=> n f; elim: n => [//|k /= ->]. Qed.
 
 Lemma side_product_S : forall n f, side_product (S n) f = side_product n f * f n.
 Proof. reflexivity. Qed.
@@ -388,7 +406,7 @@ have E : (fun x : ns_space n => forall i, lt i n -> a i <= ns_coords n x i <= b 
   have /andP[h1 h2] := H i (introT ltP hi).
   by split; apply/RleP.
 rewrite /has_volume E; split; first exact: ns_box_measurable.
-by rewrite ns_box_vol // => i /ltP/ab/RleP.
+by rewrite ns_box_vol ?ns_side_productE // => i /ltP/ab/RleP.
 Qed.
 
 Corollary unit_cube_volume : forall n : nat,
@@ -490,6 +508,14 @@ Fixpoint poly_eval (e : poly_expr) (x : nat -> R) : R :=
   | POpp e1 => - poly_eval e1 x
   end.
 
+(** An expression reads its coordinates pointwise. *)
+Lemma poly_eval_ext : forall (e : poly_expr) (x y : nat -> R),
+  (forall i, x i = y i) -> poly_eval e x = poly_eval e y.
+Proof.
+move=> e x y xy.
+by elim: e => [c|i|e1 IH1 e2 IH2|e1 IH1 e2 IH2|e1 IH1 e2 IH2|e1 IH1] /=; rewrite ?IH1 ?IH2.
+Qed.
+
 (** The finite sum [f 0 + ... + f (n-1)] of expressions, read by
     [Linalg.sum]. *)
 Fixpoint psum (n : nat) (f : nat -> poly_expr) : poly_expr :=
@@ -507,7 +533,7 @@ Proof. by move=> n f x; elim: n => [//|k IH] /=; rewrite IH. Qed.
 Fixpoint poly_shift (o : nat) (e : poly_expr) : poly_expr :=
   match e with
   | PConst c => PConst c
-  | PVar i => PVar (o + i)
+  | PVar i => PVar (Nat.add o i)
   | PAdd e1 e2 => PAdd (poly_shift o e1) (poly_shift o e2)
   | PSub e1 e2 => PSub (poly_shift o e1) (poly_shift o e2)
   | PMul e1 e2 => PMul (poly_shift o e1) (poly_shift o e2)
@@ -515,7 +541,7 @@ Fixpoint poly_shift (o : nat) (e : poly_expr) : poly_expr :=
   end.
 
 Lemma poly_eval_shift : forall (o : nat) (e : poly_expr) (x : nat -> R),
-  poly_eval (poly_shift o e) x = poly_eval e (fun k => x (o + k)%nat).
+  poly_eval (poly_shift o e) x = poly_eval e (fun k => x (Nat.add o k)).
 Proof. by move=> o e x; elim: e => //= [e1 -> e2 ->|e1 -> e2 ->|e1 -> e2 ->|e1 ->]. Qed.
 
 Fixpoint ns_to_poly (n : nat) (e : poly_expr) : ns_poly n :=
