@@ -4,13 +4,30 @@ PY    ?= python3
 VENV  ?= .venv
 BIN   := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# pytest-xdist workers for make test and make test-fast (the machines have 2 cores). Whole test
+# files go to one worker (pyproject's addopts, tests/conftest.py), the long ones first.
+WORKERS ?= 2
+XDIST   := -n $(WORKERS)
 
-.PHONY: audit audit-quick test bench coq-tools chromium-tools report-screenshot proofs clean
+.PHONY: audit audit-quick test test-fast constraints bench coq-tools chromium-tools report-screenshot proofs clean
 
-$(STAMP): pyproject.toml
+# The tested versions: constraints.txt pins every direct and transitive dependency of
+# .[test,report] (make constraints regenerates it).
+$(STAMP): pyproject.toml constraints.txt
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test,report]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test,report]'
 	touch $(STAMP)
+
+# Resolve .[test,report] afresh in a scratch virtualenv and pin what it installed. Run the
+# tests on the new pins (make test) before committing them.
+constraints:
+	rm -rf .venv-constraints
+	$(PY) -m venv .venv-constraints
+	.venv-constraints/bin/pip install --quiet --disable-pip-version-check -e '.[test,report]'
+	{ echo "# The tested versions of every dependency of .[test,report] (Python $$(.venv-constraints/bin/python -c 'import platform; print(platform.python_version())'), Linux)."; \
+	  echo "# make installs them (pip install -c constraints.txt); make constraints regenerates this file."; \
+	  .venv-constraints/bin/pip freeze --exclude-editable --disable-pip-version-check; } > constraints.txt
+	rm -rf .venv-constraints
 
 # Coq, Coquelicot (real analysis for the activations) and mathcomp-analysis (Lebesgue
 # measure for proofs/coq/NullSets.v) are system packages; install them when we are root,
@@ -47,8 +64,14 @@ audit: $(STAMP) coq-tools
 audit-quick: $(STAMP) coq-tools
 	$(BIN)/absorb audit --quick
 
+# The whole suite (what .ci/run runs), on $(WORKERS) workers.
 test: $(STAMP) coq-tools chromium-tools
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(XDIST)
+
+# The fast subset while developing: everything but the tests marked slow (the compiled Coq
+# attacks and the oracle-mutant audits), with 5 instances per claim in the tests' quick audits.
+test-fast: $(STAMP) coq-tools chromium-tools
+	ABSORB_TEST_INSTANCES=5 $(BIN)/python -m pytest $(XDIST) -m "not slow"
 
 # The README's screenshot: the full audit's HTML report, rendered by headless Chromium.
 report-screenshot: $(STAMP) coq-tools chromium-tools
@@ -60,5 +83,5 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .venv-constraints .pytest_cache .hypothesis
 	-$(MAKE) -C proofs/coq clean

@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from oracle.claims import depth_analytic as da  # noqa: E402
+from oracle.algebra.stacks import analytic as da  # noqa: E402
+from oracle.algebra.stacks import sweep  # noqa: E402
 
 
 def audit_like() -> None:
@@ -35,7 +36,7 @@ def audit_like() -> None:
 
 
 def sweep_every_10() -> None:
-    res = da.recheck_sweep(da.load_sweep(), every=10)
+    res = sweep.recheck_sweep(sweep.load_sweep(), every=10)
     assert res["holds"], res["reason"]
 
 

@@ -6,7 +6,7 @@ its U-columns divided by eps tends, as eps -> 0, to the Jacobian of ONE residual
 m = m_1 + ... + m_L with all rows stacked (at W = the stacked W_l); that one has full rank 2 d m when
 d >= 2 (the lemma), so the stack has full rank N for small eps.
 
-For each (d, widths) below this script certifies in arb (oracle.claims.depth_analytic.certify):
+For each (d, widths) below this script certifies in arb (oracle.algebra.stacks.analytic.certify):
   (1) the limit: the depth-1 block of width m with the stacked rows and output weights;
   (2) the stack at eps = 1/16 with the same rows and output weights scaled by eps.
 Both are certificates (determinant balls that exclude 0), not float evidence; they check the
@@ -22,7 +22,7 @@ import sys
 import time
 from fractions import Fraction as Q
 
-from oracle.claims import depth_analytic as da
+from oracle.algebra.stacks import analytic as da
 
 CASES = [(2, [3, 3]), (2, [6, 6, 6]), (3, [4, 2, 5]), (4, [6, 6]), (2, [10, 10]), (3, [2, 2, 2, 2]),
          (5, [3, 3])]

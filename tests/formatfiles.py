@@ -129,3 +129,94 @@ def onnx_mlp(path: Path, blocks: list[dict[str, Any]], opset: int = 17, names: b
         b["act"] == "gelu_op" for b in blocks) else opset)])
     onnx.save(model, str(path))
     return path
+
+
+def quantized_weight(nodes: list, inits: list, name: str, W: np.ndarray, scheme: str,
+                     rng: np.random.Generator) -> tuple[str, np.ndarray]:
+    """Weight W [in, out] stored quantized and computed in the graph as exporters do:
+    'cast_mul': Mul(Cast(int8 q, to=float), float32 scale) with one scale per tensor;
+    'dql': DequantizeLinear(uint8 q, per-column float32 scale, uint8 zero point, axis=1);
+    'dql_blocked': DequantizeLinear with block_size 3 along the rows (blocked quantization, opset 21).
+    Returns the graph value holding the weight and the int array q (the scale is random)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    if scheme == "float":
+        inits.append(numpy_helper.from_array(W.astype(np.float32), name))
+        return name, W
+    if scheme == "cast_mul":
+        s = np.float32(np.abs(W).max() / 127 or 1.0) * np.float32(1 + rng.random() / 7)
+        q = np.clip(np.round(W / s), -127, 127).astype(np.int8)
+        inits += [numpy_helper.from_array(q, name + "_quantized"), numpy_helper.from_array(np.array(s, np.float32), name + "_scale")]
+        nodes += [helper.make_node("Cast", [name + "_quantized"], [name + "_cast"], to=TensorProto.FLOAT),
+                  helper.make_node("Mul", [name + "_cast", name + "_scale"], [name], name=name + "/Mul")]
+        return name, q
+    s = (np.abs(W).max(axis=0) / 100 + 1e-3).astype(np.float32) * np.float32(1.0 + rng.random() / 7)
+    zp = rng.integers(120, 136, W.shape[1]).astype(np.uint8)
+    q = np.clip(np.round(W / s) + zp, 0, 255).astype(np.uint8)
+    inits += [numpy_helper.from_array(q, name + "_quantized"), numpy_helper.from_array(s, name + "_scale"),
+              numpy_helper.from_array(zp, name + "_zero_point")]
+    kw = {"axis": 1}
+    if scheme == "dql_blocked":
+        kw = {"axis": 0, "block_size": 3}  # blocks of 3 rows, the last one shorter
+        nb = -(-W.shape[0] // 3)
+        s2 = (np.repeat(s[None, :], nb, axis=0) * (1 + np.arange(nb) / 8)[:, None]).astype(np.float32)
+        z2 = np.repeat(zp[None, :], nb, axis=0)
+        inits[-2:] = [numpy_helper.from_array(s2, name + "_scale"), numpy_helper.from_array(z2, name + "_zero_point")]
+    nodes.append(helper.make_node("DequantizeLinear", [name + "_quantized", name + "_scale", name + "_zero_point"],
+                                  [name], name=name + "/DequantizeLinear", **kw))
+    return name, q
+
+
+def onnx_quantized_encoder(path: Path, layers: int, d: int, m: int, scheme: str, seed: int = 0,
+                           attention: bool = True, mlp: bool = True) -> Path:
+    """A MiniLM-like int8 encoder: per layer an attention-like pair of d x d MatMuls (x + (x Wv) Wo)
+    and an MLP x + gelu(x W1 + b1) W2 + b2 (erf form, as the Hugging Face export writes it), every
+    weight computed in the graph from quantized initializers (``quantized_weight``)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(seed)
+    nodes: list = []
+    inits: list = []
+    cur = "x"
+
+    def c(name: str, v: float) -> str:
+        inits.append(numpy_helper.from_array(np.array(v, np.float32), name))
+        return name
+
+    def mm(inp: str, W: np.ndarray, wname: str, out: str, b: Optional[np.ndarray] = None) -> str:
+        w, _ = quantized_weight(nodes, inits, wname, W, scheme, rng)
+        nodes.append(helper.make_node("MatMul", [inp, w], [out + "_mm"], name=f"{out}/MatMul"))
+        if b is None:
+            return out + "_mm"
+        inits.append(numpy_helper.from_array(b.astype(np.float32), out + ".bias"))
+        nodes.append(helper.make_node("Add", [out + ".bias", out + "_mm"], [out], name=f"{out}/Add"))
+        return out
+
+    for k in range(layers):
+        p = f"/encoder/layer.{k}"
+        if attention:
+            v = mm(cur, rng.normal(size=(d, d)).astype(np.float32) / 4, f"{p}/attention/self/value/weight",
+                   f"{p}/attention/self/value")
+            o = mm(v, rng.normal(size=(d, d)).astype(np.float32) / 4, f"{p}/attention/output/dense/weight",
+                   f"{p}/attention/output/dense")
+            nodes.append(helper.make_node("Add", [o, cur], [f"{p}/att_out"]))
+            cur = f"{p}/att_out"
+        if not mlp:
+            continue
+        h = mm(cur, rng.normal(size=(d, m)).astype(np.float32) / 4, f"{p}/intermediate/dense/weight",
+               f"{p}/intermediate/dense", rng.normal(size=m) / 8)
+        nodes += [helper.make_node("Div", [h, c(f"{p}/sqrt2", np.sqrt(2.0))], [f"{p}/e0"]),
+                  helper.make_node("Erf", [f"{p}/e0"], [f"{p}/e1"]),
+                  helper.make_node("Add", [f"{p}/e1", c(f"{p}/one", 1.0)], [f"{p}/e2"]),
+                  helper.make_node("Mul", [h, f"{p}/e2"], [f"{p}/e3"]),
+                  helper.make_node("Mul", [f"{p}/e3", c(f"{p}/half", 0.5)], [f"{p}/gelu"])]
+        o = mm(f"{p}/gelu", rng.normal(size=(m, d)).astype(np.float32) / 4, f"{p}/output/dense/weight",
+               f"{p}/output/dense", rng.normal(size=d) / 8)
+        nodes.append(helper.make_node("Add", [o, cur], [f"{p}/out"]))
+        cur = f"{p}/out"
+    graph = helper.make_graph(nodes, "encoder", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", d])],
+                              [helper.make_tensor_value_info(cur, TensorProto.FLOAT, ["n", d])], inits)
+    opset = 21 if scheme == "dql_blocked" else 17
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)]), str(path))
+    return path

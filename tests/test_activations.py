@@ -7,7 +7,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
-from flint import arb, ctx
+from flint import arb, arb_series, ctx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -150,7 +150,9 @@ def test_property_families_follow_the_declarations():
     assert A.ZERO_GATES == ("reglu", "swiglu", "geglu", "geglu_tanh", "bilinear")
     assert A.SMOOTH_ZERO_GATES == ("swiglu", "geglu", "geglu_tanh")
     assert A.BLOCK_DEGREE_2 == ("relu2", "reglu", "bilinear")
+    assert A.FLAT_AT_0 == ("relu2", "reglu", "swiglu", "geglu", "geglu_tanh", "bilinear")
     assert A.HOMOGENEOUS == ("relu", "relu2", "reglu", "bilinear")
+    assert A.WITH_SLOPES == ("gelu", "gelu_tanh", "silu")
 
 
 def test_a_new_entry_joins_the_families_its_declarations_name():
@@ -166,6 +168,60 @@ def test_a_new_entry_joins_the_families_its_declarations_name():
         A.CATALOG.update(old)
 
 
+SLOPE_POINTS = [-30.0, -6.5, -1.25, -0.125, 0.0, 0.375, 1.0, 2.75, 9.0, 30.0]
+
+
+def slope_mismatches(a) -> list:
+    """Where the slopes of an entry are not its own function and derivative: the balls must be
+    narrow and hold mpmath's value of s (the mp form) and its numerical derivative, the float64
+    pair must be within 1e-12 of them, and the power-series form must carry s and s' as its two
+    coefficients."""
+    bad = []
+    for z in SLOPE_POINTS:
+        with mpmath.workprec(400):
+            v = a.mp(mpmath.mpf(z))
+            dv = mpmath.diff(a.mp, mpmath.mpf(z))
+        old = ctx.prec
+        ctx.prec = 200
+        try:
+            s, ds = a.slopes.ball(arb(z))
+            series = a.slopes.series(arb_series([arb(z), arb(1)], prec=2)).coeffs()
+        finally:
+            ctx.prec = old
+        for what, ball, ref in (("s", s, v), ("s'", ds, dv), ("series s", series[0], v),
+                                ("series s'", series[1], dv)):
+            if not (ball.is_finite() and ball.rad() < 1e-20):
+                bad.append((z, what, "wide"))
+                continue
+            with mpmath.workprec(400):  # the ball holds the reference (up to mpmath's own error)
+                gap = abs(mpmath.mpf(ball.mid().str(100, radius=False)) - ref)
+                if gap > mpmath.mpf(ball.rad().str(10, radius=False)) * 2 + mpmath.mpf(10) ** -50:
+                    bad.append((z, what, "misses"))
+        f, df = a.slopes.f64(z)
+        if abs(f - float(v)) > 1e-12 * max(1.0, abs(float(v))) or abs(df - float(dv)) > 1e-12:
+            bad.append((z, "float64", "off"))
+    return bad
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if A.CATALOG[n].slopes is not None])
+def test_slopes_are_the_derivative_of_the_entry(name):
+    assert slope_mismatches(A.CATALOG[name]) == []
+
+
+def test_a_wrong_slope_is_seen():
+    """The check above has teeth: silu's slopes on the gelu entry, and gelu's derivative scaled by
+    1 + 1e-7 in the balls alone, are both found."""
+    gelu, silu = A.CATALOG["gelu"], A.CATALOG["silu"]
+    swapped = slope_mismatches(replace(gelu, slopes=silu.slopes))
+    assert {w for _, w, _ in swapped} == {"s", "s'", "series s", "series s'", "float64"}
+
+    def scaled(z):
+        s, ds = gelu.slopes.ball(z)
+        return s, ds * (1 + arb(10) ** -7)
+    off = slope_mismatches(replace(gelu, slopes=replace(gelu.slopes, ball=scaled)))
+    assert off and {w for _, w, _ in off} == {"s'"}
+
+
 # the Coq lemmas each coverage family names, per member
 COQ_LEMMAS = {
     "COQ_ODD_PART": [("RealActivations.v", "Lemma {}_odd_part"), ("Activations.v", "Corollary {}_sign_flip")],
@@ -176,6 +232,7 @@ COQ_LEMMAS = {
 @pytest.mark.parametrize("family, refines", [
     ("COQ_ODD_PART", "ODD_PART"), ("COQ_RELU_LIMIT", "RELU_LIMIT"), ("LEMMA_T", "RELU_LIMIT"),
     ("NECESSITY_PROVED", "COQ_ODD_PART"), ("BIASED_FLIP_NECESSITY", "BIASED_FLIP"),
+    ("DEPTH_ANALYTIC", "WITH_SLOPES"),
 ])
 def test_coverage_families_refine_property_families(family, refines):
     """A family of what a proof covers never holds an activation without the property it needs,

@@ -13,6 +13,7 @@ import sys
 import numpy as np
 import pytest
 
+import oracle.claims as claim_modules
 from oracle.claims import base, coverage, relu_complete
 from oracle.commands import audit
 from oracle.core import io, strategies
@@ -27,7 +28,7 @@ def run_cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
 
 def _planted_bug(monkeypatch, claim_ref: str, bad) -> None:
     """Make the check named claim_ref fail on instances where bad(instance) holds."""
-    real = base.resolve
+    real = claim_modules.resolve
 
     def resolve(ref):
         fn = real(ref)
@@ -42,7 +43,7 @@ def _planted_bug(monkeypatch, claim_ref: str, bad) -> None:
             return cert
         wrong.check_info = fn.check_info
         return wrong
-    monkeypatch.setattr(base, "resolve", resolve)
+    monkeypatch.setattr(claim_modules, "resolve", resolve)
 
 
 def test_claims_are_selected_by_id_comma_or_repeat():
@@ -123,8 +124,10 @@ def test_a_failing_stack_instance_is_written_as_a_stack_file(monkeypatch, tmp_pa
     assert r.stdout.startswith("stack: relu")
 
 
+@pytest.mark.usefixtures("root_coq_build_locked")   # its subprocess builds proofs/coq
 def test_progress_of_many_instances_goes_to_stderr(tmp_path):
-    r = run_cli("audit", "--claim", "glu-flip", "--instances", "30", "--seed", "2", cwd=tmp_path)
+    # per-instance progress is shown with --verbose (without it, a status line or a few stage lines)
+    r = run_cli("audit", "--claim", "glu-flip", "--instances", "30", "--seed", "2", "--verbose", cwd=tmp_path)
     assert r.returncode == 0, r.stdout[-2000:]
     assert "[audit] glu-flip: 30/30 instances" in r.stderr
     assert "[audit] glu-flip: 3/30 instances" in r.stderr

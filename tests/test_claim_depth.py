@@ -5,7 +5,7 @@ import json
 from fractions import Fraction
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 
 from oracle.core.blocks import Block, Stack
 from oracle.claims.base import run_check
@@ -40,8 +40,36 @@ def _assert_ray(inst, data):
     assert np.max(np.abs(q - Pv)) <= float(bound) * (1 + 1e-6) + 1e-6
 
 
+def _vanishing_gate_instance():
+    """A drawn instance that once broke the certificate: the residual relu2 block has zero weights
+    (F = x exactly) and the plain stack's output is 0 in the first coordinate and
+    4 silu(-4 y) (4 y) with y = 262144 in the second (about e^-1000000).  Along v = e_1 the
+    quotient error is that tiny number alone; its exact endpoint had about 455000 digits and writing
+    it failed with Python's int-to-str limit (ValueError)."""
+    col, row = np.array([[0.0], [4.0]]), np.array([[0.0, 4.0]])
+    R = Stack([Block("relu2", W_up=np.zeros((1, 2)), W_down=np.zeros((2, 1)), M=np.eye(2))])
+    Q = Stack([Block("relu2", W_up=np.array([[4.0, 0.0]]), W_down=col, kind="plain"),
+               Block("relu2", W_up=row, W_down=col, kind="plain"),
+               Block("swiglu", W_up=row, W_down=col, W_gate=-row, kind="plain")])
+    return DepthInstance(R, Q, None)
+
+
+def test_a_vanishing_quotient_error_is_stated_short():
+    data = _json(check_identity_skips(_vanishing_gate_instance()))
+    assert data["holds"] and recheck_identity_skips(data)
+    quotient = data["data"]["ray"]["quotient"]
+    assert quotient["j"] == 0 and data["data"]["ray"]["backend"] == "ball"
+    # the bound is the floor, 2^-64 of the target 1/2: short, and still above the true error
+    assert quotient["error_bound"] == "1/36893488147419103232" and quotient["half_max_Pv"] == "1/2"
+    assert "e-455379" in quotient["quotient"][1]
+    bad = copy.deepcopy(data)
+    bad["data"]["ray"]["quotient"]["error_bound"] = "1/73786976294838206464"  # below the floor
+    assert not recheck_identity_skips(bad)
+
+
 @settings(max_examples=100, deadline=None)
 @given(depth_instances(True))
+@example(_vanishing_gate_instance())
 def test_identity_skip_certificate(inst):
     cert = check_identity_skips(inst)
     data = _json(cert)

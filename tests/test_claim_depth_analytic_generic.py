@@ -10,6 +10,7 @@ import pytest
 
 from oracle.claims import base
 from oracle.claims import depth_analytic as da
+from oracle.algebra.stacks import analytic as an
 from oracle.claims import depth_analytic_generic as g
 from oracle.formal import consistency as C
 
@@ -39,7 +40,7 @@ def test_drawn_layers_and_limit_blocks_have_non_parallel_rows():
 def test_shrink_keeps_the_parameter_bound():
     assert g.shrink(2, [3, 3]) == [3, 3]
     w = g.shrink(4, [8, 8, 8])
-    assert da.param_count(4, w) <= g.MAX_PARAMS and len(w) == 3 and max(w) - min(w) <= 1
+    assert an.param_count(4, w) <= g.MAX_PARAMS and len(w) == 3 and max(w) - min(w) <= 1
 
 
 @pytest.mark.parametrize("act, d, widths", [("gelu", 2, [8, 1]), ("silu", 3, [1, 7]),
@@ -61,7 +62,7 @@ def test_recheck_refuses_tampering():
     good = _good()
     assert g.recheck_generic(good)
     bad = copy.deepcopy(good)                       # a d = 1 certificate is outside the claim
-    d1 = da.make_certificate("gelu", 1, [2, 3], 0)
+    d1 = an.make_certificate("gelu", 1, [2, 3], 0)
     assert d1["certified"]
     bad["data"]["stack"] = _json(d1)
     assert not g.recheck_generic(bad)
@@ -84,12 +85,12 @@ def test_limit_block_with_parallel_rows_is_refused():
     is refused by the re-check even though its determinant excludes 0 (the referee's case)."""
     U = [[Q(3, 4), Q(-1, 2)], [Q(3, 2), Q(-1)], [Q(1, 4), Q(5, 8)]]
     W = [[Q(1, 2), Q(-3, 8), Q(1)], [Q(5, 8), Q(1, 4), Q(-1, 2)]]
-    pts = da.random_points(2, da.point_count(2, [3]), random.Random(0))
-    cert = _json(da.certify("gelu", [(U, W)], pts))
+    pts = an.random_points(2, an.point_count(2, [3]), random.Random(0))
+    cert = _json(an.certify("gelu", [(U, W)], pts))
     assert cert["certified"]                        # full rank: non-parallel is sufficient, not necessary
     assert not g.recheck_limit(cert, 3, 2)
     U2 = [[Q(3, 4), Q(-1, 2)], [Q(1, 2), Q(1)], [Q(1, 4), Q(5, 8)]]
-    ok = _json(da.certify("gelu", [(U2, W)], pts))
+    ok = _json(an.certify("gelu", [(U2, W)], pts))
     assert ok["certified"] and g.recheck_limit(ok, 3, 2)
 
 
@@ -97,7 +98,7 @@ def test_planted_bug_a_dropped_jacobian_column_fails(monkeypatch):
     """A Jacobian with one column dropped (set to 0: the derivative in one weight lost) must not
     certify: the check fails on the instance, and a good certificate no longer re-checks."""
     good = _good()
-    real = da._jac_point
+    real = an.jacobian_point
 
     def dropped(name, layers, x, ball):
         rows = real(name, layers, x, ball)
@@ -105,7 +106,7 @@ def test_planted_bug_a_dropped_jacobian_column_fails(monkeypatch):
             r[-1] = r[-1] * 0
         return rows
 
-    monkeypatch.setattr(da, "_jac_point", dropped)
+    monkeypatch.setattr(an, "jacobian_point", dropped)
     cert = g.check(g.GenericInstance("gelu", 2, [2, 3], 1))
     assert not cert.holds and "no certificate" in cert.reason
     assert not g.recheck_generic(good)

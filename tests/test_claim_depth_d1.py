@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from oracle.claims import depth_d1 as d1
+from oracle.algebra.stacks import d1 as sd1
 from oracle.claims.base import run_check
 from oracle.core import stackfiles
 from oracle.core.blocks import Block, Stack
@@ -20,14 +21,14 @@ def _layers(spec):
 
 
 def test_classes_and_membership():
-    assert d1.d1_class([1]) == "axes" and d1.d1_class([1, 3, 2]) == "axes"
-    assert d1.d1_class([2, 1]) == "closed_quadrants" and d1.d1_class([3, 2, 1, 4]) == "closed_quadrants"
-    assert d1.d1_class([2]) == "all" and d1.d1_class([2, 2, 5]) == "all"
-    assert d1.in_class("axes", Q(0), Q(-3)) and not d1.in_class("axes", Q(1), Q(-3))
-    assert d1.in_class("closed_quadrants", Q(-1), Q(-2)) and not d1.in_class("closed_quadrants", Q(1), Q(-2))
-    assert d1.in_class("all", Q(1), Q(-2))
+    assert sd1.d1_class([1]) == "axes" and sd1.d1_class([1, 3, 2]) == "axes"
+    assert sd1.d1_class([2, 1]) == "closed_quadrants" and sd1.d1_class([3, 2, 1, 4]) == "closed_quadrants"
+    assert sd1.d1_class([2]) == "all" and sd1.d1_class([2, 2, 5]) == "all"
+    assert sd1.in_class("axes", Q(0), Q(-3)) and not sd1.in_class("axes", Q(1), Q(-3))
+    assert sd1.in_class("closed_quadrants", Q(-1), Q(-2)) and not sd1.in_class("closed_quadrants", Q(1), Q(-2))
+    assert sd1.in_class("all", Q(1), Q(-2))
     with pytest.raises(ValueError):
-        d1.d1_class([2, 0])
+        sd1.d1_class([2, 0])
 
 
 @pytest.mark.parametrize("widths", [(1,), (2,), (1, 1), (1, 2), (2, 1), (3,)])
@@ -45,20 +46,20 @@ def test_brute_force_agrees_with_the_class(widths):
 @pytest.mark.parametrize("a,b", [(4, 4), (-3, -1), (2, -5), (0, 7), (-2, 0), (0, 0), (Q(1, 2), Q(3, 8))])
 def test_construction_has_the_pair(widths, a, b):
     a, b = Q(a), Q(b)
-    plain = d1.d1_plain_stack(widths, a, b)
-    if not d1.in_class(d1.d1_class(widths), a, b):
+    plain = sd1.d1_plain_stack(widths, a, b)
+    if not sd1.in_class(sd1.d1_class(widths), a, b):
         assert plain is None
         return
     assert [len(U) for U, _ in plain] == list(widths)
-    assert d1.d1_pair(plain, None) == (a, b)
+    assert sd1.d1_pair(plain, None) == (a, b)
     # checked again without the homogeneity lemma: exact 1-D piecewise-linear maps
-    P = d1.pl_stack(d1.layers_as_pl_blocks(plain, None), residual=False)
+    P = sd1.pl_stack(sd1.layers_as_pl_blocks(plain, None), residual=False)
     assert P(Q(5)) == 5 * a and P(Q(-7)) == 7 * b
 
 
 def test_referee_example_is_absorbable():
     res = _layers([([1, -1], [1, 3]), ([1], [1])])
-    dec = d1.decide_d1(res, [Q(1), Q(1)])
+    dec = sd1.decide_d1(res, [Q(1), Q(1)])
     assert dec["pair"] == ["4", "4"] and dec["class"] == "closed_quadrants" and dec["absorbable"]
     assert dec["plain"] == [{"W_up": [["1"], ["-1"]], "W_down": [["4", "4"]]},
                             {"W_up": [["1"]], "W_down": [["1"]]}]
@@ -67,15 +68,15 @@ def test_referee_example_is_absorbable():
 def test_pl_toolkit_matches_direct_evaluation():
     blocks = [{"v": [Q(2), Q(-1)], "w": [Q(1), Q(-3, 2)], "b_up": [Q(-1), Q(1, 3)], "b_down": Q(1, 5), "M": Q(-1)},
               {"v": [Q(1, 2)], "w": [Q(3)], "b_up": [Q(2)], "M": Q(1)}]
-    f = d1.pl_stack(blocks, residual=True)
+    f = sd1.pl_stack(blocks, residual=True)
     for x in [Q(n, 3) for n in range(-20, 21)]:
         y = x
         for b in blocks:
             bu = b.get("b_up", [0] * len(b["v"]))
             y = b.get("M", 1) * y + sum(w * max(v * y + c, 0) for v, w, c in zip(b["v"], b["w"], bu)) + b.get("b_down", 0)
         assert f(x) == y
-    g = d1.pl_stack(blocks[:1], residual=True)
-    assert not d1.pl_equal(f, g) and d1.pl_equal(f, f.on([Q(100)]))
+    g = sd1.pl_stack(blocks[:1], residual=True)
+    assert not sd1.pl_equal(f, g) and sd1.pl_equal(f, f.on([Q(100)]))
 
 
 def test_biased_boundary_instance():
@@ -202,10 +203,10 @@ def test_biased_d1_necessary_conditions():
 
 
 def test_pl_monotone_and_half_line():
-    f = d1.pl_stack([{"v": [Q(1)], "w": [Q(-1)], "b_up": [Q(0)], "M": Q(1)}], residual=True)   # x - relu(x)
-    assert d1.pl_slopes(f) == [1, 0] and d1.pl_constant_on_a_half_line(f) and not d1.pl_injective(f)
-    g = d1.pl_stack([{"v": [Q(1)], "w": [Q(1)], "b_up": [Q(-2)], "M": Q(1)}], residual=True)     # x + relu(x - 2)
-    assert d1.pl_injective(g) and not d1.pl_constant_on_a_half_line(g)
+    f = sd1.pl_stack([{"v": [Q(1)], "w": [Q(-1)], "b_up": [Q(0)], "M": Q(1)}], residual=True)   # x - relu(x)
+    assert sd1.pl_slopes(f) == [1, 0] and sd1.pl_constant_on_a_half_line(f) and not sd1.pl_injective(f)
+    g = sd1.pl_stack([{"v": [Q(1)], "w": [Q(1)], "b_up": [Q(-2)], "M": Q(1)}], residual=True)     # x + relu(x - 2)
+    assert sd1.pl_injective(g) and not sd1.pl_constant_on_a_half_line(g)
 
 
 # ---------------------------------------------------------------- the Coq proof (proofs/coq/DepthD1.v)
@@ -224,7 +225,7 @@ def _d1_pins():
 def test_d1_coq_registration_is_full_with_its_parts():
     from oracle.formal import consistency as C
     c = _d1_claim()
-    names = C._names(c["coq"])
+    names = C.registry_names(c["coq"])
     assert names[0] == "SkipAbsorption.DepthD1.depth_d1" and "coq_absent" not in c
     for part in ("depth_d1_homogeneous", "plain_stack_is_res_stack", "d1_construction_correct",
                  "d1_biased_plain_stacks", "d1_open_set"):
@@ -268,8 +269,8 @@ def test_d1_lean_mirror_is_registered_as_parts_a_and_b():
     from oracle.formal import consistency as C
     from oracle.formal import pinned
     c = _d1_claim()
-    assert C._names(c["lean"])[0] == "SkipAbsorption.depth_d1_homogeneous"
-    assert "SkipAbsorption.d1_construction_correct" in C._names(c["lean"])
+    assert C.registry_names(c["lean"])[0] == "SkipAbsorption.depth_d1_homogeneous"
+    assert "SkipAbsorption.d1_construction_correct" in C.registry_names(c["lean"])
     assert C.scope_label(c, "lean") == "parts (a) and (b)" and C.scope_note(c, "lean")
     # d = 1 is in the Lean types, with the registry's reason; no binder is then required
     assert c["lean_hypotheses"] == [] and c["lean_hypotheses_reason"]

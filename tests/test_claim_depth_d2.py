@@ -6,6 +6,8 @@ from fractions import Fraction as Q
 
 from oracle.claims.base import run_check
 from oracle.claims import depth_stacks as ds
+from oracle.algebra.stacks import layers as sl
+from oracle.algebra.stacks import planar as sp
 
 # A near-identity pair of nondegenerate blocks (|W| |U| < 1), widths (3, 2).
 LAYERS = [([[Q(1), Q(0)], [Q(0), Q(1)], [Q(1), Q(2)]], [[Q(1, 8), Q(-1, 16), Q(1, 32)], [Q(1, 16), Q(1, 8), Q(-1, 32)]]),
@@ -22,18 +24,18 @@ def test_run_check_passes_exactly():
 
 
 def test_kink_rays_of_F_are_counted_exactly():
-    cond = ds.d2_conditions(LAYERS)
+    cond = sp.d2_conditions(LAYERS)
     assert cond["applies"] and cond["kink_rays"] == cond["expected_kink_rays"] == 10
     assert cond["index_sets"] == [[], []]
     # Each layer-2 ray rho satisfies u2_j . G(rho) = 0 exactly, and G(rho) points along +-J u2_j.
-    G = lambda x: ds.apply_layer(LAYERS[0], x, True)  # noqa: E731
+    G = lambda x: sl.apply_layer(LAYERS[0], x, True)  # noqa: E731
     rays = [[Q(v) for v in r] for r in cond["layer2_rays"]]
-    targets = [s for u in LAYERS[1][0] for s in (ds._rot(u), [-v for v in ds._rot(u)])]
-    assert all(ds.same_ray(G(r), s) for r, s in zip(rays, targets))
+    targets = [s for u in LAYERS[1][0] for s in (sp.rot90(u), [-v for v in sp.rot90(u)])]
+    assert all(sp.same_ray(G(r), s) for r, s in zip(rays, targets))
     # The kink rays found by the generic ray machinery are the layer-1 and layer-2 rays.
-    kinks = ds.kink_rays(LAYERS, True)
+    kinks = sp.kink_rays(LAYERS, True)
     l1 = [[Q(v) for v in r] for r in cond["layer1_rays"]]
-    assert len(kinks) == 10 and all(any(ds.same_ray(k, r) for k in kinks) for r in l1 + rays)
+    assert len(kinks) == 10 and all(any(sp.same_ray(k, r) for k in kinks) for r in l1 + rays)
 
 
 def test_refutes_a_candidate_plain_stack():
@@ -42,24 +44,24 @@ def test_refutes_a_candidate_plain_stack():
     cert = ds.check_d2(ds.StackInstance(LAYERS, [3, 2], cand, 5))
     assert cert.holds and cert.exact and not cert.data["plain_same_widths"]
     x = [Q(v) for v in cert.data["difference"]["x"]]
-    assert ds.eval_stack(LAYERS, x, True) != ds.eval_stack(cand, x, False)
+    assert sl.eval_stack(LAYERS, x, True) != sl.eval_stack(cand, x, False)
     assert ds.recheck_d2(_json(cert))
 
 
 def test_winding_certificate():
     I2 = [[Q(1), Q(0)], [Q(0), Q(1)]]
     # x + 3 relu(x) coordinatewise: pieces diag(1 or 4), a homeomorphism with degree 1.
-    h = ds.homeomorphism_2d(I2, [[Q(3), Q(0)], [Q(0), Q(3)]])
+    h = sp.homeomorphism_2d(I2, [[Q(3), Q(0)], [Q(0), Q(3)]])
     assert h["ok"] and h["degree"] == 1 and h["orientation"] == 1
     # x - 2 relu(x) = -|x| coordinatewise: a fold (orientation changes).
-    fold = ds.homeomorphism_2d(I2, [[Q(-2), Q(0)], [Q(0), Q(-2)]])
+    fold = sp.homeomorphism_2d(I2, [[Q(-2), Q(0)], [Q(0), Q(-2)]])
     assert not fold["ok"]
     # x - relu(x) = -relu(-x): a zero piece.
-    flat = ds.homeomorphism_2d(I2, [[Q(-1), Q(0)], [Q(0), Q(-1)]])
+    flat = sp.homeomorphism_2d(I2, [[Q(-1), Q(0)], [Q(0), Q(-1)]])
     assert not flat["ok"]
     # Orientation-reversing homeomorphism: x - 2 x (all units always active would be linear);
     # here x -> x - 3 relu(x_1) e1 - 3 relu(-x_1) e1 = (-2 x_1, x_2): pieces diag(-2, 1).
-    rev = ds.homeomorphism_2d([[Q(1), Q(0)], [Q(-1), Q(0)]], [[Q(-3), Q(3)], [Q(0), Q(0)]])
+    rev = sp.homeomorphism_2d([[Q(1), Q(0)], [Q(-1), Q(0)]], [[Q(-3), Q(3)], [Q(0), Q(0)]])
     assert rev["ok"] and rev["orientation"] == -1
 
 
@@ -67,7 +69,7 @@ def test_h3_failure_when_a_layer2_line_is_a_layer1_line():
     # m_1 = 1: on the line u1^perp the first block is the identity, so u2 = u1 sends it onto a
     # kink line of block 2 and the kink rays coincide.
     L = [([[Q(1), Q(2)]], [[Q(1, 8)], [Q(1, 16)]]), ([[Q(1), Q(2)], [Q(0), Q(1)]], [[Q(1, 16), Q(0)], [Q(0), Q(1, 16)]])]
-    cond = ds.d2_conditions(L)
+    cond = sp.d2_conditions(L)
     assert cond["h3_layer1_images_off_layer2_lines"] is False and not cond["applies"]
     assert not ds.check_d2(ds.StackInstance(L, [1, 2])).holds
 

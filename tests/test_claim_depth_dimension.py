@@ -9,6 +9,8 @@ import pytest
 
 from oracle.claims.base import run_check
 from oracle.claims import depth_stacks as ds
+from oracle.claims import depth_boundary as db
+from oracle.algebra.stacks import rank as srank
 
 LAYERS = [([[Q(1), Q(0)], [Q(0), Q(1)], [Q(1), Q(2)]], [[Q(1, 8), Q(-1, 16), Q(1, 32)], [Q(1, 16), Q(1, 8), Q(-1, 32)]]),
           ([[Q(2), Q(-1)], [Q(1), Q(3)], [Q(-1), Q(1)]], [[Q(1, 16), Q(-1, 32), Q(1, 8)], [Q(1, 32), Q(1, 16), Q(1, 64)]])]
@@ -32,8 +34,8 @@ def test_run_check_passes_exactly():
     (2, [3, 3, 3], 19, [4, 4]),
 ])
 def test_dimension_count(d, widths, D_plain, gaps):
-    assert ds.plain_dimension(d, widths) == D_plain
-    assert ds.junction_gaps(d, widths) == gaps
+    assert srank.plain_dimension(d, widths) == D_plain
+    assert srank.junction_gaps(d, widths) == gaps
     N, m = 2 * d * sum(widths), sum(widths)
     assert N - m - D_plain == sum(gaps)
 
@@ -60,17 +62,17 @@ def test_jacobian_matches_finite_differences():
             y = y + W @ np.maximum(U @ y, 0)
         return y
     for x in ([Q(3, 2), Q(-5, 7)], [Q(-2), Q(-1, 3)], [Q(4), Q(9, 5)]):
-        assert ds.patterns_at(LAYERS, x) is not None
-        J = np.array([[float(v) for v in row] for row in ds.jacobian_rows(LAYERS, x)])
+        assert srank.patterns_at(LAYERS, x) is not None
+        J = np.array([[float(v) for v in row] for row in srank.jacobian_rows(LAYERS, x)])
         xf = [float(v) for v in x]
         Jn = np.array([(F(flat + 1e-7 * e, xf) - F(flat - 1e-7 * e, xf)) / 2e-7 for e in np.eye(flat.size)]).T
         assert np.max(np.abs(J - Jn)) < 1e-6
 
 
 def test_d1_has_no_certificate():
-    rc = ds.rank_certificate(ds._d1_random(), seed=3)
+    rc = srank.rank_certificate(db.d1_random_layers(), seed=3)
     assert rc["rank"] == 2 and rc["D_plain"] == 3 and not rc["certified"]
-    assert not ds.check_dimension(ds.StackInstance(ds._d1_random())).holds
+    assert not ds.check_dimension(ds.StackInstance(db.d1_random_layers())).holds
 
 
 def test_tampered_certificates_are_rejected():

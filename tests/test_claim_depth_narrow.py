@@ -9,6 +9,9 @@ from hypothesis import given, settings
 
 from oracle.claims.base import run_check
 from oracle.claims import depth_stacks as ds
+from oracle.algebra import exact
+from oracle.algebra.stacks import layers as sl
+from oracle.algebra.stacks import narrow as sn
 
 
 def _json(cert):
@@ -39,16 +42,16 @@ def test_part_a_uses_the_cone_point_of_the_proof():
     cert = ds.check_narrow(ds.StackInstance(layers, [2, 5], cand, 3))
     assert cert.holds and cert.exact and cert.data["conditions"]["part"] == "a"
     x = [Q(v) for v in cert.data["cone_point"]]
-    assert any(x) and all(v <= 0 for v in ds.matvec_q(cand[0][0], x))
-    assert ds.eval_stack(cand, x, False) == [0, 0]
-    assert any(ds.eval_stack(layers, x, True))
+    assert any(x) and all(v <= 0 for v in exact.matvec_q(cand[0][0], x))
+    assert sl.eval_stack(cand, x, False) == [0, 0]
+    assert any(sl.eval_stack(layers, x, True))
     assert ds.recheck_narrow(_json(cert))
 
 
 def test_part_c_transversality_is_checked_over_all_patterns():
     layers = [([[Q(1), Q(0)], [Q(0), Q(1)], [Q(1), Q(2)]], [[Q(1, 8), Q(-1, 16), Q(1, 32)], [Q(1, 16), Q(1, 8), Q(-1, 32)]]),
               ([[Q(2), Q(-1)], [Q(1), Q(3)]], [[Q(1, 16), Q(-1, 32)], [Q(1, 32), Q(1, 16)]])]
-    cond = ds.narrow_conditions(layers, [3, 2])
+    cond = sn.narrow_conditions(layers, [3, 2])
     assert cond["part"] == "c" and cond["applies"]
     # for each i, each D not containing i (2^(m1-1) of them), each j: 3 * 4 * 2 = 24 checks
     assert cond["transversal"] == {"ok": True, "checked": 24}
@@ -58,7 +61,7 @@ def test_transversality_failure_is_detected():
     # Block 2 has a row equal to a layer-1 row and W_1 has no effect on it: (I + W_1 D U_1)^T u2 = u2.
     U1, W1 = [[Q(1), Q(0)], [Q(0), Q(1)], [Q(1), Q(1)]], [[Q(0), Q(1, 64), Q(0)], [Q(0), Q(0), Q(1, 64)]]
     U2, W2 = [[Q(1), Q(0)], [Q(1), Q(-1)]], [[Q(1, 32), Q(1, 32)], [Q(-1, 32), Q(1, 32)]]
-    t = ds.transversal([(U1, W1), (U2, W2)])
+    t = sn.transversal([(U1, W1), (U2, W2)])
     assert not t["ok"] and t["failure"]["i"] == 0 and t["failure"]["j"] == 0
     cert = ds.check_narrow(ds.StackInstance([(U1, W1), (U2, W2)], [3, 2], None))
     assert not cert.holds
@@ -66,13 +69,13 @@ def test_transversality_failure_is_detected():
 
 def test_pieces_certificates_norm_and_determinants():
     U, W = [[Q(1), Q(0)], [Q(0), Q(1)]], [[Q(1, 4), Q(0)], [Q(0), Q(1, 4)]]
-    p = ds.pieces_certificate(U, W)
+    p = sn.pieces_certificate(U, W)
     assert p["method"] == "norm" and p["ok"] and p["bound_U_sq"] == "1" and p["bound_W_sq"] == "1/16"
     W2 = [[Q(3), Q(0)], [Q(0), Q(1)]]
-    p2 = ds.pieces_certificate(U, W2)
+    p2 = sn.pieces_certificate(U, W2)
     assert p2["method"] == "det" and p2["ok"] and p2["dets"] == ["1", "4", "2", "8"]
     W3 = [[Q(-1), Q(0)], [Q(0), Q(1)]]
-    p3 = ds.pieces_certificate(U, W3)
+    p3 = sn.pieces_certificate(U, W3)
     assert not p3["ok"] and p3["singular_patterns"] == [[0], [0, 1]]
 
 
@@ -80,9 +83,9 @@ def test_pieces_certificates_norm_and_determinants():
 @given(ds.narrow_instances())
 def test_invertible_pieces_give_no_zero_of_F(inst):
     # The first step of depth-narrow: F(x) != 0 for x != 0, checked exactly at rational points.
-    for x in ds._points(len(inst.layers[0][1]), 12, inst.seed):
+    for x in sl.rational_points(len(inst.layers[0][1]), 12, inst.seed):
         if any(x):
-            assert any(ds.eval_stack(inst.layers, x, True))
+            assert any(sl.eval_stack(inst.layers, x, True))
 
 
 def test_hypothesis_failures_are_reported():

@@ -9,8 +9,9 @@ from fractions import Fraction as Q
 import numpy as np
 
 from oracle.claims import depth_near_identity as ni
+from oracle.algebra.stacks import near_identity as sni
 from oracle.claims.base import run_check
-from oracle.claims.depth_stacks import layers_of
+from oracle.algebra.stacks.layers import layers_of
 from oracle.core import stackfiles
 from oracle.core.blocks import Block, Stack
 from oracle.decide import stacks
@@ -30,16 +31,16 @@ def _stack():
 
 def test_conditions_of_the_d3_example():
     layers = layers_of(_stack())
-    cond = ni.near_identity_conditions(layers)
+    cond = sni.near_identity_conditions(layers)
     assert cond["applies"], cond["reason"]
     assert cond["d"] == 3 and cond["widths"] == [4, 4]
     assert all(x["ok"] for x in cond["norm"]) and cond["nondegenerate"] == [True, True]
     assert cond["G1_failure"] is None and cond["G2_failure"] is None
     assert cond["index_sets"] == [[], []]
-    assert cond["k"] == [5, 5, 5, 5] and ni.count_condition(cond["k"])
+    assert cond["k"] == [5, 5, 5, 5] and sni.count_condition(cond["k"])
     for i, recs in enumerate(cond["bend_edges"]):
-        assert all(ni.is_bend_point(layers, i, r) for r in recs)
-    assert ni.recheck_conditions(layers, json.loads(json.dumps(cond)))
+        assert all(sni.is_bend_point(layers, i, r) for r in recs)
+    assert sni.recheck_conditions(layers, json.loads(json.dumps(cond)))
 
 
 def test_decide_stack_not_absorbable_exact(tmp_path):
@@ -64,9 +65,9 @@ def test_decide_stack_not_absorbable_exact(tmp_path):
 
 
 def test_count_condition_values():
-    assert ni.count_condition([2]) and not ni.count_condition([1])
-    assert ni.count_condition([2, 3]) and not ni.count_condition([2, 2])
-    assert ni.count_condition([4, 4, 2]) and not ni.count_condition([3, 3, 3])
+    assert sni.count_condition([2]) and not sni.count_condition([1])
+    assert sni.count_condition([2, 3]) and not sni.count_condition([2, 2])
+    assert sni.count_condition([4, 4, 2]) and not sni.count_condition([3, 3, 3])
 
 
 def test_general_position_failures_are_found():
@@ -74,14 +75,14 @@ def test_general_position_failures_are_found():
     (A, B), (C, D) = layers
     # u2_0 in the span of two layer-1 rows: (G1) fails at D = {} with I = {0, 1}
     C2 = [[a + b for a, b in zip(A[0], A[1])], C[1]]
-    cond = ni.near_identity_conditions([(A, B), (C2, D)])
+    cond = sni.near_identity_conditions([(A, B), (C2, D)])
     assert not cond["applies"] and cond["G1_failure"] == {"j": 0, "D": [], "I": [0, 1]}
     # too large a first block: the homeomorphism is not certified
     big = [[v * 40 for v in r] for r in B]
-    cond = ni.near_identity_conditions([(A, big), (C, D)])
+    cond = sni.near_identity_conditions([(A, big), (C, D)])
     assert not cond["applies"] and "norm bound" in cond["reason"]
     # d = 2 is not this claim's
-    assert not ni.near_identity_conditions([([[Q(1), Q(0)]], [[Q(1, 8)], [Q(0)]])] * 2)["applies"]
+    assert not sni.near_identity_conditions([([[Q(1), Q(0)]], [[Q(1, 8)], [Q(0)]])] * 2)["applies"]
 
 
 def test_folded_boundary_instance():
@@ -132,13 +133,13 @@ def test_an_index_set_in_block_1_always_breaks_g1():
         W2 = [[Q(1, 16)] * len(U2) for _ in range(3)]
         layers = [(U1, W1), (U2, W2)]
         assert [0, 1, 2] in [list(S) for S in all_index_sets_exact(U1, W1, identity(3))]
-        f = ni.index_set_breaks_g1(layers, [0, 1, 2])
+        f = sni.index_set_breaks_g1(layers, [0, 1, 2])
         assert f is not None and f["all_n_jD_zero"]
-        n, _ = ni.normals(layers)
-        assert ni.g1_failure(layers, n) is not None
-        assert not ni.near_identity_conditions(layers)["applies"]
+        n, _ = sni.normals(layers)
+        assert sni.g1_failure(layers, n) is not None
+        assert not sni.near_identity_conditions(layers)["applies"]
     # a set that is no index set gives no such failure
-    assert ni.index_set_breaks_g1(layers, [0, 1]) is None
+    assert sni.index_set_breaks_g1(layers, [0, 1]) is None
 
 
 def test_oracle_check_runs_and_rechecks():

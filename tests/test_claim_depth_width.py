@@ -6,6 +6,10 @@ from fractions import Fraction as Q
 
 from oracle.claims.base import run_check
 from oracle.claims import depth_stacks as ds
+from oracle.claims import depth_boundary as db
+from oracle.core import rational
+from oracle.algebra.stacks import layers as sl
+from oracle.algebra.stacks import planar as sp
 from oracle.algebra.exact import identity
 
 
@@ -21,11 +25,11 @@ def test_run_check_passes_exactly():
 def test_canonical_form_decides_identities():
     one = [[Q(1)]]
     # x + relu(x) = 2 relu(x) - relu(-x)
-    assert ds.canonical_form([[Q(1)]], [[Q(1)]], one) == ds.canonical_form([[Q(1)], [Q(-1)]], [[Q(2), Q(-1)]])
+    assert sl.canonical_form([[Q(1)]], [[Q(1)]], one) == sl.canonical_form([[Q(1)], [Q(-1)]], [[Q(2), Q(-1)]])
     # x + relu(x) != 2 relu(x) + relu(-x)
-    assert ds.canonical_form([[Q(1)]], [[Q(1)]], one) != ds.canonical_form([[Q(1)], [Q(-1)]], [[Q(2), Q(1)]])
+    assert sl.canonical_form([[Q(1)]], [[Q(1)]], one) != sl.canonical_form([[Q(1)], [Q(-1)]], [[Q(2), Q(1)]])
     # rescaled rows on one line merge: relu(2x) + relu(-x) has alpha = (2 + 1)/2 on the line of 1
-    lin, even = ds.canonical_form([[Q(2)], [Q(-1)]], [[Q(1), Q(1)]])
+    lin, even = sl.canonical_form([[Q(2)], [Q(-1)]], [[Q(1), Q(1)]])
     assert even == {(1,): [Q(3, 2)]} and lin == [[Q(1, 2)]]
 
 
@@ -35,7 +39,7 @@ def test_widths_generic_and_rank_deficient():
     per = ds.width_construction(gen)
     assert [p["width"] for p in per] == [5, 4] == [max(3 + 2, 4), max(1 + 2, 4)]
     assert all(p["canonical_equal"] for p in per)
-    U, W = ds._width_deficient()
+    U, W = db.width_deficient_block()
     p = ds.width_construction([(U, W)])[0]
     assert p["rank_U"] == 2 and p["width"] == 7 > p["generic_width"] == 6 and p["canonical_equal"]
     cert = ds.check_width(ds.StackInstance(gen))
@@ -44,10 +48,10 @@ def test_widths_generic_and_rank_deficient():
 
 def test_construction_equals_the_stack_at_points():
     gen = [([[Q(1), Q(-2)], [Q(3), Q(1)]], [[Q(1, 2), Q(2)], [Q(-1), Q(1, 3)]])] * 3
-    plain = [(ds.qmat(p["W_up"]), ds.qmat(p["W_down"])) for p in ds.width_construction(gen)]
-    for x in ds._points(2, 20, 1):
-        assert ds.eval_stack(gen, x, True) == ds.eval_stack(plain, x, False)
-    ok, _ = ds.stacks_equal(gen, plain)   # d = 2: a proof on all of R^2
+    plain = [(rational.qmat(p["W_up"]), rational.qmat(p["W_down"])) for p in ds.width_construction(gen)]
+    for x in sl.rational_points(2, 20, 1):
+        assert sl.eval_stack(gen, x, True) == sl.eval_stack(plain, x, False)
+    ok, _ = sp.stacks_equal(gen, plain)   # d = 2: a proof on all of R^2
     assert ok
 
 

@@ -7,8 +7,9 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 
-from oracle.algebra.exact import det, identity
+from oracle.algebra.exact import det, identity, index_sum
 from oracle.claims import generic_weights as gw
+from oracle.algebra import generic_polys as ga
 from oracle.claims.base import run_check
 from oracle.formal import consistency
 
@@ -66,14 +67,14 @@ def test_drawn_weights_do_reach_the_failing_sets():
 
 def test_witness_values():
     d, m = 3, 4
-    U0, W0 = gw.nondegenerate_witness(d, m)
-    assert [gw.pair_minor(U0, l, k) for l, k in ((0, 1), (0, 3), (1, 3))] == [1, 3, 2]
-    assert gw.nondegenerate(U0, W0)
-    E = gw.rank_witness(2, 5)
-    assert gw.minor_rank(E, 2) == 1 and gw.rank(E, 2) == 2
-    assert gw.minor_rank(gw.rank_witness(3, 2), 3) == 1 and gw.rank(gw.rank_witness(3, 2), 3) == 2
+    U0, W0 = ga.nondegenerate_witness(d, m)
+    assert [ga.pair_minor(U0, l, k) for l, k in ((0, 1), (0, 3), (1, 3))] == [1, 3, 2]
+    assert ga.nondegenerate(U0, W0)
+    E = ga.rank_witness(2, 5)
+    assert ga.minor_rank(E, 2) == 1 and ga.rank(E, 2) == 2
+    assert ga.minor_rank(ga.rank_witness(3, 2), 3) == 1 and ga.rank(ga.rank_witness(3, 2), 3) == 2
     M = [[Q(2), Q(1)], [Q(1), Q(1)]]
-    assert gw.piece_det([[Q(5), Q(7)]], gw.pieces_witness_down(2, 1), M, (0,)) == 1
+    assert ga.piece_det([[Q(5), Q(7)]], ga.pieces_witness_down(2, 1), M, (0,)) == 1
 
 
 def test_failing_weights_make_the_polynomials_vanish():
@@ -151,12 +152,12 @@ def test_planted_bug_fails_the_oracle_run(monkeypatch, name, fn):
 def test_real_root_count_is_exact():
     from flint import fmpq_poly
     x2m2 = fmpq_poly([-2, 0, 1])  # roots +-sqrt 2, irrational
-    assert gw.real_root_count(x2m2 * fmpq_poly([1, 1])) == 3
-    assert gw.real_root_count(fmpq_poly([1, 0, 1])) == 0
-    assert gw.real_root_count(fmpq_poly([1, -2, 1]) * fmpq_poly([1, -2, 1])) == 1  # (x - 1)^4
-    assert gw.real_root_count(fmpq_poly([5])) == 0
+    assert ga.real_root_count(x2m2 * fmpq_poly([1, 1])) == 3
+    assert ga.real_root_count(fmpq_poly([1, 0, 1])) == 0
+    assert ga.real_root_count(fmpq_poly([1, -2, 1]) * fmpq_poly([1, -2, 1])) == 1  # (x - 1)^4
+    assert ga.real_root_count(fmpq_poly([5])) == 0
     with pytest.raises(ValueError):
-        gw.real_root_count(fmpq_poly([0]))
+        ga.real_root_count(fmpq_poly([0]))
 
 
 def test_part_iv_moves_failing_weights_to_good_ones_within_eps():
@@ -173,22 +174,22 @@ def test_part_iv_moves_failing_weights_to_good_ones_within_eps():
     Uq, Wq = inst.W_up, inst.W_down
     # (i): the moved W_up has rank 2, and no entry moved by eps or more (recomputed here)
     U1 = [[Q(v) for v in r] for r in iv["rank"]["W_up"]]
-    assert gw.rank(U1, 2) == 2 and gw._dist(U1, Uq) < eps
+    assert ga.rank(U1, 2) == 2 and ga.max_distance(U1, Uq) < eps
     # (ii): W_down scaled, W_up kept; every piece invertible; the singular t counted per S
     W1 = [[Q(v) for v in r] for r in iv["pieces"]["W_down"]]
-    assert gw._dist(W1, Wq) < eps
-    assert all(gw.det(gw._plus(inst.M, gw.index_sum(Uq, W1, S))) != 0 for S in gw._subsets(3))
+    assert ga.max_distance(W1, Wq) < eps
+    assert all(det(ga.mat_add(inst.M, index_sum(Uq, W1, S))) != 0 for S in ga.subsets(3))
     assert len(iv["pieces"]["singular_t"]) == 8 and all(n <= 2 for n in iv["pieces"]["singular_t"])
     assert iv["pieces"]["singular_t"][1] >= 1  # S = {0} is singular at t = 1
     # (iii): nondegenerate, within eps
     U2 = [[Q(v) for v in r] for r in iv["nondegeneracy"]["W_up"]]
     W2 = [[Q(v) for v in r] for r in iv["nondegeneracy"]["W_down"]]
-    assert gw.nondegenerate(U2, W2) and gw._dist(U2, Uq) < eps and gw._dist(W2, Wq) < eps
+    assert ga.nondegenerate(U2, W2) and ga.max_distance(U2, Uq) < eps and ga.max_distance(W2, Wq) < eps
 
 
 def test_singular_t_counts_in_one_dimension():
     # d = m = 1, M = 1, u = 1, w = -1: det(1 + t w u) = 1 - t, singular only at t = 1
-    out, problems = gw.pieces_dense([[Q(1)]], [[Q(-1)]], [[Q(1)]], Q(1, 10))
+    out, problems = ga.pieces_dense([[Q(1)]], [[Q(-1)]], [[Q(1)]], Q(1, 10))
     assert not problems and out["singular_t"] == [0, 1]
     assert Q(out["W_down"][0][0]) != -1 and abs(Q(out["W_down"][0][0]) + 1) < Q(1, 10)
 
@@ -227,8 +228,9 @@ def _no_move(scale, count):
     return [Q(0)] * count  # planted: delta = 0, the weights are not moved
 
 
-@pytest.mark.parametrize("name, fn", [("_plant", _no_plant), ("candidates", _no_move)])
-def test_planted_bug_in_part_iv_fails_the_oracle_run(monkeypatch, name, fn):
-    monkeypatch.setattr(gw, name, fn)
+@pytest.mark.parametrize("module, name, fn", [(gw, "_plant", _no_plant), (ga, "candidates", _no_move)],
+                         ids=["_plant", "candidates"])
+def test_planted_bug_in_part_iv_fails_the_oracle_run(monkeypatch, module, name, fn):
+    monkeypatch.setattr(module, name, fn)
     res = run_check(gw.check, 20, samples=_samples())
     assert not res.passed and res.failing is not None, name

@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from oracle.algebra import flips
 from oracle.claims import boundary as bd
 from oracle.claims import relu2_biased as rb
-from oracle.claims.base import COUNTEREXAMPLES, run_check
+from oracle.claims import load
+from oracle.claims.base import run_check
 
 Q = Fraction
 
@@ -159,7 +160,7 @@ def test_counterexamples_of_relu2_biased_hold_and_recheck():
     for fn in bd.FLIP_BOUNDARY:
         if fn.__name__ not in expected:
             continue
-        assert fn in COUNTEREXAMPLES
+        assert fn in load().counterexamples
         assert fn.counterexample_info.claims == ("relu2-biased",)
         assert fn.counterexample_info.dropped == expected.pop(fn.__name__)
         cert = fn()
@@ -243,3 +244,122 @@ def test_independent_part_c_agrees_on_the_examples():
                            3) == "found"
     assert not rb.indep_nondegenerate([[Q(1)], [Q(-1)]], [Q(0), Q(0)], [[Q(1), Q(1)]])
     assert rb.indep_nondegenerate([[Q(1)], [Q(-1)]], [Q(0), Q(1)], [[Q(1), Q(1)]])
+
+
+def test_referee_cancelling_class_instance_needs_four_units(tmp_path, capsys):
+    """Issue 29 (relu2-biased (C) false as first worded): d = 1, M = 1, units (u, b, w) = (1, 0, 1),
+    (1, 0, -1), (1, 1, 0). Both kink classes have alpha_H = 0 (the first two outputs cancel, the third
+    is zero), so n = 0, B = 0 and F(x) = x. Letting T range over all kink classes would promise width
+    n + |T| = 2 (R_0 = x is in span{x^2, (x + 1)^2} mod constants); with E, T inside script-H the
+    count says at least 4 units, and the oracle's check and `absorb check` both say so, exactly."""
+    from oracle.core.blocks import Block
+    from oracle.decide import decide, recheck_certificate
+
+    U, b, W, M = [[1], [1], [1]], [0, 0, 1], [[1, -1, 0]], [[1]]
+    # the wider reading's solution: x = (1/2)(x + 1)^2 - (1/2) x^2 - 1/2 at every point
+    assert all(t == Q(1, 2) * (t + 1) ** 2 - Q(1, 2) * t * t - Q(1, 2) for t in (Q(-3), Q(0), Q(5, 7), Q(4)))
+    fd, r3 = _classes(U, b, W, M)
+    cl = r3["classes_obj"]
+    assert len(cl.reps) == 2 and all(all(v == 0 for v in a) for a in cl.alpha) and cl.active == []
+    assert r3["active_classes"] == 0 and r3["spare_units"] == 3
+    for width, want in ((2, "none"), (3, "none"), (4, "found"), (5, "found")):
+        fd_w, r = _classes(U, b, W, M, width)
+        assert r["status"] == want, (width, r["reason"])
+        if want == "found":
+            assert _plan_equals_F(fd_w, r, width)
+        assert rb.indep_part_c([[Q(v) for v in row] for row in U], [Q(v) for v in b],
+                               [[Q(v) for v in row] for row in W], [[Q(1)]], width) == want
+    # the oracle's check at width 3 (the block itself) and at width 4 (one zero unit more)
+    cert3 = _cert(_spec(U, b, W, M, kind="degenerate"))
+    assert cert3.holds and cert3.exact and cert3.data["verdict"] == "not absorbable (C)"
+    assert cert3.data["part_c_recomputed"] == "none" and cert3.data["search_status"] == "none"
+    assert rb.recheck(json.loads(json.dumps(cert3.as_dict())))
+    cert4 = _cert(_spec(U + [[0]], b + [0], [W[0] + [0]], M, kind="degenerate"))
+    assert cert4.holds and cert4.exact and cert4.data["verdict"] == "absorbable (C)"
+    assert cert4.data["construction_width"] == 4 and cert4.data["values_equal"]
+    # absorb check: not absorbable at width 3, absorbable at width 4, both exact and rechecked
+    blk3 = Block("relu2", W_up=np.array([[1.0], [1.0], [1.0]]), b_up=np.array([0.0, 0.0, 1.0]),
+                 W_down=np.array([[1.0, -1.0, 0.0]]))
+    v3 = decide(blk3)
+    assert (v3.verdict, v3.claim, v3.exact) == ("not_absorbable", "relu2-biased", True)
+    assert recheck_certificate(blk3, json.loads(json.dumps(v3.certificate, default=str)))
+    blk4 = Block("relu2", W_up=np.array([[1.0], [1.0], [1.0], [0.0]]), b_up=np.array([0.0, 0.0, 1.0, 0.0]),
+                 W_down=np.array([[1.0, -1.0, 0.0, 0.0]]))
+    v4 = decide(blk4)
+    assert (v4.verdict, v4.claim, v4.exact) == ("absorbable", "relu2-biased", True)
+    assert recheck_certificate(blk4, json.loads(json.dumps(v4.certificate, default=str)))
+    # the command line: `absorb check` on both files, JSON verdicts, and the emitted width-4 block
+    from oracle.cli import main
+    from oracle.core import io as bio
+    for blk, want in ((blk3, "not_absorbable"), (blk4, "absorbable")):
+        src = tmp_path / f"w{blk.W_up.shape[0]}.npz"
+        bio.write_block(blk, src)
+        out = tmp_path / f"plain{blk.W_up.shape[0]}.npz"
+        args = ["check", str(src), "--json"] + (["--emit", str(out)] if want == "absorbable" else [])
+        code = main(args)
+        doc = json.loads(capsys.readouterr().out)
+        assert (doc["verdict"], doc["claim"]) == (want, "relu2-biased"), doc
+        assert doc.get("exact") is True, doc
+        if want == "absorbable":
+            assert code == 0 and bio.read_block(out).W_up.shape == (4, 1)
+    # the emitted plain block (no skip) has width 4 and computes x, exactly (floats read as rationals)
+    p4 = v4.plain
+    assert p4.W_up.shape == (4, 1)
+    qU = [[Q(float(v)) for v in row] for row in p4.W_up]
+    qW = [[Q(float(v)) for v in row] for row in p4.W_down]
+    qb = [Q(float(v)) for v in p4.b_up] if p4.b_up is not None else None
+    qbd = [Q(float(v)) for v in p4.b_down] if p4.b_down is not None else None
+    for t in (Q(-3), Q(-1), Q(-1, 2), Q(0), Q(2, 3), Q(5)):
+        assert rb.eval_plain_q("relu2", qU, qW, [t], b_up=qb, b_down=qbd) == [t]
+
+
+def test_part_b_flip_is_up_to_reordering_and_rescaling():
+    """Issue 29: (B) says B' is a flip of B only up to reordering and rescaling the units. Here B has
+    units (u, b, w) = (1, 1/4, -1), (1, -1/4, 1), M = 1 and the flip set S = {0, 1} (c_S = 0). B' lists
+    the flipped units in the other order and rescales one by t = 2 ((t u, t b, w / t^2)): it equals
+    x + B(x) exactly (both sides are quadratic on each piece of the kinks -1/4, 1/4 and agree at three
+    points of each), yet it is literally B_S for no S; sorted and rescaled back it is B_S for S = {0, 1}."""
+    from itertools import combinations
+    units = [(Q(1), Q(1, 4), Q(-1)), (Q(1), Q(-1, 4), Q(1))]
+    M = [[Q(1)]]
+    cert = _cert(_spec([[u] for u, _, _ in units], [b for _, b, _ in units], [[w for _, _, w in units]], M))
+    assert cert.data["S"] == [0, 1] and cert.data["c_S"] == ["0"]
+    t = Q(2)
+    Bp = [(-t * units[1][0], -t * units[1][1], -units[1][2] / t ** 2), (-units[0][0], -units[0][1], -units[0][2])]
+    pts = [Q(v) for v in (-3, -2, -1)] + [Q(-1, 8), Q(0), Q(1, 8)] + [Q(v) for v in (1, 2, 3)]
+    for x in pts:
+        lhs = rb.eval_plain_q("relu2", [[u] for u, _, _ in units], [[w for _, _, w in units]], [x], M=M,
+                              b_up=[b for _, b, _ in units])
+        rhs = rb.eval_plain_q("relu2", [[u] for u, _, _ in Bp], [[w for _, _, w in Bp]], [x], b_up=[b for _, b, _ in Bp])
+        assert lhs == rhs, x
+    literal = [[(-u, -b, -w) if i in S else (u, b, w) for i, (u, b, w) in enumerate(units)]
+               for k in range(3) for S in combinations(range(2), k)]
+    assert Bp not in literal
+
+    def normal(unit):  # undo the positive rescaling: |u| = 1
+        u, b, w = unit
+        s = abs(u)
+        return (u / s, b / s, w * s * s)
+    assert sorted(map(normal, Bp)) == sorted(literal[-1])
+
+
+def test_title_counterexample_zero_row_absorbs_without_flip_set():
+    """Referee (issue 29 follow-up): the title's 'absorbable at the same width iff a flip set exists'
+    needs the necessity's hypotheses. d = 1, M = 2, units (u, b, w) = (1, 0, 1), (1, 1, 1), (0, 1, 1):
+    2x + B(x) = 2 relu2(x + 1) + relu2(-x - 1) - relu2(-x), a relu2 block of the same width 3, yet no
+    flip set exists; the zero row u_3 = 0 breaks distinct_kink_hyperplanes (nonzero units), and the
+    oracle, which sees the degenerate block, finds the width-3 block by part (C)."""
+    U, b, W, M = [[Q(1)], [Q(1)], [Q(0)]], [Q(0), Q(1), Q(1)], [[Q(1), Q(1), Q(1)]], [[Q(2)]]
+    U2, b2, W2 = [[Q(1)], [Q(-1)], [Q(-1)]], [Q(1), Q(-1), Q(0)], [[Q(2), Q(1), Q(-1)]]
+    # both sides are quadratic on each of (-oo, -1], [-1, 0], [0, oo): three points per piece decide
+    pts = [Q(-4), Q(-3), Q(-2), Q(-1), Q(-1, 2), Q(-1, 3), Q(0), Q(1), Q(5, 2)]
+    for t in pts:
+        lhs = rb.eval_plain_q("relu2", U, W, [t], M=M, b_up=b)
+        assert lhs == rb.eval_plain_q("relu2", U2, W2, [t], b_up=b2)
+        assert lhs == [2 * t + max(t, 0) ** 2 + max(t + 1, 0) ** 2 + 1]
+    assert bd._flip_sets("relu2", U, W, M, b) == []
+    assert not rb.indep_nondegenerate(U, b, W)   # the zero row: the hypothesis of (B) fails
+    cert = _cert(_spec(U, b, W, M))
+    assert cert.holds and cert.data["verdict"] == "absorbable (C)", cert.data.get("verdict")
+    assert cert.data["construction_width"] == 3
+    assert rb.recheck(json.loads(json.dumps(cert.as_dict())))

@@ -17,7 +17,8 @@ from hypothesis import given, settings
 from oracle.formal import consistency
 from oracle.algebra.canonical import relu_form_exact, relu_function_equal
 from oracle.claims import relu_complete as rc
-from oracle.claims.base import COUNTEREXAMPLES, run_check
+from oracle.claims import load
+from oracle.claims.base import run_check
 from oracle.algebra.pl_check import ExactRelu, pl_equal
 from oracle.algebra.relu_width import build_construction, construction_form, cost, minimal_width
 
@@ -217,7 +218,7 @@ def test_brute_force_d2_lower_bound():
 def test_counterexample_registered_and_drops_a_real_tag():
     reg = {c["id"]: c for c in consistency.load_registry()}
     fn = rc.gelu_scales_counterexample
-    assert fn in COUNTEREXAMPLES
+    assert fn in load().counterexamples
     info = fn.counterexample_info
     assert info.claims == ("relu-complete",) and info.dropped in reg["relu-complete"]["hypotheses"]
     cert = fn()

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 
 from oracle.core.blocks import Block
 from oracle.algebra import exact as ex
+from oracle.core.rational import qmat, qvec, svec
 from oracle.claims import relu_gelu as rg
 from oracle.claims.base import run_check
 
@@ -82,12 +83,12 @@ def test_necessity_witnesses_are_exact():
     assert cert.holds and cert.data["index_sets"] == []
     methods = [w["witness"]["method"] for w in cert.data["witnesses"]]
     assert methods == ["kink", "linear part", "kink"]
-    U, W = ex.qmat(cert.data["W_up"]), ex.qmat(cert.data["W_down"])
+    U, W = qmat(cert.data["W_up"]), qmat(cert.data["W_down"])
     for w in cert.data["witnesses"]:
-        x = ex.qvec(w["witness"]["x"])
+        x = qvec(w["witness"]["x"])
         lhs = ex.eval_plain_q("relu", U, W, x, M=ex.identity(2))
-        rhs = ex.eval_plain_q("relu", ex.qmat(w["C_up"]), ex.qmat(w["C_down"]), x)
-        assert lhs != rhs and ex.svec(lhs) == w["witness"]["F"]
+        rhs = ex.eval_plain_q("relu", qmat(w["C_up"]), qmat(w["C_down"]), x)
+        assert lhs != rhs and svec(lhs) == w["witness"]["F"]
     assert rg.recheck(cert.as_dict())
 
 

@@ -14,6 +14,7 @@ import pytest
 from oracle.commands import audit
 from oracle import cli
 from oracle.formal import consistency
+import oracle.claims as claim_modules
 from oracle.claims import base
 
 REGISTRY_IDS = [c["id"] for c in consistency.load_registry()]
@@ -25,8 +26,9 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def quick_doc() -> dict:
-    return audit.audit(quick=True)
+def quick_doc(quick_audit_doc) -> dict:
+    """`absorb audit --quick` in this process (tests/conftest.py: one run shared with test_report)."""
+    return quick_audit_doc
 
 
 def test_quick_audit_passes_and_lists_every_claim(quick_doc):
@@ -68,11 +70,9 @@ def test_table_shows_the_formal_scope_never_a_bare_checked(quick_doc):
     assert not any(r[coq_col] == "checked" or r[lean_col].startswith("written") for r in rows.values())
 
 
-def test_reports_render_every_claim(quick_doc, tmp_path):
+def test_reports_render_every_claim(quick_doc, quick_audit_reports):
     from oracle.report import document as report
-    md, html = tmp_path / "a.md", tmp_path / "a.html"
-    report.write_report(quick_doc, str(md))
-    report.write_report(quick_doc, str(html))
+    (md, _), (html, _) = quick_audit_reports["md"], quick_audit_reports["html"]
     for path in (md, html):
         text = path.read_text()
         for cid in REGISTRY_IDS:
@@ -83,7 +83,7 @@ def test_reports_render_every_claim(quick_doc, tmp_path):
 
 
 def test_a_failing_oracle_check_fails_the_audit(monkeypatch):
-    real = base.resolve
+    real = claim_modules.resolve
 
     def broken(ref):
         fn = real(ref)
@@ -97,7 +97,7 @@ def test_a_failing_oracle_check_fails_the_audit(monkeypatch):
             return wrong
         return fn
 
-    monkeypatch.setattr(base, "resolve", broken)
+    monkeypatch.setattr(claim_modules, "resolve", broken)
     monkeypatch.setattr(audit, "QUICK_INSTANCES", 3)
     doc = audit.audit(quick=True)
     assert not doc["ok"]

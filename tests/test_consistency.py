@@ -375,5 +375,5 @@ def test_real_pinned_files_parse_and_cover_the_registry():
     assert "SkipAbsorption.Activations.relu2" in coq["SkipAbsorption.Activations.relu2_not_absorbable"].uses
     # Instances are stated with the standard library only.
     for c in registry:
-        for inst in C._names(c.get("coq_instance")):
+        for inst in C.registry_names(c.get("coq_instance")):
             assert coq[inst].uses == {}, inst

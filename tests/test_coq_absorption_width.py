@@ -29,12 +29,12 @@ def _block(name: str) -> pinned.Block:
 
 def test_registered_and_pinned():
     claim = _claim()
-    names = C._names(claim["coq"])
+    names = C.registry_names(claim["coq"])
     assert names[0] == "SkipAbsorption.Width.absorption_width_any_M"
     for n in NAMES:
         assert PREFIX + n in names, n
         assert _block(PREFIX + n).statement
-    assert INSTANCE in C._names(claim["coq_instance"])
+    assert INSTANCE in C.registry_names(claim["coq_instance"])
     # the instance is stated with the standard library only
     assert _block(INSTANCE).uses == {}
     assert "coq_absent" not in claim
@@ -88,7 +88,7 @@ def test_invertible_case_and_corollaries():
 
 
 def test_lower_bound_hypotheses_are_shown_needed():
-    names = C._names(_claim()["coq"])
+    names = C.registry_names(_claim()["coq"])
     for n in ("absorption_width_never_below_needs_pieces_invertible",
               "absorption_width_never_below_needs_nondegenerate"):
         assert PREFIX + n in names, n

@@ -95,11 +95,11 @@ def _pinned(name: str) -> str:
 @pytest.mark.parametrize("cid", sorted(NEW_COQ))
 def test_new_theorems_are_registered_and_pinned(cid):
     claim = _claim(cid)
-    names = C._names(claim["coq"])
+    names = C.registry_names(claim["coq"])
     for name in NEW_COQ[cid]:
         assert name in names, (cid, name)
         assert _pinned(name), name
-    assert INSTANCES[cid] in C._names(claim["coq_instance"])
+    assert INSTANCES[cid] in C.registry_names(claim["coq_instance"])
     # the instance is stated with the standard library only: no definition of the development is used
     assert pinned.load(C.ROOT / pinned.COQ_FILE)[INSTANCES[cid]].uses == {}
     assert claim["formal_scope"] and claim["formal_scope_note"] and "coq_absent" not in claim
@@ -112,7 +112,7 @@ def test_theorems_bind_their_tags(name):
 
 def test_absorption_width_main_is_the_any_M_theorem_with_its_tags():
     claim = _claim("absorption-width")
-    main = C._names(claim["coq"])[0]
+    main = C.registry_names(claim["coq"])[0]
     assert main == "SkipAbsorption.Width.absorption_width_any_M"
     # any M: the skip matrix is a variable, not the identity
     assert ("Linalg.mv d M x i + Linalg.block d m sigma Wd Wu x i = Linalg.block d (m + d) sigma Wd' Wu' x i"
@@ -222,6 +222,7 @@ def _rename(root: Path, rel: str, old: str, new: str) -> None:
 
 
 @needs_coq
+@pytest.mark.slow   # recompiles a mutated copy of the development
 def test_renamed_tags_are_caught(tmp_path):
     """rows_span of absorption_width_any_M and M_nonzero of non_generic_scaling renamed (the
     proofs still compile, since intros names its own): each claim is refused with the missing

@@ -1,14 +1,14 @@
 """The Coq example of depth-width without the rank condition (proofs/coq/DepthWidthExample.v)
-is the oracle's boundary instance `width_rank_deficient` (oracle/claims/depth_stacks.py).
+is the oracle's boundary instance `width_rank_deficient` (oracle/claims/depth_boundary.py).
 
 The weights are read from the Coq definitions ex_up / ex_down and compared, entry by entry in
-exact rationals, with `_width_deficient()`, so that the two cannot drift apart silently.
+exact rationals, with `width_deficient_block()`, so that the two cannot drift apart silently.
 """
 
 import re
 from fractions import Fraction
 
-from oracle.claims.depth_stacks import _width_deficient
+from oracle.claims.depth_boundary import width_deficient_block
 from oracle.formal import consistency as C
 
 COQ = C.ROOT / "proofs" / "coq" / "DepthWidthExample.v"
@@ -33,7 +33,7 @@ def _coq_matrix(name: str) -> list[list[Fraction]]:
 
 
 def test_coq_weights_are_the_oracle_instance():
-    U, W = _width_deficient()
+    U, W = width_deficient_block()
     assert _coq_matrix("ex_up") == [[Fraction(x) for x in row] for row in U]
     assert _coq_matrix("ex_down") == [[Fraction(x) for x in row] for row in W]
 

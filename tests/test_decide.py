@@ -297,7 +297,9 @@ def test_cli_check_json_emit_reread_and_recheck(tmp_path: Path, capsys) -> None:
     out = tmp_path / "plain.safetensors"
     assert main(["check", str(src), "--json", "--emit", str(out)]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert set(doc) == {"verdict", "claim", "exact", "reason", "certificate", "plain_block"}
+    assert set(doc) == {"verdict", "claim", "exact", "reason", "certificate", "plain_block",
+                        "replacing_biases", "biases_allowed", "biases_none"}
+    assert doc["replacing_biases"] == doc["certificate"]["replacing_biases"] in ("allowed", "none")
     assert doc["verdict"] == "absorbable" and doc["plain_block"] == str(out)
     R, P = bio.read_block(src), bio.read_block(out)
     assert P.kind == "plain" and P.activation == "gelu"

@@ -7,8 +7,9 @@ import json
 import pytest
 
 from oracle.claims import boundary
-from oracle.claims import depth_stacks as ds
-from oracle.claims.base import COUNTEREXAMPLES
+from oracle.claims import depth_boundary as db
+from oracle.algebra.stacks import layers as sl
+from oracle.claims import load
 from oracle.formal.consistency import load_registry
 
 EXPECTED = {
@@ -20,9 +21,9 @@ EXPECTED = {
 }
 
 
-@pytest.mark.parametrize("fn", ds.DEPTH_BOUNDARY, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fn", db.DEPTH_BOUNDARY, ids=lambda f: f.__name__)
 def test_registered_verified_and_rechecked(fn):
-    assert fn in COUNTEREXAMPLES
+    assert fn in load().counterexamples
     dropped, claim = EXPECTED[fn.__name__]
     info = fn.counterexample_info
     assert info.dropped == dropped and info.claims == (claim,)
@@ -30,34 +31,34 @@ def test_registered_verified_and_rechecked(fn):
     assert dropped in tags[claim]
     cert = fn()
     assert cert.holds and cert.exact
-    assert ds.recheck_depth_counterexample(json.loads(json.dumps(cert.as_dict())))
+    assert db.recheck_depth_counterexample(json.loads(json.dumps(cert.as_dict())))
 
 
 def test_fold_has_fewer_kinks_and_one_index_set():
-    cert = ds.d2_folded_dead_unit()
+    cert = db.d2_folded_dead_unit()
     assert cert.data["kink_rays"] == 4 < cert.data["expected_if_generic"] == 10
     assert cert.data["index_sets"] == [[[0, 1]], []]
 
 
 def test_d1_fold_is_4_abs_x():
-    res, plain = ds._d1_fold()
+    res, plain = db.d1_fold_stacks()
     for t in range(-5, 6):
-        x = [ds.Q(t, 3)]
-        assert ds.eval_stack(res, x, True) == ds.eval_stack(plain, x, False) == [4 * abs(x[0])]
+        x = [db.Q(t, 3)]
+        assert sl.eval_stack(res, x, True) == sl.eval_stack(plain, x, False) == [4 * abs(x[0])]
 
 
-@pytest.mark.parametrize("fn", [ds.narrow_singular_piece, ds.narrow_d1_fold, ds.d2_folded_dead_unit,
-                                ds.dimension_d1], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fn", [db.narrow_singular_piece, db.narrow_d1_fold, db.d2_folded_dead_unit,
+                                db.dimension_d1], ids=lambda f: f.__name__)
 def test_tampered_plain_stack_is_rejected(fn):
     good = json.loads(json.dumps(fn().as_dict()))
     bad = copy.deepcopy(good)
     bad["data"]["plain"][-1]["W_down"][0][0] = "99"
-    assert not ds.recheck_depth_counterexample(bad)
+    assert not db.recheck_depth_counterexample(bad)
 
 
 def test_tampered_width_instance_is_rejected():
-    good = json.loads(json.dumps(ds.width_rank_deficient().as_dict()))
+    good = json.loads(json.dumps(db.width_rank_deficient().as_dict()))
     bad = copy.deepcopy(good)
     bad["data"]["W_up"][2] = ["0", "0", "1"]       # rank 3: the width bound max(m + d, 2d) holds again
-    assert not ds.recheck_depth_counterexample(bad)
-    assert not ds.recheck_depth_counterexample({"data": {"kind": "unknown"}})
+    assert not db.recheck_depth_counterexample(bad)
+    assert not db.recheck_depth_counterexample({"data": {"kind": "unknown"}})

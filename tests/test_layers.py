@@ -1,7 +1,8 @@
 """The layout of oracle/ (docs/architecture.md): layered subpackages, no import cycle, imports at
-module top.  The layers contract itself is import-linter's, configured in pyproject.toml; the
-attacks below plant an upward import, a cycle and a stray function-level import in copies of the
-package and require each check to refuse them."""
+module top, and no arrow from the decisions to the claims.  The layers and forbidden contracts are
+import-linter's, configured in pyproject.toml; the attacks below plant an upward import, a
+decide -> claims import, a cycle and a stray function-level import in copies of the package and
+require each check to refuse them."""
 
 from __future__ import annotations
 
@@ -108,7 +109,19 @@ def _copy(tmp_path: Path) -> Path:
 def test_layers_contract_is_kept():
     res = _lint(ROOT)
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "1 kept, 0 broken" in res.stdout
+    assert "2 kept, 0 broken" in res.stdout
+
+
+def test_decide_may_not_import_claims():
+    """Beside the layers, a forbidden contract: oracle.decide takes what it shares with the claims
+    from oracle.algebra, never from oracle.claims (the layers alone would allow that arrow)."""
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    forbidden = [c for c in contracts if c["type"] == "forbidden"]
+    assert [(c["source_modules"], c["forbidden_modules"]) for c in forbidden] == [(["oracle.decide"],
+                                                                                   ["oracle.claims"])]
+    assert "allow_indirect_imports" not in forbidden[0]      # indirect arrows are forbidden too
 
 
 def test_contract_names_every_subpackage():
@@ -164,6 +177,18 @@ def test_a_lazy_upward_import_breaks_the_contract(tmp_path):
     f.write_text(f.read_text() + "\n\ndef _planted():\n    from oracle.decide import block\n    return block\n")
     res = _lint(repo)
     assert res.returncode != 0 and "oracle.algebra.canonical -> oracle.decide.block" in res.stdout
+
+
+def test_a_decide_to_claims_import_breaks_the_forbidden_contract(tmp_path):
+    """An arrow the layers allow (decide is above claims) but the forbidden contract refuses, even
+    inside a function."""
+    repo = _copy(tmp_path)
+    f = repo / "oracle" / "decide" / "stacks.py"
+    f.write_text(f.read_text() + "\n\ndef _planted():\n    from oracle.claims import depth_stacks\n"
+                 "    return depth_stacks\n")
+    res = _lint(repo)
+    assert res.returncode != 0
+    assert "1 kept, 1 broken" in res.stdout and "oracle.decide.stacks -> oracle.claims.depth_stacks" in res.stdout
 
 
 def test_a_cycle_inside_a_layer_is_found(tmp_path):

@@ -201,6 +201,7 @@ def test_real_development_checks_with_only_the_reals_axioms():
 
 
 @needs_coq
+@pytest.mark.slow   # the attacked fixture recompiles two mutated copies
 def test_renamed_binder_of_relu_iff_is_caught(attacked):
     found, _ = attacked["renamed_binder"]
     assert (f"{CLAIM}: hypothesis tag 'nondegenerate' is not a top-level named binder of Coq {NEC}.relu_iff "
@@ -215,6 +216,7 @@ def test_renamed_binder_of_relu_iff_is_caught(attacked):
 
 
 @needs_coq
+@pytest.mark.slow
 def test_vacuous_nondegeneracy_cannot_prove_the_instance(attacked):
     found, root = attacked["vacuous_nondegeneracy"]
     src = (root / "proofs" / "coq" / "Necessity.v").read_text()

@@ -3,9 +3,11 @@ d = 2 stacks where the dimension count of depth-dimension is provably silent (tw
 
 from fractions import Fraction as Q
 
-from oracle.claims import depth_stacks as ds
-from oracle.claims import depth_near_identity as ni
-from oracle.claims.depth_stacks import narrow_conditions
+from oracle.algebra.stacks import layers as sl
+from oracle.algebra.stacks import planar as sp
+from oracle.algebra.stacks import rank as srank
+from oracle.algebra.stacks import near_identity as sni
+from oracle.algebra.stacks.narrow import narrow_conditions
 
 U1 = [[Q(1), Q(1, 10)], [Q(-1), Q(1, 10)], [Q(1, 10), Q(1)], [Q(1, 10), Q(-1)]]
 W1 = [[Q(1), Q(3), Q(0), Q(0)], [Q(0), Q(0), Q(1), Q(3)]]
@@ -18,21 +20,21 @@ def test_two_units_are_dead_on_the_whole_image():
     # x + B_1(x) is linear on each sector between consecutive candidate rays (angles < pi), so its
     # image is the union of the cones spanned by the images of consecutive rays: a strict sign at
     # the images of all rays is a strict sign on the whole image (and survives small perturbations).
-    rays = ds.candidate_rays(LAYERS[:1], True)
-    images = [ds.apply_layer(LAYERS[0], r, True) for r in rays]
+    rays = sp.candidate_rays(LAYERS[:1], True)
+    images = [sl.apply_layer(LAYERS[0], r, True) for r in rays]
     for j in (2, 3):
         assert all(sum(a * b for a, b in zip(U2[j], y)) < 0 for y in images)
     assert any(sum(a * b for a, b in zip(U2[0], y)) > 0 for y in images)   # unit 0 is alive
 
 
 def test_rank_stays_at_or_below_d_plain():
-    rc = ds.rank_certificate(LAYERS, seed=3)
+    rc = srank.rank_certificate(LAYERS, seed=3)
     # N = 32 weights, m = 8 rescalings, 2 dead units each freeing 2d - 1 = 3 more directions: 18
     assert rc["N_minus_m"] == 24 and rc["rank"] == 18 and rc["D_plain"] == 20 and not rc["certified"]
 
 
 def test_no_other_claim_decides_it():
     assert not narrow_conditions(LAYERS, [4, 4])["applies"]
-    assert not ni.near_identity_conditions(LAYERS)["applies"]       # d = 2 and the first block is not near I
-    assert not ds.homeo_certificate(U1, W1)["ok"]                   # the first block folds the plane
-    assert not ds.d2_conditions(LAYERS)["applies"]
+    assert not sni.near_identity_conditions(LAYERS)["applies"]       # d = 2 and the first block is not near I
+    assert not sp.homeo_certificate(U1, W1)["ok"]                   # the first block folds the plane
+    assert not sp.d2_conditions(LAYERS)["applies"]

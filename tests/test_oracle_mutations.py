@@ -10,11 +10,11 @@ decides wrong), so a reviewer running the audit must see it. All mutants run onc
 time, in a module fixture; each test asserts on its own mutant. An unmutated copy must pass.
 An equivalent mutant found on the way (relu_width.independent_subsets never trying |T| = d:
 any |T| = d costs d, which the initial upper bound already prices) was dropped, not kept.
-So were four deletions in generic_weights.evaluate (each inclusion check "the property fails =>
-its polynomial vanishes" of (i), (ii), (iii), and the d = 1 boundary check): each checks an
-identity of exact linear algebra that correct code never violates, so deleting it changes no
-verdict; they guard against wrong polynomials (generic_pair_minor_transposed), not against
-themselves.
+So were four deletions in generic_weights.evaluate (oracle/claims/generic_weights.py; each
+inclusion check "the property fails => its polynomial vanishes" of (i), (ii), (iii), and the
+d = 1 boundary check): each checks an identity of exact linear algebra that correct code never
+violates, so deleting it changes no verdict; they guard against wrong polynomials
+(generic_pair_minor_transposed), not against themselves.
 
 Claims attacked: relu-gelu-iff, relu-limit, glu-flip, absorption-width, relu-complete,
 homogeneous-any-width, skip-reduction, depth-width, generic-weights, depth-analytic,
@@ -33,7 +33,8 @@ import pytest
 
 from oracle.formal import consistency
 
-pytestmark = pytest.mark.usefixtures("coq_required")
+# slow: one `absorb audit --quick` subprocess per mutant (make test-fast leaves it out)
+pytestmark = [pytest.mark.usefixtures("coq_required"), pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -96,7 +97,7 @@ MUTANTS: dict[str, tuple[str, str, str, list[str]]] = {
         "oracle/claims/homogeneous.py", "    return (s - s**k) / (1 + s**k)", "    return (s - s**k) / (1 - s**k)",
         ["homogeneous-any-width"]),
     "analytic_jacobian_drops_suffix": (   # S_l = I: still rank N; only the derivative check sees it
-        "oracle/claims/depth_analytic.py", "        Sl = suffix[l]\n",
+        "oracle/algebra/stacks/rank.py", "        Sl = suffix[l]\n",
         "        Sl = [[(one if a == b else zero) for b in range(d)] for a in range(d)]\n",
         ["depth-analytic", "depth-analytic-generic"]),
     # ---- enumerations
@@ -120,18 +121,18 @@ MUTANTS: dict[str, tuple[str, str, str, list[str]]] = {
         "        ok = ok and r < 2.0 ** -20",
         ["relu-gelu-iff", "glu-flip"]),
     "generic_pair_minor_transposed": (
-        "oracle/claims/generic_weights.py",
+        "oracle/algebra/generic_polys.py",
         "    return W_up[l][0] * W_up[k][1] - W_up[l][1] * W_up[k][0]\n",
         "    return W_up[l][0] * W_up[k][1] - W_up[l][1] * W_up[k][1]\n",
         ["generic-weights"]),
     # generic-weights part (iv): the constructions must really move the planted failing weights
     "generic_pieces_scaling_not_moved": (
-        "oracle/claims/generic_weights.py", "        t = 1 + delta\n", "        t = 1 + 0 * delta\n",
+        "oracle/algebra/generic_polys.py", "        t = 1 + delta\n", "        t = 1 + 0 * delta\n",
         ["generic-weights"]),
     "generic_line_keeps_W_down": (
-        "oracle/claims/generic_weights.py",
-        "        U1, W1 = _axpy(W_up, delta, U0), _axpy(W_down, delta, W0)\n",
-        "        U1, W1 = _axpy(W_up, delta, U0), W_down\n",
+        "oracle/algebra/generic_polys.py",
+        "        U1, W1 = axpy(W_up, delta, U0), axpy(W_down, delta, W0)\n",
+        "        U1, W1 = axpy(W_up, delta, U0), W_down\n",
         ["generic-weights"]),
     # ---- planted instances and the coverage measurement
     # generic-weights: the plants deleted (all of them, the collinear one, the singular-piece one)

@@ -106,11 +106,12 @@ def test_limit_and_activation_theorems_compile_with_only_the_reals_axioms():
         assert axioms <= REAL_AXIOMS, (cid, axioms)
         # these theorems really use the reals (they are not closed terms)
         assert axioms, cid
-    registered = {n for c in C.load_registry() for n in C._names(c.get("coq"))}
+    registered = {n for c in C.load_registry() for n in C.registry_names(c.get("coq"))}
     assert set(THEOREMS) <= registered
 
 
 @needs_coq
+@pytest.mark.slow   # recompiles a mutated copy of the development
 def test_a_fake_phi_does_not_compile(tmp_path: Path):
     """A lying definition is refused: with Phi replaced by the constant 1/2 (a gate in [0, 1]
     with the right symmetry, but no limits at infinity) the development no longer builds, and

@@ -146,3 +146,133 @@ def test_non_float_b_down_correction_is_flagged():
     v = decide_odd(b)
     assert v["verdict"] == "absorbable" and v["exact"]
     assert v["certificate"]["emitted_block_exact"] is False and "rounded" in v["reason"]
+
+
+# ---------------------------------------------------------------- cost one (issue 29)
+
+def _degenerate(seed: int, d: int, h: int, extra: int) -> Block:
+    """h units on distinct affine hyperplanes plus ``extra`` units on the first hyperplanes (rows and
+    biases doubled): a degenerate biased relu block with h kink classes and m = h + extra."""
+    rng = np.random.default_rng(seed)
+    U = rng.integers(-4, 5, (h, d)).astype(float)
+    U[U[:, 0] == 0, 0] = 1.0
+    bu = rng.integers(-8, 9, h) / 2
+    W = rng.integers(-4, 5, (d, h)) / 4
+    U = np.vstack([U, 2 * U[:extra]])
+    bu = np.concatenate([bu, 2 * bu[:extra]])
+    W = np.hstack([W, rng.integers(-4, 5, (d, extra)) / 4])
+    return Block("relu", W_up=U, W_down=W, b_up=bu)
+
+
+def test_degenerate_relu_with_many_classes_and_one_spare_unit_is_decided():
+    """d = 2, 16-20 kink classes, one spare unit: the bounds alone leave the width open (cost 0
+    excluded, upper bound h + 2); the cost-one searches settle it either way, exactly."""
+    import json
+    seen = set()
+    for seed in range(0, 30, 2):
+        b = _degenerate(seed, 2, 16 + seed % 5, 1)
+        r = decide_relu(b)
+        c = r["certificate"]
+        assert r["verdict"] != "undecided" and r["exact"], r["reason"]
+        assert c["active_classes"] >= 15
+        cj = json.loads(json.dumps(c, default=str))
+        assert recheck_relu(b, cj)
+        if (c.get("cost_one") or {}).get("status") == "found":
+            seen.add("found")
+            assert r["verdict"] == "absorbable" and c["upper"] == c["active_classes"] + 1
+            rec = c["emitted_block"]
+            if rec["exact"]:
+                assert compare_blocks(b, r["plain"]).equal is True
+            else:  # b_down = sum of rationals with odd denominators: rounded, and said so
+                assert rec["rounded"] and rec["max_entry_error"]
+            bad = copy.deepcopy(cj)
+            bad["cost_one"]["class"] = (int(bad["cost_one"]["class"]) + 1) % c["active_classes"]
+            bad["cost_one"]["s"] = [-v for v in bad["cost_one"]["s"]]
+            assert not recheck_relu(b, bad) or bad["cost_one"] == cj["cost_one"]
+    assert "found" in seen
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10 ** 6), d=st.integers(2, 3), h=st.integers(3, 8), extra=st.integers(1, 3))
+def test_cost_one_bounds_agree_with_the_exact_enumeration(seed, d, h, extra):
+    """On blocks small enough for the exact enumeration, the bounds path (with the cost-one
+    searches) brackets the exact m* and never contradicts its verdict."""
+    b = _degenerate(seed, d, h, min(extra, h))
+    small = decide_relu(b)
+    large = decide_relu(b, max_work=0)
+    ms = small["certificate"]["m_star"]
+    c = large["certificate"]
+    lo, up = c.get("lower", c.get("m_star")), c.get("upper", c.get("m_star"))
+    assert lo <= ms <= up
+    if large["verdict"] != "undecided":
+        assert large["verdict"] == small["verdict"]
+    assert recheck_relu(b, c)
+
+
+def test_cost_two_pairs_decide_absorbable_blocks_with_two_spare_units():
+    """d = 3, 16-20 classes, two spare units, cost one excluded: a pair T of classes with
+    N_s P_T = 0 gives m* = h + 2 <= m (construction built, compared, re-checked); without one the
+    verdict stays undecided (rank N_s = 1 with T empty is not searched), never wrong."""
+    import json
+    found = 0
+    for seed in range(1, 30, 4):
+        b = _degenerate(seed, 3, 16 + seed % 5, 2)
+        r = decide_relu(b)
+        c = r["certificate"]
+        cj = json.loads(json.dumps(c, default=str))
+        assert recheck_relu(b, cj)
+        if (c.get("cost_two") or {}).get("status") == "found":
+            found += 1
+            assert (r["verdict"], r["exact"]) == ("absorbable", True)
+            assert c["lower"] == c["upper"] == c["active_classes"] + 2
+            if c["emitted_block"]["exact"]:
+                assert compare_blocks(b, r["plain"]).equal is True
+            bad = copy.deepcopy(cj)
+            bad["cost_two"]["s"] = [-v for v in bad["cost_two"]["s"]]
+            bad["cost_two"]["T"] = [0, 0]
+            assert not recheck_relu(b, bad)
+        else:
+            assert r["verdict"] == "undecided" and not r["exact"]
+    assert found >= 3
+
+
+@pytest.mark.parametrize("args,verdict,field,status", [
+    ((0, 3, 16, 1), "not_absorbable", "cost_one", "none"),
+    ((12, 2, 18, 1), "absorbable", "cost_one", "found"),
+    ((1, 3, 17, 2), "absorbable", "cost_two", "found"),
+])
+def test_cost_searches_through_the_cli(tmp_path, args, verdict, field, status):
+    """`absorb check --json` then `absorb recheck` (subprocesses) on blocks decided by the cost-one
+    and cost-two searches; a tampered certificate is refused."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from oracle.core import io as bio
+
+    root = Path(__file__).resolve().parents[1]
+    b = _degenerate(*args)
+    f = tmp_path / "b.npz"
+    bio.write_block(b, f)
+    r = subprocess.run([sys.executable, "-m", "oracle.cli", "check", str(f), "--json"], capture_output=True,
+                       text=True, cwd=root, timeout=600)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert (doc["verdict"], doc["exact"], doc["certificate"][field]["status"]) == (verdict, True, status)
+    c = tmp_path / "c.json"
+    c.write_text(r.stdout)
+    rr = subprocess.run([sys.executable, "-m", "oracle.cli", "recheck", str(c), str(f)], capture_output=True,
+                        text=True, cwd=root, timeout=600)
+    assert rr.returncode == 0, rr.stdout + rr.stderr
+    bad = json.loads(r.stdout)
+    if status == "none":
+        bad["certificate"][field]["certificates"] = bad["certificate"][field]["certificates"][1:]
+    else:
+        bad["certificate"][field]["s"] = [-v for v in bad["certificate"][field]["s"]]
+        bad["certificate"][field]["class" if field == "cost_one" else "T"] = (
+            0 if field == "cost_one" and bad["certificate"][field]["class"] else [0, 0])
+    c.write_text(json.dumps(bad))
+    rr = subprocess.run([sys.executable, "-m", "oracle.cli", "recheck", str(c), str(f)], capture_output=True,
+                        text=True, cwd=root, timeout=600)
+    assert rr.returncode == 1, rr.stdout + rr.stderr

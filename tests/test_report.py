@@ -30,20 +30,15 @@ ROOT = consistency.ROOT
 
 
 @pytest.fixture(scope="module")
-def small_doc() -> dict:
-    """A real quick audit with 3 instances per claim (the report's content, not its volume, is tested)."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(audit, "QUICK_INSTANCES", 3)
-        return audit.audit(quick=True)
+def small_doc(quick_audit_doc) -> dict:
+    """A real quick audit (tests/conftest.py: one run shared with test_cli_audit)."""
+    return quick_audit_doc
 
 
 @pytest.fixture(scope="module")
-def reports(small_doc, tmp_path_factory) -> dict:
-    out = tmp_path_factory.mktemp("report")
-    paths = {"html": out / "audit.html", "md": out / "audit.md"}
-    for p in paths.values():
-        report.write_report(small_doc, str(p))
-    return {k: (p, p.read_text(encoding="utf-8")) for k, p in paths.items()}
+def reports(quick_audit_reports) -> dict:
+    """small_doc written as HTML and Markdown (tests/conftest.py: shared with test_cli_audit)."""
+    return quick_audit_reports
 
 
 # ------------------------------------------------------------------ registry-side checks
@@ -87,9 +82,9 @@ def test_pinned_statements_parse_defensively(tmp_path):
     # the real files: every registered declaration is shown as pinned
     coq, lean = report.load_pinned(), report.load_pinned(report.LEAN_PINNED)
     for c in REGISTRY:
-        for n in consistency._names(c.get("coq")) + consistency._names(c.get("coq_instance")):
+        for n in consistency.registry_names(c.get("coq")) + consistency.registry_names(c.get("coq_instance")):
             assert n in coq, n
-        for n in consistency._names(c.get("lean")):
+        for n in consistency.registry_names(c.get("lean")):
             assert n in lean, n
 
 
@@ -127,7 +122,8 @@ def test_instance_size_finds_blocks_and_stacks():
 def test_audit_doc_carries_sizes_run_info_and_counterexample_data(small_doc):
     for c in small_doc["claims"]:
         o = c["oracle"]
-        assert len(o["sizes"]) == o["instances"] == 3, c["id"]
+        # one size per checked instance: the quick count, and the top-up that reached the declared ranges
+        assert o["instances"] == audit.QUICK_INSTANCES and len(o["sizes"]) == o["instances"] + o["top_up"], c["id"]
         assert c["registry"]["id"] == c["id"]
     run = small_doc["run"]
     assert run["version"] and run["python"] and run["date"]
@@ -204,6 +200,9 @@ def test_depth_fit_figure_from_a_results_file(tmp_path, monkeypatch):
     assert note == "" and fig is not None
     assert "not proof" in fig.caption and "synthetic file of the test" in fig.caption
     assert len(fig.data["runs"]) == 10 and fig.svg.startswith(b"<?xml")
+    # a note that only repeats the caption is not printed twice (the committed file's note does)
+    path.write_text(json.dumps({"script": "s", "note": "floating-point evidence, not proof", "runs": runs}))
+    assert figures.depth_fit_figure(path)[0].caption.lower().count("evidence, not proof") == 1
     path.write_text('{"runs": [{"added_width": 1, "best_error": NaN}]}')
     fig, note = figures.depth_fit_figure(path)
     assert fig is None and "unreadable" in note
@@ -249,7 +248,7 @@ def test_html_report_header_and_table(small_doc, reports):
     path, text = reports["html"]
     run = small_doc["run"]
     for item in (f"skip-absorption {run['version']}", run["commit"], run["date"], run["python"],
-                 run["coq_version"], "3 hypothesis-generated instances per claim",
+                 run["coq_version"], f"{audit.QUICK_INSTANCES} hypothesis-generated instances per claim",
                  "written, not compiled in this environment"):
         assert item in text, item
     assert ("Skip-absorption audit: passed" if small_doc["ok"] else "FAILED") in text
@@ -275,8 +274,10 @@ def test_html_report_header_and_table(small_doc, reports):
 def test_html_report_sections_per_claim(small_doc, reports):
     path, text = reports["html"]
     glossary = report.load_glossary()
-    pinned = report.load_pinned()
+    pinned = report.load_pinned_parts()
     import html as h
+    start = text.index("<section id='coq-definitions'>")
+    defs = text[start:text.index("</section>", start)]
     for c in small_doc["claims"]:
         start = text.index(f"<section id='claim-{c['id']}'>")
         sec = text[start:text.index("</section>", start)]
@@ -286,7 +287,15 @@ def test_html_report_sections_per_claim(small_doc, reports):
         for name in c["coq"].get("names", []):
             assert f"<code>{name}</code>" in sec
             if pinned and name in pinned:
-                assert h.escape(pinned[name]) in sec
+                # the statement as Coq prints it, in the claim's section; each definition it uses
+                # linked from there and printed once, in the definitions section
+                assert h.escape(pinned[name].statement) in sec
+                for use, body in pinned[name].uses.items():
+                    anchor = report.def_anchor("coq", use)
+                    assert f"href='#{anchor}'" in sec, (name, use)
+                    at = defs.index(f"<div class='def' id='{anchor}'>")
+                    assert h.escape(body) in defs[at:defs.index("</div>", at)], (name, use)
+                    assert f"href='#claim-{c['id']}'" in defs[at:defs.index("</div>", at)]
             else:
                 assert "not pinned" in sec
         if c["coq"]["status"] == "checked":
@@ -306,23 +315,33 @@ def test_html_report_sections_per_claim(small_doc, reports):
 
 def test_reports_are_self_contained_and_links_resolve(reports):
     for kind, (path, text) in reports.items():
-        assert "http://" not in text and "https://" not in text, kind
+        # nothing loaded from the network: the one web address is the link to the paper
+        assert "http://" not in text, kind
+        assert re.findall(r"https://[^\s'\")<>]*", text) == [report.PAPER[1]], kind
+        assert not re.findall(r"src=['\"](?!data:)", text), kind
         uris = re.findall(r"data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)", text)
         assert len(uris) >= 4 + len(REGISTRY), kind
         for u in uris:
             assert base64.b64decode(u).lstrip().startswith(b"<?xml")
     path, text = reports["html"]
-    links = [x for x in _hrefs(text) if not x.startswith("#")]
+    links = [x for x in _hrefs(text) if not x.startswith("#") and x != report.PAPER[1]]
     assert links
     for href in links:
         assert (path.parent / href).resolve().exists(), href
+    ids = set(re.findall(r" id='([^']*)'", text))
+    inside = [x[1:] for x in _hrefs(text) if x.startswith("#")]
+    assert inside and set(inside) <= ids, sorted(set(inside) - ids)[:5]
     for c in REGISTRY:
         assert f"proofs/{c['informal']}" in text
     md_path, md = reports["md"]
     for c in REGISTRY:
         assert f"## {c['id']}: " in md
+    md_ids = set(re.findall(r'<a id="([^"]*)"></a>', md))
     for href in re.findall(r"\]\(((?!data:)[^)]+)\)", md):
-        assert (md_path.parent / href).resolve().exists(), href
+        if href.startswith("#"):
+            assert href[1:] in md_ids, href  # a link inside the report leads to its anchor
+        elif href != report.PAPER[1]:
+            assert (md_path.parent / href).resolve().exists(), href
 
 
 def test_a_failing_audit_still_renders_with_its_failures(small_doc, tmp_path):
@@ -400,3 +419,91 @@ def test_chromium_check_fails_on_a_broken_or_blank_figure(tmp_path):
     shot = browser.screenshot(page, tmp_path / "broken.png", exe)
     blank = browser.blank_figures(shot, rec)
     assert any("fig-blank" in b for b in blank) and not any("fig-good" in b for b in blank)
+
+
+# ------------------------------------------------------------------ a report a reviewer can read
+
+def test_reports_open_with_the_paper_link_and_a_table_of_contents(small_doc, reports):
+    assert report.PAPER[1] == "https://arxiv.org/abs/2604.23705" and "arXiv 2604.23705" in report.PAPER[0]
+    path, text = reports["html"]
+    import html as h
+    head = text[:text.index("<table class='hdr'>")]
+    assert f"<a href='{report.PAPER[1]}'>{h.escape(report.PAPER[0])}</a>" in head
+    nav = text[text.index("<nav id='toc'>"):text.index("</nav>")]
+    assert text.index("<nav id='toc'>") < text.index("<table id='claims'>")  # before the content
+    targets = re.findall(r"href='#([^']*)'", nav)
+    for part in ("claims", "figures", "counterexamples", "claim-sections", "coq-definitions"):
+        assert part in targets, part
+    assert [t for t in targets if t.startswith("claim-") and t != "claim-sections"] == \
+        [f"claim-{c['id']}" for c in small_doc["claims"]]
+    # each entry leads to a part of the page, in the order the parts appear
+    at = [text.index(f" id='{t}'", text.index("</nav>")) for t in targets]
+    assert at == sorted(at), targets
+    md_path, md = reports["md"]
+    assert f"[{report.PAPER[0]}]({report.PAPER[1]})" in md.split("## Contents")[0]
+    contents = md.split("## Contents", 1)[1].split("\n## ", 1)[0]
+    md_targets = re.findall(r"\]\(#([^)]*)\)", contents)
+    assert md_targets == targets
+    assert all(f'<a id="{t}"></a>' in md for t in md_targets)
+
+
+def test_each_definition_is_printed_once_and_linked_from_its_statements(small_doc, reports):
+    import html as h
+    pinned = report.load_pinned_parts()
+    assert pinned, "proofs/pinned/coq-statements.txt holds the printed statements"
+    path, text = reports["html"]
+    md_path, md = reports["md"]
+    used = {}
+    for c in small_doc["claims"]:
+        for name in c["coq"].get("names", []):
+            if name in pinned:
+                used.update(pinned[name].uses)
+    assert len(used) >= 5, "the registered statements use definitions"
+    for name, body in used.items():
+        anchor = report.def_anchor("coq", name)
+        assert text.count(h.escape(body)) == 1, name       # printed once in the page ...
+        assert text.count(f" id='{anchor}'") == 1, name
+        assert f"href='#{anchor}'" in text, name            # ... and linked from the statements
+        indented = "\n".join("  " + ln for ln in body.splitlines())  # inside a list item
+        assert md.count(indented) == 1, name
+        assert f"(#{anchor})" in md, name
+    # much shorter than printing every definition under every statement that uses it
+    repeated = sum(len(h.escape(b)) * sum(name in pinned[n].uses for c in small_doc["claims"]
+                                          for n in c["coq"].get("names", []) if n in pinned)
+                   for name, b in used.items())
+    once = sum(len(h.escape(b)) for b in used.values())
+    assert repeated > once
+
+
+def test_every_report_figure_is_readable(small_doc):
+    """No legend over a panel or its axis labels or cut off by the figure's edge, at most
+    figures.MAX_SERIES colours in a legend, none twice, and panels of a readable number of series."""
+    figs = [figures.ray_figure(), figures.c2_figure(), figures.relaxation_figure(), figures.time_figure(small_doc)]
+    figs += [f for f in (figures.depth_fit_figure()[0], figures.analytic_sweep_figure()[0]) if f is not None]
+    figs += [f for f in (figures.instance_figure(c) for c in small_doc["claims"]) if f is not None]
+    assert len(figs) >= 6 + len(small_doc["claims"]) // 2
+    assert sum(1 for f in figs for p in f.panels if p["legend"]) >= 6
+    for f in figs:
+        assert f.panels, f.key
+        assert figures.layout_problems(f) == [], f.key
+
+
+def test_the_figure_check_finds_a_legend_over_its_plot_and_repeated_colours():
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure as MplFigure
+    fig = MplFigure(figsize=(5, 3))
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    x = np.linspace(0, 1, 20)
+    for i in range(13):
+        ax.plot(x, x * i, color=f"C{i}", label=f"series {i}")  # C10 is C0 again
+    ax.legend(loc="upper left")
+    planted = figures.Figure("planted", "t", "c", figures._svg(fig), panels=figures.panel_layout(fig))
+    problems = figures.layout_problems(planted)
+    assert "planted panel 1: its legend covers panel 1 or its axis labels" in problems
+    assert any("legend colours used twice: #1f77b4ff" in p for p in problems), problems
+    assert "planted panel 1: 13 series in one panel" in problems
+    assert not any("colours in one legend" in p for p in problems)  # 10 distinct colours: allowed
+    ax.legend(loc="upper left", bbox_to_anchor=(1.5, 1.0))
+    moved = figures.Figure("planted", "t", "c", figures._svg(fig), panels=figures.panel_layout(fig))
+    assert "planted panel 1: its legend is cut off by the figure's edge" in figures.layout_problems(moved)

@@ -414,3 +414,26 @@ def test_encode_decode_roundtrip_and_tamper_detection():
     enc["sha256"] = "0" * 64
     with pytest.raises(ValueError):
         decode_matrix(enc)
+
+
+def test_exhaustive_search_stops_at_the_limit_and_finds_all_without_one():
+    """d = 1 with small integer weights has many index sets: with limit=k exactly k verified sets are
+    returned (the search no longer verifies every match first); without a limit all of them, as many
+    as a brute-force count over every subset."""
+    from fractions import Fraction
+    from itertools import product as _product
+
+    rng = np.random.default_rng(4)
+    m = 12
+    U = rng.integers(1, 4, (m, 1)).astype(float)
+    W = rng.integers(-3, 4, (1, m)) / 2.0
+    M = np.array([[1.0]])
+    brute = [S for S in (tuple(i for i, z in enumerate(bits) if z) for bits in _product((0, 1), repeat=m))
+             if sum((Fraction(W[0, i]) * Fraction(U[i, 0]) for i in S), Fraction(0)) == -1]
+    assert len(brute) > 3
+    every = exhaustive_search(U, W, M)
+    assert sorted(every) == sorted(brute)
+    for k in (1, 3):
+        some = exhaustive_search(U, W, M, limit=k)
+        assert len(some) == k and all(verify_index_set(U, W, M, S) for S in some)
+        assert set(some) <= set(brute)

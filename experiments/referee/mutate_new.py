@@ -31,6 +31,10 @@ import tempfile
 VENV_PY = "/work/wt-refnew/.venv/bin/python"
 
 DAG = "oracle/claims/depth_analytic_generic.py"
+# (after these results the Jacobian of depth-analytic moved to oracle/algebra/stacks/analytic.py and
+# then its chain rule to chain_rule_rows in oracle/algebra/stacks/rank.py; generic-weights' polynomials,
+# witnesses and constructions to oracle/algebra/generic_polys.py, so the gw_ patterns that name them
+# need that file)
 GW = "oracle/claims/generic_weights.py"
 
 MUTANTS = {
@@ -47,19 +51,19 @@ MUTANTS = {
                                 (DAG, "    if len(U) != m or len(W) != d or not non_parallel(U):",
                                  "    if len(U) != m or len(W) != d or (d > 1 and not non_parallel(U)):")],
     "dag_depth1": (DAG, "for _ in range(draw(st.integers(2, 3)))]", "for _ in range(draw(st.integers(1, 3)))]"),
-    "dag_no_limit": (DAG, "if da.param_count(d, [m]) <= LIMIT_MAX_PARAMS:\n        limit = limit_certificate(act, d, m, inst.seed)",
+    "dag_no_limit": (DAG, "if an.param_count(d, [m]) <= LIMIT_MAX_PARAMS:\n        limit = limit_certificate(act, d, m, inst.seed)",
                      "if False:\n        limit = limit_certificate(act, d, m, inst.seed)"),
     "dag_limit_wrong_width": (DAG, "limit = limit_certificate(act, d, m, inst.seed)",
                               "limit = limit_certificate(act, d, max(widths), inst.seed)"),
     "dag_limit_parallel_rows": (DAG, "        if non_parallel(U):\n            break\n    W = [[",
                                 "        U[-1] = [2 * v for v in U[0]] if len(U) > 1 else U[-1]\n        break\n    W = [["),
     "dag_limit_only_one_layer_width": (DAG, "m = sum(widths)\n    limit", "m = widths[0]\n    limit"),
-    "dag_only_gelu": (DAG, "act = draw(st.sampled_from(da.ACTIVATIONS))", "act = 'gelu'"),
+    "dag_only_gelu": (DAG, "act = draw(st.sampled_from(an.ACTIVATIONS))", "act = 'gelu'"),
     "dag_widths_small": (DAG, "widths = [draw(st.integers(1, MAX_WIDTH))", "widths = [draw(st.integers(4, 4))"),
     # a wrong Jacobian formula in the shared certificate code: drop S_l (treat later pieces as I)
-    "da_jacobian_no_suffix": ("oracle/claims/depth_analytic.py", "        suffix[l] = S\n",
+    "da_jacobian_no_suffix": ("oracle/algebra/stacks/rank.py", "        suffix[l] = S\n",
                               "        suffix[l] = [[(one if a == b else zero) for b in range(d)] for a in range(d)]\n"),
-    "da_jacobian_input_not_y": ("oracle/claims/depth_analytic.py", "row.extend(g * yl[c] for c in range(d))",
+    "da_jacobian_input_not_y": ("oracle/algebra/stacks/rank.py", "row.extend(g * yl[c] for c in range(d))",
                                 "row.extend(g * x[c] for c in range(d))"),
     # ---- generic-weights
     "gw_no_inclusion_iii": (GW, "            if p[\"fails\"] and Fraction(p[\"at_weights\"]) != 0:",

@@ -1,11 +1,11 @@
 """Referee 21: an independent Jacobian of residual stacks in arb ball arithmetic.
 
 Written for the review of the all-widths full-rank proof of depth-analytic (d >= 2); it shares no
-code with oracle/claims/depth_analytic.py.  The Jacobian is computed by forward-mode dual numbers
-over arb: every quantity carries its value and its gradient in all N weights, and the
-activations are built from the primitives erf, exp and tanh, whose derivatives are
-2/sqrt(pi) exp(-z^2), exp(z) and 1 - tanh(z)^2.  The activation-derivative formulas of the proof
-(gelu' = Phi + z phi, ...) are never used here.
+code with oracle/algebra/stacks/analytic.py (then oracle/claims/depth_analytic.py).  The Jacobian
+is computed by forward-mode dual numbers over arb: every quantity carries its value and its
+gradient in all N weights, and the activations are built from the primitives erf, exp and tanh,
+whose derivatives are 2/sqrt(pi) exp(-z^2), exp(z) and 1 - tanh(z)^2.  The activation-derivative
+formulas of the proof (gelu' = Phi + z phi, ...) are never used here.
 
 Weights are exact rationals (fmpq) turned into exact arb balls; every arb operation returns a
 ball containing the exact value, so a determinant ball that excludes 0 proves that the minor is

@@ -50,6 +50,7 @@ from oracle.core.rational import (
 from oracle.core.progress import Progress, quiet
 from oracle.core.blocks import Block
 from oracle.algebra import search
+from oracle.algebra.exact import derived_property
 from oracle.core import activations, arith
 
 
@@ -818,3 +819,171 @@ def odd_form(block: Block) -> OddForm:
             if c < 0:
                 a0[a] -= W[a][i] * abs(c)
     return OddForm(d, classes, zero_units, A, a0, zero_constants)
+
+
+# ------------------------------------------------------------------ forms with a polynomial part
+#
+# relu2 and the gated families have no exact form above.  Their flip identities move a unit's
+# argument to its negative at the price of a polynomial of degree <= 2:
+#   relu2:                      s(-z) = z^2 - s(z), and s(t z) = t^2 s(z) for t > 0;
+#   reglu, swiglu, geglu(_tanh): g(-z) = g(z) - z  (and relu(t z) = t relu(z) for t > 0, reglu);
+#   glu:                        g(-z) = 1 - g(z);   bilinear: g(z) = z (the block is a polynomial).
+# So every such block is  P(x) + sum over classes k of  phi(h_k . y) A_k(y),  y = (x, 1), with P a
+# vector polynomial of degree <= 2 (skip, b_down, the flips' squares and products), h_k a class
+# representative (first nonzero entry +1 for relu2 and reglu, +-1 otherwise) and A_k a vector
+# (relu2) or an affine map (gates).  Two blocks with equal P and equal A_k for every class are
+# the same function: that direction is the identities above, exactly (relu2-biased (A) and the
+# class sums of (C), proofs/informal/relu2-biased.md; gated-biased (A), proofs/informal/
+# gated-biased.md).  Unequal forms prove nothing here (the converse needs Lemma 1 / Lemma G and
+# their hypotheses), so a caller answers only "equal" from them.
+
+POLY_FORM_WORK = 3_000_000  # m * (d+1)^2 * d exact operations above which no form is built
+
+_POLY_IDENTITY = {
+    "square_flip": "s(z) + s(-z) = z^2 and s(t z) = t^2 s(z) for t > 0 (relu2-biased (A) and (C), "
+                   "proofs/informal/relu2-biased.md)",
+    "odd_part_identity": "g(z) - g(-z) = z (gated-biased (A), proofs/informal/gated-biased.md)",
+    "flip_symmetry": "g(z) + g(-z) = 1 (glu-flip and gated-biased (A), proofs/informal/gated-biased.md)",
+    "identity": "g(z) = z: a bilinear block is a polynomial of degree 2",
+}
+
+
+@dataclass
+class PolyForm:
+    """P (upper-triangle coefficients of y_i y_j, each a vector over the outputs) and the classes."""
+
+    poly: dict[tuple[int, int], list[Fraction]]
+    classes: dict[tuple[Fraction, ...], list[Fraction]]
+    identity: str
+
+
+def _property(name: str, prop: str) -> bool:
+    return bool(derived_property(name, prop)[0])  # the catalog's re-derivation, cached per process
+
+
+def _identity_gate(act: Any) -> bool:
+    """g(z) = z: positively homogeneous of degree 1 (re-derived) with g(1) = 1 and g(-1) = -1, so
+    g(t) = t g(1) and g(-t) = t g(-1) for t > 0, and g(0) = 0."""
+    return bool(act.gated and act.homogeneity_degree == 1 and act.exact is not None and act.value_at_0 == 0
+                and act.exact(Fraction(1)) == 1 and act.exact(Fraction(-1)) == -1
+                and _property(act.name, "homogeneity_degree"))
+
+
+def poly_form(block: Block) -> Optional[PolyForm]:
+    """The form above for a relu2 or gated block, exactly; None for other families, for blocks
+    too large (POLY_FORM_WORK) or when the identity the form uses does not re-derive."""
+    act, d, m = block.act, block.d, block.m
+    if m * (d + 1) ** 2 * max(d, 1) > POLY_FORM_WORK:
+        return None
+    name = block.activation
+    if not act.gated and act.square_flip and act.homogeneity_degree == 2:
+        if not (_property(name, "square_flip") and _property(name, "homogeneity_degree")):
+            return None
+        rule = "square_flip"
+    elif _identity_gate(act):
+        rule = "identity"
+    elif act.gated and act.odd_part_identity and _property(name, "odd_part_identity"):
+        rule = "odd_part_identity"
+        if act.homogeneity_degree is not None and not _property(name, "homogeneity_degree"):
+            return None
+    elif act.gated and act.flip_symmetry and _property(name, "flip_symmetry"):
+        rule = "flip_symmetry"
+    else:
+        return None
+    q = Fraction
+    n = d + 1
+    poly: dict[tuple[int, int], list[Fraction]] = {}
+    classes: dict[tuple[Fraction, ...], list[Fraction]] = {}
+
+    def add_poly(i: int, j: int, c: Fraction, w: list[Fraction]) -> None:
+        if c == 0:
+            return
+        key = (i, j) if i <= j else (j, i)
+        acc = poly.setdefault(key, [q(0)] * d)
+        for k in range(d):
+            acc[k] += c * w[k]
+
+    def add_product(a: list[Fraction], b: list[Fraction], c: Fraction, w: list[Fraction]) -> None:
+        # c (a . y)(b . y) w
+        for i in range(n):
+            if a[i] == 0:
+                continue
+            for j in range(n):
+                if b[j] != 0:
+                    add_poly(i, j, c * a[i] * b[j], w)
+
+    def add_class(key: tuple[Fraction, ...], vec: list[Fraction], c: Fraction) -> None:
+        acc = classes.setdefault(key, [q(0)] * len(vec))
+        for k, v in enumerate(vec):
+            acc[k] += c * v
+
+    S = block.skip()
+    if S is not None:
+        for j in range(d):
+            add_poly(j, d, q(1), [q(float(S[k, j])) for k in range(d)])
+    if block.b_down is not None:
+        add_poly(d, d, q(1), [q(float(v)) for v in block.b_down])
+    U = block.W_up
+    bu = block.b_up
+    for i in range(m):
+        w = [q(float(v)) for v in block.W_down[:, i]]
+        if not any(w):
+            continue
+        v = [q(float(x)) for x in U[i]] + [q(float(bu[i])) if bu is not None else q(0)]
+        if rule == "square_flip":
+            t = next((x for x in v if x != 0), None)
+            if t is None:
+                continue
+            if not any(v[:d]):  # a constant unit: relu2(b) w
+                add_poly(d, d, v[d] * v[d] if v[d] > 0 else q(0), w)
+                continue
+            h = tuple(x / t for x in v)
+            add_class(h, w, (1 if t > 0 else -1) * t * t)
+            if t < 0:  # s(t z) = t^2 s(-z) = t^2 (z^2 - s(z))
+                add_product(list(h), list(h), t * t, w)
+            continue
+        a = [q(float(x)) for x in block.W_gate[i]] + [q(float(block.b_gate[i])) if block.b_gate is not None else q(0)]
+        wv = [wk * vj for wk in w for vj in v]  # w (v . y) as a d x (d+1) matrix
+        if rule == "identity":
+            add_product(a, v, q(1), w)
+            continue
+        t = next((x for x in a if x != 0), None)
+        if t is None:  # g(0) (v . y) w
+            add_product([q(0)] * d + [q(1)], v, act.value_at_0, w)
+            continue
+        if not any(a[:d]) and act.exact is not None:  # a constant gate with an exact value: g(c) (v . y) w
+            add_product([q(0)] * d + [q(1)], v, q(act.exact(a[d])), w)
+            continue
+        if rule == "odd_part_identity" and act.homogeneity_degree == 1:
+            h, scale = tuple(x / abs(t) for x in a), abs(t)  # relu(t z) = |t| relu(sign(t) z)
+            h = tuple(x if t > 0 else -x for x in h)
+        else:
+            h, scale = (tuple(a) if t > 0 else tuple(-x for x in a)), q(1)
+        if t > 0:
+            add_class(h, wv, scale)
+        elif rule == "odd_part_identity":  # g(-z) = g(z) - z
+            add_class(h, wv, scale)
+            add_product(list(h), v, -scale, w)
+        else:  # glu: g(-z) = 1 - g(z)
+            add_class(h, wv, q(-1))
+            add_product([q(0)] * d + [q(1)], v, q(1), w)
+    poly = {k: c for k, c in poly.items() if any(c)}
+    classes = {k: c for k, c in classes.items() if any(c)}
+    return PolyForm(poly, classes, _POLY_IDENTITY[rule])
+
+
+def poly_forms_equal(R: Block, P: Block) -> Optional[dict[str, Any]]:
+    """Evidence that R and P are the same function by equal forms with a polynomial part (exact
+    rationals), or None when the forms differ or cannot be built."""
+    if R.activation != P.activation or R.d != P.d:
+        return None
+    t0 = time.perf_counter()
+    fR, fP = poly_form(R), poly_form(P)
+    if fR is None or fP is None or fR.poly != fP.poly or fR.classes != fP.classes:
+        return None
+    return {"kind": "polynomial_forms", "identity": fR.identity, "classes": len(fR.classes),
+            "polynomial_terms": len(fR.poly), "units": [R.m, P.m],
+            "seconds": round(time.perf_counter() - t0, 3),
+            "detail": (f"equal forms P(x) + sum over {len(fR.classes)} classes (exact rationals): the "
+                       f"polynomial parts of degree <= 2 agree in all {len(fR.poly)} monomial coefficients "
+                       f"and every class's coefficient agrees; by {fR.identity} the blocks are equal")}

@@ -20,7 +20,7 @@ from oracle.core.rational import float_nearest, float_up, to_arb
 
 
 def flip_block(block: Block, S: Any) -> tuple[Block, dict[str, Any]]:
-    """B' from the sign flips of SPEC.md for index set S; also the exact b_down correction used."""
+    """B' from the sign flips of relu-gelu-iff (proofs/informal/relu-gelu-iff.md) for index set S; also the exact b_down correction used."""
     S = np.asarray(sorted(int(i) for i in S), dtype=np.int64)
     W_up, W_down = block.W_up.copy(), block.W_down.copy()
     W_gate = None if block.W_gate is None else block.W_gate.copy()

@@ -17,11 +17,6 @@ from oracle.core import activations, arith, linalg
 from oracle.core.rational import QMat, QVec, arb, fraction_of_exact_arb, qmat, to_arb, to_fraction
 from oracle.core.blocks import Block, Stack
 
-# Re-exported only for the modules that still import these conversions from here (listed by
-# tests/test_faces.py::test_conversions_come_from_core); their home is oracle.core.rational, and
-# this line goes with the last such import.
-from oracle.core.rational import q_parse, q_str, qvec, smat, svec  # noqa: F401,E402
-
 BALL_PREC = 128
 # A ball for a difference that is exactly zero has radius near 2^-prec times the magnitudes
 # involved; 2^-80 at 128 bits leaves room for moderate weights while rejecting any real gap.
@@ -83,15 +78,24 @@ def all_index_sets_exact(W_up: QMat, W_down: QMat, M: QMat) -> list[tuple[int, .
 
 
 def eval_plain_q(act: str, W_up: QMat, W_down: QMat, x: QVec, M: Optional[QMat] = None,
-                 b_up: Optional[QVec] = None, b_down: Optional[QVec] = None) -> QVec:
-    """Mx + W_down s(W_up x + b_up) + b_down in exact rationals (s must have an exact form)."""
-    f = activations.get(act).exact
-    if f is None or activations.get(act).gated:
-        raise ValueError(f"{act} has no exact ungated form")
+                 b_up: Optional[QVec] = None, b_down: Optional[QVec] = None,
+                 W_gate: Optional[QMat] = None, b_gate: Optional[QVec] = None) -> QVec:
+    """Mx + W_down h + b_down in exact rationals, with h = s(W_up x + b_up) for an activation and
+    h = g(W_gate x + b_gate) * (W_up x + b_up) for a gate (s or g must have an exact form)."""
+    a = activations.get(act)
+    if a.exact is None or (a.gated and W_gate is None):
+        raise ValueError(f"{act} has no exact form" if a.exact is None else "a gated block needs W_gate")
     pre = matvec_q(W_up, x)
     if b_up is not None:
         pre = [p + b for p, b in zip(pre, b_up)]
-    out = matvec_q(W_down, [f(p) for p in pre])
+    if a.gated:
+        gp = matvec_q(W_gate, x)
+        if b_gate is not None:
+            gp = [p + b for p, b in zip(gp, b_gate)]
+        hidden = [a.exact(g) * p for g, p in zip(gp, pre)]
+    else:
+        hidden = [a.exact(p) for p in pre]
+    out = matvec_q(W_down, hidden)
     if b_down is not None:
         out = [o + b for o, b in zip(out, b_down)]
     if M is not None:
@@ -233,9 +237,18 @@ def ball_excludes_zero(x: arb) -> bool:
     return not x.contains(0)
 
 
-def ball_abs_upper(x: arb) -> Fraction:
-    """An exact rational upper bound of |x| over the ball (Arb's upper endpoint is exact)."""
-    return max(fraction_of_exact_arb(x.upper()), -fraction_of_exact_arb(x.lower()))
+def ball_abs_upper(x: arb, floor: Optional[Fraction] = None) -> Fraction:
+    """An exact rational upper bound of |x| over the ball (Arb's endpoints are exact).
+
+    With a floor, an endpoint that lies rigorously below the floor is replaced by the floor
+    before it becomes a Fraction: a ball around e^-1000000 has endpoints whose exponents have a
+    million bits, and their Fractions would be as long (too long to write as a string, and for
+    larger exponents too large to build at all).  The result is still an upper bound of |x|."""
+    f = to_arb(floor) if floor is not None else None
+    ends = []
+    for e in (x.upper(), -x.lower()):
+        ends.append(Fraction(floor) if f is not None and e < f else fraction_of_exact_arb(e))
+    return max(ends)
 
 
 @functools.lru_cache(maxsize=None)
@@ -260,5 +273,15 @@ def safe_recheck(fn):
         except Exception:  # malformed or tampered JSON is simply not a valid certificate
             return False
     return wrapped
+
+
+def recheck_variant(recheck: Any, variant: Any, name: str, doc: str) -> Any:
+    """One claim's re-check from a module's re-check shared by two claims: cert ->
+    recheck(cert, variant) under safe_recheck, with its own name and docstring."""
+    def one(cert: dict[str, Any]) -> bool:
+        return recheck(cert, variant)
+    one.__name__ = one.__qualname__ = name
+    one.__doc__ = doc
+    return safe_recheck(one)
 
 

@@ -303,17 +303,23 @@ def recheck_search(fd: FlipData, cert: dict[str, Any], S: Optional[Sequence[int]
     """Re-derive a search outcome from the block's exact data and the certificate alone."""
     if cert.get("kind") != "compressed_01":
         return False
-    if S is not None:
-        return verify_flip_set(fd, S)
+    if S is not None and not verify_flip_set(fd, S):
+        return False
     k = int(cert["functionals"])
     if k < 1:
         return False
     V, t = compressed_system(fd, k)
-    status, sols, _ = solve01(V, t, MAX_FREE)
+    status, sols, info = solve01(V, t, MAX_FREE)
+    # the stated ranks and count of free variables are the solve's, whatever the outcome
+    if any(cert.get(key) != info.get(key) for key in ("rank", "free_variables", "augmented_rank")):
+        return False
+    if S is not None:
+        return cert.get("outcome") == "found"
     if cert["outcome"] == "inconsistent":
         return status == "inconsistent"
     if cert["outcome"] == "exhausted":
-        return status == "enumerated" and not any(verify_flip_set(fd, s) for s in sols)
+        return (status == "enumerated" and cert.get("candidates_rejected") == len(sols)
+                and not any(verify_flip_set(fd, s) for s in sols))
     return False
 
 
@@ -394,6 +400,25 @@ def square_coeffs(u: Sequence[fmpq], b: fmpq) -> list[fmpq]:
     return out
 
 
+def add_class_unit(al: list[fmpq], poly: list[list[fmpq]], lam: fmpq, w: Sequence[fmpq],
+                   sq: Sequence[fmpq]) -> None:
+    """Add one unit w relu2(lam h) of the kink class of h to the class's alpha and the polynomial
+    part: for lam > 0 it is lam^2 w relu2(h); for lam < 0 it is lam^2 w relu2(-h) =
+    lam^2 w (h^2 - relu2(h)), so alpha loses lam^2 w and poly[o][k] gains lam^2 w_o sq[k], sq the
+    coefficients of h^2 mod constants (square_coeffs)."""
+    f = lam * lam
+    for o in range(len(w)):
+        if w[o] == 0:
+            continue
+        if lam > 0:
+            al[o] += f * w[o]
+        else:
+            al[o] -= f * w[o]
+            for k, v in enumerate(sq):
+                if v != 0:
+                    poly[o][k] += f * w[o] * v
+
+
 @dataclass
 class Relu2Classes:
     """The class form of F(x) = M x + B(x): B = sum_H alpha_H relu2(h_H) + P (relu2-biased.md (C))."""
@@ -440,18 +465,7 @@ def relu2_classes(fd: FlipData) -> Relu2Classes:
         al = [fmpq(0)] * d
         sq = square_coeffs(*reps[h])
         for i, lam in mem:
-            w = fd.col(i)
-            f = lam * lam
-            for o in range(d):
-                if w[o] == 0:
-                    continue
-                if lam > 0:
-                    al[o] += f * w[o]
-                else:
-                    al[o] -= f * w[o]
-                    for k, v in enumerate(sq):
-                        if v != 0:
-                            R0[o][k] += f * w[o] * v
+            add_class_unit(al, R0, lam, fd.col(i), sq)
         alpha.append(al)
     return Relu2Classes(reps, members, alpha, R0, zero_rows)
 
@@ -634,7 +648,9 @@ def relu2_d1_plan(cl: Relu2Classes, r: int) -> Optional[Relu2Plan]:
     a x^2 + l x; n = 1: one square on a new kink point, with E = {} or E = {H} so that the x^2
     coefficient is nonzero (or R_E is already constant); n = 0: one square iff a0 != 0 or l0 = 0,
     else two squares, which need r >= 4.  None exactly when no solution of (2) exists."""
-    assert len(cl.R0) == 1 and r >= 2
+    if len(cl.R0) != 1 or r < 2:
+        raise ValueError(f"the d = 1 closed form needs d = 1 and r >= 2 spare units, got "
+                         f"{len(cl.R0)} output rows and r = {r}")
     active = cl.active
     n = len(active)
     one = fmpq(1)
@@ -717,17 +733,9 @@ def relu2_form(units: Sequence[tuple[Sequence[fmpq], fmpq, Sequence[fmpq]]], M: 
         lam = next(v for v in list(u) + [b] if v != 0)  # (u, b) = lam * key
         ku, kb = list(key[:d]), key[d]
         al = alpha.setdefault(key, [fmpq(0)] * d)
-        f = lam * lam
-        sq = square_coeffs(ku, kb)
-        for o in range(d):
-            if w[o] == 0:
-                continue
-            if lam > 0:
-                al[o] += f * w[o]
-            else:
-                al[o] -= f * w[o]
-                for k, v in enumerate(sq):
-                    poly[o][k] += f * w[o] * v
-                poly[o][nmon] += f * w[o] * kb * kb
+        add_class_unit(al, poly, lam, w, square_coeffs(ku, kb))
+        if lam < 0:  # the constant of h^2 = (ku . x + kb)^2
+            for o in range(d):
+                poly[o][nmon] += lam * lam * w[o] * kb * kb
     nz = {k: tuple(v) for k, v in alpha.items() if any(x != 0 for x in v)}
     return nz, tuple(tuple(r) for r in poly)

@@ -112,8 +112,8 @@ def build_block(U: list, W: list, S: Sequence[int], T: Sequence[int],
 
 
 def spec_construction(U: list, W: list, M: Optional[list] = None) -> Optional[dict[str, Any]]:
-    """SPEC's m + d recipe for x -> Mx + B(x); prefers d independent rows whose inverse is dyadic.
-    None if rank < d."""
+    """The m + d recipe of absorption-width (proofs/informal/absorption-width.md) for
+    x -> Mx + B(x); prefers d independent rows whose inverse is dyadic.  None if rank < d."""
     d, m = len(W), len(U)
     M = identity(d) if M is None else M
     first = None

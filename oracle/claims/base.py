@@ -10,12 +10,13 @@ A claim module registers
   * boundary counterexamples -- ``@counterexample(claims, dropped)`` on a function
     ``() -> Certificate`` whose ``holds`` means: the conclusion of the claim
     really fails on this explicit instance once the hypothesis is dropped.
+
+Both decorators only attach their metadata to the function; ``oracle.claims.load()`` (in
+oracle/claims/__init__.py, which lists the claim modules) collects them.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import importlib
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
@@ -24,8 +25,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hyp_seed
 from hypothesis import strategies as st
 
-from oracle.algebra.exact import q_parse, q_str  # noqa: F401  (the claims use them through base)
 from oracle.core.blocks import Block, Stack
+from oracle.core.errors import CheckFailed
 from oracle.claims import coverage
 
 
@@ -67,29 +68,19 @@ class CounterexampleInfo:
 
 def oracle_check(claim: str, strategy: st.SearchStrategy,
                  recheck: Callable[[dict[str, Any]], bool], precision: str) -> Callable:
-    """Register a function instance -> Certificate as the oracle check of a claim."""
+    """Mark a function instance -> Certificate as the oracle check of a claim (metadata only)."""
     def wrap(fn: Callable[[Any], Certificate]) -> Callable[[Any], Certificate]:
         fn.check_info = CheckInfo(claim, strategy, recheck, precision)  # type: ignore[attr-defined]
         return fn
     return wrap
 
 
-COUNTEREXAMPLES: list[Callable[[], Certificate]] = []
-
-
 def counterexample(claims: tuple[str, ...], dropped: str, description: str) -> Callable:
-    """Register a function () -> Certificate exhibiting a boundary case of some claims."""
+    """Mark a function () -> Certificate as a boundary case of some claims (metadata only)."""
     def wrap(fn: Callable[[], Certificate]) -> Callable[[], Certificate]:
         fn.counterexample_info = CounterexampleInfo(tuple(claims), dropped, description)  # type: ignore[attr-defined]
-        COUNTEREXAMPLES.append(fn)
         return fn
     return wrap
-
-
-def resolve(ref: str) -> Callable:
-    """Import 'package.module:function' and return the function."""
-    mod, _, name = ref.partition(":")
-    return getattr(importlib.import_module(mod), name)
 
 
 @dataclass
@@ -159,8 +150,10 @@ def run_check(fn: Callable[[Any], Certificate], n: int, seed: int = 0,
         feats.append(coverage.features(instance, cert.data.get("drawn") if isinstance(cert.data, dict) else None))
         if progress and phase == "main" and (len(certs) % step == 0) and n >= 20:
             progress(f"{info.claim}: {len(certs)}/{n} instances")
-        assert cert.holds, f"check failed: {cert.reason}"
-        assert ok, "certificate did not re-check from its own data"
+        if not cert.holds:
+            raise CheckFailed(f"check failed: {cert.reason}")
+        if not ok:
+            raise CheckFailed("certificate did not re-check from its own data")
 
     def run(count: int, s: int, phase: str) -> None:
         @hyp_seed(s)
@@ -203,31 +196,22 @@ def run_check(fn: Callable[[Any], Certificate], n: int, seed: int = 0,
         failing_certificate=(cert.as_dict() if failing and cert is not None else None))
 
 
-def instance_size(instance: Any, _depth: int = 0) -> Optional[dict[str, Any]]:
+def _own_size(x: Any) -> Optional[dict[str, Any]]:
+    own = getattr(x, "size", None)
+    if callable(own) and not isinstance(x, (Block, Stack)):
+        return own()
+    if isinstance(x, Block):
+        return {"d": x.d, "m": x.m}
+    if isinstance(x, Stack):
+        return {"d": x.blocks[0].d, "m": max(b.m for b in x.blocks), "depth": len(x.blocks)}
+    return None
+
+
+def instance_size(instance: Any) -> Optional[dict[str, Any]]:
     """d and m of the first block (or stack) inside a generated instance, or None if there is none.
 
-    Instances are dataclasses, tuples or blocks; a stack reports its d, its widest block's m
-    and its number of blocks. A class may define ``size() -> dict`` to say it itself.
+    Instances are dataclasses, tuples or blocks (coverage.search_instance looks inside); a stack
+    reports its d, its widest block's m and its number of blocks. A class may define
+    ``size() -> dict`` to say it itself.
     """
-
-    own = getattr(instance, "size", None)
-    if callable(own) and not isinstance(instance, (Block, Stack)):
-        return own()
-    if isinstance(instance, Block):
-        return {"d": instance.d, "m": instance.m}
-    if isinstance(instance, Stack):
-        return {"d": instance.blocks[0].d, "m": max(b.m for b in instance.blocks),
-                "depth": len(instance.blocks)}
-    if _depth >= 3:
-        return None
-    if dataclasses.is_dataclass(instance) and not isinstance(instance, type):
-        parts: Any = [getattr(instance, f.name) for f in dataclasses.fields(instance)]
-    elif isinstance(instance, (tuple, list)):
-        parts = instance[:8]  # points and weights lists are long and hold no blocks
-    else:
-        return None
-    for part in parts:
-        found = instance_size(part, _depth + 1)
-        if found is not None:
-            return found
-    return None
+    return coverage.search_instance(instance, _own_size)

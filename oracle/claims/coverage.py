@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import dataclasses
 from fractions import Fraction
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 from oracle.core import linalg
 from oracle.core.blocks import Block, Stack
+from oracle.core.rational import qmat
 
 AXES = ("d", "m", "M", "degenerate", "biased", "planted", "near_miss")
 WIDTHS = ("below", "at", "above")
@@ -137,14 +138,6 @@ def unjustified_exclusions(tags: Iterable[str], samples: dict[str, Any],
 
 # ---------------------------------------------------------------- what one instance is
 
-def _q(v: Any) -> Fraction:
-    return v if isinstance(v, Fraction) else Fraction(v) if isinstance(v, int) else Fraction(float(v))
-
-
-def _qmat(a: Any) -> list[list[Fraction]]:
-    return [[_q(v) for v in row] for row in (a.tolist() if hasattr(a, "tolist") else a)]
-
-
 def _line_key(row: Sequence[Fraction]) -> Optional[tuple]:
     """The line through a nonzero row (sign and scale removed); None for a zero row."""
     nz = next((v for v in row if v != 0), None)
@@ -178,35 +171,97 @@ class Subject:
     biased: bool
 
 
+class Shaped:
+    """For an instance class with a skip matrix M (d x d) and a matrix of unit rows, whose field
+    name is ROWS: d, the width m, and the size the report plots."""
+
+    ROWS = "W_up"
+
+    @property
+    def d(self) -> int:
+        """Dimension."""
+        return len(self.M)  # type: ignore[attr-defined]
+
+    @property
+    def m(self) -> int:
+        """Width."""
+        return len(getattr(self, self.ROWS))
+
+    def size(self) -> dict[str, Any]:
+        """d and m of the drawn block, for the report's instance-size figure."""
+        return {"d": self.d, "m": self.m}
+
+
+class Drawn:
+    """For an instance class with a field ``kind`` naming how it was drawn: planted and near
+    misses are read by features()."""
+
+    @property
+    def planted(self) -> bool:
+        """Drawn with a planted solution."""
+        return self.kind == "planted"  # type: ignore[attr-defined]
+
+    @property
+    def near_miss(self) -> bool:
+        """Drawn as a near miss (moved off a planted solution)."""
+        return self.kind == "near_miss"  # type: ignore[attr-defined]
+
+
+@dataclasses.dataclass
+class Subjects:
+    """Subjects already in hand, seen as one instance (``features(Subjects([...]))``)."""
+
+    items: list[Subject]
+
+    def subjects(self) -> list[Subject]:
+        """The subjects themselves."""
+        return self.items
+
+
 def _from_block(b: Any) -> Subject:
     biases = [getattr(b, k, None) for k in ("b_up", "b_gate", "b_down")]
     biased = any(x is not None and any(float(v) != 0 for v in x) for x in biases)
-    M = _qmat(b.skip()) if getattr(b, "kind", "plain") == "residual" else None
-    return Subject(_qmat(b.W_up), _qmat(b.W_down), M, biased)
+    M = qmat(b.skip()) if getattr(b, "kind", "plain") == "residual" else None
+    return Subject(qmat(b.W_up), qmat(b.W_down), M, biased)
 
 
-def subjects(instance: Any, _depth: int = 0) -> list[Subject]:
-    """The blocks an instance is about: its first block, stack, relu instance or layer list."""
-    own = getattr(instance, "subjects", None)
-    if callable(own):
-        return own()
-    if isinstance(instance, Block):
-        return [_from_block(instance)]
-    if isinstance(instance, Stack):
-        return [_from_block(b) for b in instance.blocks]
+def search_instance(instance: Any, look: Callable[[Any], Any], _depth: int = 0) -> Any:
+    """What ``look`` finds in a generated instance: look(instance) itself unless it is None, else
+    the first nonempty answer found in its parts (the fields of a dataclass, the first 8 items
+    of a tuple or list: points and weights lists are long and hold no blocks), at most three
+    levels down; None when there is none."""
+    found = look(instance)
+    if found is not None:
+        return found
     if _depth >= 3:
-        return []
+        return None
     if dataclasses.is_dataclass(instance) and not isinstance(instance, type):
         parts: Any = [getattr(instance, f.name) for f in dataclasses.fields(instance)]
     elif isinstance(instance, (tuple, list)):
         parts = instance[:8]
     else:
-        return []
+        return None
     for part in parts:
-        found = subjects(part, _depth + 1)
+        found = search_instance(part, look, _depth + 1)
         if found:
             return found
-    return []
+    return None
+
+
+def _own_subjects(x: Any) -> Optional[list[Subject]]:
+    own = getattr(x, "subjects", None)
+    if callable(own):
+        return own()
+    if isinstance(x, Block):
+        return [_from_block(x)]
+    if isinstance(x, Stack):
+        return [_from_block(b) for b in x.blocks]
+    return None
+
+
+def subjects(instance: Any) -> list[Subject]:
+    """The blocks an instance is about: its first block, stack, relu instance or layer list."""
+    return search_instance(instance, _own_subjects) or []
 
 
 def _attr(instance: Any, name: str) -> Any:
@@ -264,24 +319,23 @@ def tally(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def _only_in(have: dict[str, Any], lacks: dict[str, Any]) -> list[str]:
+    """The values of d, m, M and the flags that ``have`` holds and ``lacks`` does not."""
+    out = [f"d = {v}" for v in sorted(have["d"]) if v not in lacks["d"]]
+    out += [f"m {v} d" for v in WIDTHS if v in have["m"] and v not in lacks["m"]]
+    out += [f"M {v}" for v in SKIPS if v in have["M"] and v not in lacks["M"]]
+    out += [k for k in FLAGS if have[k] and not lacks[k]]
+    return out
+
+
 def missing(samples: dict[str, Any], reached: dict[str, Any]) -> list[str]:
     """Declared values never drawn (empty when the run reached every declared range)."""
-    dec = declared(samples)
-    out = [f"d = {v}" for v in sorted(dec["d"]) if v not in reached["d"]]
-    out += [f"m {v} d" for v in WIDTHS if v in dec["m"] and v not in reached["m"]]
-    out += [f"M {v}" for v in SKIPS if v in dec["M"] and v not in reached["M"]]
-    out += [k for k in FLAGS if dec[k] and not reached[k]]
-    return out
+    return _only_in(declared(samples), reached)
 
 
 def outside(samples: dict[str, Any], reached: dict[str, Any]) -> list[str]:
     """Drawn values the declaration does not list (the registry would understate the samples)."""
-    dec = declared(samples)
-    out = [f"d = {v}" for v in sorted(reached["d"]) if v not in dec["d"]]
-    out += [f"m {v} d" for v in WIDTHS if v in reached["m"] and v not in dec["m"]]
-    out += [f"M {v}" for v in SKIPS if v in reached["M"] and v not in dec["M"]]
-    out += [k for k in FLAGS if reached[k] and not dec[k]]
-    return out
+    return _only_in(reached, declared(samples))
 
 
 def describe(samples: dict[str, Any]) -> str:

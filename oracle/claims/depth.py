@@ -5,6 +5,7 @@ A map is flat at 0 when it vanishes there and is o(|x|). Bias-free relu2, reglu,
 A residual stack F = F_L o ... o F_1 with F_l(x) = M_l x + B_l(x) is then P x + (flat) with
 P = M_L ... M_1, while any composition of flat plain blocks, of any number and widths, is flat.
 So F(t v)/t -> P v and the plain composition's quotient -> 0: when P v != 0 they differ.
+(Flatness and the skip product are in oracle/algebra/stacks/layers.py, shared with `absorb check`.)
 
 Certificate: the exact product P, a direction v with P v != 0, the first t = 2^-j where the two
 compositions differ rigorously at t v (exact rationals when every block is polynomial, arb balls
@@ -18,21 +19,24 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
 
+from hypothesis import assume
 from hypothesis import strategies as st
 
-from oracle.core import arith
-from oracle.core.blocks import Block, Stack
+from oracle.core import activations, arith
+from oracle.core.blocks import Stack
+from oracle.core.rational import smat
 from oracle.core.strategies import blocks
+from oracle.algebra.exact import (identity, is_zero_matrix, recheck_variant, skip_matrix, stack_from_json,
+                                  stack_to_json)
+from oracle.algebra.stacks.layers import is_flat, skip_product
 from oracle.claims.base import Certificate, oracle_check
-from oracle.claims.gated import BALL_PREC, choose_direction, ray_witness, verify_ray_witness
-from oracle.algebra.exact import (
-    identity, is_zero_matrix, matmul, matvec_q, property_is_proved, qvec, safe_recheck, skip_matrix,
-    smat, stack_from_json, stack_to_json, svec
-)
+from oracle.claims.gated import (BALL_PREC, NO_WITNESS, backend_for, directions, pair_data, ray_certificate,
+                                 recheck_ray, stored_pair)
 
 CLAIM_ID = "depth-impossible"
 CLAIM_ANY = "depth-any"
-KINDS = ["relu2", "reglu", "bilinear", "swiglu", "geglu"]
+DIFFER = "the stacks differ rigorously at t v; the quotient is enclosed near M_L...M_1 v"
+KINDS = activations.FLAT_AT_0   # the blocks flat at 0 (homogeneous of degree > 1, or g(0) = 0)
 
 
 @dataclass
@@ -42,25 +46,6 @@ class DepthInstance:
     residual: Stack
     plain: Stack
     direction: Optional[list[Fraction]] = None
-
-
-def is_flat(b: Block) -> bool:
-    """Flat at 0, re-derived: homogeneous of block degree > 1, or a gate vanishing and continuous at 0."""
-    if b.has_bias:
-        return False
-    a = b.act
-    if a.block_degree is not None and a.block_degree > 1:
-        return property_is_proved(b.activation, "homogeneity_degree")
-    return a.gated and a.value_at_0 == 0 and property_is_proved(b.activation, "value_at_0") \
-        and a.continuous_at_0 and property_is_proved(b.activation, "continuous_at_0")
-
-
-def skip_product(s: Stack) -> list[list[Fraction]]:
-    """M_L ... M_1 exactly (the first block's skip is applied first)."""
-    P = identity(s.blocks[0].d)
-    for b in s.blocks:
-        P = matmul(skip_matrix(b), P)
-    return P
 
 
 def _hypotheses(R: Stack, Q: Stack, identity_skips: bool) -> dict[str, Any]:
@@ -79,89 +64,40 @@ def _hypotheses(R: Stack, Q: Stack, identity_skips: bool) -> dict[str, Any]:
     return h
 
 
-def _backend(R: Stack, Q: Stack) -> str:
-    exact = all(b.act.exact is not None for b in R.blocks + Q.blocks)
-    return "exact" if exact else "ball"
-
-
-def _evaluator(s: Stack, backend: str):
-    if backend == "exact":
-        return lambda x: s.evaluate(x, "exact")
-    return lambda x: s.evaluate(x, "ball", BALL_PREC)
-
-
+@arith.precision("ball", BALL_PREC)  # every ball of the certificate at BALL_PREC bits
 def _certify(data: dict[str, Any], identity_skips: bool) -> Certificate:
-    with arith.precision("ball", BALL_PREC):
-        return _certify_at_prec(data, identity_skips)
-
-
-def _certify_at_prec(data: dict[str, Any], identity_skips: bool) -> Certificate:
     claim = CLAIM_ID if identity_skips else CLAIM_ANY
     R, Q = stack_from_json(data["residual"]), stack_from_json(data["plain"])
     hyp = _hypotheses(R, Q, identity_skips)
     out: dict[str, Any] = {"residual": data["residual"], "plain": data["plain"],
                            "hypotheses": hyp, "direction": data.get("direction")}
-    backend = _backend(R, Q)
+    backend = backend_for(R.blocks + Q.blocks)
     method = "exact rationals" if backend == "exact" else f"arb balls at {BALL_PREC} bits"
     failed = [k for k, v in hyp.items() if v is False]
     if failed:
         return Certificate(claim, False, True, method, out, "hypothesis fails: " + ", ".join(failed))
     P = skip_product(R)
     out["skip_product"] = smat(P)
-    given = qvec(data["direction"]) if data.get("direction") is not None else None
-    v = choose_direction(P, given)
-    ray = ray_witness(_evaluator(R, backend), _evaluator(Q, backend), v, matvec_q(P, v), backend)
-    out["ray"] = ray
-    ok = ray["witness"] is not None and ray["quotient"] is not None
-    reason = ("the stacks differ rigorously at t v; the quotient is enclosed near M_L...M_1 v"
-              if ok else "no rigorous witness found")
-    return Certificate(claim, ok, ok, method, out, reason)
-
-
-def _instance_data(instance: Any) -> dict[str, Any]:
-    if isinstance(instance, tuple):
-        instance = DepthInstance(*instance)
-    return {"residual": stack_to_json(instance.residual), "plain": stack_to_json(instance.plain),
-            "direction": svec(instance.direction) if instance.direction is not None else None}
+    out["ray"], ok = ray_certificate(R, Q, P, data.get("direction"), backend)
+    return Certificate(claim, ok, ok, method, out, DIFFER if ok else NO_WITNESS)
 
 
 def _recheck(cert: dict[str, Any], identity_skips: bool) -> bool:
-    if cert.get("claim") != (CLAIM_ID if identity_skips else CLAIM_ANY) or not cert.get("holds"):
-        return False
-    data = cert["data"]
-    R, Q = stack_from_json(data["residual"]), stack_from_json(data["plain"])
-    hyp = _hypotheses(R, Q, identity_skips)
-    if hyp != data["hypotheses"] or any(v is False for v in hyp.values()):
-        return False
+    R, Q = stored_pair(cert, CLAIM_ID if identity_skips else CLAIM_ANY, stack_from_json,
+                       lambda R, Q: _hypotheses(R, Q, identity_skips))
     P = skip_product(R)
-    ray = data["ray"]
-    if data["skip_product"] != smat(P) or qvec(ray["Pv"]) != matvec_q(P, qvec(ray["v"])):
+    if cert["data"]["skip_product"] != smat(P):
         return False
-    backend = ray["backend"]
-    if backend != _backend(R, Q) and backend != "ball":
-        return False
-    with arith.precision("ball", BALL_PREC):
-        return verify_ray_witness(_evaluator(R, backend), _evaluator(Q, backend), ray)
+    return recheck_ray(R, Q, P, cert["data"]["ray"], backend_for(R.blocks + Q.blocks) == "exact")
 
 
-@safe_recheck
-def recheck_identity_skips(cert: dict[str, Any]) -> bool:
-    """Re-verify a depth-impossible certificate from its JSON alone."""
-    return _recheck(cert, True)
-
-
-@safe_recheck
-def recheck_general_skips(cert: dict[str, Any]) -> bool:
-    """Re-verify a depth-any certificate from its JSON alone."""
-    return _recheck(cert, False)
+recheck_identity_skips = recheck_variant(_recheck, True, "recheck_identity_skips",
+                                         "Re-verify a depth-impossible certificate from its JSON alone.")
+recheck_general_skips = recheck_variant(_recheck, False, "recheck_general_skips",
+                                        "Re-verify a depth-any certificate from its JSON alone.")
 
 
 # ================================================================ strategies
-
-def _direction(d: int) -> st.SearchStrategy:
-    q = st.builds(Fraction, st.integers(-4, 4), st.integers(1, 2))
-    return st.one_of(st.none(), st.lists(q, min_size=d, max_size=d))
-
 
 @st.composite
 def depth_instances(draw: st.DrawFn, identity_skips: bool) -> DepthInstance:
@@ -176,7 +112,6 @@ def depth_instances(draw: st.DrawFn, identity_skips: bool) -> DepthInstance:
         res.append(draw(blocks(draw(st.sampled_from(KINDS)), d=d, m=m, skip=sk)))
     R = Stack(res)
     if not identity_skips:
-        from hypothesis import assume
         assume(not is_zero_matrix(skip_product(R)))
     # Half of the candidates copy the residual stack's depth and widths (the paper's statement).
     if draw(st.booleans()):
@@ -184,7 +119,7 @@ def depth_instances(draw: st.DrawFn, identity_skips: bool) -> DepthInstance:
     else:
         pw = [draw(st.integers(1, 4)) for _ in range(draw(st.integers(1, 3)))]
     Q = Stack([draw(blocks(draw(st.sampled_from(KINDS)), d=d, m=m, skip="none")) for m in pw])
-    return DepthInstance(R, Q, draw(_direction(d)))
+    return DepthInstance(R, Q, draw(directions(d)))
 
 
 # ================================================================ registered checks
@@ -193,11 +128,11 @@ def depth_instances(draw: st.DrawFn, identity_skips: bool) -> DepthInstance:
               f"exact rationals (polynomial kinds), arb balls at {BALL_PREC} bits otherwise")
 def check_identity_skips(instance: Any) -> Certificate:
     """Certify that a residual stack with identity skips is no composition of flat plain blocks."""
-    return _certify(_instance_data(instance), True)
+    return _certify(pair_data(instance, stack_to_json), True)
 
 
 @oracle_check(CLAIM_ANY, depth_instances(False), recheck_general_skips,
               f"exact rationals (polynomial kinds), arb balls at {BALL_PREC} bits otherwise")
 def check_general_skips(instance: Any) -> Certificate:
     """Certify the same with skips M_l whose product is nonzero (checked exactly)."""
-    return _certify(_instance_data(instance), False)
+    return _certify(pair_data(instance, stack_to_json), False)

@@ -1,779 +1,35 @@
-"""Claim depth-analytic: for gelu, gelu_tanh and silu, almost every residual stack of depth
-L >= 2 is no plain stack of the same widths, once one Jacobian rank certificate exists.
+"""Claim depth-analytic: for gelu, gelu_tanh and silu, almost every bias-free residual stack
+of depth L >= 2 is no bias-free plain stack of the same widths, once one Jacobian rank certificate
+exists (proofs/informal/depth-analytic.md).
 
-The argument (proofs/informal/depth-analytic.md) needs one number per activation and width
-tuple: a weight vector theta and points x_1..x_K at which the Jacobian of
-theta -> (F_theta(x_1), ..., F_theta(x_K)) has full rank N = 2 d (m_1 + ... + m_L).  This module
-produces and re-checks that certificate:
-
-  * theta and the points are rationals, stored exactly (integers over a stated common
-    denominator);
-  * the Jacobian is the chain rule evaluated in arb ball arithmetic: with y_0 = x,
-    z_l = U_l y_{l-1}, y_l = y_{l-1} + W_l s(z_l), the pieces A_l = I + W_l diag(s'(z_l)) U_l
-    and the suffix products S_l = A_L ... A_{l+1},
-        dF/dU_l[i, c] = S_l w_{l,i} s'(z_{l,i}) y_{l-1,c},   dF/dW_l[a, i] = S_l e_a s(z_{l,i});
-    every ball contains the exact value (Arb bounds its own rounding, and erf, exp, tanh);
-  * the chain rule is checked against an independent derivative: along one fixed dense direction v,
-    forward mode on length-2 arb power series (Arb's own derivatives of erf and exp, the
-    activation written from erf and exp alone) encloses J(x_k) v at every point, and the two
-    enclosures must overlap (a wrong chain rule is still of rank N, so the rank alone would not
-    see it);
-  * an N x N minor (rows picked by a float64 pivoted QR, and recorded) has a determinant
-    ball that excludes 0, which proves rank N; a certificate is issued only when the ball excludes
-    0 with a margin (radius <= |mid| / MARGIN) and its stored string is itself a ball without 0.
-
-The float64 pass only chooses rows; nothing it computes is trusted.  The re-check recomputes
-the Jacobian, the minor and its determinant from the JSON alone.  A ball that contains 0 is
-"not certified" (never a proof that the rank is lower).
+The certificate (a full-rank N x N minor of the Jacobian of theta -> (F_theta(x_k))_k, enclosed in
+arb balls, with an independent forward-mode derivative check) and the committed sweep are built
+and re-checked in oracle/algebra/stacks/analytic.py and sweep.py, shared with `absorb check`.
+This module draws instances (fresh width tuples, or entries of the committed sweep), certifies
+them, and holds the boundary instances: a gelu stack that IS plain (the exceptional null set is
+not empty) and depth one (the count gives nothing).
 """
 
 from __future__ import annotations
 
-import functools
-import json
-import math
 import random
 from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
 from typing import Any, Optional, Sequence
 
-import numpy as np
-import scipy.linalg
-from flint import arb, arb_mat, arb_series, ctx, fmpq
 from hypothesis import strategies as st
 
-from oracle.algebra.exact import all_index_sets_exact, identity, qmat, safe_recheck, smat
-from oracle.claims.base import Certificate, counterexample, oracle_check
+from oracle.core.rational import qmat, qvec, smat, svec
+from oracle.algebra.exact import all_index_sets_exact, identity, safe_recheck
+from oracle.algebra.stacks.analytic import (ACTIVATIONS, CLAIM, Layer, balls_overlap, certificate_parts,
+                                            certify, eval_stack_ball, make_certificate, param_count,
+                                            plain_dimension, point_count, random_points, rank_full,
+                                            recheck)
+from oracle.algebra.stacks.sweep import entry_certificate, load_sweep
 from oracle.claims import coverage
+from oracle.claims.base import Certificate, counterexample, oracle_check
 
-CLAIM = "depth-analytic"
-ACTIVATIONS = ("gelu", "gelu_tanh", "silu")
-PRECISIONS = (128, 256, 512)      # bits; a certificate is tried at each in turn
-MAX_PARAMS = 400                  # N = 2 d sum m_l, for `absorb check`
-MAX_JSON_DIGITS = 4000            # a numerator or denominator longer than this is refused
-MARGIN = 4                        # certify only when the determinant's radius is <= |mid| / MARGIN
-GELU_TANH_A = fmpq(44715, 1000000)  # the exact constant 0.044715 of the catalog's gelu_tanh
-
-QMat = list[list[Fraction]]
-Layer = tuple[QMat, QMat]  # (U: m x d, W: d x m)
-
-SWEEP_PATH = Path(__file__).resolve().parents[2] / "proofs" / "certificates" / "depth-analytic-sweep.json"
-
-
-# ================================================================ the activations and their slopes
-
-def value_and_slope(name: str, z: arb) -> tuple[arb, arb]:
-    """Balls containing s(z) and s'(z) for s in {gelu, gelu_tanh, silu} (formulas in the docstring
-    of the informal proof): gelu' = Phi + z phi, silu' = q + z q (1 - q) with q the sigmoid,
-    gelu_tanh' = (1 + t)/2 + (z/2)(1 - t^2) c (1 + 3 a z^2) with t = tanh(c (z + a z^3))."""
-    if name == "gelu":
-        Phi = (1 + (z / arb(2).sqrt()).erf()) / 2
-        phi = (-(z * z) / 2).exp() / (2 * arb.pi()).sqrt()
-        return z * Phi, Phi + z * phi
-    if name == "silu":
-        q = 1 / (1 + (-z).exp())
-        return z * q, q + z * q * (1 - q)
-    if name == "gelu_tanh":
-        c = (arb(2) / arb.pi()).sqrt()
-        a = arb(GELU_TANH_A)
-        t = (c * (z + a * z * z * z)).tanh()  # z*z*z: arb's power of a ball around 0 is nan
-        return z / 2 * (1 + t), (1 + t) / 2 + z / 2 * (1 - t * t) * c * (1 + 3 * a * z * z)
-    raise ValueError(f"depth-analytic covers gelu, gelu_tanh and silu, not {name!r}")
-
-
-def value_and_slope64(name: str, z: float) -> tuple[float, float]:
-    """float64 versions of value_and_slope (for choosing rows only)."""
-    if name == "gelu":
-        Phi = (1 + math.erf(z / math.sqrt(2))) / 2
-        return z * Phi, Phi + z * math.exp(-z * z / 2) / math.sqrt(2 * math.pi)
-    if name == "silu":
-        q = 1 / (1 + math.exp(-z)) if z > -700 else 0.0
-        return z * q, q + z * q * (1 - q)
-    c, a = math.sqrt(2 / math.pi), 0.044715
-    t = math.tanh(c * (z + a * z ** 3))
-    return z / 2 * (1 + t), (1 + t) / 2 + z / 2 * (1 - t * t) * c * (1 + 3 * a * z * z)
-
-
-# ================================================================ the dimension count
-
-def rank_r(d: int, p: int, q: int) -> int:
-    """The largest rank of a junction product U_{l+1} V_l (p x d times d x q): min(d, p, q)."""
-    return min(d, p, q)
-
-
-def rank_variety_dim(d: int, p: int, q: int) -> int:
-    """dim{X in R^{p x q} : rank X <= d} = r (p + q - r) with r = min(d, p, q)."""
-    r = rank_r(d, p, q)
-    return r * (p + q - r)
-
-
-def param_count(d: int, widths: Sequence[int]) -> int:
-    """N = 2 d (m_1 + ... + m_L): the weights of a residual stack, and of a plain one."""
-    return 2 * d * sum(widths)
-
-
-def junction_gaps(d: int, widths: Sequence[int]) -> list[int]:
-    """delta_l = d (m_l + m_{l+1}) - r (m_l + m_{l+1} - r), r = min(d, m_l, m_{l+1})."""
-    return [d * (widths[l] + widths[l + 1]) - rank_variety_dim(d, widths[l + 1], widths[l])
-            for l in range(len(widths) - 1)]
-
-
-def plain_dimension(d: int, widths: Sequence[int]) -> int:
-    """D = d m_1 + d m_L + sum_l dim{rank <= d in R^{m_{l+1} x m_l}} = N - sum_l delta_l: the
-    dimension of the reduced parameters (U_1, the junction products, V_L) of a plain stack."""
-    L = len(widths)
-    return d * widths[0] + d * widths[-1] + sum(rank_variety_dim(d, widths[l + 1], widths[l])
-                                                for l in range(L - 1))
-
-
-# ================================================================ exact encodings
-
-def _lcm(values: Sequence[int]) -> int:
-    out = 1
-    for v in values:
-        out = out * v // math.gcd(out, v)
-    return out
-
-
-def encode(values: Sequence[Fraction]) -> tuple[int, list[int]]:
-    """Rationals as (common denominator, integer numerators): exact and compact."""
-    den = _lcm([Fraction(v).denominator for v in values]) if values else 1
-    return den, [int(Fraction(v) * den) for v in values]
-
-
-def _int(v: Any) -> int:
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise ValueError("expected an integer")
-    if v and len(str(abs(v))) > MAX_JSON_DIGITS:
-        raise ValueError("integer too long")
-    return v
-
-
-def decode(den: Any, nums: Any) -> list[Fraction]:
-    """Inverse of encode (ValueError on anything that is not integers over a positive integer)."""
-    den = _int(den)
-    if den <= 0 or not isinstance(nums, list):
-        raise ValueError("bad encoding")
-    return [Fraction(_int(n), den) for n in nums]
-
-
-def flatten_layers(layers: Sequence[Layer]) -> list[Fraction]:
-    """theta in the column order of the Jacobian: U_1 row-major, W_1 row-major, U_2, W_2, ..."""
-    out: list[Fraction] = []
-    for U, W in layers:
-        out += [v for r in U for v in r] + [v for r in W for v in r]
-    return out
-
-
-def unflatten(d: int, widths: Sequence[int], flat: Sequence[Fraction]) -> list[Layer]:
-    """Inverse of flatten_layers (ValueError when the length does not match the widths)."""
-    if len(flat) != param_count(d, widths):
-        raise ValueError("theta has the wrong length for these widths")
-    out, k = [], 0
-    for m in widths:
-        U = [list(flat[k + i * d:k + (i + 1) * d]) for i in range(m)]
-        k += m * d
-        W = [list(flat[k + a * m:k + (a + 1) * m]) for a in range(d)]
-        k += m * d
-        out.append((U, W))
-    return out
-
-
-# ================================================================ the Jacobian
-
-def _jac_point(name: str, layers: Sequence[Layer], x: Sequence[Any], ball: bool) -> list[list[Any]]:
-    """The d rows of dF/dtheta at one point (balls, or floats when ball=False)."""
-    d = len(x)
-    if ball:
-        f, zero, one = value_and_slope, arb(0), arb(1)
-    else:
-        f, zero, one = value_and_slope64, 0.0, 1.0
-    y = list(x)
-    per = []
-    for U, W in layers:
-        m = len(U)
-        z = [sum((U[i][c] * y[c] for c in range(d)), zero) for i in range(m)]
-        hs = [f(name, zi) for zi in z]
-        h, s = [p[0] for p in hs], [p[1] for p in hs]
-        A = [[(one if a == b else zero) + sum((W[a][i] * s[i] * U[i][b] for i in range(m)), zero)
-              for b in range(d)] for a in range(d)]
-        per.append((W, y, s, h, A))
-        y = [y[a] + sum((W[a][i] * h[i] for i in range(m)), zero) for a in range(d)]
-    L = len(layers)
-    suffix: list[Any] = [None] * L
-    S = [[(one if a == b else zero) for b in range(d)] for a in range(d)]
-    for l in range(L - 1, -1, -1):
-        suffix[l] = S
-        A = per[l][4]
-        S = [[sum((S[a][k] * A[k][b] for k in range(d)), zero) for b in range(d)] for a in range(d)]
-    rows: list[list[Any]] = [[] for _ in range(d)]
-    for l, (W, yl, s, h, _) in enumerate(per):
-        Sl = suffix[l]
-        m = len(s)
-        SW = [[sum((Sl[a][k] * W[k][i] for k in range(d)), zero) for i in range(m)] for a in range(d)]
-        for a in range(d):
-            row = rows[a]
-            for i in range(m):
-                g = SW[a][i] * s[i]
-                row.extend(g * yl[c] for c in range(d))
-            for a2 in range(d):
-                row.extend(Sl[a][a2] * h[i] for i in range(m))
-    return rows
-
-
-def _ball_layers(layers: Sequence[Layer]) -> list[tuple[list[list[arb]], list[list[arb]]]]:
-    b = lambda v: arb(fmpq(v.numerator, v.denominator))
-    return [([[b(v) for v in r] for r in U], [[b(v) for v in r] for r in W]) for U, W in layers]
-
-
-def jacobian_ball(name: str, layers: Sequence[Layer], points: Sequence[Sequence[Fraction]],
-                  prec: int) -> arb_mat:
-    """The (K d) x N Jacobian in balls at the working precision prec (bits)."""
-    old = ctx.prec
-    ctx.prec = prec
-    try:
-        bl = _ball_layers(layers)
-        rows: list[list[arb]] = []
-        for x in points:
-            rows += _jac_point(name, bl, [arb(fmpq(v.numerator, v.denominator)) for v in x], True)
-        return arb_mat(len(rows), len(rows[0]), [v for r in rows for v in r])
-    finally:
-        ctx.prec = old
-
-
-def jacobian_float(name: str, layers: Sequence[Layer], points: Sequence[Sequence[Fraction]]) -> np.ndarray:
-    """The same Jacobian in float64 (only used to choose rows)."""
-    fl = [([[float(v) for v in r] for r in U], [[float(v) for v in r] for r in W]) for U, W in layers]
-    rows: list[list[float]] = []
-    for x in points:
-        rows += _jac_point(name, fl, [float(v) for v in x], False)
-    return np.array(rows, dtype=np.float64)
-
-
-def choose_rows(J: np.ndarray) -> list[int]:
-    """N rows of a (K d) x N float matrix by QR with column pivoting on its transpose."""
-    N = J.shape[1]
-    if not np.all(np.isfinite(J)):
-        return list(range(min(N, J.shape[0])))
-    _, _, piv = scipy.linalg.qr(J.T, mode="economic", pivoting=True)
-    return sorted(int(i) for i in piv[:N])
-
-
-def jacobian_and_minor_det(name: str, layers: Sequence[Layer], points: Sequence[Sequence[Fraction]],
-                           rows: Sequence[int], prec: int) -> tuple[arb_mat, arb]:
-    """The full Jacobian ball matrix and the determinant ball of the chosen N x N minor."""
-    J = jacobian_ball(name, layers, points, prec)
-    N = J.ncols()
-    old = ctx.prec
-    ctx.prec = prec
-    try:
-        sub = arb_mat(N, N, [J[i, j] for i in rows for j in range(N)])
-        return J, sub.det()
-    finally:
-        ctx.prec = old
-
-
-def minor_det(name: str, layers: Sequence[Layer], points: Sequence[Sequence[Fraction]],
-              rows: Sequence[int], prec: int) -> arb:
-    """The determinant ball of the chosen N x N minor."""
-    return jacobian_and_minor_det(name, layers, points, rows, prec)[1]
-
-
-# ================================================================ an independent derivative
-#
-# The chain rule above is the certificate's only link to dF/dtheta: a wrong formula (a dropped
-# suffix product, the input x in place of y_{l-1}) is still a generic matrix and still of rank N.
-# So every certificate is also checked against a derivative taken another way: forward mode on
-# truncated power series (arb_series of length 2, i.e. dual numbers whose arithmetic and whose
-# erf/exp derivatives are Arb's own), with the activation written from erf and exp alone
-# (tanh u = 1 - 2 / (e^{2u} + 1)); neither value_and_slope nor _jac_point is used.  Along one
-# dense direction v the series F(theta + t v)(x_k) has t-coefficient J(x_k) v, for every point.
-
-JVP_RELATIVE_WIDTH = 2.0 ** -40   # a difference ball wider than this (relative) proves nothing
-
-
-def _series_activation(name: str, z: arb_series) -> arb_series:
-    """s(z) on a length-2 series, from erf and exp directly (no slope formula)."""
-    if name == "gelu":
-        return z * (1 + (z * (1 / arb(2).sqrt())).erf()) / 2
-    if name == "silu":
-        return z / (1 + (-z).exp())
-    if name == "gelu_tanh":
-        c = (arb(2) / arb.pi()).sqrt()
-        u = c * (z + arb(GELU_TANH_A) * z * z * z)
-        return z * (1 + (1 - 2 / ((2 * u).exp() + 1))) / 2
-    raise ValueError(f"depth-analytic covers gelu, gelu_tanh and silu, not {name!r}")
-
-
-def check_direction(N: int) -> list[int]:
-    """The direction v of the derivative check: N nonzero integers in [-3, 3], fixed by N alone
-    (dense, so every column of J enters J v)."""
-    rng = random.Random(f"depth-analytic/jvp/{N}")
-    return [rng.choice((-3, -2, -1, 1, 2, 3)) for _ in range(N)]
-
-
-def _coeff(s: arb_series, k: int) -> arb:
-    c = s.coeffs()
-    return c[k] if k < len(c) else arb(0)
-
-
-def jvp_ball(name: str, layers: Sequence[Layer], points: Sequence[Sequence[Fraction]],
-             direction: Sequence[int], prec: int) -> list[arb]:
-    """Balls containing the t-derivative at t = 0 of F_{theta + t v}(x_k), stacked over the points
-    (row k d + a is output a at point k): the same numbers as J v, computed without J."""
-    old = ctx.prec
-    ctx.prec = prec
-    try:
-        ser = lambda a, b: arb_series([a, b], prec=2)
-        q = lambda v: arb(fmpq(v.numerator, v.denominator))
-        k = 0
-        dual: list[tuple[list[list[arb_series]], list[list[arb_series]]]] = []
-        for U, W in layers:   # theta + t v in flatten_layers' order: U_l row-major, then W_l
-            Us, Ws = [], []
-            for r in U:
-                Us.append([ser(q(v), arb(direction[k + c])) for c, v in enumerate(r)])
-                k += len(r)
-            for r in W:
-                Ws.append([ser(q(v), arb(direction[k + c])) for c, v in enumerate(r)])
-                k += len(r)
-            dual.append((Us, Ws))
-        out: list[arb] = []
-        for x in points:
-            d = len(x)
-            y = [ser(q(v), arb(0)) for v in x]
-            for Us, Ws in dual:
-                h = [_series_activation(name, sum((u[c] * y[c] for c in range(1, d)), u[0] * y[0]))
-                     for u in Us]
-                y = [y[a] + sum((Ws[a][i] * h[i] for i in range(1, len(h))), Ws[a][0] * h[0])
-                     for a in range(d)]
-            out += [_coeff(ya, 1) for ya in y]
-        return out
-    finally:
-        ctx.prec = old
-
-
-def derivative_mismatch(name: str, layers: Sequence[Layer], points: Sequence[Sequence[Fraction]],
-                        J: arb_mat, prec: int) -> str:
-    """'' when J v (the chain-rule Jacobian times check_direction) and the forward-mode series
-    derivative overlap at every point and every output, else a one-line reason."""
-    N = J.ncols()
-    v = check_direction(N)
-    ref = jvp_ball(name, layers, points, v, prec)
-    old = ctx.prec
-    ctx.prec = prec
-    try:
-        Jv = J * arb_mat(N, 1, v)
-        if Jv.nrows() != len(ref):
-            return f"the Jacobian has {Jv.nrows()} rows, the points give {len(ref)}"
-        d = len(points[0])
-        for r, b in enumerate(ref):
-            a = Jv[r, 0]
-            diff = a - b
-            where = f"point {r // d}, output {r % d}"
-            if not (a.is_finite() and b.is_finite()):
-                return f"the derivative check along a fixed direction is not finite at {where}"
-            if not diff.contains(0):
-                return (f"the chain-rule Jacobian disagrees with the forward-mode derivative at {where}: "
-                        f"J v = {a.str(6, radius=True)}, series {b.str(6, radius=True)}")
-            if diff.rad() > JVP_RELATIVE_WIDTH * max(1.0, float(abs(b.mid()))):
-                return f"the derivative check at {where} is too wide to compare (radius {float(diff.rad()):.3g})"
-        return ""
-    finally:
-        ctx.prec = old
-
-
-# ================================================================ random instances
-
-def _distinct_rows(U: QMat) -> bool:
-    """No row is zero (a dead unit's output weights are free) and no two rows are equal (two
-    such units can trade weights); opposite rows lose no rank but are avoided as well."""
-    for i, u in enumerate(U):
-        if not any(u):
-            return False
-        for v in U[:i]:
-            if u == v or u == [-t for t in v]:
-                return False
-    return True
-
-
-def random_layers(d: int, widths: Sequence[int], rng: random.Random) -> list[Layer]:
-    """Rational weights: U entries in [-3/2, 3/2] (eighths), W entries in [-1, 1] (eighths), all
-    nonzero, rows of each U pairwise distinct up to sign."""
-    nz = lambda n: [k for k in range(-n, n + 1) if k]
-    out = []
-    for m in widths:
-        while True:
-            U = [[Fraction(rng.choice(nz(12)), 8) for _ in range(d)] for _ in range(m)]
-            if _distinct_rows(U):
-                break
-        W = [[Fraction(rng.choice(nz(8)), 8) for _ in range(m)] for _ in range(d)]
-        out.append((U, W))
-    return out
-
-
-def random_points(d: int, count: int, rng: random.Random) -> list[list[Fraction]]:
-    """count distinct nonzero rational points with coordinates in [-2, 2] (multiples of 1/32)."""
-    if count > 64 ** d:
-        raise ValueError("too many points for the grid")
-    pts: list[list[Fraction]] = []
-    seen = set()
-    while len(pts) < count:
-        x = tuple(Fraction(rng.randint(-64, 64), 32) for _ in range(d))
-        if any(x) and x not in seen:
-            seen.add(x)
-            pts.append(list(x))
-    return pts
-
-
-def point_count(d: int, widths: Sequence[int]) -> int:
-    """Points used: 2 m + d + 1 (N / d = 2 m would be the least; a few more make room for
-    the pivoting pass, and small widths need them: with m < d the values F(x_k) - x_k lie in a
-    common subspace, and 2 m points do not reach rank N)."""
-    return 2 * sum(widths) + d + 1
-
-
-# ================================================================ certificates
-
-def certify(activation: str, layers: Sequence[Layer], points: Sequence[Sequence[Fraction]],
-            precisions: Sequence[int] = PRECISIONS) -> dict[str, Any]:
-    """Try to certify rank N at the given weights and points; the certificate dictionary says
-    whether it succeeded (certified) and holds everything the re-check needs."""
-    d = len(layers[0][1])
-    widths = [len(U) for U, _ in layers]
-    N = param_count(d, widths)
-    tden, tnum = encode(flatten_layers(layers))
-    pden, pnum = encode([v for x in points for v in x])
-    cert: dict[str, Any] = {
-        "claim": CLAIM, "activation": activation, "d": d, "widths": widths, "N": N,
-        "D_plain": plain_dimension(d, widths), "gaps": junction_gaps(d, widths),
-        "theta_den": tden, "theta": tnum, "points_den": pden,
-        "points": [pnum[k * d:(k + 1) * d] for k in range(len(points))],
-        "rows_omitted": [], "precision": None, "det": None, "certified": False}
-    if len(points) * d < N:
-        cert["reason"] = "fewer rows than parameters"
-        return cert
-    J = jacobian_float(activation, layers, points)
-    rows = choose_rows(J)
-    cert["rows_omitted"] = sorted(set(range(len(points) * d)) - set(rows))
-    for prec in precisions:
-        J, det = jacobian_and_minor_det(activation, layers, points, rows, prec)
-        cert["precision"], cert["det"] = prec, det.str(6, radius=True)
-        if clear_of_zero(det) and not arb(cert["det"]).contains(0):
-            why = derivative_mismatch(activation, layers, points, J, prec)
-            if why:   # a Jacobian that is not dF/dtheta certifies nothing, at any precision
-                cert["reason"] = why
-            else:
-                cert["certified"] = True
-            break
-    return cert
-
-
-def clear_of_zero(det: arb, margin: int = MARGIN) -> bool:
-    """A determinant ball that excludes 0 with room to spare: radius <= |mid| / margin.  The
-    certificate is issued only then (a re-check by another order of operations or another Arb
-    version then still excludes 0); the re-check itself asks only that 0 is excluded."""
-    return not det.contains(0) and bool(det.rad() * margin <= abs(det.mid()))
-
-
-def det_ratio(det: arb) -> float:
-    """radius / |mid| of a determinant ball (inf when the midpoint is 0), for the re-check's report."""
-    m = abs(det.mid())
-    return float(det.rad() / m) if m != 0 else math.inf
-
-
-def make_certificate(activation: str, d: int, widths: Sequence[int], seed: int,
-                     attempts: int = 3) -> dict[str, Any]:
-    """A certificate at random rational weights and points (a new draw if one fails)."""
-    cert: dict[str, Any] = {}
-    for k in range(attempts):
-        rng = random.Random(f"{activation}/{d}/{list(widths)}/{seed}/{k}")
-        layers = random_layers(d, widths, rng)
-        pts = random_points(d, point_count(d, widths), rng)
-        cert = certify(activation, layers, pts)
-        cert["seed"] = [seed, k]
-        if cert["certified"]:
-            break
-    return cert
-
-
-def certificate_parts(cert: dict[str, Any], min_depth: int = 2
-                      ) -> tuple[str, list[Layer], list[list[Fraction]], list[int]]:
-    """Decode a certificate (ValueError/KeyError/TypeError on malformed data); the claim needs
-    depth >= 2, the depth-1 boundary instance decodes with min_depth = 1."""
-    act = cert["activation"]
-    if act not in ACTIVATIONS:
-        raise ValueError("activation not covered")
-    d, widths = _int(cert["d"]), [_int(m) for m in cert["widths"]]
-    if d < 1 or not widths or min(widths) < 1 or len(widths) < min_depth:
-        raise ValueError("bad widths")
-    layers = unflatten(d, widths, decode(cert["theta_den"], cert["theta"]))
-    flat = [v for x in cert["points"] for v in x]
-    if any(not isinstance(x, list) or len(x) != d for x in cert["points"]):
-        raise ValueError("bad points")
-    vals = decode(cert["points_den"], flat)
-    pts = [vals[k * d:(k + 1) * d] for k in range(len(cert["points"]))]
-    omitted = [_int(i) for i in cert["rows_omitted"]]
-    nrows = len(pts) * d
-    if len(set(omitted)) != len(omitted) or any(i < 0 or i >= nrows for i in omitted):
-        raise ValueError("bad omitted rows")
-    rows = [i for i in range(nrows) if i not in set(omitted)]
-    return act, layers, pts, rows
-
-
-def recheck_reason(cert: dict[str, Any]) -> str:
-    """'' when the certificate re-verifies from its JSON alone, else a one-line reason (recheck_det)."""
-    return recheck_det(cert)[0]
-
-
-def recheck_det(cert: dict[str, Any]) -> tuple[str, Optional[arb]]:
-    """Re-verify a certificate from its JSON alone: the dimension count (L >= 2, D_plain < N),
-    the distinct points, and a determinant ball of the stated N x N minor, recomputed at the
-    stated precision, that excludes 0 and overlaps the stored one, whose own ball must exclude 0
-    too, and a Jacobian that agrees with the forward-mode derivative (derivative_mismatch).  Returns ('', the recomputed determinant ball) when the certificate holds, else
-    (a one-line reason, None)."""
-    try:
-        if cert.get("claim") != CLAIM:
-            return f"the certificate is for claim {cert.get('claim')!r}", None
-        if cert.get("certified") is not True:
-            return "the certificate does not say certified", None
-        act, layers, pts, rows = certificate_parts(cert)
-        d, widths = cert["d"], cert["widths"]
-        N = param_count(d, widths)
-        if cert["N"] != N:
-            return f"N = {cert['N']!r} is stated, the widths give N = {N}", None
-        if cert["D_plain"] != plain_dimension(d, widths) or cert["gaps"] != junction_gaps(d, widths):
-            return "the stated dimension count (D_plain, gaps) is not the one of these widths", None
-        if not cert["D_plain"] < N:
-            return "D_plain is not below N", None
-        if len(rows) != N:
-            return f"the minor is {len(rows)} x {N}, not N x N with N = {N} ({len(pts) * d} rows, " \
-                f"{len(pts) * d - len(rows)} omitted)", None
-        if len({tuple(x) for x in pts}) != len(pts):
-            return "two points are equal", None
-        prec = _int(cert["precision"])
-        if prec not in PRECISIONS:
-            return f"precision {prec} is not one of {list(PRECISIONS)}", None
-        if not isinstance(cert["det"], str):
-            return "the stored determinant is not a string", None
-        stored = arb(cert["det"])
-        if not stored.is_finite() or stored.contains(0):
-            return f"the stored determinant ball {cert['det']} contains 0", None
-        J, det = jacobian_and_minor_det(act, layers, pts, rows, prec)
-        if det.contains(0):
-            return f"the recomputed determinant ball {det.str(6, radius=True)} contains 0", None
-        # the stored enclosure must describe the recomputed one (a tampered weight, point or row
-        # changes the determinant and is refused even when the new one happens to be nonzero)
-        if not det.overlaps(stored):
-            return f"the recomputed determinant {det.str(6, radius=True)} does not overlap the stored " \
-                f"{cert['det']} (a changed weight, point or row)", None
-        # the matrix must be dF/dtheta: J v against an independent forward-mode derivative
-        why = derivative_mismatch(act, layers, pts, J, prec)
-        if why:
-            return why, None
-        return "", det
-    except (KeyError, TypeError, ValueError, ZeroDivisionError, IndexError, AttributeError) as e:
-        return f"malformed certificate ({type(e).__name__}: {' '.join(str(e).split())[:120]})", None
-
-
-def recheck(cert: dict[str, Any]) -> bool:
-    """Whether a certificate re-verifies from its JSON alone (recheck_reason gives the reason)."""
-    return recheck_reason(cert) == ""
-
-
-# ================================================================ the sweep file
-
-def sweep_widths(max_d: int = 4, depths: Sequence[int] = (2, 3), max_width: int = 6) -> list[tuple[int, list[int]]]:
-    """Every (d, widths) of the sweep."""
-    import itertools
-    out = []
-    for d in range(1, max_d + 1):
-        for L in depths:
-            for w in itertools.product(range(1, max_width + 1), repeat=L):
-                out.append((d, list(w)))
-    return out
-
-
-def compact_entry(certs: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """One sweep entry: the shared weights and points, and per activation rows and precision."""
-    first = next(iter(certs.values()))
-    keys = ("d", "widths", "theta_den", "theta", "points_den", "points")
-    entry = {k: first[k] for k in keys}
-    entry["results"] = {a: {"certified": c["certified"], "precision": c["precision"],
-                            "rows_omitted": c["rows_omitted"], "det": c["det"]} for a, c in certs.items()}
-    return entry
-
-
-def entry_certificate(entry: dict[str, Any], activation: str) -> dict[str, Any]:
-    """The standalone certificate of one activation in a sweep entry."""
-    r = entry["results"][activation]
-    d, widths = entry["d"], entry["widths"]
-    return {"claim": CLAIM, "activation": activation, "d": d, "widths": widths,
-            "N": param_count(d, widths), "D_plain": plain_dimension(d, widths),
-            "gaps": junction_gaps(d, widths), "theta_den": entry["theta_den"], "theta": entry["theta"],
-            "points_den": entry["points_den"], "points": entry["points"],
-            "rows_omitted": r["rows_omitted"], "precision": r["precision"], "det": r["det"],
-            "certified": r["certified"]}
-
-
-def sweep_entry(d: int, widths: Sequence[int], seed: int = 0) -> dict[str, Any]:
-    """Certify one width tuple for the three activations at shared weights and points."""
-    for k in range(3):
-        rng = random.Random(f"sweep/{d}/{list(widths)}/{seed}/{k}")
-        layers = random_layers(d, widths, rng)
-        pts = random_points(d, point_count(d, widths), rng)
-        certs = {a: certify(a, layers, pts) for a in ACTIVATIONS}
-        if all(c["certified"] for c in certs.values()):
-            break
-    entry = compact_entry(certs)
-    entry["seed"] = [seed, k]
-    return entry
-
-
-SWEEP_FORMAT = "depth-analytic-sweep/1"
-MAX_SWEEP_TUPLES = 200_000        # a claimed range larger than this is refused (memory and time)
-
-
-def _sweep_range(doc: dict[str, Any]) -> list[tuple[int, tuple[int, ...]]]:
-    """The (d, widths) a sweep document claims to cover (ValueError when the claim is malformed)."""
-    max_d, max_width, depths = doc.get("max_d"), doc.get("max_width"), doc.get("depths")
-    if not isinstance(max_d, int) or isinstance(max_d, bool) or not 1 <= max_d <= 64:
-        raise ValueError(f"max_d = {max_d!r} is not an integer in 1..64")
-    if not isinstance(max_width, int) or isinstance(max_width, bool) or not 1 <= max_width <= 64:
-        raise ValueError(f"max_width = {max_width!r} is not an integer in 1..64")
-    if not isinstance(depths, list) or not depths or any(
-            not isinstance(L, int) or isinstance(L, bool) or not 2 <= L <= 8 for L in depths) \
-            or len(set(depths)) != len(depths):
-        raise ValueError(f"depths = {depths!r} is not a list of distinct integers in 2..8")
-    if max_d * sum(max_width ** L for L in depths) > MAX_SWEEP_TUPLES:
-        raise ValueError(f"the claimed range has more than {MAX_SWEEP_TUPLES} width tuples")
-    return [(d, tuple(w)) for d, w in sweep_widths(max_d, depths, max_width)]
-
-
-def recheck_sweep(doc: Any, every: int = 1, progress: Optional[Any] = None) -> dict[str, Any]:
-    """Re-check a sweep document: the claimed range (max_d, depths, max_width) is covered exactly
-    once, by entries of that range only, every activation's result says certified, and the
-    certificate of every every-th entry (every entry when every = 1) is recomputed from its stored
-    rational weights and points (recheck_reason: N, the N x N minor, the determinant balls).
-
-    progress(done, total, entry) is called after each recomputed entry.  Returns a dictionary with
-    holds, reason (one line), entries, recomputed, determinants and the largest radius / |mid| of
-    the recomputed determinants."""
-    out: dict[str, Any] = {"holds": False, "reason": "", "entries": 0, "recomputed": 0, "determinants": 0,
-                           "every": every, "worst_ratio": None, "worst_entry": None}
-
-    def fail(why: str) -> dict[str, Any]:
-        out["reason"] = why
-        return out
-
-    if not isinstance(every, int) or every < 1:
-        raise ValueError("every must be a positive integer")
-    if not isinstance(doc, dict) or doc.get("format") != SWEEP_FORMAT:
-        return fail(f"not a {SWEEP_FORMAT} document")
-    if doc.get("claim") != CLAIM:
-        return fail(f"the sweep is for claim {doc.get('claim')!r}, not {CLAIM!r}")
-    acts = doc.get("activations")
-    if not isinstance(acts, list) or not acts or len(set(map(str, acts))) != len(acts) or \
-            any(a not in ACTIVATIONS for a in acts):
-        return fail(f"activations = {acts!r} is not a list of distinct activations of {list(ACTIVATIONS)}")
-    try:
-        claimed = _sweep_range(doc)
-    except ValueError as e:
-        return fail(f"the claimed range is malformed: {e}")
-    entries = doc.get("entries")
-    if not isinstance(entries, list):
-        return fail("entries is not a list")
-    out["entries"] = len(entries)
-    want = set(claimed)
-    seen: dict[tuple[int, tuple[int, ...]], int] = {}
-    for i, e in enumerate(entries):
-        if not isinstance(e, dict) or not isinstance(e.get("widths"), list) or \
-                not isinstance(e.get("d"), int) or any(not isinstance(m, int) for m in e["widths"]):
-            return fail(f"entry {i} has no integer d and widths")
-        key = (e["d"], tuple(e["widths"]))
-        label = f"d = {key[0]}, widths {key[1]}"
-        if key not in want:
-            return fail(f"entry {i} ({label}) is outside the claimed range (max_d = {doc['max_d']}, "
-                        f"depths {doc['depths']}, max_width = {doc['max_width']})")
-        if key in seen:
-            return fail(f"entries {seen[key]} and {i} are both {label}")
-        seen[key] = i
-        res = e.get("results")
-        if not isinstance(res, dict) or set(res) != set(acts):
-            return fail(f"entry {i} ({label}) has results for {sorted(res) if isinstance(res, dict) else res!r}, "
-                        f"the sweep lists {acts}")
-        bad = [a for a in acts if not isinstance(res[a], dict) or res[a].get("certified") is not True]
-        if bad:
-            return fail(f"entry {i} ({label}) is not certified for {', '.join(bad)}")
-    missing = [k for k in claimed if k not in seen]
-    if missing:
-        d, w = missing[0]
-        return fail(f"the claimed range includes d = {d}, widths {w}, which has no entry "
-                    f"({len(missing)} width tuples missing)")
-    todo = list(range(0, len(entries), every))
-    worst = -1.0
-    for n, i in enumerate(todo):
-        e = entries[i]
-        for a in acts:
-            cert = entry_certificate(e, a)
-            why, det = recheck_det(cert)
-            if why:
-                return fail(f"entry {i} (d = {e['d']}, widths {tuple(e['widths'])}, {a}): {why}")
-            ratio = det_ratio(det)
-            out["determinants"] += 1
-            if ratio > worst:
-                worst, out["worst_entry"] = ratio, f"entry {i} (d = {e['d']}, widths {tuple(e['widths'])}, {a})"
-        out["recomputed"] += 1
-        if progress is not None:
-            progress(n + 1, len(todo), e)
-    out["worst_ratio"] = worst
-    out["holds"] = True
-    part = "every entry" if every == 1 else f"every {every}th entry ({len(todo)} of {len(entries)})"
-    out["reason"] = (f"{len(entries)} width tuples cover the claimed range (d <= {doc['max_d']}, L in "
-                     f"{doc['depths']}, widths <= {doc['max_width']}) once each; {part} recomputed from its "
-                     f"rational weights and points: {out['determinants']} determinant balls exclude 0")
-    return out
-
-
-@functools.lru_cache(maxsize=1)
-def load_sweep(path: Optional[str] = None) -> dict[str, Any]:
-    """The committed sweep (proofs/certificates/depth-analytic-sweep.json)."""
-    return json.loads(Path(path or SWEEP_PATH).read_text())
-
-
-def find_sweep_entry(d: int, widths: Sequence[int]) -> Optional[dict[str, Any]]:
-    try:
-        sweep = load_sweep()
-    except (OSError, ValueError):
-        return None
-    for e in sweep["entries"]:
-        if e["d"] == d and e["widths"] == list(widths):
-            return e
-    return None
-
-
-# ================================================================ evaluation (for the boundary instances)
-
-def eval_stack_ball(name: str, layers: Sequence[Layer], x: Sequence[Fraction], residual: bool,
-                    prec: int = 128) -> list[arb]:
-    """Balls containing F(x) (residual) or P(x) (plain) for a stack of exact layers."""
-    old = ctx.prec
-    ctx.prec = prec
-    try:
-        d = len(x)
-        y = [arb(fmpq(v.numerator, v.denominator)) for v in x]
-        for U, W in _ball_layers(layers):
-            z = [sum((U[i][c] * y[c] for c in range(d)), arb(0)) for i in range(len(U))]
-            h = [value_and_slope(name, zi)[0] for zi in z]
-            out = [sum((W[a][i] * h[i] for i in range(len(h))), arb(0)) for a in range(d)]
-            y = [y[a] + out[a] for a in range(d)] if residual else out
-        return y
-    finally:
-        ctx.prec = old
-
-
-def _balls_overlap(a: Sequence[arb], b: Sequence[arb]) -> bool:
-    return all(u.overlaps(v) for u, v in zip(a, b))
+Q = Fraction
 
 
 # ================================================================ the oracle check
@@ -818,27 +74,17 @@ def analytic_certificate(inst: AnalyticInstance) -> Certificate:
     ok = bool(cert["certified"])
     reason = (f"{cert['activation']}, d = {cert['d']}, widths {cert['widths']} ({source}): an N x N minor "
               f"(N = {cert['N']}) of the Jacobian has determinant {cert['det']} (arb, {cert['precision']} "
-              f"bits), so rank N > D_plain = {cert['D_plain']}: almost every residual stack of these widths "
-              "is no plain stack of the same widths") if ok else \
+              f"bits), so rank N > D_plain = {cert['D_plain']}: almost every bias-free residual stack of these "
+              "widths is no bias-free plain stack of the same widths") if ok else \
         f"no certificate for {cert['activation']}, d = {cert['d']}, widths {cert['widths']} ({source})" + \
         (f": {cert['reason']}" if cert.get("reason") else "")
     # what this instance reached, for the coverage measurement: the layers the certificate uses
     # (a sweep entry has its own d and widths), bias-free with identity skips
     _, layers, _, _ = certificate_parts(cert)
     subs = [coverage.Subject(U, W, identity(len(W)), False) for U, W in layers]
-    drawn = coverage.features(_Layers(subs))
+    drawn = coverage.features(coverage.Subjects(subs))
     return Certificate(CLAIM, ok, True, "arb balls (python-flint), determinant enclosure excludes 0",
                        {"source": source, "certificate": cert, "drawn": drawn}, reason)
-
-
-@dataclass
-class _Layers:
-    """A list of coverage subjects seen as one instance."""
-
-    subs: list
-
-    def subjects(self) -> list:
-        return self.subs
 
 
 @safe_recheck
@@ -858,10 +104,7 @@ def check(inst: Any) -> Certificate:
 
 # ================================================================ boundary instances
 
-Q = Fraction
-
-
-def _index_set_stack() -> list[Layer]:
+def index_set_stack() -> list[Layer]:
     """d = 2, L = 2, widths (3, 3), dyadic weights; in each block units 0, 1 have W_S U_S = -I."""
     U1 = qmat([[1, Q(1, 2)], [0, 1], [Q(3, 4), Q(-5, 8)]])
     W1 = qmat([[-1, Q(1, 2), Q(3, 8)], [0, -1, Q(-1, 2)]])      # W_S = -(U_S)^-1
@@ -870,12 +113,14 @@ def _index_set_stack() -> list[Layer]:
     return [(U1, W1), (U2, W2)]
 
 
-def _flipped(layers: Sequence[Layer], sets: Sequence[Sequence[int]]) -> list[Layer]:
+def flipped(layers: Sequence[Layer], sets: Sequence[Sequence[int]]) -> list[Layer]:
+    """The layers with the rows of U_l in S_l negated."""
     return [([[-v for v in u] if i in S else list(u) for i, u in enumerate(U)], [list(r) for r in W])
             for (U, W), S in zip(layers, sets)]
 
 
-def _boundary_points(d: int) -> list[list[Fraction]]:
+def boundary_points(d: int) -> list[list[Fraction]]:
+    """The 12 rational points (fixed per d) where the boundary stacks are compared in balls."""
     rng = random.Random(f"analytic-boundary/{d}")
     return random_points(d, 12, rng)
 
@@ -887,27 +132,27 @@ def _boundary_points(d: int) -> list[list[Fraction]]:
                             "the exceptional null set is not empty and a certificate decides no given stack")
 def analytic_index_sets() -> Certificate:
     """Drop 'almost every': a residual gelu stack that IS a plain stack of the same widths."""
-    layers = _index_set_stack()
+    layers = index_set_stack()
     I2 = identity(2)
     sets = [all_index_sets_exact(U, W, I2) for U, W in layers]
-    plain = _flipped(layers, [S[0] for S in sets]) if all(sets) else []
-    pts = _boundary_points(2)
-    agree = bool(plain) and all(_balls_overlap(eval_stack_ball("gelu", layers, x, True),
+    plain = flipped(layers, [S[0] for S in sets]) if all(sets) else []
+    pts = boundary_points(2)
+    agree = bool(plain) and all(balls_overlap(eval_stack_ball("gelu", layers, x, True),
                                                eval_stack_ball("gelu", plain, x, False)) for x in pts)
     rank = certify("gelu", layers, random_points(2, point_count(2, [3, 3]), random.Random("index-sets")))
     holds = agree and rank["certified"]
     data = {"kind": "analytic_index_sets", "activation": "gelu",
             "residual": [{"W_up": smat(U), "W_down": smat(W)} for U, W in layers],
             "plain": [{"W_up": smat(U), "W_down": smat(W)} for U, W in plain],
-            "index_sets": [[list(s) for s in S] for S in sets], "points": [[str(v) for v in x] for x in pts],
+            "index_sets": [[list(s) for s in S] for S in sets], "points": [svec(x) for x in pts],
             "rank_certificate": rank}
     return Certificate(CLAIM, holds, True, "exact index sets (rationals); values and rank in arb balls", data,
                        "" if holds else "boundary facts failed")
 
 
-def _depth_one_block() -> Layer:
+def depth_one_block() -> Layer:
     """d = 2, m = 3, W_S U_S = -I for S = {0, 1}: an absorbable gelu block."""
-    return _index_set_stack()[0]
+    return index_set_stack()[0]
 
 
 @counterexample(claims=(CLAIM, "depth-analytic-generic"), dropped="depth_ge_2",
@@ -918,12 +163,12 @@ def _depth_one_block() -> Layer:
                             "false conclusion (for d >= 2 almost every block is still no plain block)")
 def analytic_depth_one() -> Certificate:
     """Drop L >= 2: the dimension count gives nothing at depth one."""
-    U, W = _depth_one_block()
+    U, W = depth_one_block()
     layers = [(U, W)]
     S = all_index_sets_exact(U, W, identity(2))
-    plain = _flipped(layers, [S[0]]) if S else []
-    pts = _boundary_points(2)
-    agree = bool(plain) and all(_balls_overlap(eval_stack_ball("gelu", layers, x, True),
+    plain = flipped(layers, [S[0]]) if S else []
+    pts = boundary_points(2)
+    agree = bool(plain) and all(balls_overlap(eval_stack_ball("gelu", layers, x, True),
                                                eval_stack_ball("gelu", plain, x, False)) for x in pts)
     N = param_count(2, [3])
     rank = certify("gelu", layers, random_points(2, point_count(2, [3]), random.Random("depth-one")))
@@ -931,21 +176,10 @@ def analytic_depth_one() -> Certificate:
     data = {"kind": "analytic_depth_one", "activation": "gelu",
             "residual": [{"W_up": smat(U), "W_down": smat(W)}],
             "plain": [{"W_up": smat(u), "W_down": smat(w)} for u, w in plain],
-            "index_sets": [list(s) for s in S], "points": [[str(v) for v in x] for x in pts],
+            "index_sets": [list(s) for s in S], "points": [svec(x) for x in pts],
             "N": N, "D_plain": plain_dimension(2, [3]), "rank_certificate": rank}
     return Certificate(CLAIM, holds, True, "exact index sets (rationals); values and rank in arb balls", data,
                        "" if holds else "boundary facts failed")
-
-
-def _rank_full(cert: dict[str, Any]) -> bool:
-    """Re-check a rank certificate of any depth (the depth-1 one included)."""
-    act, layers, pts, rows = certificate_parts(cert, min_depth=1)
-    N = param_count(len(layers[0][1]), [len(U) for U, _ in layers])
-    if len(rows) != N or cert.get("certified") is not True:
-        return False
-    prec = _int(cert["precision"])
-    J, det = jacobian_and_minor_det(act, layers, pts, rows, prec)
-    return not det.contains(0) and derivative_mismatch(act, layers, pts, J, prec) == ""
 
 
 @safe_recheck
@@ -957,7 +191,7 @@ def recheck_counterexample(cert: dict[str, Any]) -> bool:
     res = [(qmat(r["W_up"]), qmat(r["W_down"])) for r in data["residual"]]
     plain = [(qmat(r["W_up"]), qmat(r["W_down"])) for r in data["plain"]]
     d = len(res[0][1])
-    pts = [[Fraction(v) for v in x] for x in data["points"]]
+    pts = [qvec(x) for x in data["points"]]
     if len(plain) != len(res) or [len(U) for U, _ in plain] != [len(U) for U, _ in res] or not pts:
         return False
     # the plain stack is the residual one with the rows of an exact index set flipped
@@ -967,11 +201,11 @@ def recheck_counterexample(cert: dict[str, Any]) -> bool:
             return False
         if tuple(S) not in all_index_sets_exact(U, W, identity(d)):
             return False
-    if not all(_balls_overlap(eval_stack_ball(act, res, x, True), eval_stack_ball(act, plain, x, False))
+    if not all(balls_overlap(eval_stack_ball(act, res, x, True), eval_stack_ball(act, plain, x, False))
                for x in pts):
         return False
     rc = data["rank_certificate"]
-    if [len(U) for U, _ in res] != rc["widths"] or not _rank_full(rc):
+    if [len(U) for U, _ in res] != rc["widths"] or not rank_full(rc):
         return False
     if kind == "analytic_index_sets":
         return len(res) >= 2
@@ -979,33 +213,3 @@ def recheck_counterexample(cert: dict[str, Any]) -> bool:
         return len(res) == 1 and plain_dimension(d, rc["widths"]) == param_count(d, rc["widths"])
     return False
 
-
-# ================================================================ for `absorb check` on a stack file
-
-def stack_statement(activation: str, layers: Sequence[Layer]) -> dict[str, Any]:
-    """The rank certificate for a given stack's widths, and what it proves: a statement about
-    almost every stack of these widths, never a verdict about the given one.
-
-    The certificate is first tried at the given weights (then the stack is a regular point of the
-    evaluation map); if that fails, the committed sweep's entry for these widths is used, else one
-    at fresh random rational weights."""
-    d = len(layers[0][1])
-    widths = [len(U) for U, _ in layers]
-    N = param_count(d, widths)
-    out: dict[str, Any] = {"claim": CLAIM, "N": N, "D_plain": plain_dimension(d, widths),
-                           "certified": False, "at": None, "certificate": None}
-    if len(widths) < 2 or N > MAX_PARAMS or activation not in ACTIVATIONS:
-        out["skipped"] = ("depth 1: the count gives nothing" if len(widths) < 2 else
-                          f"N = {N} > {MAX_PARAMS} parameters" if N > MAX_PARAMS else "activation not covered")
-        return out
-    rng = random.Random(f"check/{d}/{widths}")
-    cert = certify(activation, layers, random_points(d, point_count(d, widths), rng))
-    at = "the given weights"
-    if not cert["certified"]:
-        entry = find_sweep_entry(d, widths)
-        if entry is not None and entry["results"][activation]["certified"]:
-            cert, at = entry_certificate(entry, activation), "the committed sweep's weights"
-        else:
-            cert, at = make_certificate(activation, d, widths, 0), "fresh random rational weights"
-    out.update(certified=bool(cert["certified"]), at=at if cert["certified"] else None, certificate=cert)
-    return out

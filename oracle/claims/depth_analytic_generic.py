@@ -1,13 +1,14 @@
 """Claim depth-analytic-generic: for gelu, gelu_tanh and silu, d >= 2, depth L >= 2 and ANY widths,
-almost every bias-free residual stack is no plain stack of the same widths; no certificate is
-assumed.
+almost every bias-free residual stack is no bias-free plain stack of the same widths (plain stacks
+with biases are not covered); no certificate is assumed.
 
 The proof (proofs/informal/depth-analytic-generic.md) is depth-analytic's measure argument with its
 rank hypothesis replaced by a proof that a full-rank point exists for every width tuple when d >= 2
 (Step R1: at weights (U_l, eps W_l) the column-rescaled Jacobian tends to that of ONE block of width
 m_1 + ... + m_L; Step R2: for pairwise non-parallel rows that block's 2 d m derivative functions are
 linearly independent).  The oracle cannot check a statement about all widths; it checks what the
-proof predicts on drawn instances, in arb ball arithmetic, with depth-analytic's certificate code:
+proof predicts on drawn instances, in arb ball arithmetic, with depth-analytic's certificate code
+(oracle/algebra/stacks/analytic.py):
 
   * the stack: d in 2..4, L in {2, 3}, widths 1..8 (the sweep stops at 6 and at d = 4; widths below
     d occur), drawn rational weights with pairwise non-parallel rows in each layer and nonzero
@@ -31,9 +32,9 @@ from typing import Any, Optional, Sequence
 
 from hypothesis import strategies as st
 
-from oracle.algebra.exact import identity, safe_recheck
+from oracle.algebra.exact import identity, line_key, safe_recheck
+from oracle.algebra.stacks import analytic as an
 from oracle.claims import coverage
-from oracle.claims import depth_analytic as da
 from oracle.claims.base import Certificate, oracle_check
 
 CLAIM = "depth-analytic-generic"
@@ -42,14 +43,14 @@ MAX_WIDTH = 8
 MAX_PARAMS = 128         # N of a drawn stack; wider draws are shrunk (largest width first)
 LIMIT_MAX_PARAMS = 96    # the one-block limit is certified only up to this N ("where cheap")
 
-Layer = da.Layer
+Layer = an.Layer
 
 
 # ================================================================ drawing
 
 def non_parallel(rows: Sequence[Sequence[Fraction]]) -> bool:
     """Every row nonzero and no two rows parallel (exact: the lines through them differ)."""
-    keys = [coverage._line_key(r) for r in rows]
+    keys = [line_key(r) for r in rows]
     return None not in keys and len(set(keys)) == len(keys)
 
 
@@ -59,7 +60,7 @@ def random_layers(d: int, widths: Sequence[int], rng: random.Random) -> list[Lay
     out = []
     for m in widths:
         while True:
-            (U, W), = da.random_layers(d, [m], rng)
+            (U, W), = an.random_layers(d, [m], rng)
             if non_parallel(U):
                 break
         out.append((U, W))
@@ -81,7 +82,7 @@ def limit_block(d: int, m: int, rng: random.Random) -> Layer:
 def shrink(d: int, widths: list[int], max_params: int = MAX_PARAMS) -> list[int]:
     """Lower the largest width by one until N = 2 d sum m_l <= max_params (deterministic)."""
     w = list(widths)
-    while da.param_count(d, w) > max_params and max(w) > 1:
+    while an.param_count(d, w) > max_params and max(w) > 1:
         i = w.index(max(w))
         w[i] -= 1
     return w
@@ -104,7 +105,7 @@ class GenericInstance:
 @st.composite
 def generic_instances(draw: st.DrawFn) -> GenericInstance:
     """activation, d in 2..MAX_D, L in {2, 3}, widths in 1..MAX_WIDTH (shrunk to N <= MAX_PARAMS)."""
-    act = draw(st.sampled_from(da.ACTIVATIONS))
+    act = draw(st.sampled_from(an.ACTIVATIONS))
     d = draw(st.integers(2, MAX_D))
     widths = [draw(st.integers(1, MAX_WIDTH)) for _ in range(draw(st.integers(2, 3)))]
     seed = draw(st.integers(0, 10 ** 6))
@@ -116,24 +117,15 @@ def generic_instances(draw: st.DrawFn) -> GenericInstance:
 def stack_certificate(activation: str, d: int, widths: Sequence[int], seed: int,
                       attempts: int = 3) -> dict[str, Any]:
     """depth-analytic's rank certificate at random rational weights (non-parallel rows per layer)."""
-    cert: dict[str, Any] = {}
-    for k in range(attempts):
-        rng = random.Random(f"generic/{activation}/{d}/{list(widths)}/{seed}/{k}")
-        layers = random_layers(d, widths, rng)
-        pts = da.random_points(d, da.point_count(d, widths), rng)
-        cert = da.certify(activation, layers, pts)
-        cert["seed"] = [seed, k]
-        if cert["certified"]:
-            break
-    return cert
+    return an.make_certificate(activation, d, widths, seed, attempts, draw_layers=random_layers, tag="generic/")
 
 
 def limit_certificate(activation: str, d: int, m: int, seed: int) -> dict[str, Any]:
     """A rank certificate for one block of width m with pairwise non-parallel rows (Step R2)."""
     rng = random.Random(f"generic-limit/{activation}/{d}/{m}/{seed}")
     U, W = limit_block(d, m, rng)
-    pts = da.random_points(d, da.point_count(d, [m]), rng)
-    cert = da.certify(activation, [(U, W)], pts)
+    pts = an.random_points(d, an.point_count(d, [m]), rng)
+    cert = an.certify(activation, [(U, W)], pts)
     cert["seed"] = [seed, 0]
     return cert
 
@@ -141,15 +133,15 @@ def limit_certificate(activation: str, d: int, m: int, seed: int) -> dict[str, A
 def recheck_limit(cert: dict[str, Any], m: int, d: int) -> bool:
     """A depth-1 certificate of width m in dimension d whose rows are pairwise non-parallel and
     whose output columns are nonzero, with a recomputed determinant ball that excludes 0."""
-    act, layers, _, _ = da.certificate_parts(cert, min_depth=1)
-    if len(layers) != 1 or act not in da.ACTIVATIONS:
+    act, layers, _, _ = an.certificate_parts(cert, min_depth=1)
+    if len(layers) != 1 or act not in an.ACTIVATIONS:
         return False
     U, W = layers[0]
     if len(U) != m or len(W) != d or not non_parallel(U):
         return False
     if any(all(W[a][i] == 0 for a in range(d)) for i in range(m)):
         return False
-    return da._rank_full(cert)
+    return an.rank_full(cert)
 
 
 def generic_certificate(inst: GenericInstance) -> Certificate:
@@ -158,7 +150,7 @@ def generic_certificate(inst: GenericInstance) -> Certificate:
     cert = stack_certificate(act, d, widths, inst.seed)
     m = sum(widths)
     limit: Optional[dict[str, Any]] = None
-    if da.param_count(d, [m]) <= LIMIT_MAX_PARAMS:
+    if an.param_count(d, [m]) <= LIMIT_MAX_PARAMS:
         limit = limit_certificate(act, d, m, inst.seed)
     ok = bool(cert["certified"]) and d >= 2 and len(widths) >= 2 and \
         (limit is None or bool(limit["certified"]))
@@ -169,16 +161,16 @@ def generic_certificate(inst: GenericInstance) -> Certificate:
                   f"{cert['precision']} bits), rank N > D_plain = {cert['D_plain']}, as the proof predicts"
                   + (f"; the one-block limit of width {m} (non-parallel rows) has rank {limit['N']}, "
                      f"determinant {limit['det']}" if limit else
-                     f"; one-block limit not checked (N = {da.param_count(d, [m])} > {LIMIT_MAX_PARAMS})"))
+                     f"; one-block limit not checked (N = {an.param_count(d, [m])} > {LIMIT_MAX_PARAMS})"))
     else:
         which = "the stack" if not cert["certified"] else "the one-block limit"
         failed = cert if not cert["certified"] else (limit or {})
         reason = (f"no certificate for {which} ({act}, d = {d}, widths {widths}): the proof predicts "
                   "rank N there, so this needs a look (higher precision, or an error)"
                   + (f"; {failed['reason']}" if failed.get("reason") else ""))
-    _, layers, _, _ = da.certificate_parts(cert)
+    _, layers, _, _ = an.certificate_parts(cert)
     subs = [coverage.Subject(U, W, identity(len(W)), False) for U, W in layers]
-    drawn = coverage.features(da._Layers(subs))
+    drawn = coverage.features(coverage.Subjects(subs))
     return Certificate(CLAIM, ok, True, "arb balls (python-flint), determinant enclosures exclude 0",
                        {"stack": cert, "limit": limit, "beyond_sweep": beyond, "drawn": drawn}, reason)
 
@@ -192,11 +184,11 @@ def recheck_generic(cert: dict[str, Any]) -> bool:
     data = cert["data"]
     st_cert = data["stack"]
     d, widths = st_cert["d"], st_cert["widths"]
-    if not isinstance(d, int) or d < 2 or len(widths) < 2 or not da.recheck(st_cert):
+    if not isinstance(d, int) or d < 2 or len(widths) < 2 or not an.recheck(st_cert):
         return False
     limit = data["limit"]
     if limit is None:
-        return da.param_count(d, [sum(widths)]) > LIMIT_MAX_PARAMS
+        return an.param_count(d, [sum(widths)]) > LIMIT_MAX_PARAMS
     return limit.get("d") == d and recheck_limit(limit, sum(widths), d)
 
 

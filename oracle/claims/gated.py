@@ -20,24 +20,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from hypothesis import strategies as st
 
 from oracle.core import activations, arith
 from oracle.core.blocks import Block
 from oracle.core.rational import q_parse, q_str, qmat, qvec, smat, svec, to_arb
-from oracle.core.strategies import blocks
+from oracle.core.strategies import optional_vector, residual_and_candidate
 from oracle.claims.base import Certificate, oracle_check
 from oracle.algebra.exact import (
     has_nonzero_skip, ball_abs_upper, ball_str, block_from_json, block_to_json, is_zero_matrix, matmul,
-    matvec_q, property_is_proved, safe_recheck, skip_matrix
+    matvec_q, property_is_proved, recheck_variant, skip_matrix
 )
 
 CLAIM_JAC = "gated-impossible"
 CLAIM_CONT = "gated-continuity"
 BALL_PREC = 256
 MAX_J = 200
+QUOTIENT_FLOOR = Fraction(1, 2 ** 64)  # a ball error bound is never stated below this times the target
+DIFFER = "F and B' differ at a rigorously enclosed point; (F - B')(tv)/t is enclosed near Mv"
+NO_WITNESS = "no rigorous witness found"
 
 
 
@@ -67,12 +70,18 @@ def _nonzero(v: Any, backend: str) -> bool:
 
 def _quotient_error(D: list[Any], t: Fraction, Pv: list[Fraction], backend: str
                     ) -> tuple[Fraction, list[str]]:
-    """An exact rational upper bound of max_i |D_i/t - (Pv)_i|, and the quotient for display."""
+    """An exact rational upper bound of max_i |D_i/t - (Pv)_i|, and the quotient for display.
+
+    In balls the bound is never taken below 2^-64 of the target max |Pv| / 2 (QUOTIENT_FLOOR):
+    where F(tv) = tv exactly and a coordinate of Pv is 0, the error is that coordinate of the
+    plain stack alone, which can be as small as e^-1000000 (a gate at a large negative argument),
+    and its exact endpoint would have too many digits to store."""
     if backend == "exact":
         qt = [d / t for d in D]
         return max(abs(a - b) for a, b in zip(qt, Pv)), svec(qt)
     qt = [d / to_arb(t) for d in D]
-    return max(ball_abs_upper(a - to_arb(b)) for a, b in zip(qt, Pv)), [ball_str(a) for a in qt]
+    floor = max(abs(b) for b in Pv) / 2 * QUOTIENT_FLOOR
+    return max(ball_abs_upper(a - to_arb(b), floor) for a, b in zip(qt, Pv)), [ball_str(a) for a in qt]
 
 
 def _show(D: list[Any], backend: str) -> list[str]:
@@ -97,6 +106,67 @@ def ray_witness(f: Evaluator, p: Evaluator, v: list[Fraction], Pv: list[Fraction
                                "half_max_Pv": q_str(target)}
             break
     return out
+
+
+def evaluator(obj: Any, backend: str) -> Evaluator:
+    """x -> obj(x) for a block or a stack: in exact rationals, or in arb balls at BALL_PREC."""
+    if backend == "exact":
+        return lambda x: obj.evaluate(x, "exact")
+    return lambda x: obj.evaluate(x, "ball", BALL_PREC)
+
+
+def backend_for(blocks: Sequence[Block]) -> str:
+    """'exact' when every block has an exact form (piecewise polynomial), else 'ball'."""
+    return "exact" if all(b.act.exact is not None for b in blocks) else "ball"
+
+
+def ray_certificate(F: Any, P: Any, M: list[list[Fraction]], direction: Optional[list[str]],
+                    backend: str) -> tuple[dict[str, Any], bool]:
+    """The ray record of F (residual) against P (plain), blocks or stacks, along the stored
+    direction when M v != 0 there (else a basis vector: choose_direction), and whether it holds
+    both a point where they differ and a quotient near M v."""
+    given = qvec(direction) if direction is not None else None
+    v = choose_direction(M, given)
+    ray = ray_witness(evaluator(F, backend), evaluator(P, backend), v, matvec_q(M, v), backend)
+    return ray, ray["witness"] is not None and ray["quotient"] is not None
+
+
+def recheck_ray(F: Any, P: Any, M: list[list[Fraction]], ray: dict[str, Any], exact_ok: bool) -> bool:
+    """Re-verify a stored ray record: Pv = M v, a backend the blocks allow ('ball', or 'exact'
+    when exact_ok), and the stored points (verify_ray_witness)."""
+    if qvec(ray["Pv"]) != matvec_q(M, qvec(ray["v"])):
+        return False
+    backend = ray["backend"]
+    if not (backend == "ball" or (backend == "exact" and exact_ok)):
+        return False
+    with arith.precision("ball", BALL_PREC):
+        return verify_ray_witness(evaluator(F, backend), evaluator(P, backend), ray)
+
+
+def pair_data(instance: Any, to_json: Callable[[Any], Any]) -> dict[str, Any]:
+    """The JSON form of an instance (residual, plain, direction): a residual and a plain block
+    (or stack) and the direction it may carry; a tuple of two or three is read the same way."""
+    if isinstance(instance, tuple):
+        residual, plain, direction = (*instance, None)[:3]
+    else:
+        residual, plain, direction = instance.residual, instance.plain, instance.direction
+    return {"residual": to_json(residual), "plain": to_json(plain),
+            "direction": svec(direction) if direction is not None else None}
+
+
+def stored_pair(cert: dict[str, Any], claim: str, from_json: Callable[[Any], Any],
+                hypotheses: Callable[[Any, Any], dict[str, Any]]) -> tuple[Any, Any]:
+    """The residual and the plain object of a stored certificate of ``claim`` that says it holds,
+    when the hypotheses recomputed from them are the stored ones and none fails; ValueError
+    otherwise (the re-checks, under safe_recheck, then answer False)."""
+    if cert.get("claim") != claim or not cert.get("holds"):
+        raise ValueError(f"not a holding certificate of {claim}")
+    data = cert["data"]
+    F, P = from_json(data["residual"]), from_json(data["plain"])
+    hyp = hypotheses(F, P)
+    if hyp != data["hypotheses"] or any(v is False for v in hyp.values()):
+        raise ValueError("the recomputed hypotheses are not the stored ones, or one fails")
+    return F, P
 
 
 def verify_ray_witness(f: Evaluator, p: Evaluator, w: dict[str, Any]) -> bool:
@@ -178,18 +248,8 @@ def choose_direction(M: list[list[Fraction]], given: Optional[list[Fraction]]
     return [Fraction(int(i == best)) for i in range(d)]
 
 
-def _evaluator(b: Any, backend: str) -> Evaluator:
-    if backend == "exact":
-        return lambda x: b.evaluate(x, "exact")
-    return lambda x: b.evaluate(x, "ball", BALL_PREC)
-
-
+@arith.precision("ball", BALL_PREC)  # every ball of the certificate at BALL_PREC bits
 def _certify(data: dict[str, Any], jac: bool) -> Certificate:
-    with arith.precision("ball", BALL_PREC):
-        return _certify_at_prec(data, jac)
-
-
-def _certify_at_prec(data: dict[str, Any], jac: bool) -> Certificate:
     claim = CLAIM_JAC if jac else CLAIM_CONT
     F, P = block_from_json(data["residual"]), block_from_json(data["plain"])
     hyp = _hypotheses(F, P, jac)
@@ -210,89 +270,51 @@ def _certify_at_prec(data: dict[str, Any], jac: bool) -> Certificate:
                            "J_B_is_zero": is_zero_matrix(JB), "J_candidate_is_zero": is_zero_matrix(JP),
                            "J_F_equals_M": JF == M, "jacobians_differ": JF != JP}
         ok = is_zero_matrix(JB) and is_zero_matrix(JP) and JF == M and JF != JP
-    given = qvec(data["direction"]) if data.get("direction") is not None else None
-    v = choose_direction(M, given)
-    backend = "exact" if F.act.exact is not None and P.act.exact is not None else "ball"
-    ray = ray_witness(_evaluator(F, backend), _evaluator(P, backend), v, matvec_q(M, v), backend)
-    out["ray"] = ray
-    ok = ok and ray["witness"] is not None and ray["quotient"] is not None
-    reason = ("F and B' differ at a rigorously enclosed point; (F - B')(tv)/t is enclosed near Mv"
-              if ok else "no rigorous witness found")
-    return Certificate(claim, ok, ok, method, out, reason)
-
-
-def _instance_data(instance: Any) -> dict[str, Any]:
-    if isinstance(instance, tuple):
-        instance = GatedInstance(*instance)
-    return {"residual": block_to_json(instance.residual), "plain": block_to_json(instance.plain),
-            "direction": svec(instance.direction) if instance.direction is not None else None}
+    out["ray"], found = ray_certificate(F, P, M, data.get("direction"), backend_for([F, P]))
+    ok = ok and found
+    return Certificate(claim, ok, ok, method, out, DIFFER if ok else NO_WITNESS)
 
 
 def _recheck(cert: dict[str, Any], jac: bool) -> bool:
-    if cert.get("claim") != (CLAIM_JAC if jac else CLAIM_CONT) or not cert.get("holds"):
-        return False
+    F, P = stored_pair(cert, CLAIM_JAC if jac else CLAIM_CONT, block_from_json,
+                       lambda F, P: _hypotheses(F, P, jac))
     data = cert["data"]
-    F, P = block_from_json(data["residual"]), block_from_json(data["plain"])
-    hyp = _hypotheses(F, P, jac)
-    if hyp != data["hypotheses"] or any(v is False for v in hyp.values()):
-        return False
     M = skip_matrix(F)
-    ray = data["ray"]
-    if qvec(ray["Pv"]) != matvec_q(M, qvec(ray["v"])):
-        return False
     if jac:
         JB, JP = jacobian_at_0(F.without_skip()), jacobian_at_0(P)
         j = data["jacobian"]
         if not (is_zero_matrix(JB) and is_zero_matrix(JP) and j["J_F"] == smat(M)
                 and M != JP and j["J_B"] == smat(JB) and j["J_candidate"] == smat(JP)):
             return False
-    backend = ray["backend"]
-    if backend == "exact" and (F.act.exact is None or P.act.exact is None):
-        return False
-    with arith.precision("ball", BALL_PREC):
-        return verify_ray_witness(_evaluator(F, backend), _evaluator(P, backend), ray)
+    return recheck_ray(F, P, M, data["ray"], backend_for([F, P]) == "exact")
 
 
-@safe_recheck
-def recheck_jacobian(cert: dict[str, Any]) -> bool:
-    """Re-verify a gated-impossible certificate from its JSON alone."""
-    return _recheck(cert, True)
-
-
-@safe_recheck
-def recheck_continuity(cert: dict[str, Any]) -> bool:
-    """Re-verify a gated-continuity certificate from its JSON alone."""
-    return _recheck(cert, False)
+recheck_jacobian = recheck_variant(_recheck, True, "recheck_jacobian",
+                                   "Re-verify a gated-impossible certificate from its JSON alone.")
+recheck_continuity = recheck_variant(_recheck, False, "recheck_continuity",
+                                     "Re-verify a gated-continuity certificate from its JSON alone.")
 
 
 # ================================================================ strategies
 
-def _direction(d: int) -> st.SearchStrategy:
-    q = st.builds(Fraction, st.integers(-4, 4), st.integers(1, 2))
-    return st.one_of(st.none(), st.lists(q, min_size=d, max_size=d))
+def directions(d: int) -> st.SearchStrategy:
+    """None (the check chooses) or a direction of small rationals n/k, |n| <= 4, k <= 2."""
+    return optional_vector(d, 4, 2)
 
 
 @st.composite
 def jacobian_instances(draw: st.DrawFn) -> GatedInstance:
     """A residual smooth-gated block with nonzero M and a plain block of the same gate and width."""
-    gate = draw(st.sampled_from(activations.SMOOTH_ZERO_GATES))
-    d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
-    F = draw(blocks(gate, d=d, m=m, skip=draw(st.sampled_from(["identity", "any", "singular"])))
-             .filter(has_nonzero_skip))
-    P = draw(st.one_of(blocks(gate, d=d, m=m, skip="none"), st.just(F.without_skip())))
-    return GatedInstance(F, P, draw(_direction(d)))
+    F, P = draw(residual_and_candidate(activations.SMOOTH_ZERO_GATES, has_nonzero_skip))
+    return GatedInstance(F, P, draw(directions(F.d)))
 
 
 @st.composite
 def continuity_instances(draw: st.DrawFn) -> GatedInstance:
     """A residual smooth-gated block with nonzero M and a plain block of any zero-at-0 gate and width."""
-    gate = draw(st.sampled_from(activations.SMOOTH_ZERO_GATES))
-    d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
-    F = draw(blocks(gate, d=d, m=m, skip=draw(st.sampled_from(["identity", "any", "singular"])))
-             .filter(has_nonzero_skip))
-    P = draw(blocks(draw(st.sampled_from(activations.ZERO_GATES)), d=d, m=draw(st.integers(1, 6)),
-                    skip="none"))
-    return GatedInstance(F, P, draw(_direction(d)))
+    F, P = draw(residual_and_candidate(activations.SMOOTH_ZERO_GATES, has_nonzero_skip,
+                                       candidate_kinds=activations.ZERO_GATES, max_candidate_m=6))
+    return GatedInstance(F, P, draw(directions(F.d)))
 
 
 # ================================================================ registered checks
@@ -301,11 +323,11 @@ def continuity_instances(draw: st.DrawFn) -> GatedInstance:
               f"exact Jacobians + arb balls at {BALL_PREC} bits")
 def check_jacobian(instance: Any) -> Certificate:
     """Certify F != B' for a smooth gate (g(0) = 0): Jacobians M and 0 at the origin, plus a witness."""
-    return _certify(_instance_data(instance), True)
+    return _certify(pair_data(instance, block_to_json), True)
 
 
 @oracle_check(CLAIM_CONT, continuity_instances(), recheck_continuity,
               f"arb balls at {BALL_PREC} bits")
 def check_continuity(instance: Any) -> Certificate:
     """Certify F != B' for any-width candidates with a gate vanishing and continuous at 0."""
-    return _certify(_instance_data(instance), False)
+    return _certify(pair_data(instance, block_to_json), False)

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from oracle.algebra import flips
 from oracle.core.rational import qmat, qvec, smat, svec, to_fraction
-from oracle.algebra.exact import BALL_PREC, balls_agree, eval_ball, safe_recheck
+from oracle.algebra.exact import BALL_PREC, balls_agree, eval_ball, eval_plain_q, safe_recheck
 from oracle.core import activations
 from oracle.core.strategies import dyadic_weights, integer_inverse, unimodular
 from oracle.claims.base import Certificate, oracle_check
@@ -40,7 +40,9 @@ Q = Fraction
 
 
 @dataclass
-class BiasedGatedInstance:
+class BiasedGatedInstance(coverage.Shaped, coverage.Drawn):
+    ROWS = "U"
+
     kind: str
     gate: str
     G: list[list[Fraction]]
@@ -52,21 +54,10 @@ class BiasedGatedInstance:
     b_down: list[Fraction]
     points: list[list[Fraction]]
 
-    def size(self) -> dict[str, Any]:
-        return {"d": len(self.M), "m": len(self.U)}
-
     def subjects(self) -> list[coverage.Subject]:
         """The block for the coverage measurement: gate rows as the rows whose classes matter."""
         biased = any(v != 0 for v in self.c) or any(v != 0 for v in self.e) or any(v != 0 for v in self.b_down)
         return [coverage.Subject(self.G, self.W, self.M, biased)]
-
-    @property
-    def planted(self) -> bool:
-        return self.kind == "planted"
-
-    @property
-    def near_miss(self) -> bool:
-        return self.kind == "near_miss"
 
 
 def _qa(a: Any) -> list:
@@ -199,24 +190,6 @@ STRATEGY = st.one_of(_planted(), _planted(near_miss=True), _generic(), _degenera
 
 # ---------------------------------------------------------------- exact pieces
 
-def eval_gated_q(gate: str, G: list, c: list, U: list, e: list, W: list, x: list, M: Any = None,
-                 b_down: Any = None) -> list:
-    """Mx + sum_i w_i g(a_i . x + c_i)(u_i . x + e_i) + b_down in exact rationals, for a gate g with
-    an exact form (reglu)."""
-    g = activations.get(gate).exact
-    if g is None:
-        raise ValueError(f"{gate} has no exact form")
-    d = len(W)
-    hid = [g(sum((a * v for a, v in zip(G[i], x)), Q(0)) + c[i]) * (sum((u * v for u, v in zip(U[i], x)), Q(0)) + e[i])
-           for i in range(len(U))]
-    out = [sum((W[a][i] * hid[i] for i in range(len(U))), Q(0)) for a in range(d)]
-    if b_down is not None:
-        out = [o + b for o, b in zip(out, b_down)]
-    if M is not None:
-        out = [o + sum((M[a][k] * x[k] for k in range(d)), Q(0)) for a, o in enumerate(out)]
-    return out
-
-
 def flipped(gate: str, G: list, c: list, W: list, bd: list, S: list[int], c_S: list) -> tuple[list, list, list, list]:
     """Part (A): gate rows and gate biases in S negated (glu: output columns too); b_down + c_S."""
     G2 = [[-v for v in r] if i in S else list(r) for i, r in enumerate(G)]
@@ -257,8 +230,8 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
         rows = []
         for p in pts:
             if activations.get(gate).exact is not None:
-                lhs = eval_gated_q(gate, G, c, U, e, W, p, M=M, b_down=bd)
-                rhs = eval_gated_q(gate, G2, c2, U, e, W2, p, b_down=bd2)
+                lhs = eval_plain_q(gate, U, W, p, M=M, b_up=e, b_down=bd, W_gate=G, b_gate=c)
+                rhs = eval_plain_q(gate, U, W2, p, b_up=e, b_down=bd2, W_gate=G2, b_gate=c2)
                 good = lhs == rhs
                 rows.append({"x": svec(p), "value": svec(lhs), "equal": good})
             else:

@@ -33,11 +33,11 @@ from hypothesis import strategies as st
 
 from oracle.core import activations
 from oracle.core.blocks import Block
-from oracle.core.strategies import blocks
+from oracle.core.strategies import optional_vector, residual_and_candidate
 from oracle.claims.base import Certificate, oracle_check
 from oracle.algebra.exact import (
     has_nonzero_skip, block_from_json, block_to_json, is_zero_matrix, matvec_q, property_is_proved,
-    safe_recheck, skip_matrix
+    recheck_variant, safe_recheck, skip_matrix
 )
 from oracle.core.rational import q_str, qmat, qvec, svec
 
@@ -267,16 +267,10 @@ def _recheck(cert: dict[str, Any], same_width: bool) -> bool:
         all(again.data[k] == data[k] for k in keys)
 
 
-@safe_recheck
-def recheck_same_width(cert: dict[str, Any]) -> bool:
-    """Re-derive a homogeneous-impossible certificate from its JSON alone."""
-    return _recheck(cert, True)
-
-
-@safe_recheck
-def recheck_any_width(cert: dict[str, Any]) -> bool:
-    """Re-derive a homogeneous-any-width certificate from its JSON alone."""
-    return _recheck(cert, False)
+recheck_same_width = recheck_variant(_recheck, True, "recheck_same_width",
+                                     "Re-derive a homogeneous-impossible certificate from its JSON alone.")
+recheck_any_width = recheck_variant(_recheck, False, "recheck_any_width",
+                                    "Re-derive a homogeneous-any-width certificate from its JSON alone.")
 
 
 # ================================================================ trying to break it
@@ -331,32 +325,20 @@ def _refuted_exactly(F: Block, cand: Block, x: list[Fraction]) -> bool:
 
 # ================================================================ strategies
 
-def _point(d: int) -> st.SearchStrategy:
-    q = st.builds(Fraction, st.integers(-6, 6), st.integers(1, 4))
-    return st.one_of(st.none(), st.lists(q, min_size=d, max_size=d))
-
-
 @st.composite
 def same_width_instances(draw: st.DrawFn) -> HomogeneousInstance:
-    """A degree-2 residual block with nonzero M and a plain block of the same kind and width."""
-    kind = draw(st.sampled_from(activations.BLOCK_DEGREE_2))
-    d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
-    F = draw(blocks(kind, d=d, m=m, skip=draw(st.sampled_from(["identity", "any", "singular"])))
-             .filter(has_nonzero_skip))
-    # Candidates: independent weights, or B itself (then e(x) = M x exactly).
-    P = draw(st.one_of(blocks(kind, d=d, m=m, skip="none"), st.just(F.without_skip())))
-    return HomogeneousInstance(F, P, draw(_point(d)))
+    """A degree-2 residual block with nonzero M and a plain block of the same kind and width
+    (independent weights, or B itself: then e(x) = M x exactly)."""
+    F, P = draw(residual_and_candidate(activations.BLOCK_DEGREE_2, has_nonzero_skip))
+    return HomogeneousInstance(F, P, draw(optional_vector(F.d, 6, 4)))
 
 
 @st.composite
 def any_width_instances(draw: st.DrawFn) -> HomogeneousInstance:
     """A degree-2 residual block with nonzero M and a degree-2 plain block of any kind and width."""
-    kind = draw(st.sampled_from(activations.BLOCK_DEGREE_2))
-    d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
-    F = draw(blocks(kind, d=d, m=m, skip=draw(st.sampled_from(["identity", "any", "singular"])))
-             .filter(has_nonzero_skip))
-    P = draw(blocks(draw(st.sampled_from(activations.BLOCK_DEGREE_2)), d=d, m=draw(st.integers(1, 5)), skip="none"))
-    return HomogeneousInstance(F, P, draw(_point(d)))
+    F, P = draw(residual_and_candidate(activations.BLOCK_DEGREE_2, has_nonzero_skip,
+                                       candidate_kinds=activations.BLOCK_DEGREE_2, max_candidate_m=5))
+    return HomogeneousInstance(F, P, draw(optional_vector(F.d, 6, 4)))
 
 
 # ================================================================ registered checks

@@ -36,8 +36,10 @@ Q = Fraction
 
 
 @dataclass
-class Relu2Instance:
+class Relu2Instance(coverage.Shaped, coverage.Drawn):
     """A biased relu2 residual block as exact rationals (rows u_i, biases b_i, columns w_i)."""
+
+    ROWS = "U"
 
     kind: str  # "planted" | "generic" | "near_miss" | "degenerate"
     U: list[list[Fraction]]
@@ -47,21 +49,10 @@ class Relu2Instance:
     b_down: list[Fraction]
     points: list[list[Fraction]]
 
-    def size(self) -> dict[str, Any]:
-        return {"d": len(self.M), "m": len(self.U)}
-
     def subjects(self) -> list[coverage.Subject]:
         """The block in exact rationals, for the coverage measurement."""
         biased = any(v != 0 for v in self.b) or any(v != 0 for v in self.b_down)
         return [coverage.Subject(self.U, self.W, self.M, biased)]
-
-    @property
-    def planted(self) -> bool:
-        return self.kind == "planted"
-
-    @property
-    def near_miss(self) -> bool:
-        return self.kind == "near_miss"
 
 
 def _ints(draw: st.DrawFn, shape: tuple[int, ...], lo: int = -3, hi: int = 3) -> np.ndarray:

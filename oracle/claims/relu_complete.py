@@ -46,7 +46,7 @@ Q = Fraction
 
 
 @dataclass
-class ReluInstance:
+class ReluInstance(coverage.Shaped):
     """A relu block in exact rationals with its skip M; `kind` names how it was drawn."""
 
     kind: str
@@ -55,16 +55,6 @@ class ReluInstance:
     M: QMat
     b_up: Optional[list[Fraction]] = None
     b_down: Optional[list[Fraction]] = None
-
-    @property
-    def d(self) -> int:
-        """Dimension."""
-        return len(self.M)
-
-    @property
-    def m(self) -> int:
-        """Width."""
-        return len(self.W_up)
 
     def as_json(self) -> dict[str, Any]:
         """Exact strings."""
@@ -99,10 +89,6 @@ class ReluInstance:
         g = lambda a: None if a is None else np.array([float(v) for v in a])  # noqa: E731
         return Block("relu", W_up=f(self.W_up), W_down=f(self.W_down), M=f(self.M), b_up=g(self.b_up),
                      b_down=g(self.b_down), kind="residual")
-
-    def size(self) -> dict[str, Any]:
-        """d and m of the drawn block, for the report's instance-size figure."""
-        return {"d": self.d, "m": self.m}
 
 
 INSTANCE_KINDS = ("generic", "collinear_same_plane", "parallel", "opposite", "zero_row", "zero_column",

@@ -16,7 +16,6 @@ block absorbs its skip at the same width iff W_down[:,S] W_up[S,:] = -M for some
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Optional
@@ -33,6 +32,7 @@ from oracle.algebra.pl_check import ExactRelu, pl_equal
 from oracle.algebra.relu_width import minimal_width
 from oracle.core.strategies import condition_blocks, dyadic_weights, nondegenerate_blocks
 from oracle.claims.base import Certificate, counterexample, oracle_check
+from oracle.algebra.limits import R_BOUND, limit_enclosure
 from oracle.algebra.exact import (
     BALL_PREC, all_index_sets_exact, balls_agree, eval_ball, eval_plain_q, identity, index_sum, line_key,
     nondegenerate_exact, safe_recheck
@@ -40,35 +40,7 @@ from oracle.algebra.exact import (
 
 CLAIM = "relu-limit"
 Q = Fraction
-R_BOUND = activations.RELU_GAP_BOUND  # sup |s - relu| for the activations the claim names
-_LIMIT_T = (16, 256, 65536)
-_LIMIT_Z = (Q(-2), Q(-1, 2), Q(0), Q(1, 3), Q(3))
-_LIMIT_C = (Q(-3), Q(0), Q(5, 2))
-
-
-# ---------------------------------------------------------------------------- limits (L)
-
-@functools.lru_cache(maxsize=None)
-def limit_enclosure(act: str, pieces_per_unit: int = 32, top: int = 64) -> dict[str, Any]:
-    """Rigorous enclosure of |s - relu| on [0, top] by arb subdivision (s - relu is even), plus ball checks of |s(tz + c)/t - relu(z)| <= (|c| + 1/2)/t at sample points."""
-    a = activations.get(act)
-    f = a.ball
-    # s - relu on y >= 0, enclosed in balls of width 1/pieces_per_unit (the catalog's enclosure)
-    worst, ok = activations.relu_gap_enclosure(a, top=top, pieces_per_unit=pieces_per_unit, lower=0)
-    with arith.precision("ball", BALL_PREC):
-        samples = []
-        for t in _LIMIT_T:
-            for z in _LIMIT_Z:
-                for c in _LIMIT_C:
-                    tb = arb(t)
-                    val = abs(f(tb * to_arb(z) + to_arb(c)) / tb - to_arb(z).max(arb(0)))
-                    bound = (abs(c) + R_BOUND) / t
-                    good = bool(val.upper() <= to_arb(bound))
-                    ok = ok and good
-                    samples.append({"t": t, "z": str(z), "c": str(c), "upper": float(val.upper()),
-                                    "bound": str(bound), "ok": good})
-    return {"activation": act, "sup_bound": str(R_BOUND), "interval": f"[0, {top}]",
-            "pieces": pieces_per_unit * top, "enclosed_max": worst, "samples": samples, "holds": ok}
+# the limits (L) are enclosed by oracle/algebra/limits.py (limit_enclosure, R_BOUND), shared with absorb check
 
 
 # ---------------------------------------------------------------------------- instances

@@ -4,36 +4,38 @@ and boundary counterexamples, side by side. Needs no input."""
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import importlib
+import hashlib
 import json
+import os
 import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
+import oracle.claims as claim_modules
 from oracle.formal import consistency
 from oracle.report import document as report
 from oracle.claims import base, coverage
 from oracle.core import io, stackfiles
 from oracle.core.blocks import Block, Stack
 from oracle.core import activations
-from oracle.core.errors import InputError
+from oracle.core.errors import InputError, RegistryError
 from oracle.report import figures
-from oracle.commands.output import emit_json
+from oracle.commands.output import Progress, emit_json, load_document
 
 QUICK_INSTANCES = 20
 FULL_INSTANCES = 100
 
 
 def _progress(msg: str) -> None:
+    """A progress line on stderr (library callers; the command passes its own Progress)."""
     print(f"[audit] {msg}", file=sys.stderr, flush=True)
 
 
 def _coq_face(claim: dict[str, Any], proof: dict[str, Any]) -> dict[str, Any]:
     """The Coq column of one claim: its formal scope when everything checks, else why not."""
-    names = consistency._names(claim.get("coq"))
+    names = consistency.registry_names(claim.get("coq"))
     if not names:
         return {"status": "absent", "detail": claim.get("coq_absent", "no reason given"), "names": []}
     pc = proof["claims"].get(claim["id"], {}).get("coq", {})
@@ -59,7 +61,7 @@ def _coq_face(claim: dict[str, Any], proof: dict[str, Any]) -> dict[str, Any]:
 
 def _lean_face(claim: dict[str, Any], proof: dict[str, Any]) -> dict[str, Any]:
     """The Lean column of one claim: written (never compiled here) with its scope, or why not."""
-    names = consistency._names(claim.get("lean"))
+    names = consistency.registry_names(claim.get("lean"))
     if not names:
         return {"status": "absent", "detail": claim.get("lean_absent", "no reason given"), "names": []}
     pl = proof["claims"].get(claim["id"], {}).get("lean", {})
@@ -73,19 +75,18 @@ def _lean_face(claim: dict[str, Any], proof: dict[str, Any]) -> dict[str, Any]:
                       "the statement as pinned in proofs/pinned/lean-statements.txt checked"}
 
 
-def _oracle_face(claim: dict[str, Any], n: int, seed: int) -> dict[str, Any]:
+def oracle_face(claim: dict[str, Any], n: int, seed: int,
+                progress: Callable[[str], None] = _progress) -> dict[str, Any]:
     ref = claim.get("oracle")
     if not ref:
         return {"status": "missing", "detail": "no oracle check registered"}
     try:
-        fn = base.resolve(ref)
-    except (ImportError, AttributeError) as e:
-        return {"status": "missing", "detail": f"{ref}: {e}"}
-    if not hasattr(fn, "check_info"):
-        return {"status": "FAILED", "detail": f"{ref} is not registered with @oracle_check"}
+        fn = claim_modules.resolve(ref)
+    except RegistryError as e:
+        return {"status": "missing", "detail": str(e)}
     samples = claim.get("samples") if isinstance(claim.get("samples"), dict) and \
         not coverage.samples_findings(claim["samples"]) else None
-    res = base.run_check(fn, n, seed=seed, samples=samples, progress=_progress)
+    res = base.run_check(fn, n, seed=seed, samples=samples, progress=progress)
     out = {"status": "pass" if res.passed else "FAILED", "ref": ref, **res.as_dict()}
     out["failing_object"] = res.failing_instance
     out["coverage"] = _coverage(claim, res, samples)
@@ -116,26 +117,16 @@ def _coverage(claim: dict[str, Any], res: base.RunResult, samples: Optional[dict
             "reasons": claim.get("samples_reason") or {}, "problems": problems}
 
 
-def failure_object(instance: Any, _depth: int = 0) -> Any:
-    """The block or stack of a generated instance that `absorb check` can read, or None."""
-    own = getattr(instance, "as_checkable", None)
+def _own_checkable(x: Any) -> Any:
+    own = getattr(x, "as_checkable", None)
     if callable(own):
         return own()
-    if isinstance(instance, (Block, Stack)):
-        return instance
-    if _depth >= 3:
-        return None
-    if dataclasses.is_dataclass(instance) and not isinstance(instance, type):
-        parts: Any = [getattr(instance, f.name) for f in dataclasses.fields(instance)]
-    elif isinstance(instance, (tuple, list)):
-        parts = instance[:8]
-    else:
-        return None
-    for part in parts:
-        found = failure_object(part, _depth + 1)
-        if found is not None:
-            return found
-    return None
+    return x if isinstance(x, (Block, Stack)) else None
+
+
+def failure_object(instance: Any) -> Any:
+    """The block or stack of a generated instance that `absorb check` can read, or None."""
+    return coverage.search_instance(instance, _own_checkable)
 
 
 def write_failure(cid: str, oracle: dict[str, Any], outdir: Path, n: int) -> dict[str, Any]:
@@ -167,14 +158,18 @@ def write_failure(cid: str, oracle: dict[str, Any], outdir: Path, n: int) -> dic
     return info
 
 
-def _counterexamples() -> tuple[list[dict[str, Any]], Optional[str]]:
+def _counterexamples(selected: set[str], known_ids: list[str]) -> tuple[list[dict[str, Any]], Optional[str]]:
+    """Run the registered boundary counterexamples of the selected claims (and those naming no
+    known claim, which the audit then reports)."""
     try:
-        importlib.import_module("oracle.claims.boundary")
-    except ImportError as e:
-        return [], f"oracle.claims.boundary missing: {e}"
+        registered = claim_modules.load().counterexamples
+    except RegistryError as e:
+        return [], str(e)
     out = []
-    for fn in base.COUNTEREXAMPLES:
+    for fn in registered:
         info: base.CounterexampleInfo = fn.counterexample_info  # type: ignore[attr-defined]
+        if not (selected & set(info.claims) or not set(info.claims) & set(known_ids)):
+            continue
         start = time.perf_counter()
         data = None
         try:
@@ -190,6 +185,21 @@ def _counterexamples() -> tuple[list[dict[str, Any]], Optional[str]]:
                     # the concrete weights and points, for the report
                     "data": data})
     return out, None
+
+
+# the proof sources and pinned statements an audit reads, relative to the checkout
+SOURCE_GLOBS = ("proofs/claims.toml", "proofs/hypotheses.toml", "proofs/informal/*.md", "proofs/coq/**/*.v",
+                "proofs/coq/_CoqProject", "proofs/pinned/*.txt", "lean/**/*.lean", "lean/external-names.txt")
+
+
+def source_hashes(root: Path = consistency.ROOT) -> dict[str, Any]:
+    """SHA-256 of every proof source and pinned statement (sorted paths relative to root)."""
+    files: dict[str, str] = {}
+    for pattern in SOURCE_GLOBS:
+        for p in sorted(root.glob(pattern)):
+            if p.is_file() and ".lake" not in p.parts:
+                files[p.relative_to(root).as_posix()] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return {"algorithm": "sha256", "files": dict(sorted(files.items()))}
 
 
 DEFAULT_SEED = 0  # fixed, so that two runs without --seed draw the same instances
@@ -209,14 +219,17 @@ def select_claims(registry: list[dict[str, Any]], wanted: Optional[list[str]]) -
 
 
 def audit(quick: bool = False, claims: Optional[list[str]] = None, instances: Optional[int] = None,
-          seed: int = DEFAULT_SEED, failures_dir: str = FAILURES_DIR) -> dict[str, Any]:
-    """Run everything and return the audit document (see report.py for its rendering).
+          seed: int = DEFAULT_SEED, failures_dir: str = FAILURES_DIR,
+          progress: Optional[Progress] = None) -> dict[str, Any]:
+    """Run everything and return the audit document (oracle/report/document.py renders it).
 
     ``claims`` restricts the oracle checks, boundary counterexamples and proof findings to
     those claims; ``instances`` overrides the number of generated instances per claim;
     ``seed`` fixes them (printed in the document). A failing instance is written to
-    ``failures_dir`` as a block or stack file with its certificate.
+    ``failures_dir`` as a block or stack file with its certificate.  ``progress`` receives the
+    stages, steps and per-instance messages (default: every message as a line on stderr).
     """
+    say = progress or Progress("audit", verbose=True)
     t0 = time.perf_counter()
     n = instances if instances is not None else (QUICK_INSTANCES if quick else FULL_INSTANCES)
     full_registry = consistency.load_registry()
@@ -240,36 +253,44 @@ def audit(quick: bool = False, claims: Optional[list[str]] = None, instances: Op
             proof_box["error"] = f"{type(e).__name__}: {e}"
 
     coq_thread = threading.Thread(target=proof_check)
-    _progress("proof check in the background: registry, sources, Coq build, statements, assumptions")
+    say.stage("proof check in the background: registry, sources, Coq build, statements, assumptions")
     coq_thread.start()
 
     claims_out = []
     for i, c in enumerate(registry, 1):
-        _progress(f"oracle check {i}/{len(registry)}: {c['id']} ({n} generated instances, seed {seed})")
-        oracle = _oracle_face(c, n, seed)
+        say.step(i - 1, len(registry), f"oracle check {i}/{len(registry)}: {c['id']} ({n} generated "
+                 f"instances, seed {seed})", short="oracle checks")
+        oracle = oracle_face(c, n, seed, say.detail)
         if oracle.get("failing"):
             oracle["failing"].update(write_failure(c["id"], oracle, Path(failures_dir), n))
         oracle.pop("failing_object", None)
-        _progress(f"    {oracle['status']}"
-                  + (f", {oracle.get('instances')} instances"
-                     + (f" + {oracle['top_up']} to reach the declared ranges" if oracle.get("top_up") else "")
-                     + f" in {oracle.get('seconds', 0):.1f}s" if "instances" in oracle
-                     else f": {oracle.get('detail', '')}"))
+        outcome = (f"{oracle['status']}"
+                   + (f", {oracle.get('instances')} instances"
+                      + (f" + {oracle['top_up']} to reach the declared ranges" if oracle.get("top_up") else "")
+                      + f" in {oracle.get('seconds', 0):.1f}s" if "instances" in oracle
+                      else f": {oracle.get('detail', '')}"))
+        if oracle["status"] == "pass":
+            say.detail("    " + outcome)
+        else:
+            say.important(f"{c['id']}: oracle check {outcome}")
         claims_out.append({"id": c["id"], "title": c["title"], "paper_ref": c["paper_ref"],
                            "statement": c["statement"], "hypotheses": c.get("hypotheses", []),
                            "informal": c.get("informal"), "oracle": oracle,
                            "registry": dict(c)})  # every registry field, for the report
 
-    _progress("boundary counterexamples")
-    cexs, cex_problem = _counterexamples()
-    cexs = [cx for cx in cexs if selected & set(cx["claims"]) or not set(cx["claims"]) & set(known_ids)]
+    say.step(len(registry), len(registry), "oracle checks done")
+    say.stage("boundary counterexamples")
+    cexs, cex_problem = _counterexamples(selected, known_ids)
     for cx in cexs:
-        _progress(f"    {cx['name']}: {'verified' if cx['verified'] else 'NOT VERIFIED'}")
+        if cx["verified"]:
+            say.detail(f"    {cx['name']}: verified")
+        else:
+            say.important(f"counterexample {cx['name']}: NOT VERIFIED")
 
-    _progress("activation catalog: re-deriving every declared property")
+    say.stage("activation catalog: re-deriving every declared property")
     catalog = activations.catalog_report()
 
-    _progress("waiting for the proof check (Coq)")
+    say.stage("waiting for the proof check (Coq)")
     coq_thread.join()
     proof = proof_box.get("p") or {
         "ok": False, "findings": [f"-: proof check crashed: {proof_box.get('error')}"], "notes": [],
@@ -277,7 +298,11 @@ def audit(quick: bool = False, claims: Optional[list[str]] = None, instances: Op
         "coq": {"status": "failed", "detail": str(proof_box.get("error")), "general_findings": []},
         "lean": {"status": "written, not compiled in this environment"}}
     findings = [f for f in proof["findings"] if concerns_selection(f)]
-    _progress(f"    Coq: {proof['coq']['status']} ({proof['coq']['detail']})")
+    coq_line = f"Coq: {proof['coq']['status']} ({proof['coq']['detail']})"
+    if proof["coq"]["status"] == "compiled":
+        say.detail("    " + coq_line)
+    else:
+        say.important(coq_line)
 
     for c, out in zip(registry, claims_out):
         out["informal_status"] = "missing" if any(
@@ -327,41 +352,80 @@ def audit(quick: bool = False, claims: Optional[list[str]] = None, instances: Op
         "notes": [x for x in proof.get("notes", []) if concerns_selection(x)],
         "pinned_diffs": proof.get("pinned_diffs", {}),
         "activations": catalog,
+        "sources": source_hashes(),  # what the verdicts were computed from, for absorb recheck
         "seconds": round(time.perf_counter() - t0, 1),
         "run": report.run_info(),  # version, commit, date, machine, Coq version
     }
 
 
-def run(args: argparse.Namespace) -> int:
-    """Entry point of `absorb audit`."""
-    if args.report and not args.report.endswith((".md", ".html", ".htm")):
-        raise InputError(f"--report must end in .md or .html, got {args.report!r}")
+def check_arguments(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Refuse bad arguments before any work (InputError, exit 2); returns the --scan documents."""
     if args.report:
+        out = Path(args.report)
+        if out.suffix not in (".md", ".html", ".htm"):
+            raise InputError(f"--report must end in .md or .html, got {args.report!r}")
+        if out.is_dir():
+            raise InputError(f"--report {args.report} is a folder; give a file name ending in .md or .html")
+        if not out.parent.is_dir():
+            raise InputError(f"--report {args.report}: the folder {out.parent} does not exist")
+        if not os.access(out.parent, os.W_OK):
+            raise InputError(f"--report {args.report}: the folder {out.parent} is not writable")
         figures.require_matplotlib()  # fail in one line now, not after the whole audit
     if args.instances is not None and args.instances < 1:
         raise InputError(f"--instances must be at least 1, got {args.instances}")
     if args.seed is not None and args.seed < 0:
         raise InputError(f"--seed must be a nonnegative integer, got {args.seed}")
-    doc = audit(quick=args.quick, claims=args.claim, instances=args.instances,
-                seed=DEFAULT_SEED if args.seed is None else args.seed)
+    select_claims(consistency.load_registry(), args.claim)
+    scans = getattr(args, "scan", None) or []
+    if scans and not args.report:
+        raise InputError("--scan puts a scan document into the report: give --report FILE.html (or .md) too")
+    docs = []
+    for path in scans:
+        try:
+            docs.append(report.check_scan(load_document(path), path))
+        except InputError as e:
+            raise InputError(str(e) if str(e).startswith("--scan") else f"--scan {e}") from None
+    return docs
+
+
+def run(args: argparse.Namespace) -> int:
+    """Entry point of `absorb audit`: the table on stdout ends with the verdict line."""
+    scans = check_arguments(args)
+    verbose = bool(getattr(args, "verbose", False))
+    say = Progress("audit", verbose=verbose)
+    try:
+        doc = audit(quick=args.quick, claims=args.claim, instances=args.instances,
+                    seed=DEFAULT_SEED if args.seed is None else args.seed, progress=say)
+        if args.report:
+            say.stage(f"writing the report {args.report}")
+            report.write_report(doc, args.report, scans=scans)
+    finally:
+        say.close()
     if args.report:
-        report.write_report(doc, args.report)
-        _progress(f"report written to {args.report}")
+        say.important(f"report written to {args.report}")
     if args.json:
         emit_json(doc)
     else:
-        print(report.terminal_table(doc))
-        print(proof_notes(doc))
+        print(report.terminal_table(doc, verdict=False))
+        notes = proof_notes(doc, verbose)
+        if notes:
+            print(notes)
+        print("")
+        print(report.verdict_line(doc))
     return 0 if doc["ok"] else 1
 
 
-def proof_notes(doc: dict[str, Any]) -> str:
-    """The reasons the registry gives for weakened checks, and the diffs of changed statements."""
+def proof_notes(doc: dict[str, Any], verbose: bool = True) -> str:
+    """The reasons the registry gives for weakened checks (with ``verbose``; otherwise how many
+    there are), and the diffs of changed statements (always: they fail the audit)."""
     lines = []
-    if doc.get("notes"):
+    if doc.get("notes") and verbose:
         lines.append("")
         lines.append("reasons given in proofs/claims.toml for checks that are weakened or absent:")
         lines += [f"  - {n}" for n in doc["notes"]]
+    elif doc.get("notes"):
+        lines.append(f"reasons for weakened or absent checks: {len(doc['notes'])} in proofs/claims.toml "
+                     "(absorb audit --verbose lists them; so does the report)")
     for path, diff in doc.get("pinned_diffs", {}).items():
         lines.append("")
         lines.append(f"{path} differs from the statements regenerated now (review; if intended, run "

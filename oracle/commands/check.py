@@ -18,7 +18,7 @@ from oracle.decide.block import LARGE_BLOCK, Verdict, decide
 from oracle.core.errors import InputError
 from oracle.core import io as bio
 from oracle.core import stackfiles
-from oracle.commands.output import emit_json
+from oracle.commands.output import emit_json, verdict_status
 from oracle.core.blocks import Stack
 from oracle.algebra.exact import block_to_json
 
@@ -61,6 +61,15 @@ def _summary(v: Verdict, plain_path: Optional[str]) -> str:
              f"claim:   {v.claim or '-'}" + (f" (also met: {', '.join(c['also_applies'])})"
                                             if c.get("also_applies") else ""),
              f"reason:  {v.reason}"]
+    conv = c.get("replacing_biases")
+    if conv:
+        what = "WITH biases allowed" if conv == "allowed" else "WITHOUT biases"
+        line = f"biases:  the question decided: a replacing block {what} (--replacing-biases {conv})"
+        oc = c.get("other_convention")
+        if oc:
+            line += (f"; {'without' if conv == 'allowed' else 'with'} biases the answer differs: "
+                     f"{oc['verdict']} ({'exact' if oc['exact'] else 'not exact'}, {oc['claim']})")
+        lines.append(line)
     kind = c.get("kind")
     s = c.get("search", {})
     if c.get("S") is not None and (kind == "index_set" or v.verdict == "absorbable"):
@@ -126,6 +135,18 @@ def _same_file(a: Path, b: Path) -> bool:
     return a.resolve() == b.resolve()
 
 
+def check_output_path(source: Path, out: Path, option: str) -> None:
+    """Refuse, before any work, an output path that cannot be written: the input file itself, an
+    existing folder, or a file in a folder that does not exist (InputError, exit 2)."""
+    if _same_file(source, out):
+        raise InputError(f"{option} {out} is the input file; refusing to overwrite it")
+    if out.is_dir():
+        raise InputError(f"{option} {out} is a folder; give a file name")
+    parent = out.parent
+    if not parent.is_dir():
+        raise InputError(f"{option} {out}: the folder {parent} does not exist")
+
+
 def _write_emitted(v: Verdict, out: str, default_fmt: str) -> str:
     """Write the replacing block, with its rounding record in the metadata; re-read and compare."""
 
@@ -148,13 +169,13 @@ def run(args: argparse.Namespace) -> int:
 
     path = Path(args.file)
     fmt = bio.detect_format(path)
-    if getattr(args, "emit", None) and _same_file(path, Path(args.emit)):
-        raise InputError(f"--emit {args.emit} is the input file; refusing to overwrite it")
+    if getattr(args, "emit", None):
+        check_output_path(path, Path(args.emit), "--emit")
     if stackfiles.is_stack_file(path):
         return _run_stack(args, path, fmt)
     block = bio.read_block(path)
     progress = stderr_progress() if block.m * block.d >= LARGE_BLOCK else quiet
-    v = decide(block, progress=progress)
+    v = decide(block, progress=progress, replacing_biases=getattr(args, "replacing_biases", "auto"))
     written = None
     if getattr(args, "emit", None):
         if v.plain is None:
@@ -167,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
         emit_json(v.as_dict(written))
     else:
         print(_summary(v, written))
-    return 0
+    return verdict_status(v.verdict, getattr(args, "exit_code", False))
 
 
 def _run_stack(args: argparse.Namespace, path: Path, fmt: str) -> int:
@@ -184,10 +205,12 @@ def _run_stack(args: argparse.Namespace, path: Path, fmt: str) -> int:
         # the block decision, so that an absorbable verdict can emit its (possibly biased) block
 
         b = st.blocks[0]
-        v = decide(b, progress=stderr_progress() if b.m * b.d >= LARGE_BLOCK else quiet)
+        v = decide(b, progress=stderr_progress() if b.m * b.d >= LARGE_BLOCK else quiet,
+                   replacing_biases=getattr(args, "replacing_biases", "auto"))
         res = {"verdict": v.verdict, "claim": v.claim, "exact": v.exact, "reason": "one block: " + v.reason,
                "certificate": {"activation": b.activation, "d": b.d, "layers": 1, "widths": [b.m],
-                               "block": block_to_json(b), "block_certificate": v.certificate}}
+                               "block": block_to_json(b), "block_certificate": v.certificate},
+               "replacing_biases": v.certificate.get("replacing_biases")}
         if v.plain is not None:
             plain_stack = Stack([v.plain])
     else:
@@ -212,6 +235,11 @@ def _run_stack(args: argparse.Namespace, path: Path, fmt: str) -> int:
         emit_json({**res, "input": "stack", **({"plain_block": written} if written else {})})
     else:
         print(stacks.format_decision(res))
+        conv = res.get("replacing_biases")
+        if conv and "block_certificate" not in res["certificate"]:
+            print("biases:  the plain stacks this verdict is about: " + {
+                "both": "with or without biases", "none": "bias-free", "allowed": "with biases allowed",
+                "unstated": "not stated by the claim's statement"}.get(conv, conv))
         line = _stack_certificate_line(res)
         if line:
             print(line)
@@ -221,7 +249,7 @@ def _run_stack(args: argparse.Namespace, path: Path, fmt: str) -> int:
                                    cert["block_certificate"]), None))
         if written:
             print(f"wrote:   {written} (plain stack, kind = plain_stack, {len(plain_stack.blocks)} blocks)")
-    return 0
+    return verdict_status(res["verdict"], getattr(args, "exit_code", False))
 
 
 def _stack_certificate_line(res: dict[str, Any]) -> Optional[str]:

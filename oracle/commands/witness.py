@@ -7,7 +7,7 @@ import argparse
 import sys
 import time
 
-from oracle.commands.output import emit_json
+from oracle.commands.output import emit_json, verdict_status
 from oracle.core import io as bio
 from oracle.decide.witness import find_witness
 
@@ -30,9 +30,10 @@ def run(args: argparse.Namespace) -> int:
     doc = find_witness(R, P, progress=progress)
     progress(f"done: {doc['verdict']}")
     doc = {"residual": str(args.residual), "plain": str(args.plain), **doc}
+    status = verdict_status(doc["verdict"], getattr(args, "exit_code", False))
     if args.json:
         emit_json(doc)
-        return 0
+        return status
     print(f"verdict: {doc['verdict']}" + (" (exact)" if doc["exact"] else " (not exact)"))
     if doc["verdict"] == "differ":
         if doc.get("point") is not None:
@@ -59,4 +60,4 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"reason:  {doc['reason']} (float64 max difference "
               f"{doc['float64_max_difference_on_64_random_points']:.3g})")
-    return 0
+    return status

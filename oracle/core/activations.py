@@ -1,10 +1,12 @@
-"""The activation and gate catalog of SPEC.md, with every form the oracle needs.
+"""The activation and gate catalog, with every form the oracle needs.
 
 Each entry evaluates in four ways:
   * ``f64``   -- vectorised float64 (numpy / scipy.special);
   * ``mp``    -- mpmath at the caller's working precision (the reference);
   * ``exact`` -- Fraction -> Fraction, only for piecewise-polynomial entries;
   * ``ball``  -- python-flint ``arb`` balls: rigorous enclosures (Arb's error bounds).
+The gelu family's entries also carry ``slopes``: s with its derivative s' (balls, float64) and s
+on arb power series, for the Jacobian rank certificate of depth-analytic.
 
 Each entry also *declares* the properties the theorems use; ``check_properties``
 re-derives every declaration independently (sympy where it can decide, otherwise
@@ -26,7 +28,7 @@ from scipy import special
 
 from oracle.core import arith
 from oracle.core.errors import InputError
-from oracle.core.rational import arb
+from oracle.core.rational import arb, arb_series, fmpq
 
 
 class _LazySympy:
@@ -39,8 +41,9 @@ class _LazySympy:
 
 sympy: Any = _LazySympy()
 
-# The cubic coefficient of the tanh form of GELU, as an exact decimal.
+# The cubic coefficient of the tanh form of GELU, as an exact decimal and as an exact rational.
 _GELU_TANH_C = "0.044715"
+_GELU_TANH_Q = fmpq(44715, 10**6)
 # The slope of CLIP's quick_gelu z * sigmoid(1.702 z), as an exact rational 851/500.
 _QUICK_K = (851, 500)
 
@@ -214,6 +217,81 @@ def _identity_s(z: sympy.Expr) -> sympy.Expr:
     return z
 
 
+# ---------------------------------------------------------------- slopes: s and s' together
+# The Jacobian rank certificate of depth-analytic (oracle/algebra/stacks/analytic.py) needs the
+# derivative s' beside s, in three forms: arb balls (the certified Jacobian), float64 (only to
+# choose its rows) and s alone on a length-2 arb power series written from erf and exp (Arb then
+# differentiates; the certificate's independent derivative check shares no slope formula with the
+# balls).  With Phi = (1 + erf(z / sqrt 2)) / 2, phi = exp(-z^2 / 2) / sqrt(2 pi), q = 1/(1 + e^-z)
+# and t = tanh(c (z + a z^3)), c = sqrt(2/pi), a = 0.044715:
+#   gelu' = Phi + z phi,   silu' = q + z q (1 - q),
+#   gelu_tanh' = (1 + t)/2 + (z/2)(1 - t^2) c (1 + 3 a z^2).
+
+
+@dataclass(frozen=True)
+class Slopes:
+    """s with its derivative, in the three forms the rank certificate of depth-analytic uses."""
+
+    ball: Callable[[arb], tuple[arb, arb]]          # balls containing s(z) and s'(z)
+    f64: Callable[[float], tuple[float, float]]     # s(z), s'(z) in float64 (choosing rows only)
+    series: Callable[[arb_series], arb_series]      # s on a power series, from erf and exp alone
+
+
+def _gelu_slope_b(z: arb) -> tuple[arb, arb]:
+    Phi = (1 + (z / arb(2).sqrt()).erf()) / 2
+    phi = (-(z * z) / 2).exp() / (2 * arb.pi()).sqrt()
+    return z * Phi, Phi + z * phi
+
+
+def _silu_slope_b(z: arb) -> tuple[arb, arb]:
+    q = 1 / (1 + (-z).exp())
+    return z * q, q + z * q * (1 - q)
+
+
+def _gelu_tanh_slope_b(z: arb) -> tuple[arb, arb]:
+    c = (arb(2) / arb.pi()).sqrt()
+    a = arb(_GELU_TANH_Q)
+    t = (c * (z + a * z * z * z)).tanh()  # z*z*z: arb's power of a ball around 0 is nan
+    return z / 2 * (1 + t), (1 + t) / 2 + z / 2 * (1 - t * t) * c * (1 + 3 * a * z * z)
+
+
+def _gelu_slope64(z: float) -> tuple[float, float]:
+    Phi = (1 + math.erf(z / math.sqrt(2))) / 2
+    return z * Phi, Phi + z * math.exp(-z * z / 2) / math.sqrt(2 * math.pi)
+
+
+def _silu_slope64(z: float) -> tuple[float, float]:
+    q = 1 / (1 + math.exp(-z)) if z > -700 else 0.0
+    return z * q, q + z * q * (1 - q)
+
+
+def _gelu_tanh_slope64(z: float) -> tuple[float, float]:
+    c, a = math.sqrt(2 / math.pi), 0.044715
+    t = math.tanh(c * (z + a * z ** 3))
+    return z / 2 * (1 + t), (1 + t) / 2 + z / 2 * (1 - t * t) * c * (1 + 3 * a * z * z)
+
+
+def _gelu_series(z: arb_series) -> arb_series:
+    return z * (1 + (z * (1 / arb(2).sqrt())).erf()) / 2
+
+
+def _silu_series(z: arb_series) -> arb_series:
+    return z / (1 + (-z).exp())
+
+
+def _gelu_tanh_series(z: arb_series) -> arb_series:
+    c = (arb(2) / arb.pi()).sqrt()
+    u = c * (z + arb(_GELU_TANH_Q) * z * z * z)
+    return z * (1 + (1 - 2 / ((2 * u).exp() + 1))) / 2  # tanh u = 1 - 2 / (e^{2u} + 1)
+
+
+_SLOPES = {
+    "gelu": Slopes(_gelu_slope_b, _gelu_slope64, _gelu_series),
+    "gelu_tanh": Slopes(_gelu_tanh_slope_b, _gelu_tanh_slope64, _gelu_tanh_series),
+    "silu": Slopes(_silu_slope_b, _silu_slope64, _silu_series),
+}
+
+
 # ---------------------------------------------------------------- the catalog
 
 @dataclass(frozen=True)
@@ -237,6 +315,8 @@ class Activation:
     value_at_0: Fraction
     continuous_at_0: bool
     differentiable_at_0: bool
+    # s' beside s (of g for a gate), where the catalog has it: depth-analytic's Jacobian needs it
+    slopes: Optional[Slopes] = None
 
     @property
     def gated(self) -> bool:
@@ -276,7 +356,7 @@ def _entry(name: str, role: str, formula: str, base: str, **props: Any) -> Activ
         "sigmoid": (_sigmoid64, _sigmoid_mp, _sigmoid_b, _sigmoid_s, None),
         "identity": (_identity64, _identity_mp, _identity_b, _identity_s, _identity_q),
     }[base]
-    return Activation(name, role, formula, *forms, **props)
+    return Activation(name, role, formula, *forms, slopes=_SLOPES.get(base), **props)
 
 
 # s(z) - s(-z) = z and s(t z + c)/t -> relu(z): relu and its smooth relatives
@@ -390,6 +470,13 @@ SMOOTH_ZERO_GATES = _family(
 BLOCK_DEGREE_2 = _family("BLOCK_DEGREE_2", members(lambda a: a.block_degree == 2), """
     Bias-free blocks positively homogeneous of degree 2: the kinds homogeneous-any-width samples.""")
 
+FLAT_AT_0 = _family(
+    "FLAT_AT_0", members(lambda a: (a.block_degree is not None and a.block_degree > 1)
+                         or (a.gated and a.value_at_0 == 0 and a.continuous_at_0)), """
+    Bias-free blocks that vanish at 0 and are o(|x|) there: homogeneous of block degree > 1, or a
+    gate with g(0) = 0 continuous at 0 (depth-impossible and depth-any; the flatness test of
+    oracle/algebra/stacks/layers.py re-derives it per block).""")
+
 HOMOGENEOUS = _family("HOMOGENEOUS", members(lambda a: a.homogeneity_degree is not None), """
     Positively homogeneous s or g: units whose (row, bias) lie on one line through 0 share a kink
     hyperplane, whatever their sign (for the others only rows equal up to sign share a class).""")
@@ -410,6 +497,16 @@ LEMMA_T = _family("LEMMA_T", ("gelu", "gelu_tanh", "silu"), """
     forms of oracle/algebra/canonical.py decide equality of their blocks.  (relu has its own kink
     lemma; quick_gelu(z) = silu(1.702 z)/1.702 would follow from silu's case by rescaling, which
     the proof does not write out.)""")
+
+WITH_SLOPES = _family("WITH_SLOPES", members(lambda a: not a.gated and a.slopes is not None), """
+    Ungated s whose entry carries s' beside s (balls, float64, power series): the activations
+    whose stacks' Jacobians the catalog can enclose.""")
+
+DEPTH_ANALYTIC = _family("DEPTH_ANALYTIC", ("gelu", "gelu_tanh", "silu"), """
+    What depth-analytic's proof covers of WITH_SLOPES (proofs/informal/depth-analytic.md): s
+    real-analytic and not a polynomial, and p s + q z s' a polynomial only if p = q = 0, shown
+    for each of these; its rank certificate (oracle/algebra/stacks/analytic.py) takes s and s'
+    from the catalog.  (quick_gelu has no slopes entry and is not covered.)""")
 
 NECESSITY_PROVED = _family("NECESSITY_PROVED", ("relu", "gelu"), """
     What relu-gelu-iff's converse covers (no index set => not absorbable): Coq Necessity.relu_iff

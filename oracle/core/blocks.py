@@ -199,7 +199,7 @@ class Block:
             return out
 
     def to_dict(self) -> dict[str, Any]:
-        """The arrays and metadata of the block-file format (DESIGN.md)."""
+        """The arrays and metadata of the block-file format (described in oracle/core/io.py)."""
         out: dict[str, Any] = {"W_up": self.W_up, "W_down": self.W_down}
         for name in ("W_gate", "b_up", "b_gate", "b_down", "M"):
             v = getattr(self, name)

@@ -1,6 +1,6 @@
 """Block files (.npz, .safetensors) and lazily opened model checkpoints.
 
-Block files follow DESIGN.md: arrays ``W_up``, ``W_down`` and optionally
+Block files hold arrays ``W_up``, ``W_down`` and optionally
 ``W_gate``, ``b_up``, ``b_gate``, ``b_down``, ``M``; metadata ``activation`` and
 ``kind``, stored as 0-d string arrays in an .npz archive or in the metadata map
 of a .safetensors file.  Pickles are never loaded: .npz archives are opened
@@ -37,18 +37,26 @@ def _one_line(e: BaseException) -> str:
     return msg[:300] if msg else type(e).__name__
 
 
-def detect_format(path: str | os.PathLike) -> str:
-    """'npz' or 'safetensors' from the file's leading bytes (the extension is only a hint)."""
-    p = Path(path)
+def read_head(p: Path, n: int, directory: str = "") -> bytes:
+    """The first n bytes of a file, or InputError in one line: no such file, a directory (``p: is
+    a directory`` followed by ``directory``, when that is given), or the system's reason."""
     try:
         with open(p, "rb") as fh:
-            head = fh.read(9)
+            return fh.read(n)
     except IsADirectoryError:
-        raise InputError(f"{p}: is a directory, not a block file") from None
+        if not directory:
+            raise InputError(f"{p}: is a directory") from None
+        raise InputError(f"{p}: is a directory, {directory}") from None
     except FileNotFoundError:
         raise InputError(f"{p}: no such file") from None
     except OSError as e:
         raise InputError(f"{p}: cannot read: {_one_line(e)}") from None
+
+
+def detect_format(path: str | os.PathLike) -> str:
+    """'npz' or 'safetensors' from the file's leading bytes (the extension is only a hint)."""
+    p = Path(path)
+    head = read_head(p, 9, directory="not a block file")
     if head[:4] == b"PK\x03\x04" or head[:4] == b"PK\x05\x06":
         return "npz"
     if len(head) >= 9:
@@ -73,17 +81,23 @@ MAX_HEADER_BYTES = 100_000_000  # a safetensors JSON header longer than this is 
 MAX_META_CHARS = 4096  # a metadata string longer than this is refused
 
 
+def _positive(var: str, text: str, num: str, kind: str) -> float:
+    """float(num), read from the setting var=text, which must be a positive number (InputError
+    saying that text is not ``kind`` otherwise)."""
+    try:
+        val = float(num)
+    except ValueError:
+        raise InputError(f"{var}={text!r} is not {kind}") from None
+    if not val > 0:
+        raise InputError(f"{var}={text!r} must be positive")
+    return val
+
+
 def _parse_bytes(text: str, var: str) -> int:
     t = text.strip().upper().rstrip("B").rstrip("I")
     unit = t[-1:] if t[-1:] in _UNITS and t[-1:] != "" else ""
     num = t[:-1] if unit else t
-    try:
-        val = float(num)
-    except ValueError:
-        raise InputError(f"{var}={text!r} is not a size (examples: 8G, 512M, 1000000)") from None
-    if not val > 0:
-        raise InputError(f"{var}={text!r} must be positive")
-    return int(val * _UNITS[unit])
+    return int(_positive(var, text, num, "a size (examples: 8G, 512M, 1000000)") * _UNITS[unit])
 
 
 def max_memory() -> int:
@@ -97,13 +111,7 @@ def max_inflation() -> float:
     raw = os.environ.get("ABSORB_MAX_INFLATION")
     if not raw:
         return float(DEFAULT_MAX_INFLATION)
-    try:
-        v = float(raw)
-    except ValueError:
-        raise InputError(f"ABSORB_MAX_INFLATION={raw!r} is not a number") from None
-    if not v > 0:
-        raise InputError(f"ABSORB_MAX_INFLATION={raw!r} must be positive")
-    return v
+    return _positive("ABSORB_MAX_INFLATION", raw, raw, "a number")
 
 
 _MALLOC_TUNED = False
@@ -306,7 +314,9 @@ _ST_NAMES = {"F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bflo
              "U32": "uint32", "U16": "uint16", "U8": "uint8", "BOOL": "bool"}
 
 
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A json object_pairs_hook that refuses a key given twice (ValueError) instead of keeping
+    the last one silently."""
     out: dict[str, Any] = {}
     for k, v in pairs:
         if k in out:
@@ -339,7 +349,7 @@ class SafetensorsFile:
                     raise InputError(f"{p}: .safetensors header length {n} exceeds the file "
                                      f"({size} bytes) or the limit of {MAX_HEADER_BYTES} bytes")
                 text = fh.read(n)
-            header = json.loads(text, object_pairs_hook=_no_duplicate_keys)
+            header = json.loads(text, object_pairs_hook=no_duplicate_keys)
         except InputError:
             raise
         except (OSError, ValueError, RecursionError) as e:

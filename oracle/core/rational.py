@@ -36,7 +36,7 @@ __all__ = [
     "QVec", "QMat", "Matrix",
     # scalars
     "to_fmpq", "to_fraction", "fraction_of_float", "fraction_of_exact_arb", "q_str", "q_parse", "to_arb",
-    "float_nearest", "float_down", "float_up", "is_float64",
+    "float_nearest", "float_down", "float_up", "is_float64", "rounding_errors",
     # matrices and vectors
     "check_finite", "mantissas", "odd_mantissas", "dyadic_ints", "from_float64", "from_fractions", "to_fmpq_mat",
     "to_fmpz_mat", "to_fractions", "fraction_array", "fmpq_rows", "qmat", "qvec", "smat", "svec",
@@ -164,6 +164,19 @@ def float_up(q: Any) -> float:
     while math.isfinite(f) and Fraction(f) < q:
         f = math.nextafter(f, math.inf)
     return f
+
+
+def rounding_errors(exact: dict[str, Sequence[Fraction]], floats: dict[str, np.ndarray]
+                    ) -> tuple[list[str], dict[str, float]]:
+    """Which arrays hold rounded values (a float64 entry differs from its exact value, entries
+    paired in row-major order), and for each the largest entry error rounded up to a float64."""
+    rounded, err = [], {}
+    for name, vals in exact.items():
+        e = max((abs(q - Fraction(float(f))) for q, f in zip(vals, floats[name].ravel())), default=Fraction(0))
+        if e:
+            rounded.append(name)
+            err[name] = float_up(e)
+    return rounded, err
 
 
 def is_float64(q: Any) -> bool:

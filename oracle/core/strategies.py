@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Optional
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 from hypothesis import assume
@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from oracle.core import activations
 from oracle.core.blocks import Block, exact_inverse, nondegeneracy
+from oracle.core.errors import CheckFailed
 
 @st.composite
 def dims(draw: st.DrawFn, min_d: int = 1, max_d: int = 4, min_m: int = 1,
@@ -119,6 +120,32 @@ def rank_one(draw: st.DrawFn, d: int) -> np.ndarray:
     return np.outer(v, w)
 
 
+def optional_vector(d: int, max_num: int, max_den: int) -> st.SearchStrategy[Optional[list[Fraction]]]:
+    """None, or d rationals n/k with |n| <= max_num and 1 <= k <= max_den (a direction or a point
+    an instance may carry, None leaving the choice to the check)."""
+    q = st.builds(Fraction, st.integers(-max_num, max_num), st.integers(1, max_den))
+    return st.one_of(st.none(), st.lists(q, min_size=d, max_size=d))
+
+
+@st.composite
+def residual_and_candidate(draw: st.DrawFn, kinds: Sequence[str], keep: Callable[[Block], bool],
+                           candidate_kinds: Optional[Sequence[str]] = None,
+                           max_candidate_m: int = 4) -> tuple[Block, Block]:
+    """A residual block F of one of ``kinds`` (d in 1..3, width 1..4, skip the identity, any
+    matrix or rank one; kept when keep(F)) and a plain candidate: with candidate_kinds None, of
+    F's kind and width (independent weights, or F's own B); else of one of candidate_kinds and
+    any width up to max_candidate_m."""
+    kind = draw(st.sampled_from(kinds))
+    d, m = draw(st.integers(1, 3)), draw(st.integers(1, 4))
+    F = draw(blocks(kind, d=d, m=m, skip=draw(st.sampled_from(["identity", "any", "singular"]))).filter(keep))
+    if candidate_kinds is None:
+        P = draw(st.one_of(blocks(kind, d=d, m=m, skip="none"), st.just(F.without_skip())))
+    else:
+        P = draw(blocks(draw(st.sampled_from(candidate_kinds)), d=d, m=draw(st.integers(1, max_candidate_m)),
+                        skip="none"))
+    return F, P
+
+
 def _is_nondegenerate(b: Block) -> bool:
     return nondegeneracy(b.W_up, b.W_down).ok
 
@@ -192,7 +219,8 @@ def condition_blocks(draw: st.DrawFn, activation: str = "relu", d: Optional[int]
         R, C = ints((extra, d)), ints((d, extra))
         A = (-M - C @ R) @ integer_inverse(P)
         U_S, W_S = np.vstack([P, R]), np.hstack([A, C])
-    assert np.array_equal(W_S @ U_S, -M)  # integer identity; guards the construction itself
+    if not np.array_equal(W_S @ U_S, -M):  # an integer identity: it guards the construction itself
+        raise CheckFailed("the planted index set does not satisfy W_S U_S = -M")
     n_S = len(U_S)
     n_other = draw(st.integers(0, others))
     U_o, W_o = ints((n_other, d)), ints((d, n_other))

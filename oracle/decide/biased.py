@@ -28,7 +28,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from oracle.core.rational import fmpq, fmpq_mat, float_nearest, float_up, qmat, qvec, to_fmpq, to_fraction
+from oracle.core.rational import (fmpq, fmpq_mat, float_nearest, float_up, qmat, qvec, rounding_errors, to_fmpq,
+                                  to_fraction)
 
 from oracle.algebra import flips, search
 from oracle.algebra.exact import balls_agree, derived_property, eval_ball
@@ -69,13 +70,13 @@ def gate_properties(activation: str) -> dict[str, Any]:
     return {"identity": identity, "verified": bool(ok), "method": f"activation catalog ({method})"}
 
 
-def _flip_data(block: Block) -> flips.FlipData:
+def block_flip_data(block: Block) -> flips.FlipData:
     kind = flips.flip_kind(block.activation)
     return flips.flip_data(kind, block.W_up, block.W_down, block.M, b_up=block.b_up,
                            W_gate=block.W_gate, b_gate=block.b_gate)
 
 
-def _info(block: Block) -> dict[str, Any]:
+def flip_block_info(block: Block) -> dict[str, Any]:
     return {"activation": block.activation, "d": block.d, "m": block.m,
             "M": "identity" if block.M is None else "given",
             "biases": [n for n in ("b_up", "b_gate", "b_down") if getattr(block, n) is not None
@@ -127,7 +128,10 @@ def flipped_block(block: Block, fd: flips.FlipData, S: list[int]) -> tuple[Block
     return plain, note
 
 
-def _spot_check(block: Block, plain: Block, note: dict[str, Any]) -> dict[str, Any]:
+def spot_check(block: Block, plain: Block, note: dict[str, Any]) -> dict[str, Any]:
+    """The flipped block against the residual block at fixed sample points (seed 20): exact rationals
+    when the activation has an exact form, arb balls otherwise.  Deterministic, so the document
+    re-check (oracle/decide/document.py) measures it again and compares."""
     offset = None
     if note.get("b_down_rounded"):
         offset = [Fraction(v) - Fraction(float(f)) for v, f in zip(note["b_down_exact"], plain.b_down)]
@@ -173,7 +177,7 @@ def decide_biased(block: Block, progress: Progress = quiet) -> dict[str, Any]:
 def _decide_biased(block: Block, progress: Progress) -> dict[str, Any]:
     claim = claim_of(block.activation)
     props = gate_properties(block.activation)
-    cert: dict[str, Any] = {"kind": "biased_flip", "claim": claim, "block": _info(block),
+    cert: dict[str, Any] = {"kind": "biased_flip", "claim": claim, "block": flip_block_info(block),
                             "activation_property": props}
     if not props["verified"]:
         return _verdict("undecided", claim, False, f"the identity {props['identity']} could not be re-derived",
@@ -181,7 +185,7 @@ def _decide_biased(block: Block, progress: Progress) -> dict[str, Any]:
     if block.activation in activations.FLIP_GATES:
         return _decide_glu(block, cert, progress)
     progress("exact flip data and nondegeneracy")
-    fd = _flip_data(block)
+    fd = block_flip_data(block)
     nd = flips.flip_nondegeneracy(fd, block.activation)
     cert["nondegeneracy"] = nd
     progress("flip-set search (compressed exact 0/1 solve)")
@@ -226,7 +230,7 @@ def _absorbable_by_flip(block: Block, fd: flips.FlipData, S: list[int], cert: di
     if not flips.verify_flip_set(fd, S):  # pragma: no cover - find_flip_set verifies
         raise RuntimeError("flip set fails the exact check")
     plain, note = flipped_block(block, fd, S)
-    chk = _spot_check(block, plain, note)
+    chk = spot_check(block, plain, note)
     if not chk["agree"]:  # pragma: no cover - would contradict part (A)
         raise RuntimeError(f"flipped block differs from the residual block: {chk}")
     rec = _emitted(note, chk)
@@ -244,7 +248,7 @@ def _absorbable_by_flip(block: Block, fd: flips.FlipData, S: list[int], cert: di
 
 def _decide_glu(block: Block, cert: dict[str, Any], progress: Progress) -> dict[str, Any]:
     """glu: the flip condition is the index condition W_S U_S = -M of the value rows."""
-    fd = _flip_data(block)
+    fd = block_flip_data(block)
     nd = flips.flip_nondegeneracy(fd, block.activation)
     cert["nondegeneracy"] = nd
     progress("index-set search on the value rows")
@@ -255,7 +259,7 @@ def _decide_glu(block: Block, cert: dict[str, Any], progress: Progress) -> dict[
         S = sorted(int(i) for i in res.S)
         plain, note = flip_block(block.without_skip(), S)
         note["construction"] = "gate rows and gate biases in S negated, their output columns negated; b_down + W_S b_up[S]"
-        chk = _spot_check(block, plain, note)
+        chk = spot_check(block, plain, note)
         if not chk["agree"]:  # pragma: no cover
             raise RuntimeError(f"flipped block differs from the residual block: {chk}")
         rec = _emitted(note, chk)
@@ -332,12 +336,7 @@ def relu2_plan_plain(block: Block, fd: flips.FlipData, cl: Any, plan: Any) -> tu
                 "b_down": np.array([float_nearest(v) for v in exact["b_down"]])}
     if not all(np.all(np.isfinite(a)) for a in arrs.values()):
         raise InputError("the constructed relu2 block has entries beyond the float64 range")
-    rounded, err = [], {}
-    for name, vals in exact.items():
-        e = max((abs(q - Fraction(float(f))) for q, f in zip(vals, arrs[name].ravel())), default=Fraction(0))
-        if e:
-            rounded.append(name)
-            err[name] = float_up(e)
+    rounded, err = rounding_errors(exact, arrs)
     plain = Block(block.activation, W_up=arrs["W_up"], W_down=arrs["W_down"], b_up=arrs["b_up"],
                   b_down=arrs["b_down"] if np.any(arrs["b_down"] != 0) else None, kind="plain")
     rec = {"exact": not rounded, "rounded": rounded, "max_entry_error": err,
@@ -475,12 +474,7 @@ def _padded_construction(block: Block, fd: flips.FlipData, cert: dict[str, Any])
         arrs = {k: np.array([float_nearest(v) for v in vals]).reshape(shapes.get(k, (-1,))) for k, vals in exact.items()}
     if not all(np.all(np.isfinite(a)) for a in arrs.values()):
         return None
-    rounded, err = [], {}
-    for name, vals in exact.items():
-        er = max((abs(q - Fraction(float(f))) for q, f in zip(vals, arrs[name].ravel())), default=Fraction(0))
-        if er:
-            rounded.append(name)
-            err[name] = float_up(er)
+    rounded, err = rounding_errors(exact, arrs)
     plain = Block(block.activation, W_up=arrs["W_up"], W_down=arrs["W_down"], W_gate=arrs["W_gate"],
                   b_up=arrs["b_up"], b_gate=arrs["b_gate"], b_down=arrs["b_down"], kind="plain")
     # evidence next to the exact algebra: the exact replacing block against F at sample points (balls)
@@ -526,7 +520,7 @@ def recheck_biased(block: Block, cert: dict[str, Any]) -> bool:
             return False
         if cert.get("claim") != claim_of(block.activation) or not gate_properties(block.activation)["verified"]:
             return False
-        fd = _flip_data(block)
+        fd = block_flip_data(block)
         nd = flips.flip_nondegeneracy(fd, block.activation)
         if nd["nondegenerate"] != cert["nondegeneracy"]["nondegenerate"]:
             return False
@@ -556,13 +550,17 @@ def recheck_biased(block: Block, cert: dict[str, Any]) -> bool:
                 if k == "exhaustive":
                     return search.exhaustive_search(block.W_up, block.W_down, block.M, max_m=40, limit=1) == []
             return False
+        # a stated compressed solve (its ranks, free variables, outcome) is re-derived whatever the part
+        stated_solve_ok = (not isinstance(s, dict) or s.get("kind") != "compressed_01"
+                           or s.get("outcome") not in ("found", "inconsistent", "exhausted")
+                           or flips.recheck_search(fd, s, cert["S"] if s.get("outcome") == "found" else None))
         if cert.get("part") == "A":
-            return flips.verify_flip_set(fd, cert["S"])
+            return flips.verify_flip_set(fd, cert["S"]) and stated_solve_ok
         if cert.get("part") == "C":
             r = flips.relu2_decide_classes(fd)
-            return r["status"] == cert["classes"]["status"] and r["status"] in ("found", "none")
+            return r["status"] == cert["classes"]["status"] and r["status"] in ("found", "none") and stated_solve_ok
         if s["status"] == "none" and nd["nondegenerate"]:
             return flips.recheck_search(fd, s, None)
         return False
-    except (KeyError, TypeError, ValueError, IndexError):
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return False

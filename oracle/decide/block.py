@@ -61,11 +61,18 @@ class Verdict:
     reason: str
     certificate: dict[str, Any] = field(default_factory=dict)
     plain: Optional[Block] = None  # the residual-free block when absorbable
+    # the verdict for each convention (replacing block with / without biases), None where not established
+    answers: Optional[dict[str, Any]] = None
 
     def as_dict(self, plain_path: Optional[str] = None) -> dict[str, Any]:
         """The JSON document of ``absorb check --json``."""
         out = {"verdict": self.verdict, "claim": self.claim, "exact": self.exact,
                "reason": self.reason, "certificate": self.certificate}
+        if self.certificate.get("replacing_biases"):
+            out["replacing_biases"] = self.certificate["replacing_biases"]
+        if self.answers is not None:
+            out["biases_allowed"] = self.answers.get("allowed")
+            out["biases_none"] = self.answers.get("none")
         if plain_path is not None:
             out["plain_block"] = plain_path
         return out
@@ -86,13 +93,13 @@ def _properties_ok(name: str, needed: tuple[str, ...]) -> bool:
     return all(_property_holds(name, p) for p in needed)
 
 
-def _info(block: Block) -> dict[str, Any]:
+def block_info(block: Block) -> dict[str, Any]:
     """The block summary every certificate carries."""
     return {"activation": block.activation, "d": block.d, "m": block.m,
-            "M": "identity" if block.M is None else "given", "biases": _nonzero_biases(block)}
+            "M": "identity" if block.M is None else "given", "biases": nonzero_biases(block)}
 
 
-def _nonzero_biases(block: Block) -> list[str]:
+def nonzero_biases(block: Block) -> list[str]:
     return [n for n in ("b_up", "b_gate", "b_down")
             if getattr(block, n) is not None and np.any(getattr(block, n) != 0)]
 
@@ -161,13 +168,153 @@ def row_rank_is_full(W_up: np.ndarray) -> dict[str, Any]:
 
 # ------------------------------------------------------------------ decision
 
-def decide(block: Block, progress: Progress = quiet, max_exhaustive: int = 36) -> Verdict:
-    """The verdict for a residual block, with the claim it rests on and a re-checkable certificate."""
+REPLACING_BIASES = ("auto", "allowed", "none")
+MAX_OTHER_UNITS = 400  # the other convention's flip-set answer is computed up to this width
+
+
+def resolve_convention(block: Block, replacing_biases: str = "auto") -> str:
+    """'allowed' or 'none': the question decided (auto: the block's own, nonzero biases or not)."""
+    if replacing_biases not in REPLACING_BIASES:
+        raise InputError(f"replacing biases must be one of {', '.join(REPLACING_BIASES)}, "
+                         f"not {replacing_biases!r}")
+    if replacing_biases == "auto":
+        return "allowed" if nonzero_biases(block) else "none"
+    return replacing_biases
+
+
+def decide(block: Block, progress: Progress = quiet, max_exhaustive: int = 36,
+           replacing_biases: str = "auto") -> Verdict:
+    """The verdict for a residual block, with the claim it rests on and a re-checkable certificate.
+
+    ``replacing_biases`` is the question asked (docs/check.md): 'allowed' (does x -> Mx + B(x)
+    equal some residual-free block of the same family and width, biases allowed), 'none' (a
+    bias-free one), or 'auto' (the default: 'allowed' when the block has a nonzero bias, 'none'
+    when it is bias-free).  The certificate names the convention decided (``replacing_biases``);
+    where the other convention's answer was established and differs, it carries that answer too
+    (``other_convention``, with its own certificate)."""
+    conv = resolve_convention(block, replacing_biases)
     if block.kind != "residual":
+        raise InputError("check expects a residual block (kind = residual); this file is a plain block")
+    stored = _decide_stored(block, progress, max_exhaustive)
+    answers = _answers(block, stored, progress)
+    other = "none" if conv == "allowed" else "allowed"
+    v = answers.get(conv)
+    if v is None:
+        # not established: an undecided stored verdict keeps its own reason and certificate
+        v = stored if stored.verdict == "undecided" else _not_decided(block, conv, answers)
+    v.certificate["replacing_biases"] = conv
+    w = answers.get(other)
+    if w is not None and w is not v and w.verdict != v.verdict:
+        v.certificate["other_convention"] = {
+            "replacing_biases": other, "verdict": w.verdict, "claim": w.claim, "exact": w.exact,
+            "reason": w.reason, "certificate": w.certificate}
+    v.answers = {c: (None if a is None else {"verdict": a.verdict, "claim": a.claim, "exact": a.exact})
+                 for c, a in (("allowed", answers.get("allowed")), ("none", answers.get("none")))}
+    return v
+
+
+def _answered(block: Block, v: Verdict) -> tuple[str, ...]:
+    """The conventions that a verdict of the stored-block procedures answers."""
+    kind = v.certificate.get("kind")
+    if kind == "zero_skip":  # B itself is residual-free, bias-free when the block is
+        return ("allowed",) if nonzero_biases(block) else ("allowed", "none")
+    if kind in ("homogeneous", "gated_zero"):
+        return ("none",)  # Props. 5 and 6 compare bias-free blocks only
+    if v.verdict == "undecided" or v.claim is None:
+        return ()
+    # relu-complete, relu-limit, relu2-biased, gated-biased and glu-flip allow biases in B'; a block
+    # that is not absorbable with biases is not absorbable without (a fortiori), and an emitted
+    # block without nonzero biases answers the bias-free question too
+    out = ["allowed"]
+    if v.verdict == "not_absorbable" or (v.verdict == "absorbable" and v.plain is not None
+                                         and not nonzero_biases(v.plain)):
+        out.append("none")
+    return tuple(out)
+
+
+def _answers(block: Block, stored: Verdict, progress: Progress) -> dict[str, Optional[Verdict]]:
+    """The verdict for each convention that this block's procedures establish (None: not established)."""
+    out: dict[str, Optional[Verdict]] = {"allowed": None, "none": None}
+    for c in _answered(block, stored):
+        out[c] = stored
+    if out["allowed"] is None and block.activation in activations.BIASED_FLIP and block.m <= MAX_OTHER_UNITS:
+        # a bias-free relu2 / gated block: relu2-biased and gated-biased contain the bias-free case
+        v = _decide_biased(block, block_info(block), progress)
+        if v.verdict != "undecided":
+            out["allowed"] = v
+            if out["none"] is None and "none" in _answered(block, v):
+                out["none"] = v
+    if out["none"] is None and nonzero_biases(block):
+        out["none"] = _bias_free_equivalent(block, progress)
+    return out
+
+
+def _dead_bias_units(block: Block) -> list[int]:
+    """Units whose output column is zero but which carry a nonzero b_up or b_gate entry."""
+    dead = ~np.any(block.W_down != 0, axis=0)
+    biased = np.zeros(block.m, dtype=bool)
+    for b in (block.b_up, block.b_gate):
+        if b is not None:
+            biased |= b != 0
+    return [int(i) for i in np.flatnonzero(dead & biased)]
+
+
+def _without_dead_biases(block: Block, units: list[int]) -> Block:
+    """The same block with the biases of the listed zero-output units set to 0 (the same function)."""
+    kw: dict[str, Any] = {"W_up": block.W_up, "W_down": block.W_down, "W_gate": block.W_gate,
+                          "b_down": block.b_down, "M": block.M, "kind": block.kind}
+    for name in ("b_up", "b_gate"):
+        b = getattr(block, name)
+        if b is not None:
+            b = b.copy()
+            b[units] = 0.0
+        kw[name] = b
+    return Block(block.activation, **kw)
+
+
+def _bias_free_equivalent(block: Block, progress: Progress) -> Optional[Verdict]:
+    """The bias-free question for a block whose only nonzero biases sit on units with a zero output
+    column: such a unit contributes W_down[:, i] * (...) = 0 whatever its biases, so the block with
+    those biases set to 0 is the same function and bias-free, and the bias-free claims
+    (homogeneous-impossible, gated-impossible, ...) decide it."""
+    units = _dead_bias_units(block)
+    if not units:
+        return None
+    twin = _without_dead_biases(block, units)
+    if nonzero_biases(twin):
+        return None
+    v = _decide_stored(twin, progress, 36)
+    if "none" not in _answered(twin, v):
+        return None
+    v.certificate["dead_unit_biases_zeroed"] = units
+    v.certificate["block"] = block_info(block)
+    v.reason = (f"the nonzero biases sit on units {units[:20]} whose output columns are zero, so the block is "
+                "the same function as the bias-free block with those biases set to 0; for that block: "
+                + v.reason)
+    return v
+
+
+def _not_decided(block: Block, conv: str, answers: dict[str, Optional[Verdict]]) -> Verdict:
+    """No procedure establishes the answer for this convention (the other one may be known)."""
+    what = "with biases" if conv == "allowed" else "without biases"
+    other = answers["none" if conv == "allowed" else "allowed"]
+    reason = (f"no registered claim decides whether a residual-free {block.activation} block {what} of the "
+              "same width equals this block")
+    if other is not None:
+        reason += (f"; for replacing blocks {'without' if conv == 'allowed' else 'with'} biases the answer is "
+                   f"{other.verdict} ({other.claim})")
+    return Verdict("undecided", None, False, reason,
+                   {"kind": "convention_not_decided", "block": block_info(block), "replacing_biases": conv})
+
+
+def _decide_stored(block: Block, progress: Progress = quiet, max_exhaustive: int = 36) -> Verdict:
+    """The decision procedures as they apply to the stored block (_answered says which question)."""
+    if block.kind != "residual":
+
         raise InputError("check expects a residual block (kind = residual); this file is a plain block")
     act = block.act
     m = block.m
-    info = _info(block)
+    info = block_info(block)
 
     # M is None for the identity, which is never formed as a d x d array when d > m
     if block.M is not None and not np.any(block.M != 0):
@@ -178,7 +325,7 @@ def decide(block: Block, progress: Progress = quiet, max_exhaustive: int = 36) -
                         "absorption_width": {"value": None, "at_most": m}},
                        block.without_skip())
 
-    if block.activation in activations.BIASED_FLIP and _nonzero_biases(block):
+    if block.activation in activations.BIASED_FLIP and nonzero_biases(block):
         return _decide_biased(block, info, progress)
     deg = act.block_degree
     if deg is not None and deg != 1:
@@ -226,11 +373,11 @@ def _decide_biased(block: Block, info: dict[str, Any], progress: Progress) -> Ve
 
 def _decide_homogeneous(block: Block, info: dict[str, Any], deg: int) -> Verdict:
     claim = "homogeneous-impossible"
-    biases = _nonzero_biases(block)
+    biases = nonzero_biases(block)
     if biases:
         return Verdict("undecided", claim, False,
                        f"nonzero biases ({', '.join(biases)}) put the block outside Prop. 5; "
-                       "biased blocks can absorb (SPEC.md: a width-4 biased relu2 block equals x for d = 1)",
+                       "biased blocks can absorb (proofs/informal/boundary-cases.md, case 2: a width-4 biased relu2 block equals x for d = 1)",
                        {"kind": "hypothesis_failed", "hypothesis": "bias_free", "nonzero_biases": biases,
                         "block": info})
     entry = _first_nonzero(block.M)
@@ -252,11 +399,11 @@ def _decide_homogeneous(block: Block, info: dict[str, Any], deg: int) -> Verdict
 
 def _decide_gated_zero(block: Block, info: dict[str, Any]) -> Verdict:
     claim = "gated-impossible"
-    biases = _nonzero_biases(block)
+    biases = nonzero_biases(block)
     if biases:
         return Verdict("undecided", claim, False,
                        f"nonzero biases ({', '.join(biases)}) put the block outside Prop. 6; "
-                       "biased gated blocks can absorb (SPEC.md: a zero gate row with gate bias c "
+                       "biased gated blocks can absorb (proofs/informal/boundary-cases.md, case 3: a zero gate row with gate bias c "
                        "computes silu(c) u.x, a linear map)",
                        {"kind": "hypothesis_failed", "hypothesis": "bias_free", "nonzero_biases": biases,
                         "block": info})
@@ -278,15 +425,15 @@ def _decide_gated_zero(block: Block, info: dict[str, Any]) -> Verdict:
 
 # ------------------------------------------------------------------ relu-complete and relu-limit
 
-def _hypotheses(block: Block, nd: Any = None) -> dict[str, Any]:
+def hypothesis_facts(block: Block, nd: Any = None) -> dict[str, Any]:
     """The facts behind the hypothesis tags, established exactly (nondegeneracy, M, biases, d)."""
     nd = nondegeneracy(block.W_up, block.W_down) if nd is None else nd
     inv = {"invertible": True, "method": "identity"} if block.M is None else invertibility(block.M)
     return {"nondegenerate": nd.as_dict(), "d": block.d, "d_ge_2": block.d >= 2, "M_invertible": inv,
-            "bias_free": not _nonzero_biases(block)}
+            "bias_free": not nonzero_biases(block)}
 
 
-def _also_applies(block: Block, hyp: dict[str, Any]) -> list[str]:
+def narrower_claims(block: Block, hyp: dict[str, Any]) -> list[str]:
     """Narrower registered claims whose hypotheses the block meets as well (for the reader)."""
     out = []
     nd = hyp["nondegenerate"]["nondegenerate"]
@@ -307,11 +454,14 @@ def _emitted_from_flip(note: dict[str, Any], construction: str) -> dict[str, Any
     return rec
 
 
-def _offset_check(block: Block, plain: Block, note: dict[str, Any]) -> dict[str, Any]:
-    """Spot check of a flip block whose b_down was rounded: F - P equals the rounding at sample points
-    (exact rationals for relu, arb balls otherwise).  Evidence next to the exact algebra, not a proof."""
+def flip_spot_check(block: Block, plain: Block, note: dict[str, Any]) -> dict[str, Any]:
+    """Spot check of a sign-flip block: F - P equals the rounding of b_down (0 when it was not
+    rounded) at sample points (seed 12345; exact rationals for relu, arb balls otherwise).  Evidence
+    next to the exact algebra, not a proof; the re-check of a document measures it again here."""
     big = block.m * block.d >= LARGE_BLOCK
-    offset = [Fraction(v) - Fraction(float(f)) for v, f in zip(note["b_down_exact"], plain.b_down)]
+    offset = None
+    if note.get("b_down_rounded"):
+        offset = [Fraction(v) - Fraction(float(f)) for v, f in zip(note["b_down_exact"], plain.b_down)]
     rng = np.random.default_rng(12345)
     if block.act.exact is not None:
         pts = spot_points(block.d, rng, n_random=2 if big else 6, n_basis=1 if big else 4)
@@ -349,7 +499,7 @@ def _unit_flip(block: Block, cert: dict[str, Any], say: Progress, max_exhaustive
         # no canonical comparison: the emitted block IS the proved construction (see flip_exactness)
         rec.update(relu_decide.flip_exactness(block, plain))
     else:
-        chk = _offset_check(block, plain, note)
+        chk = flip_spot_check(block, plain, note)
         if not chk["agree"]:  # pragma: no cover
             raise RuntimeError(f"sign-flip block differs from the residual block: {chk}")
         cert["spot_check"] = chk
@@ -359,7 +509,7 @@ def _unit_flip(block: Block, cert: dict[str, Any], say: Progress, max_exhaustive
     return plain
 
 
-def _width_from_bounds(cert: dict[str, Any]) -> dict[str, Any]:
+def width_from_bounds(cert: dict[str, Any]) -> dict[str, Any]:
     """The absorption-width line of a relu-complete certificate."""
     if cert.get("m_star") is not None:
         return {"value": cert["m_star"], "reason": "exact (relu-complete)"}
@@ -380,16 +530,18 @@ def _decide_relu(block: Block, info: dict[str, Any], progress: Progress, max_exh
     cert = r["certificate"]
     cert["block"] = info
     say("hypothesis facts: exact nondegeneracy and M")
-    hyp = _hypotheses(block)
+    hyp = hypothesis_facts(block)
     cert["hypotheses"] = hyp
-    cert["also_applies"] = _also_applies(block, hyp)
-    cert["absorption_width"] = _width_from_bounds(cert)
+    cert["also_applies"] = narrower_claims(block, hyp)
+    cert["absorption_width"] = width_from_bounds(cert)
     plain = r["plain"]
     reason = r["reason"]
     if r["verdict"] == "absorbable":
         flipped = _unit_flip(block, cert, say, max_exhaustive)
         if flipped is not None:
             plain = flipped
+            # the class construction's rounding note is about a block that is not emitted
+            reason = reason.split("; the emitted file holds")[0]
             reason += (f"; the emitted block is the sign flip of the {cert['size']} units in S "
                        "(W_down[:,S] W_up[S,:] = -M exactly)")
             if cert["emitted_block"]["exact"]:
@@ -403,7 +555,7 @@ def _decide_relu(block: Block, info: dict[str, Any], progress: Progress, max_exh
             relu_decide.check_class_block(block, plain, cert["emitted_block"])
     else:
         say("distance to the nearest index set")
-        cert["distance"] = _distance_to_index_sets(block, cert.get("search"))
+        cert["distance"] = distance_to_index_sets(block, cert.get("search"))
         tail = _near_tail(cert["distance"])
         reason += tail
     return Verdict(r["verdict"], r["claim"], r["exact"], reason, cert, plain)
@@ -427,14 +579,14 @@ def _decide_limit(block: Block, info: dict[str, Any], progress: Progress, max_ex
     cert = r["certificate"]
     cert["block"] = info
     nd = nondegeneracy(block.W_up, block.W_down)
-    hyp = _hypotheses(block, nd)
+    hyp = hypothesis_facts(block, nd)
     cert["hypotheses"] = hyp
-    cert["also_applies"] = _also_applies(block, hyp)
+    cert["also_applies"] = narrower_claims(block, hyp)
     reason = r["reason"]
     if r["verdict"] == "absorbable":
         rec = cert["emitted_block"]
         if not rec["exact"]:
-            chk = _offset_check(block, r["plain"], cert)
+            chk = flip_spot_check(block, r["plain"], cert)
             if not chk["agree"]:  # pragma: no cover
                 raise RuntimeError(f"constructed block differs from the residual block: {chk}")
             cert["spot_check"] = chk
@@ -443,9 +595,9 @@ def _decide_limit(block: Block, info: dict[str, Any], progress: Progress, max_ex
                                     "reason": "absorbable at width m; smaller widths not examined"}
     else:
         say("distance to the nearest index set")
-        cert["distance"] = _distance_to_index_sets(block, cert.get("search"))
+        cert["distance"] = distance_to_index_sets(block, cert.get("search"))
         reason += _near_tail(cert["distance"])
-        cert["absorption_width"] = _width_not_absorbable(block, nd, exact_only=r["verdict"] == "not_absorbable")
+        cert["absorption_width"] = width_not_absorbable(block, nd, exact_only=r["verdict"] == "not_absorbable")
     return Verdict(r["verdict"], r["claim"], r["exact"], reason, cert, r["plain"])
 
 
@@ -466,7 +618,7 @@ def _decide_index_condition(block: Block, info: dict[str, Any], progress: Progre
     res = search.find_index_set(block.W_up, block.W_down, M, max_exhaustive=max_exhaustive)
     say(f"search: {res.status} by {res.method} in {time.perf_counter() - t0:.1f}s")
     hyp = {"nondegenerate": nd.as_dict(), "d": d, "d_ge_2": d >= 2, "M_invertible": inv,
-           "bias_free": not _nonzero_biases(block)}
+           "bias_free": not nonzero_biases(block)}
     if res.status == "found":
         return _absorbable_by_index_set(block, info, claim, res, nd, hyp, say)
     return _no_index_set(block, info, claim, res, nd, hyp, inv, say)
@@ -495,7 +647,7 @@ def _absorbable_by_index_set(block: Block, info: dict[str, Any], claim: str, res
         check = verify_equal_at_points(block, plain, pts, "ball", offset)
     if not check["agree"]:  # pragma: no cover - would mean the construction is wrong
         raise RuntimeError(f"constructed block differs from the residual block: {check}")
-    width = _width_absorbable(block, nd)
+    width = width_absorbable(block, nd)
     props_ok = _properties_ok(block.activation, ("flip_symmetry",) if block.gated
                               else ("odd_part_identity",))
     cert = {"kind": "index_set", "S": S, "size": len(S),
@@ -514,7 +666,7 @@ def _absorbable_by_index_set(block: Block, info: dict[str, Any], claim: str, res
     sym = "g(z) + g(-z) = 1" if block.gated else "s(z) - s(-z) = z"
     reason = (f"index set S of size {len(S)} with W_down[:,S] W_up[S,:] = -M exactly; "
               f"since {sym}, the sign-flip block equals x -> Mx + B(x) for every x")
-    if _nonzero_biases(block):
+    if nonzero_biases(block):
         reason += " (biases: b_down corrected by W_down[:,S] b_up[S], computed exactly)"
     if note.get("b_down_rounded"):
         reason += (f"; the corrected b_down needs more than 53 bits: the emitted block holds it rounded "
@@ -539,11 +691,11 @@ def _no_index_set(block: Block, info: dict[str, Any], claim: str, res: Any, nd: 
                        **search.jsonable(res.certificate)},  # noqa: SLF001
             "hypotheses": hyp, "block": info}
     say("distance to the nearest index set")
-    cert["distance"] = _distance_to_index_sets(block, {"status": res.status, **res.certificate})
+    cert["distance"] = distance_to_index_sets(block, {"status": res.status, **res.certificate})
     blockers = []
     if res.status != "none":
         blockers.append("the search neither found S nor certified that none exists")
-    if _nonzero_biases(block):
+    if nonzero_biases(block):
         blockers.append("nonzero biases are outside the theorem (its converse is proved bias-free only)")
     if block.activation not in NECESSITY_PROVED:
         blockers.append(f"the converse (no S => not absorbable) is proved for {' and '.join(NECESSITY_PROVED)} "
@@ -560,16 +712,16 @@ def _no_index_set(block: Block, info: dict[str, Any], claim: str, res: Any, nd: 
             "these weights are probably a rounded absorbable block, store them exactly to absorb"
             if near else "")
     if blockers:
-        cert["absorption_width"] = _width_not_absorbable(block, nd, exact_only=False)
+        cert["absorption_width"] = width_not_absorbable(block, nd, exact_only=False)
         return Verdict("undecided", claim, False, what + "; but " + "; ".join(blockers) + tail, cert)
-    cert["absorption_width"] = _width_not_absorbable(block, nd, exact_only=True)
+    cert["absorption_width"] = width_not_absorbable(block, nd, exact_only=True)
     return Verdict("not_absorbable", claim, bool(res.exact),
                    what + f"; the block is a nondegenerate bias-free {block.activation} block with "
                    "d >= 2 and invertible M, so by the theorem no residual-free block of the same width "
                    "equals it" + tail, cert)
 
 
-def _distance_to_index_sets(block: Block, sd: Optional[dict[str, Any]]) -> dict[str, Any]:
+def distance_to_index_sets(block: Block, sd: Optional[dict[str, Any]]) -> dict[str, Any]:
     """How far the stored weights are from W_S U_S = -M: the nearest S (small blocks) or a certified
     lower bound from the search certificate ``sd`` (its status and certificate fields)."""
     U, W, M = block.W_up, block.W_down, block.M
@@ -602,19 +754,19 @@ def _distance_to_index_sets(block: Block, sd: Optional[dict[str, Any]]) -> dict[
     return out
 
 
-def _width_absorbable(block: Block, nd: Any) -> dict[str, Any]:
+def width_absorbable(block: Block, nd: Any) -> dict[str, Any]:
     m = block.m
-    if block.activation == "relu" and nd.ok and not _nonzero_biases(block):
+    if block.activation == "relu" and nd.ok and not nonzero_biases(block):
         # every unit of a nondegenerate relu block puts a distinct kink hyperplane into F,
         # and each hyperplane needs at least one unit of B'
         return {"value": m, "reason": "absorbable at width m; F has m distinct kink hyperplanes"}
     return {"value": None, "at_most": m, "reason": "absorbable at width m; smaller widths not examined"}
 
 
-def _width_not_absorbable(block: Block, nd: Any, exact_only: bool) -> dict[str, Any]:
+def width_not_absorbable(block: Block, nd: Any, exact_only: bool) -> dict[str, Any]:
     """The absorption-width statement for a block without an index set."""
     m, d = block.m, block.d
-    if block.gated or _nonzero_biases(block):
+    if block.gated or nonzero_biases(block):
         return {"value": None, "reason": "not examined for gated or biased blocks"}
     rk = row_rank_is_full(block.W_up)
     out: dict[str, Any] = {"value": None, "rank_W_up": rk}
@@ -653,21 +805,36 @@ def _width_not_absorbable(block: Block, nd: Any, exact_only: bool) -> dict[str, 
 
 def recheck_certificate(block: Block, cert: dict[str, Any]) -> bool:
     """Re-verify a certificate from its JSON form and the block's weights only."""
+    other = cert.get("other_convention")
+    if other is not None and other.get("verdict") != "undecided":
+        if not recheck_certificate(block, other["certificate"]):
+            return False
+    dead = cert.get("dead_unit_biases_zeroed")
+    if dead is not None:
+        # the certificate is about the same block with these units' biases set to 0: they must be
+        # units with a zero output column (then the two blocks are the same function)
+        units = [int(i) for i in dead]
+        if not units or any(not 0 <= i < block.m or np.any(block.W_down[:, i] != 0) for i in units):
+            return False
+        inner = {k: v for k, v in cert.items() if k not in ("dead_unit_biases_zeroed", "other_convention")}
+        return recheck_certificate(_without_dead_biases(block, units), inner)
     kind = cert.get("kind")
     M = block.M if block.kind == "residual" else None  # None: the identity (or no skip at all)
     try:
+        if kind == "convention_not_decided":
+            return cert.get("replacing_biases") in ("allowed", "none")  # states only that nothing was proved
         if kind == "zero_skip":
             return M is not None and not np.any(M != 0)
         if kind == "homogeneous":
             i, j, v = cert["M_nonzero_entry"]
             deg = block.act.block_degree
-            return (not _nonzero_biases(block) and deg == cert["degree"] and deg is not None
+            return (not nonzero_biases(block) and deg == cert["degree"] and deg is not None
                     and deg > 0 and deg != 1 and _skip_entry(block, i, j) == float(v) and v != 0
                     and _properties_ok(block.activation, ("homogeneity_degree",)))
         if kind == "gated_zero":
             i, j, v = cert["M_nonzero_entry"]
             a = block.act
-            return (not _nonzero_biases(block) and a.gated and a.value_at_0 == 0
+            return (not nonzero_biases(block) and a.gated and a.value_at_0 == 0
                     and a.differentiable_at_0 and _skip_entry(block, i, j) == float(v) and v != 0
                     and _properties_ok(block.activation, ("value_at_0", "differentiable_at_0")))
         if kind == "index_set":
@@ -693,10 +860,10 @@ def recheck_certificate(block: Block, cert: dict[str, Any]) -> bool:
         if kind == "biased_flip":
             return block.kind == "residual" and biased_decide.recheck_biased(block, cert)
         if kind == "hypothesis_failed":
-            return sorted(_nonzero_biases(block)) == sorted(cert["nonzero_biases"])
+            return sorted(nonzero_biases(block)) == sorted(cert["nonzero_biases"])
         if kind == "search_inconclusive":
             return True  # states only that nothing was proved
-    except (KeyError, TypeError, ValueError, IndexError):
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return False
     return False
 
@@ -711,12 +878,12 @@ def _recheck_extras(block: Block, cert: dict[str, Any]) -> bool:
         nd = nondegeneracy(block.W_up, block.W_down).ok
         if h["nondegenerate"]["nondegenerate"] != nd or h["d"] != block.d:
             return False
-        if h["bias_free"] != (not _nonzero_biases(block)):
+        if h["bias_free"] != (not nonzero_biases(block)):
             return False
         if h["M_invertible"]["invertible"] is True and block.M is not None:
             if invertibility(block.M)["invertible"] is not True:
                 return False
-        if not set(cert.get("also_applies", [])) <= set(_also_applies(block, h)):
+        if not set(cert.get("also_applies", [])) <= set(narrower_claims(block, h)):
             return False
     return True
 

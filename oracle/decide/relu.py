@@ -40,7 +40,7 @@ import numpy as np
 from oracle.core import activations, linalg
 from oracle.core import rational
 from oracle.core.rational import (
-    float_nearest, float_up, is_float64, mantissas, nmod_mat, qmat, qvec, to_fraction
+    float_nearest, float_up, is_float64, mantissas, nmod_mat, qmat, qvec, rounding_errors, to_fraction
 )
 from oracle.algebra import search
 from oracle.core.progress import Progress, quiet
@@ -51,9 +51,11 @@ from oracle.algebra.canonical import (
     relu_form, relu_function_equal, rows_with_bias
 )
 from oracle.algebra.relu_width import (
-    MAX_EXACT_CLASSES, WidthResult, build_construction, construction_form, minimal_width
+    MAX_EXACT_CLASSES, WidthResult, build_construction, construction_form, kernel_basis, minimal_width,
+    n_matrix
 )
 from oracle.algebra.exact import derived_property
+from oracle.algebra.limits import limit_enclosure
 from oracle.algebra.construct import flip_block
 from oracle.algebra.construct import spot_points, verify_equal_at_points
 from oracle.algebra.canonical import relu_form_exact
@@ -112,7 +114,7 @@ def enumeration_work(h: int, d: int) -> int:
     return (2 ** h) * sets * d * d
 
 
-def _classes_fast(block: Block) -> dict[str, Any]:
+def classes_fast(block: Block) -> dict[str, Any]:
     """Active classes of a relu block without the full rational form: O(m d), exact.
 
     A class H is active iff alpha_H = sum_{i in H} |lam_i| w_i / 2 != 0; for classes of several
@@ -198,7 +200,7 @@ def _fmpq_to_floats(A: Any) -> Optional[np.ndarray]:
     return out.reshape(r, c)
 
 
-def _class_data(block: Block, cls: dict[str, Any]) -> ClassData:
+def class_data(block: Block, cls: dict[str, Any]) -> ClassData:
     """v_H and N_plus exactly (python-flint for the d x d part), plus float64 copies when exact."""
     g, rows = cls["grouping"], cls["rows"]
     d = block.d
@@ -282,6 +284,37 @@ def _class_data(block: Block, cls: dict[str, Any]) -> ClassData:
     return ClassData(reps, V_multi, None, V_float, S, nnz)
 
 
+def _odd_part(q: int) -> int:
+    q = abs(int(q))
+    return q >> ((q & -q).bit_length() - 1) if q else 1
+
+
+def _search_data(block: Block, cd: ClassData) -> tuple[Optional[np.ndarray], Optional[np.ndarray], int]:
+    """The class problem sum_{H in S} v_H r_H^T = -N_plus as float64 arrays (V, N), exactly.
+
+    When a class's units have lead entries whose ratio is not a power of two, v_H (and N_plus) are
+    rationals with odd denominators and not float64 numbers.  The equation is homogeneous in
+    (V, N_plus), so multiplying both by the least common multiple L of those odd denominators keeps
+    its solutions S; L V and L N_plus are dyadic and usually float64 numbers.  Returns (V', N', L)
+    with V' = L V and N' = L N_plus exactly, or (None, None, L) when even the scaled arrays are not
+    float64 numbers.  The choice depends only on the block, so a re-check rebuilds the same arrays."""
+    if cd.V_float is not None and cd.N_plus_float is not None:
+        return cd.V_float, cd.N_plus_float, 1
+    if cd.N_plus is None and cd.N_plus_float is None:  # not formed (M = I with d > m)
+        return cd.V_float, None, 1
+    V = cd.V_exact(block)
+    N = cd.N_plus if cd.N_plus is not None else rational.from_float64(cd.N_plus_float)
+    L = 1
+    for A in (V, N):
+        for v in A.entries():
+            o = _odd_part(int(v.q))
+            L = L * o // math.gcd(L, o)
+    Vs, Ns = _fmpq_to_floats(V * L), _fmpq_to_floats(N * L)
+    if Vs is None or Ns is None:
+        return None, None, L
+    return Vs, Ns, L
+
+
 def _rank_lower(A: np.ndarray) -> tuple[int, str]:
     """A rigorous lower bound for rank A (rank modulo a prime), cheap on the first rows first."""
     n, d = A.shape
@@ -355,15 +388,9 @@ def _dyadic_unit(row: list[Fraction], col: list[Fraction]) -> tuple[list[Fractio
 def _round_info(exact: dict[str, list[Fraction]], floats: dict[str, np.ndarray]) -> dict[str, Any]:
     """Which arrays of an emitted block hold rounded values, with the largest entry error (rounded up)."""
 
-    rounded, err, values = [], {}, {}
-    for name, vals in exact.items():
-        got = floats[name].ravel()
-        e = max((abs(q - Fraction(float(f))) for q, f in zip(vals, got)), default=Fraction(0))
-        if e:
-            rounded.append(name)
-            err[name] = float_up(e)
-            if len(vals) <= 4096:  # small blocks: the exact values themselves, row-major
-                values[name] = [str(q) for q in vals]
+    rounded, err = rounding_errors(exact, floats)
+    # small blocks: the exact values themselves, row-major
+    values = {name: [str(q) for q in exact[name]] for name in rounded if len(exact[name]) <= 4096}
     out = {"exact": not rounded, "rounded": rounded, "max_entry_error": err}
     if values:
         out["exact_values"] = values
@@ -399,15 +426,23 @@ def _construction_plain(block: Block, con: Any, w: int) -> tuple[Optional[Block]
         plain, rec = _float_block(units, list(con.b_down), d, w)
     except OverflowError as e:
         return None, {"exact": False, "built": False, "reason": str(e)}
+    _record_check(block, plain, rec, "emitted block",
+                  "the exact construction equals the residual block (canonical forms); the file holds "
+                  "the listed arrays rounded to float64")
+    return plain, rec
+
+
+def _record_check(block: Block, plain: Block, rec: dict[str, Any], what: str, rounded: str) -> None:
+    """rec["check"]: when nothing was rounded, the emitted block equals the residual block in exact
+    canonical forms (a difference would contradict the construction and raises); otherwise the
+    note ``rounded`` on what is exact and what the file holds."""
     if rec["exact"]:
         cmp = compare_blocks(block, plain)
         if not cmp.equal:  # pragma: no cover - would contradict the construction
-            raise RuntimeError("emitted block differs from the residual block")
+            raise RuntimeError(f"{what} differs from the residual block")
         rec["check"] = "equal to the residual block (exact canonical forms): " + cmp.reason
     else:
-        rec["check"] = ("the exact construction equals the residual block (canonical forms); the "
-                        "file holds the listed arrays rounded to float64")
-    return plain, rec
+        rec["check"] = rounded
 
 
 def _finish_small(block: Block, form: Any, wr: WidthResult, w: int, info: dict[str, Any],
@@ -527,14 +562,9 @@ def check_class_block(block: Block, plain: Block, rec: dict[str, Any]) -> None:
 def _check_class_block(block: Block, plain: Block, rec: dict[str, Any]) -> None:
     """Verify an emitted class construction: exactly (canonical forms) when nothing was rounded; with
     only b_down rounded, exactly at points with the rounding as offset (relu is rational)."""
-    if rec["exact"]:
-        cmp = compare_blocks(block, plain)
-        if not cmp.equal:  # pragma: no cover - would contradict the construction
-            raise RuntimeError("class construction differs from the residual block")
-        rec["check"] = "equal to the residual block (exact canonical forms): " + cmp.reason
-    else:
-        rec["check"] = ("the construction is exact in rationals (N_s = 0 verified exactly); the file "
-                        "holds the listed arrays rounded to float64")
+    _record_check(block, plain, rec, "class construction",
+                  "the construction is exact in rationals (N_s = 0 verified exactly); the file holds the "
+                  "listed arrays rounded to float64")
 
 
 def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Progress,
@@ -542,9 +572,9 @@ def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Pro
                        check_block: bool = True) -> dict[str, Any]:
     d = block.d
     progress(f"grouping {block.m} units into kink hyperplanes (exact)")
-    cls = _classes_fast(block)
+    cls = classes_fast(block)
     h = len(cls["active"])
-    cd = _class_data(block, cls)
+    cd = class_data(block, cls)
     progress(f"{h} active kink hyperplanes; index-set search over the classes")
     cert: dict[str, Any] = {"kind": "relu_complete_bounds", "block": info, "width_asked": w,
                             "active_classes": h}
@@ -566,9 +596,14 @@ def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Pro
                           "violated": ["rank"], "d": d, "m": block.m}
         cert.update({"lower": h + 1, "upper": upper_bound()})
         return _bounds_verdict(block, cert, cd, h + 1, cert["upper"], w, h, form)
-    if cd.V_float is None or cd.N_plus_float is None:
-        cert["note"] = "the class problem has weights that are not float64 numbers; index search skipped"
+    V, N, scale = _search_data(block, cd)
+    if scale != 1:
+        cert["class_problem_scale"] = scale
+    if V is None or N is None:
+        cert["note"] = ("the class problem has weights that are not float64 numbers even after scaling "
+                        "by the odd denominators; class-level index search skipped")
         cert.update({"lower": lower, "upper": upper_bound()})
+        _unit_level_upper(block, cert, w, max_exhaustive, progress)
         return _bounds_verdict(block, cert, cd, lower, cert["upper"], w, h, form)
     U = block.W_up[cd.reps] if h else np.zeros((0, d))
     if h == 0:
@@ -576,7 +611,7 @@ def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Pro
         res = search.SearchResult("found" if zero else "none", () if zero else None, "no active classes",
                                   {"kind": "index_set" if zero else "trivial"}, True)
     else:
-        res = search.find_index_set(U, cd.V_float, cd.N_plus_float, max_exhaustive=max_exhaustive)
+        res = search.find_index_set(U, V, N, max_exhaustive=max_exhaustive)
     cert["search"] = {"status": res.status, "method": res.method, "exact": res.exact,
                       **search.jsonable(res.certificate)}  # noqa: SLF001
     if res.status == "found":
@@ -594,8 +629,8 @@ def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Pro
             rec["check"] = None  # the caller compares the block it emits (check_class_block otherwise)
         # singleton classes, one per unit in unit order: the class problem is the unit problem
         # (same float64 numbers), so S_units satisfies W_down[:,S] W_up[S,:] = -M as verified
-        same = (h == block.m and cd.reps == list(range(block.m)) and np.array_equal(U, block.W_up)
-                and np.array_equal(cd.V_float, block.W_down)
+        same = (scale == 1 and h == block.m and cd.reps == list(range(block.m)) and np.array_equal(U, block.W_up)
+                and np.array_equal(V, block.W_down)
                 and np.array_equal(cd.N_plus_float, np.eye(d) if block.M is None else block.M))
         cert.update({"emitted_block": rec, "emitted_block_exact": rec["exact"],
                      "S_units": [cd.reps[j] for j in res.S], "class_problem_is_unit_problem": bool(same)})
@@ -608,7 +643,81 @@ def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Pro
     if res.status == "none":
         lower = h + 1
     cert.update({"lower": lower, "upper": upper_bound()})
+    form = _cost_one_pass(block, cert, w, h, form, max_exhaustive, progress)
+    _unit_level_upper(block, cert, w, max_exhaustive, progress)
     return _bounds_verdict(block, cert, cd, lower, cert["upper"], w, h, form)
+
+
+def _cost_one_pass(block: Block, cert: dict[str, Any], w: int, h: int, form: Any, max_exhaustive: int,
+                   progress: Progress) -> Any:
+    """When the bounds leave width w open: is the cost (|T| + 2 rank(N_s P_T)) 1 for some (s, T)?
+
+    Cost 1 needs |T| = 1 and N_s P_T = 0 (cost 0 is N_s = 0, cost >= 2 otherwise), which for each
+    class H is an index-set problem in the signs of the other classes (cost_one_problem).  A
+    solution gives m* <= h + 1 (its construction is built and compared exactly); no solution for any
+    class, after cost 0 was excluded, gives m* >= h + 2.  Runs for at most MAX_COST_ONE_CLASSES
+    classes and m d <= SMALL (the exact canonical form)."""
+    if not (cert["lower"] <= w < cert["upper"]) or not 1 <= h <= MAX_COST_ONE_CLASSES:
+        return form
+    if block.m * block.d > SMALL or block.d * block.d > SMALL:
+        return form
+    if form is None:
+        progress("exact canonical form (rationals) for the cost-one search")
+        form = relu_form(block)
+    if len(form.active) != h:  # pragma: no cover - the two class computations agree
+        return form
+    progress(f"cost one: an index-set problem per class ({h} classes)")
+    r = cost_one(form, max_exhaustive)
+    cert["cost_one"] = r
+    if r["status"] == "found":
+        cert["upper"] = min(cert["upper"], h + 1)
+    elif r["status"] == "none" and cert["lower"] == h + 1:
+        cert["lower"] = h + 2
+    if cert["lower"] <= w < cert["upper"] and cert["upper"] > h + 2 and w >= h + 2:
+        progress("cost two: an index-set problem per pair of classes")
+        r2 = cost_two_pairs(form, max_exhaustive)
+        cert["cost_two"] = r2
+        if r2["status"] == "found":
+            cert["upper"] = h + 2
+    return form
+
+
+def _unit_level_upper(block: Block, cert: dict[str, Any], w: int, max_exhaustive: int,
+                      progress: Progress) -> None:
+    """When the exact bounds leave width w open and w >= m, the plain index-set search over the
+    block's own units: an index set S (W_down[:,S] W_up[S,:] = -M, verified exactly) makes the sign
+    flip of the block a relu block of width m equal to F (relu-limit (A)), so m* <= m.  This is
+    tried whatever the class-level search said (its problem can be skipped, or inconclusive, while
+    the units' own problem is easy).  Lowers cert["upper"] to m and records S."""
+    if not (cert["lower"] <= w < cert["upper"] and block.m <= w):
+        return
+    U, W = block.W_up, block.W_down
+    progress("plain index-set search over the units")
+    res = search.find_index_set(U, W, block.M, max_exhaustive=max_exhaustive)
+    cert["unit_search"] = {"status": res.status, "method": res.method}
+    if res.status == "found" and search.verify_index_set(U, W, block.M, res.S):
+        cert.update({"upper": block.m, "S_units": sorted(int(i) for i in res.S),
+                     "upper_by_unit_index_set": True})
+
+
+def _flip_upper_block(block: Block, cert: dict[str, Any]) -> tuple[Optional[Block], dict[str, Any]]:
+    """The sign flip of the units in cert["S_units"] (verified exactly) as the replacing block."""
+    S = cert["S_units"]
+    try:
+        plain, note = flip_block(block, S)
+    except InputError as exc:
+        return None, {"exact": False, "built": False, "reason": f"the sign flip's b_down is not storable: {exc}"}
+    rounded = bool(note.get("b_down_rounded"))
+    rec: dict[str, Any] = {"exact": not rounded, "rounded": ["b_down"] if rounded else [],
+                           "max_entry_error": {"b_down": note["b_down_max_rounding_error"]} if rounded else {},
+                           "construction": "the units in S sign-flipped (W_down[:,S] W_up[S,:] = -M exactly)"}
+    if rounded:
+        rec["b_down_exact"] = note["b_down_exact"]
+        _record_check(block, plain, rec, "sign flip", "the flip is exact in rationals; the file holds "
+                      "b_down rounded to float64")
+    else:
+        rec.update(flip_exactness(block, plain))
+    return plain, rec
 
 
 def _bounds_verdict(block: Block, cert: dict[str, Any], cd: ClassData, lower: int, upper: int, w: int,
@@ -620,11 +729,30 @@ def _bounds_verdict(block: Block, cert: dict[str, Any], cd: ClassData, lower: in
         return _verdict("not_absorbable", RELU_COMPLETE_CLAIM, True,
                         f"minimal width m* >= {lower} > {w}: {_hyper(h)} need a unit each and "
                         "no choice of signs gives N_s = 0 (exact index-set search)", cert)
+    lower, upper = cert["lower"], cert["upper"]
+    if lower > w:
+        return _verdict("not_absorbable", RELU_COMPLETE_CLAIM, True,
+                        f"minimal width m* >= {lower} > {w}: {_hyper(h)} need a unit each, no choice of "
+                        "signs gives N_s = 0, and no class H with signs gives N_s P_H = 0 (exact index-set "
+                        "searches: cost 0 and cost 1 excluded)", cert)
+    c1 = cert.get("cost_one") or {}
+    c2 = cert.get("cost_two") or {}
     if upper <= w:
-        plain, rec = _upper_block(block, cd, w, h, form)
+        if c1.get("status") == "found" and upper == h + 1 and form is not None:
+            plain, rec = _cost_one_construction(block, form, c1["s"], [int(c1["class"])], w)
+        elif c2.get("status") == "found" and upper == h + 2 and form is not None:
+            plain, rec = _cost_one_construction(block, form, c2["s"], [int(t) for t in c2["T"]], w)
+        elif cert.get("upper_by_unit_index_set"):
+            plain, rec = _flip_upper_block(block, cert)
+        else:
+            plain, rec = _upper_block(block, cd, w, h, form)
         cert["emitted_block"] = rec
         cert["emitted_block_exact"] = rec["exact"]
         reason = f"minimal width m* <= {upper} <= {w} (relu-complete construction)"
+        if cert.get("upper_by_unit_index_set"):
+            reason = (f"minimal width m* <= m = {upper} <= {w}: an index set S of the block's own units "
+                      "gives W_down[:,S] W_up[S,:] = -M exactly, so the sign flip of S is a relu block of "
+                      "width m equal to x -> Mx + B(x) (relu-limit (A))")
         if plain is None:
             reason += "; the replacing block was not built: " + rec["reason"]
         elif not rec["exact"]:
@@ -669,12 +797,18 @@ def recheck_relu(block: Block, cert: dict[str, Any]) -> bool:
             wr = minimal_width(form)
             if wr.lower != cert["m_star"] or not wr.exact:
                 return False
+            # the stated optimum (s, T, cost) and the class count are the exact minimisation's
+            if (h != cert["active_classes"] or wr.cost != cert["cost"] or list(wr.s or []) != list(cert["s"] or [])
+                    or list(wr.T or []) != list(cert["T"] or []) or cert["m_star"] != h + cert["cost"]):
+                return False
 
             con = cert["construction"]
             Wd = qmat(con["W_down"])
             cf = relu_form_exact(qmat(con["W_up"]), Wd if con["W_up"] else [[] for _ in range(block.d)],
                                  None, qvec(con["b_up"]), qvec(con["b_down"]))
-            return relu_function_equal(cf, form)[0] and len(con["W_up"]) == wr.lower
+            # the stated width of the construction is its number of rows, which is m*
+            return (relu_function_equal(cf, form)[0] and len(con["W_up"]) == wr.lower
+                    and con.get("width") == len(con["W_up"]))
         if kind == "relu_complete_bounds":
             return _recheck_bounds(block, cert)
     except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError):
@@ -684,15 +818,17 @@ def recheck_relu(block: Block, cert: dict[str, Any]) -> bool:
 
 def _recheck_bounds(block: Block, cert: dict[str, Any]) -> bool:
     """Every stated bound of a relu_complete_bounds certificate must follow from the block."""
-    cls = _classes_fast(block)
+    cls = classes_fast(block)
     h = len(cls["active"])
     if h != cert["active_classes"]:
         return False
-    cd = _class_data(block, cls)
+    cd = class_data(block, cls)
     lower, upper = int(cert["lower"]), int(cert["upper"])
     s = cert.get("search", {})
     U = block.W_up[cd.reps] if h else np.zeros((0, block.d))
-    V, N = cd.V_float, cd.N_plus_float
+    V, N, scale = _search_data(block, cd)
+    if int(cert.get("class_problem_scale", 1)) != scale:
+        return False
     if s.get("status") == "found":  # m* = h: the signs in S give N_s = 0
         if V is None or N is None or lower != h or upper != h or cert.get("m_star") != h:
             return False
@@ -704,11 +840,44 @@ def _recheck_bounds(block: Block, cert: dict[str, Any]) -> bool:
     if cert["nonzero_columns_of_N_plus"] != cd.nonzero_columns:
         return False
     nnz = block.d if cd.nonzero_columns is None else cd.nonzero_columns
-    if upper < min(h + 2 * block.d - int(cert["rank_of_active_directions_at_least"]), h + 2 * nnz):
+    bound = min(h + 2 * block.d - int(cert["rank_of_active_directions_at_least"]), h + 2 * nnz)
+    if cert.get("upper_by_unit_index_set"):  # the sign flip of the units in S: width m
+        if not search.verify_index_set(block.W_up, block.W_down, block.M, cert["S_units"]):
+            return False
+        bound = min(bound, block.m)
+    c1 = cert.get("cost_one") or {}
+    form = None
+    if c1.get("status") in ("found", "none"):
+        form = relu_form(block)
+        if len(form.active) != h:
+            return False
+    if c1.get("status") == "found":  # the construction for (s, T = {H}) has width h + 1: rebuild it
+        con = build_construction(form, [int(v) for v in c1["s"]], [int(c1["class"])])
+        if con.width != h + 1 or not relu_function_equal(construction_form(con, block.d), form)[0]:
+            return False
+        bound = min(bound, h + 1)
+    c2 = cert.get("cost_two") or {}
+    if c2.get("status") == "found":  # the construction for (s, T = {H, G}) has width h + 2
+        if form is None:
+            form = relu_form(block)
+            if len(form.active) != h:
+                return False
+        T2 = [int(t) for t in c2["T"]]
+        con = build_construction(form, [int(v) for v in c2["s"]], T2)
+        if (len(set(T2)) != 2 or con.width != h + 2
+                or not relu_function_equal(construction_form(con, block.d), form)[0]):
+            return False
+        bound = min(bound, h + 2)
+    if upper < bound:
         return False
     if lower <= h:
         return lower >= 0  # one unit per active hyperplane needs no further evidence
-    if lower != h + 1 or s.get("status") != "none":
+    if lower == h + 2:  # cost 1 excluded for every class as well
+        if c1.get("status") != "none" or not _recheck_cost_one_none(form, c1["certificates"]):
+            return False
+    elif lower != h + 1:
+        return False
+    if s.get("status") != "none":
         return False
     k = s.get("kind")
     if k == "rank_identity":
@@ -726,6 +895,169 @@ def _recheck_bounds(block: Block, cert: dict[str, Any]) -> bool:
     return False
 
 
+# ---------------------------------------------------------------------------- cost one: |T| = 1
+
+MAX_COST_ONE_CLASSES = 36  # the search per class is meet in the middle up to this many classes
+_F53 = 2 ** 53
+
+
+def _lcm_den(rows: list[list[Fraction]]) -> int:
+    den = 1
+    for r in rows:
+        for v in r:
+            den = den * v.denominator // math.gcd(den, v.denominator)
+    return den
+
+
+def cost_one_problem(form: Any, j: int) -> tuple[str, Any]:
+    """cost_problem for T = {H_j}."""
+    return cost_problem(form, [j])
+
+
+def cost_problem(form: Any, T: list[int]) -> tuple[str, Any]:
+    """The question "some s with N_s K = 0" for T = {H_j} (K a basis of u_j-perp), as an index-set
+    problem W_down'[:,S] W_up'[S,:] = -M' in integers stored exactly as float64.
+
+    N_s = N_+ + sum_{G : s_G = -1} 2 alpha_G u_G^T (N_+ = N_s at s = +1), so N_s K = 0 iff
+    sum_{G in S} (2 alpha_G)(u_G^T K) = -N_+ K.  Multiplying the columns 2 alpha_G by the common
+    denominator lam and the rows u_G^T K by mu keeps the solutions S and makes both integral; the
+    right-hand side lam mu N_+ K must then be integral too, else no S exists.  Returns ('trivial',
+    None) when u_j-perp is {0} (d = 1: every s works), ('none', {'kind': 'integrality'}),
+    ('unknown', reason) when some integer needs more than 53 bits, or ('problem', (W_up', W_down', M'))."""
+    act = form.active
+    d, h = form.d, len(act)
+    Kq = kernel_basis([act[j].u for j in T], d)
+    k = Kq.ncols()
+    if k == 0:
+        return "trivial", None
+    K = rational.to_fractions(Kq)
+    A = [[2 * c.alpha[a] for c in act] for a in range(d)]
+    B = [[sum((c.u[t] * K[t][q] for t in range(d)), Fraction(0)) for q in range(k)] for c in act]
+    Np = rational.to_fractions(n_matrix(form, [1] * h))
+    C = [[sum((Np[a][t] * K[t][q] for t in range(d)), Fraction(0)) for q in range(k)] for a in range(d)]
+    lam, mu = _lcm_den(A), _lcm_den(B)
+    Cs = [[v * lam * mu for v in r] for r in C]
+    if any(v.denominator != 1 for r in Cs for v in r):
+        return "none", {"kind": "integrality"}
+    ints = [int(v * lam) for r in A for v in r] + [int(v * mu) for r in B for v in r] + [int(v) for r in Cs for v in r]
+    if any(abs(v) >= _F53 for v in ints):
+        return "unknown", "the scaled integers need more than 53 bits"
+    Wd = np.array([[float(v * lam) for v in r] for r in A], dtype=np.float64).reshape(d, h)
+    Wu = np.zeros((h, d))
+    Wu[:, :k] = np.array([[float(v * mu) for v in r] for r in B], dtype=np.float64).reshape(h, k)
+    Mm = np.zeros((d, d))
+    Mm[:, :k] = np.array([[float(v) for v in r] for r in Cs], dtype=np.float64).reshape(d, k)
+    return "problem", (Wu, Wd, Mm)
+
+
+def cost_one(form: Any, max_exhaustive: int = 36) -> dict[str, Any]:
+    """Whether some s and one class H give N_s K_H = 0, i.e. cost |T| + 2 rank = 1 (relu-complete).
+
+    Returns {'status': 'found', 'class': j, 'S': [...], 's': [...]} (the construction is built and
+    compared by the caller), {'status': 'none', 'certificates': [...]} (exact, one per class), or
+    {'status': 'unknown', 'reason': ...}."""
+    act = form.active
+    h = len(act)
+    certs: list[dict[str, Any]] = []
+    for j in range(h):
+        what, data = cost_one_problem(form, j)
+        if what == "trivial":
+            return {"status": "found", "class": j, "S": [], "s": [1] * h}
+        if what == "none":
+            certs.append({"class": j, **data})
+            continue
+        if what == "unknown":
+            return {"status": "unknown", "reason": f"class {j}: {data}"}
+        Wu, Wd, Mm = data
+        res = search.find_index_set(Wu, Wd, Mm, max_exhaustive=max_exhaustive)
+        if res.status == "found":
+            S = sorted(int(i) for i in res.S)
+            s = [1] * h
+            for i in S:
+                if i != j:
+                    s[i] = -1
+            return {"status": "found", "class": j, "S": S, "s": s}
+        if res.status != "none":
+            return {"status": "unknown", "reason": f"class {j}: the index-set search was inconclusive ({res.method})"}
+        certs.append({"class": j, **search.jsonable(res.certificate)})
+    return {"status": "none", "certificates": certs}
+
+
+MAX_COST_TWO_PAIRS = 400  # pairs of classes tried for cost two (each an index-set search)
+
+
+def cost_two_pairs(form: Any, max_exhaustive: int = 36) -> dict[str, Any]:
+    """Some s and two classes H, G with independent directions and N_s P_{H,G} = 0: cost |T| = 2,
+    rank 0, so m* <= h + 2.  Only 'found' is used (an upper bound); cost two can also come from
+    T empty and rank N_s = 1, which is not searched, so 'not found' proves nothing."""
+    act = form.active
+    h, d = len(act), form.d
+    tried = 0
+    for j in range(h):
+        for g in range(j + 1, h):
+            if rational.from_fractions([act[j].u, act[g].u], d).rank() < 2:
+                continue
+            tried += 1
+            if tried > MAX_COST_TWO_PAIRS:
+                return {"status": "not_found", "pairs_tried": tried - 1, "reason": "pair budget"}
+            what, data = cost_problem(form, [j, g])
+            if what == "trivial":
+                return {"status": "found", "T": [j, g], "S": [], "s": [1] * h}
+            if what != "problem":
+                continue
+            res = search.find_index_set(*data, max_exhaustive=max_exhaustive)
+            if res.status == "found":
+                S = sorted(int(i) for i in res.S)
+                sg = [1] * h
+                for i in S:
+                    if i not in (j, g):
+                        sg[i] = -1
+                return {"status": "found", "T": [j, g], "S": S, "s": sg}
+    return {"status": "not_found", "pairs_tried": tried}
+
+
+def _recheck_cost_one_none(form: Any, certs: list[dict[str, Any]]) -> bool:
+    """Every class has a certificate that its problem has no solution, re-verified."""
+    h = len(form.active)
+    if sorted(int(c["class"]) for c in certs) != list(range(h)):
+        return False
+    for c in certs:
+        what, data = cost_one_problem(form, int(c["class"]))
+        k = c.get("kind")
+        if what == "none":
+            if k != "integrality":
+                return False
+            continue
+        if what != "problem":
+            return False
+        Wu, Wd, Mm = data
+        if k == "linear":
+            ok = search.check_linear_certificate(Wu, Wd, Mm, search.decode_matrix(c["Y"]))["certified"]
+        elif k == "necessary_conditions":
+            ok = not search.necessary_conditions(Wu, Wd, Mm)["possible"]
+        elif k == "exhaustive":
+            ok = search.exhaustive_search(Wu, Wd, Mm, max_m=40, limit=1) == []
+        else:
+            ok = False
+        if not ok:
+            return False
+    return True
+
+
+def _cost_one_construction(block: Block, form: Any, s: list[int], T: list[int], w: int
+                           ) -> tuple[Optional[Block], dict[str, Any]]:
+    """The relu-complete construction for (s, T) with N_s P_T = 0 (width h + |T|), compared exactly
+    with the block."""
+    con = build_construction(form, s, T)
+    same, why = relu_function_equal(construction_form(con, block.d), form)
+    if not same or con.width != len(form.active) + len(T):
+        return None, {"exact": False, "built": False,
+                      "reason": f"the cost-{len(T)} construction did not reproduce the block ({why})"}
+    plain, rec = _construction_plain(block, con, w)
+    rec["construction"] = f"T = classes {T} with the signs s of the cost-{len(T)} search (relu-complete)"
+    return plain, rec
+
+
 # ---------------------------------------------------------------------------- relu-limit
 
 def limit_properties(activation: str, limit: bool = True) -> dict[str, Any]:
@@ -740,8 +1072,6 @@ def _limit_properties(activation: str, limit: bool) -> tuple[tuple[str, Any], ..
     odd, how = derived_property(activation, "odd_part_identity")
     out: dict[str, Any] = {"sigma_odd_part": bool(odd), "sigma_odd_part_method": how}
     if limit:
-        # lazy: only the converse (no index set) needs the enclosure; its claim module pulls hypothesis
-        from oracle.claims.relu_limit import limit_enclosure
         lim = limit_enclosure(activation)
         out.update({"sigma_limit_relu": bool(lim["holds"]),
                     "sigma_limit_relu_method": f"|s - relu| <= {lim['sup_bound']} enclosed with arb balls on "
@@ -909,7 +1239,9 @@ def recheck_odd(block: Block, cert: dict[str, Any]) -> bool:
         if s["status"] == "found":
             return bool(search.verify_index_set(block.W_up, block.W_down, M, cert["S"]))
         if s["status"] == "none":
-            if not nondegeneracy(block.W_up, block.W_down).ok:
+            # the stated nondegeneracy must be this block's; "no index set" is verified for a
+            # degenerate block too (its verdict is then undecided: the converse needs nondegeneracy)
+            if nondegeneracy(block.W_up, block.W_down).ok is not cert["nondegenerate"]["nondegenerate"]:
                 return False
             k = s.get("kind")
             if k == "linear":
@@ -919,6 +1251,10 @@ def recheck_odd(block: Block, cert: dict[str, Any]) -> bool:
                 return not search.necessary_conditions(block.W_up, block.W_down, M)["possible"]
             if k == "exhaustive":
                 return search.exhaustive_search(block.W_up, block.W_down, M, max_m=40, limit=1) == []
+        if s["status"] == "unknown":
+            # an inconclusive search proves nothing and its verdict is undecided; the stated
+            # nondegeneracy must still be this block's
+            return nondegeneracy(block.W_up, block.W_down).ok is cert["nondegenerate"]["nondegenerate"]
         return False
-    except (KeyError, TypeError, ValueError, IndexError):
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return False

@@ -8,6 +8,7 @@ files are read and written by oracle/core/stackfiles.py.
 
 from __future__ import annotations
 
+import random
 from fractions import Fraction
 from typing import Any, Optional
 
@@ -15,27 +16,26 @@ import numpy as np
 
 from oracle.core.blocks import Block, Stack
 from oracle.core.errors import InputError
+from oracle.core.rational import qmat, qvec, smat, svec, to_fraction
 from oracle.core.stackfiles import stack_kind
-from oracle.claims.depth import is_flat, skip_product
-from oracle.algebra.exact import is_zero_matrix, smat
-from oracle.algebra.exact import stack_to_json
-from oracle.claims import depth_analytic as da
-from oracle.claims import depth_stacks as ds
-from oracle.algebra.exact import all_index_sets_exact, identity, qmat
-from oracle.claims.depth_stacks import narrow_part
+from oracle.algebra.exact import (all_index_sets_exact, block_from_json, block_to_json, identity,
+                                  is_zero_matrix, stack_from_json, stack_to_json)
+from oracle.algebra.stacks import analytic, d1, near_identity
+from oracle.algebra.stacks.layers import (absorbing_widths, is_flat, layers_from_json, layers_of,
+                                          layers_to_json, skip_product)
+from oracle.algebra.stacks.narrow import narrow_conditions, narrow_part
+from oracle.algebra.stacks.planar import d2_conditions
+from oracle.algebra.stacks.rank import check_rank_certificate, rank_certificate
+from oracle.algebra.stacks.sweep import entry_certificate, find_sweep_entry
 from oracle.decide import block as single
-from oracle.algebra.exact import block_to_json
-from oracle.algebra.exact import block_from_json
-from oracle.algebra.exact import stack_from_json
-from oracle.algebra.exact import qvec, svec
-from oracle.claims import depth_d1
-from oracle.claims import depth_near_identity
+from oracle.decide import document
 
 # Exact procedures run on Fractions; above these sizes the verdict reports what was skipped.
 MAX_EXACT_ENTRIES = 4096      # m * d per block for the exact (Fraction) procedures
 MAX_INDEX_SEARCH_M = 14       # 2^m index sets per block ...
 INDEX_SEARCH_BUDGET = 4_000_000   # ... and 2^m m d^2 exact additions per block
 MAX_RANK_PARAMS = 400         # N = 2 d sum m_l for the Jacobian rank certificate
+MAX_ANALYTIC_PARAMS = 400     # N for depth-analytic's ball-arithmetic certificate (gelu family)
 
 
 # ================================================================ the decision
@@ -77,8 +77,35 @@ def _flip_stack(layers: list, sets: list) -> list:
             for (U, W), S in zip(layers, sets)]
 
 
+# which plain stacks a stack claim's verdict is about (docs/check.md, "The question asked"):
+# 'both' = with or without biases, 'none' = bias-free plain stacks, 'unstated' = the claim's
+# statement does not say
+_STACK_CONVENTION = {"depth-d1": "both", "depth-impossible": "none", "depth-any": "none",
+                     "depth-narrow": "unstated", "depth-d2": "unstated", "depth-near-identity": "unstated"}
+
+
+def stack_convention(res: dict[str, Any]) -> Optional[str]:
+    """The bias convention a stack decision answers: 'allowed', 'none', 'both', 'unstated', or None
+    (undecided).  An absorbable verdict whose plain stack has no nonzero bias answers both."""
+    if res["verdict"] == "undecided":
+        return None
+    bc = res["certificate"].get("block_certificate")
+    if bc is not None:
+        return bc.get("replacing_biases")
+    if res["verdict"] == "absorbable" and res["claim"] == "relu-gelu-iff":
+        return "both"  # the sign flips of a bias-free stack: a bias-free plain stack
+    return _STACK_CONVENTION.get(res["claim"] or "", "unstated")
+
+
 def decide_stack(stack: Stack) -> dict[str, Any]:
-    """Decide whether a residual stack equals a plain stack of the same depth and widths."""
+    """Decide whether a residual stack equals a plain stack of the same depth and widths; the
+    result says which plain stacks (with or without biases) the verdict is about."""
+    res = _decide_stack(stack)
+    res["replacing_biases"] = stack_convention(res)
+    return res
+
+
+def _decide_stack(stack: Stack) -> dict[str, Any]:
 
     if stack_kind(stack) != "residual_stack":
         raise InputError("decide_stack needs a residual stack (kind residual_stack); a plain stack "
@@ -103,7 +130,7 @@ def decide_stack(stack: Stack) -> dict[str, Any]:
     if big:
         return _large_decision(stack, info, biased, ident)
 
-    layers = ds.layers_of(stack)
+    layers = layers_of(stack)
     d = info["d"]
     # 0. d = 1, relu, no biases: depth-d1 decides every depth, width and scalar skip exactly.
     if d == 1 and act.name == "relu" and not biased:
@@ -122,26 +149,26 @@ def decide_stack(stack: Stack) -> dict[str, Any]:
         info["index_sets"] = [[list(s) for s in S[:4]] for S in sets]
         if all(sets):
             plain = _flip_stack(layers, [S[0] for S in sets])
-            cert = {**info, "residual": ds.layers_to_json(layers), "skips": [
-                ds.smat(M) for M in Ms], "chosen_sets": [list(S[0]) for S in sets]}
+            cert = {**info, "residual": layers_to_json(layers), "skips": [
+                smat(M) for M in Ms], "chosen_sets": [list(S[0]) for S in sets]}
             return _result("absorbable", "relu-gelu-iff", True,
                            "every block satisfies W_S U_S = -M for some S: flipping those rows gives "
-                           "plain blocks equal to the residual ones", cert, ds.layers_to_json(plain))
+                           "plain blocks equal to the residual ones", cert, layers_to_json(plain))
     else:
         info["index_sets"] = None
     if biased or not ident:
         return _result("undecided", None, False, "biases or skip matrices other than I: the stack "
                        "claims (depth-narrow, depth-d2, depth-dimension) assume bias-free identity skips",
                        info)
-    if act.name in da.ACTIVATIONS:
+    if act.name in analytic.ACTIVATIONS:
         return _analytic_decision(act.name, layers, info)
     if act.name != "relu":
         return _result("undecided", None, False,
                        f"{act.name}: the stack claims are proved for relu; depth-width still gives a plain "
-                       "stack of widths m_l + 2d - rank W_up,l", {**info, **_width_info(layers)})
-    residual = ds.layers_to_json(layers)
+                       "stack of widths m_l + 2d - rank W_up,l", {**info, **absorbing_widths(layers)})
+    residual = layers_to_json(layers)
     # 2. depth-narrow for the same widths.
-    cond = ds.narrow_conditions(layers, info["widths"])
+    cond = narrow_conditions(layers, info["widths"])
     if cond["applies"]:
         return _result("not_absorbable", "depth-narrow", True,
                        f"depth-narrow part ({cond['part']}): every piece I + W_l D U_l is invertible"
@@ -151,7 +178,7 @@ def decide_stack(stack: Stack) -> dict[str, Any]:
                        {**info, "residual": residual, "conditions": cond})
     # 3. depth-d2.
     if d == 2 and len(layers) == 2 and searchable:
-        c2 = ds.d2_conditions(layers)
+        c2 = d2_conditions(layers)
         if c2["applies"] and c2["kink_rays"] == c2["expected_kink_rays"]:
             return _result("not_absorbable", "depth-d2", True,
                            "d = 2, two homeomorphic nondegenerate blocks with kink rays in general "
@@ -160,7 +187,7 @@ def decide_stack(stack: Stack) -> dict[str, Any]:
                            {**info, "residual": residual, "conditions": c2})
     # 3b. depth-near-identity (d >= 3, two homeomorphic blocks).
     if d >= 3 and len(layers) == 2:
-        c3 = depth_near_identity.near_identity_conditions(layers)
+        c3 = near_identity.near_identity_conditions(layers)
         if c3["applies"] and not all(c3["index_sets"]):
             return _result("not_absorbable", "depth-near-identity", True,
                            f"d = {d}, two near-identity blocks (|W_l| |U_l| < 1), nondegenerate, sheets in "
@@ -170,12 +197,12 @@ def decide_stack(stack: Stack) -> dict[str, Any]:
         info["near_identity_conditions"] = {k: c3.get(k) for k in ("applies", "reason", "k")}
     # 4. Undecided: the generic statement with its rank certificate, and the wider construction.
     cert: dict[str, Any] = {**info, "residual": residual, "narrow_conditions": cond,
-                            **_width_info(layers)}
+                            **absorbing_widths(layers)}
     N = 2 * d * sum(info["widths"])
     reason = ("no proved claim decides this stack; depth-width: it IS a plain stack of widths "
               f"{cert['absorbing_widths']}")
     if N <= MAX_RANK_PARAMS:
-        rc = ds.rank_certificate(layers)
+        rc = rank_certificate(layers)
         cert["rank_certificate"] = rc
         if rc["certified"]:
             reason += (f"; depth-dimension: the Jacobian rank {rc['rank']} exceeds D_plain = "
@@ -191,35 +218,65 @@ def decide_stack(stack: Stack) -> dict[str, Any]:
 def _analytic_decision(name: str, layers: list, info: dict[str, Any]) -> dict[str, Any]:
     """gelu, gelu_tanh, silu with identity skips and no index sets in every block: no claim decides
     the given stack; depth-analytic's rank certificate says what holds for almost every stack."""
-    cert: dict[str, Any] = {**info, "residual": ds.layers_to_json(layers), **_width_info(layers)}
+    cert: dict[str, Any] = {**info, "residual": layers_to_json(layers), **absorbing_widths(layers)}
     reason = ("no proved claim decides this stack; depth-width: it IS a plain stack of widths "
               f"{cert['absorbing_widths']}")
-    st = da.stack_statement(name, layers)
+    st = analytic_statement(name, layers)
     cert["analytic"] = st
     if st["certified"]:
         reason += (f"; depth-analytic: the Jacobian has full rank N = {st['N']} > D_plain = {st['D_plain']} "
-                   f"(arb certificate at {st['at']}), so ALMOST EVERY residual {name} stack of these widths "
-                   "is no plain stack of the same widths (a statement about almost every stack, not a "
-                   "verdict about this one)")
+                   f"(arb certificate at {st['at']}), so ALMOST EVERY bias-free residual {name} stack of "
+                   "these widths is no bias-free plain stack of the same widths (a statement about almost "
+                   "every stack, not a verdict about this one)")
         if cert["d"] >= 2:
             reason += ("; depth-analytic-generic: for d >= 2 the same holds for every width tuple, "
                        "without a certificate")
         return _result("undecided", "depth-analytic", False, reason, cert)
     reason += f"; no depth-analytic certificate ({st.get('skipped', 'the determinant enclosures contain 0')})"
     if cert["d"] >= 2:
-        reason += ("; depth-analytic-generic: since d >= 2, ALMOST EVERY residual "
-                   f"{name} stack of these widths is no plain stack of the same widths (a statement "
-                   "about almost every stack, not a verdict about this one)")
+        reason += ("; depth-analytic-generic: since d >= 2, ALMOST EVERY bias-free residual "
+                   f"{name} stack of these widths is no bias-free plain stack of the same widths (a "
+                   "statement about almost every stack, not a verdict about this one)")
         return _result("undecided", "depth-analytic-generic", False, reason, cert)
     return _result("undecided", None, False, reason, cert)
+
+
+def analytic_statement(activation: str, layers: list) -> dict[str, Any]:
+    """The rank certificate for a given stack's widths, and what it proves: a statement about
+    almost every stack of these widths, never a verdict about the given one.
+
+    The certificate is first tried at the given weights (then the stack is a regular point of the
+    evaluation map); if that fails, the committed sweep's entry for these widths is used, else one
+    at fresh random rational weights."""
+    d = len(layers[0][1])
+    widths = [len(U) for U, _ in layers]
+    N = analytic.param_count(d, widths)
+    out: dict[str, Any] = {"claim": analytic.CLAIM, "N": N, "D_plain": analytic.plain_dimension(d, widths),
+                           "certified": False, "at": None, "certificate": None}
+    if len(widths) < 2 or N > MAX_ANALYTIC_PARAMS or activation not in analytic.ACTIVATIONS:
+        out["skipped"] = ("depth 1: the count gives nothing" if len(widths) < 2 else
+                          f"N = {N} > {MAX_ANALYTIC_PARAMS} parameters" if N > MAX_ANALYTIC_PARAMS
+                          else "activation not covered")
+        return out
+    rng = random.Random(f"check/{d}/{widths}")
+    cert = analytic.certify(activation, layers, analytic.random_points(d, analytic.point_count(d, widths), rng))
+    at = "the given weights"
+    if not cert["certified"]:
+        entry = find_sweep_entry(d, widths)
+        if entry is not None and entry["results"][activation]["certified"]:
+            cert, at = entry_certificate(entry, activation), "the committed sweep's weights"
+        else:
+            cert, at = analytic.make_certificate(activation, d, widths, 0), "fresh random rational weights"
+    out.update(certified=bool(cert["certified"]), at=at if cert["certified"] else None, certificate=cert)
+    return out
 
 
 def _d1_decision(stack: Stack, layers: list, info: dict[str, Any]) -> dict[str, Any]:
     """d = 1: F is determined by (F(1), F(-1)), and depth-d1 says which pairs plain stacks of the
     same widths reach; the plain stack is built and proved equal at x = 1 and x = -1."""
     skips = [qmat(b.M)[0][0] if b.M is not None else Fraction(1) for b in stack.blocks]
-    dec = depth_d1.decide_d1(layers, skips)
-    cert = {**info, "residual": ds.layers_to_json(layers), "skips": svec(skips), "d1": dec}
+    dec = d1.decide_d1(layers, skips)
+    cert = {**info, "residual": layers_to_json(layers), "skips": svec(skips), "d1": dec}
     a, b = dec["pair"]
     head = (f"d = 1: F(x) = F(1) relu(x) + F(-1) relu(-x) with F(1) = {a}, F(-1) = {b}; plain stacks of "
             f"widths {dec['plain_widths']} reach exactly the pairs of class '{dec['class']}'")
@@ -232,14 +289,15 @@ def _d1_decision(stack: Stack, layers: list, info: dict[str, Any]) -> dict[str, 
 
 
 def _d1_pl_blocks(stack: Stack) -> list[dict[str, Any]]:
+    """The blocks of a d = 1 stack as exact PL blocks (oracle/algebra/stacks/d1.py), biases included."""
     out = []
     for b in stack.blocks:
         rec: dict[str, Any] = {"v": [r[0] for r in qmat(b.W_up)], "w": qmat(b.W_down)[0],
                                "M": qmat(b.M)[0][0] if b.M is not None else Fraction(1)}
         if b.b_up is not None:
-            rec["b_up"] = [Fraction(float(v)) for v in np.asarray(b.b_up).ravel()]
+            rec["b_up"] = qvec(np.asarray(b.b_up).ravel())
         if b.b_down is not None:
-            rec["b_down"] = Fraction(float(np.asarray(b.b_down).ravel()[0]))
+            rec["b_down"] = to_fraction(np.asarray(b.b_down).ravel()[0])
         out.append(rec)
     return out
 
@@ -247,19 +305,12 @@ def _d1_pl_blocks(stack: Stack) -> list[dict[str, Any]]:
 def _d1_biased_decision(stack: Stack, info: dict[str, Any]) -> Optional[dict[str, Any]]:
     """d = 1 with biases: not absorbable when depth-d1's necessary conditions fail, else None."""
     blocks = _d1_pl_blocks(stack)
-    dec = depth_d1.decide_d1_biased(blocks, info["widths"])
+    dec = d1.decide_d1_biased(blocks, info["widths"])
     if dec["verdict"] != "not_absorbable":
         return None
-    cert = {**info, "pl_blocks": depth_d1.pl_blocks_json(blocks), "d1_biased": dec}
+    cert = {**info, "pl_blocks": d1.pl_blocks_json(blocks), "d1_biased": dec}
     return _result("not_absorbable", "depth-d1", True, "d = 1 with biases: " + dec["reason"]
                    + " (exact piecewise-linear form of F)", cert)
-
-
-def _width_info(layers: list) -> dict[str, Any]:
-    d = len(layers[0][1])
-    ranks = [ds.qrank(U) for U, _ in layers]
-    return {"absorbing_widths": [len(U) + 2 * d - r for (U, _), r in zip(layers, ranks)],
-            "ranks_W_up": ranks}
 
 
 def _float_norm_sq_upper(a: np.ndarray) -> float:
@@ -300,23 +351,25 @@ def recheck_decision(result: dict[str, Any]) -> bool:
     try:
         cert = result["certificate"]
         claim = result["claim"]
+        if "block_certificate" in cert:  # a stack of one block, decided by oracle.decide.block
+            doc = {k: result.get(k) for k in ("verdict", "claim", "exact")}
+            return document.recheck_block_document(block_from_json(cert["block"]),
+                                                   {**doc, "certificate": cert["block_certificate"]})[0]
         if not result.get("exact"):
             rc = cert.get("rank_certificate")
             if claim == "depth-dimension":
-                return ds.check_rank_certificate(ds.layers_from_json(cert["residual"]), rc)
+                return check_rank_certificate(layers_from_json(cert["residual"]), rc)
             if claim == "depth-analytic":
                 st = cert["analytic"]
                 rc2 = st["certificate"]
                 return (result["verdict"] == "undecided" and st["certified"] is True
                         and rc2["activation"] == cert["activation"] and rc2["d"] == cert["d"]
-                        and rc2["widths"] == cert["widths"] and da.recheck(rc2))
+                        and rc2["widths"] == cert["widths"] and analytic.recheck(rc2))
             if claim == "depth-analytic-generic":
                 # a statement about almost every stack of the family: only its premises are checked
-                return (result["verdict"] == "undecided" and cert["activation"] in ("gelu", "gelu_tanh", "silu")
+                return (result["verdict"] == "undecided" and cert["activation"] in analytic.ACTIVATIONS
                         and int(cert["d"]) >= 2 and len(cert["widths"]) >= 2)
             return False
-        if "block_certificate" in cert:  # a stack of one block, decided by oracle.decide.block
-            return single.recheck_certificate(block_from_json(cert["block"]), cert["block_certificate"])
         if claim in ("depth-impossible", "depth-any"):
             st = stack_from_json(cert["blocks"])
             P = skip_product(st)
@@ -325,8 +378,8 @@ def recheck_decision(result: dict[str, Any]) -> bool:
                     and claim == ("depth-impossible" if ident else "depth-any")
                     and result["verdict"] == "not_absorbable")
         if claim == "relu-gelu-iff" and result["verdict"] == "absorbable":
-            layers = ds.layers_from_json(cert["residual"])
-            plain = ds.layers_from_json(result["plain_stack"])
+            layers = layers_from_json(cert["residual"])
+            plain = layers_from_json(result["plain_stack"])
             Ms = [qmat(M) for M in cert["skips"]]
             if len(plain) != len(layers):
                 return False
@@ -339,33 +392,33 @@ def recheck_decision(result: dict[str, Any]) -> bool:
                     return False
             return True
         if claim == "depth-narrow" and "conditions" in cert:
-            layers = ds.layers_from_json(cert["residual"])
-            fresh = ds.narrow_conditions(layers, [len(U) for U, _ in layers])
+            layers = layers_from_json(cert["residual"])
+            fresh = narrow_conditions(layers, [len(U) for U, _ in layers])
             return fresh["applies"] and fresh == cert["conditions"] and result["verdict"] == "not_absorbable"
         if claim == "depth-d1" and "d1_biased" in cert:
-            blocks = depth_d1.pl_blocks_from_json(cert["pl_blocks"])
-            fresh = depth_d1.decide_d1_biased(blocks, [len(b["v"]) for b in blocks])
+            blocks = d1.pl_blocks_from_json(cert["pl_blocks"])
+            fresh = d1.decide_d1_biased(blocks, [len(b["v"]) for b in blocks])
             return (fresh == cert["d1_biased"] and fresh["verdict"] == "not_absorbable"
                     and result["verdict"] == "not_absorbable")
         if claim == "depth-d1":
-            layers = ds.layers_from_json(cert["residual"])
+            layers = layers_from_json(cert["residual"])
             skips = qvec(cert["skips"])
             dec = cert["d1"]
             if len(skips) != len(layers) or dec["plain_widths"] != [len(U) for U, _ in layers]:
                 return False
-            if not depth_d1.recheck_d1_decision(layers, skips, dec):
+            if not d1.recheck_d1_decision(layers, skips, dec):
                 return False
             if dec["absorbable"]:
                 return result["verdict"] == "absorbable" and result.get("plain_stack") == dec["plain"]
             return result["verdict"] == "not_absorbable" and "plain_stack" not in result
         if claim == "depth-near-identity":
-            layers = ds.layers_from_json(cert["residual"])
+            layers = layers_from_json(cert["residual"])
             cond = cert["conditions"]
-            return (depth_near_identity.recheck_conditions(layers, cond) and not all(cond["index_sets"])
+            return (near_identity.recheck_conditions(layers, cond) and not all(cond["index_sets"])
                     and result["verdict"] == "not_absorbable")
         if claim == "depth-d2":
-            layers = ds.layers_from_json(cert["residual"])
-            fresh = ds.d2_conditions(layers)
+            layers = layers_from_json(cert["residual"])
+            fresh = d2_conditions(layers)
             return (fresh["applies"] and fresh == cert["conditions"] and not all(fresh["index_sets"])
                     and fresh["kink_rays"] == fresh["expected_kink_rays"]
                     and result["verdict"] == "not_absorbable")
@@ -379,12 +432,11 @@ def recheck_decision(result: dict[str, Any]) -> bool:
 def plain_stack_from_result(result: dict[str, Any], activation: str) -> Stack:
     """The plain stack of an 'absorbable' decision as a Stack (exact rationals rounded to float64
     only when they are dyadic; otherwise an InputError says the weights are not representable)."""
-    from fractions import Fraction
     blocks = []
     for rec in result["plain_stack"]:
         arrs = {}
         for name in ("W_up", "W_down"):
-            vals = [[Fraction(v) for v in row] for row in rec[name]]
+            vals = qmat(rec[name])
             if any(q.denominator & (q.denominator - 1) for row in vals for q in row):
                 raise InputError("the plain stack has non-dyadic weights that float64 cannot hold exactly")
             arrs[name] = np.array([[float(q) for q in row] for row in vals])

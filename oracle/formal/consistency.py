@@ -19,7 +19,6 @@ Every finding is one line, ``<claim id>: <reason>`` (``-`` when no claim is conc
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import re
@@ -30,8 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+import oracle.claims as claim_modules
+from oracle.core.errors import RegistryError
 from oracle.formal import coqcheck, coqsource, leancheck, pinned
-from oracle.claims import base, coverage
+from oracle.claims import coverage
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: oracle/<layer>/<module>.py
 LOGICAL = coqcheck.LOGICAL
@@ -105,7 +106,8 @@ def load_registry(root: Path = ROOT) -> list[dict[str, Any]]:
         return tomllib.load(f)["claim"]
 
 
-def _names(entry: Any) -> list[str]:
+def registry_names(entry: Any) -> list[str]:
+    """A registry field that holds one declaration name or a list of them, as a list."""
     if entry is None:
         return []
     return [entry] if isinstance(entry, str) else list(entry)
@@ -138,10 +140,10 @@ def registry_roles(registry: list[dict[str, Any]], lang: str) -> list[tuple[str,
     """(declaration, ['<claim> (<role>)', ...]) for every registered declaration, registry order."""
     roles: dict[str, list[str]] = {}
     for c in registry:
-        names = _names(c.get(lang))
+        names = registry_names(c.get(lang))
         for i, n in enumerate(names):
             roles.setdefault(n, []).append(f"{c['id']} ({'main' if i == 0 else 'lemma'})")
-        for n in _names(c.get(f"{lang}_instance")):
+        for n in registry_names(c.get(f"{lang}_instance")):
             roles.setdefault(n, []).append(f"{c['id']} (instance)")
         if lang == "coq":
             for tag, n in (c.get("coq_counterexamples") or {}).items():
@@ -150,18 +152,12 @@ def registry_roles(registry: list[dict[str, Any]], lang: str) -> list[tuple[str,
     return list(roles.items())
 
 
-def _boundary_counterexamples(registry: list[dict[str, Any]]) -> list[tuple[str, tuple[str, ...], str]]:
-    """(name, claims, dropped tag) of every registered boundary counterexample: those of
-    oracle/claims/boundary.py and those the claims' own oracle modules register."""
-    modules = ["oracle.claims.boundary"] + [str(c["oracle"]).partition(":")[0] for c in registry
-                                            if isinstance(c.get("oracle"), str)]
-    try:
-        for mod in dict.fromkeys(modules):
-            importlib.import_module(mod)
-    except ImportError:
-        return []
+def _boundary_counterexamples() -> list[tuple[str, tuple[str, ...], str]]:
+    """(name, claims, dropped tag) of every registered boundary counterexample (oracle.claims.load:
+    those of oracle/claims/boundary.py and those the claims' own modules register).  A claim module
+    that does not import raises RegistryError with its reason."""
     return [(fn.__name__, tuple(fn.counterexample_info.claims), fn.counterexample_info.dropped)
-            for fn in base.COUNTEREXAMPLES]
+            for fn in claim_modules.load().counterexamples]
 
 
 def registry_findings(registry: list[dict[str, Any]], root: Path, notes: Notes) -> list[Finding]:
@@ -222,7 +218,7 @@ def registry_findings(registry: list[dict[str, Any]], root: Path, notes: Notes) 
                 out.append(Finding(cid, f"'{k}' is structural ({STRUCTURAL_TAGS[k]}); it needs no "
                                         "formal_not_needed entry"))
         for lang in ("coq", "lean"):
-            names = _names(c.get(lang))
+            names = registry_names(c.get(lang))
             absent = c.get(f"{lang}_absent")
             if names and absent:
                 out.append(Finding(cid, f"both '{lang}' and '{lang}_absent' are given"))
@@ -244,12 +240,12 @@ def registry_findings(registry: list[dict[str, Any]], root: Path, notes: Notes) 
                                         f"{'lean_' if lang == 'lean' and c.get('lean_formal_scope') else ''}"
                                         "formal_scope_note sentence", lang))
             if lang == "coq":
-                for n in names + _names(c.get("coq_instance")) + list((c.get("coq_counterexamples") or {}).values()):
+                for n in names + registry_names(c.get("coq_instance")) + list((c.get("coq_counterexamples") or {}).values()):
                     parts = str(n).split(".")
                     if len(parts) < 3 or parts[0] != LOGICAL or parts[1] not in coq_files:
                         out.append(Finding(cid, f"'{n}' is not a full name {LOGICAL}.<File>.<name> of a file "
                                                 "listed in proofs/coq/_CoqProject", "coq"))
-                if not _names(c.get("coq_instance")):
+                if not registry_names(c.get("coq_instance")):
                     out.append(Finding(cid, "formal proof without an instance lemma (coq_instance): a vacuous "
                                             "or narrowed theorem could not be told apart", "coq"))
         cexs = c.get("coq_counterexamples") or {}
@@ -261,10 +257,15 @@ def registry_findings(registry: list[dict[str, Any]], root: Path, notes: Notes) 
                 out.append(Finding(cid, f"coq_counterexamples names '{tag}', which is not a hypothesis", "coq"))
     # Boundary counterexamples of formally proved claims must be proved in Coq as well.
     by_id = {c.get("id"): c for c in registry}
-    for name, claims, dropped in _boundary_counterexamples(registry):
+    try:
+        registered = _boundary_counterexamples()
+    except RegistryError as e:  # an error with its reason, never an empty list
+        out.append(Finding(None, f"the boundary counterexamples cannot be checked: {e}"))
+        registered = []
+    for name, claims, dropped in registered:
         for cid in claims:
             c = by_id.get(cid)
-            if c is None or not _names(c.get("coq")):
+            if c is None or not registry_names(c.get("coq")):
                 continue
             if dropped in (c.get("formal_not_needed") or {}):
                 continue
@@ -309,14 +310,14 @@ def static_findings(root: Path = ROOT, notes: Optional[Notes] = None) -> list[Fi
         informal = root / "proofs" / c.get("informal", f"informal/{cid}.md")
         if not informal.exists() or not informal.read_text().strip():
             out.append(Finding(cid, f"informal proof proofs/{c.get('informal', '')} missing or empty"))
-        for n in _names(c.get("coq")) + _names(c.get("coq_instance")) + \
+        for n in registry_names(c.get("coq")) + registry_names(c.get("coq_instance")) + \
                 [v for v in (c.get("coq_counterexamples") or {}).values() if isinstance(v, str)]:
             if n not in declared:
                 out.append(Finding(cid, f"Coq declaration {n} not found in the sources", "coq"))
-        for n in _names(c.get("lean")) + _names(c.get("lean_instance")):
+        for n in registry_names(c.get("lean")) + registry_names(c.get("lean_instance")):
             if n not in lean.decls:
                 out.append(Finding(cid, f"Lean declaration {n} not found (namespace path + name)", "lean"))
-        lean_names = _names(c.get("lean"))
+        lean_names = registry_names(c.get("lean"))
         if lean_names and lean_names[0] in lean.decls:
             out += _lean_binder_findings(c, lean.decls[lean_names[0]])
         if not re.search(rf"(?<![\w-]){re.escape(cid)}(?![\w-])", tests_text):
@@ -335,7 +336,7 @@ def _claim_of_line(registry: list[dict[str, Any]], sf: coqsource.SourceFile, lin
     if best is None:
         return None
     for c in registry:
-        regs = _names(c.get("coq")) + _names(c.get("coq_instance")) + \
+        regs = registry_names(c.get("coq")) + registry_names(c.get("coq_instance")) + \
             [v for v in (c.get("coq_counterexamples") or {}).values() if isinstance(v, str)]
         if best[0] in regs:
             return c["id"]
@@ -351,7 +352,7 @@ def _claim_of_lean(registry: list[dict[str, Any]], lean: leancheck.LeanSources, 
     if best is None:
         return None
     for c in registry:
-        if best.full in _names(c.get("lean")) + _names(c.get("lean_instance")):
+        if best.full in registry_names(c.get("lean")) + registry_names(c.get("lean_instance")):
             return c["id"]
     return None
 
@@ -464,15 +465,15 @@ def coq_requests(registry: list[dict[str, Any]]) -> dict[str, Any]:
     registered = [n for n, _ in registry_roles(registry, "coq")]
     instances, checks, bundles = [], [], {}
     for c in registry:
-        main = _names(c.get("coq"))
+        main = registry_names(c.get("coq"))
         if not main:
             continue
-        instances += _names(c.get("coq_instance"))
+        instances += registry_names(c.get("coq_instance"))
         tags = formal_tags(c, "coq")
         for tag, lemma in (c.get("coq_counterexamples") or {}).items():
             if tag in tags and isinstance(lemma, str):
                 checks.append((main[0], tag, lemma))
-        bundles[c["id"]] = main + _names(c.get("coq_instance")) + \
+        bundles[c["id"]] = main + registry_names(c.get("coq_instance")) + \
             [v for v in (c.get("coq_counterexamples") or {}).values() if isinstance(v, str)]
     return {"registered": registered, "instances": instances, "cex_checks": checks, "claim_bundles": bundles}
 
@@ -492,11 +493,11 @@ def coq_findings(root: Path, registry: list[dict[str, Any]], report: coqcheck.Co
     fresh = set(report.compiled_modules)
     for c in registry:
         cid = c["id"]
-        main = _names(c.get("coq"))
+        main = registry_names(c.get("coq"))
         if not main:
             continue
         unchecked: dict[str, list[str]] = {}
-        for n, role in [(x, "declaration") for x in main] + [(x, "instance") for x in _names(c.get("coq_instance"))] + \
+        for n, role in [(x, "declaration") for x in main] + [(x, "instance") for x in registry_names(c.get("coq_instance"))] + \
                 [(v, "counterexample") for v in (c.get("coq_counterexamples") or {}).values() if isinstance(v, str)]:
             module = ".".join(n.split(".")[:2])
             d = report.decls.get(n)
@@ -512,7 +513,7 @@ def coq_findings(root: Path, registry: list[dict[str, Any]], report: coqcheck.Co
         d = report.decls.get(main[0])
         if d is not None and d.resolved == main[0] and d.display:
             out += _coq_binder_findings(c, d)
-        for inst in _names(c.get("coq_instance")):
+        for inst in registry_names(c.get("coq_instance")):
             di = report.decls.get(inst)
             if di is None or not di.display:
                 continue
@@ -593,7 +594,7 @@ def _assumption_findings(registry: list[dict[str, Any]], report: coqcheck.CoqRep
         return []
     allowed = report.allowed_short
     out = []
-    labels = [c["id"] for c in registry if _names(c.get("coq"))]
+    labels = [c["id"] for c in registry if registry_names(c.get("coq"))]
     attributed = [lab for lab in labels if lab in report.axioms]
 
     def bad_of(label: str) -> list[str]:
@@ -654,7 +655,7 @@ def check_all(root: Path = ROOT, compile_coq: bool = True, attribute: bool = Fal
             "coq": {"scope": scope_label(c, "coq"), "scope_note": scope_note(c, "coq"),
                     "axioms": [report.allowed_short.get(a, a) for a in axioms],
                     "axioms_attributed": c["id"] in report.axioms,
-                    "instance": _names(c.get("coq_instance")),
+                    "instance": registry_names(c.get("coq_instance")),
                     "counterexamples": dict(c.get("coq_counterexamples") or {}),
                     "findings": [str(f) for f in mine if f.lang == "coq"]},
             "lean": {"scope": scope_label(c, "lean"), "scope_note": scope_note(c, "lean"),

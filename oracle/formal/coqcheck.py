@@ -36,7 +36,7 @@ from typing import Any, Optional
 from oracle.formal import coqsource
 
 LOGICAL = "SkipAbsorption"
-SCRIPT_VERSION = "proofcheck-1"
+SCRIPT_VERSION = "proofcheck-2"
 
 # The axioms a registered declaration may rest on, by fully qualified name, with the
 # reason each is acceptable.  Extend only with a reason (e.g. for Coquelicot).
@@ -135,8 +135,10 @@ def _clean_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith(drop)}
 
 
-def _run(cmd: list[str], cwd: Path, timeout: int = 1200) -> subprocess.CompletedProcess:
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=_clean_env())
+def _run(cmd: list[str], cwd: Path, timeout: int = 1200,
+         extra_env: Optional[dict[str, str]] = None) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          env=dict(_clean_env(), **(extra_env or {})))
 
 
 def project_problems(coqdir: Path) -> list[str]:
@@ -175,6 +177,27 @@ def _parse_build_errors(text: str) -> list[dict[str, Any]]:
     return errs
 
 
+UP_TO_DATE = re.compile(r"^make(?:\[\d+\])?: '([^'\s]+\.vo)' is up to date\.$", re.M)
+WOULD_COMPILE = re.compile(r"\bCOQC (\S+)\.v\b")
+
+
+def up_to_date(coqdir: Path, files: list[str]) -> list[str]:
+    """The .vo files (of the .v files given) that exist and that make would not rebuild.
+
+    One `make -n` over all targets answers for each: it names an up-to-date target and prints
+    the COQC line of every one it would compile.  If its answer does not account for every
+    target exactly once, each target is asked on its own with `make -q`."""
+    vos = [Path(f).with_suffix(".vo").name for f in files]
+    flags = "COQFLAGS=" + " ".join(COQC_FLAGS)
+    q = _run(["make", "-n", "-k", "-f", "Makefile.coq", *vos, flags], cwd=coqdir, extra_env={"LC_ALL": "C"})
+    up = set(UP_TO_DATE.findall(q.stdout))
+    stale = {f"{stem}.vo" for stem in WOULD_COMPILE.findall(q.stdout)}
+    if q.returncode != 0 or up & stale or not set(vos) <= up | stale:
+        up = {vo for vo in vos
+              if _run(["make", "-q", "-f", "Makefile.coq", vo, flags], cwd=coqdir).returncode == 0}
+    return [vo for vo in vos if vo in up and (coqdir / vo).exists()]
+
+
 def build(coqdir: Path) -> tuple[bool, list[dict[str, Any]], list[str], str]:
     """Compile with our own coq_makefile call; (all ok, errors, up-to-date modules, log tail)."""
     files = coqsource.project_files(coqdir)
@@ -186,12 +209,7 @@ def build(coqdir: Path) -> tuple[bool, list[dict[str, Any]], list[str], str]:
               "COQEXTRAFLAGS=", "OTHERFLAGS="], cwd=coqdir)
     log = r.stdout + r.stderr
     errors = _parse_build_errors(log)
-    fresh = []
-    for f in files:
-        vo = Path(f).with_suffix(".vo").name
-        q = _run(["make", "-q", "-f", "Makefile.coq", vo, "COQFLAGS=" + " ".join(COQC_FLAGS)], cwd=coqdir)
-        if q.returncode == 0 and (coqdir / vo).exists():
-            fresh.append(f"{LOGICAL}.{Path(f).stem}")
+    fresh = [f"{LOGICAL}.{Path(vo).stem}" for vo in up_to_date(coqdir, files)]
     ok = r.returncode == 0 and len(fresh) == len(files)
     if not ok and not errors:
         tail = " | ".join(log.strip().splitlines()[-4:])
@@ -238,12 +256,11 @@ Ltac2 rec pc_walk (pos : int) (t : constr) :=
   | Constr.Unsafe.Prod b body =>
       let nm := match Constr.Binder.name b with
                 | Some id => Message.of_ident id | None => Message.of_string "_" end in
-      let dep := if List.mem Int.equal 1 (pc_rels 0 body) then " dep" else " nodep" in
       let ms := List.map (fun k => Int.sub pos k) (pc_rels 0 (Constr.Binder.type b)) in
       Message.print (Message.concat (Message.of_string "@@BINDER ")
         (Message.concat (Message.of_int pos) (Message.concat (Message.of_string " ")
-        (Message.concat nm (Message.concat (Message.of_string dep)
-        (Message.concat (Message.of_string " mentions") (pc_ints ms)))))));
+        (Message.concat nm
+        (Message.concat (Message.of_string " mentions") (pc_ints ms))))));
       pc_walk (Int.add pos 1) body
   | _ =>
       let ms := List.map (fun k => Int.sub pos k) (pc_rels 0 t) in
@@ -328,6 +345,15 @@ class QueryPlan:
     bundle: list[str]  # declarations whose assumptions are printed together
 
 
+def bundle_definition(name: str, decls: list[str]) -> str:
+    """One constant whose body mentions every declaration, for Print Assumptions.
+
+    A chain of let-ins (Coq keeps them in the body, so Print Assumptions walks every value)
+    rather than one tuple: elaborating a tuple of 200 statements takes seconds, the lets
+    take milliseconds, and the assumptions printed are the same."""
+    return (f"Definition {name} : True :=\n" + "".join(f"  let _ := @{n} in\n" for n in decls) + "  I.")
+
+
 def query_script(plan: QueryPlan) -> str:
     """Pass 2: statements, binders, definitions, instance bodies, counterexamples, assumptions."""
     L = _header(plan.modules)
@@ -337,7 +363,7 @@ def query_script(plan: QueryPlan) -> str:
     for ax in ALLOWED_AXIOMS:
         L.append(f"Locate {ax}.")
     if plan.bundle:
-        L.append("Definition pc_bundle := (" + ", ".join(f"@{n}" for n in plan.bundle) + ", I).")
+        L.append(bundle_definition("pc_bundle", plan.bundle))
         L.append(_mark("ASSUMPTIONS pc_bundle"))
         L.append("Print Assumptions pc_bundle.")
     L.append(_mark("END"))
@@ -382,7 +408,7 @@ def attribution_script(modules: list[str], bundles: dict[str, list[str]]) -> str
     for i, (label, names) in enumerate(bundles.items()):
         if not names:
             continue
-        L.append(f"Definition pc_bundle_{i} := (" + ", ".join(f"@{n}" for n in names) + ", I).")
+        L.append(bundle_definition(f"pc_bundle_{i}", names))
         L.append(_mark(f"ASSUMPTIONS {label}"))
         L.append(f"Print Assumptions pc_bundle_{i}.")
     L.append(_mark("END"))
@@ -432,6 +458,18 @@ def _strip_goal(lines: list[str]) -> str:
     return "\n".join(ln[2:] if ln.startswith("  ") else ln for ln in body)
 
 
+def mark_dependent(d: Decl) -> None:
+    """A binder is dependent when a later binder's type or the conclusion mentions it.
+
+    The rest of a product chain after a binder is exactly the later binders' types and the
+    conclusion, and the walk records which earlier binders each of them mentions, so this is
+    the same as asking whether the binder occurs in the rest of the statement."""
+    later: set[int] = set(d.conclusion_mentions)
+    for b in reversed(d.binders):
+        b.dependent = b.pos in later
+        later.update(b.mentions)
+
+
 def parse_query(out: str, report: CoqReport) -> None:
     """Fill report from the output of query_script."""
     for tag, lines in _sections(out):
@@ -451,10 +489,10 @@ def parse_query(out: str, report: CoqReport) -> None:
             name = tag.split(" ", 1)[1]
             d = report.decls.setdefault(name, Decl(name))
             for i, ln in enumerate(lines):
-                m = re.match(r"^@@BINDER (\d+) (\S+) (dep|nodep) mentions(.*)$", ln)
+                m = re.match(r"^@@BINDER (\d+) (\S+) mentions(.*)$", ln)
                 if m:
                     d.binders.append(Binder(int(m.group(1)), None if m.group(2) == "_" else m.group(2),
-                                            m.group(3) == "dep", [int(x) for x in m.group(4).split()]))
+                                            False, [int(x) for x in m.group(3).split()]))
                     continue
                 m = re.match(r"^@@CONCL mentions(.*)$", ln)
                 if m:
@@ -471,6 +509,7 @@ def parse_query(out: str, report: CoqReport) -> None:
             sorts = d.__dict__.pop("_sorts", [])
             for b, s in zip(d.binders, sorts):
                 b.sort = s
+            mark_dependent(d)
         elif tag.startswith("SHOW "):
             report.decls[tag.split(" ", 1)[1]].display = _strip_goal(lines)
         elif tag.startswith("ALL "):

@@ -7,6 +7,7 @@ and to list the project's definitions, whose bodies go into the pinned file.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +40,7 @@ FORBIDDEN_PATTERNS: list[tuple[re.Pattern[str], str]] = [
 ]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Sentence:
     """One Coq sentence (command or tactic) with its position."""
 
@@ -60,33 +61,46 @@ class SourceFile:
     problems: list[tuple[int, str]] = field(default_factory=list)  # (line, reason)
 
 
-def strip_comments_and_strings(src: str) -> str:
-    """Blank out (nested) comments and string literals, keeping every newline in place."""
+def blank_comments_and_strings(src: str, opener: str, closer: str, line_comment: str = "",
+                               backslash_escapes: bool = False) -> str:
+    """Blank out nested block comments (opener ... closer), line comments (line_comment to the end
+    of the line, when given) and string literals, keeping every newline in place.  Inside a
+    string a doubled quote is an escaped quote (Coq), or with backslash_escapes any character
+    after a backslash is escaped (Lean)."""
     out: list[str] = []
     depth, i, n = 0, 0, len(src)
     in_string = False
     while i < n:
         c = src[i]
         if in_string:
+            if backslash_escapes and c == "\\" and i + 1 < n:
+                out.append("  ")
+                i += 2
+                continue
             if c == '"':
-                if src.startswith('""', i):  # an escaped quote inside a string
+                if not backslash_escapes and src.startswith('""', i):  # an escaped quote inside a string
                     out.append("  ")
                     i += 2
                     continue
                 in_string = False
             out.append("\n" if c == "\n" else " ")
             i += 1
-        elif src.startswith("(*", i):
+        elif src.startswith(opener, i):
             depth += 1
-            out.append("  ")
-            i += 2
-        elif depth and src.startswith("*)", i):
+            out.append(" " * len(opener))
+            i += len(opener)
+        elif depth and src.startswith(closer, i):
             depth -= 1
-            out.append("  ")
-            i += 2
+            out.append(" " * len(closer))
+            i += len(closer)
         elif depth:
             out.append("\n" if c == "\n" else " ")
             i += 1
+        elif line_comment and src.startswith(line_comment, i):
+            j = src.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
         elif c == '"':
             in_string = True
             out.append(" ")
@@ -95,6 +109,11 @@ def strip_comments_and_strings(src: str) -> str:
             out.append(c)
             i += 1
     return "".join(out)
+
+
+def strip_comments_and_strings(src: str) -> str:
+    """Coq source with its (nested) comments and string literals blanked, newlines in place."""
+    return blank_comments_and_strings(src, "(*", "*)")
 
 
 def sentences(src: str) -> list[Sentence]:
@@ -124,8 +143,17 @@ def _command_words(text: str) -> list[str]:
 
 def read_file(path: Path, module: str) -> SourceFile:
     """Sentences, declarations (with module paths) and assumption problems of one file."""
-    clean = strip_comments_and_strings(path.read_text())
-    sf = SourceFile(module, path, sentences(clean))
+    t = _parse(path.read_text(), module)
+    return SourceFile(module, path, list(t.sentences), dict(t.declarations), dict(t.spans), dict(t.owners),
+                      list(t.problems))
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(text: str, module: str) -> SourceFile:
+    """read_file's work on the text alone, remembered by text: one proof check reads every file
+    several times, and copies of the tree differ from it in one file at most."""
+    clean = strip_comments_and_strings(text)
+    sf = SourceFile(module, Path(), sentences(clean))
     for pat, why in FORBIDDEN_PATTERNS:  # on the whole text: a phrase may be split across lines
         for m in pat.finditer(clean):
             sf.problems.append((clean.count("\n", 0, m.start()) + 1, f"'{' '.join(m.group(0).split())}' {why}"))

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from oracle.formal.coqsource import blank_comments_and_strings
+
 FORBIDDEN: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bsorry(?:Ax)?\b"), "leaves a proof unfinished"),
     (re.compile(r"\badmit\b"), "leaves a proof unfinished"),
@@ -88,44 +90,9 @@ class LeanSources:
 
 
 def strip_comments(src: str) -> str:
-    """Remove nested block comments, line comments and string literals; keep newlines."""
-    out, depth, i, n = [], 0, 0, len(src)
-    in_str = False
-    while i < n:
-        c = src[i]
-        if in_str:
-            if c == "\\" and i + 1 < n:
-                out.append("  ")
-                i += 2
-                continue
-            if c == '"':
-                in_str = False
-            out.append("\n" if c == "\n" else " ")
-            i += 1
-        elif src.startswith("/-", i):
-            depth += 1
-            out.append("  ")
-            i += 2
-        elif depth and src.startswith("-/", i):
-            depth -= 1
-            out.append("  ")
-            i += 2
-        elif depth:
-            out.append("\n" if c == "\n" else " ")
-            i += 1
-        elif src.startswith("--", i):
-            j = src.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-        elif c == '"':
-            in_str = True
-            out.append(" ")
-            i += 1
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+    """Lean source with its nested block comments, line comments and string literals blanked,
+    newlines in place."""
+    return blank_comments_and_strings(src, "/-", "-/", line_comment="--", backslash_escapes=True)
 
 
 def _split_top(sig: str, sep: str) -> Optional[int]:

@@ -42,9 +42,14 @@ window.addEventListener('load', function () {
             naturalHeight: im.naturalHeight, box: box(im)}; });
   var figs = Array.prototype.map.call(document.querySelectorAll('figure'), function (f) {
     return {id: f.id, images: f.querySelectorAll('img').length, box: box(f)}; });
+  var links = Array.prototype.map.call(document.querySelectorAll('a[href^="#"]'), function (a) {
+    var id = decodeURIComponent(a.getAttribute('href').slice(1));
+    return {href: a.getAttribute('href'), target: document.getElementById(id) !== null}; });
   var out = document.createElement('pre');
   out.id = 'render-probe';
-  out.textContent = JSON.stringify({images: imgs, figures: figs,
+  out.textContent = JSON.stringify({images: imgs, figures: figs, links: links,
+                                    page: [document.documentElement.scrollWidth,
+                                           document.documentElement.scrollHeight],
                                     viewport: [window.innerWidth, window.innerHeight]});
   document.body.appendChild(out);
 });
@@ -122,6 +127,14 @@ def rendering_problems(record: dict[str, Any]) -> list[str]:
     for f in record.get("figures", []):
         if f.get("images", 0) == 0:
             problems.append(f"figure {f.get('id')} holds no image")
+        box = f.get("box") or {}
+        width = (record.get("viewport") or [0])[0]
+        if width and box.get("x", 0) + box.get("w", 0) > width + 1:
+            problems.append(f"figure {f.get('id')} is wider than the window ({box.get('w')} px from "
+                            f"x = {box.get('x')}, window {width} px)")
+    broken = sorted({ln["href"] for ln in record.get("links", []) if not ln.get("target")})
+    if broken:
+        problems.append(f"{len(broken)} link(s) inside the page lead nowhere: {', '.join(broken[:10])}")
     return problems
 
 

@@ -10,6 +10,7 @@ oracle/report/figures.py and are embedded as SVG data URIs.
 from __future__ import annotations
 
 import datetime
+import functools
 import html
 import importlib.metadata
 import json
@@ -18,23 +19,26 @@ import platform
 import re
 import subprocess
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Optional
 
+import oracle.claims as claim_modules
 from oracle.formal import consistency, coqsource, leancheck, pinned as pinned_files
 from oracle.core import activations
 from oracle.claims import boundary
 from oracle.algebra.exact import ball_abs_upper
 from oracle.report import figures
 from oracle.core.errors import InputError
-from oracle.claims import base
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: oracle/<layer>/<module>.py
 GLOSSARY = ROOT / "proofs" / "hypotheses.toml"
 PINNED = ROOT / pinned_files.COQ_FILE
 LEAN_PINNED = ROOT / pinned_files.LEAN_FILE
+# the paper whose claims the audit checks
+PAPER = ("Mijoski and Karbevski, “Can an MLP Absorb Its Own Skip Connection?”, arXiv 2604.23705",
+         "https://arxiv.org/abs/2604.23705")
 
 
 def _oracle_cell(o: dict[str, Any]) -> str:
@@ -73,8 +77,14 @@ def rows(doc: dict[str, Any]) -> list[list[str]]:
 HEADER = ["claim", "paper", "informal", "Coq", "Lean", "oracle", "counterexamples"]
 
 
-def terminal_table(doc: dict[str, Any]) -> str:
-    """The audit as a fixed-width table with a short legend and the verdict."""
+def verdict_line(doc: dict[str, Any]) -> str:
+    """The audit's last line: 'audit PASSED in 12.3s' or 'audit FAILED in 12.3s'."""
+    return f"audit {'PASSED' if doc['ok'] else 'FAILED'} in {doc['seconds']}s"
+
+
+def terminal_table(doc: dict[str, Any], verdict: bool = True) -> str:
+    """The audit as a fixed-width table with a short legend, and the verdict line last (unless
+    ``verdict`` is False: `absorb audit` prints it itself, after everything else)."""
     table = [HEADER] + rows(doc)
     widths = [max(len(r[i]) for r in table) for i in range(len(HEADER))]
     fmt = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
@@ -109,8 +119,9 @@ def terminal_table(doc: dict[str, Any]) -> str:
         lines.append("")
         lines.append(f"PROBLEMS ({len(doc['problems'])}):")
         lines += [f"  - {p}" for p in doc["problems"]]
-    lines.append("")
-    lines.append(f"audit {'PASSED' if doc['ok'] else 'FAILED'} in {doc['seconds']}s")
+    if verdict:
+        lines.append("")
+        lines.append(verdict_line(doc))
     return "\n".join(lines)
 
 
@@ -185,11 +196,8 @@ def hypothesis_tags(registry: list[dict[str, Any]]) -> dict[str, list[str]]:
                     "coq_counterexamples", "coq_counterexamples_absent"):
             for tag in (c.get(key) or {}):
                 used.setdefault(tag, []).append(f"claim {c['id']} ({key})")
-    try:
-        for fn in base.COUNTEREXAMPLES:
-            used.setdefault(fn.counterexample_info.dropped, []).append(f"counterexample {fn.__name__}")
-    except ImportError:
-        pass
+    for fn in claim_modules.load().counterexamples:
+        used.setdefault(fn.counterexample_info.dropped, []).append(f"counterexample {fn.__name__}")
     return used
 
 
@@ -212,6 +220,30 @@ def parse_pinned(text: str) -> dict[str, str]:
             continue
         out[name] = "\n".join([blk.statement] + [f"--- uses {u}\n{body}" for u, body in blk.uses.items()])
     return out
+
+
+@dataclass
+class Pinned:
+    """One pinned declaration as the report shows it: the statement, and the names of the
+    definitions it uses (their bodies are shown once, in the report's definitions section)."""
+
+    statement: str
+    uses: dict[str, str]
+
+
+def parse_pinned_parts(text: str) -> dict[str, Pinned]:
+    """name -> its statement and the definitions it uses, kept apart (see parse_pinned)."""
+    return {name: Pinned(blk.statement, dict(blk.uses)) for name, blk in pinned_files.parse(text).items()
+            if name and blk.statement.strip()}
+
+
+def load_pinned_parts(path: Optional[Path] = None) -> Optional[dict[str, Pinned]]:
+    """The pinned statements of a file (default: the Coq one) with their definitions apart, or None
+    when the file does not exist or cannot be read."""
+    try:
+        return parse_pinned_parts(Path(path or PINNED).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def load_pinned(path: Optional[Path] = None) -> Optional[dict[str, str]]:
@@ -280,12 +312,19 @@ def coq_file(name: str, root: Path = ROOT) -> Optional[Path]:
 def lean_file(name: str, root: Path = ROOT) -> Optional[Path]:
     """The Lean file that declares the last component of a name."""
     decl = name.rsplit(".", 1)[-1]
-    pat = re.compile(rf"(?m)^\s*(?:@\[[^\]]*\]\s*)?(?:private\s+)?(?:theorem|lemma|def|noncomputable def|abbrev)"
-                     rf"\s+{re.escape(decl)}\b")
-    for p in sorted((root / "lean").rglob("*.lean")):
-        if ".lake" not in p.parts and pat.search(p.read_text(encoding="utf-8", errors="replace")):
+    pat = re.compile(rf"(?m)^\s*(?:@\[[^\]]*\]\s*)?(?:private\s+)?(?:theorem|lemma|def|noncomputable def|abbrev"
+                     rf"|structure|inductive|class)\s+{re.escape(decl)}\b")
+    for p, text in _lean_texts(root):
+        if pat.search(text):
             return p
     return None
+
+
+@functools.lru_cache(maxsize=4)
+def _lean_texts(root: Path) -> tuple[tuple[Path, str], ...]:
+    """Every Lean source file of the checkout with its text (read once per report)."""
+    return tuple((p, p.read_text(encoding="utf-8", errors="replace"))
+                 for p in sorted((root / "lean").rglob("*.lean")) if ".lake" not in p.parts)
 
 
 def oracle_file(ref: str, root: Path = ROOT) -> Optional[Path]:
@@ -345,8 +384,8 @@ def counterexample_violation(data: Optional[dict[str, Any]]) -> dict[str, Any]:
         for label, res, plain, M in pairs:
             exact = all(activations.get(s["activation"]).exact is not None for s in (res, plain)) \
                 and not isinstance(plain.get("W_down"), str)
-            F = boundary._block_fn(res, exact, M)
-            P = boundary._block_fn(plain, exact)
+            F = boundary.block_fn(res, exact, M)
+            P = boundary.block_fn(plain, exact)
             if exact:
                 worst = max(abs(Fraction(a) - Fraction(b)) for p in pts for a, b in zip(F(p), P(p)))
                 results.append({"label": label, "exact": True, "max_abs": str(worst), "zero": worst == 0})
@@ -407,8 +446,9 @@ class ReportContext:
     per_claim: dict[str, Any]
     notes: list[str]
     glossary: dict[str, str]
-    pinned: Optional[dict[str, str]]
-    lean_pinned: Optional[dict[str, str]] = None
+    pinned: Optional[dict[str, Pinned]]
+    lean_pinned: Optional[dict[str, Pinned]] = None
+    scans: list[dict[str, Any]] = field(default_factory=list)
 
     def link(self, path: Optional[Path]) -> Optional[tuple[str, str]]:
         """(href, text) of a project file, or None."""
@@ -421,8 +461,10 @@ class ReportContext:
         return _rel(path, self.base), text
 
 
-def build_context(doc: dict[str, Any], report_path: Optional[str] = None) -> ReportContext:
-    """Compute the figures and gather what the report shows besides the audit document."""
+def build_context(doc: dict[str, Any], report_path: Optional[str] = None,
+                  scans: Optional[list[dict[str, Any]]] = None) -> ReportContext:
+    """Compute the figures and gather what the report shows besides the audit document
+    (``scans``: the user's scan documents, as check_scan returns them)."""
     general = [figures.ray_figure(), figures.c2_figure(), figures.relaxation_figure(),
                figures.time_figure(doc)]
     notes = []
@@ -438,8 +480,8 @@ def build_context(doc: dict[str, Any], report_path: Optional[str] = None) -> Rep
         notes.append(note)
     per_claim = {c["id"]: figures.instance_figure(c) for c in doc["claims"]}
     base = Path(report_path).resolve().parent if report_path else None
-    return ReportContext(doc, base, general, per_claim, notes, load_glossary(), load_pinned(),
-                         load_pinned(LEAN_PINNED))
+    return ReportContext(doc, base, general, per_claim, notes, load_glossary(), load_pinned_parts(PINNED),
+                         load_pinned_parts(LEAN_PINNED), list(scans or []))
 
 
 def precision_summary(doc: dict[str, Any]) -> str:
@@ -539,32 +581,139 @@ def coverage_lines(o: dict[str, Any]) -> list[str]:
     return out
 
 
+def _declaration(name: str, pinned: Optional[dict[str, Pinned]], file_of: Any, source_of: Any,
+                 ctx: ReportContext) -> dict[str, Any]:
+    """A registered declaration as a section shows it: the pinned statement and the names of the
+    definitions it uses (shown once, in the definitions section), else its source text."""
+    entry = (pinned or {}).get(name)
+    return {"name": name, "file": ctx.link(file_of(name)), "printed": entry.statement if entry else None,
+            "uses": list(entry.uses) if entry else [], "source": None if entry else source_of(name)}
+
+
+def definitions(facts: list[tuple[dict[str, Any], dict[str, Any]]], pinned: Optional[dict[str, Pinned]],
+                system: str, ctx: ReportContext) -> list[dict[str, Any]]:
+    """Every definition the shown statements of one system ('coq' or 'lean') use, once, in order of
+    first use: its name, printed body, file and the claims whose statements use it."""
+    keys = ("coq", "coq_instances", "coq_counterexamples") if system == "coq" else ("lean",)
+    out: dict[str, dict[str, Any]] = {}
+    for c, f in facts:
+        for key in keys:
+            for decl in f[key]:
+                entry = (pinned or {}).get(decl["name"])
+                for name in decl["uses"]:
+                    d = out.setdefault(name, {"name": name, "anchor": def_anchor(system, name),
+                                              "body": entry.uses[name] if entry else "",
+                                              "file": ctx.link(coq_file(name) if system == "coq" else lean_file(name)),
+                                              "used_by": []})
+                    if c["id"] not in d["used_by"]:
+                        d["used_by"].append(c["id"])
+    return list(out.values())
+
+
+def def_anchor(system: str, name: str) -> str:
+    """The id of a definition in the report (letters, digits, '.', '_' and '-' only)."""
+    return f"def-{system}-" + re.sub(r"[^A-Za-z0-9._-]", "_", name)
+
+
+def short_name(name: str) -> str:
+    """A Coq name as the printed statements write it (without the library prefix)."""
+    return name.removeprefix("SkipAbsorption.")
+
+
+def registry_notes(doc: dict[str, Any]) -> tuple[dict[str, list[str]], list[str]]:
+    """The registry's reasons for weakened or absent checks: per claim id, and those of no claim."""
+    ids = {c["id"] for c in doc["claims"]}
+    per: dict[str, list[str]] = {}
+    other = []
+    for note in doc.get("notes") or []:
+        head, _, rest = note.partition(": ")
+        if head in ids:
+            per.setdefault(head, []).append(rest)
+        else:
+            other.append(note)
+    return per, other
+
+
+# ============================================================ the user's scans
+
+def check_scan(doc: Any, path: str) -> dict[str, Any]:
+    """A document of `absorb scan --json` that the report can show, or InputError naming what is
+    missing; returns {"path", "doc"}."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("blocks"), list):
+        raise InputError(f"--scan {path}: not a document of absorb scan --json (no 'blocks' list)")
+    for key in ("checkpoint", "format"):
+        if not isinstance(doc.get(key), str):
+            raise InputError(f"--scan {path}: not a document of absorb scan --json (no '{key}')")
+    for i, b in enumerate(doc["blocks"]):
+        if not isinstance(b, dict) or not isinstance(b.get("verdict"), str):
+            raise InputError(f"--scan {path}: block {i} has no verdict")
+    return {"path": str(path), "doc": doc}
+
+
+SCAN_HEAD = ["block", "family", "d", "m", "activation", "biases", "verdict", "claim", "reason"]
+
+
+def scan_rows(doc: dict[str, Any]) -> list[dict[str, str]]:
+    """One row of text cells per block of a scan document, as the document states it."""
+    out = []
+    for b in doc["blocks"]:
+        verdict = b.get("verdict", "?") + ("" if b.get("verdict") == "error" else
+                                            " (exact)" if b.get("exact") else " (not exact)")
+        out.append({"block": str(b.get("block") or "<root>"), "family": str(b.get("family", "-")),
+                    "d": "-" if b.get("d") is None else str(b["d"]),
+                    "m": "-" if b.get("m") is None else str(b["m"]),
+                    "activation": str(b.get("activation", "-"))
+                    + (f" ({b['activation_source']})" if b.get("activation_source") else ""),
+                    "biases": ", ".join(b.get("biases_nonzero") or []) or "none",
+                    "verdict": verdict, "claim": str(b.get("claim") or "-"), "reason": str(b.get("reason", ""))})
+    return out
+
+
+def scan_summary(entry: dict[str, Any]) -> str:
+    """One sentence on a scan document: checkpoint, format, counts of blocks and verdicts."""
+    doc = entry["doc"]
+    counts: dict[str, int] = {}
+    for b in doc["blocks"]:
+        counts[b["verdict"]] = counts.get(b["verdict"], 0) + 1
+    verdicts = ", ".join(f"{n} {v}" for v, n in sorted(counts.items())) or "no verdicts"
+    return (f"{doc['checkpoint']} ({doc['format']}, {doc.get('tensors', '?')} tensors): "
+            f"{len(doc['blocks'])} MLP blocks; {verdicts}. Shown as the document {entry['path']} states "
+            "it: the audit does not decide these blocks again (absorb scan does, on the checkpoint).")
+
+
+# ============================================================ table of contents
+
+def toc(doc: dict[str, Any], ctx: ReportContext, coq_defs: list[Any], lean_defs: list[Any]) -> list[tuple[int, str, str]]:
+    """(level, anchor, title) of every part of the report, in order."""
+    out = []
+    if doc["problems"]:
+        out.append((1, "problems", f"Problems ({len(doc['problems'])})"))
+    out += [(1, "claims", "Claims table"), (1, "figures", "Figures"),
+            (1, "counterexamples", "Boundary counterexamples")]
+    if ctx.scans:
+        out.append((1, "scans", "Your scans"))
+        out += [(2, f"scan-{i}", ent["doc"]["checkpoint"]) for i, ent in enumerate(ctx.scans, 1)]
+    out.append((1, "claim-sections", "Claims, one section each"))
+    out += [(2, f"claim-{c['id']}", f"{c['id']}: {c['title']} ({c['paper_ref']})") for c in doc["claims"]]
+    if coq_defs:
+        out.append((1, "coq-definitions", f"Coq definitions ({len(coq_defs)}, each printed once)"))
+    if lean_defs:
+        out.append((1, "lean-definitions", f"Lean definitions ({len(lean_defs)}, each printed once)"))
+    return out
+
+
 def claim_facts(c: dict[str, Any], ctx: ReportContext) -> dict[str, Any]:
     """Everything one claim's section shows, as plain data."""
     reg = c.get("registry", {})
     label, note = scope_label(c)
     hyps = [{"tag": t, "meaning": ctx.glossary.get(t, "(no meaning recorded in proofs/hypotheses.toml)"),
              "formal": formal_role(t, c, label)} for t in c.get("hypotheses", [])]
-    coq = []
-    for name in c["coq"].get("names", []):
-        pinned = (ctx.pinned or {}).get(name)
-        coq.append({"name": name, "file": ctx.link(coq_file(name)), "printed": pinned,
-                    "source": None if pinned else coq_source(name)})
-    lean = []
-    for n in c["lean"].get("names", []):
-        pinned = (ctx.lean_pinned or {}).get(n)
-        lean.append({"name": n, "file": ctx.link(lean_file(n)), "printed": pinned,
-                     "source": None if pinned else lean_source(n)})
-    instances = []
-    for inst in consistency._names(reg.get("coq_instance")):
-        pinned = (ctx.pinned or {}).get(inst)
-        instances.append({"name": inst, "file": ctx.link(coq_file(inst)), "printed": pinned,
-                          "source": None if pinned else coq_source(inst)})
-    counter_lemmas = []
-    for tag, lemma in (reg.get("coq_counterexamples") or {}).items():
-        pinned = (ctx.pinned or {}).get(lemma)
-        counter_lemmas.append({"tag": tag, "name": lemma, "file": ctx.link(coq_file(lemma)), "printed": pinned,
-                               "source": None if pinned else coq_source(lemma)})
+    coq = [_declaration(name, ctx.pinned, coq_file, coq_source, ctx) for name in c["coq"].get("names", [])]
+    lean = [_declaration(n, ctx.lean_pinned, lean_file, lean_source, ctx) for n in c["lean"].get("names", [])]
+    instances = [_declaration(inst, ctx.pinned, coq_file, coq_source, ctx)
+                 for inst in consistency.registry_names(reg.get("coq_instance"))]
+    counter_lemmas = [{"tag": tag, **_declaration(lemma, ctx.pinned, coq_file, coq_source, ctx)}
+                      for tag, lemma in (reg.get("coq_counterexamples") or {}).items()]
     axioms = sorted({a.rsplit(".", 1)[-1] for a in c["coq"].get("axioms") or []})
     informal = ROOT / "proofs" / c["informal"] if c.get("informal") else None
     cexs = []
@@ -601,32 +750,70 @@ def _md_cell(s: str) -> str:
 def markdown(doc: dict[str, Any], ctx: Optional[ReportContext] = None) -> str:
     """A self-contained Markdown report (figures as SVG data URIs)."""
     ctx = ctx or build_context(doc)
-    out = ["# Skip-absorption audit", ""]
+    facts = [(c, claim_facts(c, ctx)) for c in doc["claims"]]
+    coq_defs = definitions(facts, ctx.pinned, "coq", ctx)
+    lean_defs = definitions(facts, ctx.lean_pinned, "lean", ctx)
+    notes, other_notes = registry_notes(doc)
+    anchor = lambda a: f'<a id="{a}"></a>'  # noqa: E731
+    out = ["# Skip-absorption audit", "",
+           f"The claims of [{PAPER[0]}]({PAPER[1]}) and of this project's extensions, each with its informal "
+           "proof, formal proofs, oracle check and boundary counterexamples.", ""]
     out += ["| | |", "|---|---|"] + [f"| {k} | {_md_cell(v)} |" for k, v in header_rows(doc)] + [""]
+    out += ["## Contents", ""]
+    out += [("  " if level == 2 else "") + f"- [{_md_cell(title)}](#{a})" for level, a, title in toc(doc, ctx, coq_defs, lean_defs)]
+    out.append("")
     if doc["problems"]:
-        out += ["## Problems", ""] + [f"- {p}" for p in doc["problems"]] + [""]
-    out += ["## Claims", "",
+        out += [anchor("problems"), "## Problems", ""] + [f"- {p}" for p in doc["problems"]] + [""]
+    out += [anchor("claims"), "## Claims", "",
             "| " + " | ".join(TABLE_HEAD) + " |", "|" + "---|" * len(TABLE_HEAD)]
-    out += ["| " + " | ".join(_md_cell(r[h]) for h in TABLE_HEAD) + " |" for r in table_rows(doc)]
+    out += ["| " + " | ".join(f"[{r['claim']}](#claim-{r['claim']})" if h == "claim" else _md_cell(r[h])
+                              for h in TABLE_HEAD) + " |" for r in table_rows(doc)]
     out += ["", "Coq `checked: full` means the registered Coq statement is the whole claim; any other "
             "label names the part that is formal (the claim's section says which). Lean: written, not "
             "compiled in this environment.", ""]
+    if other_notes:
+        out += ["Reasons given in proofs/claims.toml:", ""] + [f"- {_md_cell(n)}" for n in other_notes] + [""]
     n = 0
-    out += ["## Figures", ""]
+    out += [anchor("figures"), "## Figures", ""]
     for fig in ctx.general:
         n += 1
         out += _md_figure(fig, n)
     out += [f"*{note}*" for note in ctx.notes] + ([""] if ctx.notes else [])
-    out += ["## Boundary counterexamples", "",
+    out += [anchor("counterexamples"), "## Boundary counterexamples", "",
             "| counterexample | drops | claims | verified | method |", "|---|---|---|---|---|"]
     for cx in doc["counterexamples"]:
         out.append(f"| `{cx['name']}` | `{cx['dropped']}` | {', '.join(cx['claims'])} | "
                    f"{'yes' if cx['verified'] else 'NO'}{' (exact)' if cx['exact'] else ''} | "
                    f"{_md_cell(cx['method'])} |")
     out.append("")
-    for c in doc["claims"]:
-        f = claim_facts(c, ctx)
-        out += [f"## {c['id']}: {c['title']} ({c['paper_ref']})", "", f"**Statement.** {c['statement']}", "",
+    if ctx.scans:
+        out += [anchor("scans"), "## Your scans", ""]
+        for i, ent in enumerate(ctx.scans, 1):
+            out += [anchor(f"scan-{i}"), f"### Scan of {ent['doc']['checkpoint']}", "", _md_cell(scan_summary(ent)), "",
+                    "| " + " | ".join(SCAN_HEAD) + " |", "|" + "---|" * len(SCAN_HEAD)]
+            out += ["| " + " | ".join(_md_cell(r[h]) for h in SCAN_HEAD) + " |" for r in scan_rows(ent["doc"])]
+            out.append("")
+    out += [anchor("claim-sections"), "## Claims, one section each", ""]
+
+    def uses_line(decl: dict[str, Any], system: str) -> list[str]:
+        if not decl["uses"]:
+            return []
+        return ["  Uses (printed once under the definitions): " + ", ".join(
+            f"[`{short_name(u)}`](#{def_anchor(system, u)})" for u in decl["uses"]), ""]
+
+    def statement(decl: dict[str, Any], head: str, lang: str, system: str) -> list[str]:
+        lines = [head, ""]
+        if decl["printed"]:
+            lines += ["  ```" + lang] + ["  " + ln for ln in decl["printed"].splitlines()] + ["  ```", ""]
+            lines += uses_line(decl, system)
+        else:
+            lines += ["  Printed statement: not pinned. Source text:", "", "  ```" + lang]
+            lines += ["  " + ln for ln in (decl["source"] or "(not found)").splitlines()] + ["  ```", ""]
+        return lines
+
+    for c, f in facts:
+        out += [anchor(f"claim-{c['id']}"), f"### {c['id']}: {c['title']} ({c['paper_ref']})", "",
+                f"**Statement.** {c['statement']}", "",
                 f"Informal proof: {_md_link(f['informal'])}. Oracle: `{c['oracle'].get('ref', '-')}` in "
                 f"{_md_link(f['oracle_file'])}.", "", "**Hypotheses.**", "",
                 "| tag | meaning | in the formal statement |", "|---|---|---|"]
@@ -643,30 +830,20 @@ def markdown(doc: dict[str, Any], ctx: Optional[ReportContext] = None) -> str:
                 out += [f"Print Assumptions{'' if f['axioms_attributed'] else ' (all registered declarations together)'}: "
                         + (", ".join(f["axioms"]) or "closed under the global context") + ".", ""]
             for d in f["coq"]:
-                out += [f"- `{d['name']}` in {_md_link(d['file'])}", ""]
-                if d["printed"]:
-                    out += ["  As Coq prints it (proofs/pinned/coq-statements.txt):", "", "  ```coq"]
-                    out += ["  " + ln for ln in d["printed"].splitlines()] + ["  ```", ""]
-                else:
-                    out += ["  Printed statement: not pinned. Source text:", "", "  ```coq"]
-                    out += ["  " + ln for ln in (d["source"] or "(not found)").splitlines()] + ["  ```", ""]
+                out += statement(d, f"- `{d['name']}` in {_md_link(d['file'])}. As Coq prints it "
+                                    "(proofs/pinned/coq-statements.txt):", "coq", "coq")
             for ci in f["coq_instances"]:
-                out += [f"- Instance lemma `{ci['name']}` in {_md_link(ci['file'])}:", "", "  ```coq"]
-                out += ["  " + ln for ln in (ci["printed"] or ci["source"] or "(not found)").splitlines()]
-                out += ["  ```", ""]
+                out += statement(ci, f"- Instance lemma `{ci['name']}` in {_md_link(ci['file'])}:", "coq", "coq")
             for ce in f["coq_counterexamples"]:
-                out += [f"- Without `{ce['tag']}`: `{ce['name']}` in {_md_link(ce['file'])}:", "", "  ```coq"]
-                out += ["  " + ln for ln in (ce["printed"] or ce["source"] or "(not found)").splitlines()]
-                out += ["  ```", ""]
+                out += statement(ce, f"- Without `{ce['tag']}`: `{ce['name']}` in {_md_link(ce['file'])}:",
+                                 "coq", "coq")
         lean = c["lean"]
         if lean["status"] == "absent":
             out += [f"**Lean:** absent. {lean['detail']}", ""]
         else:
             out += [f"**Lean:** {lean['status']}, scope **{f['lean_scope']}**: {lean['detail']}.", ""]
             for d in f["lean"]:
-                out += [f"- `{d['name']}` in {_md_link(d['file'])}", "", "  ```lean"]
-                out += ["  " + ln for ln in (d["printed"] or d["source"] or "(not found)").splitlines()]
-                out += ["  ```", ""]
+                out += statement(d, f"- `{d['name']}` in {_md_link(d['file'])}", "lean", "lean")
         o = c["oracle"]
         if "instances" in o:
             out += [f"**Oracle:** {o['status']}, {o['instances']} instances ({o['exact_instances']} exact), "
@@ -675,6 +852,9 @@ def markdown(doc: dict[str, Any], ctx: Optional[ReportContext] = None) -> str:
         else:
             out += [f"**Oracle:** {o['status']}: {o.get('detail', '')}", ""]
         out += ["**Sampled ranges:**", ""] + [f"- {_md_cell(x)}" for x in coverage_lines(o)] + [""]
+        if notes.get(c["id"]):
+            out += ["**Reasons given in proofs/claims.toml** for checks that are weakened or absent:", ""]
+            out += [f"- {_md_cell(x)}" for x in notes[c["id"]]] + [""]
         fig = ctx.per_claim.get(c["id"])
         if fig is not None:
             n += 1
@@ -692,6 +872,17 @@ def markdown(doc: dict[str, Any], ctx: Optional[ReportContext] = None) -> str:
             out.append(f"  - computed violation: the residual block equals the residual-free block "
                        f"{cx['violation']['text']}")
         out.append("")
+    for system, defs, lang, title in (("coq", coq_defs, "coq", "Coq definitions"),
+                                      ("lean", lean_defs, "lean", "Lean definitions")):
+        if not defs:
+            continue
+        out += [anchor(f"{system}-definitions"), f"## {title}", "",
+                "Every definition that a pinned statement above uses, printed once "
+                f"(proofs/pinned/{system}-statements.txt prints it under each statement).", ""]
+        for d in defs:
+            out += [anchor(d["anchor"]), f"- `{short_name(d['name'])}` in {_md_link(d['file'])}; used by "
+                    + ", ".join(f"[{cid}](#claim-{cid})" for cid in d["used_by"]), "", "  ```" + lang]
+            out += ["  " + ln for ln in d["body"].splitlines()] + ["  ```", ""]
     return "\n".join(out) + "\n"
 
 
@@ -707,6 +898,9 @@ figure{margin:1em 0;border:1px solid #ddd;padding:.5em}figure img{max-width:100%
 figcaption{font-size:.9em;color:#333;margin-top:.4em}pre{background:#f6f6f6;padding:.5em;overflow-x:auto;
 font-size:.85em;white-space:pre-wrap}code{font-size:.92em}section{border-top:2px solid #ccc;margin-top:1.5em}
 .statement{font-size:1.05em;background:#f7f9ff;padding:.5em;border-left:3px solid #79c}
+nav#toc{background:#fafafa;border:1px solid #ddd;padding:.3em 1em;margin:1em 0}nav#toc ol{margin:.2em 0}
+nav#toc ol ol{columns:2;font-size:.92em}.uses{font-size:.9em;color:#333}.def{margin:.6em 0}
+.paper{font-size:1.05em}
 """
 
 
@@ -730,24 +924,76 @@ def _a(link: Optional[tuple[str, str]], missing: str = "missing") -> str:
     return f"<a href='{esc(link[0])}'><code>{esc(link[1])}</code></a>" if link else esc(missing)
 
 
+def _prover_head(prover: str, entry: dict[str, Any], scope: str, note: str, tail: str) -> str:
+    """The heading of a claim's Coq or Lean part: absent with the reason, or its status and scope,
+    the scope note and ``tail``."""
+    esc = html.escape
+    if entry["status"] == "absent":
+        return f"<h3>{prover}: absent</h3><p>{esc(entry['detail'])}</p>"
+    return (f"<h3>{prover}: {esc(entry['status'])}, scope <i>{esc(scope)}</i></h3>"
+            + (f"<p>{esc(note)}</p>" if note else "") + tail)
+
+
 def _html_figure(fig: Any, n: int) -> str:
     esc = html.escape
     return (f"<figure id='fig-{esc(fig.key)}'><img src='{fig.data_uri()}' alt='{esc(fig.title)}'>"
             f"<figcaption><b>Figure {n}. {esc(fig.title)}.</b> {esc(fig.caption)}</figcaption></figure>")
 
 
+def _html_toc(items: list[tuple[int, str, str]]) -> str:
+    esc = html.escape
+    out, inner = ["<nav id='toc'><h2>Contents</h2><ol>"], False
+    for level, anchor, title in items:
+        if level == 2 and not inner:
+            out.append("<ol>")
+            inner = True
+        elif level == 1 and inner:
+            out.append("</ol></li>")
+            inner = False
+        elif level == 1 and len(out) > 1:
+            out.append("</li>")
+        out.append(f"<li><a href='#{esc(anchor)}'>{esc(title)}</a>" + ("</li>" if level == 2 else ""))
+    out.append("</ol></li>" if inner else "</li>")
+    out.append("</ol></nav>")
+    return "".join(out)
+
+
+def _html_statement(decl: dict[str, Any], head: str, system: str) -> str:
+    """A declaration's statement (printed, or its source when not pinned) with links to its definitions."""
+    esc = html.escape
+    if not decl["printed"]:
+        return (f"<p>{head}</p><p>Printed statement: <b>not pinned</b>. Source text:</p>"
+                f"<pre>{esc(decl['source'] or '(not found)')}</pre>")
+    uses = ""
+    if decl["uses"]:
+        uses = ("<p class='uses'>Uses (printed once, under the definitions): " + ", ".join(
+            f"<a href='#{esc(def_anchor(system, u))}'><code>{esc(short_name(u))}</code></a>"
+            for u in decl["uses"]) + ".</p>")
+    return f"<p>{head}</p><pre>{esc(decl['printed'])}</pre>{uses}"
+
+
 def html_report(doc: dict[str, Any], ctx: Optional[ReportContext] = None) -> str:
-    """A self-contained HTML page: header, claims table, figures, one section per claim."""
+    """A self-contained HTML page: header, contents, claims table, figures, one section per claim,
+    the definitions the statements use (each once)."""
     ctx = ctx or build_context(doc)
     esc = html.escape
+    facts = [(c, claim_facts(c, ctx)) for c in doc["claims"]]
+    coq_defs = definitions(facts, ctx.pinned, "coq", ctx)
+    lean_defs = definitions(facts, ctx.lean_pinned, "lean", ctx)
+    notes, other_notes = registry_notes(doc)
     parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
              f"<title>Skip-absorption audit: {'passed' if doc['ok'] else 'FAILED'}</title>"
              f"<style>{CSS}</style></head><body>",
              f"<h1>Skip-absorption audit: {'passed' if doc['ok'] else 'FAILED'}</h1>",
+             f"<p class='paper'>The claims of <a href='{esc(PAPER[1])}'>{esc(PAPER[0])}</a> and of this "
+             "project's extensions, each with its informal proof, formal proofs, oracle check and boundary "
+             "counterexamples.</p>",
              "<table class='hdr'>" + "".join(
-                 f"<tr><td>{esc(k)}</td><td>{esc(v)}</td></tr>" for k, v in header_rows(doc)) + "</table>"]
+                 f"<tr><td>{esc(k)}</td><td>{esc(v)}</td></tr>" for k, v in header_rows(doc)) + "</table>",
+             _html_toc(toc(doc, ctx, coq_defs, lean_defs))]
     if doc["problems"]:
-        parts.append("<h2>Problems</h2><ul>" + "".join(f"<li>{esc(p)}</li>" for p in doc["problems"]) + "</ul>")
+        parts.append("<h2 id='problems'>Problems</h2><ul>"
+                     + "".join(f"<li>{esc(p)}</li>" for p in doc["problems"]) + "</ul>")
     head = "".join(f"<th>{esc(h)}</th>" for h in TABLE_HEAD)
     body = []
     for r in table_rows(doc):
@@ -759,21 +1005,32 @@ def html_report(doc: dict[str, Any], ctx: Optional[ReportContext] = None) -> str
                  "other label names the part that is formal (each claim's section says which). Print "
                  "Assumptions lists the axioms the registered theorems rest on. Lean: written, not compiled "
                  "in this environment. Instance sizes: the range of (d, m) of the generated instances.</p>")
+    if other_notes:
+        parts.append("<p>Reasons given in proofs/claims.toml:</p><ul>"
+                     + "".join(f"<li>{esc(x)}</li>" for x in other_notes) + "</ul>")
     n = 0
-    parts.append("<h2>Figures</h2>")
+    parts.append("<h2 id='figures'>Figures</h2>")
     for fig in ctx.general:
         n += 1
         parts.append(_html_figure(fig, n))
     parts += [f"<p><i>{esc(note)}</i></p>" for note in ctx.notes]
-    parts.append("<h2>Boundary counterexamples</h2><table><tr><th>counterexample</th><th>drops</th>"
-                 "<th>claims</th><th>verified</th><th>method</th></tr>" + "".join(
+    parts.append("<h2 id='counterexamples'>Boundary counterexamples</h2><table><tr><th>counterexample</th>"
+                 "<th>drops</th><th>claims</th><th>verified</th><th>method</th></tr>" + "".join(
                      f"<tr><td><code>{esc(cx['name'])}</code></td><td><code>{esc(cx['dropped'])}</code></td>"
                      f"<td>{esc(', '.join(cx['claims']))}</td>"
                      f"<td class='{'ok' if cx['verified'] else 'bad'}'>"
                      f"{'yes' if cx['verified'] else 'NO'}{' (exact)' if cx['exact'] else ''}</td>"
                      f"<td>{esc(cx['method'])}</td></tr>" for cx in doc["counterexamples"]) + "</table>")
-    for c in doc["claims"]:
-        f = claim_facts(c, ctx)
+    if ctx.scans:
+        parts.append("<h2 id='scans'>Your scans</h2>")
+        for i, ent in enumerate(ctx.scans, 1):
+            rows_ = "".join("<tr>" + "".join(f"<td class='{_cls(r[h]) if h == 'verdict' else ''}'>{esc(r[h])}</td>"
+                                             for h in SCAN_HEAD) + "</tr>" for r in scan_rows(ent["doc"]))
+            parts.append(f"<h3 id='scan-{i}'>Scan of <code>{esc(ent['doc']['checkpoint'])}</code></h3>"
+                         f"<p>{esc(scan_summary(ent))}</p><table class='scan'><tr>"
+                         + "".join(f"<th>{esc(h)}</th>" for h in SCAN_HEAD) + f"</tr>{rows_}</table>")
+    parts.append("<h2 id='claim-sections'>Claims, one section each</h2>")
+    for c, f in facts:
         s = [f"<section id='claim-{esc(c['id'])}'><h2>{esc(c['id'])}: {esc(c['title'])} "
              f"({esc(c['paper_ref'])})</h2><p class='statement'>{esc(c['statement'])}</p>",
              f"<p>Informal proof: {_a(f['informal'])}. Oracle: <code>{esc(c['oracle'].get('ref', '-'))}</code> "
@@ -782,39 +1039,27 @@ def html_report(doc: dict[str, Any], ctx: Optional[ReportContext] = None) -> str
              + "".join(f"<tr><td><code>{esc(h['tag'])}</code></td><td>{esc(h['meaning'])}</td>"
                        f"<td>{esc(h['formal'])}</td></tr>" for h in f["hypotheses"]) + "</table>"]
         coq = c["coq"]
-        if coq["status"] == "absent":
-            s.append(f"<h3>Coq: absent</h3><p>{esc(coq['detail'])}</p>")
-        else:
-            s.append(f"<h3>Coq: {esc(coq['status'])}, scope <i>{esc(f['scope'])}</i></h3>"
-                     + (f"<p>{esc(f['scope_note'])}</p>" if f["scope_note"] else "")
-                     + (f"<p class='bad'>{esc(coq['detail'])}</p>" if coq["status"] != "checked" else ""))
+        s.append(_prover_head("Coq", coq, f["scope"], f["scope_note"],
+                              f"<p class='bad'>{esc(coq['detail'])}</p>" if coq["status"] != "checked" else ""))
+        if coq["status"] != "absent":
             if coq["status"] == "checked":
                 s.append(f"<p>Print Assumptions"
                          f"{'' if f['axioms_attributed'] else ' (all registered declarations together)'}: "
                          f"{esc(', '.join(f['axioms']) or 'closed under the global context')}.</p>")
             for d in f["coq"]:
-                s.append(f"<p><code>{esc(d['name'])}</code> in {_a(d['file'])}.</p>")
-                if d["printed"]:
-                    s.append(f"<p>As Coq prints it:</p><pre>{esc(d['printed'])}</pre>")
-                else:
-                    s.append("<p>Printed statement: <b>not pinned</b>. Source text:</p>"
-                             f"<pre>{esc(d['source'] or '(not found)')}</pre>")
+                s.append(_html_statement(d, f"<code>{esc(d['name'])}</code> in {_a(d['file'])}. As Coq prints it:",
+                                         "coq"))
             for ci in f["coq_instances"]:
-                s.append(f"<p>Instance lemma <code>{esc(ci['name'])}</code> in {_a(ci['file'])}:</p>"
-                         f"<pre>{esc(ci['printed'] or ci['source'] or '(not found)')}</pre>")
+                s.append(_html_statement(ci, f"Instance lemma <code>{esc(ci['name'])}</code> in {_a(ci['file'])}:",
+                                         "coq"))
             for ce in f["coq_counterexamples"]:
-                s.append(f"<p>Without <code>{esc(ce['tag'])}</code>: <code>{esc(ce['name'])}</code> in "
-                         f"{_a(ce['file'])}:</p><pre>{esc(ce['printed'] or ce['source'] or '(not found)')}</pre>")
+                s.append(_html_statement(ce, f"Without <code>{esc(ce['tag'])}</code>: <code>{esc(ce['name'])}</code> "
+                                             f"in {_a(ce['file'])}:", "coq"))
         lean = c["lean"]
-        if lean["status"] == "absent":
-            s.append(f"<h3>Lean: absent</h3><p>{esc(lean['detail'])}</p>")
-        else:
-            s.append(f"<h3>Lean: {esc(lean['status'])}, scope <i>{esc(f['lean_scope'])}</i></h3>"
-                     + (f"<p>{esc(f['lean_scope_note'])}</p>" if f["lean_scope_note"] else "")
-                     + f"<p>{esc(lean['detail'])}.</p>")
+        s.append(_prover_head("Lean", lean, f["lean_scope"], f["lean_scope_note"], f"<p>{esc(lean['detail'])}.</p>"))
+        if lean["status"] != "absent":
             for d in f["lean"]:
-                s.append(f"<p><code>{esc(d['name'])}</code> in {_a(d['file'])}:</p>"
-                         f"<pre>{esc(d['printed'] or d['source'] or '(not found)')}</pre>")
+                s.append(_html_statement(d, f"<code>{esc(d['name'])}</code> in {_a(d['file'])}:", "lean"))
         o = c["oracle"]
         if "instances" in o:
             s.append(f"<h3>Oracle: {esc(o['status'])}</h3><p>{o['instances']} generated instances "
@@ -823,6 +1068,9 @@ def html_report(doc: dict[str, Any], ctx: Optional[ReportContext] = None) -> str
         else:
             s.append(f"<h3>Oracle: {esc(o['status'])}</h3><p>{esc(o.get('detail', ''))}</p>")
         s.append("<h4>Sampled ranges</h4><ul>" + "".join(f"<li>{esc(x)}</li>" for x in coverage_lines(o)) + "</ul>")
+        if notes.get(c["id"]):
+            s.append("<h4>Reasons given in proofs/claims.toml for checks that are weakened or absent</h4><ul>"
+                     + "".join(f"<li>{esc(x)}</li>" for x in notes[c["id"]]) + "</ul>")
         fig = ctx.per_claim.get(c["id"])
         if fig is not None:
             n += 1
@@ -842,17 +1090,29 @@ def html_report(doc: dict[str, Any], ctx: Optional[ReportContext] = None) -> str
                      f"</b>, {esc(cx['method'])}. {esc(cx['description'])}.</p><ul>{''.join(items)}</ul>")
         s.append("</section>")
         parts.append("".join(s))
+    for system, defs, title in (("coq", coq_defs, "Coq definitions"), ("lean", lean_defs, "Lean definitions")):
+        if not defs:
+            continue
+        parts.append(f"<section id='{system}-definitions'><h2>{title}</h2><p>Every definition that a pinned "
+                     f"statement above uses, printed once (proofs/pinned/{system}-statements.txt prints it "
+                     "under each statement that uses it).</p>")
+        for d in defs:
+            used = ", ".join(f"<a href='#claim-{esc(cid)}'>{esc(cid)}</a>" for cid in d["used_by"])
+            parts.append(f"<div class='def' id='{esc(d['anchor'])}'><p><code>{esc(short_name(d['name']))}</code> "
+                         f"in {_a(d['file'])}; used by {used}.</p><pre>{esc(d['body'])}</pre></div>")
+        parts.append("</section>")
     parts.append("</body></html>")
     return "".join(parts)
 
 
-def write_report(doc: dict[str, Any], path: str) -> None:
-    """Write one self-contained Markdown (.md) or HTML (.html) report, chosen by the file's suffix."""
+def write_report(doc: dict[str, Any], path: str, scans: Optional[list[dict[str, Any]]] = None) -> None:
+    """Write one self-contained Markdown (.md) or HTML (.html) report, chosen by the file's suffix;
+    ``scans`` are the user's scan documents (check_scan), shown in their own section."""
     p = Path(path)
     if p.suffix not in (".md", ".html", ".htm"):
         raise InputError(f"--report must end in .md or .html, got {path!r}")
     figures.require_matplotlib()
-    ctx = build_context(doc, path)
+    ctx = build_context(doc, path, scans)
     text = markdown(doc, ctx) if p.suffix == ".md" else html_report(doc, ctx)
     try:
         p.write_text(text, encoding="utf-8")

@@ -18,6 +18,7 @@ import importlib.util
 import io
 import json
 import math
+import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -53,6 +54,7 @@ class Figure:
     caption: str
     svg: bytes
     data: dict[str, Any] = field(default_factory=dict)
+    panels: list[dict[str, Any]] = field(default_factory=list)  # panel_layout(): where legends sit
 
     def data_uri(self) -> str:
         """The SVG as a base64 data URI (self-contained, no network)."""
@@ -70,7 +72,8 @@ def require_matplotlib() -> Any:
     return matplotlib
 
 
-def _new_figure(width: float, height: float, ncols: int = 1, **margins: float) -> tuple[Any, Any]:
+def _new_figure(width: float, height: float, ncols: int = 1, nrows: int = 1,
+                **margins: float) -> tuple[Any, Any]:
     """A figure on an Agg canvas (no pyplot, so no global state) and its axes.
 
     Margins are fixed (subplots_adjust) rather than computed by a layout engine, which
@@ -81,8 +84,8 @@ def _new_figure(width: float, height: float, ncols: int = 1, **margins: float) -
 
     fig = MplFigure(figsize=(width, height))
     FigureCanvasAgg(fig)
-    axes = fig.subplots(1, ncols) if ncols > 1 else fig.subplots()
-    adjust = {"left": 0.1, "right": 0.98, "bottom": 0.15, "top": 0.9, "wspace": 0.3}
+    axes = fig.subplots(nrows, ncols) if ncols > 1 or nrows > 1 else fig.subplots()
+    adjust = {"left": 0.1, "right": 0.98, "bottom": 0.15, "top": 0.9, "wspace": 0.3, "hspace": 0.45}
     adjust.update(margins)
     fig.subplots_adjust(**adjust)
     return fig, axes
@@ -99,6 +102,81 @@ def _svg(fig: Any) -> bytes:
     return buf.getvalue()
 
 
+def _box(b: Any) -> tuple[float, float, float, float]:
+    return (float(b.x0), float(b.y0), float(b.x1), float(b.y1))
+
+
+def _handle_colour(h: Any) -> Optional[str]:
+    """The colour a legend entry shows (a line's colour, else its marker's; a collection's face,
+    else its edge) as #rrggbbaa; None when the entry shows no colour."""
+    from matplotlib.colors import to_hex, to_rgba_array
+
+    for get in ("get_color", "get_markeredgecolor", "get_facecolor", "get_edgecolor"):
+        if not hasattr(h, get):
+            continue
+        value = getattr(h, get)()
+        if isinstance(value, str) and value == "none":
+            continue
+        rgba = to_rgba_array(value)
+        if len(rgba) and rgba[0][3] > 0:
+            return to_hex(rgba[0], keep_alpha=True)
+    return None
+
+
+def panel_layout(fig: Any) -> list[dict[str, Any]]:
+    """Where each panel, its axis labels and its legend sit once drawn (pixel boxes x0, y0, x1, y1),
+    the legend's entries and their colours, and how many data series the panel draws: what a test needs to
+    see that no legend covers a plot and that a panel stays readable."""
+    renderer = fig.canvas.get_renderer()
+    out = []
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        leg = ax.get_legend()
+        handles = (getattr(leg, "legend_handles", None) or getattr(leg, "legendHandles", [])) if leg else []
+        series = [a for a in ax.lines if len(a.get_xdata())] + [c for c in ax.collections if len(c.get_offsets())]
+        out.append({"box": _box(ax.get_window_extent(renderer)),
+                    "axis_labels": [_box(a.get_tightbbox(renderer)) for a in (ax.xaxis, ax.yaxis)
+                                    if a.get_tightbbox(renderer) is not None],
+                    "legend": _box(leg.get_window_extent(renderer)) if leg else None,
+                    "entries": [t.get_text() for t in leg.get_texts()] if leg else [],
+                    "colours": [_handle_colour(h) for h in handles],
+                    "series": len(series)})
+    return [{"figure": _box(fig.bbox), **p} for p in out]
+
+
+def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def layout_problems(fig: Figure) -> list[str]:
+    """What makes a figure hard to read, from its panel_layout(): a legend over any panel or axis
+    labels, or outside the figure; a legend with more than MAX_SERIES colours or one colour twice;
+    a panel drawing more than MAX_SERIES + 2 series (two reference marks beside the series)."""
+    problems = []
+    for i, p in enumerate(fig.panels):
+        where = f"{fig.key} panel {i + 1}"
+        if p["series"] > MAX_SERIES + 2:
+            problems.append(f"{where}: {p['series']} series in one panel")
+        if p["legend"] is None:
+            continue
+        for j, q in enumerate(fig.panels):
+            for box in [q["box"], *q["axis_labels"]]:
+                if _overlap(p["legend"], box):
+                    problems.append(f"{where}: its legend covers panel {j + 1} or its axis labels")
+        fx0, fy0, fx1, fy1 = p["figure"]
+        lx0, ly0, lx1, ly1 = p["legend"]
+        if lx0 < fx0 - 1 or ly0 < fy0 - 1 or lx1 > fx1 + 1 or ly1 > fy1 + 1:
+            problems.append(f"{where}: its legend is cut off by the figure's edge")
+        colours = [c for c in p["colours"] if c is not None]
+        if len(set(colours)) > MAX_SERIES:
+            problems.append(f"{where}: {len(set(colours))} colours in one legend")
+        repeated = sorted({c for c in colours if colours.count(c) > 1})
+        if repeated:
+            problems.append(f"{where}: legend colours used twice: {', '.join(repeated)}")
+    return sorted(set(problems))
+
+
 def _style() -> dict[str, Any]:
     return {"font.size": 8.5, "axes.titlesize": 9, "legend.fontsize": 7.5, "axes.grid": True,
             "grid.alpha": 0.3, "lines.linewidth": 1.2}
@@ -108,6 +186,21 @@ def _rc() -> Any:
     import matplotlib
 
     return matplotlib.rc_context(_style())
+
+
+MAX_SERIES = 10  # series in one panel; more are split into panels (facets)
+
+
+def _legend_beside(ax: Any, **kw: Any) -> Any:
+    """A legend to the right of the panel, outside the plotted area (the figure's right margin
+    leaves room for it), so that it never covers data."""
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kw)
+
+
+def _legend_below(ax: Any, offset: float = 0.2, ncol: int = 1, **kw: Any) -> Any:
+    """A legend under the panel's x label, outside the plotted area (the figure's bottom margin
+    leaves room for it)."""
+    return ax.legend(loc="upper center", bbox_to_anchor=(0.5, -offset), borderaxespad=0.0, ncol=ncol, **kw)
 
 
 # ============================================================ degree along rays
@@ -196,7 +289,7 @@ def ray_figure() -> Figure:
     """The degree argument along rays: log-log |F(tx) - B'(tx)| against t with the predicted slopes."""
     data = ray_data()
     with _rc():
-        fig, axes = _new_figure(9.6, 3.2, ncols=3, left=0.07, bottom=0.15, top=0.91, wspace=0.25)
+        fig, axes = _new_figure(9.6, 4.0, ncols=3, left=0.07, bottom=0.36, top=0.93, wspace=0.25)
         for ax, (act, r) in zip(axes, data.items()):
             t = np.asarray(r["t"])
             ax.loglog(t, r["gap"], "o", ms=3, color="C0", label="|F(tx) − B'(tx)|, measured")
@@ -207,9 +300,9 @@ def ray_figure() -> Figure:
                 ax.loglog(t, c * t ** k, style, color=color, label=f"{label}: slope {k}")
             ax.set_title(RAY_EXAMPLES[act])
             ax.set_xlabel("t  (point t·x on a ray)")
-            ax.legend(loc="upper left")
+            _legend_below(ax, offset=0.2, fontsize=7)
         axes[0].set_ylabel("|F(tx) − B'(tx)|")
-        svg = _svg(fig)
+        svg, panels = _svg(fig), panel_layout(fig)
     s = {a: (data[a]["slope_small_t"], data[a]["slope_large_t"]) for a in data}
     caption = (
         "The degree argument along a ray. F(x) = x + B(x) is a residual block (d = 3, m = 6, M = I, "
@@ -224,7 +317,7 @@ def ray_figure() -> Figure:
         f"relu² {s['relu2'][0]:.3f} and {s['relu2'][1]:.3f}; swiglu {s['swiglu'][0]:.3f} and "
         f"{s['swiglu'][1]:.3f}; relu {s['relu'][0]:.3f} and {s['relu'][1]:.3f}.")
     return Figure("ray-degree", "Degree along rays", caption, svg,
-                  {a: {k: v for k, v in r.items() if k != "predicted"} for a, r in data.items()})
+                  {a: {k: v for k, v in r.items() if k != "predicted"} for a, r in data.items()}, panels=panels)
 
 
 # ============================================================ the c_2 bound
@@ -282,17 +375,17 @@ def c2_figure() -> Figure:
     data = c2_data()
     R = np.asarray(data["R"])
     with _rc():
-        fig, ax = _new_figure(6.4, 3.8, left=0.12, bottom=0.12, top=0.93)
+        fig, ax = _new_figure(9.6, 3.8, left=0.08, right=0.6, bottom=0.12, top=0.93)
         for i, (k, v) in enumerate(data["curves"].items()):
             ax.loglog(R, v, "-", color=f"C{i}", label=k)
         ax.loglog(R, C2 * R, "k--", lw=1.8, label="c₂·R = 0.2071·R (the bound)")
         tR = np.asarray(data["touch_R"])
-        ax.loglog(tR, C2 * tR, "kv", ms=6, label="touching points R = (1+√2)/(2a)")
+        ax.loglog(tR, C2 * tR, "v", color="C6", ms=6, label="touching points R = (1+√2)/(2a)")
         ax.set_xlabel("radius R of the ball")
         ax.set_ylabel("sup over |x| ≤ R of |x + B(x) − B'(x)|")
         ax.set_title("homogeneous-any-width: measured gap against c₂·R")
-        ax.legend(loc="upper left")
-        svg = _svg(fig)
+        _legend_beside(ax)
+        svg, panels = _svg(fig), panel_layout(fig)
     worst = min(data["min_ratio"].values())
     caption = (
         "The quantitative bound of homogeneous-any-width for M = I: sup over the ball of radius R of "
@@ -305,7 +398,7 @@ def c2_figure() -> Figure:
         "the line at R = (1 + √2)/(2a): there the supremum equals max(1/(4a), aR² − R) = c₂·R, so "
         "the constant cannot be improved. Smallest measured ratio gap/(c₂R) over all curves and "
         f"radii: {worst:.6f}.")
-    return Figure("c2-bound", "The c₂ bound", caption, svg, data)
+    return Figure("c2-bound", "The c₂ bound", caption, svg, data, panels=panels)
 
 
 # ============================================================ relaxation distances
@@ -413,8 +506,14 @@ def relaxation_figure(minilm: bool = True) -> Figure:
     """Certified lower bound against measured distance to the nearest index set."""
     data = relaxation_data(minilm=minilm)
     pts, mini = data["random"], data["minilm"]
+    allp = pts + mini
     with _rc():
-        fig, (ax, bx) = _new_figure(9.6, 3.7, ncols=2, left=0.07, bottom=0.13, top=0.92, wspace=0.22)
+        # one panel per source of blocks (random; all-MiniLM-L6-v2 when installed), the same colour
+        # for the same quantity in both, and the certified-against-measured panel; legends below
+        ncols = 3 if mini else 2
+        fig, axes = _new_figure(4.4 * ncols, 4.6, ncols=ncols, left=0.06, right=0.98, bottom=0.36,
+                                top=0.93, wspace=0.28)
+        ax, bx = axes[0], axes[-1]
         d = np.array([p["d"] for p in pts], dtype=float)
         jit = d * (1 + 0.06 * (np.array([p["seed"] for p in pts]) - 1))
         rel = lambda k: np.array([p[k] / p["norm_M"] for p in pts])  # noqa: E731
@@ -426,21 +525,26 @@ def relaxation_figure(minilm: bool = True) -> Figure:
             ax.plot([p["d"] * (1 + 0.06 * (p["seed"] - 1)) for p in ex],
                     [p["exact_min"] / p["norm_M"] for p in ex], "s", color="C2", ms=6, mfc="none",
                     label="true minimum, all 2^m sets (m ≤ 16)")
-        if mini:
-            md = np.array([p["d"] for p in mini], dtype=float) * (1 + 0.04 * (np.arange(len(mini)) - 2.5))
-            ax.plot(md, [p["certified"] / p["norm_M"] for p in mini], "*", color="C4", ms=8,
-                    label="all-MiniLM-L6-v2 blocks: certified")
-            ax.plot(md, [p["relaxed"] / p["norm_M"] for p in mini], "+", color="C4", ms=8,
-                    label="all-MiniLM-L6-v2 blocks: relaxed")
-            ax.plot(md, [p["found"] / p["norm_M"] for p in mini], "v", color="C4", ms=5, mfc="none",
-                    label="all-MiniLM-L6-v2 blocks: best set found")
         ax.set_xscale("log", base=2)
         ax.set_xlabel("d  (random blocks have m = 4d)")
         ax.set_ylabel("distance / ||M||_F")
         ax.set_ylim(0, 1.05)
-        ax.set_title("distance from W_down[:,S] W_up[S,:] = −M")
-        ax.legend(loc="lower right", fontsize=6.5)
-        allp = pts + mini
+        ax.set_title("random blocks: distance from W_S U_S = −M")
+        _legend_below(ax, offset=0.2, fontsize=7)
+        if mini:
+            cx = axes[1]
+            k = np.arange(len(mini))
+            cx.plot(k, [p["found"] / p["norm_M"] for p in mini], "v", color="C3", ms=5,
+                    label="best index set found (float64)")
+            cx.plot(k, [p["relaxed"] / p["norm_M"] for p in mini], "x", color="C1", ms=6,
+                    label="relaxed minimum (float64)")
+            cx.plot(k, [p["certified"] / p["norm_M"] for p in mini], "o", color="C0", ms=4, mfc="none",
+                    label="certified lower bound (rigorous)")
+            cx.set_xticks(k, [str(i) for i in k])
+            cx.set_xlabel("all-MiniLM-L6-v2 MLP block (layer)")
+            cx.set_ylim(0, 1.05)
+            cx.set_title("all-MiniLM-L6-v2 blocks (bias-free parts)")
+            _legend_below(cx, offset=0.2, fontsize=7)
         x = np.array([p["relaxed"] for p in allp])
         y = np.array([p["certified"] for p in allp])
         lo, hi = max(min(x.min(), y[y > 0].min() if np.any(y > 0) else x.min()) * 0.8, 1e-3), x.max() * 1.25
@@ -453,8 +557,8 @@ def relaxation_figure(minilm: bool = True) -> Figure:
         bx.set_xlabel("measured distance (relaxed minimum, float64)")
         bx.set_ylabel("certified lower bound")
         bx.set_title("certified against measured")
-        bx.legend(loc="upper left")
-        svg = _svg(fig)
+        _legend_below(bx, offset=0.2, fontsize=7)
+        svg, panels = _svg(fig), panel_layout(fig)
     loss = max((p["relaxed"] - p["certified"]) / p["relaxed"] for p in allp if p["relaxed"] > 0)
     below = all(p["certified"] <= p["found"] * (1 + 1e-12) for p in allp)
     caption = (
@@ -470,7 +574,7 @@ def relaxation_figure(minilm: bool = True) -> Figure:
         f"({'true for every block' if below else 'VIOLATED'}), and, where all 2^m sets are enumerated, "
         "below the true minimum; the true distance lies between the circles and the triangles. "
         "Random blocks stay far from absorbable. " + (data["minilm_note"] + "." if data["minilm_note"] else ""))
-    return Figure("relaxation", "Certified distance to the nearest index set", caption, svg, data)
+    return Figure("relaxation", "Certified distance to the nearest index set", caption, svg, data, panels=panels)
 
 
 # ============================================================ per-claim instances and time
@@ -533,7 +637,7 @@ def _instance_figure(claim: dict[str, Any]) -> Optional[Figure]:
         bx.set_xlabel("time per instance, check + re-check (ms)")
         bx.set_ylabel("instances")
         bx.set_title(f"total {o.get('seconds', 0):.2f} s")
-        svg = _svg(fig)
+        svg, panels = _svg(fig), panel_layout(fig)
     summ = size_summary(sizes)
     caption = (
         f"Generated instances of {claim['id']}: {len(sizes)} instances, "
@@ -543,7 +647,7 @@ def _instance_figure(claim: dict[str, Any]) -> Optional[Figure]:
           f"max {secs.max():.1f} ms, total {o.get('seconds', 0):.2f} s. What to see: the range of "
           "sizes the oracle evidence covers; anything larger is covered by the proofs, not by these runs.")
     return Figure(f"instances-{claim['id']}", f"Instances of {claim['id']}", caption, svg,
-                  {"counts": {f"{d},{m}": c for (d, m), c in counts.items()}, "ms": secs.tolist()})
+                  {"counts": {f"{d},{m}": c for (d, m), c in counts.items()}, "ms": secs.tolist()}, panels=panels)
 
 
 def time_figure(doc: dict[str, Any]) -> Figure:
@@ -567,12 +671,12 @@ def time_figure(doc: dict[str, Any]) -> Figure:
         ax.set_xlabel("seconds")
         ax.set_title(f"oracle time per claim ({doc['instances_per_claim']} instances each)")
         ax.grid(axis="y", visible=False)
-        svg = _svg(fig)
+        svg, panels = _svg(fig), panel_layout(fig)
     caption = (f"Where the oracle's time goes: {sum(secs[:-1]):.1f} s for the generated instances of "
                f"{len(claims)} claims and {secs[-1]:.1f} s for the boundary counterexamples, out of "
                f"{doc['seconds']} s for the whole audit (the Coq build runs alongside). Red bars mark "
                "failed checks.")
-    return Figure("time", "Time per claim", caption, svg, {"labels": labels, "seconds": secs})
+    return Figure("time", "Time per claim", caption, svg, {"labels": labels, "seconds": secs}, panels=panels)
 
 
 # ============================================================ depth experiments
@@ -604,19 +708,39 @@ def depth_fit_figure(path: Optional[Path] = None) -> tuple[Optional[Figure], str
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         return None, f"{path.name} is unreadable ({type(e).__name__}: {e}); no depth-fit figure"
     floor = min([e for _, _, e, _ in rows if e > 0] + [1e-16]) / 10
+    # A series is one residual stack: the runs whose labels differ only in the plain widths tried
+    # (", plain ..."); a warm-started run is drawn apart (hollow) in its stack's colour.
+    series = list(dict.fromkeys(_fit_series(lab) for lab, _, _, _ in rows))
+    facets = [series[i:i + MAX_SERIES] for i in range(0, len(series), MAX_SERIES)]
     with _rc():
-        fig, ax = _new_figure(6.4, 3.6, left=0.12, bottom=0.13, top=0.92)
-        for i, label in enumerate(dict.fromkeys(r[0] for r in rows)):
-            pts = sorted((w, e) for lab, w, e, _ in rows if lab == label)
-            ax.semilogy([w for w, _ in pts], [max(e, floor) for _, e in pts], "o-", color=f"C{i % 10}",
-                        ms=4, label=label)
-        if any(e == 0 for _, _, e, _ in rows):
-            ax.axhline(floor, color="gray", lw=0.8, ls=":", label="error 0 (drawn at this floor)")
-        ax.set_xlabel("added width (units beyond the residual stack's widths)")
-        ax.set_ylabel("best fit error found")
-        ax.set_title("deep stacks: best residual-free fit against added width")
-        ax.legend(fontsize=7)
-        svg = _svg(fig)
+        # facets one above the other, each with its legend beside it
+        h = 3.0 * len(facets)
+        fig, axes = _new_figure(9.6, h, nrows=len(facets), left=0.08, right=0.62, bottom=0.45 / h,
+                                top=1 - 0.3 / h)
+        axes = list(axes) if len(facets) > 1 else [axes]
+        for ax, names in zip(axes, facets):
+            for i, name in enumerate(names):
+                cold = sorted((w, e) for lab, w, e, _ in rows if _fit_series(lab) == name and not _warm(lab))
+                warm = sorted((w, e) for lab, w, e, _ in rows if _fit_series(lab) == name and _warm(lab))
+                if cold:
+                    ax.semilogy([w for w, _ in cold], [max(e, floor) for _, e in cold], "o-",
+                                color=f"C{i}", ms=4, label=name)
+                if warm:
+                    ax.semilogy([w for w, _ in warm], [max(e, floor) for _, e in warm], "D", color=f"C{i}",
+                                mfc="none", ms=6, label=None if cold else name)
+            if any(e == 0 for _, _, e, _ in rows):
+                ax.axhline(floor, color="gray", lw=0.8, ls=":", label="error 0 (drawn at this floor)")
+            if any(_warm(lab) for lab, _, _, _ in rows):
+                ax.plot([], [], "D", color="black", mfc="none", ms=6,
+                        label="hollow: warm start (" + _warm(next(lab for lab, _, _, _ in rows if _warm(lab)))
+                        + ")")
+            ax.xaxis.get_major_locator().set_params(integer=True)  # widths are whole numbers
+            ax.set_xlabel("added width (units beyond the residual stack's widths)")
+            ax.set_ylabel("best fit error found")
+            ax.set_title("deep stacks: best residual-free fit against added width"
+                         + (f" ({axes.index(ax) + 1}/{len(facets)})" if len(facets) > 1 else ""))
+            _legend_beside(ax, fontsize=7)
+        svg, panels = _svg(fig), panel_layout(fig)
     seeds = doc.get("seeds")
     caption = (
         "Floating-point evidence, not proof: for each residual stack, the smallest error that numerical "
@@ -627,10 +751,24 @@ def depth_fit_figure(path: Optional[Path] = None) -> tuple[Optional[Figure], str
         "A small error does not show an exact representation, and a large one does not show that "
         "none exists; what to see is how the error falls as width is added. "
         + (f"{len(skipped)} run(s) without a finite error left out ({', '.join(skipped[:5])}). "
-           if skipped else "")
-        + (str(doc.get("note")) if doc.get("note") else ""))
+           if skipped else ""))
+    note = str(doc.get("note") or "").strip()
+    if note and note.lower() not in caption.lower():  # the results file's note, unless the caption says it
+        caption += note if note.endswith(".") else note + "."
+    caption = caption.strip()
     return Figure("depth-fit", "Depth fits", caption, svg,
-                  {"runs": [{"label": lab, "added_width": w, "best_error": e} for lab, w, e, _ in rows]}), ""
+                  {"runs": [{"label": lab, "added_width": w, "best_error": e} for lab, w, e, _ in rows]}, panels=panels), ""
+
+
+def _fit_series(label: str) -> str:
+    """The residual stack of a depth-fit run: its label without the plain widths tried."""
+    return re.split(r",\s*plain\b", label, maxsplit=1)[0].strip() or label
+
+
+def _warm(label: str) -> str:
+    """What a warm-started run started from (from its label), or '' for a run from random weights."""
+    m = re.search(r"warm start\s*\(([^)]*)\)", label)
+    return m.group(1) if m else ("warm start" if "warm start" in label else "")
 
 
 def analytic_sweep_figure(path: Optional[Path] = None) -> tuple[Optional[Figure], str]:
@@ -658,34 +796,40 @@ def analytic_sweep_figure(path: Optional[Path] = None) -> tuple[Optional[Figure]
     except (OSError, ValueError, KeyError, TypeError) as e:
         return None, f"{path.name} is unreadable ({type(e).__name__}: {e}); no depth-analytic sweep figure"
     with _rc():
-        fig, axes = _new_figure(8.6, 3.6, ncols=2, left=0.08, bottom=0.14, top=0.88, wspace=0.3)
-        ax, bx = axes
+        # one panel per depth L (colour: d, distinct within each panel), then the time per tuple;
+        # one legend of the d colours beside the last panel
+        depths = sorted({r[1] for r in rows})
+        ds = sorted({r[0] for r in rows})
+        fig, axes = _new_figure(3.3 * (len(depths) + 1) + 1.4, 3.6, ncols=len(depths) + 1, left=0.06,
+                                right=0.87, bottom=0.14, top=0.88, wspace=0.32)
         top = max(r[2] for r in rows)
-        ax.plot([0, top], [0, top], color="gray", lw=0.8, ls=":", label="D = N (no gap)")
-        for d in sorted({r[0] for r in rows}):
-            for L, mk in ((2, "o"), (3, "^")):
+        for ax, L in zip(axes, depths):
+            ax.plot([0, top], [0, top], color="gray", lw=0.8, ls=":")
+            for i, d in enumerate(ds):
                 pts = [r for r in rows if r[0] == d and r[1] == L]
                 if pts:
-                    ax.scatter([r[2] for r in pts], [r[3] for r in pts], s=9, marker=mk, color=f"C{d - 1}",
-                               label=f"d = {d}, L = {L}", alpha=0.7)
-        bad = [r for r in rows if not r[4]]
-        if bad:
-            ax.scatter([r[2] for r in bad], [r[3] for r in bad], s=40, facecolors="none", edgecolors="red",
-                       label="not certified")
-        ax.set_xlabel("N = 2 d (m_1 + ... + m_L): residual weights")
-        ax.set_ylabel("D = N - sum delta_l: plain family")
-        ax.set_title("every certified tuple has full rank N > D")
-        ax.legend(fontsize=6, ncol=2)
-        for d in sorted({r[0] for r in rows}):
+                    ax.scatter([r[2] for r in pts], [r[3] for r in pts], s=9, color=f"C{i}", alpha=0.7)
+            bad = [r for r in rows if not r[4] and r[1] == L]
+            if bad:
+                ax.scatter([r[2] for r in bad], [r[3] for r in bad], s=40, facecolors="none",
+                           edgecolors="red")
+            ax.set_xlabel("N = 2 d (m_1 + ... + m_L): residual weights")
+            ax.set_title(f"L = {L}: every certified tuple has N > D")
+        axes[0].set_ylabel("D = N - sum delta_l: plain family")
+        bx = axes[-1]
+        for i, d in enumerate(ds):
             pts = [r for r in rows if r[0] == d and math.isfinite(r[6])]
-            bx.scatter([r[2] for r in pts], [max(r[6], 1e-3) for r in pts], s=9, color=f"C{d - 1}",
+            bx.scatter([r[2] for r in pts], [max(r[6], 1e-3) for r in pts], s=9, color=f"C{i}",
                        label=f"d = {d}", alpha=0.7)
+        bx.plot([], [], color="gray", lw=0.8, ls=":", label="D = N (no gap)")
+        if any(not r[4] for r in rows):
+            bx.scatter([], [], s=40, facecolors="none", edgecolors="red", label="not certified")
         bx.set_yscale("log")
         bx.set_xlabel("N")
         bx.set_ylabel("seconds (three activations, with retries)")
         bx.set_title("time per width tuple")
-        bx.legend(fontsize=7)
-        svg = _svg(fig)
+        _legend_beside(bx, fontsize=7)
+        svg, panels = _svg(fig), panel_layout(fig)
     cert = sum(r[4] for r in rows)
     table = []
     for d in sorted({r[0] for r in rows}):
@@ -699,13 +843,14 @@ def analytic_sweep_figure(path: Optional[Path] = None) -> tuple[Optional[Figure]
         f"{cert}/{len(rows)} width tuples (every d <= {doc.get('max_d')}, L in {doc.get('depths')}, widths "
         f"<= {doc.get('max_width')}) certified for all of {', '.join(acts)}: at rational weights and points an "
         "N x N minor of the Jacobian has an arb determinant ball that excludes 0, so the residual evaluation "
-        "map has rank N while plain stacks of the same widths form a family of dimension D < N; hence almost "
-        "every residual stack of these widths is no plain stack of the same widths. Per (d, L): "
+        "map has rank N while bias-free plain stacks of the same widths form a family of dimension D < N; "
+        "hence almost every bias-free residual stack of these widths is no bias-free plain stack of the same "
+        "widths. Per (d, L): "
         + "; ".join(table) + f". Precisions used: up to {max(r[5] for r in rows)} bits. Sweep time "
         f"{doc.get('seconds')} s in total on this machine (right panel). The audit re-checks a sample "
         "from the JSON alone and certifies fresh instances.")
     return Figure("depth-analytic-sweep", "depth-analytic sweep", caption, svg,
-                  {"entries": len(rows), "certified": cert, "per_d_L": table}), ""
+                  {"entries": len(rows), "certified": cert, "per_d_L": table}, panels=panels), ""
 
 
 def minilm_installed() -> bool:

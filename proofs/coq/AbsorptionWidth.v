@@ -27,8 +27,8 @@
     and never below [m + d]. *)
 
 From Coq Require Import Reals Lra Lia.
-From SkipAbsorption Require Import Linalg SignFlip Activations Limit Width Rank Necessity
-  DepthNarrow RealActivations ReluClasses ReluCompleteNec ReluComplete ReluCompleteIff.
+From SkipAbsorption Require Import Linalg SignFlip Limit Width Rank Necessity DepthNarrow
+  RealActivations ReluClasses ReluCompleteNec ReluComplete ReluCompleteIff.
 Open Scope R_scope.
 
 (** ** The kink data of a nondegenerate bias-free block *)

@@ -15,18 +15,18 @@
     every vector into [V-perp] and fixes [V-perp]); nothing there depends
     on which vectors span [V].  Here [V] is spanned by rows of [W_up]
     rather than by the normals [nrow_i]; the equivalence with the
-    combination form ([rows_combination_iff_rank_on_perp_rows]) uses the
-    Gram-Schmidt lemma [decompose] of ReluProjector.v, which holds for any
-    family of vectors.
+    combination form ([rows_combination_iff_rank_on_perp_rows]) is the
+    equivalence [comb_iff_on_gperp] of ReluProjector.v, which holds for any
+    family of vectors, applied to the rows of [W_up].
 
     [absorption_width_exact_proj] and
     [absorption_width_exact_bias_free_proj] restate the exact width
     theorems with [rank_on_perp_rows]. *)
 
 From Coq Require Import Reals Lra Lia.
-From SkipAbsorption Require Import Linalg SignFlip Activations Limit Width Rank Necessity
-  DepthNarrow RealActivations ReluClasses ReluCompleteNec ReluComplete ReluCompleteIff
-  AbsorptionWidth ReluProjector.
+From SkipAbsorption Require Import Linalg SignFlip Limit Width Rank Necessity DepthNarrow
+  RealActivations ReluClasses ReluCompleteNec ReluComplete ReluCompleteIff AbsorptionWidth
+  ReluProjector.
 Open Scope R_scope.
 
 (** ** The two definitions, for the rows of [W_up] *)
@@ -47,47 +47,9 @@ Definition rows_combination (d m : nat) (Wu : mat) (N : mat) (T : nat -> bool) (
   exists (y a l : nat -> vec), forall o j, (o < d)%nat -> (j < d)%nat ->
     N o j = sum m (fun i => if T i then y i o * Wu i j else 0) + sum k (fun q => a q o * l q j).
 
-Lemma perp_rows_gperp : forall d m Wu T x, perp_rows d m Wu T x <-> gperp d m Wu T x.
-Proof. intros. unfold perp_rows, gperp, dotp. reflexivity. Qed.
-
-(** ** The equivalence *)
-
 Theorem rows_combination_iff_rank_on_perp_rows : forall d m Wu N T k,
   rows_combination d m Wu N T k <-> rank_on_perp_rows d m Wu N T k.
-Proof.
-  intros d m Wu N T k. split.
-  - intros (y & a & l & H). exists a, l. intros x Hx o Ho.
-    unfold mv. rewrite (sum_ext d _ (fun j => (comb m T (fun r => y r o) Wu j
-                                             + sum k (fun q => a q o * l q j)) * x j))
-      by (intros j Hj; rewrite (H o j Ho Hj); reflexivity).
-    rewrite (sum_ext d _ (fun j => comb m T (fun r => y r o) Wu j * x j
-                                   + sum k (fun q => a q o * l q j) * x j)) by (intros; ring).
-    rewrite sum_plus. fold (dotp d (comb m T (fun r => y r o) Wu) x).
-    rewrite (dotp_comb_perp d m T _ _ x (proj1 (perp_rows_gperp d m Wu T x) Hx)), Rplus_0_l.
-    rewrite (dot_sum d k (fun q j => a q o * l q j) x). apply sum_ext. intros q _.
-    rewrite <- sum_scal_l. apply sum_ext. intros. ring.
-  - intros (a & l & H).
-    set (g := fun o j => N o j - sum k (fun q => a q o * l q j)).
-    (* each row of [g] (o < d) is orthogonal to [V-perp] *)
-    assert (Hg : forall o x, (o < d)%nat -> gperp d m Wu T x -> dotp d (g o) x = 0).
-    { intros o x Ho Hx. apply perp_rows_gperp in Hx. unfold g, dotp.
-      rewrite (sum_ext d _ (fun j => N o j * x j - sum k (fun q => a q o * l q j) * x j)) by (intros; ring).
-      rewrite sum_minus, (dot_sum d k (fun q j => a q o * l q j) x).
-      pose proof (H x Hx o Ho) as Ex. unfold mv in Ex. rewrite Ex.
-      rewrite (sum_ext k (fun r => sum d (fun j => a r o * l r j * x j))
-                         (fun q => a q o * sum d (fun j => l q j * x j)));
-        [ring|intros; rewrite <- sum_scal_l; apply sum_ext; intros; ring]. }
-    destruct (decompose d Wu T m g) as (c & p & Hcp).
-    exists (fun r o => c o r), a, l. intros o j Ho Hj.
-    destruct (Hcp o) as [H1 H2].
-    (* the part [p o] of the row [g o] orthogonal to [V] is zero *)
-    assert (Hpp : dotp d (p o) (p o) = 0).
-    { pose proof (Hg o (p o) Ho H2) as E.
-      rewrite (dotp_ext_l d (g o) (fun j => comb m T (c o) Wu j + p o j)) in E by exact H1.
-      rewrite dotp_plus_l, (dotp_comb_perp d m T (c o) Wu (p o) H2) in E. lra. }
-    pose proof (H1 j Hj) as E. rewrite (dotp_self_zero d (p o) Hpp j Hj), Rplus_0_r in E.
-    unfold g, comb in E. lra.
-Qed.
+Proof. intros d m Wu N T k. exact (comb_iff_on_gperp d m Wu N T k). Qed.
 
 (** ** The exact width with the projector form *)
 

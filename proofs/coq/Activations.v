@@ -31,12 +31,6 @@ Qed.
 Lemma Rpower_2_minus_1 : forall t, 0 < t -> Rpower t (2 - 1) = t.
 Proof. intros t Ht. replace (2 - 1) with 1 by ring. apply Rpower_1. assumption. Qed.
 
-Lemma relu_pos_scale : forall t z, 0 < t -> relu (t * z) = t * relu z.
-Proof.
-  intros t z Ht. unfold relu, Rmax.
-  destruct (Rle_dec (t * z) 0), (Rle_dec z 0); nra.
-Qed.
-
 Lemma relu2_homogeneous : forall t z, 0 < t -> relu2 (t * z) = Rpower t 2 * relu2 z.
 Proof.
   intros t z Ht. unfold relu2. rewrite relu_pos_scale, Rpower_two by assumption. ring.
@@ -69,6 +63,23 @@ Proof. intros. apply gblock_homogeneous. exact bilinear_gate_homogeneous. Qed.
 
 Lemma swiglu_gate_zero : swiglu_gate 0 = 0.
 Proof. unfold swiglu_gate, silu. ring. Qed.
+
+(** The sigmoid is differentiable at 0. *)
+Lemma sigmoid_derivable : derivable_pt sigmoid 0.
+Proof.
+  unfold sigmoid. apply derivable_pt_inv.
+  - pose proof (exp_pos (- 0)). lra.
+  - apply derivable_pt_plus; [apply derivable_pt_const|].
+    apply (derivable_pt_comp (fun z => - z) exp).
+    + apply derivable_pt_opp, derivable_pt_id.
+    + apply derivable_pt_exp.
+Qed.
+
+(** silu is differentiable at 0 (the hypothesis of Prop. 6 for swiglu). *)
+Lemma swiglu_gate_derivable : derivable_pt swiglu_gate 0.
+Proof.
+  unfold swiglu_gate, silu. apply derivable_pt_mult; [apply derivable_pt_id|exact sigmoid_derivable].
+Qed.
 
 Lemma swiglu_gate_continuous_at_0 : continuity_pt swiglu_gate 0.
 Proof. exact silu_continuous_at_0. Qed.

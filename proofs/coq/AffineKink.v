@@ -5,9 +5,10 @@
     - [affine_kink]: if [sum_k c_k |V_k . x + e_k|] is an affine function of
       [x], the second difference at [x0] in direction [u] shows that the terms
       vanishing at [x0] balance: [sum_{k : V_k.x0 + e_k = 0} c_k |V_k . u| = 0].
-    - [avoid_affine]: on the hyperplane [{u . x + b = 0}] ([u <> 0]) there is
-      a point at which [V_k . x + e_k <> 0] for every [k] whose pair
-      [(V_k, e_k)] is not a multiple of [(u, b)].
+    - [avoid_affine] (in Necessity.v, where the linear case follows from
+      it): on the hyperplane [{u . x + b = 0}] ([u <> 0]) there is a point at
+      which [V_k . x + e_k <> 0] for every [k] whose pair [(V_k, e_k)] is not
+      a multiple of [(u, b)].
     - [class_sum_zero]: hence, for every hyperplane in normal form [(g, beta)]
       (leading entry of [g] equal to 1), the coefficients of the rows lying on
       it, weighted by [|lam_k|] where [(V_k, e_k) = lam_k (g, beta)], sum to 0.
@@ -19,7 +20,7 @@
       [M + W_down W_up / 2 = W'_down W'_up / 2] and the same constant. *)
 
 From Coq Require Import Reals Lra Lia.
-From SkipAbsorption Require Import Linalg SignFlip Activations RealActivations Limit Necessity ReluClasses.
+From SkipAbsorption Require Import Linalg SignFlip RealActivations Limit Necessity ReluClasses.
 Open Scope R_scope.
 
 (** ** The affine kink lemma *)
@@ -50,56 +51,6 @@ Proof.
     replace (mv d V x0 k + - t * mv d V u k + e k)
       with (mv d V x0 k + e k + - t * mv d V u k) by ring.
     exact E.
-Qed.
-
-(** ** A point on one affine hyperplane, off finitely many others *)
-
-Lemma dot_scal_r : forall d (a b : vec) s, dot d a (fun j => s * b j) = s * dot d a b.
-Proof. intros. unfold dot. rewrite <- sum_scal_l. apply sum_ext. intros. ring. Qed.
-
-(** Start at [-(b / u.u) u], on the hyperplane; then move inside it, as in
-    [avoid_hyperplanes], along [y = v - (v.u / u.u) u] whenever the new row
-    [v] vanishes at the current point and is not a multiple of [u]; if [v] is
-    a multiple [al u], vanishing on the hyperplane forces [e = al b]. *)
-Lemma avoid_affine : forall d (u : vec) (b : R), 0 < dot d u u -> forall n (V : mat) (e : vec),
-  exists x0, dot d u x0 + b = 0 /\
-    forall k, (k < n)%nat -> mv d V x0 k + e k = 0 ->
-      exists c, (forall j, (j < d)%nat -> V k j = c * u j) /\ e k = c * b.
-Proof.
-  intros d u b Hu n V e. induction n as [|n IH].
-  - exists (fun j => - (b / dot d u u) * u j). split; [|intros; lia].
-    rewrite dot_scal_r. field. lra.
-  - destruct IH as [x [Hux Hx]].
-    set (al := dot d (V n) u / dot d u u).
-    set (y := fun j => V n j + - al * u j).
-    assert (Huy : dot d u y = 0).
-    { unfold y. rewrite dot_axpy, (dot_comm d u (V n)). unfold al. field. lra. }
-    assert (Hvy : mv d V y n = dot d y y).
-    { rewrite mv_dot. unfold y at 2. rewrite dot_axpy_l, Huy. ring. }
-    destruct (Req_EM_T (mv d V x n + e n) 0) as [Hxn|Hxn].
-    2:{ exists x. split; [assumption|]. intros k Hk Hk0.
-        destruct (Nat.eq_dec k n) as [->|Hne]; [contradiction|apply Hx; [lia|assumption]]. }
-    destruct (Req_EM_T (dot d y y) 0) as [Hyy|Hyy].
-    { (* the new row is a multiple of u *)
-      assert (Hrow : forall j, (j < d)%nat -> V n j = al * u j).
-      { intros j Hj. pose proof (dot_self_zero d y Hyy j Hj) as E. unfold y in E. lra. }
-      exists x. split; [assumption|]. intros k Hk Hk0.
-      destruct (Nat.eq_dec k n) as [->|Hne].
-      - exists al. split; [exact Hrow|].
-        rewrite (mv_collinear_row d V u x n al Hrow) in Hxn. nra.
-      - apply Hx; [lia|assumption]. }
-    assert (Hyy' : 0 < dot d y y) by (pose proof (dot_self_nonneg d y); lra).
-    destruct (pos_below n (fun k => step_bound (mv d V x k + e k) (mv d V y k))) as [s [Hs Hsk]].
-    { intros. apply step_bound_pos. }
-    exists (fun j => x j + s * y j). split.
-    + rewrite dot_axpy, Huy. lra.
-    + intros k Hk Hk0. rewrite mv_axpy in Hk0.
-      destruct (Nat.eq_dec k n) as [->|Hne].
-      * rewrite Hvy in Hk0. exfalso. nra.
-      * destruct (Req_EM_T (mv d V x k + e k) 0) as [Hxk|Hxk]; [apply Hx; [lia|assumption]|].
-        exfalso. pose proof (step_bound_small _ _ s Hs (Hsk k ltac:(lia)) Hxk) as Hlt.
-        replace (mv d V x k + e k) with (- (s * mv d V y k)) in Hlt by lra.
-        rewrite Rabs_Ropp in Hlt. lra.
 Qed.
 
 (** ** Reals, leading entries and normal forms *)
@@ -335,12 +286,6 @@ Proof.
   - apply sum_ext. intros k _. unfold stack, vstack, fam_coef.
     replace ((m + k <? m)%nat) with false by (symmetry; apply Nat.ltb_ge; lia).
     replace (m + k - m)%nat with k by lia. reflexivity.
-Qed.
-
-Lemma dot_comb : forall d (a b c x : vec),
-  dot d (fun j => - a j - b j + c j) x = - dot d a x - dot d b x + dot d c x.
-Proof.
-  intros. unfold dot. rewrite <- sum_opp, <- sum_minus, <- sum_plus. apply sum_ext. intros. ring.
 Qed.
 
 (** The even parts of [M x + B x = B' x] differ by an affine map. *)

@@ -40,17 +40,6 @@ Proof.
     replace (- (1) * x 1%nat) with (- x 1%nat) by ring; lra.
 Qed.
 
-(** The sigmoid is differentiable at 0. *)
-Lemma sigmoid_derivable : derivable_pt sigmoid 0.
-Proof.
-  unfold sigmoid. apply derivable_pt_inv.
-  - pose proof (exp_pos (- 0)). lra.
-  - apply derivable_pt_plus; [apply derivable_pt_const|].
-    apply (derivable_pt_comp (fun z => - z) exp).
-    + apply derivable_pt_opp, derivable_pt_id.
-    + apply derivable_pt_exp.
-Qed.
-
 (** ** Drop [k_ne_1] (relu_degree_one): relu is homogeneous of degree 1, and
     x + B(x) with W_up = I, W_down = -I (d = m = 2, M = I) is the relu block with
     W_up = -I, W_down = -I. *)
@@ -595,4 +584,68 @@ Proof.
         let H := fresh in destruct (Rle_dec a 0) as [H|H];
         [rewrite (proj1 (Hmax a)) by lra|rewrite (proj2 (Hmax a)) by lra] end
   end; lra.
+Qed.
+
+(** ** absorption-width and depth-width: drop [bias_free] (biased_residual_block,
+    structural: the formal blocks of both claims, [block] and [layer_block], have
+    no bias terms).  [d = m = 1], [M = 1], one relu unit with [u = 1],
+    [b_up = 1], [w = 1]: [F(x) = x + relu(x + 1)] (issue 29).  relu has the odd
+    part, the row [1] spans [R], the unit is nondegenerate ([u], [w] nonzero),
+    and [F] is the biased relu block [2 relu(x + 1) - relu(-x - 1) - 1] of width
+    [2 = m + d = m + C]; but [F(0) = 1], while a bias-free relu block vanishes
+    at [0]: no bias-free relu block of width [2] equals [F], nor one of any
+    width [n + 1] (a sum of [n + 1] bias-free units, [sum_f_R0]), nor any
+    bias-free relu plain stack of any depth and widths (a list of [layer]s of
+    DepthStack.v: each layer maps the zero vector to the zero vector,
+    [relu_plain_stack_zero_at_0]).  The value [C = 1] of the lower-bound
+    table is not stated here: the oracle computes it exactly
+    (oracle/claims/boundary.py). *)
+
+Lemma relu_plain_stack_zero_at_0 : forall d (Ls : list layer) (x : vec),
+  (forall j, x j = 0) ->
+  forall i, plain_comp (map (layer_block d (fun z => Rmax z 0)) Ls) x i = 0.
+Proof.
+  intros d Ls. induction Ls as [|L rest IH]; intros x Hx i; simpl.
+  - apply Hx.
+  - apply IH. intros j. unfold layer_block, block, readout.
+    apply sum_zero. intros l _.
+    assert (Hmv : mv d (Wup L) x l = 0).
+    { unfold mv. apply sum_zero. intros k _. rewrite Hx. ring. }
+    rewrite Hmv, Rmax_left by lra. ring.
+Qed.
+
+Lemma absorption_width_needs_bias_free :
+  (forall z : R, Rmax z 0 - Rmax (- z) 0 = z) /\
+  (forall y : R, exists c : R, c * 1 = y) /\
+  1 <> 0 /\ 1 <> 0 /\
+  (forall x : R, 1 * x + 1 * Rmax (1 * x + 1) 0 =
+                 2 * Rmax (1 * x + 1) 0 + -1 * Rmax (-1 * x + -1) 0 + -1) /\
+  (forall u1 u2 w1 w2 : R, exists x : R,
+     1 * x + 1 * Rmax (1 * x + 1) 0 <> w1 * Rmax (u1 * x) 0 + w2 * Rmax (u2 * x) 0) /\
+  (forall (n : nat) (u w : nat -> R),
+     1 * 0 + 1 * Rmax (1 * 0 + 1) 0 <> sum_f_R0 (fun i => w i * Rmax (u i * 0) 0) n) /\
+  (forall Ls : list layer,
+     ~ (forall x : vec, plain_comp (map (layer_block 1 (fun z => Rmax z 0)) Ls) x 0%nat =
+                        1 * x 0%nat + 1 * Rmax (1 * x 0%nat + 1) 0)).
+Proof.
+  assert (Hmax : forall a, (a <= 0 -> Rmax a 0 = 0) /\ (0 <= a -> Rmax a 0 = a)).
+  { intros a. split; intros Ha; [apply Rmax_right|apply Rmax_left]; lra. }
+  assert (H00 : Rmax 0 0 = 0) by (apply (proj1 (Hmax 0)); lra).
+  assert (H10 : Rmax (1 * 0 + 1) 0 = 1) by (rewrite (proj2 (Hmax _)); lra).
+  split; [|split; [|split; [lra|split; [lra|split; [|split; [|split]]]]]].
+  - intros z. destruct (Rle_dec z 0) as [H|H].
+    + rewrite (proj1 (Hmax z)) by lra. rewrite (proj2 (Hmax (- z))) by lra. ring.
+    + rewrite (proj2 (Hmax z)) by lra. rewrite (proj1 (Hmax (- z))) by lra. ring.
+  - intros y. exists y. ring.
+  - intros x. destruct (Rle_dec (1 * x + 1) 0) as [H|H].
+    + rewrite (proj1 (Hmax (1 * x + 1))) by lra. rewrite (proj2 (Hmax (-1 * x + -1))) by lra. ring.
+    + rewrite (proj2 (Hmax (1 * x + 1))) by lra. rewrite (proj1 (Hmax (-1 * x + -1))) by lra. ring.
+  - intros u1 u2 w1 w2. exists 0. rewrite H10, !Rmult_0_r, H00. lra.
+  - intros n u w. rewrite H10.
+    assert (Hz : sum_f_R0 (fun i => w i * Rmax (u i * 0) 0) n = 0).
+    { induction n as [|n IH]; simpl; rewrite ?IH, Rmult_0_r, H00; ring. }
+    rewrite Hz. lra.
+  - intros Ls Heq. specialize (Heq (fun _ => 0)).
+    rewrite (relu_plain_stack_zero_at_0 1 Ls (fun _ => 0) (fun _ => eq_refl)) in Heq.
+    rewrite H10 in Heq. lra.
 Qed.

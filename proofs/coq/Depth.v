@@ -8,7 +8,7 @@
     of maps [f_1, f_2, ...] applied head first. *)
 
 From Coq Require Import Reals Lra Lia List.
-From SkipAbsorption Require Import Linalg SkipReduction Homogeneous Gated.
+From SkipAbsorption Require Import Linalg Gated.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -50,20 +50,6 @@ Proof.
   intros x _. rewrite norm1_zero_vec. pose proof (norm1_nonneg d x). nra.
 Qed.
 
-Lemma flat_plus : forall d F G,
-  flat d F -> flat d G -> flat d (fun x i => F x i + G x i).
-Proof.
-  intros d F G [_ HF] [_ HG]. apply flat_intro. intros eps Heps.
-  destruct (HF (eps / 2) ltac:(lra)) as (d1 & Hd1 & H1).
-  destruct (HG (eps / 2) ltac:(lra)) as (d2 & Hd2 & H2).
-  exists (Rmin d1 d2). split; [apply Rmin_pos; assumption|].
-  intros x Hx.
-  assert (norm1 d x < d1) by (eapply Rlt_le_trans; [exact Hx|apply Rmin_l]).
-  assert (norm1 d x < d2) by (eapply Rlt_le_trans; [exact Hx|apply Rmin_r]).
-  eapply Rle_trans; [apply norm1_triang|].
-  specialize (H1 x ltac:(assumption)). specialize (H2 x ltac:(assumption)). lra.
-Qed.
-
 Lemma norm1_mv : forall d (P : mat) x,
   norm1 d (mv d P x) <= absmat d d P * norm1 d x.
 Proof.
@@ -95,31 +81,46 @@ Proof.
   pose proof (norm1_mv d P x). lra.
 Qed.
 
+(** The step [eps -> eps / (C + 1)] of the estimates below. *)
+Lemma scaled_eps : forall eps C, 0 < eps -> 0 <= C ->
+  0 < eps / (C + 1) /\ eps / (C + 1) * C <= eps.
+Proof.
+  intros eps C He HC. split; [apply Rdiv_lt_0_compat; lra|].
+  unfold Rdiv. apply Rmult_le_reg_r with (C + 1); [lra|].
+  replace (eps * / (C + 1) * C * (C + 1)) with (eps * C) by (field; lra). nra.
+Qed.
+
+Lemma below_scaled : forall n C D, 0 <= C -> 0 <= n -> n < D / (C + 1) -> C * n < D.
+Proof.
+  intros n C D HC Hn H. apply Rle_lt_trans with ((C + 1) * n); [nra|].
+  apply Rmult_lt_reg_r with (/ (C + 1)); [apply Rinv_0_lt_compat; lra|].
+  replace ((C + 1) * n * / (C + 1)) with n by (field; lra). exact H.
+Qed.
+
+(** [a <= (eps / (C + 1)) b] and [b <= C n] give [a <= eps n]. *)
+Lemma scaled_chain : forall eps C a b n, 0 < eps -> 0 <= C -> 0 <= n ->
+  a <= eps / (C + 1) * b -> b <= C * n -> a <= eps * n.
+Proof.
+  intros eps C a b n He HC Hn Ha Hb. destruct (scaled_eps eps C He HC) as [H0 Hq].
+  apply Rle_trans with (eps / (C + 1) * (C * n)); [|nra].
+  eapply Rle_trans; [exact Ha|]. apply Rmult_le_compat_l; lra.
+Qed.
+
 (** A flat map after a locally linearly bounded map is flat. *)
 Lemma flat_comp : forall d B F,
   flat d B -> lin_bounded d F -> flat d (fun x => B (F x)).
 Proof.
   intros d B F [_ HB] (C & d0 & HC & Hd0 & HF). apply flat_intro. intros eps Heps.
-  destruct (HB (eps / (C + 1))) as (dB & HdB & HBx).
-  { apply Rdiv_lt_0_compat; lra. }
+  destruct (scaled_eps eps C Heps HC) as [He _].
+  destruct (HB (eps / (C + 1)) He) as (dB & HdB & HBx).
   exists (Rmin d0 (dB / (C + 1))). split.
   { apply Rmin_pos; [assumption|apply Rdiv_lt_0_compat; lra]. }
   intros x Hx. pose proof (norm1_nonneg d x) as Hn.
   assert (Hx0 : norm1 d x < d0) by (eapply Rlt_le_trans; [exact Hx|apply Rmin_l]).
   assert (Hx1 : norm1 d x < dB / (C + 1)) by (eapply Rlt_le_trans; [exact Hx|apply Rmin_r]).
   specialize (HF x Hx0).
-  assert (HFx : norm1 d (F x) < dB).
-  { apply Rle_lt_trans with ((C + 1) * norm1 d x); [nra|].
-    apply Rmult_lt_reg_r with (/ (C + 1)); [apply Rinv_0_lt_compat; lra|].
-    replace ((C + 1) * norm1 d x * / (C + 1)) with (norm1 d x) by (field; lra).
-    exact Hx1. }
-  specialize (HBx (F x) HFx).
-  assert (Hq : eps / (C + 1) * C <= eps).
-  { unfold Rdiv. apply Rmult_le_reg_r with (C + 1); [lra|].
-    replace (eps * / (C + 1) * C * (C + 1)) with (eps * C) by (field; lra). nra. }
-  assert (0 <= eps / (C + 1)) by (apply Rlt_le, Rdiv_lt_0_compat; lra).
-  apply Rle_trans with (eps / (C + 1) * (C * norm1 d x)); [|nra].
-  eapply Rle_trans; [exact HBx|]. apply Rmult_le_compat_l; assumption.
+  assert (HFx : norm1 d (F x) < dB) by (eapply Rle_lt_trans; [exact HF|apply below_scaled; assumption]).
+  exact (scaled_chain eps C _ _ _ Heps HC Hn (HBx (F x) HFx) HF).
 Qed.
 
 (** A fixed linear map after a flat map is flat. *)
@@ -128,16 +129,11 @@ Lemma flat_mv_comp : forall d (M : mat) E,
 Proof.
   intros d M E [_ HE]. apply flat_intro. intros eps Heps.
   set (K := absmat d d M). assert (HK : 0 <= K) by apply absmat_nonneg.
-  destruct (HE (eps / (K + 1))) as (delta & Hd & Hx).
-  { apply Rdiv_lt_0_compat; lra. }
+  destruct (scaled_eps eps K Heps HK) as [He Hq].
+  destruct (HE (eps / (K + 1)) He) as (delta & Hd & Hx).
   exists delta. split; [assumption|]. intros x Hxd. specialize (Hx x Hxd).
   pose proof (norm1_mv d M (E x)) as Hm. fold K in Hm.
-  pose proof (norm1_nonneg d x).
-  assert (Hq : K * (eps / (K + 1)) <= eps).
-  { unfold Rdiv. apply Rmult_le_reg_r with (K + 1); [lra|].
-    replace (K * (eps * / (K + 1)) * (K + 1)) with (eps * K) by (field; lra). nra. }
-  assert (0 <= eps / (K + 1)) by (apply Rlt_le, Rdiv_lt_0_compat; lra).
-  nra.
+  pose proof (norm1_nonneg d x). nra.
 Qed.
 
 (** ** Residual stacks are (product of skips) + flat *)
@@ -191,15 +187,6 @@ Proof.
     + intros. apply matmul_assoc.
     + apply (IH (matmul d M P) (fun x i => mv d M (F x) i + B (F x) i) Hrest).
       apply lin_flat_step; assumption.
-Qed.
-
-Lemma matmul_ident_r : forall n A i j, (j < n)%nat -> matmul n A ident i j = A i j.
-Proof.
-  intros. unfold matmul, ident.
-  rewrite (sum_ext n _ (fun k => A i k * kron j k)).
-  - apply (sum_kron_r n (fun k => A i k)). assumption.
-  - intros k _. unfold kron.
-    destruct (Nat.eq_dec k j), (Nat.eq_dec j k); subst; try reflexivity; congruence.
 Qed.
 
 Lemma res_comp_lin_flat : forall d res,
@@ -336,9 +323,7 @@ Proof.
     - unfold Rpower at 1 3. apply exp_increasing.
       apply Rmult_lt_compat_l; [lra|]. apply ln_increasing; assumption.
     - rewrite Rpower_mult. rewrite Rinv_l by lra. apply Rpower_1. assumption. }
-  assert (Hq : e * C <= eps).
-  { unfold e, Rdiv. apply Rmult_le_reg_r with (C + 1); [lra|].
-    replace (eps * / (C + 1) * C * (C + 1)) with (eps * C) by (field; lra). nra. }
+  assert (Hq : e * C <= eps) by (exact (proj2 (scaled_eps eps C Heps HC))).
   pose proof (exp_pos ((k - 1) * ln (Rabs z))) as Hp. fold (Rpower (Rabs z) (k - 1)) in Hp.
   rewrite Hsplit in Hsz.
   assert (H1 : Rpower (Rabs z) (k - 1) * C <= eps)
@@ -357,24 +342,13 @@ Lemma ungated_block_flat : forall d m k sigma (Wd Wu : mat),
 Proof.
   intros d m k sigma Wd Wu Hk Hs. unfold block. apply readout_flat.
   intros eps Heps. set (K := absmat m d Wu). assert (HK : 0 <= K) by apply absmat_nonneg.
-  destruct (homogeneous_activation_small k sigma Hk Hs (eps / (K + 1))) as (ds & Hds & Hsb).
-  { apply Rdiv_lt_0_compat; lra. }
+  destruct (scaled_eps eps K Heps HK) as [He _].
+  destruct (homogeneous_activation_small k sigma Hk Hs (eps / (K + 1)) He) as (ds & Hds & Hsb).
   exists (ds / (K + 1)). split; [apply Rdiv_lt_0_compat; lra|].
   intros x l Hx Hl. pose proof (norm1_nonneg d x) as Hn.
   pose proof (mv_bound m d Wu x l Hl) as Hb. fold K in Hb.
-  assert (Ha : Rabs (mv d Wu x l) < ds).
-  { eapply Rle_lt_trans; [exact Hb|].
-    apply Rle_lt_trans with ((K + 1) * norm1 d x); [nra|].
-    apply Rmult_lt_reg_r with (/ (K + 1)); [apply Rinv_0_lt_compat; lra|].
-    replace ((K + 1) * norm1 d x * / (K + 1)) with (norm1 d x) by (field; lra).
-    exact Hx. }
-  specialize (Hsb _ Ha).
-  assert (Hq : eps / (K + 1) * K <= eps).
-  { unfold Rdiv. apply Rmult_le_reg_r with (K + 1); [lra|].
-    replace (eps * / (K + 1) * K * (K + 1)) with (eps * K) by (field; lra). nra. }
-  assert (0 <= eps / (K + 1)) by (apply Rlt_le, Rdiv_lt_0_compat; lra).
-  apply Rle_trans with (eps / (K + 1) * (K * norm1 d x)); [|nra].
-  eapply Rle_trans; [exact Hsb|]. apply Rmult_le_compat_l; assumption.
+  assert (Ha : Rabs (mv d Wu x l) < ds) by (eapply Rle_lt_trans; [exact Hb|apply below_scaled; assumption]).
+  exact (scaled_chain eps K _ _ _ Heps HK Hn (Hsb _ Ha) Hb).
 Qed.
 
 (** A gated block whose gate vanishes at 0 and is continuous there (swiglu,

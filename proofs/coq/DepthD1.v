@@ -18,7 +18,7 @@
     of the same widths is a plain stack of those widths. *)
 
 From Coq Require Import Reals Lra Lia List.
-From SkipAbsorption Require Import Linalg Depth DepthStack RealActivations Activations Limit.
+From SkipAbsorption Require Import Linalg Depth DepthStack RealActivations Limit.
 Import List ListNotations.
 Open Scope R_scope.
 
@@ -232,14 +232,6 @@ Definition d1_construction (ws : list nat) (a b : R) : list layer :=
   | m1 :: rest => first_layer a b m1 :: map (id_layer (sign_of a b)) rest
   end.
 
-Lemma sum_two : forall m f, (2 <= m)%nat -> (forall l, (2 <= l)%nat -> f l = 0) ->
-  sum m f = f 0%nat + f 1%nat.
-Proof.
-  induction m as [|m IH]; intros f Hm Hf; [lia|].
-  destruct (Nat.eq_dec m 1) as [->|Hne]; [simpl; ring|].
-  simpl. rewrite (IH f); [|lia|exact Hf]. rewrite (Hf m) by lia. ring.
-Qed.
-
 Lemma lay1_two_units : forall v0 w0 v1' w1 m y, (2 <= m)%nat ->
   lay1 (two_units v0 w0 v1' w1 m) y = w0 * relu (v0 * y) + w1 * relu (v1' * y).
 Proof.
@@ -407,31 +399,43 @@ Proof.
     replace (s * (- c / s)) with (- c) in H2 by (field; lra). lra.
 Qed.
 
-Lemma ev_affine_sum : forall m (F : nat -> R -> R), (forall l, ev_affine (F l)) ->
-  ev_affine (fun x => sum m (fun l => F l x)).
+(** A property of functions [R -> R] kept by the operations a width-1 relu
+    layer is built from: equality everywhere, constants, [a g + b], sums and
+    [relu] after [g]. *)
+Definition layer_closed (P : (R -> R) -> Prop) : Prop :=
+  (forall f g, (forall x, f x = g x) -> P f -> P g) /\ (forall c, P (fun _ => c)) /\
+  (forall g a b, P g -> P (fun x => a * g x + b)) /\
+  (forall f g, P f -> P g -> P (fun x => f x + g x)) /\
+  (forall g, P g -> P (fun x => relu (g x))).
+
+Lemma closed_sum : forall P, layer_closed P -> forall m (F : nat -> R -> R), (forall l, P (F l)) ->
+  P (fun x => sum m (fun l => F l x)).
 Proof.
-  induction m as [|m IH]; intros F HF; simpl.
-  - apply ev_affine_const.
-  - apply (ev_affine_plus (fun x => sum m (fun l => F l x)) (F m)); [apply IH, HF|apply HF].
+  intros P (_ & Pc & _ & Pp & _). induction m as [|m IH]; intros F HF; simpl.
+  - apply Pc.
+  - apply (Pp (fun x => sum m (fun l => F l x)) (F m)); [apply IH, HF|apply HF].
 Qed.
 
-Lemma ev_affine_blay1 : forall B g, ev_affine g -> ev_affine (fun x => blay1 B (g x)).
+Lemma closed_blay1 : forall P, layer_closed P -> forall B g, P g -> P (fun x => blay1 B (g x)).
 Proof.
-  intros B g Hg. unfold blay1.
-  apply (ev_affine_plus _ (fun _ => bdown B 0%nat)); [|apply ev_affine_const].
-  apply (ev_affine_sum (bwidth B) (fun l x => bWdown B 0%nat l * relu (bWup B l 0%nat * g x + bup B l))).
+  intros P HP B g Hg. pose proof HP as (Pe & Pc & Pl & Pp & Pr). unfold blay1.
+  apply (Pp _ (fun _ => bdown B 0%nat)); [|apply Pc].
+  apply (closed_sum P HP (bwidth B) (fun l x => bWdown B 0%nat l * relu (bWup B l 0%nat * g x + bup B l))).
   intros l.
-  apply (ev_affine_ext (fun x => bWdown B 0%nat l * relu (bWup B l 0%nat * g x + bup B l) + 0));
+  apply (Pe (fun x => bWdown B 0%nat l * relu (bWup B l 0%nat * g x + bup B l) + 0));
     [intros; ring|].
-  apply (ev_affine_lin (fun x => relu (bWup B l 0%nat * g x + bup B l))).
-  apply (ev_affine_relu (fun x => bWup B l 0%nat * g x + bup B l)). apply ev_affine_lin, Hg.
+  apply (Pl (fun x => relu (bWup B l 0%nat * g x + bup B l))).
+  apply (Pr (fun x => bWup B l 0%nat * g x + bup B l)). apply Pl, Hg.
 Qed.
 
-Lemma ev_affine_bstack1 : forall Bs g, ev_affine g -> ev_affine (fun x => bstack1 Bs (g x)).
+Lemma closed_bstack1 : forall P, layer_closed P -> forall Bs g, P g -> P (fun x => bstack1 Bs (g x)).
 Proof.
-  induction Bs as [|B Bs IH]; intros g Hg; simpl; [exact Hg|].
-  apply (IH (fun x => blay1 B (g x))). apply ev_affine_blay1, Hg.
+  intros P HP. induction Bs as [|B Bs IH]; intros g Hg; simpl; [exact Hg|].
+  apply (IH (fun x => blay1 B (g x))). apply (closed_blay1 P HP), Hg.
 Qed.
+
+Lemma ev_affine_closed : layer_closed ev_affine.
+Proof. exact (conj ev_affine_ext (conj ev_affine_const (conj ev_affine_lin (conj ev_affine_plus ev_affine_relu)))). Qed.
 
 Lemma cont_ext : forall f g : R -> R, (forall x, f x = g x) -> continuity f -> continuity g.
 Proof.
@@ -468,31 +472,8 @@ Proof.
   eapply Rle_lt_trans; [apply relu_lipschitz|exact Hy].
 Qed.
 
-Lemma cont_sum : forall m (F : nat -> R -> R), (forall l, continuity (F l)) ->
-  continuity (fun x => sum m (fun l => F l x)).
-Proof.
-  induction m as [|m IH]; intros F HF; simpl.
-  - apply cont_const.
-  - apply (cont_plus (fun x => sum m (fun l => F l x)) (F m)); [apply IH, HF|apply HF].
-Qed.
-
-Lemma cont_blay1 : forall B g, continuity g -> continuity (fun x => blay1 B (g x)).
-Proof.
-  intros B g Hg. unfold blay1.
-  apply (cont_plus _ (fun _ => bdown B 0%nat)); [|apply cont_const].
-  apply (cont_sum (bwidth B) (fun l x => bWdown B 0%nat l * relu (bWup B l 0%nat * g x + bup B l))).
-  intros l.
-  apply (cont_ext (fun x => bWdown B 0%nat l * relu (bWup B l 0%nat * g x + bup B l) + 0));
-    [intros; ring|].
-  apply (cont_lin (fun x => relu (bWup B l 0%nat * g x + bup B l))).
-  apply (cont_relu (fun x => bWup B l 0%nat * g x + bup B l)). apply cont_lin, Hg.
-Qed.
-
-Lemma cont_bstack1 : forall Bs g, continuity g -> continuity (fun x => bstack1 Bs (g x)).
-Proof.
-  induction Bs as [|B Bs IH]; intros g Hg; simpl; [exact Hg|].
-  apply (IH (fun x => blay1 B (g x))). apply cont_blay1, Hg.
-Qed.
+Lemma cont_closed : layer_closed continuity.
+Proof. exact (conj cont_ext (conj cont_const (conj cont_lin (conj cont_plus cont_relu)))). Qed.
 
 (** *** Two points that a width-1 layer cannot tell apart *)
 
@@ -555,11 +536,11 @@ Proof.
   set (phi := fun x => bWup B 0%nat 0%nat * bstack1 pre x + bup B 0%nat).
   assert (Hf : folds phi).
   { apply continuous_ends_fold.
-    - apply (cont_lin (fun x => bstack1 pre x)). apply (cont_bstack1 pre (fun x => x)).
+    - apply (cont_lin (fun x => bstack1 pre x)). apply (closed_bstack1 continuity cont_closed pre (fun x => x)).
       intros x. apply derivable_continuous_pt, derivable_pt_id.
-    - apply (ev_affine_lin (fun x => bstack1 pre x)). apply (ev_affine_bstack1 pre (fun x => x)).
+    - apply (ev_affine_lin (fun x => bstack1 pre x)). apply (closed_bstack1 ev_affine ev_affine_closed pre (fun x => x)).
       exists 0, 1, 0. intros. ring.
-    - apply (ev_affine_lin (fun x => bstack1 pre (- x))). apply (ev_affine_bstack1 pre (fun x => - x)).
+    - apply (ev_affine_lin (fun x => bstack1 pre (- x))). apply (closed_bstack1 ev_affine ev_affine_closed pre (fun x => - x)).
       exists 0, (-1), 0. intros. ring. }
   destruct Hf as (x1 & x2 & Hne & H). exists x1, x2. split; [exact Hne|].
   rewrite !width1_blay1 by exact HB. unfold phi in H. destruct H as [[H1 H2]|H].
@@ -749,12 +730,6 @@ Definition open_center (m1 : nat) (rest : list nat) : list (mat * layer) :=
 
 Definition open_radius (ms : list nat) : R := / (4 * (1 + INR (list_sum ms))).
 
-Lemma sum_const : forall m c, sum m (fun _ => c) = INR m * c.
-Proof.
-  induction m as [|m IH]; intros c; [simpl; ring|].
-  change (sum (S m) (fun _ => c)) with (sum m (fun _ => c) + c). rewrite IH, S_INR. ring.
-Qed.
-
 Lemma small_sum : forall m f B, (forall l, (l < m)%nat -> Rabs (f l) <= B) -> Rabs (sum m f) <= INR m * B.
 Proof. intros m f B H. eapply Rle_trans; [apply sum_abs|]. rewrite <- sum_const. apply sum_le. exact H. Qed.
 
@@ -772,17 +747,6 @@ Proof.
   apply Rle_trans with (Rabs w * (Rabs v * Rabs y)); [apply Rmult_le_compat_l; [lra|exact Hr]|].
   apply Rle_trans with (delta * (Rabs v * Rabs y)); [apply Rmult_le_compat_r; [nra|lra]|].
   rewrite Rmult_assoc. apply Rmult_le_compat_l; [lra|]. apply Rmult_le_compat_r; lra.
-Qed.
-
-Lemma sum_peel2 : forall m f, (2 <= m)%nat ->
-  sum m f = f 0%nat + f 1%nat + sum m (fun l => if Nat.ltb l 2 then 0 else f l).
-Proof.
-  induction m as [|m IH]; intros f Hm; [lia|].
-  destruct (Nat.eq_dec m 1) as [->|Hne]; [simpl; ring|].
-  change (sum (S m) f) with (sum m f + f m).
-  change (sum (S m) (fun l => if Nat.ltb l 2 then 0 else f l))
-    with (sum m (fun l => if Nat.ltb l 2 then 0 else f l) + (if Nat.ltb m 2 then 0 else f m)).
-  rewrite (IH f) by lia. replace (Nat.ltb m 2) with false by (symmetry; apply Nat.ltb_ge; lia). ring.
 Qed.
 
 (** A later block near [(1, zero layer)] keeps a positive value positive. *)

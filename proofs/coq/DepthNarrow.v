@@ -12,7 +12,7 @@
     pre-activations are all [<= 0] there), so it is not [F]. *)
 
 From Coq Require Import Reals Lra Lia List Classical.
-From SkipAbsorption Require Import Linalg Depth SignFlip Width Rank DepthStack Activations.
+From SkipAbsorption Require Import Linalg Depth SignFlip Width Rank DepthStack RealActivations.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -35,10 +35,6 @@ Lemma relu_active : forall d Wu x l,
 Proof.
   intros. unfold relu, active, Rmax. destruct (Rle_dec (mv d Wu x l) 0); reflexivity.
 Qed.
-
-Lemma mv_mat_plus : forall n (A B : mat) x i,
-  mv n (fun i j => A i j + B i j) x i = mv n A x i + mv n B x i.
-Proof. intros. unfold mv. rewrite <- sum_plus. apply sum_ext. intros. ring. Qed.
 
 (** (E1): [x + B x] is the piece of the active set at [x], applied to [x]. *)
 Lemma residual_is_piece : forall d m Wd Wu x i, (i < d)%nat ->
@@ -147,21 +143,7 @@ Qed.
     pieces of [F], finitely many nonzero covectors [c] would cover every [x]
     ([c . x = 0] for one of them), but [R^d] is no finite union of hyperplanes. *)
 
-Definition dot (d : nat) (c x : vec) : R := sum d (fun j => c j * x j).
 Definition nonzero_vec (d : nat) (c : vec) : Prop := exists j, (j < d)%nat /\ c j <> 0.
-(** [A^T c] *)
-Definition transpose_mv (d : nat) (A : mat) (c : vec) : vec := fun j => sum d (fun i => c i * A i j).
-
-Lemma dot_ext : forall d c x y, (forall j, (j < d)%nat -> x j = y j) -> dot d c x = dot d c y.
-Proof. intros. unfold dot. apply sum_ext. intros j Hj. rewrite H by exact Hj. reflexivity. Qed.
-
-Lemma dot_transpose : forall d A c x, dot d (transpose_mv d A c) x = dot d c (mv d A x).
-Proof.
-  intros. unfold dot, transpose_mv, mv.
-  rewrite (sum_ext d (fun j => sum d (fun i => c i * A i j) * x j)
-             (fun j => sum d (fun i => c i * A i j * x j))) by (intros; rewrite <- sum_scal_r; reflexivity).
-  rewrite sum_swap. apply sum_ext. intros i _. rewrite <- sum_scal_l. apply sum_ext. intros; ring.
-Qed.
 
 (** A matrix with trivial kernel is onto (its [d] columns are independent, so
     they span [R^d] by [basis_completion]). *)
@@ -178,15 +160,6 @@ Proof.
   replace (k <? d)%nat with true by (symmetry; apply Nat.ltb_lt; exact Hk). ring.
 Qed.
 
-Lemma sum_squares_zero : forall n (c : vec), sum n (fun i => c i * c i) = 0 ->
-  forall i, (i < n)%nat -> c i = 0.
-Proof.
-  intros n c H i Hi.
-  assert (Hle : c i * c i <= sum n (fun i => c i * c i))
-    by (apply (term_le_sum n (fun i => c i * c i)); [intros; nra|exact Hi]).
-  nra.
-Qed.
-
 (** [A^T c <> 0] for [c <> 0] and [A] invertible. *)
 Lemma transpose_nonzero : forall d A c, trivial_kernel d A -> nonzero_vec d c ->
   nonzero_vec d (transpose_mv d A c).
@@ -199,7 +172,7 @@ Proof.
     destruct (Req_dec (transpose_mv d A c k) 0) as [Hz|Hz]; [rewrite Hz; ring|].
     exfalso. apply H. exists k. split; assumption. }
   rewrite dot_transpose, (dot_ext d c _ c Hx) in H0.
-  apply Hc. exact (sum_squares_zero d c H0 j Hj).
+  apply Hc. exact (dot_self_zero d c H0 j Hj).
 Qed.
 
 (** ** Finitely many hyperplanes never cover [R^d] *)
@@ -228,10 +201,6 @@ Proof.
       * apply H1. exact Hc.
 Qed.
 
-Lemma dot_plus_scale : forall d c x y t,
-  dot d c (fun j => x j + t * y j) = dot d c x + t * dot d c y.
-Proof. intros. unfold dot. rewrite <- sum_scal_l, <- sum_plus. apply sum_ext. intros; ring. Qed.
-
 Theorem hyperplanes_do_not_cover : forall d (H : list vec),
   (forall c, In c H -> nonzero_vec d c) ->
   exists x : vec, forall c, In c H -> dot d c x <> 0.
@@ -243,12 +212,12 @@ Proof.
     + destruct (Hnz c0 (or_introl eq_refl)) as (j & Hj & Hcj).
       destruct (small_step d H x (unit_vec j) Hx) as (t & Ht & Hsmall).
       exists (fun k => x k + t * unit_vec j k). intros c [E|Hc].
-      * subst c. rewrite dot_plus_scale, H0.
+      * subst c. rewrite dot_axpy, H0.
         unfold dot. rewrite (sum_ext d _ (fun k => c0 k * kron j k)) by (intros; reflexivity).
         rewrite (sum_ext d (fun k => c0 k * kron j k) (fun k => kron j k * c0 k)) by (intros; ring).
         rewrite sum_kron_l by exact Hj.
         intros E. apply Hcj. apply (Rmult_eq_reg_l t); [lra|lra].
-      * rewrite dot_plus_scale. pose proof (Hsmall c Hc) as Hs.
+      * rewrite dot_axpy. pose proof (Hsmall c Hc) as Hs.
         intros E.
         assert (Hab : Rabs (dot d c x) = Rabs (t * dot d c (unit_vec j)))
           by (rewrite <- (Rabs_Ropp (t * _)); f_equal; lra).
@@ -358,15 +327,6 @@ Proof.
     exists a. split; [|exact Hker].
     apply not_all_ex_not in Hnz. destruct Hnz as (j & Hj).
     apply imply_to_and in Hj. destruct Hj as (Hj & Haj). exists j. split; assumption.
-Qed.
-
-Lemma mv_mv : forall d k (A B : mat) (h : vec) i,
-  mv d A (mv k B h) i = mv k (fun l j => sum d (fun t => A l t * B t j)) h i.
-Proof.
-  intros. unfold mv.
-  rewrite (sum_ext d _ (fun t => sum k (fun j => A i t * B t j * h j)))
-    by (intros; rewrite <- sum_scal_l; apply sum_ext; intros; ring).
-  rewrite sum_swap. apply sum_ext. intros j _. rewrite <- sum_scal_r. reflexivity.
 Qed.
 
 Lemma plain_image_covectors : forall d (post : list layer) k (G : mat), (k < d)%nat ->

@@ -7,7 +7,7 @@
     ([plain_comp], [res_comp_id], [res_comp]). *)
 
 From Coq Require Import Reals Lra Lia List.
-From SkipAbsorption Require Import Linalg Depth Width Rank Activations.
+From SkipAbsorption Require Import Linalg Depth Width Rank RealActivations.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -351,6 +351,29 @@ Proof.
   intros x i Hi. apply (res_stack_skips_eq_plain_stack d _ _ H2 x x (fun _ _ => eq_refl) i Hi).
 Qed.
 
+(** When the rank of every [U_l] is known, [rk L], the widths are
+    [m_l + 2d - rk L] for any formula [f] that equals it on each layer: the
+    step the two corollaries below share. *)
+Lemma stack_widths_given_ranks :
+  forall (d : nat) (sigma : R -> R) (layers : list layer) (rk f : layer -> nat),
+  (forall z, sigma z - sigma (-z) = z) ->
+  Forall (fun L => row_rank d (width L) (Wup L) (rk L) /\ f L = (width L + 2 * d - rk L)%nat) layers ->
+  exists plains : list layer,
+    map width plains = map f layers /\
+    forall x i, (i < d)%nat ->
+      res_comp_id (map (layer_block d sigma) layers) x i =
+      plain_comp (map (layer_block d sigma) plains) x i.
+Proof.
+  intros d sigma layers rk f sigma_odd_part Hr.
+  destruct (stack_widths_any_rank d sigma layers sigma_odd_part) as (plains & Hw & Heq).
+  exists plains. split; [|exact Heq].
+  clear Heq. revert plains Hw. induction Hr as [|L layers [HL Hf] _ IH]; intros plains Hw.
+  - inversion Hw. reflexivity.
+  - inversion Hw as [|L' P layers' plains' (r & Hr & HwP) Hw']; subst. simpl. f_equal.
+    + rewrite HwP, Hf. rewrite (row_rank_unique d (width L) (Wup L) r (rk L) Hr HL). reflexivity.
+    + apply IH. exact Hw'.
+Qed.
+
 (** [depth-width] (B): when every [U_l] has the largest rank its shape allows,
     [rank U_l = min(m_l, d)], the widths are [max(m_l + d, 2d)]. *)
 Corollary depth_width_rank_maximal :
@@ -364,13 +387,8 @@ Corollary depth_width_rank_maximal :
       plain_comp (map (layer_block d sigma) plains) x i.
 Proof.
   intros d sigma layers sigma_odd_part rank_maximal.
-  destruct (stack_widths_any_rank d sigma layers sigma_odd_part) as (plains & Hw & Heq).
-  exists plains. split; [|exact Heq].
-  clear Heq. revert plains Hw. induction rank_maximal as [|L layers HL _ IH]; intros plains Hw.
-  - inversion Hw. reflexivity.
-  - inversion Hw as [|L' P layers' plains' (r & Hr & HwP) Hw']; subst. simpl. f_equal.
-    + rewrite HwP. rewrite (row_rank_unique d (width L) (Wup L) r (Nat.min (width L) d) Hr HL). lia.
-    + apply IH. exact Hw'.
+  apply (stack_widths_given_ranks d sigma layers (fun L => Nat.min (width L) d)); [exact sigma_odd_part|].
+  eapply Forall_impl; [|exact rank_maximal]. intros L HL. split; [exact HL|lia].
 Qed.
 
 (** With [rank U_l = d] for every layer ([rows_span] in the row-rank form) the
@@ -386,13 +404,8 @@ Corollary depth_width_rows_span :
       plain_comp (map (layer_block d sigma) plains) x i.
 Proof.
   intros d sigma layers sigma_odd_part rows_span.
-  destruct (stack_widths_any_rank d sigma layers sigma_odd_part) as (plains & Hw & Heq).
-  exists plains. split; [|exact Heq].
-  clear Heq. revert plains Hw. induction rows_span as [|L layers HL _ IH]; intros plains Hw.
-  - inversion Hw. reflexivity.
-  - inversion Hw as [|L' P layers' plains' (r & Hr & HwP) Hw']; subst. simpl. f_equal.
-    + rewrite HwP. rewrite (row_rank_unique d (width L) (Wup L) r d Hr HL). lia.
-    + apply IH. exact Hw'.
+  apply (stack_widths_given_ranks d sigma layers (fun _ => d)); [exact sigma_odd_part|].
+  eapply Forall_impl; [|exact rows_span]. intros L HL. split; [exact HL|lia].
 Qed.
 
 (** ** Instances *)

@@ -1,7 +1,7 @@
 (** * [depth-width]: without the rank condition, [max(m + d, 2 d)] can be too small
 
     The example of proofs/informal/depth-width.md (the boundary instance
-    [width_rank_deficient] of oracle/claims/depth_stacks.py): [d = m = 3],
+    [width_rank_deficient] of oracle/claims/depth_boundary.py): [d = m = 3],
     skip matrix [M = I], up-projection with rows [e_1, e_2, e_1 + e_2]
     (rank 2 < 3 = min(m, d)) and down-projection
 
@@ -44,17 +44,6 @@ Definition ex_down : mat := fun o l =>
   | _, _ => 0
   end.
 
-Lemma sum3 : forall f, sum 3 f = f 0%nat + f 1%nat + f 2%nat.
-Proof. intros f. simpl. ring. Qed.
-
-Lemma sum6 : forall f, sum 6 f =
-  f 0%nat + f 1%nat + f 2%nat + f 3%nat + f 4%nat + f 5%nat.
-Proof. intros f. simpl. ring. Qed.
-
-Lemma sum7 : forall f, sum 7 f =
-  f 0%nat + f 1%nat + f 2%nat + f 3%nat + f 4%nat + f 5%nat + f 6%nat.
-Proof. intros f. simpl. ring. Qed.
-
 Lemma ex_up_x : forall x : vec,
   mv 3 ex_up x 0%nat = x 0%nat /\ mv 3 ex_up x 1%nat = x 1%nat /\
   mv 3 ex_up x 2%nat = x 0%nat + x 1%nat.
@@ -73,7 +62,7 @@ Qed.
 
 (** ** The hypotheses of [absorption_width_invertible] *)
 
-Lemma ex_nondegenerate : nondegenerate_block 3 3 ex_down ex_up.
+Lemma ex_block_nondegenerate : nondegenerate_block 3 3 ex_down ex_up.
 Proof.
   unfold nondegenerate_block, rows_nonzero, rows_noncollinear, cols_nonzero.
   split; [|split].
@@ -130,7 +119,7 @@ Lemma ex_width_iff : forall m',
 Proof.
   intros m'.
   exact (absorption_width_invertible 3 3 m' 2 ident ex_down ex_up
-           ex_nondegenerate ex_pieces_invertible ex_rank).
+           ex_block_nondegenerate ex_pieces_invertible ex_rank).
 Qed.
 
 (** [depth-width], rank condition dropped: for [d = 3] and the block above

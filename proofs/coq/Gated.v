@@ -43,18 +43,33 @@ Proof.
     apply Hx. assumption.
 Qed.
 
-Lemma flat_minus : forall d F G,
-  flat d F -> flat d G -> flat d (fun x i => F x i - G x i).
+(** Two flat maps combined coordinate-wise by [h] with [|h a b| <= |a| + |b|]
+    (a sum, a difference) give a flat map. *)
+Lemma flat_combine : forall d (h : R -> R -> R) F G,
+  (forall a b, Rabs (h a b) <= Rabs a + Rabs b) ->
+  flat d F -> flat d G -> flat d (fun x i => h (F x i) (G x i)).
 Proof.
-  intros d F G [_ HF] [_ HG]. apply flat_intro. intros eps Heps.
+  intros d h F G Hh [_ HF] [_ HG]. apply flat_intro. intros eps Heps.
   destruct (HF (eps / 2) ltac:(lra)) as (d1 & Hd1 & H1).
   destruct (HG (eps / 2) ltac:(lra)) as (d2 & Hd2 & H2).
   exists (Rmin d1 d2). split; [apply Rmin_pos; assumption|].
   intros x Hx.
   assert (norm1 d x < d1) by (eapply Rlt_le_trans; [exact Hx|apply Rmin_l]).
   assert (norm1 d x < d2) by (eapply Rlt_le_trans; [exact Hx|apply Rmin_r]).
-  eapply Rle_trans; [apply norm1_minus|].
+  assert (Hs : norm1 d (fun i => h (F x i) (G x i)) <= norm1 d (F x) + norm1 d (G x)).
+  { unfold norm1. rewrite <- sum_plus. apply sum_le. intros. apply Hh. }
   specialize (H1 x ltac:(assumption)). specialize (H2 x ltac:(assumption)). lra.
+Qed.
+
+Lemma flat_plus : forall d F G,
+  flat d F -> flat d G -> flat d (fun x i => F x i + G x i).
+Proof. intros d F G. apply (flat_combine d Rplus). apply Rabs_triang. Qed.
+
+Lemma flat_minus : forall d F G,
+  flat d F -> flat d G -> flat d (fun x i => F x i - G x i).
+Proof.
+  intros d F G. apply (flat_combine d Rminus). intros a b.
+  unfold Rminus. eapply Rle_trans; [apply Rabs_triang|]. rewrite Rabs_Ropp. lra.
 Qed.
 
 (** A flat linear map is zero. *)

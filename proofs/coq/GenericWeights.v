@@ -54,12 +54,6 @@ Definition nondegenerate_weights (d m : nat) (Wd Wu : mat) : Prop :=
      ~ exists c : R, forall j, (j < d)%nat -> Wu l' j = c * Wu l j) /\
   (forall l, (l < m)%nat -> exists i, (i < d)%nat /\ Wd i l <> 0).
 
-Lemma kron_sym : forall i j, kron i j = kron j i.
-Proof.
-  intros i j. unfold kron.
-  destruct (Nat.eq_dec i j), (Nat.eq_dec j i); try reflexivity; lia.
-Qed.
-
 Lemma ident_trivial_kernel : forall d, trivial_kernel d ident.
 Proof.
   intros d y Hy j Hj. rewrite <- (mv_ident d y j Hj). exact (Hy j Hj).
@@ -118,15 +112,6 @@ Qed.
 (** [W_down[:,S] W_up[S,:]] *)
 Definition sel_prod (m : nat) (S : nat -> bool) (Wd Wu : mat) : mat :=
   fun i j => sum m (fun l => if S l then Wd i l * Wu l j else 0).
-
-Lemma mv_lin : forall d n (A : mat) (a : nat -> R) (y : nat -> vec) i,
-  mv d A (fun j => sum n (fun k => a k * y k j)) i = sum n (fun k => a k * mv d A (y k) i).
-Proof.
-  intros d n A a y i. unfold mv.
-  rewrite (sum_ext d _ (fun j => sum n (fun k => a k * (A i j * y k j))))
-    by (intros j _; rewrite <- sum_scal_l; apply sum_ext; intros; ring).
-  rewrite sum_swap. apply sum_ext. intros k _. apply sum_scal_l.
-Qed.
 
 (** Kernel vectors of [M + t_k P] for distinct [t_k] are independent
     (for [M] with a trivial kernel). *)
@@ -197,9 +182,9 @@ Lemma singular_shifts_few : forall d (M P : mat) (L : list R),
   (length L <= d)%nat.
 Proof.
   intros d M P L HM HL Hbad.
-  destruct (finite_choice (length L)
+  destruct (finite_choice vec (fun _ => 0)
               (fun k y => (forall i, (i < d)%nat -> mv d (fun i j => M i j + nth k L 0 * P i j) y i = 0) /\
-                          exists j, (j < d)%nat /\ y j <> 0)) as (y & Hy).
+                          exists j, (j < d)%nat /\ y j <> 0) (length L)) as (y & Hy).
   { intros k Hk. apply not_trivial_kernel, Hbad. apply nth_In. exact Hk. }
   apply (indep_le_dim d (length L) y).
   apply (kernel_vectors_indep d M P (length L) (fun k => nth k L 0) y HM).
@@ -258,25 +243,15 @@ Theorem generic_pieces_dense : forall (d m : nat) (M Wd Wu : mat) (eps : R),
 Proof.
   intros d m M Wd Wu eps HM Heps.
   destruct (singular_scalings_listed d m M Wd Wu (subsets m) HM) as (bad & Hbad).
-  set (A := absmat d m Wd). assert (HA : 0 <= A) by apply absmat_nonneg.
-  destruct (avoid_finite bad (eps / (A + 1)) ltac:(apply Rdiv_lt_0_compat; lra))
-    as (delta & Hd & Hnin).
-  exists (fun i l => (1 + delta) * Wd i l). split.
-  - intros i l Hi Hl.
-    replace ((1 + delta) * Wd i l - Wd i l) with (delta * Wd i l) by ring.
-    rewrite Rabs_mult, (Rabs_right delta) by lra.
-    pose proof (entry_le_absmat d m Wd i l Hi Hl) as Hent. fold A in Hent.
-    apply Rle_lt_trans with (eps / (A + 1) * A).
-    + apply Rmult_le_compat; [lra|apply Rabs_pos|lra|exact Hent].
-    + unfold Rdiv. apply Rmult_lt_reg_r with (A + 1); [lra|].
-      replace (eps * / (A + 1) * A * (A + 1)) with (eps * A) by (field; lra). nra.
-  - intros S. destruct (subsets_complete m S) as (T & HT & HST).
-    apply NNPP. intros Hs. apply Hnin. apply (Hbad T (1 + delta) HT).
-    intros Hk. apply Hs. intros y Hy j Hj. apply (Hk y); [|exact Hj].
-    intros i Hi. transitivity (mv d (skip_piece m M S (fun i l => (1 + delta) * Wd i l) Wu) y i);
-      [|exact (Hy i Hi)]. unfold mv, skip_piece, sel_prod. apply sum_ext.
-    intros k _. f_equal. rewrite <- sum_scal_l. f_equal. apply sum_ext. intros l Hl.
-    rewrite (HST l Hl). destruct (T l); ring.
+  destruct (scaling_avoids d m Wd bad eps Heps) as (delta & Hnin & Hc).
+  exists (fun i l => (1 + delta) * Wd i l). split; [exact Hc|].
+  intros S. destruct (subsets_complete m S) as (T & HT & HST).
+  apply NNPP. intros Hs. apply Hnin. apply (Hbad T (1 + delta) HT).
+  intros Hk. apply Hs. intros y Hy j Hj. apply (Hk y); [|exact Hj].
+  intros i Hi. transitivity (mv d (skip_piece m M S (fun i l => (1 + delta) * Wd i l) Wu) y i);
+    [|exact (Hy i Hi)]. unfold mv, skip_piece, sel_prod. apply sum_ext.
+  intros k _. f_equal. rewrite <- sum_scal_l. f_equal. apply sum_ext. intros l Hl.
+  rewrite (HST l Hl). destruct (T l); ring.
 Qed.
 
 (** For a stack: within any [eps] of every list of layers there is one (same

@@ -41,19 +41,6 @@ Qed.
 Lemma exp_pos_denominator : forall z, 0 < 1 + exp z.
 Proof. intros z. pose proof (exp_pos z). lra. Qed.
 
-(** silu is differentiable at 0 (the hypothesis of Prop. 6 for swiglu). *)
-Lemma swiglu_gate_derivable : derivable_pt swiglu_gate 0.
-Proof.
-  unfold swiglu_gate, silu, sigmoid.
-  apply derivable_pt_mult; [apply derivable_pt_id|].
-  apply derivable_pt_inv.
-  - pose proof (exp_pos (- 0)). lra.
-  - apply derivable_pt_plus; [apply derivable_pt_const|].
-    apply (derivable_pt_comp (fun z => - z) exp).
-    + apply derivable_pt_opp, derivable_pt_id.
-    + apply derivable_pt_exp.
-Qed.
-
 (** ** skip-reduction (Lemma 4): M = 2, so M^-1 W_down = w / 2 *)
 
 Lemma absorbable_1_1 : forall sigma (F : vec -> vec),

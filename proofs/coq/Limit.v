@@ -14,7 +14,7 @@ From Coq Require Import Reals Lra Lia.
 (* See RealActivations.v: Coquelicot's coercion path on Rbar. *)
 Set Warnings "-ambiguous-paths".
 From Coquelicot Require Import Coquelicot.
-From SkipAbsorption Require Import Linalg SignFlip Activations Necessity.
+From SkipAbsorption Require Import Linalg SignFlip RealActivations Necessity.
 Open Scope R_scope.
 
 (** ** Biased blocks *)
@@ -229,7 +229,7 @@ Proof.
              (fun _ => 0) (fun _ => 0) gelu_limit_relu nondegenerate).
     intros x i Hi. rewrite !bblock_no_bias. apply absorbed. assumption.
   - intros [S index_condition]. exists Wd, (flip_rows S Wu).
-    exact (gelu_sign_flip d m M Wd Wu S index_condition).
+    exact (sign_flip_absorbs d m gelu M Wd Wu S gelu_odd_part index_condition).
 Qed.
 
 (** ** 4. Instance *)

@@ -24,7 +24,7 @@
       the index condition. *)
 
 From Coq Require Import Reals Lra Lia List.
-From SkipAbsorption Require Import Linalg SignFlip Activations.
+From SkipAbsorption Require Import Linalg SignFlip RealActivations.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -50,68 +50,6 @@ Definition nondegenerate_block (d m : nat) (Wd Wu : mat) : Prop :=
 Definition index_condition_holds (d m : nat) (S : nat -> bool) (M Wd Wu : mat) : Prop :=
   forall i j, (i < d)%nat -> (j < d)%nat ->
     sum m (fun l => if S l then Wd i l * Wu l j else 0) = - M i j.
-
-(** ** Finite sums and dot products *)
-
-Definition dot (d : nat) (a b : vec) : R := sum d (fun j => a j * b j).
-
-Lemma dot_comm : forall d a b, dot d a b = dot d b a.
-Proof. intros. unfold dot. apply sum_ext. intros. ring. Qed.
-
-Lemma dot_axpy : forall d a b c s,
-  dot d a (fun j => b j + s * c j) = dot d a b + s * dot d a c.
-Proof. intros. unfold dot. rewrite <- sum_scal_l, <- sum_plus. apply sum_ext. intros. ring. Qed.
-
-Lemma dot_axpy_l : forall d a b c s,
-  dot d (fun j => a j + s * b j) c = dot d a c + s * dot d b c.
-Proof. intros. unfold dot. rewrite <- sum_scal_l, <- sum_plus. apply sum_ext. intros. ring. Qed.
-
-Lemma dot_self_nonneg : forall d a, 0 <= dot d a a.
-Proof. intros. apply sum_nonneg. intros. apply Rle_0_sqr. Qed.
-
-Lemma dot_self_zero : forall d a, dot d a a = 0 -> forall j, (j < d)%nat -> a j = 0.
-Proof.
-  intros d a H j Hj.
-  assert (a j * a j <= dot d a a).
-  { apply (term_le_sum d (fun j => a j * a j)); [intros; apply Rle_0_sqr|assumption]. }
-  pose proof (Rle_0_sqr (a j)). unfold Rsqr in *. nra.
-Qed.
-
-Lemma dot_self_pos : forall d a, (exists j, (j < d)%nat /\ a j <> 0) -> 0 < dot d a a.
-Proof.
-  intros d a [j [Hj Haj]].
-  assert (a j * a j <= dot d a a).
-  { apply (term_le_sum d (fun j => a j * a j)); [intros; apply Rle_0_sqr|assumption]. }
-  assert (0 < a j * a j) by (apply Rsqr_pos_lt; assumption). lra.
-Qed.
-
-(** Row [k] of [V] applied to [x]: [(V x)_k = V_k . x]. *)
-Lemma mv_dot : forall d (V : mat) x k, mv d V x k = dot d (V k) x.
-Proof. reflexivity. Qed.
-
-Lemma mv_axpy : forall n (A : mat) (x y : vec) s i,
-  mv n A (fun j => x j + s * y j) i = mv n A x i + s * mv n A y i.
-Proof. intros. unfold mv. rewrite <- sum_scal_l, <- sum_plus. apply sum_ext. intros. ring. Qed.
-
-Lemma mv_opp : forall n (A : mat) (x : vec) i, mv n A (fun j => - x j) i = - mv n A x i.
-Proof. intros. unfold mv. rewrite <- sum_opp. apply sum_ext. intros. ring. Qed.
-
-(** A row that is a multiple [c u] of [u] gives [c (u . x)]. *)
-Lemma mv_collinear_row : forall d (V : mat) (u x : vec) k c,
-  (forall j, (j < d)%nat -> V k j = c * u j) -> mv d V x k = c * dot d u x.
-Proof.
-  intros. unfold mv, dot. rewrite <- sum_scal_l. apply sum_ext. intros j Hj.
-  rewrite H by assumption. ring.
-Qed.
-
-(** A nonzero finite sum has a nonzero term. *)
-Lemma sum_nonzero_term : forall n f, sum n f <> 0 -> exists k, (k < n)%nat /\ f k <> 0.
-Proof.
-  induction n as [|n IH]; intros f H; simpl in H; [lra|].
-  destruct (Req_EM_T (f n) 0) as [E|E].
-  - destruct (IH f) as [k [Hk Hfk]]; [lra|]. exists k. split; [lia|assumption].
-  - exists n. split; [lia|assumption].
-Qed.
 
 (** ** Small positive numbers *)
 
@@ -180,7 +118,7 @@ Qed.
     every point [x0] and in every direction [u] the coefficients of the
     terms that vanish at [x0] balance:
     [sum_{k : V_k.x0 = 0} c_k |V_k.u| = sum_{k : V'_k.x0 = 0} c'_k |V'_k.u|]. *)
-Lemma kink : forall d n (c c' : nat -> R) (V V' : mat),
+Lemma kink_balance : forall d n (c c' : nat -> R) (V V' : mat),
   (forall x, sum n (fun k => c k * Rabs (mv d V x k) - c' k * Rabs (mv d V' x k)) = 0) ->
   forall x0 u : vec,
   sum n (fun k => (if Req_EM_T (mv d V x0 k) 0 then c k * Rabs (mv d V u k) else 0)
@@ -217,20 +155,20 @@ Qed.
 
 (** ** A point off finitely many hyperplanes, inside [u]-perp *)
 
-(** For a nonzero [u] and any rows [V_0 .. V_(n-1)] there is [x0] with
-    [u . x0 = 0] and [V_k . x0 <> 0] for every [V_k] that is not a multiple
-    of [u].  Induction on [n]: if the new row [v] vanishes at the current
-    point [x] and is not a multiple of [u], move [x] by a small step [s] along
+(** The affine form (used in AffineKink.v), on the hyperplane [u . x + b = 0]:
+    start at [-(b / u.u) u]; if the new row [v] vanishes at the current point
+    and is not a multiple of [u], move by a small step [s] along
     [y = v - (v.u / u.u) u], which is orthogonal to [u] and has
-    [v . y = y . y > 0]. *)
-Lemma avoid_hyperplanes : forall d (u : vec), 0 < dot d u u -> forall n (V : mat),
-  exists x0, dot d u x0 = 0 /\
-    forall k, (k < n)%nat -> mv d V x0 k = 0 ->
-      exists c, forall j, (j < d)%nat -> V k j = c * u j.
+    [v . y = y . y > 0]; if [v] is a multiple [al u], vanishing on the
+    hyperplane forces [e = al b]. *)
+Lemma avoid_affine : forall d (u : vec) (b : R), 0 < dot d u u -> forall n (V : mat) (e : vec),
+  exists x0, dot d u x0 + b = 0 /\
+    forall k, (k < n)%nat -> mv d V x0 k + e k = 0 ->
+      exists c, (forall j, (j < d)%nat -> V k j = c * u j) /\ e k = c * b.
 Proof.
-  intros d u Hu n V. induction n as [|n IH].
-  - exists (fun _ => 0). split; [|intros; lia].
-    unfold dot. apply sum_zero. intros. ring.
+  intros d u b Hu n V e. induction n as [|n IH].
+  - exists (fun j => - (b / dot d u u) * u j). split; [|intros; lia].
+    rewrite dot_scal_r. field. lra.
   - destruct IH as [x [Hux Hx]].
     set (al := dot d (V n) u / dot d u u).
     set (y := fun j => V n j + - al * u j).
@@ -238,28 +176,43 @@ Proof.
     { unfold y. rewrite dot_axpy, (dot_comm d u (V n)). unfold al. field. lra. }
     assert (Hvy : mv d V y n = dot d y y).
     { rewrite mv_dot. unfold y at 2. rewrite dot_axpy_l, Huy. ring. }
-    destruct (Req_EM_T (mv d V x n) 0) as [Hxn|Hxn].
+    destruct (Req_EM_T (mv d V x n + e n) 0) as [Hxn|Hxn].
     2:{ exists x. split; [assumption|]. intros k Hk Hk0.
         destruct (Nat.eq_dec k n) as [->|Hne]; [contradiction|apply Hx; [lia|assumption]]. }
     destruct (Req_EM_T (dot d y y) 0) as [Hyy|Hyy].
     { (* the new row is a multiple of u *)
+      assert (Hrow : forall j, (j < d)%nat -> V n j = al * u j).
+      { intros j Hj. pose proof (dot_self_zero d y Hyy j Hj) as E. unfold y in E. lra. }
       exists x. split; [assumption|]. intros k Hk Hk0.
       destruct (Nat.eq_dec k n) as [->|Hne].
-      - exists al. intros j Hj. pose proof (dot_self_zero d y Hyy j Hj) as E.
-        unfold y in E. lra.
+      - exists al. split; [exact Hrow|].
+        rewrite (mv_collinear_row d V u x n al Hrow) in Hxn. nra.
       - apply Hx; [lia|assumption]. }
     assert (Hyy' : 0 < dot d y y) by (pose proof (dot_self_nonneg d y); lra).
-    destruct (pos_below n (fun k => step_bound (mv d V x k) (mv d V y k))) as [s [Hs Hsk]].
+    destruct (pos_below n (fun k => step_bound (mv d V x k + e k) (mv d V y k))) as [s [Hs Hsk]].
     { intros. apply step_bound_pos. }
     exists (fun j => x j + s * y j). split.
-    + rewrite dot_axpy, Hux, Huy. ring.
+    + rewrite dot_axpy, Huy. lra.
     + intros k Hk Hk0. rewrite mv_axpy in Hk0.
       destruct (Nat.eq_dec k n) as [->|Hne].
-      * rewrite Hxn, Hvy in Hk0. exfalso. nra.
-      * destruct (Req_EM_T (mv d V x k) 0) as [Hxk|Hxk]; [apply Hx; [lia|assumption]|].
+      * rewrite Hvy in Hk0. exfalso. nra.
+      * destruct (Req_EM_T (mv d V x k + e k) 0) as [Hxk|Hxk]; [apply Hx; [lia|assumption]|].
         exfalso. pose proof (step_bound_small _ _ s Hs (Hsk k ltac:(lia)) Hxk) as Hlt.
-        replace (mv d V x k) with (- (s * mv d V y k)) in Hlt by lra.
+        replace (mv d V x k + e k) with (- (s * mv d V y k)) in Hlt by lra.
         rewrite Rabs_Ropp in Hlt. lra.
+Qed.
+
+(** For a nonzero [u] and any rows [V_0 .. V_(n-1)] there is [x0] with
+    [u . x0 = 0] and [V_k . x0 <> 0] for every [V_k] that is not a multiple
+    of [u] ([avoid_affine] with [b = 0] and [e = 0]). *)
+Lemma avoid_hyperplanes : forall d (u : vec), 0 < dot d u u -> forall n (V : mat),
+  exists x0, dot d u x0 = 0 /\
+    forall k, (k < n)%nat -> mv d V x0 k = 0 ->
+      exists c, forall j, (j < d)%nat -> V k j = c * u j.
+Proof.
+  intros d u Hu n V. destruct (avoid_affine d u 0 Hu n V (fun _ => 0)) as [x0 [Hx0 Hoff]].
+  exists x0. split; [lra|]. intros k Hk Hk0.
+  destruct (Hoff k Hk ltac:(lra)) as [c [Hc _]]. exists c. exact Hc.
 Qed.
 
 (** Two families of rows stacked into one: rows [0..m-1] of [A], then [B]. *)
@@ -323,7 +276,7 @@ Lemma kink_equation : forall d m (Wd Wu Wd' Wu' : mat) l x0 i,
     sum m (fun k => if Req_EM_T (mv d Wu' x0 k) 0 then Wd' i k * Rabs (mv d Wu' (Wu l) k) else 0).
 Proof.
   intros d m Wd Wu Wd' Wu' l x0 i Hl Heven Hl0 Honly.
-  pose proof (kink d m (Wd i) (Wd' i) Wu Wu' Heven x0 (Wu l)) as K.
+  pose proof (kink_balance d m (Wd i) (Wd' i) Wu Wu' Heven x0 (Wu l)) as K.
   rewrite sum_minus in K.
   rewrite (sum_ext m (fun k => if Req_EM_T (mv d Wu x0 k) 0 then Wd i k * Rabs (mv d Wu (Wu l) k) else 0)
              (fun k => kron l k * (Wd i l * dot d (Wu l) (Wu l)))) in K.
@@ -336,73 +289,6 @@ Proof.
 Qed.
 
 (** ** Finite choice and injective self-maps of [0..n-1] *)
-
-Lemma finite_choice : forall (A : Type) (a0 : A) (P : nat -> A -> Prop) (n : nat),
-  (forall l, (l < n)%nat -> exists a, P l a) ->
-  exists f : nat -> A, forall l, (l < n)%nat -> P l (f l).
-Proof.
-  intros A a0 P n. induction n as [|n IH]; intros H.
-  - exists (fun _ => a0). intros; lia.
-  - destruct IH as [f Hf]; [intros; apply H; lia|].
-    destruct (H n ltac:(lia)) as [a Ha].
-    exists (fun l => if Nat.eq_dec l n then a else f l).
-    intros l Hl. destruct (Nat.eq_dec l n) as [->|Hne]; [assumption|apply Hf; lia].
-Qed.
-
-(** An injective map of [0..n-1] into itself is onto [0..n-1]. *)
-Lemma injective_onto : forall n (f : nat -> nat),
-  (forall l, (l < n)%nat -> (f l < n)%nat) ->
-  (forall l l', (l < n)%nat -> (l' < n)%nat -> f l = f l' -> l = l') ->
-  forall k, (k < n)%nat -> exists l, (l < n)%nat /\ f l = k.
-Proof.
-  induction n as [|n IH]; intros f Hrange Hinj k Hk; [lia|].
-  (* g sends the preimage of n (if any) to f n, and agrees with f elsewhere *)
-  set (g := fun l => if Nat.eq_dec (f l) n then f n else f l).
-  assert (Hfn : forall l, (l < n)%nat -> f l <> f n).
-  { intros l Hl E. apply Hinj in E; lia. }
-  assert (Hfn_range : (f n < S n)%nat) by (apply Hrange; lia).
-  assert (Hg_range : forall l, (l < n)%nat -> (g l < n)%nat).
-  { intros l Hl. unfold g. destruct (Nat.eq_dec (f l) n) as [E|E].
-    - pose proof (Hfn l Hl). lia.
-    - assert (f l < S n)%nat by (apply Hrange; lia). lia. }
-  assert (Hg_inj : forall l l', (l < n)%nat -> (l' < n)%nat -> g l = g l' -> l = l').
-  { intros l l' Hl Hl' E. unfold g in E.
-    destruct (Nat.eq_dec (f l) n) as [E1|E1], (Nat.eq_dec (f l') n) as [E2|E2].
-    - apply Hinj; [lia|lia|congruence].
-    - exfalso. apply (Hfn l' Hl'). congruence.
-    - exfalso. apply (Hfn l Hl). congruence.
-    - apply Hinj; [lia|lia|assumption]. }
-  destruct (Nat.eq_dec k (f n)) as [->|Hkn]; [exists n; split; [lia|reflexivity]|].
-  destruct (Nat.eq_dec k n) as [->|Hkn'].
-  - destruct (IH g Hg_range Hg_inj (f n)) as [l [Hl Hgl]]; [lia|].
-    exists l. split; [lia|]. unfold g in Hgl.
-    destruct (Nat.eq_dec (f l) n) as [E|E]; [assumption|].
-    exfalso. apply (Hfn l Hl). assumption.
-  - destruct (IH g Hg_range Hg_inj k) as [l [Hl Hgl]]; [lia|].
-    exists l. split; [lia|]. unfold g in Hgl.
-    destruct (Nat.eq_dec (f l) n) as [E|E]; [congruence|assumption].
-Qed.
-
-(** Re-indexing a sum through a bijection of [0..n-1], with Kronecker deltas. *)
-Lemma sum_reindex : forall n (p : nat -> nat) (h : nat -> R),
-  (forall l, (l < n)%nat -> (p l < n)%nat) ->
-  (forall l l', (l < n)%nat -> (l' < n)%nat -> p l = p l' -> l = l') ->
-  (forall k, (k < n)%nat -> exists l, (l < n)%nat /\ p l = k) ->
-  sum n h = sum n (fun l => h (p l)).
-Proof.
-  intros n p h Hrange Hinj Hsurj.
-  transitivity (sum n (fun k => sum n (fun l => kron (p l) k * h k))).
-  - apply sum_ext. intros k Hk. rewrite sum_scal_r.
-    destruct (Hsurj k Hk) as [l0 [Hl0 <-]].
-    rewrite (sum_ext n (fun l => kron (p l) (p l0)) (fun l => kron l0 l * 1)).
-    + rewrite (sum_kron_l n (fun _ => 1) l0 Hl0). ring.
-    + intros l Hl. unfold kron.
-      destruct (Nat.eq_dec (p l) (p l0)) as [E|E], (Nat.eq_dec l0 l) as [E'|E']; try ring.
-      * exfalso. apply E'. symmetry. apply Hinj; assumption.
-      * exfalso. apply E. congruence.
-  - rewrite sum_swap. apply sum_ext. intros l Hl.
-    apply (sum_kron_l n h (p l)). apply Hrange. assumption.
-Qed.
 
 (** ** The odd and even parts of the identity *)
 
@@ -418,6 +304,33 @@ Proof.
   intros. unfold block, readout. apply sum_ext. intros. rewrite mv_opp. reflexivity.
 Qed.
 
+(** The absorption equation at [x] and at [-x], with the blocks written out. *)
+Lemma absorbed_pm : forall d m (M Wd Wu Wd' Wu' : mat),
+  (forall x i, (i < d)%nat ->
+     mv d M x i + block d m relu Wd Wu x i = block d m relu Wd' Wu' x i) ->
+  forall x i, (i < d)%nat ->
+    mv d M x i + sum m (fun l => Wd i l * relu (mv d Wu x l)) =
+      sum m (fun l => Wd' i l * relu (mv d Wu' x l)) /\
+    - mv d M x i + sum m (fun l => Wd i l * relu (- mv d Wu x l)) =
+      sum m (fun l => Wd' i l * relu (- mv d Wu' x l)).
+Proof.
+  intros d m M Wd Wu Wd' Wu' Habs x i Hi. split; [exact (Habs x i Hi)|].
+  pose proof (Habs (fun j => - x j) i Hi) as Hm.
+  rewrite !block_relu_neg, mv_opp in Hm. exact Hm.
+Qed.
+
+(** Odd and even parts of one sum of relu units. *)
+Lemma relu_sum_parts : forall d m (W V : mat) x i,
+  sum m (fun l => W i l * relu (mv d V x l)) - sum m (fun l => W i l * relu (- mv d V x l)) =
+    sum m (fun l => W i l * mv d V x l) /\
+  sum m (fun l => W i l * relu (mv d V x l)) + sum m (fun l => W i l * relu (- mv d V x l)) =
+    sum m (fun l => W i l * Rabs (mv d V x l)).
+Proof.
+  intros. rewrite <- sum_minus, <- sum_plus. split; apply sum_ext; intros l _.
+  - pose proof (relu_odd_part (mv d V x l)). nra.
+  - rewrite <- relu_even_part. ring.
+Qed.
+
 (** Odd parts: [2 M x + W_down W_up x = W'_down W'_up x]. *)
 Lemma odd_identity : forall d m (M Wd Wu Wd' Wu' : mat),
   (forall x i, (i < d)%nat ->
@@ -427,15 +340,8 @@ Lemma odd_identity : forall d m (M Wd Wu Wd' Wu' : mat),
     sum m (fun l => Wd' i l * mv d Wu' x l).
 Proof.
   intros d m M Wd Wu Wd' Wu' Habs x i Hi.
-  pose proof (Habs x i Hi) as Hp. pose proof (Habs (fun j => - x j) i Hi) as Hm.
-  rewrite !block_relu_neg in Hm. rewrite mv_opp in Hm.
-  unfold block, readout in Hp.
-  assert (Hodd : forall (W V : mat),
-    sum m (fun l => W i l * relu (mv d V x l)) - sum m (fun l => W i l * relu (- mv d V x l)) =
-    sum m (fun l => W i l * mv d V x l)).
-  { intros W V. rewrite <- sum_minus. apply sum_ext. intros l _.
-    pose proof (relu_odd_part (mv d V x l)). nra. }
-  rewrite <- (Hodd Wd Wu), <- (Hodd Wd' Wu'). lra.
+  destruct (absorbed_pm d m M Wd Wu Wd' Wu' Habs x i Hi) as [Hp Hm].
+  rewrite <- (proj1 (relu_sum_parts d m Wd Wu x i)), <- (proj1 (relu_sum_parts d m Wd' Wu' x i)). lra.
 Qed.
 
 (** Even parts: [sum_l w_il |u_l . x| = sum_k w'_ik |u'_k . x|]. *)
@@ -446,15 +352,9 @@ Lemma even_identity : forall d m (M Wd Wu Wd' Wu' : mat),
     sum m (fun k => Wd i k * Rabs (mv d Wu x k) - Wd' i k * Rabs (mv d Wu' x k)) = 0.
 Proof.
   intros d m M Wd Wu Wd' Wu' Habs i Hi x.
-  pose proof (Habs x i Hi) as Hp. pose proof (Habs (fun j => - x j) i Hi) as Hm.
-  rewrite !block_relu_neg in Hm. rewrite mv_opp in Hm.
-  unfold block, readout in Hp.
-  assert (Heven : forall (W V : mat),
-    sum m (fun l => W i l * relu (mv d V x l)) + sum m (fun l => W i l * relu (- mv d V x l)) =
-    sum m (fun l => W i l * Rabs (mv d V x l))).
-  { intros W V. rewrite <- sum_plus. apply sum_ext. intros l _.
-    rewrite <- relu_even_part. ring. }
-  rewrite sum_minus, <- (Heven Wd Wu), <- (Heven Wd' Wu'). lra.
+  destruct (absorbed_pm d m M Wd Wu Wd' Wu' Habs x i Hi) as [Hp Hm].
+  rewrite sum_minus, <- (proj2 (relu_sum_parts d m Wd Wu x i)), <- (proj2 (relu_sum_parts d m Wd' Wu' x i)).
+  lra.
 Qed.
 
 (** ** The structure theorem and relu necessity *)
@@ -595,7 +495,7 @@ Proof.
   - intros [Wd' [Wu' absorbed]].
     exact (relu_necessity d m M Wd Wu Wd' Wu' nondegenerate absorbed).
   - intros [S index_condition]. exists Wd, (flip_rows S Wu).
-    exact (relu_sign_flip d m M Wd Wu S index_condition).
+    exact (sign_flip_absorbs d m relu M Wd Wu S relu_odd_part index_condition).
 Qed.
 
 (** ** Instances *)
@@ -698,7 +598,7 @@ Corollary relu_absorbable_instance_explicit :
 Proof.
   intros x i Hi.
   rewrite <- (mv_ident 2 x i Hi).
-  rewrite (relu_sign_flip 2 3 ident Wd_ex Wu_ex S_ex ex_index_condition x i Hi).
+  rewrite (sign_flip_absorbs 2 3 relu ident Wd_ex Wu_ex S_ex relu_odd_part ex_index_condition x i Hi).
   unfold block, readout. apply sum_ext. intros l Hl. f_equal. f_equal.
   apply mv_row_ext. intros j Hj. unfold flip_rows, Wu_ex_flipped, Wu_ex, mat_of.
   destruct l as [|[|[|l]]], j as [|[|j]]; try lia; simpl; ring.

@@ -104,6 +104,28 @@ Proof.
     + exists delta. split; [exact Hd|]. intros [H|H]; [exact (Hne (eq_sym H))|exact (Hnin H)].
 Qed.
 
+(** The scaling step of both density arguments (here and in
+    GenericWeights.v): some [(1 + delta) W_down] with [1 + delta] outside a
+    given finite list lies within [eps] of [W_down], entry by entry. *)
+Lemma scaling_avoids : forall d m (Wd : mat) (bad : list R) (eps : R), 0 < eps ->
+  exists delta, ~ In (1 + delta) bad /\
+    forall i l, (i < d)%nat -> (l < m)%nat -> Rabs ((1 + delta) * Wd i l - Wd i l) < eps.
+Proof.
+  intros d m Wd bad eps Heps.
+  set (A := absmat d m Wd). assert (HA : 0 <= A) by apply absmat_nonneg.
+  destruct (avoid_finite bad (eps / (A + 1)) ltac:(apply Rdiv_lt_0_compat; lra))
+    as (delta & Hd & Hnin).
+  exists delta. split; [exact Hnin|].
+  intros i l Hi Hl.
+  replace ((1 + delta) * Wd i l - Wd i l) with (delta * Wd i l) by ring.
+  rewrite Rabs_mult, (Rabs_right delta) by lra.
+  pose proof (entry_le_absmat d m Wd i l Hi Hl) as Hent. fold A in Hent.
+  apply Rle_lt_trans with (eps / (A + 1) * A).
+  + apply Rmult_le_compat; [lra|apply Rabs_pos|lra|exact Hent].
+  + unfold Rdiv. apply Rmult_lt_reg_r with (A + 1); [lra|].
+    replace (eps * / (A + 1) * A * (A + 1)) with (eps * A) by (field; lra). nra.
+Qed.
+
 (** [non-generic], empty interior: for [M <> 0], every [W_down] has, within
     any [eps > 0] entrywise, a [W'_down] for which no index set [S]
     satisfies [W'_down[:,S] W_up[S,:] = -M].  So the weights satisfying the
@@ -120,19 +142,9 @@ Theorem non_generic_dense :
 Proof.
   intros d m M Wd Wu eps M_nonzero eps_pos.
   destruct (non_generic_scaling d m M Wd Wu M_nonzero) as (bad & _ & Hbad).
-  set (A := absmat d m Wd). assert (HA : 0 <= A) by apply absmat_nonneg.
-  destruct (avoid_finite bad (eps / (A + 1)) ltac:(apply Rdiv_lt_0_compat; lra))
-    as (delta & Hd & Hnin).
-  exists (fun i l => (1 + delta) * Wd i l). split.
-  - intros i l Hi Hl.
-    replace ((1 + delta) * Wd i l - Wd i l) with (delta * Wd i l) by ring.
-    rewrite Rabs_mult, (Rabs_right delta) by lra.
-    pose proof (entry_le_absmat d m Wd i l Hi Hl) as Hent. fold A in Hent.
-    apply Rle_lt_trans with (eps / (A + 1) * A).
-    + apply Rmult_le_compat; [lra|apply Rabs_pos|lra|exact Hent].
-    + unfold Rdiv. apply Rmult_lt_reg_r with (A + 1); [lra|].
-      replace (eps * / (A + 1) * A * (A + 1)) with (eps * A) by (field; lra). nra.
-  - intros S. exact (Hbad (1 + delta) S Hnin).
+  destruct (scaling_avoids d m Wd bad eps eps_pos) as (delta & Hnin & Hc).
+  exists (fun i l => (1 + delta) * Wd i l). split; [exact Hc|].
+  intros S. exact (Hbad (1 + delta) S Hnin).
 Qed.
 
 (** ** Instance *)

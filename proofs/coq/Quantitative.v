@@ -56,6 +56,47 @@ Qed.
 
 (** ** The gap for an arbitrary degree [k] and an arbitrary [s] in (0, 1) *)
 
+(** The argument for any [N] that only reads the [d] coordinates, is
+    nonnegative, satisfies [N (x - y) <= N x + N y] and [N (t x) = |t| N x]
+    (so for every norm: [norm1] here, any norm in QuantitativeNorm.v). *)
+Lemma homogeneous_gap_in :
+  forall (d : nat) (N : vec -> R) (k s : R) (M : mat) (B B' : vec -> vec) (v : vec),
+  (forall x y, (forall j, (j < d)%nat -> x j = y j) -> N x = N y) ->
+  (forall x y, N (fun j => x j - y j) <= N x + N y) ->
+  (forall t x, N (fun j => t * x j) = Rabs t * N x) ->
+  (forall x, 0 <= N x) ->
+  pos_homogeneous d k B -> pos_homogeneous d k B' -> 0 < s < 1 ->
+  exists x, N x <= N v /\
+    Rabs (s - Rpower s k) / (1 + Rpower s k) * N (mv d M v) <= N (gap_err d M B B' x).
+Proof.
+  intros d N k s M B B' v Hext Hminus Hscal Hnonneg HB HB' [Hs0 Hs1].
+  set (p := Rpower s k). assert (Hp : 0 < p) by apply exp_pos.
+  set (a := N (gap_err d M B B' (scale s v))).
+  set (b := N (gap_err d M B B' v)).
+  (* |s - s^k| |M v| <= a + p b *)
+  assert (Hkey : Rabs (s - p) * N (mv d M v) <= a + p * b).
+  { rewrite <- Hscal.
+    rewrite (Hext (fun i => (s - p) * mv d M v i)
+               (fun i => gap_err d M B B' (scale s v) i - p * gap_err d M B B' v i)).
+    - eapply Rle_trans; [apply Hminus|].
+      rewrite Hscal, (Rabs_right p) by lra. unfold a, b. lra.
+    - intros i Hi. unfold p. symmetry. apply gap_identity; assumption. }
+  assert (Hden : 0 < 1 + p) by lra.
+  assert (Hq : forall c, a + p * b <= (1 + p) * c ->
+             Rabs (s - p) / (1 + p) * N (mv d M v) <= c).
+  { intros c Hc. unfold Rdiv.
+    apply Rmult_le_reg_l with (1 + p); [exact Hden|].
+    replace ((1 + p) * (Rabs (s - p) * / (1 + p) * N (mv d M v)))
+      with (Rabs (s - p) * N (mv d M v)) by (field; lra).
+    lra. }
+  pose proof (Hnonneg v) as Hv.
+  destruct (Rle_dec b a) as [Hab|Hab].
+  - exists (scale s v). split.
+    + unfold scale. rewrite Hscal, Rabs_right by lra. nra.
+    + apply Hq. fold a. nra.
+  - exists v. split; [lra|]. apply Hq. fold b. nra.
+Qed.
+
 (** One of the two points [s v] and [v] (both of norm at most [|v|]) has an
     error of norm at least [|s - s^k| / (1 + s^k) * |M v|].  No hypothesis
     on [k] is needed; [k <> 1] is what makes the constant positive. *)
@@ -68,32 +109,12 @@ Theorem homogeneous_gap :
     Rabs (s - Rpower s k) / (1 + Rpower s k) * norm1 d (mv d M v)
       <= norm1 d (gap_err d M B B' x).
 Proof.
-  intros d k s M B B' v sigma_homogeneous tau_homogeneous [Hs0 Hs1].
-  set (p := Rpower s k). assert (Hp : 0 < p) by apply exp_pos.
-  set (a := norm1 d (gap_err d M B B' (scale s v))).
-  set (b := norm1 d (gap_err d M B B' v)).
-  (* |s - s^k| |M v| <= a + p b *)
-  assert (Hkey : Rabs (s - p) * norm1 d (mv d M v) <= a + p * b).
-  { rewrite <- norm1_scal.
-    rewrite (norm1_ext d (fun i => (s - p) * mv d M v i)
-               (fun i => gap_err d M B B' (scale s v) i - p * gap_err d M B B' v i)).
-    - eapply Rle_trans; [apply norm1_minus|].
-      rewrite norm1_scal, (Rabs_right p) by lra. unfold a, b. lra.
-    - intros i Hi. unfold p. symmetry. apply gap_identity; assumption. }
-  assert (Hden : 0 < 1 + p) by lra.
-  assert (Hq : forall c, a + p * b <= (1 + p) * c ->
-             Rabs (s - p) / (1 + p) * norm1 d (mv d M v) <= c).
-  { intros c Hc. unfold Rdiv.
-    apply Rmult_le_reg_l with (1 + p); [exact Hden|].
-    replace ((1 + p) * (Rabs (s - p) * / (1 + p) * norm1 d (mv d M v)))
-      with (Rabs (s - p) * norm1 d (mv d M v)) by (field; lra).
-    lra. }
-  pose proof (norm1_nonneg d v) as Hv.
-  destruct (Rle_dec b a) as [Hab|Hab].
-  - exists (scale s v). split.
-    + rewrite norm1_scale, Rabs_right by lra. nra.
-    + apply Hq. fold a. nra.
-  - exists v. split; [lra|]. apply Hq. fold b. nra.
+  intros d k s M B B' v sigma_homogeneous tau_homogeneous s_range.
+  apply (homogeneous_gap_in d (norm1 d)); try assumption.
+  - apply norm1_ext.
+  - apply norm1_minus.
+  - apply norm1_scal.
+  - apply norm1_nonneg.
 Qed.
 
 (** Rescaled to a ball of radius [rad]: some [|x| <= rad] has error at least

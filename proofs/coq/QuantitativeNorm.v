@@ -276,31 +276,12 @@ Theorem homogeneous_gap_norm :
          (s_range : 0 < s < 1),
   exists x, N x <= N v /\ gap_ratio k s * N (mv d M v) <= N (gap_err d M B B' x).
 Proof.
-  intros d N k s M B B' v HN HB HB' [Hs0 Hs1]. unfold gap_ratio.
-  set (p := Rpower s k). assert (Hp : 0 < p) by apply exp_pos.
-  set (a := N (gap_err d M B B' (scale s v))).
-  set (b := N (gap_err d M B B' v)).
-  assert (Hkey : Rabs (s - p) * N (mv d M v) <= a + p * b).
-  { rewrite <- (N_scal d N HN).
-    rewrite (N_ext d N HN (fun i => (s - p) * mv d M v i)
-               (fun i => gap_err d M B B' (scale s v) i - p * gap_err d M B B' v i)).
-    - eapply Rle_trans; [apply (N_minus d N HN)|].
-      rewrite (N_scal d N HN), (Rabs_right p) by lra. unfold a, b. lra.
-    - intros i Hi. unfold p. symmetry. apply gap_identity; assumption. }
-  assert (Hden : 0 < 1 + p) by lra.
-  assert (Hq : forall c, a + p * b <= (1 + p) * c ->
-             Rabs (s - p) / (1 + p) * N (mv d M v) <= c).
-  { intros c Hc. unfold Rdiv.
-    apply Rmult_le_reg_l with (1 + p); [exact Hden|].
-    replace ((1 + p) * (Rabs (s - p) * / (1 + p) * N (mv d M v)))
-      with (Rabs (s - p) * N (mv d M v)) by (field; lra).
-    lra. }
-  pose proof (N_nonneg d N HN v) as Hv.
-  destruct (Rle_dec b a) as [Hab|Hab].
-  - exists (scale s v). split.
-    + rewrite (N_scale d N HN), Rabs_right by lra. nra.
-    + apply Hq. fold a. nra.
-  - exists v. split; [lra|]. apply Hq. fold b. nra.
+  intros d N k s M B B' v N_norm sigma_homogeneous tau_homogeneous s_range. unfold gap_ratio.
+  apply (homogeneous_gap_in d N); try assumption.
+  - apply (N_ext d N N_norm).
+  - apply (N_minus d N N_norm).
+  - apply (N_scal d N N_norm).
+  - apply (N_nonneg d N N_norm).
 Qed.
 
 (** If the error is at most [E] on the ball of radius [rad], then
@@ -401,12 +382,6 @@ Proof.
   apply Rmult_le_reg_r with (/ (c * rad)).
   { apply Rinv_0_lt_compat, Rmult_lt_0_compat; assumption. }
   replace (c * opM * rad * / (c * rad)) with opM by (field; lra). exact Hle.
-Qed.
-
-Lemma sum_const : forall n c, sum n (fun _ => c) = INR n * c.
-Proof.
-  induction n as [|n IH]; intros c; simpl; [ring|].
-  rewrite IH. destruct n; simpl; ring.
 Qed.
 
 (** The operator norm of [M] for [norm1] always exists ([d >= 1]): the set

@@ -33,45 +33,6 @@ Definition row_rank (d m : nat) (U : mat) (r : nat) : Prop :=
     forall i, (i < m)%nat -> exists c : vec,
       forall j, (j < d)%nat -> U i j = sum r (fun k => c k * U (idx k) j).
 
-(** ** Index tools *)
-
-(** [skip p] enumerates the indices other than [p], in order. *)
-Definition skip (p k : nat) : nat := if (k <? p)%nat then k else S k.
-Definition unskip (p k : nat) : nat := if (k <? p)%nat then k else pred k.
-
-Lemma sum_skip : forall n p f, (p < S n)%nat ->
-  sum (S n) f = f p + sum n (fun k => f (skip p k)).
-Proof.
-  induction n as [|n IH]; intros p f Hp.
-  - assert (p = 0%nat) by lia. subst. simpl. ring.
-  - destruct (Nat.eq_dec p (S n)) as [->|Hne].
-    + change (sum (S (S n)) f) with (sum (S n) f + f (S n)).
-      rewrite (sum_ext (S n) (fun k => f (skip (S n) k)) f); [ring|].
-      intros k Hk. unfold skip. replace (k <? S n)%nat with true; [reflexivity|].
-      symmetry. apply Nat.ltb_lt. exact Hk.
-    + change (sum (S (S n)) f) with (sum (S n) f + f (S n)).
-      rewrite (IH p f) by lia. simpl.
-      unfold skip at 3. replace (n <? p)%nat with false; [ring|].
-      symmetry. apply Nat.ltb_ge. lia.
-Qed.
-
-Lemma unskip_skip : forall p k, unskip p (skip p k) = k.
-Proof.
-  intros p k. unfold skip, unskip. destruct (k <? p)%nat eqn:E.
-  - rewrite E. reflexivity.
-  - apply Nat.ltb_ge in E. replace (S k <? p)%nat with false; [reflexivity|].
-    symmetry. apply Nat.ltb_ge. lia.
-Qed.
-
-Lemma skip_ne : forall p k, skip p k <> p.
-Proof. intros p k. unfold skip. destruct (k <? p)%nat eqn:E; apply Nat.ltb_lt in E || apply Nat.ltb_ge in E; lia. Qed.
-
-Lemma skip_lt : forall p k n, (k < n)%nat -> (skip p k < S n)%nat.
-Proof. intros p k n H. unfold skip. destruct (k <? p)%nat; lia. Qed.
-
-Lemma sum_last_zero : forall n f, sum n f = sum n f + 0.
-Proof. intros. ring. Qed.
-
 Lemma sum_append : forall r n (c : vec) (V L : nat -> vec) j,
   sum (r + n) (fun k => c k * append r V L k j) =
   sum r (fun k => c k * V k j) + sum n (fun q => c (r + q)%nat * L q j).
@@ -274,7 +235,7 @@ Lemma indep_in_span_le : forall d r n (V W : nat -> vec),
   (r <= n)%nat.
 Proof.
   intros d r n V W HV HW.
-  destruct (finite_choice r (fun k a => forall j, (j < d)%nat -> V k j = sum n (fun q => a q * W q j)) HW)
+  destruct (finite_choice vec (fun _ => 0) (fun k a => forall j, (j < d)%nat -> V k j = sum n (fun q => a q * W q j)) r HW)
     as (A & HA).
   apply (indep_le_dim n r A). intros c Hc k Hk. apply HV; [|exact Hk].
   intros j Hj.
@@ -338,46 +299,6 @@ Proof.
   ring.
 Qed.
 
-(** [n] extra units [(-u_{idx k}, b_k)], with the output columns of the units
-    [idx k] corrected by [- b_k]: the block loses [sum_k b_k (u_{idx k} . x)]. *)
-Lemma extra_units_linear : forall d m n sigma (Wd Wu : mat) (idx : nat -> nat) (b : nat -> vec) x i,
-  (forall k, (k < n)%nat -> (idx k < m)%nat) ->
-  (forall z, sigma z - sigma (-z) = z) ->
-  block d (m + n) sigma (ext_down m n idx b Wd) (ext_up m idx Wu) x i =
-  block d m sigma Wd Wu x i - sum n (fun k => b k i * mv d Wu x (idx k)).
-Proof.
-  intros d m n sigma Wd Wu idx b x i Hidx Hodd.
-  unfold block, readout. rewrite sum_split.
-  rewrite (sum_ext m (fun l => ext_down m n idx b Wd i l * sigma (mv d (ext_up m idx Wu) x l))
-             (fun l => Wd i l * sigma (mv d Wu x l)
-                       - sum n (fun k => kron (idx k) l * (b k i * sigma (mv d Wu x l))))).
-  2:{ intros l Hl. unfold ext_down.
-      assert (Hb : (l <? m)%nat = true) by (apply Nat.ltb_lt; assumption).
-      rewrite Hb.
-      replace (mv d (ext_up m idx Wu) x l) with (mv d Wu x l).
-      - rewrite Rmult_minus_distr_r, <- sum_scal_r. f_equal.
-        apply sum_ext. intros. ring.
-      - unfold mv, ext_up. rewrite Hb. reflexivity. }
-  rewrite sum_minus, sum_swap.
-  rewrite (sum_ext n (fun k => sum m (fun l => kron (idx k) l * (b k i * sigma (mv d Wu x l))))
-             (fun k => b k i * sigma (mv d Wu x (idx k))))
-    by (intros k Hk; apply (sum_kron_l m (fun l => b k i * sigma (mv d Wu x l)));
-        apply Hidx; assumption).
-  rewrite (sum_ext n (fun k => ext_down m n idx b Wd i (m + k)%nat *
-                               sigma (mv d (ext_up m idx Wu) x (m + k)%nat))
-             (fun k => b k i * sigma (mv d Wu x (idx k)) - b k i * mv d Wu x (idx k))).
-  2:{ intros k Hk. unfold ext_down.
-      assert (Hb : (m + k <? m)%nat = false) by (apply Nat.ltb_ge; lia).
-      replace (m + k - m)%nat with k by lia. rewrite Hb.
-      replace (mv d (ext_up m idx Wu) x (m + k)%nat) with (- mv d Wu x (idx k)).
-      - pose proof (Hodd (mv d Wu x (idx k))).
-        replace (sigma (- mv d Wu x (idx k))) with
-          (sigma (mv d Wu x (idx k)) - mv d Wu x (idx k)) by lra. ring.
-      - unfold mv, ext_up. rewrite Hb. replace (m + k - m)%nat with k by lia.
-        rewrite <- sum_opp. apply sum_ext. intros. ring. }
-  rewrite sum_minus. ring.
-Qed.
-
 (** ** The width [m + 2d - rank W_up], for any skip matrix *)
 
 (** The replacing block: the [m] units of [B] (output columns corrected), [r]
@@ -393,8 +314,8 @@ Proof.
   intros d m r sigma M Wd Wu sigma_odd_part (idx & Hidx & Hind & _).
   destruct (basis_completion d r (fun k => Wu (idx k)) Hind) as (Hrd & Lv & Hspan).
   set (Fam := append r (fun k => Wu (idx k)) Lv).
-  destruct (finite_choice d (fun i g => forall j, (j < d)%nat ->
-              sum d (fun k => g k * Fam k j) = M i j)) as (G & HG).
+  destruct (finite_choice vec (fun _ => 0) (fun i g => forall j, (j < d)%nat ->
+              sum d (fun k => g k * Fam k j) = M i j) d) as (G & HG).
   { intros i Hi. exact (Hspan (fun j => M i j)). }
   set (b := fun k i => - G i k).
   set (a := fun q i => G i (r + q)%nat).
@@ -434,14 +355,6 @@ Qed.
     Minimising over [Y], [rank R] becomes [rank (N P_T)] with [P_T] the
     projector onto the orthogonal complement of those rows (informal). *)
 
-Lemma mv_minus_mat : forall n (A B : mat) x i,
-  mv n (fun i j => A i j - B i j) x i = mv n A x i - mv n B x i.
-Proof. intros. unfold mv. rewrite <- sum_minus. apply sum_ext. intros. ring. Qed.
-
-Lemma mv_mat_plus_r : forall n (A B : mat) x i,
-  mv n (fun i j => A i j + B i j) x i = mv n A x i + mv n B x i.
-Proof. intros. unfold mv. rewrite <- sum_plus. apply sum_ext. intros. ring. Qed.
-
 Lemma flip_block_linear : forall d m sigma (S : nat -> bool) (Wd Wu : mat) x i,
   (forall z, sigma z - sigma (-z) = z) ->
   block d m sigma Wd (flip_rows S Wu) x i =
@@ -465,8 +378,8 @@ Lemma row_rank_factor : forall d (A : mat) r, row_rank d d A r ->
     mv d A x i = sum r (fun q => a q i * mv d (fun q' j => Lv q' j) x q).
 Proof.
   intros d A r (idx & Hidx & _ & Hrows).
-  destruct (finite_choice d (fun i c => forall j, (j < d)%nat -> A i j = sum r (fun k => c k * A (idx k) j))
-              Hrows) as (C & HC).
+  destruct (finite_choice vec (fun _ => 0) (fun i c => forall j, (j < d)%nat -> A i j = sum r (fun k => c k * A (idx k) j))
+              d Hrows) as (C & HC).
   exists (fun q i => C i q), (fun q => A (idx q)). intros x i Hi. unfold mv.
   rewrite (sum_ext d _ (fun j => sum r (fun q => C i q * A (idx q) j * x j)))
     by (intros j Hj; rewrite (HC i Hi j Hj), <- sum_scal_r; reflexivity).
@@ -495,7 +408,7 @@ Proof.
   rewrite flip_block_linear by assumption.
   rewrite <- (HR x i Hi).
   (* [R x = M x + W_S U_S x - sum_k y_k (u'_(T k) . x)] *)
-  rewrite mv_minus_mat, mv_mat_plus_r.
+  rewrite mv_mat_minus, mv_mat_plus.
   assert (HY : mv d (fun i j => sum t (fun k => Y k i * flip_rows S Wu (T k) j)) x i =
                sum t (fun k => Y k i * mv d (flip_rows S Wu) x (T k))).
   { unfold mv.

@@ -516,6 +516,13 @@ Qed.
 
 Definition relu (z : R) : R := Rmax z 0.
 
+(** relu commutes with positive scalings. *)
+Lemma relu_pos_scale : forall t z, 0 < t -> relu (t * z) = t * relu z.
+Proof.
+  intros t z Ht. unfold relu, Rmax.
+  destruct (Rle_dec (t * z) 0), (Rle_dec z 0); nra.
+Qed.
+
 (** relu is [z] times the unit step. *)
 Definition unit_step (z : R) : R := if Rle_dec z 0 then 0 else 1.
 
@@ -648,13 +655,19 @@ Proof.
       [exact Hp|apply is_lim_affine; exact Hz|exists 0; intros; discriminate].
 Qed.
 
+(** The same for an activation [s] written as [z g(z)]. *)
+Lemma times_gate_limit_relu : forall s g : R -> R, (forall y, s y = y * g y) ->
+  is_lim g p_infty 1 -> is_lim g m_infty 0 ->
+  forall z c, is_lim (fun t => s (t * z + c) / t) p_infty (relu z).
+Proof.
+  intros s g Hs Hp Hm z c. apply (is_lim_ext (fun t => (t * z + c) * g (t * z + c) / t));
+    [intros; rewrite Hs; reflexivity|].
+  apply gate_limit_relu; assumption.
+Qed.
+
 Theorem relu_limit_relu : forall z c,
   is_lim (fun t => relu (t * z + c) / t) p_infty (relu z).
-Proof.
-  intros z c. apply (is_lim_ext (fun t => (t * z + c) * unit_step (t * z + c) / t));
-    [intros; rewrite relu_step; reflexivity|].
-  apply gate_limit_relu; [apply unit_step_lim_p_infty|apply unit_step_lim_m_infty].
-Qed.
+Proof. exact (times_gate_limit_relu relu unit_step relu_step unit_step_lim_p_infty unit_step_lim_m_infty). Qed.
 
 Theorem gelu_limit_relu : forall z c,
   is_lim (fun t => gelu (t * z + c) / t) p_infty (relu z).
@@ -667,7 +680,6 @@ Proof. apply gate_limit_relu; [apply sigmoid_lim_p_infty|apply sigmoid_lim_m_inf
 Theorem gelu_tanh_limit_relu : forall z c,
   is_lim (fun t => gelu_tanh (t * z + c) / t) p_infty (relu z).
 Proof.
-  intros z c. apply (is_lim_ext (fun t => (t * z + c) * gelu_tanh_gate (t * z + c) / t));
-    [intros; rewrite gelu_tanh_gate_eq; reflexivity|].
-  apply gate_limit_relu; [apply gelu_tanh_gate_lim_p_infty|apply gelu_tanh_gate_lim_m_infty].
+  exact (times_gate_limit_relu gelu_tanh gelu_tanh_gate gelu_tanh_gate_eq
+           gelu_tanh_gate_lim_p_infty gelu_tanh_gate_lim_m_infty).
 Qed.

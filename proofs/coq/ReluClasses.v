@@ -24,7 +24,7 @@
     "rank at most k". *)
 
 From Coq Require Import Reals Lra Lia.
-From SkipAbsorption Require Import Linalg SignFlip Activations Limit.
+From SkipAbsorption Require Import Linalg SignFlip RealActivations Limit.
 Open Scope R_scope.
 
 (** Boolean test of a real equality (decidable with the axioms of the reals). *)
@@ -325,18 +325,6 @@ Lemma count_sum : forall n p, INR (count n p) = sum n (fun i => if p i then 1 el
 Proof.
   induction n as [|n IH]; intros p; simpl; [reflexivity|].
   rewrite plus_INR, IH. destruct (p n); simpl; ring.
-Qed.
-
-(** A sum in which exactly one index [r0 < m] is selected. *)
-Lemma sum_select_one : forall m (p : nat -> bool) (f : nat -> R) r0,
-  (r0 < m)%nat -> p r0 = true -> (forall r, (r < m)%nat -> p r = true -> r = r0) ->
-  sum m (fun r => if p r then f r else 0) = f r0.
-Proof.
-  intros m p f r0 Hr0 Hp Hu.
-  rewrite (sum_ext m _ (fun r => f r * kron r0 r)) by
-    (intros r Hr; unfold kron; destruct (Nat.eq_dec r0 r) as [<-|Hne];
-     [rewrite Hp; ring|destruct (p r) eqn:E; [exfalso; apply Hne; symmetry; apply Hu; assumption|ring]]).
-  apply sum_kron_r. exact Hr0.
 Qed.
 
 (** * The canonical form (1) of proofs/informal/relu-complete.md *)

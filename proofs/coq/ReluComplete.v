@@ -20,7 +20,7 @@
     flag gives the bias-free remark with the same proof. *)
 
 From Coq Require Import Reals Lra Lia.
-From SkipAbsorption Require Import Linalg SignFlip Activations Limit Rank ReluClasses.
+From SkipAbsorption Require Import Linalg SignFlip RealActivations Limit Rank ReluClasses.
 Open Scope R_scope.
 
 (** ** Relu blocks with biases as functions *)
@@ -180,17 +180,6 @@ Proof.
   intros d bf k a l. replace (2 * k)%nat with (nsum k (fun _ => 2%nat)) by (rewrite nsum_const; lia).
   apply (rfun_sum d bf k (fun _ => 2%nat) (fun q x o => a q o * sum d (fun j => l q j * x j))).
   intros q _. apply rfun_outer.
-Qed.
-
-(** ** Linear-algebra bookkeeping *)
-
-Lemma sum_outer_apply : forall d n (c : nat -> R) (V : nat -> vec) (x : vec),
-  sum d (fun j => sum n (fun r => c r * V r j) * x j) =
-  sum n (fun r => c r * sum d (fun j => V r j * x j)).
-Proof.
-  intros. rewrite (sum_ext d _ (fun j => sum n (fun r => c r * (V r j * x j))))
-    by (intros; rewrite <- sum_scal_r; apply sum_ext; intros; ring).
-  rewrite sum_swap. apply sum_ext. intros. apply sum_scal_l.
 Qed.
 
 (** ** The construction *)

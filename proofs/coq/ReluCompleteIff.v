@@ -11,8 +11,8 @@
     bias-free one does, iff [m* <= m']. *)
 
 From Coq Require Import Reals Lra Lia.
-From SkipAbsorption Require Import Linalg SignFlip Activations Limit ReluClasses
-  ReluCompleteNec ReluComplete.
+From SkipAbsorption Require Import Linalg SignFlip RealActivations Limit ReluClasses ReluCompleteNec
+  ReluComplete.
 Open Scope R_scope.
 
 Theorem relu_complete : forall d m m' M Wd Wu bu bd,
@@ -44,6 +44,26 @@ Proof.
   - exact (relu_complete_sufficiency_bias_free d m m' M Wd Wu).
 Qed.
 
+(** In [d = 1], two nonzero units without biases share the kink [x = 0]. *)
+Lemma same_kink_d1_zero_bias : forall Wu, Wu 0%nat 0%nat <> 0 -> Wu 1%nat 0%nat <> 0 ->
+  same_kink 1 Wu (fun _ => 0) 0 1 = true.
+Proof.
+  intros Wu H0 H1. apply same_kink_true. rewrite !lead_1. repeat split; try assumption.
+  - intros k Hk. unfold nrow. rewrite !lead_1. destruct k as [|k]; [|lia]. field. split; assumption.
+  - unfold nbias. rewrite !lead_1. field. split; assumption.
+Qed.
+
+(** Two units with leading entries, the second on the hyperplane of the
+    first: unit 0 is the first of its class, unit 1 is not. *)
+Lemma first_two_units : forall d Wu bu, lead d (Wu 0%nat) <> 0 -> same_kink d Wu bu 0 1 = true ->
+  same_kink d Wu bu 0 0 = true /\ first_of_class d Wu bu 0 = true /\ first_of_class d Wu bu 1 = false.
+Proof.
+  intros d Wu bu L0 S01. split; [apply same_kink_refl; exact L0|]. split.
+  - apply first_of_class_true. split; [exact L0|intros; lia].
+  - destruct (first_of_class d Wu bu 1) eqn:E; [|reflexivity].
+    apply first_of_class_true in E. rewrite (proj2 E 0%nat ltac:(lia)) in S01. discriminate.
+Qed.
+
 (** ** An instance of the necessity, through [relu_complete]
 
     [d = 1], [M = 1], [B(x) = 2 relu(x) + 2 relu(-x)]: [F(x) = x + 2|x|] has
@@ -67,16 +87,9 @@ Proof.
   destruct (proj1 (relu_complete 1 2 1 M Wd Wu bu bd) Hr) as (s & T & k & HT & Hc & Hcount).
   assert (L0 : lead 1 (Wu 0%nat) = 1) by (rewrite lead_1; reflexivity).
   assert (L1 : lead 1 (Wu 1%nat) = -1) by (rewrite lead_1; reflexivity).
-  assert (S00 : same_kink 1 Wu bu 0 0 = true) by (apply same_kink_refl; rewrite L0; lra).
-  assert (S01 : same_kink 1 Wu bu 0 1 = true).
-  { apply same_kink_true. rewrite L0, L1. repeat split; try lra.
-    - intros j Hj. unfold nrow. rewrite L0, L1. destruct j as [|j]; [|lia]. unfold Wu. field.
-    - unfold nbias. rewrite L0, L1. unfold bu. field. }
-  assert (F0 : first_of_class 1 Wu bu 0 = true)
-    by (apply first_of_class_true; split; [rewrite L0; lra|intros; lia]).
-  assert (F1 : first_of_class 1 Wu bu 1 = false).
-  { destruct (first_of_class 1 Wu bu 1) eqn:E; [|reflexivity].
-    apply first_of_class_true in E. rewrite (proj2 E 0%nat ltac:(lia)) in S01. discriminate. }
+  assert (S01 : same_kink 1 Wu bu 0 1 = true)
+    by (apply same_kink_d1_zero_bias; unfold Wu; cbv beta iota; lra).
+  destruct (first_two_units 1 Wu bu ltac:(rewrite L0; lra) S01) as (S00 & F0 & F1).
   assert (A0 : alpha 1 2 Wd Wu bu 0 0%nat = 2).
   { unfold alpha. cbn [sum]. rewrite S00, S01, L0, L1, Rabs_R1.
     replace (Rabs (-1)) with 1 by (unfold Rabs; destruct (Rcase_abs (-1)); lra).
@@ -119,17 +132,12 @@ Proof.
   assert (L0 : lead 2 (Wu 0%nat) = 1) by (rewrite lead_2_nz; unfold Wu; simpl; lra).
   assert (L1 : lead 2 (Wu 1%nat) = -1) by (rewrite lead_2_nz; unfold Wu; simpl; lra).
   assert (L2 : lead 2 (Wu 2%nat) = 0) by (rewrite lead_2_z; unfold Wu; simpl; lra).
-  assert (S00 : same_kink 2 Wu bu 0 0 = true) by (apply same_kink_refl; rewrite L0; lra).
   assert (S01 : same_kink 2 Wu bu 0 1 = true).
   { apply same_kink_true. rewrite L0, L1. repeat split; try lra.
     - intros k Hk. unfold nrow. rewrite L0, L1. destruct k as [|[|k]]; [| |lia]; unfold Wu; simpl; field.
     - unfold nbias. rewrite L0, L1. unfold bu. field. }
   assert (S02 : same_kink 2 Wu bu 0 2 = false) by (apply same_kink_zero_r; exact L2).
-  assert (F0 : first_of_class 2 Wu bu 0 = true)
-    by (apply first_of_class_true; split; [rewrite L0; lra|intros; lia]).
-  assert (F1 : first_of_class 2 Wu bu 1 = false).
-  { destruct (first_of_class 2 Wu bu 1) eqn:E; [|reflexivity].
-    apply first_of_class_true in E. rewrite (proj2 E 0%nat ltac:(lia)) in S01. discriminate. }
+  destruct (first_two_units 2 Wu bu ltac:(rewrite L0; lra) S01) as (S00 & F0 & F1).
   assert (F2 : first_of_class 2 Wu bu 2 = false).
   { destruct (first_of_class 2 Wu bu 2) eqn:E; [|reflexivity].
     apply first_of_class_true in E. destruct E as [E _]. contradiction. }
@@ -176,16 +184,9 @@ Proof.
   set (bu := fun _ : nat => 0).
   assert (L0 : lead 1 (Wu 0%nat) = 1) by (rewrite lead_1; reflexivity).
   assert (L1 : lead 1 (Wu 1%nat) = 2) by (rewrite lead_1; reflexivity).
-  assert (S00 : same_kink 1 Wu bu 0 0 = true) by (apply same_kink_refl; rewrite L0; lra).
-  assert (S01 : same_kink 1 Wu bu 0 1 = true).
-  { apply same_kink_true. rewrite L0, L1. repeat split; try lra.
-    - intros k Hk. unfold nrow. rewrite L0, L1. destruct k as [|k]; [|lia]. unfold Wu. field.
-    - unfold nbias. rewrite L0, L1. unfold bu. field. }
-  assert (F0 : first_of_class 1 Wu bu 0 = true)
-    by (apply first_of_class_true; split; [rewrite L0; lra|intros; lia]).
-  assert (F1 : first_of_class 1 Wu bu 1 = false).
-  { destruct (first_of_class 1 Wu bu 1) eqn:E; [|reflexivity].
-    apply first_of_class_true in E. rewrite (proj2 E 0%nat ltac:(lia)) in S01. discriminate. }
+  assert (S01 : same_kink 1 Wu bu 0 1 = true)
+    by (apply same_kink_d1_zero_bias; unfold Wu; cbv beta iota; lra).
+  destruct (first_two_units 1 Wu bu ltac:(rewrite L0; lra) S01) as (S00 & F0 & F1).
   assert (A0 : alpha 1 2 Wd Wu bu 0 0%nat = 0).
   { unfold alpha. cbn [sum]. rewrite S00, S01, L0, L1, Rabs_R1, (Rabs_pos_eq 2) by lra.
     unfold Wd. field. }

@@ -19,8 +19,8 @@
       [|kinks| + |T| + 2 k' <= m']. *)
 
 From Coq Require Import Reals Lra Lia.
-From SkipAbsorption Require Import Linalg SignFlip Activations RealActivations Limit Necessity
-  ReluClasses AffineKink.
+From SkipAbsorption Require Import Linalg SignFlip RealActivations Limit Necessity ReluClasses
+  AffineKink.
 Open Scope R_scope.
 Open Scope bool_scope.
 
@@ -94,18 +94,6 @@ Proof.
   - rewrite Pk in H. pose proof (count_true n p k' ltac:(lia) Pk'). lia.
   - rewrite Pk' in H. pose proof (count_true n p k ltac:(lia) Pk). lia.
   - apply (IH p); try assumption; try lia; destruct (p n); lia.
-Qed.
-
-(** A sum over the indices with [p] true, of which there is exactly one, [k0]. *)
-Lemma sum_single : forall n (p : nat -> bool) (F : nat -> R) k0, (k0 < n)%nat -> p k0 = true ->
-  (forall k, (k < n)%nat -> p k = true -> k = k0) ->
-  sum n (fun k => if p k then F k else 0) = F k0.
-Proof.
-  intros n p F k0 Hk0 Hp Hu.
-  rewrite (sum_ext n _ (fun k => kron k0 k * F k)).
-  - apply sum_kron_l. assumption.
-  - intros k Hk. unfold kron. destruct (Nat.eq_dec k0 k) as [<-|Hne]; [rewrite Hp; ring|].
-    destruct (p k) eqn:E; [|ring]. exfalso. apply Hne. symmetry. apply Hu; assumption.
 Qed.
 
 (** A sum over the indices with [p] true is a sum of [count n p] terms. *)
@@ -367,7 +355,7 @@ Proof.
   intros r o Hk HT Ho. destruct (single_unit r Hk HT) as [k0 [Hk0 [Hm Hu]]].
   rewrite <- (kink_hsum r o (kink_first d m Wd Wu bu r Hk) Ho).
   unfold beta, sgn, sgnb.
-  rewrite !(sum_single m' (mt r) _ k0 Hk0 Hm Hu).
+  rewrite !(sum_select_one m' (mt r) _ k0 Hk0 Hm Hu).
   destruct (Rlt_dec (lead d (Wu' k0)) 0) as [Hlt|Hge].
   - rewrite Rabs_left by assumption. field.
   - rewrite Rabs_pos_eq by lra. field.
@@ -414,8 +402,8 @@ Proof.
   unfold hsum in H0.
   rewrite (sum_ext m' _ (fun k => if same_kink d Wu' bu' q k then Rabs (lead d (Wu' k)) * Wd' o k / 2 else 0))
     in H0 by (intros; rewrite same_kink_hclass by assumption; reflexivity).
-  rewrite (sum_single m' _ _ q Hq (sk_refl d Wu' bu' q Hl) Hu) in H0.
-  unfold gamma. rewrite (sum_single m' _ _ q Hq (sk_refl d Wu' bu' q Hl) Hu).
+  rewrite (sum_select_one m' _ _ q Hq (sk_refl d Wu' bu' q Hl) Hu) in H0.
+  unfold gamma. rewrite (sum_select_one m' _ _ q Hq (sk_refl d Wu' bu' q Hl) Hu).
   assert (Ha : Rabs (lead d (Wu' q)) <> 0) by (apply Rabs_no_R0; assumption).
   assert (Hw : Wd' o q = 0) by (apply (Rmult_eq_reg_l (Rabs (lead d (Wu' q)))); [lra|assumption]).
   rewrite Hw. lra.
@@ -445,7 +433,7 @@ Proof.
     + rewrite sum_swap. apply sum_ext. intros k Hk.
       destruct (matchedb k) eqn:Em.
       * destruct (proj1 (matchedb_true k) Em) as [r0 [Hr0 [Hk0 Hm0]]].
-        symmetry. apply (sum_single m (fun r => kink d m Wd Wu bu r && mt r k) (fun _ => X k) r0).
+        symmetry. apply (sum_select_one m (fun r => kink d m Wd Wu bu r && mt r k) (fun _ => X k) r0).
         -- assumption.
         -- cbv beta. rewrite Hk0, Hm0. reflexivity.
         -- intros r Hr Hp. apply Bool.andb_true_iff in Hp. destruct Hp as [Hp1 Hp2].
@@ -471,7 +459,7 @@ Proof.
            rewrite (sk_lead0 d Wu' bu' q k El), Bool.andb_false_r. reflexivity.
       * apply req_b_false in El. destruct (first_exists d Wu' bu' k El) as [q0 [Hq0 [Hf0 Hs0]]].
         symmetry.
-        apply (sum_single m' (fun q => first_of_class d Wu' bu' q && same_kink d Wu' bu' q k)
+        apply (sum_select_one m' (fun q => first_of_class d Wu' bu' q && same_kink d Wu' bu' q k)
                  (fun _ => if matchedb k then 0 else X k) q0).
         -- lia.
         -- cbv beta. rewrite Hf0, Hs0. reflexivity.

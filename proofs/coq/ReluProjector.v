@@ -25,8 +25,8 @@
     ([decompose], by induction on the number of vectors). *)
 
 From Coq Require Import Reals Lra Lia.
-From SkipAbsorption Require Import Linalg SignFlip Activations Limit ReluClasses
-  ReluCompleteNec ReluComplete ReluCompleteIff.
+From SkipAbsorption Require Import Linalg SignFlip RealActivations Limit ReluClasses ReluCompleteNec
+  ReluComplete ReluCompleteIff.
 Open Scope R_scope.
 
 (** ** The two definitions *)
@@ -43,64 +43,26 @@ Definition rank_on_perp (d m : nat) (Wu : mat) (N : mat) (T : nat -> bool) (k : 
 
 (** ** Dot products and combinations of a family of vectors *)
 
-Definition dotp (d : nat) (a b : vec) : R := sum d (fun j => a j * b j).
-
 (** [x] is orthogonal to every [u r] with [r < m] and [T r]. *)
 Definition gperp (d m : nat) (u : nat -> vec) (T : nat -> bool) (x : vec) : Prop :=
-  forall r, (r < m)%nat -> T r = true -> dotp d (u r) x = 0.
+  forall r, (r < m)%nat -> T r = true -> dot d (u r) x = 0.
 
 (** The combination [sum_{r < m, T r} c_r u_r]. *)
 Definition comb (m : nat) (T : nat -> bool) (c : nat -> R) (u : nat -> vec) : vec :=
   fun j => sum m (fun r => if T r then c r * u r j else 0).
 
-Lemma dotp_ext_l : forall d a a' b, (forall j, (j < d)%nat -> a j = a' j) ->
-  dotp d a b = dotp d a' b.
-Proof. intros d a a' b H. unfold dotp. apply sum_ext. intros j Hj. rewrite H by exact Hj. reflexivity. Qed.
-
-Lemma dotp_comm : forall d a b, dotp d a b = dotp d b a.
-Proof. intros. unfold dotp. apply sum_ext. intros. ring. Qed.
-
-Lemma dotp_plus_l : forall d a b x, dotp d (fun j => a j + b j) x = dotp d a x + dotp d b x.
-Proof. intros. unfold dotp. rewrite <- sum_plus. apply sum_ext. intros. ring. Qed.
-
-Lemma dotp_axpy_r : forall d a b c s, dotp d a (fun j => b j - s * c j) = dotp d a b - s * dotp d a c.
+Lemma comb_dot : forall d m T c u x,
+  dot d (comb m T c u) x = sum m (fun r => if T r then c r * dot d (u r) x else 0).
 Proof.
-  intros. unfold dotp. rewrite <- sum_scal_l, <- sum_minus. apply sum_ext. intros. ring.
-Qed.
-
-Lemma dotp_self_zero : forall d a, dotp d a a = 0 -> forall j, (j < d)%nat -> a j = 0.
-Proof.
-  induction d as [|d IH]; intros a H j Hj; [lia|].
-  unfold dotp in H. simpl in H.
-  assert (H1 : 0 <= sum d (fun i => a i * a i)).
-  { clear. induction d as [|d IH]; simpl; [lra|]. pose proof (Rle_0_sqr (a d)). unfold Rsqr in *. lra. }
-  pose proof (Rle_0_sqr (a d)) as H2. unfold Rsqr in H2.
-  destruct (Nat.eq_dec j d) as [->|Hne].
-  - assert (E : a d * a d = 0) by lra. destruct (Rmult_integral _ _ E); assumption.
-  - apply IH; [unfold dotp; lra|lia].
-Qed.
-
-(** [sum_j (sum_r f_r j) x_j = sum_r (sum_j f_r j x_j)]. *)
-Lemma dot_sum : forall d n (f : nat -> nat -> R) (x : vec),
-  sum d (fun j => sum n (fun r => f r j) * x j) = sum n (fun r => sum d (fun j => f r j * x j)).
-Proof.
-  intros. rewrite (sum_ext d _ (fun j => sum n (fun r => f r j * x j)))
-    by (intros; rewrite sum_scal_r; reflexivity).
-  apply sum_swap.
-Qed.
-
-Lemma dotp_comb : forall d m T c u x,
-  dotp d (comb m T c u) x = sum m (fun r => if T r then c r * dotp d (u r) x else 0).
-Proof.
-  intros. unfold dotp, comb. rewrite dot_sum. apply sum_ext. intros r _.
+  intros. unfold dot, comb. rewrite dot_sum. apply sum_ext. intros r _.
   destruct (T r).
   - rewrite <- sum_scal_l. apply sum_ext. intros. ring.
   - apply sum_zero. intros. ring.
 Qed.
 
-Lemma dotp_comb_perp : forall d m T c u x, gperp d m u T x -> dotp d (comb m T c u) x = 0.
+Lemma comb_dot_perp : forall d m T c u x, gperp d m u T x -> dot d (comb m T c u) x = 0.
 Proof.
-  intros d m T c u x H. rewrite dotp_comb. apply sum_zero. intros r Hr.
+  intros d m T c u x H. rewrite comb_dot. apply sum_zero. intros r Hr.
   destruct (T r) eqn:E; [rewrite (H r Hr E); ring|reflexivity].
 Qed.
 
@@ -124,9 +86,9 @@ Proof.
          - intros j Hj. rewrite H1 by exact Hj. unfold comb. simpl. rewrite ETm. ring.
          - intros r Hr HT. destruct (Nat.eq_dec r m) as [->|Hne]; [congruence|].
            apply H2; [lia|exact HT]. }
-    destruct (Req_EM_T (dotp d q q) 0) as [Hqq|Hqq].
+    destruct (Req_EM_T (dot d q q) 0) as [Hqq|Hqq].
     + (* [u m] already lies in the span of the earlier vectors *)
-      pose proof (dotp_self_zero d q Hqq) as Hq0.
+      pose proof (dot_self_zero d q Hqq) as Hq0.
       exists (fun o r => if Nat.eq_dec r m then 0 else c o r), p. intros o.
       destruct (Hcp o) as [H1 H2]. split.
       * intros j Hj. rewrite H1 by exact Hj. unfold comb. simpl. rewrite ETm.
@@ -135,11 +97,11 @@ Proof.
                    (fun r => if T r then c o r * u r j else 0)); [ring|].
         intros r Hr. destruct (Nat.eq_dec r m); [lia|reflexivity].
       * intros r Hr HT. destruct (Nat.eq_dec r m) as [->|Hne]; [|apply H2; [lia|exact HT]].
-        rewrite (dotp_ext_l d (u m) (fun j => comb m T e u j + q j)) by exact Hum.
-        rewrite dotp_plus_l, (dotp_comb_perp d m T e u (p o) H2).
-        unfold dotp. rewrite sum_zero; [ring|]. intros j Hj. rewrite (Hq0 j Hj). ring.
+        rewrite (dot_ext_l d (u m) (fun j => comb m T e u j + q j)) by exact Hum.
+        rewrite dot_plus_l, (comb_dot_perp d m T e u (p o) H2).
+        unfold dot. rewrite sum_zero; [ring|]. intros j Hj. rewrite (Hq0 j Hj). ring.
     + (* a new direction [q]: remove the [q]-component of [p] *)
-      set (t := fun o => dotp d (p o) q / dotp d q q).
+      set (t := fun o => dot d (p o) q / dot d q q).
       exists (fun o r => if Nat.eq_dec r m then t o else c o r - t o * e r),
              (fun o j => p o j - t o * q j).
       intros o. destruct (Hcp o) as [H1 H2]. split.
@@ -149,56 +111,63 @@ Proof.
                    (fun r => (if T r then c o r * u r j else 0) - t o * (if T r then e r * u r j else 0))).
         2: { intros r Hr. destruct (Nat.eq_dec r m); [lia|]. destruct (T r); ring. }
         rewrite sum_minus, sum_scal_l. rewrite (Hum j Hj). unfold comb. ring.
-      * intros r Hr HT. rewrite dotp_axpy_r.
+      * intros r Hr HT. rewrite dot_axmy.
         destruct (Nat.eq_dec r m) as [->|Hne].
-        -- rewrite (dotp_ext_l d (u m) (fun j => comb m T e u j + q j) (p o)) by exact Hum.
-           rewrite (dotp_ext_l d (u m) (fun j => comb m T e u j + q j) q) by exact Hum.
-           rewrite !dotp_plus_l, (dotp_comb_perp d m T e u (p o) H2), (dotp_comb_perp d m T e u q Hq).
-           unfold t. rewrite (dotp_comm d q (p o)). field. exact Hqq.
+        -- rewrite (dot_ext_l d (u m) (fun j => comb m T e u j + q j) (p o)) by exact Hum.
+           rewrite (dot_ext_l d (u m) (fun j => comb m T e u j + q j) q) by exact Hum.
+           rewrite !dot_plus_l, (comb_dot_perp d m T e u (p o) H2), (comb_dot_perp d m T e u q Hq).
+           unfold t. rewrite (dot_comm d q (p o)). field. exact Hqq.
         -- rewrite (H2 r ltac:(lia) HT), (Hq r ltac:(lia) HT). ring.
 Qed.
 
 (** ** The equivalence *)
 
-Lemma perp_gperp : forall d m Wu T x, perp d m Wu T x <-> gperp d m (nrow d Wu) T x.
-Proof. intros. unfold perp, gperp, dotp. reflexivity. Qed.
-
-Theorem completes_iff_rank_on_perp : forall d m Wu N T k,
-  completes d m Wu N T k <-> rank_on_perp d m Wu N T k.
+(** For any family [u] of vectors: [N] is a combination of the [u_r]
+    ([r] in [T]) plus [k] outer products iff [N] agrees on the vectors
+    orthogonal to those [u_r] with a sum of [k] outer products. *)
+Lemma comb_iff_on_gperp : forall d m (u : nat -> vec) (N : mat) T k,
+  (exists (y a l : nat -> vec), forall o j, (o < d)%nat -> (j < d)%nat ->
+     N o j = comb m T (fun r => y r o) u j + sum k (fun q => a q o * l q j)) <->
+  (exists (a l : nat -> vec), forall x, gperp d m u T x -> forall o, (o < d)%nat ->
+     mv d N x o = sum k (fun q => a q o * sum d (fun j => l q j * x j))).
 Proof.
-  intros d m Wu N T k. split.
+  intros d m u N T k. split.
   - intros (y & a & l & H). exists a, l. intros x Hx o Ho.
-    unfold mv. rewrite (sum_ext d _ (fun j => (comb m T (fun r => y r o) (nrow d Wu) j
+    unfold mv. rewrite (sum_ext d _ (fun j => (comb m T (fun r => y r o) u j
                                              + sum k (fun q => a q o * l q j)) * x j))
       by (intros j Hj; rewrite (H o j Ho Hj); reflexivity).
-    rewrite (sum_ext d _ (fun j => comb m T (fun r => y r o) (nrow d Wu) j * x j
+    rewrite (sum_ext d _ (fun j => comb m T (fun r => y r o) u j * x j
                                    + sum k (fun q => a q o * l q j) * x j)) by (intros; ring).
-    rewrite sum_plus. fold (dotp d (comb m T (fun r => y r o) (nrow d Wu)) x).
-    rewrite (dotp_comb_perp d m T _ _ x (proj1 (perp_gperp d m Wu T x) Hx)), Rplus_0_l.
+    rewrite sum_plus. fold (dot d (comb m T (fun r => y r o) u) x).
+    rewrite (comb_dot_perp d m T _ _ x Hx), Rplus_0_l.
     rewrite (dot_sum d k (fun q j => a q o * l q j) x). apply sum_ext. intros q _.
     rewrite <- sum_scal_l. apply sum_ext. intros. ring.
   - intros (a & l & H).
     set (g := fun o j => N o j - sum k (fun q => a q o * l q j)).
     (* each row of [g] (o < d) is orthogonal to [V-perp] *)
-    assert (Hg : forall o x, (o < d)%nat -> gperp d m (nrow d Wu) T x -> dotp d (g o) x = 0).
-    { intros o x Ho Hx. apply perp_gperp in Hx. unfold g, dotp.
+    assert (Hg : forall o x, (o < d)%nat -> gperp d m u T x -> dot d (g o) x = 0).
+    { intros o x Ho Hx. unfold g, dot.
       rewrite (sum_ext d _ (fun j => N o j * x j - sum k (fun q => a q o * l q j) * x j)) by (intros; ring).
       rewrite sum_minus, (dot_sum d k (fun q j => a q o * l q j) x).
       pose proof (H x Hx o Ho) as Ex. unfold mv in Ex. rewrite Ex.
       rewrite (sum_ext k (fun r => sum d (fun j => a r o * l r j * x j))
                          (fun q => a q o * sum d (fun j => l q j * x j)));
         [ring|intros; rewrite <- sum_scal_l; apply sum_ext; intros; ring]. }
-    destruct (decompose d (nrow d Wu) T m g) as (c & p & Hcp).
+    destruct (decompose d u T m g) as (c & p & Hcp).
     exists (fun r o => c o r), a, l. intros o j Ho Hj.
     destruct (Hcp o) as [H1 H2].
     (* the orthogonal part [p o] of the row [g o] is zero *)
-    assert (Hpp : dotp d (p o) (p o) = 0).
+    assert (Hpp : dot d (p o) (p o) = 0).
     { pose proof (Hg o (p o) Ho H2) as E.
-      rewrite (dotp_ext_l d (g o) (fun j => comb m T (c o) (nrow d Wu) j + p o j)) in E by exact H1.
-      rewrite dotp_plus_l, (dotp_comb_perp d m T (c o) (nrow d Wu) (p o) H2) in E. lra. }
-    pose proof (H1 j Hj) as E. rewrite (dotp_self_zero d (p o) Hpp j Hj), Rplus_0_r in E.
-    unfold g, comb in E. lra.
+      rewrite (dot_ext_l d (g o) (fun j => comb m T (c o) u j + p o j)) in E by exact H1.
+      rewrite dot_plus_l, (comb_dot_perp d m T (c o) u (p o) H2) in E. lra. }
+    pose proof (H1 j Hj) as E. rewrite (dot_self_zero d (p o) Hpp j Hj), Rplus_0_r in E.
+    unfold g, comb in E |- *. cbv beta. lra.
 Qed.
+
+Theorem completes_iff_rank_on_perp : forall d m Wu N T k,
+  completes d m Wu N T k <-> rank_on_perp d m Wu N T k.
+Proof. intros d m Wu N T k. exact (comb_iff_on_gperp d m (nrow d Wu) N T k). Qed.
 
 (** ** relu-complete with the projector form *)
 

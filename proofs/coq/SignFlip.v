@@ -141,6 +141,61 @@ Definition ext_down (m d : nat) (idx : nat -> nat) (b : nat -> vec) (Wd : mat) :
 Definition ext_up (m : nat) (idx : nat -> nat) (Wu : mat) : mat :=
   fun l j => if (l <? m)%nat then Wu l j else - Wu (idx (l - m)%nat) j.
 
+(** [n] extra units [(-u_{idx k}, b_k)], with the output columns of the units
+    [idx k] corrected by [- b_k]: the block loses [sum_k b_k (u_{idx k} . x)]. *)
+Lemma extra_units_linear : forall d m n sigma (Wd Wu : mat) (idx : nat -> nat) (b : nat -> vec) x i,
+  (forall k, (k < n)%nat -> (idx k < m)%nat) ->
+  (forall z, sigma z - sigma (-z) = z) ->
+  block d (m + n) sigma (ext_down m n idx b Wd) (ext_up m idx Wu) x i =
+  block d m sigma Wd Wu x i - sum n (fun k => b k i * mv d Wu x (idx k)).
+Proof.
+  intros d m n sigma Wd Wu idx b x i Hidx Hodd.
+  unfold block, readout. rewrite sum_split.
+  rewrite (sum_ext m (fun l => ext_down m n idx b Wd i l * sigma (mv d (ext_up m idx Wu) x l))
+             (fun l => Wd i l * sigma (mv d Wu x l)
+                       - sum n (fun k => kron (idx k) l * (b k i * sigma (mv d Wu x l))))).
+  2:{ intros l Hl. unfold ext_down.
+      assert (Hb : (l <? m)%nat = true) by (apply Nat.ltb_lt; assumption).
+      rewrite Hb.
+      replace (mv d (ext_up m idx Wu) x l) with (mv d Wu x l).
+      - rewrite Rmult_minus_distr_r, <- sum_scal_r. f_equal.
+        apply sum_ext. intros. ring.
+      - unfold mv, ext_up. rewrite Hb. reflexivity. }
+  rewrite sum_minus, sum_swap.
+  rewrite (sum_ext n (fun k => sum m (fun l => kron (idx k) l * (b k i * sigma (mv d Wu x l))))
+             (fun k => b k i * sigma (mv d Wu x (idx k))))
+    by (intros k Hk; apply (sum_kron_l m (fun l => b k i * sigma (mv d Wu x l)));
+        apply Hidx; assumption).
+  rewrite (sum_ext n (fun k => ext_down m n idx b Wd i (m + k)%nat *
+                               sigma (mv d (ext_up m idx Wu) x (m + k)%nat))
+             (fun k => b k i * sigma (mv d Wu x (idx k)) - b k i * mv d Wu x (idx k))).
+  2:{ intros k Hk. unfold ext_down.
+      assert (Hb : (m + k <? m)%nat = false) by (apply Nat.ltb_ge; lia).
+      replace (m + k - m)%nat with k by lia. rewrite Hb.
+      replace (mv d (ext_up m idx Wu) x (m + k)%nat) with (- mv d Wu x (idx k)).
+      - pose proof (Hodd (mv d Wu x (idx k))).
+        replace (sigma (- mv d Wu x (idx k))) with
+          (sigma (mv d Wu x (idx k)) - mv d Wu x (idx k)) by lra. ring.
+      - unfold mv, ext_up. rewrite Hb. replace (m + k - m)%nat with k by lia.
+        rewrite <- sum_opp. apply sum_ext. intros. ring. }
+  rewrite sum_minus. ring.
+Qed.
+
+(** The linear term of those units when [sum_k b_k u_{idx k}^T = -M]: it is [-M x]. *)
+Lemma extra_units_linear_term : forall d (M Wu : mat) (idx : nat -> nat) (b : nat -> vec) x i,
+  (i < d)%nat ->
+  (forall i j, (i < d)%nat -> (j < d)%nat -> sum d (fun k => b k i * Wu (idx k) j) = - M i j) ->
+  sum d (fun k => b k i * mv d Wu x (idx k)) = - mv d M x i.
+Proof.
+  intros d M Wu idx b x i Hi Hsol. unfold mv.
+  transitivity (sum d (fun j => sum d (fun k => b k i * Wu (idx k) j) * x j)).
+  - rewrite (sum_ext d _ (fun k => sum d (fun j => b k i * Wu (idx k) j * x j)))
+      by (intros; rewrite <- sum_scal_l; apply sum_ext; intros; ring).
+    rewrite sum_swap. apply sum_ext. intros. rewrite <- sum_scal_r. reflexivity.
+  - rewrite (sum_ext d _ (fun j => - (M i j * x j))) by (intros; rewrite Hsol by assumption; ring).
+    apply sum_opp.
+Qed.
+
 (** With [d] extra units, [x + B x] is always a residual-free block, as soon
     as some rows [u_{i_1} .. u_{i_d}] of [W_up] and vectors [b_1 .. b_d]
     satisfy [sum_k b_k u_{i_k}^T = -I] (possible iff [rank W_up = d]). *)
@@ -155,46 +210,6 @@ Theorem extra_units_absorb :
     block d (m + d) sigma (ext_down m d idx b Wd) (ext_up m idx Wu) x i.
 Proof.
   intros d m sigma Wd Wu idx b idx_in_range sigma_odd_part rows_span x i Hi.
-  unfold block, readout. rewrite sum_split.
-  (* the original units *)
-  rewrite (sum_ext m (fun l => ext_down m d idx b Wd i l * sigma (mv d (ext_up m idx Wu) x l))
-             (fun l => Wd i l * sigma (mv d Wu x l)
-                       - sum d (fun k => kron (idx k) l * (b k i * sigma (mv d Wu x l))))).
-  2:{ intros l Hl. unfold ext_down.
-      assert (Hb : (l <? m)%nat = true) by (apply Nat.ltb_lt; assumption).
-      rewrite Hb.
-      replace (mv d (ext_up m idx Wu) x l) with (mv d Wu x l).
-      - rewrite Rmult_minus_distr_r, <- sum_scal_r. f_equal.
-        apply sum_ext. intros. ring.
-      - unfold mv, ext_up. rewrite Hb. reflexivity. }
-  rewrite sum_minus, sum_swap.
-  rewrite (sum_ext d (fun k => sum m (fun l => kron (idx k) l * (b k i * sigma (mv d Wu x l))))
-             (fun k => b k i * sigma (mv d Wu x (idx k))))
-    by (intros k Hk; apply (sum_kron_l m (fun l => b k i * sigma (mv d Wu x l)));
-        apply idx_in_range; assumption).
-  (* the extra units *)
-  rewrite (sum_ext d (fun k => ext_down m d idx b Wd i (m + k)%nat *
-                               sigma (mv d (ext_up m idx Wu) x (m + k)%nat))
-             (fun k => b k i * sigma (mv d Wu x (idx k)) - b k i * mv d Wu x (idx k))).
-  2:{ intros k Hk. unfold ext_down.
-      assert (Hb : (m + k <? m)%nat = false) by (apply Nat.ltb_ge; lia).
-      replace (m + k - m)%nat with k by lia. rewrite Hb.
-      replace (mv d (ext_up m idx Wu) x (m + k)%nat) with (- mv d Wu x (idx k)).
-      - pose proof (sigma_odd_part (mv d Wu x (idx k))). 
-        replace (sigma (- mv d Wu x (idx k))) with
-          (sigma (mv d Wu x (idx k)) - mv d Wu x (idx k)) by lra. ring.
-      - unfold mv, ext_up. rewrite Hb. replace (m + k - m)%nat with k by lia.
-        rewrite <- sum_opp. apply sum_ext. intros. ring. }
-  rewrite sum_minus.
-  (* the linear term is - x *)
-  assert (Hlin : sum d (fun k => b k i * mv d Wu x (idx k)) = - x i).
-  { unfold mv.
-    transitivity (sum d (fun j => sum d (fun k => b k i * Wu (idx k) j) * x j)).
-    - rewrite (sum_ext d _ (fun k => sum d (fun j => b k i * Wu (idx k) j * x j)))
-        by (intros; rewrite <- sum_scal_l; apply sum_ext; intros; ring).
-      rewrite sum_swap. apply sum_ext. intros. rewrite <- sum_scal_r. reflexivity.
-    - rewrite (sum_ext d _ (fun j => - (ident i j * x j)))
-        by (intros; rewrite rows_span by assumption; ring).
-      rewrite sum_opp. f_equal. apply sum_kron_l. assumption. }
-  rewrite Hlin. ring.
+  rewrite (extra_units_linear d m d sigma Wd Wu idx b x i idx_in_range sigma_odd_part).
+  rewrite (extra_units_linear_term d ident Wu idx b x i Hi rows_span), mv_ident by exact Hi. ring.
 Qed.

@@ -9,36 +9,13 @@
     width-[m + d] construction of SignFlip.v, here proved for any [M]. *)
 
 From Coq Require Import Reals Lra Lia.
-From SkipAbsorption Require Import Linalg SignFlip Activations.
+From SkipAbsorption Require Import Linalg SignFlip RealActivations.
 Open Scope R_scope.
 
 (** The first [n] rows [U 0 .. U (n-1)] of [U] span [R^d]. *)
 Definition spans (d n : nat) (U : mat) : Prop :=
   forall y : vec, exists c : vec,
     forall j, (j < d)%nat -> sum n (fun k => c k * U k j) = y j.
-
-(** ** Small lemmas *)
-
-Lemma sum_nonzero_term : forall n f, sum n f <> 0 -> exists l, (l < n)%nat /\ f l <> 0.
-Proof.
-  induction n as [|n IH]; intros f H; simpl in H; [lra|].
-  destruct (Req_dec (f n) 0) as [Hz|Hz].
-  - destruct (IH f) as (l & Hl & Hf); [lra|]. exists l. split; [lia|exact Hf].
-  - exists n. split; [lia|exact Hz].
-Qed.
-
-(** Choice over a finite range of indices, proved without axioms. *)
-Lemma finite_choice : forall (n : nat) (P : nat -> vec -> Prop),
-  (forall i, (i < n)%nat -> exists c, P i c) ->
-  exists F : nat -> vec, forall i, (i < n)%nat -> P i (F i).
-Proof.
-  induction n as [|n IH]; intros P H.
-  - exists (fun _ _ => 0). intros; lia.
-  - destruct (IH P) as (F & HF); [intros; apply H; lia|].
-    destruct (H n) as (c & Hc); [lia|].
-    exists (fun i => if Nat.eq_dec i n then c else F i). intros i Hi.
-    destruct (Nat.eq_dec i n) as [->|Hne]; [exact Hc|]. apply HF. lia.
-Qed.
 
 (** ** Basis extraction *)
 
@@ -101,8 +78,8 @@ Proof.
   intros d m Wu M Hspan.
   destruct (basis_extraction d m Wu Hspan) as (idx & Hidx & Hbasis).
   (* row [i] of [-M] as a combination of the chosen rows, for each [i < d] *)
-  destruct (finite_choice d (fun i c => forall j, (j < d)%nat ->
-              sum d (fun k => c k * Wu (idx k) j) = - M i j)) as (F & HF).
+  destruct (finite_choice vec (fun _ => 0) (fun i c => forall j, (j < d)%nat ->
+              sum d (fun k => c k * Wu (idx k) j) = - M i j) d) as (F & HF).
   { intros i Hi. exact (Hbasis (fun j => - M i j)). }
   exists idx, (fun k i => F i k). split; [exact Hidx|].
   intros i j Hi Hj. exact (HF i Hi j Hj).
@@ -123,48 +100,8 @@ Theorem extra_units_absorb_M :
     block d (m + d) sigma (ext_down m d idx b Wd) (ext_up m idx Wu) x i.
 Proof.
   intros d m sigma M Wd Wu idx b idx_in_range sigma_odd_part index_solution x i Hi.
-  unfold block, readout. rewrite sum_split.
-  (* the original units, with output columns [w_l - sum_{k : idx k = l} b_k] *)
-  rewrite (sum_ext m (fun l => ext_down m d idx b Wd i l * sigma (mv d (ext_up m idx Wu) x l))
-             (fun l => Wd i l * sigma (mv d Wu x l)
-                       - sum d (fun k => kron (idx k) l * (b k i * sigma (mv d Wu x l))))).
-  2:{ intros l Hl. unfold ext_down.
-      assert (Hb : (l <? m)%nat = true) by (apply Nat.ltb_lt; assumption).
-      rewrite Hb.
-      replace (mv d (ext_up m idx Wu) x l) with (mv d Wu x l).
-      - rewrite Rmult_minus_distr_r, <- sum_scal_r. f_equal.
-        apply sum_ext. intros. ring.
-      - unfold mv, ext_up. rewrite Hb. reflexivity. }
-  rewrite sum_minus, sum_swap.
-  rewrite (sum_ext d (fun k => sum m (fun l => kron (idx k) l * (b k i * sigma (mv d Wu x l))))
-             (fun k => b k i * sigma (mv d Wu x (idx k))))
-    by (intros k Hk; apply (sum_kron_l m (fun l => b k i * sigma (mv d Wu x l)));
-        apply idx_in_range; assumption).
-  (* the extra units [(-u_{idx k}, b_k)] *)
-  rewrite (sum_ext d (fun k => ext_down m d idx b Wd i (m + k)%nat *
-                               sigma (mv d (ext_up m idx Wu) x (m + k)%nat))
-             (fun k => b k i * sigma (mv d Wu x (idx k)) - b k i * mv d Wu x (idx k))).
-  2:{ intros k Hk. unfold ext_down.
-      assert (Hb : (m + k <? m)%nat = false) by (apply Nat.ltb_ge; lia).
-      replace (m + k - m)%nat with k by lia. rewrite Hb.
-      replace (mv d (ext_up m idx Wu) x (m + k)%nat) with (- mv d Wu x (idx k)).
-      - pose proof (sigma_odd_part (mv d Wu x (idx k))).
-        replace (sigma (- mv d Wu x (idx k))) with
-          (sigma (mv d Wu x (idx k)) - mv d Wu x (idx k)) by lra. ring.
-      - unfold mv, ext_up. rewrite Hb. replace (m + k - m)%nat with k by lia.
-        rewrite <- sum_opp. apply sum_ext. intros. ring. }
-  rewrite sum_minus.
-  (* the linear term is [- M x] *)
-  assert (Hlin : sum d (fun k => b k i * mv d Wu x (idx k)) = - mv d M x i).
-  { unfold mv.
-    transitivity (sum d (fun j => sum d (fun k => b k i * Wu (idx k) j) * x j)).
-    - rewrite (sum_ext d _ (fun k => sum d (fun j => b k i * Wu (idx k) j * x j)))
-        by (intros; rewrite <- sum_scal_l; apply sum_ext; intros; ring).
-      rewrite sum_swap. apply sum_ext. intros. rewrite <- sum_scal_r. reflexivity.
-    - rewrite (sum_ext d _ (fun j => - (M i j * x j)))
-        by (intros; rewrite index_solution by assumption; ring).
-      apply sum_opp. }
-  rewrite Hlin. ring.
+  rewrite (extra_units_linear d m d sigma Wd Wu idx b x i idx_in_range sigma_odd_part).
+  rewrite (extra_units_linear_term d M Wu idx b x i Hi index_solution). ring.
 Qed.
 
 (** ** Main theorem *)

@@ -1,6 +1,6 @@
 """Index-set search and non-existence certificates for the relu/gelu condition.
 
-The question (SPEC.md, claim ``relu-gelu-iff``): given ``W_up`` (m x d, rows
+The question (claim ``relu-gelu-iff``, proofs/informal/relu-gelu-iff.md): given ``W_up`` (m x d, rows
 ``u_i``), ``W_down`` (d x m, columns ``w_i``) and ``M`` (d x d), is there an index
 set ``S`` with ``sum_{i in S} w_i u_i^T = -M`` exactly?  With a 0/1 vector ``z``
 this reads ``A(z) := W_down diag(z) W_up + M = 0``.
@@ -32,7 +32,7 @@ turns the numpy values inside a certificate into JSON types).
 
 from __future__ import annotations
 
-from oracle.algebra.search.common import jsonable
+from oracle.core.jsontypes import jsonable
 from oracle.algebra.search.distance import nearest_index_set, residual_exact, rounding_tolerance
 from oracle.algebra.search.driver import SearchResult, find_index_set
 from oracle.algebra.search.gram import gram_candidate

@@ -43,16 +43,3 @@ def normalize_S(S: Iterable[int] | np.ndarray, m: int) -> np.ndarray:
     if idx.size and (idx[0] < 0 or idx[-1] >= m):
         raise ValueError(f"indices of S must lie in 0..{m - 1}")
     return idx
-
-
-def jsonable(obj: Any) -> Any:
-    """Convert numpy scalars and tuples inside a nested structure to JSON types."""
-    if isinstance(obj, dict):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    return obj

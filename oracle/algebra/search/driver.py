@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from oracle.algebra.search.common import check_shapes, jsonable
+from oracle.algebra.search.common import check_shapes
+from oracle.core.jsontypes import jsonable
 from oracle.algebra.search.gram import gram_candidate
 from oracle.algebra.search.lattice import MAX_UNITS, lattice_candidates
 from oracle.algebra.search.modular import verify_index_set

@@ -190,7 +190,9 @@ def exhaustive_search(
     Pruning: the necessary conditions are tested first; units whose outer product
     is exactly zero are factored out (every subset of them can be added to a
     solution); the two halves are matched on exact additive fingerprints modulo
-    2^31 - 1, and each match is confirmed with the exact multi-modular verifier.
+    2^31 - 1, and each match is confirmed with the exact multi-modular verifier.  With ``limit``,
+    matches are verified only until that many solutions are known (a block with many index sets,
+    e.g. d = 1 with small integer weights, would otherwise verify every one of them).
     """
     U, W, Mm = check_shapes(W_up, W_down, M)
     m, d = U.shape
@@ -220,7 +222,11 @@ def exhaustive_search(
     found: list[tuple[int, ...]] = []
     base: list[tuple[int, ...]] = []
     for rj in np.flatnonzero(hi > lo):
+        if limit is not None and len(base) >= limit:
+            break  # every base solution gives at least one index set: enough are known
         for li in order[lo[rj]:hi[rj]]:
+            if limit is not None and len(base) >= limit:
+                break
             li, rji = int(li), int(rj)
             S = [int(active[b]) for b in range(h) if (li >> b) & 1]
             S += [int(active[h + b]) for b in range(k - h) if (rji >> b) & 1]

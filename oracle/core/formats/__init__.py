@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import struct
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +22,9 @@ from oracle.core.errors import InputError
 from oracle.core.formats.gguf_file import MAGIC as GGUF_MAGIC
 from oracle.core.formats.gguf_file import GGUFFile
 from oracle.core.formats.torch_file import TorchCheckpoint, is_legacy_torch, is_torch_zip
-from oracle.core.io import Checkpoint
+from oracle.core.io import Checkpoint, read_head
 
-__all__ = ["KNOWN", "detect", "open_checkpoint", "gguf_file", "onnx_file", "table", "torch_file"]
+__all__ = ["KNOWN", "detect", "open_checkpoint", "gguf_file", "onnx_const", "onnx_file", "table", "torch_file"]
 
 KNOWN = ".safetensors (file or directory of shards), .gguf, .onnx, PyTorch state dicts (.bin, .pt, .pth)"
 
@@ -32,18 +33,16 @@ def detect(path: str | os.PathLike) -> str:
     """The checkpoint format of a file from its first bytes (the extension decides only for ONNX,
     which has no magic number): 'safetensors', 'gguf', 'onnx' or 'pytorch'."""
     p = Path(path)
-    try:
-        with open(p, "rb") as fh:
-            head = fh.read(16)
-    except FileNotFoundError:
-        raise InputError(f"{p}: no such file or directory") from None
-    except OSError as e:
-        raise InputError(f"{p}: cannot read: {' '.join(str(e).split())[:200]}") from None
+    head = read_head(p, 16)
+    if not head:
+        raise InputError(f"{p}: empty file (0 bytes); not a checkpoint")
     if head[:4] == GGUF_MAGIC:
         return "gguf"
     if head[:4] == b"PK\x03\x04":
         if is_torch_zip(p):
             return "pytorch"
+        if not _readable_zip(p):
+            raise InputError(f"{p}: a truncated or damaged zip archive (its central directory cannot be read)")
         raise InputError(f"{p}: a zip archive that is not a torch.save file (an .npz block file is read "
                          f"by absorb check); checkpoints: {KNOWN}")
     if is_legacy_torch(head):
@@ -58,6 +57,15 @@ def detect(path: str | os.PathLike) -> str:
         raise InputError(f"{p}: not a PyTorch state dict (neither torch's zip layout nor its legacy stream); "
                          "other pickles are never loaded")
     raise InputError(f"{p}: not a checkpoint format read here; known: {KNOWN}")
+
+
+def _readable_zip(p: Path) -> bool:
+    try:
+        with zipfile.ZipFile(p) as zf:
+            zf.namelist()
+        return True
+    except (OSError, zipfile.BadZipFile, ValueError, EOFError):
+        return False
 
 
 def open_checkpoint(path: str | os.PathLike) -> Any:

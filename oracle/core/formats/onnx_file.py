@@ -29,6 +29,7 @@ import onnx
 from onnx import numpy_helper
 
 from oracle.core.errors import InputError
+from oracle.core.formats import onnx_const
 from oracle.core.io import read_config
 
 # elementwise operators allowed inside an activation subgraph (no comparisons, no data-dependent
@@ -46,6 +47,10 @@ _GATED = {"silu": "swiglu", "gelu": "geglu", "gelu_tanh": "geglu_tanh", "relu": 
 
 _FLOAT_TYPES = {1: ("float32", "<f4", 4), 10: ("float16", "<f2", 2), 11: ("float64", "<f8", 8),
                 16: ("bfloat16", "<u2", 2)}
+# integer element types an initializer may hold (quantized weights, zero points, shape constants)
+_INT_TYPES = {2: ("uint8", "u1", 1), 3: ("int8", "i1", 1), 4: ("uint16", "<u2", 2), 5: ("int16", "<i2", 2),
+              6: ("int32", "<i4", 4), 7: ("int64", "<i8", 8)}
+_ALL_TYPES = {**_FLOAT_TYPES, **_INT_TYPES}
 
 
 def _attr(node: Any, name: str, default: Any = None) -> Any:
@@ -74,6 +79,30 @@ def _reference(name: str, z: np.ndarray) -> np.ndarray:
     raise KeyError(name)
 
 
+# operators whose output depends on nothing but their attributes, yet differs between runs
+_NONDETERMINISTIC = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial",
+                     "Bernoulli"}
+_ACT_Q = ("the graph multiplies activations that it rounds to integers at run time ({how}) by integer "
+          "weights, so the layer computes W round(x / s) s: not a linear map of its input, and not the "
+          "block x -> x + B(x) the analysis is about; refused")
+# linear operators that compute on quantized activations -> the reason they are refused
+_QUANTIZED_LINEAR = {
+    "MatMulInteger": _ACT_Q.format(how="DynamicQuantizeLinear or QuantizeLinear, then MatMulInteger"),
+    "QLinearMatMul": _ACT_Q.format(how="QuantizeLinear, then QLinearMatMul"),
+    "ConvInteger": _ACT_Q.format(how="ConvInteger"),
+    "QLinearConv": _ACT_Q.format(how="QLinearConv"),
+    "com.microsoft.QGemm": _ACT_Q.format(how="com.microsoft.QGemm"),
+    "com.microsoft.MatMulIntegerToFloat": _ACT_Q.format(how="com.microsoft.MatMulIntegerToFloat"),
+    "com.microsoft.DynamicQuantizeMatMul": _ACT_Q.format(how="com.microsoft.DynamicQuantizeMatMul"),
+    "com.microsoft.QAttention": _ACT_Q.format(how="com.microsoft.QAttention"),
+    "com.microsoft.MatMulNBits": ("com.microsoft.MatMulNBits packs 2-8-bit weights in blocks, and onnxruntime may "
+                                  "quantize the activations too (accuracy_level); this operator is not read; refused"),
+    "com.microsoft.MatMulBnb4": "com.microsoft.MatMulBnb4 (4-bit weights) is not read; refused",
+}
+_QDQ_ACTIVATION = ("the input of this layer is rounded by QuantizeLinear -> DequantizeLinear (static "
+                   "quantization of activations), so the block is not x -> x + B(x) with real arithmetic "
+                   "between its layers; refused")
+
 _IDENTIFIABLE = ("relu", "gelu", "gelu_tanh", "silu", "quick_gelu", "sigmoid")
 SAMPLE_POINTS = np.concatenate([np.linspace(-8.0, 8.0, 1601), [-1e-3, 1e-3, 30.0, -30.0]])
 MATCH_TOL = 2e-6  # float32 constants in the subgraph: a faithful export deviates ~1e-7
@@ -90,11 +119,20 @@ class ONNXModel:
         self.files = [p]
         self.base = p.resolve().parent
         try:
+            size = p.stat().st_size
+        except FileNotFoundError:
+            raise InputError(f"{p}: no such file") from None
+        except OSError as e:
+            raise InputError(f"{p}: cannot read: {' '.join(str(e).split())[:200]}") from None
+        if size == 0:
+            raise InputError(f"{p}: empty file (0 bytes); not an ONNX model")
+        try:
             self.model = onnx.load(str(p), load_external_data=False)
         except FileNotFoundError:
             raise InputError(f"{p}: no such file") from None
         except Exception as e:  # protobuf's DecodeError and friends
             raise InputError(f"{p}: not a readable ONNX model: {' '.join(str(e).split())[:200] or type(e).__name__}") from None
+        self._check_complete()
         g = self.model.graph
         self.initializer_names = sorted(t.name for t in g.initializer)
         self.inits: dict[str, Any] = {}
@@ -122,7 +160,32 @@ class ONNXModel:
                     self.consumers[v].append(i)
         self.order = self._toposort({v.name for v in g.input})
         self.position = {i: k for k, i in enumerate(self.order)}
+        known = set(self.producer) | set(self.inits) | {v.name for v in g.input}
+        for v in g.output:
+            if v.name not in known:
+                raise InputError(f"{p}: ONNX graph output {v.name!r} is produced by no node: a truncated or "
+                                 "damaged model")
+        self.constant = self._constant_values()
         self._arrays: dict[str, np.ndarray] = {}
+        # weights computed in the graph from initializers (quantized exports): value name -> subgraph
+        self.virtual: dict[str, Any] = {}
+        self.virtual_errors: dict[str, str] = {}
+        self.rounding: dict[str, dict[str, list[int]]] = {}
+
+    def _check_complete(self) -> None:
+        """Refuse a parse that is not a whole model: protobuf reads a file cut at a field boundary
+        (or a file of other bytes) without complaint, so the parts every exported model has are
+        required here: an IR version, an opset and a graph with nodes and outputs."""
+        m, p = self.model, self.path
+        if not m.HasField("graph") or not m.graph.node:
+            raise InputError(f"{p}: not an ONNX model: it has no graph nodes (a truncated, empty or "
+                             "damaged file)")
+        if m.ir_version <= 0 or not m.opset_import:
+            raise InputError(f"{p}: not a complete ONNX model: the IR version or the opset is missing "
+                             "(a truncated or damaged file)")
+        if not m.graph.output:
+            raise InputError(f"{p}: not a complete ONNX model: the graph has no outputs (a truncated or "
+                             "damaged file)")
 
     # ------------------------------------------------------------------ structure
 
@@ -319,7 +382,8 @@ class ONNXModel:
         return None, f"ONNX subgraph {desc} matches no catalog activation (nearest {best}, deviation {err:.1e})"
 
     def _linear(self, v: str) -> Optional[dict[str, Any]]:
-        """If value v is ``x @ W (+ b)`` (MatMul/Gemm with an initializer weight): its parts."""
+        """If value v is ``x @ W (+ b)`` (MatMul/Gemm with a constant weight: an initializer, or a
+        value the graph computes from initializers, as quantized exports do): its parts."""
         bias = None
         i = self.producer.get(v)
         if i is None:
@@ -327,7 +391,7 @@ class ONNXModel:
         n = self.nodes[i]
         if n.op_type == "Add" and n.domain in ("", "ai.onnx"):
             ins = list(n.input)
-            vec = [k for k in ins if k in self.inits and len(self.inits[k].dims) == 1]
+            vec = [k for k in ins if self._const_vector(k)]
             other = [k for k in ins if k not in vec]
             if len(vec) != 1 or len(other) != 1:
                 return None
@@ -341,7 +405,7 @@ class ONNXModel:
         if n.op_type == "MatMul" and len(n.input) == 2:
             x, w = n.input
             w, transposed = self._weight_source(w)
-            if w is None or len(self.inits[w].dims) != 2:
+            if w is None or not self._is_matrix(w):
                 return None
             # MatMul computes x @ W with W [in, out]; a Transpose node in between gives [out, in]
             return {"x": x, "W": w, "transpose": not transposed, "b": bias, "node": n, "index": i}
@@ -351,19 +415,43 @@ class ONNXModel:
                 return None
             x, w = n.input[0], n.input[1]
             w, transposed = self._weight_source(w)
-            if w is None or len(self.inits[w].dims) != 2:
+            if w is None or not self._is_matrix(w):
                 return None
             trans_b = bool(_attr(n, "transB", 0)) != transposed
             c = n.input[2] if len(n.input) > 2 and n.input[2] else None
             if c is not None and bias is not None:
                 return None
-            if c is not None and (c not in self.inits or len(self.inits[c].dims) != 1):
+            if c is not None and not self._const_vector(c):
                 return None
             return {"x": x, "W": w, "transpose": not trans_b, "b": c or bias, "node": n, "index": i}
         return None
 
+    def _is_matrix(self, w: str) -> bool:
+        """A 2-d weight (one whose subgraph cannot be read counts: the block is refused with the reason)."""
+        return w in self.virtual_errors or len(self.shape(w)) == 2
+
+    def _const_vector(self, v: str) -> bool:
+        """A readable 1-d constant (a bias): an initializer or a value computed from initializers."""
+        if v in self.inits:
+            return len(self.inits[v].dims) == 1
+        return self._computed(v) and v not in self.virtual_errors and len(self.shape(v)) == 1
+
+    def _computed(self, v: str) -> bool:
+        """Whether v is computed from initializers only; its subgraph is then recorded (read, or with
+        the reason it cannot be read)."""
+        if v in self.virtual or v in self.virtual_errors:
+            return True
+        if v not in self.constant or v in self.inits:
+            return False
+        try:
+            self.virtual[v] = onnx_const.build(self, v)
+        except onnx_const.Unreadable as e:
+            self.virtual_errors[v] = str(e)
+        return True
+
     def _weight_source(self, w: str) -> tuple[Optional[str], bool]:
-        """An initializer weight, possibly behind a 2-d Transpose node: (name, transposed)."""
+        """A constant weight: an initializer, possibly behind a 2-d Transpose node (name, transposed),
+        or a value the graph computes from initializers (name, False)."""
         if w in self.inits:
             return w, False
         i = self.producer.get(w)
@@ -373,7 +461,62 @@ class ONNXModel:
                 perm = list(_attr(n, "perm", [1, 0]) or [1, 0])
                 if perm == [1, 0]:
                     return n.input[0], True
+        if self._computed(w):
+            return w, False
         return None, False
+
+    def _constant_values(self) -> set[str]:
+        """Values computed from initializers and Constant nodes alone (no graph input upstream)."""
+        const = set(self.inits)
+        for i in self.order:
+            n = self.nodes[i]
+            ins = [v for v in n.input if v]
+            if ins and all(v in const for v in ins) and n.op_type not in _NONDETERMINISTIC:
+                const.update(o for o in n.output if o)
+        return const
+
+    def refused_layers(self) -> list[dict[str, Any]]:
+        """Linear layers this reader refuses, with the reason: operators that compute on quantized
+        activations (the layer is then not a linear map of its input) and MatMul/Gemm nodes whose
+        input the graph rounds through QuantizeLinear -> DequantizeLinear."""
+        out = []
+        for i in self.order:
+            n = self.nodes[i]
+            op = n.op_type if n.domain in ("", "ai.onnx") else f"{n.domain}.{n.op_type}"
+            weight = next((v for v in n.input[1:] if v in self.inits and len(self.inits[v].dims) >= 2), None)
+            if op in _QUANTIZED_LINEAR and weight is not None:
+                out.append({"node": n.name or n.output[0], "op": op, "weight": weight,
+                            "shape": list(self.shape(weight)), "reason": _QUANTIZED_LINEAR[op]})
+            elif op in ("MatMul", "Gemm") and len(n.input) >= 2 and n.input[1] in self.constant:
+                src = self.producer.get(n.input[0])
+                if src is not None and self.nodes[src].op_type == "DequantizeLinear" \
+                        and n.input[0] not in self.constant:
+                    q = self.producer.get(self.nodes[src].input[0])
+                    if q is not None and self.nodes[q].op_type in ("QuantizeLinear", "DynamicQuantizeLinear"):
+                        w = n.input[1]
+                        out.append({"node": n.name or n.output[0], "op": op, "weight": w,
+                                    "shape": list(self.shape(w)) if w not in self.virtual_errors else None,
+                                    "reason": _QDQ_ACTIVATION})
+        return out
+
+    def linear_layers(self) -> list[dict[str, Any]]:
+        """Every MatMul/Gemm node with a constant weight: node name, weight value, shape (or the
+        reason its weight cannot be read)."""
+        out = []
+        for i in self.order:
+            n = self.nodes[i]
+            if n.op_type not in ("MatMul", "Gemm") or n.domain not in ("", "ai.onnx") or len(n.input) < 2:
+                continue
+            w, _ = self._weight_source(n.input[1])
+            if w is None:
+                continue
+            e: dict[str, Any] = {"node": n.name or n.output[0], "weight": w}
+            if w in self.virtual_errors:
+                e["error"] = self.virtual_errors[w]
+            else:
+                e["shape"] = list(self.shape(w))
+            out.append(e)
+        return out
 
     def blocks(self) -> list[dict[str, Any]]:
         """Every MLP block of the graph, in graph order, as a scan spec."""
@@ -457,6 +600,10 @@ class ONNXModel:
             end = self.nodes[self.consumers[end][0]].output[0]  # the bias Add after the MatMul
         spec["skip_in_graph"] = any(set(self.nodes[j].input) == {x, end} and self.nodes[j].op_type == "Add"
                                     for j in self.consumers.get(end, []))
+        bad = [w for w in list(spec["tensors"].values()) + list(spec["biases"].values()) if w in self.virtual_errors]
+        if bad:
+            spec["error"] = (f"the graph computes weight {bad[0]!r} from initializers with "
+                             f"{self.virtual_errors[bad[0]]}; refused")
         # the Hugging Face names, where the exporter kept them on the biases or the node names
         spec["hf_names"] = [v for v in list(spec["tensors"].values()) + list(spec["biases"].values())] + \
             [_node_path(parts[r]["node"].name) for r in parts]
@@ -470,25 +617,31 @@ class ONNXModel:
         return self.initializer_names
 
     def __contains__(self, name: str) -> bool:
-        return name in self.inits
+        return name in self.inits or name in self.virtual
 
     def shape(self, name: str) -> tuple[int, ...]:
-        """The declared shape of an initializer."""
+        """The declared shape of an initializer, or the shape the graph gives a computed weight."""
+        if name in self.virtual:
+            return tuple(self.virtual[name].shape)
+        if name in self.virtual_errors:
+            raise InputError(f"{self.path}: ONNX value {name!r}: {self.virtual_errors[name]}")
         return tuple(int(d) for d in self.inits[name].dims)
 
     def dtype(self, name: str) -> str:
-        """The stored element type (float32, float16, bfloat16, float64, or the ONNX type number)."""
+        """The stored element type (float32, float16, bfloat16, float64, int8, ...); for a weight the
+        graph computes, e.g. 'int8*scale' (integer storage) or its float type."""
+        if name in self.virtual:
+            e = self.virtual[name]
+            ints = e.int_leaves()
+            return f"{'/'.join(ints)}*scale" if ints else f"{e.dtype.name}(computed)"
         t = self.inits[name].data_type
-        return _FLOAT_TYPES[t][0] if t in _FLOAT_TYPES else f"onnx type {t}"
+        return _ALL_TYPES[t][0] if t in _ALL_TYPES else f"onnx type {t}"
 
     def float64_bytes(self, names: list[str]) -> int:
-        """Bytes the named initializers take as float64."""
+        """Bytes the named initializers (or computed weights) take as float64."""
         total = 0
         for n in names:
-            k = 8
-            for d in self.inits[n].dims:
-                k *= int(d)
-            total += k
+            total += 8 * int(np.prod(self.shape(n), dtype=np.int64))
         return total
 
     def config(self) -> dict[str, Any]:
@@ -496,15 +649,49 @@ class ONNXModel:
         return read_config(self.path.parent)
 
     def tensor(self, name: str) -> np.ndarray:
-        """An initializer as float64 (float16/bfloat16/float32 widened exactly), checked finite."""
-        a = self._array(name)
+        """An initializer as float64 (float16/bfloat16/float32 widened exactly), or a weight the graph
+        computes from initializers, evaluated in the graph's own types (onnx_const), checked finite."""
+        if name in self.virtual_errors:
+            raise InputError(f"{self.path}: ONNX value {name!r}: {self.virtual_errors[name]}")
+        if name in self.virtual:
+            notes: dict[str, list[int]] = {}
+            a = self.virtual[name].evaluate(self, notes).astype(np.float64)
+            self.rounding[name] = notes
+        else:
+            a = self._array(name)
         if not np.all(np.isfinite(a)):
-            raise InputError(f"{self.path}: ONNX initializer {name!r} contains NaN or Inf")
+            raise InputError(f"{self.path}: ONNX {'value' if name in self.virtual else 'initializer'} {name!r} "
+                             "contains NaN or Inf")
         return a
+
+    def arithmetic(self, name: str) -> Optional[dict[str, Any]]:
+        """How the graph computes a weight that it does not store (None for a stored one): the
+        expression, and how many entries its float operations rounded (after ``tensor(name)``)."""
+        if name not in self.virtual:
+            return None
+        e = self.virtual[name]
+        out: dict[str, Any] = {"value": name, "expression": e.describe(), "element_type": e.dtype.name}
+        for op, (r, n) in sorted(self.rounding.get(name, {}).items()):
+            out.setdefault("rounded", {})[op] = {"rounded_entries": r, "entries": n}
+        return out
+
+    def type_name(self, t: int) -> str:
+        """An ONNX element type number as its name (INT4, FLOAT8E4M3FN, ...)."""
+        return _type_name(t)
 
     def _array(self, name: str) -> np.ndarray:
         if name in self._arrays:
             return self._arrays[name]
+        if name in self.virtual:
+            out = self.virtual[name].evaluate(self).astype(np.float64)
+        else:
+            out = self.raw(name).astype(np.float64)
+        if out.size <= 16:
+            self._arrays[name] = out
+        return out
+
+    def raw(self, name: str) -> np.ndarray:
+        """An initializer in its stored element type (bfloat16 widened exactly to float32)."""
         t = self.inits[name]
         where = f"{self.path}: ONNX initializer {name!r}"
         if any(d < 0 for d in t.dims):
@@ -512,12 +699,10 @@ class ONNXModel:
         n = 1
         for d in t.dims:
             n *= int(d)
-        if t.data_type in _FLOAT_TYPES:
-            _, fmt, size = _FLOAT_TYPES[t.data_type]
-        elif t.data_type in (6, 7):  # int32, int64 (scalars of shape computations)
-            fmt, size = ("<i4", 4) if t.data_type == 6 else ("<i8", 8)
-        else:
-            raise InputError(f"{where}: element type {t.data_type} is not a float type")
+        if t.data_type not in _ALL_TYPES:
+            raise InputError(f"{where}: element type {_type_name(t.data_type)} is not read (float and "
+                             "8/16/32/64-bit integer types are)")
+        _, fmt, size = _ALL_TYPES[t.data_type]
         if t.HasField("segment"):
             raise InputError(f"{where}: segmented tensors are not read")
         if t.data_location == onnx.TensorProto.EXTERNAL:
@@ -537,12 +722,11 @@ class ONNXModel:
                 raise InputError(f"{where}: shape {list(t.dims)} needs {n} values, the tensor holds {arr.size}")
             if t.data_type == 16:
                 arr = np.asarray(arr).view("<u2") if arr.dtype.itemsize == 2 else arr
+            else:
+                arr = np.asarray(arr, dtype=fmt)
         if t.data_type == 16 and arr.dtype == np.dtype("<u2"):
             arr = (arr.astype(np.uint32) << 16).view(np.float32)
-        out = np.asarray(arr, dtype=np.float64).reshape(tuple(int(d) for d in t.dims))
-        if n <= 16:
-            self._arrays[name] = out
-        return out
+        return arr.reshape(tuple(int(d) for d in t.dims))
 
     def _external(self, t: Any, nbytes: int, where: str) -> bytes:
         """The bytes of an external-data tensor, from a file inside the model's own directory."""
@@ -573,6 +757,13 @@ class ONNXModel:
         if len(raw) != length:  # pragma: no cover - the size was checked
             raise InputError(f"{where}: external data file {loc!r} is truncated")
         return raw
+
+
+def _type_name(t: int) -> str:
+    try:
+        return onnx.TensorProto.DataType.Name(t)
+    except ValueError:
+        return f"type {t}"
 
 
 def _node_path(name: str) -> str:

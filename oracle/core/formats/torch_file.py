@@ -25,7 +25,7 @@ from typing import Any, Optional
 import numpy as np
 
 from oracle.core.errors import InputError
-from oracle.core.io import read_config
+from oracle.core.io import read_config, read_head
 from oracle.core.formats.table import TensorTable
 
 MAX_PICKLE_BYTES = 200_000_000  # a state dict's pickle holds names and shapes only
@@ -223,14 +223,8 @@ class TorchCheckpoint(TensorTable):
         self._legacy_data: dict[str, int] = {}
         self._big = False
         self._bad: dict[str, str] = {}
-        try:
-            size = p.stat().st_size
-            with open(p, "rb") as fh:
-                head = fh.read(16)
-        except FileNotFoundError:
-            raise InputError(f"{p}: no such file") from None
-        except OSError as e:
-            raise InputError(f"{p}: cannot read: {' '.join(str(e).split())[:200]}") from None
+        head = read_head(p, 16)
+        size = p.stat().st_size
         if head[:4] == b"PK\x03\x04":
             root = self._open_zip(p)
         elif is_legacy_torch(head):
@@ -395,7 +389,9 @@ def is_torch_zip(path: str | os.PathLike) -> bool:
 def _pickle_state_dict(tensors: dict[str, np.ndarray], legacy: bool) -> tuple[bytes, list[tuple[str, np.ndarray]]]:
     """A protocol-2 pickle of an OrderedDict of tensors as torch.save writes it, opcode by opcode
     (torch is not needed to write it); returns the pickle and the storages in key order."""
-    names = {np.dtype("<f4"): "FloatStorage", np.dtype("<f8"): "DoubleStorage", np.dtype("<f2"): "HalfStorage"}
+    names = {np.dtype("<f4"): "FloatStorage", np.dtype("<f8"): "DoubleStorage", np.dtype("<f2"): "HalfStorage",
+             np.dtype("i1"): "CharStorage", np.dtype("u1"): "ByteStorage", np.dtype("<i4"): "IntStorage",
+             np.dtype("<i8"): "LongStorage"}
     out = bytearray(b"\x80\x02")
 
     def glob(mod: str, name: str) -> None:

@@ -1,0 +1,520 @@
+"""The re-check of an ``absorb check --json`` document of one block: the one path that the library
+and ``absorb recheck`` share.
+
+A document states a verdict, a claim, whether it is exact, and a certificate holding evidence.  The
+re-check verifies what the document states and never substitutes a decision of its own:
+
+* every stated fact that is a function of the weights (the block summary, the hypothesis facts,
+  the nondegeneracy, the necessary conditions an index-set search reports as violated, the
+  distance to the nearest index set, the absorption-width statement) is recomputed from the
+  weights and compared with the document field by field; the first field that differs is named;
+* the certificate's own evidence (index sets, flip sets, linear functionals and their bounds, m*,
+  the exhaustive "none") is re-verified by :func:`oracle.decide.block.recheck_certificate`;
+* the verdict, claim and exactness must be the ones that verified evidence supports.
+
+A refusal raises :class:`Refused`, which names the field.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Callable, Optional
+
+import numpy as np
+from fractions import Fraction
+
+from oracle.algebra import search
+from oracle.algebra.construct import spot_points, verify_equal_at_points
+from oracle.core import activations
+from oracle.core.blocks import Block, nondegeneracy
+from oracle.core.errors import CheckFailed
+from oracle.decide import biased as biased_decide
+from oracle.decide import block as single
+from oracle.decide import relu as relu_decide
+
+
+class Refused(CheckFailed):
+    """A document's field does not hold: ``field`` is its dotted path in the document."""
+
+    def __init__(self, field: str, why: str) -> None:
+        self.field = field
+        self.why = why
+        super().__init__(f"{field}: {why}")
+
+
+def plain_json(x: Any) -> Any:
+    """x as JSON would give it back (tuples as lists, numpy scalars as Python numbers)."""
+    if isinstance(x, dict):
+        return {str(k): plain_json(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [plain_json(v) for v in x]
+    if isinstance(x, np.bool_):
+        return bool(x)
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.floating):
+        return float(x)
+    return x
+
+
+def same(stated: Any, actual: Any, field: str) -> None:
+    """Refuse (naming the first differing field) unless the stated value is the recomputed one."""
+    actual = plain_json(actual)
+    if isinstance(actual, dict):
+        if not isinstance(stated, dict):
+            raise Refused(field, "is not an object")
+        for k in stated:
+            if k not in actual:
+                raise Refused(f"{field}.{k}", "is not a fact the re-check can confirm")
+        for k, v in actual.items():
+            if k not in stated:
+                raise Refused(f"{field}.{k}", "is missing")
+            same(stated[k], v, f"{field}.{k}")
+        return
+    if isinstance(actual, list):
+        if not isinstance(stated, list) or len(stated) != len(actual):
+            raise Refused(field, f"states {_short(stated)}, the weights give {_short(actual)}")
+        for i, (a, b) in enumerate(zip(stated, actual)):
+            same(a, b, f"{field}[{i}]")
+        return
+    if type(stated) is bool or type(actual) is bool:
+        ok = stated is actual
+    else:
+        ok = stated == actual and isinstance(stated, (int, float, str, type(None)))
+    if not ok:
+        raise Refused(field, f"states {_short(stated)}, the weights give {_short(actual)}")
+
+
+def _short(x: Any) -> str:
+    r = repr(x)
+    return r if len(r) <= 80 else r[:77] + "..."
+
+
+# ------------------------------------------------------------------ sizes, bounded before any arithmetic
+
+# A decimal string such as "1e3000000" is a few bytes, but read as an exact rational (Fraction) it
+# becomes an integer of millions of digits, and every product with it takes seconds: a forged
+# field could stall the re-check.  No value decide writes needs a decimal exponent beyond float64's
+# (|e| <= 324) or an integer beyond 64 bits (counts and indices; large rationals are "p/q" strings).
+MAX_DECIMAL_EXPONENT = 400
+MAX_INTEGER = 2 ** 63
+_EXPONENT = re.compile(r"[0-9.][eE]([-+]?[0-9]+)")
+
+
+def check_sizes(x: Any, field: str) -> None:
+    """Refuse, naming the field, a number or decimal string out of the range any document holds."""
+    if isinstance(x, dict):
+        for k, v in x.items():
+            check_sizes(v, f"{field}.{k}" if field else str(k))
+    elif isinstance(x, list):
+        for i, v in enumerate(x):
+            check_sizes(v, f"{field}[{i}]")
+    elif isinstance(x, str):
+        for e in _EXPONENT.finditer(x):
+            if abs(int(e.group(1)[:12])) > MAX_DECIMAL_EXPONENT:
+                raise Refused(field, f"holds the decimal exponent {_short(e.group(0))}, beyond the "
+                                     f"{MAX_DECIMAL_EXPONENT} any value of a check document needs")
+    elif type(x) is int and abs(x) > MAX_INTEGER:
+        raise Refused(field, f"states an integer beyond 2^63 ({len(str(abs(x)))} digits): out of range "
+                             "for a count or an index")
+
+
+# ------------------------------------------------------------------ measured evidence, search methods
+
+MEASURE_REL_TOL = 1e-9  # a float64 measurement re-measured the same way may differ by this, relatively
+
+
+def same_measured(stated: Any, actual: Any, field: str) -> None:
+    """Like :func:`same`, but a float (float64 evidence, e.g. an arb ball's radius) need only agree
+    with its re-measurement within a relative ``MEASURE_REL_TOL``; counts, flags and texts exactly."""
+    actual = plain_json(actual)
+    if isinstance(actual, dict) and isinstance(stated, dict):
+        for k in stated:
+            if k not in actual:
+                raise Refused(f"{field}.{k}", "is not a fact the re-measurement gives")
+        for k, v in actual.items():
+            if k not in stated:
+                raise Refused(f"{field}.{k}", "is missing")
+            same_measured(stated[k], v, f"{field}.{k}")
+        return
+    if type(actual) is float and type(stated) in (int, float):
+        if not math.isclose(stated, actual, rel_tol=MEASURE_REL_TOL, abs_tol=0.0):
+            raise Refused(field, f"states {_short(stated)}, re-measured at the same points: {actual!r} "
+                                 f"(relative tolerance {MEASURE_REL_TOL:g})")
+        return
+    same(stated, actual, field)
+
+
+def _index_search_methods(s: dict[str, Any]) -> Optional[set[str]]:
+    """The methods the index-set search (oracle/algebra/search/driver.py) writes for evidence of this
+    kind; None for searches of other kinds, whose method text is not pinned here."""
+    k = s.get("kind")
+    if k == "necessary_conditions":
+        return {"necessary condition: " + ",".join(str(v) for v in s.get("violated") or [])}
+    if k == "index_set":
+        return {"gram": {"Gram solve (normal equations) + exact verification"},
+                "lattice": {"lattice reduction (LLL) + exact verification"}}.get(
+            s.get("found_by"), {"meet-in-the-middle", "relaxation rounding + exact verification"})
+    if k == "exhaustive":
+        return {"meet-in-the-middle (exhaustive)"}
+    if k == "linear":
+        return {f"frank-wolfe/fista + linear certificate ({s.get('check_method')})"}
+    return None
+
+
+# the status each kind of index-set evidence supports
+_SEARCH_STATUS = {"necessary_conditions": {"none"}, "exhaustive": {"none"}, "index_set": {"found"},
+                  "linear": {"none", "unknown"}}
+
+
+def _check_search_method(cert: dict[str, Any]) -> bool:
+    """certificate.search.method must be one the evidence's kind admits (and the status the one that
+    evidence supports); False when the method belongs to a search whose text is not pinned."""
+    s = cert.get("search")
+    if not isinstance(s, dict) or "method" not in s:
+        return True
+    if not isinstance(s["method"], str):
+        raise Refused("certificate.search.method", "is not a text")
+    if "status" in s and s.get("kind") in _SEARCH_STATUS and s["status"] not in _SEARCH_STATUS[s["kind"]]:
+        raise Refused("certificate.search.status", f"states {s['status']!r}; {s['kind']!r} evidence supports "
+                      + " or ".join(sorted(_SEARCH_STATUS[s["kind"]])))
+    want = _index_search_methods(s)
+    if want is None:
+        return False
+    if s["method"] not in want:
+        raise Refused("certificate.search.method", f"states {_short(s['method'])}; {s.get('kind')!r} evidence "
+                      "comes from " + " or ".join(repr(w) for w in sorted(want)))
+    if s.get("kind") == "index_set" and "S" in s and "S" in cert and cert["kind"] in (
+            "index_set", "relu_limit", "biased_flip"):
+        same(sorted(int(i) for i in s["S"]), sorted(int(i) for i in cert["S"]), "certificate.search.S")
+    return True
+
+
+# ------------------------------------------------------------------ the verdict a certificate supports
+
+def _no_set_blocked(block: Block) -> bool:
+    """Whether a bias-free index-condition converse is out of reach for this block."""
+    M = block.M
+    return bool(single.nonzero_biases(block) or block.activation not in single.NECESSITY_PROVED
+                or block.d < 2 or not nondegeneracy(block.W_up, block.W_down).ok
+                or (M is not None and single.invertibility(M)["invertible"] is not True))
+
+
+def _biased_verdict(block: Block, cert: dict[str, Any]) -> str:
+    part = cert.get("part")
+    if part in ("A", "A+padding"):
+        return "absorbable"
+    if part == "C":
+        status = cert["classes"]["status"]
+        return {"found": "absorbable", "none": "not_absorbable"}.get(status, "undecided")
+    s = cert.get("search") or {}
+    if (s.get("status") == "none" and cert["nondegeneracy"]["nondegenerate"] is True
+            and block.activation in activations.BIASED_FLIP_NECESSITY):
+        return "not_absorbable"
+    return "undecided"
+
+
+def _relu_limit_verdict(block: Block, cert: dict[str, Any]) -> str:
+    s = cert["search"]
+    if s.get("status") == "found":
+        return "absorbable"
+    if s.get("status") == "none" and cert["nondegenerate"]["nondegenerate"] is True:
+        return "not_absorbable"
+    return "undecided"
+
+
+def _bounds_verdict(cert: dict[str, Any]) -> str:
+    if cert["lower"] > cert["width_asked"]:
+        return "not_absorbable"
+    return "absorbable" if cert["upper"] <= cert["width_asked"] else "undecided"
+
+
+def _verified_property(cert: dict[str, Any]) -> str:
+    return "not_absorbable" if cert.get("activation_properties_verified") is True else "undecided"
+
+
+# kind -> (the verdict its verified evidence supports, the claims a verdict on it may name)
+VERDICTS: dict[str, tuple[Callable[[Block, dict[str, Any]], str], set[Optional[str]]]] = {
+    "zero_skip": (lambda b, c: "absorbable", {None}),
+    "index_set": (lambda b, c: "absorbable", {"relu-gelu-iff", "glu-flip"}),
+    "homogeneous": (lambda b, c: _verified_property(c), {"homogeneous-impossible"}),
+    "gated_zero": (lambda b, c: _verified_property(c), {"gated-impossible"}),
+    "no_index_set": (lambda b, c: "undecided" if _no_set_blocked(b) else "not_absorbable",
+                     {"relu-gelu-iff", "glu-flip"}),
+    "search_inconclusive": (lambda b, c: "undecided", {"relu-gelu-iff", "glu-flip"}),
+    "hypothesis_failed": (lambda b, c: "undecided", {"homogeneous-impossible", "gated-impossible"}),
+    "unsupported": (lambda b, c: "undecided", {None}),
+    "convention_not_decided": (lambda b, c: "undecided", {None}),
+    "relu_complete": (lambda b, c: "absorbable" if c["m_star"] <= c["width_asked"] else "not_absorbable",
+                      {"relu-complete"}),
+    "relu_complete_bounds": (lambda b, c: _bounds_verdict(c), {"relu-complete"}),
+    "relu_limit": (_relu_limit_verdict, {"relu-limit"}),
+    "biased_flip": (_biased_verdict, {"relu2-biased", "gated-biased"}),
+}
+
+
+# ------------------------------------------------------------------ stated facts, recomputed
+
+def _search_state(kind: str, cert: dict[str, Any]) -> dict[str, Any]:
+    s = dict(cert.get("search") or {})
+    if kind == "no_index_set":
+        s.setdefault("status", "none")
+    return s
+
+
+def _check_facts(block: Block, cert: dict[str, Any], verdict: str) -> set[str]:
+    """Recompute the facts a certificate states about the weights; refuse the first that differs.
+    Returns the measured fields (spot checks) that were re-measured."""
+    kind = cert["kind"]
+    measured: set[str] = set()
+    if "block" in cert:
+        info = biased_decide.flip_block_info(block) if kind == "biased_flip" else single.block_info(block)
+        same(cert["block"], info, "certificate.block")
+    nd = nondegeneracy(block.W_up, block.W_down)
+    if "hypotheses" in cert:
+        same(cert["hypotheses"], single.hypothesis_facts(block, nd), "certificate.hypotheses")
+    if kind == "relu_limit":
+        same(cert.get("nondegenerate"), nd.as_dict(), "certificate.nondegenerate")
+    if kind == "biased_flip" and "nondegeneracy" in cert:
+        fd = biased_decide.block_flip_data(block)
+        same(cert["nondegeneracy"], biased_decide.flips.flip_nondegeneracy(fd, block.activation),
+             "certificate.nondegeneracy")
+    if kind == "hypothesis_failed":
+        same(sorted(cert.get("nonzero_biases", [])), sorted(single.nonzero_biases(block)),
+             "certificate.nonzero_biases")
+    s = cert.get("search")
+    ops = _search_operands(block, cert)
+    if isinstance(s, dict) and s.get("kind") == "necessary_conditions" and ops is not None:
+        nc = search.necessary_conditions(*ops)
+        if nc["possible"]:
+            raise Refused("certificate.search.possible", "the necessary conditions all hold for these weights")
+        for key in ("possible", "violated", "checks", "exact"):
+            if key in nc or key in s:
+                same(s.get(key), nc.get(key), f"certificate.search.{key}")
+    if isinstance(s, dict) and s.get("kind") == "linear" and ops is not None:
+        _check_linear_bounds(ops, s)
+    if kind == "biased_flip" and cert.get("part") == "A" and "c_S" in cert:
+        fd = biased_decide.block_flip_data(block)
+        if block.activation in activations.FLIP_GATES:
+            plain, full = biased_decide.flip_block(block.without_skip(), sorted(int(i) for i in cert["S"]))
+            note = {k: v for k, v in full.items() if k != "construction"}
+        else:
+            plain, full = biased_decide.flipped_block(block, fd, [int(i) for i in cert["S"]])
+            note = full
+        for key, v in note.items():
+            same(cert.get(key), v, f"certificate.{key}")
+        if "spot_check" in cert:
+            same_measured(cert["spot_check"], biased_decide.spot_check(block, plain, full), "certificate.spot_check")
+            measured.add("spot_check")
+    if kind == "index_set" or (kind in ("relu_limit", "relu_complete") and "S" in cert and "size" in cert):
+        plain, note = single.flip_block(block, sorted(int(i) for i in cert["S"]))
+        for key in ("b_down_rounded", "b_down_exact", "b_down_max_rounding_error"):
+            if key in note or key in cert:
+                same(cert.get(key), note.get(key), f"certificate.{key}")
+        if "spot_check" in cert:
+            same_measured(cert["spot_check"], single.flip_spot_check(block, plain, note), "certificate.spot_check")
+            measured.add("spot_check")
+    if kind in ("relu_complete", "relu_complete_bounds"):
+        same(cert["width_asked"], block.m, "certificate.width_asked")
+    if "size" in cert and "S" in cert:
+        same(cert["size"], len(cert["S"]), "certificate.size")
+    if "distance" in cert:
+        same(cert["distance"], single.distance_to_index_sets(block, _search_state(kind, cert)),
+             "certificate.distance")
+    if "also_applies" in cert and "hypotheses" in cert:
+        same(cert["also_applies"], single.narrower_claims(block, cert["hypotheses"]), "certificate.also_applies")
+    w = cert.get("absorption_width")
+    if isinstance(w, dict):
+        want = _width(block, cert, nd, verdict)
+        if want is not None:
+            same(w, want, "certificate.absorption_width")
+    return measured
+
+
+def _search_operands(block: Block, cert: dict[str, Any]) -> Optional[tuple[Any, Any, Any]]:
+    """(U, W, M) of the index-set search a certificate reports: the block's own weights, or for
+    relu-complete's bounds the kink classes (relu.py's class data); None when no such search."""
+    kind = cert["kind"]
+    M = block.M if block.kind == "residual" else None
+    if kind in ("relu_limit", "no_index_set", "search_inconclusive") or (
+            kind == "biased_flip" and block.activation in activations.FLIP_GATES):
+        return block.W_up, block.W_down, M
+    if kind == "relu_complete_bounds" and (cert.get("search") or {}).get("status") == "none":
+        cls = relu_decide.classes_fast(block)
+        cd = relu_decide.class_data(block, cls)
+        if cd.V_float is None or cd.N_plus_float is None or not cls["active"]:
+            return None
+        return block.W_up[cd.reps], cd.V_float, cd.N_plus_float
+    return None
+
+
+def _check_linear_bounds(ops: tuple[Any, Any, Any], s: dict[str, Any]) -> None:
+    """The stated bounds of a linear functional Y must be ones the functional proves."""
+    chk = search.check_linear_certificate(*ops, search.decode_matrix(s["Y"]))
+    for key in ("lower_bound", "distance_lower_bound"):
+        v, proved = s.get(key), float(chk[key])
+        if v is None and not math.isfinite(proved):
+            continue
+        if type(v) not in (int, float) or not v <= proved:
+            raise Refused(f"certificate.search.{key}", f"states {_short(v)}, the functional Y proves only {proved!r}")
+    if "check_method" in s:
+        same(s["check_method"], chk["method"], "certificate.search.check_method")
+
+
+def _width(block: Block, cert: dict[str, Any], nd: Any, verdict: str) -> Optional[dict[str, Any]]:
+    """The absorption-width statement decide writes for this certificate (None: not recomputed here)."""
+    kind = cert["kind"]
+    if kind == "index_set":
+        return single.width_absorbable(block, nd)
+    if kind in ("no_index_set", "search_inconclusive"):
+        return single.width_not_absorbable(block, nd, exact_only=verdict == "not_absorbable")
+    if kind == "relu_limit":
+        if verdict == "absorbable":
+            return {"value": None, "at_most": block.m, "reason": "absorbable at width m; smaller widths not examined"}
+        return single.width_not_absorbable(block, nd, exact_only=verdict == "not_absorbable")
+    if kind in ("relu_complete", "relu_complete_bounds"):
+        return single.width_from_bounds(cert)
+    return None
+
+
+# ------------------------------------------------------------------ the document
+
+_MALFORMED = (KeyError, TypeError, ValueError, IndexError, AttributeError, ZeroDivisionError, OverflowError)
+
+
+def check_block_document(block: Block, doc: dict[str, Any]) -> str:
+    """Verify a ``check --json`` document of ``block``; the reason it holds, or :class:`Refused`."""
+    try:
+        return _check_block_document(block, doc)
+    except _MALFORMED as e:  # a field of the wrong type or shape: a document that does not hold
+        kind = doc.get("certificate", {}).get("kind") if isinstance(doc.get("certificate"), dict) else None
+        raise Refused("certificate", f"the {kind!r} certificate is malformed ({type(e).__name__})") from None
+
+
+def _check_block_document(block: Block, doc: dict[str, Any]) -> str:
+    check_sizes(doc, "")
+    cert = doc.get("certificate")
+    if not isinstance(cert, dict):
+        raise Refused("certificate", "the document has no certificate")
+    kind = cert.get("kind")
+    if kind not in VERDICTS:
+        raise Refused("certificate.kind", f"unknown certificate kind {kind!r}")
+    info = cert.get("block")
+    if isinstance(info, dict):
+        for key, mine in (("activation", block.activation), ("d", block.d), ("m", block.m)):
+            if key in info and info[key] != mine:
+                raise Refused(f"certificate.block.{key}", f"the certificate is about a block with {key} = "
+                                                          f"{info[key]!r}, the file's block has {mine!r}")
+    supported, claims = VERDICTS[kind]
+    want = supported(block, cert)
+    if not single.recheck_certificate(block, cert):
+        raise Refused(_diagnose(block, cert), f"the {kind!r} certificate does not re-verify from the weights")
+    measured = _check_facts(block, cert, want)
+    method_pinned = _check_search_method(cert)
+    if doc.get("verdict") != want:
+        raise Refused("verdict", f"the document says {doc.get('verdict')!r}, its {kind!r} certificate "
+                                 f"supports {want!r}")
+    if doc.get("claim") not in claims or (kind == "biased_flip" and doc.get("claim") != cert.get("claim")):
+        raise Refused("claim", f"the document names claim {doc.get('claim')!r}; a {kind!r} certificate rests on "
+                      + " or ".join(repr(c) for c in sorted(claims, key=str)))
+    if not isinstance(doc.get("exact"), bool):
+        raise Refused("exact", "is not true or false")
+    if doc["exact"] and want == "undecided":
+        raise Refused("exact", "the document calls an undecided verdict exact")
+    s = cert.get("search") if isinstance(cert.get("search"), dict) else {}
+    if doc["exact"] and want == "not_absorbable" and kind in ("no_index_set", "relu_limit") \
+            and s.get("exact") is not True:
+        raise Refused("exact", "the document calls the verdict exact, but its index-set search is not exact")
+    prose = _check_prose(doc, cert)
+    unverified = list(prose)
+    if "spot_check" in cert and "spot_check" not in measured:
+        unverified.append("certificate.spot_check (not re-measured; it states agreement, as the verified "
+                          "evidence implies)")
+    if isinstance(cert.get("absorption_width"), dict) and \
+            _width(block, cert, nondegeneracy(block.W_up, block.W_down), want) is None:
+        unverified.append("certificate.absorption_width (not recomputed for this kind)")
+    if not method_pinned:
+        unverified.append("certificate.search.method (the name of the search, not pinned for this kind)")
+    timings = [f"certificate.{k}" for k in ("seconds", "time") if k in cert]
+    if timings:
+        unverified.append(", ".join(timings) + " (how long the decision took: a timing, not a fact about the block)")
+    held = f"the {kind!r} certificate re-verifies from the weights: {want} ({doc.get('claim')})"
+    if unverified:
+        held += "; not verified: " + ", ".join(unverified)
+    return held
+
+
+MAX_PROSE = 20_000  # characters of a free-text field
+_SPOT_TEXT = re.compile(r"spot check of the emitted block at (\S+) points \((\w+)\)")
+
+
+def _check_prose(doc: dict[str, Any], cert: dict[str, Any]) -> list[str]:
+    """The free-text fields (the verdict's reason, the note on how the emitted block was checked) are
+    prose: what of them can be compared with the verified facts is, and a contradiction is refused;
+    the rest is named, so that a holds line never covers them silently.  Returns those names."""
+    names: list[str] = []
+    reason = doc.get("reason")
+    if reason is not None:
+        if not isinstance(reason, str) or len(reason) > MAX_PROSE:
+            raise Refused("reason", f"is not a text of at most {MAX_PROSE} characters")
+        # claim ids are not compared: a true reason also cites the claims of the steps it used (a
+        # relu-complete verdict cites relu-limit (A) for its sign-flip construction)
+        # verdicts as written in documents; the plain words ("absorbable", "undecided") also occur in
+        # true reasons about other things ("a rounded absorbable block"), so only the token is compared
+        if re.search(r"(?<![\w-])not_absorbable(?![\w-])", reason) and doc.get("verdict") != "not_absorbable":
+            raise Refused("reason", f"states the verdict 'not_absorbable', the document's verdict is "
+                                    f"{doc.get('verdict')!r}")
+        names.append("reason (prose: checked only for the verdict token it names)")
+    rec = cert.get("emitted_block")
+    if isinstance(rec, dict) and "check" in rec:
+        text = rec["check"]
+        if not isinstance(text, str) or len(text) > MAX_PROSE:
+            raise Refused("certificate.emitted_block.check", f"is not a text of at most {MAX_PROSE} characters")
+        spot = cert.get("spot_check")
+        for pts, backend in _SPOT_TEXT.findall(text):
+            if not isinstance(spot, dict) or str(spot.get("points")) != pts or spot.get("backend") != backend:
+                raise Refused("certificate.emitted_block.check", f"describes a spot check at {pts} points ({backend}), "
+                              f"certificate.spot_check states {_short(spot)}")
+        names.append("certificate.emitted_block.check (prose: the developer's note on how the emitted block was "
+                      "checked)")
+    return names
+
+
+def _diagnose(block: Block, cert: dict[str, Any]) -> str:
+    """Which field of a refused certificate is wrong: the first that differs from a fresh decision
+    (asked only after the refusal, to name the field; small blocks only)."""
+    if block.m * block.d > 2_000:
+        return "certificate"
+    fresh = plain_json(single.decide(block).certificate)
+
+    def first(a: Any, b: Any, path: str) -> Optional[str]:
+        if isinstance(a, dict) and isinstance(b, dict):
+            for k in a:
+                if k in ("seconds", "time"):
+                    continue
+                if k not in b:
+                    return f"{path}.{k}"
+                hit = first(a[k], b[k], f"{path}.{k}")
+                if hit:
+                    return hit
+            return None
+        if isinstance(a, list) and isinstance(b, list):
+            if len(a) != len(b):
+                return path
+            for i, (x, y) in enumerate(zip(a, b)):
+                hit = first(x, y, f"{path}[{i}]")
+                if hit:
+                    return hit
+            return None
+        return None if a == b and type(a) is type(b) else path
+
+    return first(cert, fresh, "certificate") or "certificate"
+
+
+def recheck_block_document(block: Block, doc: dict[str, Any]) -> tuple[bool, str]:
+    """(holds, reason) for a ``check --json`` document of this block."""
+    try:
+        return True, check_block_document(block, doc)
+    except Refused as e:
+        return False, str(e)
