@@ -460,3 +460,87 @@ Proof.
   apply (stack_null_of_layers d _ (fun N o m HN => nondegenerate_null_at N o d m Hd HN)).
   apply le_n.
 Qed.
+
+(** ** Instance and boundary cases of the measure form *)
+
+(** [generic-weights], instance: [d = 2], [m = 1], [M = I].  Every box of
+    weights [(W_down, W_up) = ((w0, w1), (u0, u1))] contains weights with a
+    nonzero column [W_down], a nonzero row [W_up] and [I + W_down W_up]
+    invertible ([1 + w0 u0 + w1 u1 <> 0]): through [generic_weights_null]
+    and [NonGenericNull.null_set_misses_box]. *)
+Lemma generic_weights_null_instance : forall a b : nat -> R,
+  (forall i, (i < 4)%nat -> a i < b i) ->
+  exists w0 w1 u0 u1 : R,
+    a 0%nat <= w0 <= b 0%nat /\ a 1%nat <= w1 <= b 1%nat /\
+    a 2%nat <= u0 <= b 2%nat /\ a 3%nat <= u1 <= b 3%nat /\
+    (w0 <> 0 \/ w1 <> 0) /\ (u0 <> 0 \/ u1 <> 0) /\ 1 + (w0 * u0 + w1 * u1) <> 0.
+Proof.
+  intros a b ab.
+  pose proof (generic_weights_null 2 1 ident (ident_trivial_kernel 2) (le_n 2)) as HN.
+  unfold null_weights in HN.
+  destruct (null_set_misses_box 4 a b _ ab HN) as (w & Hw & Hn).
+  apply NNPP in Hn. destruct Hn as (_ & Hp & (Hr & _ & Hc)).
+  exists (w 0%nat), (w 1%nat), (w 2%nat), (w 3%nat).
+  split; [exact (Hw 0%nat ltac:(lia))|]. split; [exact (Hw 1%nat ltac:(lia))|].
+  split; [exact (Hw 2%nat ltac:(lia))|]. split; [exact (Hw 3%nat ltac:(lia))|].
+  split; [|split].
+  - destruct (Hc 0%nat ltac:(lia)) as (i & Hi & Hne).
+    destruct i as [|[|i]]; [left|right|lia]; unfold down_of in Hne; simpl in Hne; exact Hne.
+  - destruct (Hr 0%nat ltac:(lia)) as (j & Hj & Hne).
+    destruct j as [|[|j]]; [left|right|lia]; unfold up_of in Hne; simpl in Hne; exact Hne.
+  - intros E.
+    assert (K : forall i, (i < 2)%nat ->
+              mv 2 (skip_piece 1 ident (fun _ => true) (down_of 2 1 w) (up_of 2 1 w))
+                 (fun j => match j with O => w 0%nat | _ => w 1%nat end) i = 0).
+    { intros i Hi. unfold mv, skip_piece, ident, kron, down_of, up_of.
+      destruct i as [|[|i]]; [| |lia]; simpl.
+      - transitivity (w 0%nat * (1 + (w 0%nat * w 2%nat + w 1%nat * w 3%nat))); [ring|].
+        rewrite E. ring.
+      - transitivity (w 1%nat * (1 + (w 0%nat * w 2%nat + w 1%nat * w 3%nat))); [ring|].
+        rewrite E. ring. }
+    pose proof (Hp (fun _ => true) _ K 0%nat ltac:(lia)) as Z0.
+    pose proof (Hp (fun _ => true) _ K 1%nat ltac:(lia)) as Z1.
+    simpl in Z0, Z1. rewrite Z0, Z1 in E. lra.
+Qed.
+
+(** Without [M_invertible_ii] the measure form is false: for [d = 2], [m = 1]
+    and [M = 0] the piece of [S = {}] is [M] itself, singular at every
+    weight, so the failing set is all of R^(d m + m d), which is not null. *)
+Lemma generic_weights_null_needs_M_invertible_ii :
+  ~ (forall (d m : nat) (M : mat)
+            (d_ge_2_iii : (2 <= d)%nat),
+       null_weights d m (fun Wd Wu =>
+         ~ (row_rank d m Wu (Nat.min m d) /\
+            (forall S : nat -> bool, trivial_kernel d (skip_piece m M S Wd Wu)) /\
+            nondegenerate_weights d m Wd Wu))).
+Proof.
+  intros H. apply (all_weights_not_null 2 1). unfold null_weights.
+  eapply null_set_subset; [|exact (H 2%nat 1%nat (fun _ _ => 0) (le_n 2))].
+  intros w _ (_ & Hp & _).
+  assert (Hz : forall i, (i < 2)%nat ->
+            mv 2 (skip_piece 1 (fun _ _ => 0) (fun _ => false) (down_of 2 1 w) (up_of 2 1 w))
+               (fun _ => 1) i = 0).
+  { intros i _. unfold mv, skip_piece. simpl. ring. }
+  pose proof (Hp (fun _ => false) (fun _ => 1) Hz 0%nat ltac:(lia)). lra.
+Qed.
+
+(** Without [d_ge_2_iii] the measure form is false: for [d = 1], [m = 2] and
+    [M = I] two rows of [W_up] in R^1 are always collinear (or one is zero),
+    so no weight is nondegenerate and the failing set is not null. *)
+Lemma generic_weights_null_needs_d_ge_2_iii :
+  ~ (forall (d m : nat) (M : mat)
+            (M_invertible_ii : trivial_kernel d M),
+       null_weights d m (fun Wd Wu =>
+         ~ (row_rank d m Wu (Nat.min m d) /\
+            (forall S : nat -> bool, trivial_kernel d (skip_piece m M S Wd Wu)) /\
+            nondegenerate_weights d m Wd Wu))).
+Proof.
+  intros H. apply (all_weights_not_null 1 2). unfold null_weights.
+  eapply null_set_subset; [|exact (H 1%nat 2%nat ident (ident_trivial_kernel 1))].
+  intros w _ (_ & _ & Hr & Hc & _).
+  set (Wu := up_of 1 2 w) in *.
+  destruct (Hr 0%nat ltac:(lia)) as (j & Hj & Hu). assert (j = 0%nat) by lia. subst j.
+  apply (Hc 0%nat 1%nat ltac:(lia) ltac:(lia) ltac:(lia)).
+  exists (Wu 1%nat 0%nat / Wu 0%nat 0%nat). intros j Hj'. assert (j = 0%nat) by lia. subst j.
+  field. exact Hu.
+Qed.

@@ -157,3 +157,40 @@ Proof.
     unfold index_entry_expr. simpl. rewrite poly_eval_psum.
     rewrite sum_zero; [lra|]. intros l _. destruct (S l); simpl; ring.
 Qed.
+
+(** ** A null set misses a point of every box *)
+
+(** A null set leaves out a point of every box with sides of positive
+    length ([NullSets.null_set_contains_no_box]). *)
+Lemma null_set_misses_box : forall (n : nat) (a b : nat -> R) (A : (nat -> R) -> Prop),
+  (forall i, (i < n)%nat -> a i < b i) -> null_set n A ->
+  exists x, (forall i, (i < n)%nat -> a i <= x i <= b i) /\ ~ A x.
+Proof.
+  intros n a b A ab nA.
+  destruct (Classical_Prop.classic
+              (exists x, (forall i, (i < n)%nat -> a i <= x i <= b i) /\ ~ A x)) as [H|H];
+    [exact H|].
+  exfalso. apply (null_set_contains_no_box n a b A ab); [|exact nA].
+  intros x Hx. apply Classical_Prop.NNPP. intros HA. apply H. exists x. split; assumption.
+Qed.
+
+(** [non-generic], instance: [d = m = 1], [M = 1].  Every box of weights
+    [(W_down, W_up) = (x, y)] contains weights with [x y <> -1], i.e. where
+    no index set gives [W_down[:,S] W_up[S,:] = -M]: through [non_generic_null]
+    and [null_set_misses_box]. *)
+Lemma non_generic_null_instance : forall a0 b0 a1 b1 : R, a0 < b0 -> a1 < b1 ->
+  exists x y : R, a0 <= x <= b0 /\ a1 <= y <= b1 /\ x * y <> -1.
+Proof.
+  intros a0 b0 a1 b1 H0 H1.
+  assert (HM : nonzero_mat 1 ident).
+  { exists 0%nat, 0%nat. repeat split; try lia. unfold ident, kron. simpl. lra. }
+  pose proof (non_generic_null 1 1 ident HM) as HN. unfold null_weights in HN.
+  destruct (null_set_misses_box 2 (fun i => match i with O => a0 | _ => a1 end)
+              (fun i => match i with O => b0 | _ => b1 end) _
+              ltac:(intros [|[|i]] Hi; simpl; [exact H0|exact H1|lia]) HN) as (w & Hw & Hn).
+  exists (w 0%nat), (w 1%nat).
+  split; [exact (Hw 0%nat ltac:(lia))|]. split; [exact (Hw 1%nat ltac:(lia))|].
+  intros E. apply Hn. exists (fun _ => true). intros i j Hi Hj.
+  assert (i = 0%nat) by lia. assert (j = 0%nat) by lia. subst i j.
+  unfold down_of, up_of, ident, kron. simpl. lra.
+Qed.
