@@ -194,3 +194,18 @@ Proof.
   assert (i = 0%nat) by lia. assert (j = 0%nat) by lia. subst i j.
   unfold down_of, up_of, ident, kron. simpl. lra.
 Qed.
+
+(** Without [M_nonzero] the measure form is false: for [M = 0] the empty
+    index set gives [W_down[:,S] W_up[S,:] = 0 = -M] at every weight, and the
+    whole space is not null. *)
+Lemma non_generic_null_needs_M_nonzero :
+  ~ (forall (d m : nat) (M : mat),
+       null_weights d m (fun Wd Wu =>
+         exists S : nat -> bool,
+           forall i j, (i < d)%nat -> (j < d)%nat ->
+             sum m (fun l => if S l then Wd i l * Wu l j else 0) = - M i j)).
+Proof.
+  intros H. apply (all_weights_not_null 1 1). unfold null_weights.
+  eapply null_set_subset; [|exact (H 1%nat 1%nat (fun _ _ => 0))].
+  intros w _. exists (fun _ => false). intros i j _ _. simpl. ring.
+Qed.
