@@ -293,6 +293,15 @@ def static_findings(root: Path = ROOT, notes: Optional[Notes] = None) -> list[Fi
     coqdir = root / "proofs" / "coq"
     out += [Finding(None, p, "coq") for p in coqcheck.project_problems(coqdir)]
     out += [Finding(None, p, "coq") for p in coqcheck.measure_library_outside_interface(coqdir)]
+    measure = measure_claims(registry, coqdir)
+    if measure:
+        registered = {n for c in registry for n in registry_names(c.get("coq"))}
+        for n in coqcheck.MEASURE_SANITY:
+            if n not in registered:
+                out.append(Finding(sorted(measure)[0], f"{n} is not registered (coq) although "
+                                   f"{', '.join(sorted(measure))} use the measure library: the sanity "
+                                   "lemmas of Lebesgue measure keep 'null' honest and must be compiled, "
+                                   "pinned and checked", "coq"))
     sources = coqsource.read_project(coqdir, LOGICAL)
     declared = {n for sf in sources for n in sf.declarations}
     for sf in sources:

@@ -71,6 +71,12 @@ MEASURE_AXIOMS: dict[str, str] = {
 # The one file that imports the measure library, and the library's logical root.
 MEASURE_INTERFACE = "NullSets.v"
 MEASURE_LIBRARY = "mathcomp"
+# The lemmas that pin down what `null_set` means (a box has the product of its sides as measure,
+# the unit cube 1, no null set contains a box, the whole space is not null): while any claim uses
+# the measure library they must be registered, hence compiled, pinned and checked with it, so
+# that "null" cannot be redefined as something every set satisfies or the measure made zero.
+MEASURE_SANITY = (f"{LOGICAL}.NullSets.box_volume", f"{LOGICAL}.NullSets.unit_cube_volume",
+                  f"{LOGICAL}.NullSets.null_set_contains_no_box", f"{LOGICAL}.NullSets.whole_space_not_null")
 
 # Flags of `coqc` that the build and the queries use; nothing else reaches coqc.
 COQC_FLAGS = ["-q"]
