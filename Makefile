@@ -29,16 +29,18 @@ constraints:
 	  .venv-constraints/bin/pip freeze --exclude-editable --disable-pip-version-check; } > constraints.txt
 	rm -rf .venv-constraints
 
-# Coq and Coquelicot (real analysis for the activations) are system packages;
-# install them when we are root, otherwise say what to run. Quiet when present.
+# Coq, Coquelicot (real analysis for the activations) and mathcomp-analysis (Lebesgue
+# measure for proofs/coq/NullSets.v) are system packages; install them when we are root,
+# otherwise say what to run. Quiet when present.
 coq-tools:
 	@if ! command -v coqc >/dev/null 2>&1 || \
-	    ! test -d "$$(coqc -where 2>/dev/null)/user-contrib/Coquelicot"; then \
+	    ! test -d "$$(coqc -where 2>/dev/null)/user-contrib/Coquelicot" || \
+	    ! test -d "$$(coqc -where 2>/dev/null)/user-contrib/mathcomp/analysis"; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing Coq and Coquelicot from the distribution's packages (apt-get install -y coq libcoq-coquelicot)"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq coq libcoq-coquelicot >/dev/null; \
+	    echo "installing Coq, Coquelicot and mathcomp-analysis from the distribution's packages (apt-get install -y coq libcoq-coquelicot libcoq-mathcomp-analysis)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq coq libcoq-coquelicot libcoq-mathcomp-analysis >/dev/null; \
 	  else \
-	    echo "Coq or Coquelicot is missing: run 'sudo apt-get install -y coq libcoq-coquelicot' (until then the audit cannot compile the Coq proofs)"; \
+	    echo "Coq, Coquelicot or mathcomp-analysis is missing: run 'sudo apt-get install -y coq libcoq-coquelicot libcoq-mathcomp-analysis' (until then the audit cannot compile the Coq proofs)"; \
 	  fi; \
 	fi
 

@@ -81,9 +81,11 @@ def test_every_formal_claim_has_a_scope_label_and_an_instance():
     assert C.scope_label(reg["homogeneous-any-width"], "coq") == "full"
     assert C.scope_label(reg["absorption-width"], "coq") == "full"
     assert C.scope_label(reg["depth-width"], "coq") == "full"
-    for cid, label in (("non-generic", "empty-interior form"), ("depth-dimension", "GL(d) invariance"),
-                       ("depth-narrow", "parts (a) and (b)"),
-                       ("generic-weights", "empty-interior form")):
+    # non-generic and generic-weights are full in measure form (proofs/coq/NullSets.v).
+    assert C.scope_label(reg["non-generic"], "coq") == "full"
+    assert C.scope_label(reg["generic-weights"], "coq") == "full"
+    for cid, label in (("depth-dimension", "GL(d) invariance"),
+                       ("depth-narrow", "parts (a) and (b)")):
         assert C.scope_label(reg[cid], "coq") == label and C.scope_note(reg[cid], "coq"), cid
     # Lean mirrors the impossibility, the gap, c_k and c_2, c_3, c_1/2; the note names what is Coq only.
     assert C.scope_label(reg["homogeneous-any-width"], "lean") == "gap, c_k, 3 constants"
@@ -240,7 +242,8 @@ def test_missing_lean_declaration_is_caught(copy):
     ("relu-gelu-iff", 'formal_scope = "full"', 'formal_scope = "checked"', "must be a short label"),
     ("relu-gelu-iff", 'formal_hypotheses_reason = "', 'formal_hypotheses_rsn = "',
      "'formal_hypotheses' weakens the binder check and needs a reason"),
-    ("non-generic", 'formal_scope_note = "', 'formal_scope_nte = "', "needs a formal_scope_note"),
+    # (a partial scope needs its note; non-generic, the claim this used, is full since NullSets.v)
+    ("depth-narrow", 'formal_scope_note = "', 'formal_scope_nte = "', "needs a formal_scope_note"),
     ("depth-dimension", 'formal_scope = "GL(d) invariance"',
      'formal_scope = "the GL(d) invariance of plain stacks"', "must be a short label"),
     ("glu-flip", 'coq_instance = "SkipAbsorption.Instances.sigmoid_glu_flip_2x2"\n', '',
@@ -257,7 +260,7 @@ def test_missing_lean_declaration_is_caught(copy):
     ("depth-narrow", 'coq_counterexamples = { pieces_invertible = "SkipAbsorption.Counterexamples.depth_narrow_needs_pieces_invertible" }\n',
      '', "boundary counterexample narrow_singular_piece drops 'pieces_invertible', but no Coq lemma proves it"),
     # generic-weights: its boundary cases (oracle/claims/generic_weights.py) need their Coq lemmas
-    ("generic-weights", ', d_ge_2_iii = "SkipAbsorption.GenericWeights.generic_weights_needs_d_ge_2_iii"', '',
+    ("generic-weights", ', d_ge_2_iii = "SkipAbsorption.GenericWeightsNull.generic_weights_null_needs_d_ge_2_iii"', '',
      "boundary counterexample d1_rows_collinear drops 'd_ge_2_iii', but no Coq lemma proves it"),
     ("generic-weights", 'samples_reason = { biased = "', 'samples_reason = { biasd = "',
      "samples_reason has unknown key 'biasd'"),

@@ -37,6 +37,7 @@ from oracle.claims import coverage
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: oracle/<layer>/<module>.py
 LOGICAL = coqcheck.LOGICAL
 ALLOWED_AXIOMS = coqcheck.ALLOWED_AXIOMS
+MEASURE_AXIOMS = coqcheck.MEASURE_AXIOMS
 
 # Hypothesis tags built into the shape of the formal formulas rather than carried by a
 # binder, with the reason shown in the audit.
@@ -291,6 +292,16 @@ def static_findings(root: Path = ROOT, notes: Optional[Notes] = None) -> list[Fi
     out = registry_findings(registry, root, notes)
     coqdir = root / "proofs" / "coq"
     out += [Finding(None, p, "coq") for p in coqcheck.project_problems(coqdir)]
+    out += [Finding(None, p, "coq") for p in coqcheck.measure_library_outside_interface(coqdir)]
+    measure = measure_claims(registry, coqdir)
+    if measure:
+        registered = {n for c in registry for n in registry_names(c.get("coq"))}
+        for n in coqcheck.MEASURE_SANITY:
+            if n not in registered:
+                out.append(Finding(sorted(measure)[0], f"{n} is not registered (coq) although "
+                                   f"{', '.join(sorted(measure))} use the measure library: the sanity "
+                                   "lemmas of Lebesgue measure keep 'null' honest and must be compiled, "
+                                   "pinned and checked", "coq"))
     sources = coqsource.read_project(coqdir, LOGICAL)
     declared = {n for sf in sources for n in sf.declarations}
     for sf in sources:
@@ -536,7 +547,7 @@ def coq_findings(root: Path, registry: list[dict[str, Any]], report: coqcheck.Co
                                         f"'{tag}' is false", lang="coq"))
             elif res is None and report.status == "compiled":
                 out.append(Finding(cid, f"counterexample {lemma} for '{tag}' was not checked", lang="coq"))
-    out += _assumption_findings(registry, report)
+    out += _assumption_findings(registry, report, coqdir)
     return out
 
 
@@ -589,28 +600,56 @@ def _coq_binder_findings(c: dict[str, Any], d: coqcheck.Decl) -> list[Finding]:
     return out
 
 
-def _assumption_findings(registry: list[dict[str, Any]], report: coqcheck.CoqReport) -> list[Finding]:
+def measure_claims(registry: list[dict[str, Any]], coqdir: Path) -> set[str]:
+    """The claims that use the measure library: one of their registered declarations (main,
+    connecting lemma, instance or counterexample) lives in a file that imports it."""
+    mods = coqcheck.measure_modules(coqdir)
+    out = set()
+    for c in registry:
+        names = registry_names(c.get("coq")) + registry_names(c.get("coq_instance")) + \
+            [v for v in (c.get("coq_counterexamples") or {}).values() if isinstance(v, str)]
+        if any(".".join(n.split(".")[:2]) in mods for n in names):
+            out.add(c["id"])
+    return out
+
+
+def allowed_axioms(uses_measure: bool) -> dict[str, str]:
+    """The axioms a claim's declarations may rest on (full name -> reason)."""
+    return {**ALLOWED_AXIOMS, **(coqcheck.MEASURE_AXIOMS if uses_measure else {})}
+
+
+def _assumption_findings(registry: list[dict[str, Any]], report: coqcheck.CoqReport,
+                         coqdir: Path) -> list[Finding]:
     if report.status != "compiled" and not report.axioms:
         return []
-    allowed = report.allowed_short
+    short = report.allowed_short  # printed name -> full name of a known axiom
     out = []
     labels = [c["id"] for c in registry if registry_names(c.get("coq"))]
     attributed = [lab for lab in labels if lab in report.axioms]
+    measure = measure_claims(registry, coqdir)
 
-    def bad_of(label: str) -> list[str]:
-        return [f"axiom {a}" for a in report.axioms.get(label, []) if a not in allowed] + \
+    def bad_of(label: str, allowed: dict[str, str]) -> list[str]:
+        return [f"axiom {a}" for a in report.axioms.get(label, []) if short.get(a) not in allowed] + \
             [f"'{ln}'" for ln in report.bad_assumption_lines.get(label, [])]
 
-    if bad_of("pc_bundle"):
+    if bad_of("pc_bundle", ALLOWED_AXIOMS):
         hit = False
         for lab in attributed:
-            bad = bad_of(lab)
+            uses = lab in measure
+            bad = bad_of(lab, allowed_axioms(uses))
             if bad:
                 hit = True
-                out.append(Finding(lab, "Print Assumptions shows " + "; ".join(bad[:4]) +
-                                   " (only the allowed axioms of the reals may appear)", lang="coq"))
-        if not hit:
-            out.append(Finding(None, "Print Assumptions shows " + "; ".join(bad_of("pc_bundle")[:4]), lang="coq"))
+                why = (" (only the allowed axioms of the reals and of the measure library may appear)" if uses else
+                       " (only the allowed axioms of the reals may appear; the measure library's axioms only for "
+                       f"claims whose declarations use proofs/coq/{coqcheck.MEASURE_INTERFACE})")
+                out.append(Finding(lab, "Print Assumptions shows " + "; ".join(bad[:4]) + why, lang="coq"))
+        if not attributed:
+            out.append(Finding(None, "Print Assumptions shows " + "; ".join(bad_of("pc_bundle", ALLOWED_AXIOMS)[:4]) +
+                               " beyond the axioms of the reals, and no claim-by-claim output to judge it",
+                               lang="coq"))
+        elif not hit and bad_of("pc_bundle", allowed_axioms(True)):
+            out.append(Finding(None, "Print Assumptions shows " +
+                               "; ".join(bad_of("pc_bundle", allowed_axioms(True))[:4]), lang="coq"))
     elif "pc_bundle" not in report.axioms and report.status == "compiled":
         out.append(Finding(None, "Coq: no Print Assumptions output", lang="coq"))
     return out
@@ -683,8 +722,13 @@ def _coq_detail(report: coqcheck.CoqReport) -> str:
     if report.status != "compiled":
         return report.detail
     used = sorted({a.rsplit(".", 1)[-1] for a in report.axioms.get("pc_bundle", [])})
+    measure = sorted({".".join(a.split(".")[-2:]) for a in report.axioms.get("pc_bundle", [])
+                      if report.allowed_short.get(a) in coqcheck.MEASURE_AXIOMS})
+    why = "the standard library's reals and its Rpower" + (
+        f"; {', '.join(measure)} from the measure library, for the claims that use "
+        f"proofs/coq/{coqcheck.MEASURE_INTERFACE} only" if measure else "")
     return (f"{len(report.decls)} registered declarations compiled and resolved; axioms used: "
-            f"{', '.join(used) or 'none'} (the standard library's reals and its Rpower)"
+            f"{', '.join(used) or 'none'} ({why})"
             + ("; results cached for these sources" if report.cached else ""))
 
 

@@ -36,7 +36,7 @@ from typing import Any, Optional
 from oracle.formal import coqsource
 
 LOGICAL = "SkipAbsorption"
-SCRIPT_VERSION = "proofcheck-2"
+SCRIPT_VERSION = "proofcheck-3"
 
 # The axioms a registered declaration may rest on, by fully qualified name, with the
 # reason each is acceptable.  Extend only with a reason (e.g. for Coquelicot).
@@ -50,6 +50,33 @@ ALLOWED_AXIOMS: dict[str, str] = {
     "Coq.Logic.Classical_Prop.classic":
         "the standard library's ln and Rpower (real exponents t^k) are proved with excluded middle",
 }
+
+# The axioms that mathcomp-analysis (Lebesgue measure, loaded by proofs/coq/NullSets.v alone)
+# brings, with the reason each is acceptable.  They are allowed only for a claim one of whose
+# registered declarations lives in the measure interface file or in a file importing it
+# (measure_modules); every other claim keeps ALLOWED_AXIOMS.
+MEASURE_AXIOMS: dict[str, str] = {
+    "mathcomp.classical.boolp.propositional_extensionality":
+        "mathcomp-analysis (classical sets and measures): equivalent propositions are equal",
+    "mathcomp.classical.boolp.functional_extensionality_dep":
+        "mathcomp-analysis: functions equal at every point are equal (the same statement as the "
+        "standard library's axiom, declared again by mathcomp's boolp)",
+    "mathcomp.classical.boolp.constructive_indefinite_description":
+        "mathcomp-analysis: a witness is chosen from a proof of existence (classical choice, "
+        "used for measures built by Caratheodory's extension and for sup/inf in the extended reals)",
+    "Coq.Logic.Epsilon.epsilon_statement":
+        "mathcomp-analysis: Hilbert's epsilon (choice of an element of a nonempty type), which "
+        "mathcomp's classical library takes from the standard library's Epsilon",
+}
+# The one file that imports the measure library, and the library's logical root.
+MEASURE_INTERFACE = "NullSets.v"
+MEASURE_LIBRARY = "mathcomp"
+# The lemmas that pin down what `null_set` means (a box has the product of its sides as measure,
+# the unit cube 1, no null set contains a box, the whole space is not null): while any claim uses
+# the measure library they must be registered, hence compiled, pinned and checked with it, so
+# that "null" cannot be redefined as something every set satisfies or the measure made zero.
+MEASURE_SANITY = (f"{LOGICAL}.NullSets.box_volume", f"{LOGICAL}.NullSets.unit_cube_volume",
+                  f"{LOGICAL}.NullSets.null_set_contains_no_box", f"{LOGICAL}.NullSets.whole_space_not_null")
 
 # Flags of `coqc` that the build and the queries use; nothing else reaches coqc.
 COQC_FLAGS = ["-q"]
@@ -165,6 +192,53 @@ def project_problems(coqdir: Path) -> list[str]:
     for p in sorted(coqdir.glob("*.v")):
         if p.name not in listed:
             out.append(f"proofs/coq/{p.name} is not listed in _CoqProject, so it is never compiled")
+    return out
+
+
+def _requires(coqdir: Path, name: str) -> list[tuple[str, list[str], int]]:
+    """(library after From, or '' without From; the modules; line) of every Require of one file."""
+    text = coqsource.strip_comments_and_strings((coqdir / name).read_text())
+    out = []
+    for s in coqsource.sentences(text):
+        words = s.text.split()
+        if "Require" not in words[:3]:
+            continue
+        lib = words[1] if words[0] == "From" else ""
+        mods = [w for w in words[words.index("Require") + 1:] if w not in ("Import", "Export")]
+        out.append((lib, mods, s.line))
+    return out
+
+
+def measure_modules(coqdir: Path) -> set[str]:
+    """The modules (SkipAbsorption.<File>) that use the measure library: the interface file and
+    every file that imports it, directly or through another file (read from the sources)."""
+    files = coqsource.project_files(coqdir)
+    if MEASURE_INTERFACE not in files:
+        return set()
+    uses = {Path(MEASURE_INTERFACE).stem}
+    for name in files:  # _CoqProject lists a file after every file it imports
+        if not (coqdir / name).exists():
+            continue
+        mods = {m for lib, ms, _ in _requires(coqdir, name) if lib == LOGICAL for m in ms}
+        if mods & uses:
+            uses.add(Path(name).stem)
+    return {f"{LOGICAL}.{m}" for m in uses}
+
+
+def measure_library_outside_interface(coqdir: Path) -> list[str]:
+    """Every Require of the measure library outside its one interface file: the measure
+    axioms are allowed only where the interface is used, so no other file may load the
+    library by itself."""
+    out = []
+    for name in coqsource.project_files(coqdir):
+        if name == MEASURE_INTERFACE or not (coqdir / name).exists():
+            continue
+        for lib, mods, line in _requires(coqdir, name):
+            if lib == MEASURE_LIBRARY or lib.startswith(MEASURE_LIBRARY + ".") or \
+                    any(m == MEASURE_LIBRARY or m.startswith(MEASURE_LIBRARY + ".") for m in mods):
+                out.append(f"proofs/coq/{name}:{line}: loads {MEASURE_LIBRARY} directly; only "
+                           f"proofs/coq/{MEASURE_INTERFACE} may (the measure axioms are allowed "
+                           "only for claims that use it)")
     return out
 
 
@@ -360,7 +434,7 @@ def query_script(plan: QueryPlan) -> str:
     # Assumptions first, before any Import, so axioms print with their qualified names.
     L.append("Set Printing Width 10000.")
     L.append(_mark("ALLOWED"))
-    for ax in ALLOWED_AXIOMS:
+    for ax in list(ALLOWED_AXIOMS) + list(MEASURE_AXIOMS):
         L.append(f"Locate {ax}.")
     if plan.bundle:
         L.append(bundle_definition("pc_bundle", plan.bundle))
@@ -477,7 +551,7 @@ def parse_query(out: str, report: CoqReport) -> None:
             loc_lines = lines
             for i, ln in enumerate(loc_lines):
                 m = re.match(r"^Constant (\S+)", ln)
-                if m and m.group(1) in ALLOWED_AXIOMS:
+                if m and (m.group(1) in ALLOWED_AXIOMS or m.group(1) in MEASURE_AXIOMS):
                     report.allowed_short[_shorter(loc_lines, i) or m.group(1)] = m.group(1)
         elif tag.startswith("ASSUMPTIONS "):
             label = tag.split(" ", 1)[1]
@@ -697,8 +771,10 @@ def query(root: Path, registered: list[str], instances: list[str],
         report.status = "failed"
         report.detail = "query pass stopped early"
         return report
+    # Anything beyond the axioms of the reals is judged claim by claim (a measure axiom is
+    # allowed only for the claims that use the measure library), so it needs the attribution.
     bad_bundle = bool(report.bad_assumption_lines) or any(
-        a not in report.allowed_short for a in report.axioms.get("pc_bundle", []))
+        report.allowed_short.get(a) not in ALLOWED_AXIOMS for a in report.axioms.get("pc_bundle", []))
     if attribute or bad_bundle:
         bundles = {k: [n for n in v if n in usable] for k, v in claim_bundles.items()}
         r3 = _coqc(coqdir, attribution_script(fresh, bundles))

@@ -82,6 +82,20 @@ def verdict_line(doc: dict[str, Any]) -> str:
     return f"audit {'PASSED' if doc['ok'] else 'FAILED'} in {doc['seconds']}s"
 
 
+def measure_axiom_lines(doc: dict[str, Any]) -> list[str]:
+    """One line per claim whose Print Assumptions goes beyond the axioms of the reals (the
+    measure library's axioms, which the proof check allows only for the claims that use it)."""
+    out = []
+    for c in doc["claims"]:
+        extra = [a for a in c["coq"].get("axioms") or [] if a not in consistency.ALLOWED_AXIOMS]
+        if extra:
+            out.append(f"  {c['id']:<24} " + ", ".join(".".join(a.split(".")[-2:]) for a in extra))
+    if out:
+        out.insert(0, "Coq axioms beyond the reals, per claim (mathcomp-analysis's, allowed only for the "
+                      "claims whose declarations use proofs/coq/NullSets.v):")
+    return out
+
+
 def terminal_table(doc: dict[str, Any], verdict: bool = True) -> str:
     """The audit as a fixed-width table with a short legend, and the verdict line last (unless
     ``verdict`` is False: `absorb audit` prints it itself, after everything else)."""
@@ -100,6 +114,7 @@ def terminal_table(doc: dict[str, Any], verdict: bool = True) -> str:
     lines.append(f"activations: {sum(a['all_verified'] for a in acts)}/{len(acts)} catalog entries "
                  "with every declared property re-derived")
     lines.append(f"Coq: {doc['coq']['status']} ({doc['coq']['detail']})")
+    lines += measure_axiom_lines(doc)
     lines.append("Coq/Lean columns: the formal scope ('full' = the formal statement is the whole claim, "
                  "else the part that is formal); Coq statements pinned in proofs/pinned/")
     lines.append("* Lean: written, not compiled in this environment (no Lean toolchain here); "
