@@ -225,11 +225,19 @@ def _assert_emitted_matches(b: Block, v) -> None:
 @FAST
 @given(data=st.data())
 def test_degenerate_gelu_family_never_called_not_absorbable(act, data) -> None:
+    # relu-limit's converse needs nondegeneracy, so it never calls a degenerate block not absorbable;
+    # since issue 31 gelu-complete decides these blocks through their exact minimal width m*, and a
+    # not_absorbable verdict must rest on it: m* > m, exactly
     b, defect = data.draw(S.degenerate_blocks(act, d=2))
     v = decide(b)
-    assert v.verdict in ("absorbable", "undecided")
+    assert v.verdict in ("absorbable", "undecided", "not_absorbable")
+    if v.verdict == "not_absorbable":
+        assert v.claim == "gelu-complete" and v.exact
+        assert v.certificate["minimal_width"]["value"] > b.m or v.certificate["minimal_width"]["exists"] is False
     if v.verdict == "undecided":
         assert "degenerate" in v.reason and "nondegeneracy" in v.reason
+    if v.claim == "relu-limit":
+        assert v.verdict != "not_absorbable"
 
 
 def test_d_equal_one_and_singular_m_are_decided_by_relu_complete() -> None:
