@@ -306,7 +306,10 @@ def test_cli_check_json_emit_reread_and_recheck(tmp_path: Path, capsys) -> None:
     assert main(["check", str(src), "--json", "--emit", str(out)]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert set(doc) == {"verdict", "claim", "exact", "reason", "certificate", "plain_block",
-                        "replacing_biases", "biases_allowed", "biases_none"}
+                        "replacing_biases", "biases_allowed", "biases_none", "minimal_width",
+                        "minimal_width_claim"}
+    # three units on three distinct active classes and an index set: m* = 3 exactly (gelu-complete)
+    assert doc["minimal_width"] == 3 and doc["minimal_width_claim"] == "gelu-complete"
     assert doc["replacing_biases"] == doc["certificate"]["replacing_biases"] in ("allowed", "none")
     assert doc["verdict"] == "absorbable" and doc["plain_block"] == str(out)
     R, P = bio.read_block(src), bio.read_block(out)
