@@ -137,6 +137,17 @@ def test_degenerate_gelu_block_was_undecided_by_relu_limit_and_is_decided_now():
     assert v3.as_dict()["minimal_width"] == 3
 
 
+def test_zero_row_with_bias_bias_free_question_settled_by_balls():
+    # F(0) = gelu(1) != 0 (enclosed in arb balls): no bias-free block of any width; with biases m* = 1
+    blk = _block("gelu", [[0], [1]], [[1, 1]], bu=[1, 0])
+    v = decide(blk, replacing_biases="none")
+    assert v.certificate["minimal_width"]["exists"] is False and v.verdict == "not_absorbable"
+    ok, why = recheck_block_document(blk, json.loads(json.dumps(v.as_dict())))
+    assert ok, why
+    v = decide(blk, replacing_biases="allowed")
+    assert v.as_dict()["minimal_width"] == 2 and v.verdict == "absorbable"
+
+
 def test_unit_order_does_not_change_the_minimal_width():
     a = _block("silu", [[1, 0], [2, 0], [0, 1]], [[1, -1, 0], [0, 0, 1]])
     b = _block("silu", [[0, 1], [2, 0], [1, 0]], [[0, -1, 1], [1, 0, 0]])

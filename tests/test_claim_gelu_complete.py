@@ -63,16 +63,22 @@ def test_issue_31_hand_cases():
 def test_bias_free_representability():
     # b_down only: F(0) != 0, no bias-free block
     f = gelu_form_exact([[Q(1)]], [[Q(1)]], I1, None, [Q(1)])
-    assert not f.bias_free_representable()
+    assert f.bias_free_representable() is False
     # a biased class whose outputs cancel, constants cancelling: bias-free representable
     f = gelu_form_exact([[Q(1)], [Q(-1)], [Q(1)]], [[Q(1), Q(-1), Q(1)]], I1, [Q(1), Q(-1), Q(0)], [Q(-1)])
-    assert f.bias_free_representable()
+    assert f.bias_free_representable() is True
     wr = width(f)
     con = construct(f, wr.s, wr.T).con
     assert all(v == 0 for v in con.b_up + con.b_down)
     # an active biased class: not bias-free representable
     f = gelu_form_exact([[Q(1)]], [[Q(1)]], I1, [Q(1)])
-    assert not f.bias_free_representable()
+    assert f.bias_free_representable() is False
+    # a zero row with a bias: F(0) = gelu(1) w is not rational, the exact form leaves it open (None)
+    f = gelu_form_exact([[Q(0)], [Q(1)]], [[Q(1), Q(1)]], I1, [Q(1), Q(0)])
+    assert f.bias_free_representable() is None
+    # two zero rows whose s-terms cancel (s(1) - s(-1) = 1): a rational F(0) = 1, decided exactly
+    f = gelu_form_exact([[Q(0)], [Q(0)], [Q(1)]], [[Q(1), Q(-1), Q(1)]], I1, [Q(1), Q(-1), Q(0)])
+    assert f.sym == {} and f.const == [Q(1)] and f.bias_free_representable() is False
 
 
 def test_zero_rows_with_bias_keep_symbolic_constants():

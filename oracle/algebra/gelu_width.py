@@ -60,10 +60,20 @@ class GeluForm(ReluForm):
         sym = tuple(sorted((k, tuple(v)) for k, v in self.sym.items() if any(x != 0 for x in v)))
         return (tuple(cls), lin, tuple(self.const), sym)
 
-    def bias_free_representable(self) -> bool:
-        """(b) of the theorem: F(0) = 0 and every active class has b_H = 0 (F(0) = k then)."""
-        return (all(c.b == 0 for c in self.active) and all(v == 0 for v in self.const)
-                and not any(any(x != 0 for x in v) for v in self.sym.values()))
+    def bias_free_representable(self) -> Optional[bool]:
+        """(b) of the theorem: F(0) = 0 and every active class has b_H = 0 (F(0) = k then).
+        None when the active classes are unbiased but k has s(c) terms of zero rows: whether
+        rational + sum_c v_c s(c) vanishes is then a question about the numbers s(c), which this
+        exact form does not settle (``f0_terms`` gives them for a ball evaluation)."""
+        if any(c.b != 0 for c in self.active):
+            return False
+        if self.sym:
+            return None
+        return all(v == 0 for v in self.const)
+
+    def f0_terms(self) -> tuple[list[Fraction], dict[Fraction, list[Fraction]]]:
+        """F(0) when the active classes are unbiased: const + sum_c sym[c] s(c)."""
+        return list(self.const), {k: list(v) for k, v in self.sym.items()}
 
     def as_json(self) -> dict[str, Any]:
         """Exact strings; 'gamma' is the e-coefficient of each class."""

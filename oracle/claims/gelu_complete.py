@@ -256,7 +256,7 @@ def _evaluate(inst: GeluInstance) -> dict[str, Any]:
                            "construction_width_is_m_star": con.width == wr.lower,
                            "construction_equal_by_forms": forms_equal(con.form(d), form),
                            "bias_free_representable": form.bias_free_representable()}
-    if out["bias_free_representable"]:
+    if out["bias_free_representable"] is True:
         # (b): the construction is then bias-free
         out["construction_bias_free"] = (all(v == 0 for v in con.con.b_up) and all(v == 0 for v in con.con.b_down)
                                          and not con.sym)

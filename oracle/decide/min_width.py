@@ -71,9 +71,14 @@ def statement(block: Block, conv: str) -> Optional[dict[str, Any]]:
             why = "relu-complete" + ("" if conv == "allowed" else ": F is bias-free, so biases never save a unit")
     else:
         exists = True if conv == "allowed" else form.bias_free_representable()
+        if exists is None:
+            exists = _f0_vanishes(block, form)
         con = gelu_width.construct(form, wr.s, wr.T)
         con_json = con.as_json()
-        if exists:
+        if exists is None:
+            why = ("gelu-complete (b) needs F(0) = 0; F(0) = rational + sum of s(c) terms of zero rows with "
+                   "biases, and its arb enclosure contains 0: not settled")
+        elif exists:
             why = "gelu-complete (a)" if conv == "allowed" else "gelu-complete (b): F(0) = 0, active classes unbiased"
         else:
             why = ("gelu-complete (b): no bias-free block of any width equals F (F(0) != 0 or an active class "
@@ -84,6 +89,21 @@ def statement(block: Block, conv: str) -> Optional[dict[str, Any]]:
     out.update({"value": value, "exists": exists, "reason": why,
                 "construction": con_json if (exists and wr.exact) else None})
     return out
+
+
+def _f0_vanishes(block: Block, form: Any) -> Optional[bool]:
+    """False when an arb enclosure of F(0) = const + sum_c v_c s(c) excludes 0 in some output, else
+    None (a ball containing 0 proves nothing)."""
+    const, sym = form.f0_terms()
+    s = block.act.ball
+    with arith.precision("ball", 200):
+        for a in range(block.d):
+            acc = to_arb(const[a])
+            for key, vec in sym.items():
+                acc += to_arb(vec[a]) * s(to_arb(key))
+            if not acc.contains(0):
+                return False
+    return None
 
 
 def gelu_verdict(cert: dict[str, Any]) -> str:
