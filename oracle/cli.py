@@ -163,6 +163,9 @@ def _parser() -> "_Parser":
     c.add_argument("--json", action="store_true",
                    help="print the verdict, claim, exactness, reason and certificate as one JSON document")
     c.add_argument("--emit", metavar="OUT", help="write the residual-free block here when absorbable")
+    c.add_argument("--min-width", action="store_true",
+                   help="with --emit: write a residual-free block of exactly the minimal width (relu-complete, "
+                        "gelu-complete), whatever the verdict at the block's own width")
     c.add_argument("--exit-code", action="store_true",
                    help="exit with the verdict's code: 0 absorbable, 3 not_absorbable, 4 undecided")
     c.add_argument("--replacing-biases", choices=("auto", "allowed", "none"), default="auto",

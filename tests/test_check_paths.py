@@ -169,11 +169,20 @@ def test_biased_gelu_family(act):
     assert v2.certificate["hypotheses"]["nondegenerate"]["nondegenerate"] is True
     assert v2.certificate["activation_properties"]["sigma_limit_relu"] is True
     assert recheck_certificate(b2, _roundtrip(v2))
-    # degenerate (a repeated row) without an index set: undecided, and the reason names it
+    # degenerate (a repeated row) without an index set: relu-limit leaves it undecided, naming the
+    # reason; gelu-complete decides it for gelu, gelu_tanh and silu through m* (issue 31), and the
+    # certificate keeps what relu-limit said
     U3 = U.copy()
     U3[4] = U3[3]
-    v3 = decide(Block(act, W_up=U3, W_down=-W, b_up=bu, b_down=bd))
-    assert v3.verdict == "undecided" and not v3.exact and "nondegeneracy" in v3.reason
+    b3 = Block(act, W_up=U3, W_down=-W, b_up=bu, b_down=bd)
+    v3 = decide(b3)
+    if act == "quick_gelu":
+        assert v3.verdict == "undecided" and not v3.exact and "nondegeneracy" in v3.reason
+    else:
+        assert v3.claim == "gelu-complete" and v3.exact and "nondegeneracy" in v3.certificate["relu_limit_said"]
+        mw = v3.certificate["minimal_width"]
+        assert v3.verdict == ("absorbable" if mw["value"] <= 6 else "not_absorbable")
+        assert recheck_certificate(b3, _roundtrip(v3))
 
 
 def test_quick_gelu_is_silu_rescaled():

@@ -225,11 +225,19 @@ def _assert_emitted_matches(b: Block, v) -> None:
 @FAST
 @given(data=st.data())
 def test_degenerate_gelu_family_never_called_not_absorbable(act, data) -> None:
+    # relu-limit's converse needs nondegeneracy, so it never calls a degenerate block not absorbable;
+    # since issue 31 gelu-complete decides these blocks through their exact minimal width m*, and a
+    # not_absorbable verdict must rest on it: m* > m, exactly
     b, defect = data.draw(S.degenerate_blocks(act, d=2))
     v = decide(b)
-    assert v.verdict in ("absorbable", "undecided")
+    assert v.verdict in ("absorbable", "undecided", "not_absorbable")
+    if v.verdict == "not_absorbable":
+        assert v.claim == "gelu-complete" and v.exact
+        assert v.certificate["minimal_width"]["value"] > b.m or v.certificate["minimal_width"]["exists"] is False
     if v.verdict == "undecided":
         assert "degenerate" in v.reason and "nondegeneracy" in v.reason
+    if v.claim == "relu-limit":
+        assert v.verdict != "not_absorbable"
 
 
 def test_d_equal_one_and_singular_m_are_decided_by_relu_complete() -> None:
@@ -298,7 +306,10 @@ def test_cli_check_json_emit_reread_and_recheck(tmp_path: Path, capsys) -> None:
     assert main(["check", str(src), "--json", "--emit", str(out)]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert set(doc) == {"verdict", "claim", "exact", "reason", "certificate", "plain_block",
-                        "replacing_biases", "biases_allowed", "biases_none"}
+                        "replacing_biases", "biases_allowed", "biases_none", "minimal_width",
+                        "minimal_width_claim"}
+    # three units on three distinct active classes and an index set: m* = 3 exactly (gelu-complete)
+    assert doc["minimal_width"] == 3 and doc["minimal_width_claim"] == "gelu-complete"
     assert doc["replacing_biases"] == doc["certificate"]["replacing_biases"] in ("allowed", "none")
     assert doc["verdict"] == "absorbable" and doc["plain_block"] == str(out)
     R, P = bio.read_block(src), bio.read_block(out)

@@ -48,7 +48,7 @@ __all__ = ["CLAIM_MODULES", "Registrations", "defined_here", "import_claim_modul
 CLAIM_MODULES = ("boundary", "skip_reduction", "homogeneous", "gated", "depth", "relu_gelu", "non_generic",
                  "absorption_width", "glu_flip", "depth_stacks", "depth_boundary", "depth_d1", "depth_dead_block",
                  "depth_near_identity", "depth_analytic", "depth_analytic_generic", "relu_limit", "relu_complete",
-                 "relu2_biased", "gated_biased", "generic_weights")
+                 "gelu_complete", "relu2_biased", "gated_biased", "generic_weights")
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""``absorb check FILE [--json] [--emit OUT]``: read a block file (or a stack file, see
+"""``absorb check FILE [--json] [--emit OUT [--min-width]]``: read a block file (or a stack file, see
 docs/stacks.md), decide it with :func:`oracle.decide.decide` (or :func:`oracle.decide.stacks.decide_stack`),
 print the verdict and write the replacing block when asked."""
 
@@ -15,6 +15,7 @@ import numpy as np
 
 from oracle.core.progress import quiet, stderr_progress
 from oracle.decide.block import LARGE_BLOCK, Verdict, decide
+from oracle.decide import min_width
 from oracle.core.errors import InputError
 from oracle.core import io as bio
 from oracle.core import stackfiles
@@ -101,6 +102,15 @@ def _summary(v: Verdict, plain_path: Optional[str]) -> str:
         what = "min over sign vectors of ||N_s||_F" if b.get("activation") == "relu" \
             else "every index set S has ||W_S U_S + M||_F"
         lines.append(f"nearest: {what} >= {dist['lower_bound']:.6g} (certified)")
+    mw = c.get("minimal_width")
+    if isinstance(mw, dict):
+        if type(mw.get("value")) is int:
+            head = f"{mw['value']} ({mw['active_classes']} active classes + cost {mw['cost']}; {mw['claim']})"
+        elif mw.get("exists") is False:
+            head = "none: no such block of any width"
+        else:
+            head = "not settled"
+        lines.append(f"m*:      minimal width of a residual-free block equal to the block: {head} -- {mw['reason']}")
     w = c.get("absorption_width")
     if w:
         val = w.get("value")
@@ -177,7 +187,11 @@ def run(args: argparse.Namespace) -> int:
     progress = stderr_progress() if block.m * block.d >= LARGE_BLOCK else quiet
     v = decide(block, progress=progress, replacing_biases=getattr(args, "replacing_biases", "auto"))
     written = None
-    if getattr(args, "emit", None):
+    if getattr(args, "min_width", False):
+        if not getattr(args, "emit", None):
+            raise InputError("--min-width needs --emit OUT (the file to write the minimal-width block to)")
+        written = _write_min_width(v, block, args.emit, fmt)
+    elif getattr(args, "emit", None):
         if v.plain is None:
             why = (v.certificate.get("emitted_block") or {}).get("reason")
             print(f"absorb check: nothing emitted: verdict is {v.verdict}"
@@ -185,10 +199,38 @@ def run(args: argparse.Namespace) -> int:
         else:
             written = _write_emitted(v, args.emit, fmt)
     if args.json:
-        emit_json(v.as_dict(written))
+        doc = v.as_dict(None if getattr(args, "min_width", False) else written)
+        if getattr(args, "min_width", False) and written:
+            doc["min_width_block"] = written
+        emit_json(doc)
     else:
         print(_summary(v, written))
     return verdict_status(v.verdict, getattr(args, "exit_code", False))
+
+
+def _write_min_width(v: Verdict, block: Any, out: str, fmt: str) -> Optional[str]:
+    """Write the construction of width exactly m* (relu-complete / gelu-complete); None with a
+    message on stderr when the minimal width is not settled or is 0."""
+    st = v.certificate.get("minimal_width")
+    if not isinstance(st, dict) or type(st.get("value")) is not int:
+        why = st.get("reason") if isinstance(st, dict) else "no minimal-width claim applies to this block"
+        print(f"absorb check: nothing emitted: the minimal width is not settled ({why})", file=sys.stderr)
+        return None
+    if st["value"] == 0:
+        print("absorb check: nothing emitted: m* = 0, F is the constant b_down and a block file needs a unit",
+              file=sys.stderr)
+        return None
+    plain, rec = min_width.plain_block(block, st)
+    bound = "; ".join(f"{k}: |entry - exact value| <= {e!r}" for k, e in rec.get("max_entry_error", {}).items())
+    bio.write_block(plain, out, bio.format_for_output(out, fmt), rounded=",".join(rec["rounded"]) or None,
+                    rounding_error=bound or None)
+    back = bio.read_block(out)
+    if back.m != st["value"] or not np.array_equal(back.W_up, plain.W_up) or not np.array_equal(back.W_down, plain.W_down):
+        raise InputError(f"{out}: re-read block differs from the minimal-width block")  # pragma: no cover
+    print(f"absorb check: wrote {out}: residual-free block of width m* = {st['value']} ({st['claim']}); "
+          + ("exact: " + rec["check"] if rec["exact"] else "ROUNDED: " + ", ".join(rec["rounded"])
+             + " hold float64 roundings of the exact construction"), file=sys.stderr)
+    return str(out)
 
 
 def _run_stack(args: argparse.Namespace, path: Path, fmt: str) -> int:

@@ -28,6 +28,7 @@ a bound on the entry errors, and the file says so in its metadata (``rounded``, 
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -38,6 +39,7 @@ import numpy as np
 from oracle.core import activations, linalg
 from oracle.core import rational
 from oracle.decide import biased as biased_decide
+from oracle.decide import min_width
 from oracle.decide import relu as relu_decide
 from oracle.algebra import search
 from oracle.core.progress import Progress, quiet
@@ -75,6 +77,11 @@ class Verdict:
             out["biases_none"] = self.answers.get("none")
         if plain_path is not None:
             out["plain_block"] = plain_path
+        mw = self.certificate.get("minimal_width")
+        if isinstance(mw, dict) and type(mw.get("value")) is int:
+            # the exact minimal width of a residual-free block equal to the block (docs/check.md)
+            out["minimal_width"] = mw["value"]
+            out["minimal_width_claim"] = mw["claim"]
         return out
 
 
@@ -203,6 +210,7 @@ def decide(block: Block, progress: Progress = quiet, max_exhaustive: int = 36,
         # not established: an undecided stored verdict keeps its own reason and certificate
         v = stored if stored.verdict == "undecided" else _not_decided(block, conv, answers)
     v.certificate["replacing_biases"] = conv
+    v = _with_minimal_width(block, conv, v)
     w = answers.get(other)
     if w is not None and w is not v and w.verdict != v.verdict:
         v.certificate["other_convention"] = {
@@ -210,6 +218,22 @@ def decide(block: Block, progress: Progress = quiet, max_exhaustive: int = 36,
             "reason": w.reason, "certificate": w.certificate}
     v.answers = {c: (None if a is None else {"verdict": a.verdict, "claim": a.claim, "exact": a.exact})
                  for c, a in (("allowed", answers.get("allowed")), ("none", answers.get("none")))}
+    return v
+
+
+def _with_minimal_width(block: Block, conv: str, v: Verdict) -> Verdict:
+    """Attach what relu-complete / gelu-complete say about the minimal width (oracle/decide/min_width.py);
+    a gelu-family verdict that relu-limit leaves undecided (degenerate blocks) is decided by gelu-complete."""
+    st = min_width.statement(block, conv)
+    if st is None:
+        return v
+    if v.verdict == "undecided" and st["claim"] == min_width.GELU_CLAIM:
+        got = min_width.decide_gelu(block, st, block_info(block), v.reason)
+        if got is not None:
+            verdict, reason, cert, plain = got
+            cert["replacing_biases"] = conv
+            return Verdict(verdict, min_width.GELU_CLAIM, True, reason, cert, plain)
+    v.certificate["minimal_width"] = st
     return v
 
 
@@ -859,6 +883,10 @@ def recheck_certificate(block: Block, cert: dict[str, Any]) -> bool:
             return ok and _recheck_extras(block, cert)
         if kind == "biased_flip":
             return block.kind == "residual" and biased_decide.recheck_biased(block, cert)
+        if kind == "gelu_complete":
+            st = min_width.statement(block, cert["replacing_biases"])
+            return (st is not None and st["claim"] == min_width.GELU_CLAIM and cert["width_asked"] == block.m
+                    and json.loads(json.dumps(st)) == cert["minimal_width"])
         if kind == "hypothesis_failed":
             return sorted(nonzero_biases(block)) == sorted(cert["nonzero_biases"])
         if kind == "search_inconclusive":

@@ -31,6 +31,7 @@ from oracle.core.blocks import Block, nondegeneracy
 from oracle.core.errors import CheckFailed
 from oracle.decide import biased as biased_decide
 from oracle.decide import block as single
+from oracle.decide import min_width
 from oracle.decide import relu as relu_decide
 
 
@@ -251,6 +252,7 @@ VERDICTS: dict[str, tuple[Callable[[Block, dict[str, Any]], str], set[Optional[s
     "relu_complete_bounds": (lambda b, c: _bounds_verdict(c), {"relu-complete"}),
     "relu_limit": (_relu_limit_verdict, {"relu-limit"}),
     "biased_flip": (_biased_verdict, {"relu2-biased", "gated-biased"}),
+    "gelu_complete": (lambda b, c: min_width.gelu_verdict(c), {"gelu-complete"}),
 }
 
 
@@ -315,8 +317,16 @@ def _check_facts(block: Block, cert: dict[str, Any], verdict: str) -> set[str]:
         if "spot_check" in cert:
             same_measured(cert["spot_check"], single.flip_spot_check(block, plain, note), "certificate.spot_check")
             measured.add("spot_check")
-    if kind in ("relu_complete", "relu_complete_bounds"):
+    if kind in ("relu_complete", "relu_complete_bounds", "gelu_complete"):
         same(cert["width_asked"], block.m, "certificate.width_asked")
+    if "minimal_width" in cert:
+        # relu-complete / gelu-complete's statement is a function of the weights and the question
+        st = min_width.statement(block, cert.get("replacing_biases"))
+        if st is None:
+            raise Refused("certificate.minimal_width", "no minimal-width claim applies to this block")
+        same(cert["minimal_width"], st, "certificate.minimal_width")
+        if kind == "gelu_complete" and "emitted_block" in cert:
+            same(cert["emitted_block"], min_width.plain_block(block, st, block.m)[1], "certificate.emitted_block")
     if "size" in cert and "S" in cert:
         same(cert["size"], len(cert["S"]), "certificate.size")
     if "distance" in cert:
@@ -420,6 +430,7 @@ def _check_block_document(block: Block, doc: dict[str, Any]) -> str:
                       + " or ".join(repr(c) for c in sorted(claims, key=str)))
     if not isinstance(doc.get("exact"), bool):
         raise Refused("exact", "is not true or false")
+    _check_minimal_width_fields(doc, cert)
     if doc["exact"] and want == "undecided":
         raise Refused("exact", "the document calls an undecided verdict exact")
     s = cert.get("search") if isinstance(cert.get("search"), dict) else {}
@@ -443,6 +454,20 @@ def _check_block_document(block: Block, doc: dict[str, Any]) -> str:
     if unverified:
         held += "; not verified: " + ", ".join(unverified)
     return held
+
+
+def _check_minimal_width_fields(doc: dict[str, Any], cert: dict[str, Any]) -> None:
+    """The top-level minimal_width and minimal_width_claim, when stated, repeat the certificate's
+    verified statement (a document that leaves them out, as a one-block stack's does, states nothing)."""
+    st = cert.get("minimal_width")
+    value = st.get("value") if isinstance(st, dict) else None
+    want = {"minimal_width": value, "minimal_width_claim": st.get("claim") if isinstance(st, dict) else None} \
+        if type(value) is int else {}
+    for key in ("minimal_width", "minimal_width_claim"):
+        if key in doc:
+            if key not in want:
+                raise Refused(key, "is stated, but the certificate settles no minimal width")
+            same(doc[key], want[key], key)
 
 
 MAX_PROSE = 20_000  # characters of a free-text field
