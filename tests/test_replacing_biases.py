@@ -14,6 +14,7 @@ relu2-biased, gated-biased (replacing blocks with biases).
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 import subprocess
 import sys
 from pathlib import Path
@@ -236,15 +237,27 @@ def test_bias_free_d1_homogeneous_f_is_decided_by_the_class():
     b2 = Block("relu", W_up=np.array([[1.0]]), W_down=np.array([[0.0]]))
     st = Stack([b1, b2])
     res = stacks.decide_stack(st, replacing_biases="none")
-    # F(x) = x + relu(x) then the identity: pair (2, -1), F(1) F(-1) < 0, widths (2, 1): not reached
-    assert (res["verdict"], res["claim"], res["replacing_biases"]) == ("not_absorbable", "depth-d1-biased", "none")
-    assert res["certificate"]["d1_biased"]["pair"] == ["2", "-1"]
+    # F(x) = x + relu(x) then the identity, widths (2, 1): end slopes 1 and 2, so (B2) (ii') excludes
+    # every plain stack, biased or not: that verdict answers both questions
+    assert (res["verdict"], res["claim"], res["replacing_biases"]) == ("not_absorbable", "depth-d1-biased", "both")
     assert stacks.recheck_decision(json.loads(json.dumps(res)))
     b3 = Block("relu", W_up=np.array([[1.0], [-1.0]]), W_down=np.array([[0.0, 0.0]]))
     res2 = stacks.decide_stack(Stack([b1, b3]), replacing_biases="none")
-    assert (res2["verdict"], res2["replacing_biases"]) == ("absorbable", "none")
-    assert all(v == "0" for rec in res2["plain_stack"] for k in ("b_up", "b_down") for v in rec.get(k, []))
+    # widths (2, 2): the plain stack found has zero biases, so the verdict answers both questions
+    assert (res2["verdict"], res2["replacing_biases"]) == ("absorbable", "both")
+    assert all(Fraction(v) == 0 for rec in res2["plain_stack"] for k in ("b_up", "b_down") for v in rec.get(k, []))
     assert stacks.recheck_decision(json.loads(json.dumps(res2)))
+    # (B0) itself on the same stack: homogeneous F, pair (2, -1) in the class 'all' of widths (2, 2)
+    from oracle.algebra.stacks import d1 as sd1
+    blocks = stacks._d1_pl_blocks(Stack([b1, b3]))
+    dec = sd1.decide_d1_bias_free(blocks, [2, 2])
+    assert (dec["verdict"], dec["pair"], dec["class"]) == ("absorbable", ["2", "-1"], "all")
+    assert sd1.recheck_d1_bias_free(blocks, dec)
+    bad = dict(dec, plain=sd1.layers_to_json([([[Fraction(1)], [Fraction(-1)]], [[Fraction(2), Fraction(2)]]),
+                                              ([[Fraction(1)], [Fraction(-1)]], [[Fraction(1), Fraction(-1)]])]))
+    assert not sd1.recheck_d1_bias_free(blocks, bad)
+    no = sd1.decide_d1_bias_free(blocks, [1, 2])     # class 'axes': F(1) F(-1) = -2 != 0
+    assert no["verdict"] == "not_absorbable" and sd1.recheck_d1_bias_free(blocks, no)
     with pytest.raises(InputError):
         stacks.decide_stack(st, replacing_biases="sometimes")
 
