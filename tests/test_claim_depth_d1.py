@@ -185,7 +185,7 @@ def test_biased_d1_necessary_conditions():
     # first width 1: a plain stack would be constant on a half-line; F has slopes 1 and 2 at the ends
     st = _biased([([1], [1], [-1], 0), ([1, -1], [0.5, 0.25], [0, 1], 0.5)])
     res = stacks.decide_stack(st)
-    assert (res["verdict"], res["claim"], res["exact"]) == ("not_absorbable", "depth-d1", True)
+    assert (res["verdict"], res["claim"], res["exact"]) == ("not_absorbable", "depth-d1-biased", True)
     assert "constant on a half-line" in res["reason"]
     js = json.loads(json.dumps(res))
     assert stacks.recheck_decision(js)

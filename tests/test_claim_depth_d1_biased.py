@@ -311,7 +311,7 @@ def test_cli_text_output_for_both_claims(tmp_path):
     stackfiles.write_stack(_biased([([1, -1], [0.5, 0.25], [-1, 0], 0), ([1], [0.25], [0.5], -1)]), f)
     r = absorb("check", f)
     assert r.returncode == 0, r.stderr
-    assert "verdict: not_absorbable (depth-d1, exact)" in r.stdout and "part ii" in r.stdout
+    assert "verdict: not_absorbable (depth-d1-biased, exact)" in r.stdout and "part ii" in r.stdout
     g = tmp_path / "zig.npz"
     stackfiles.write_stack(_biased([([1, 1], [-2, 2], [0, -1], 0), ([1], [0.5], [0], 0)]), g)
     r2 = absorb("check", g)

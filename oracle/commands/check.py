@@ -256,7 +256,7 @@ def _run_stack(args: argparse.Namespace, path: Path, fmt: str) -> int:
         if v.plain is not None:
             plain_stack = Stack([v.plain])
     else:
-        res = stacks.decide_stack(st)
+        res = stacks.decide_stack(st, replacing_biases=getattr(args, "replacing_biases", "auto"))
         if res["verdict"] == "absorbable" and "plain_stack" in res:
             plain_stack = stacks.plain_stack_from_result(res, st.blocks[0].activation)
     written = None
@@ -282,6 +282,10 @@ def _run_stack(args: argparse.Namespace, path: Path, fmt: str) -> int:
             print("biases:  the plain stacks this verdict is about: " + {
                 "both": "with or without biases", "none": "bias-free", "allowed": "with biases allowed",
                 "unstated": "not stated by the claim's statement"}.get(conv, conv))
+        free = res.get("biases_none")
+        if free:
+            print(f"biases:  without biases the answer differs: {free['verdict']} ({free['claim']}, exact): "
+                  f"{free['reason']}")
         line = _stack_certificate_line(res)
         if line:
             print(line)
@@ -314,6 +318,10 @@ def _stack_certificate_line(res: dict[str, Any]) -> Optional[str]:
         return (f"certificate: homeomorphic blocks (norm bounds), nondegenerate {k['nondegenerate']}, "
                 f"{k['kink_rays']} kink rays in general position, index sets per block: "
                 + ", ".join(str(S) if S else "none" for S in k["index_sets"]))
+    if claim == "depth-d1-biased" and c.get("d1_biased", {}).get("part") == "B0":
+        k = c["d1_biased"]
+        return (f"certificate: part (B0), bias-free plain stacks of widths {k['plain_widths']}: F(0) = {k['F_at_0']}, "
+                f"kinks away from 0 {k['kinks_away_from_0']}, (F(1), F(-1)) = {tuple(k['pair'])}, class '{k['class']}'")
     if claim in ("depth-d1", "depth-d1-biased") and "d1_biased" in c:
         k = c["d1_biased"]
         return (f"certificate: F piecewise linear, {k['kinks']} kinks, end slopes {k['end_slopes']}, slopes "

@@ -102,12 +102,73 @@ def stack_convention(res: dict[str, Any]) -> Optional[str]:
     return _STACK_CONVENTION.get(res["claim"] or "", "unstated")
 
 
-def decide_stack(stack: Stack) -> dict[str, Any]:
+CONVENTIONS = ("auto", "allowed", "none")
+
+
+def decide_stack(stack: Stack, replacing_biases: str = "auto") -> dict[str, Any]:
     """Decide whether a residual stack equals a plain stack of the same depth and widths; the
-    result says which plain stacks (with or without biases) the verdict is about."""
+    result says which plain stacks (with or without biases) the verdict is about.
+
+    ``replacing_biases`` is the question asked (docs/check.md): 'allowed' (plain stacks may carry
+    biases), 'none' (bias-free plain stacks only) or 'auto' (the answer found, with the bias-free
+    answer under ``biases_none`` when it is decided and differs).  A verdict that does not answer
+    the question asked becomes ``undecided`` with the reason; it is never reported as an answer."""
+    if replacing_biases not in CONVENTIONS:
+        raise InputError(f"replacing_biases must be one of {CONVENTIONS}, not {replacing_biases!r}")
     res = _decide_stack(stack)
-    res["replacing_biases"] = stack_convention(res)
-    return res
+    res["replacing_biases"] = conv = stack_convention(res)
+    if replacing_biases == "auto":
+        if conv == "allowed":
+            free = _bias_free_decision(stack, res)
+            if free["verdict"] != "undecided" and free["verdict"] != res["verdict"]:
+                res["biases_none"] = free
+        return res
+    if conv in ("both", replacing_biases):
+        return res
+    if replacing_biases == "none" and conv in ("allowed", None):
+        free = _bias_free_decision(stack, res)
+        if free["verdict"] != "undecided" or conv == "allowed":
+            return free
+        return res
+    if conv is None:
+        return res
+    why = ("its plain stack carries biases" if conv == "allowed" else "its claim's statement is about "
+           "bias-free plain stacks only" if conv == "none" else "its claim's statement does not say whether "
+           "the plain stacks may carry biases")
+    out = _result("undecided", None, False, f"the question asked is plain stacks "
+                  f"{'with biases allowed' if replacing_biases == 'allowed' else 'without biases'}; the verdict "
+                  f"{res['verdict']} ({res['claim']}) does not answer it: {why}", res["certificate"])
+    out["replacing_biases"] = None
+    out["other_convention"] = {k: res[k] for k in ("verdict", "claim", "exact", "replacing_biases")}
+    return out
+
+
+def _bias_free_decision(stack: Stack, res: dict[str, Any]) -> dict[str, Any]:
+    """The bias-free question (plain stacks without biases) for a stack whose decision answered
+    another one.  d = 1 relu: depth-d1-biased (B0), a bias-free plain stack is
+    x -> P(1) relu(x) + P(-1) relu(-x), so F must be of that form and (F(1), F(-1)) in depth-d1's
+    class for the widths.  Otherwise undecided: no registered stack claim states for d >= 2 that a
+    bias-free plain stack fixes 0 or is positively homogeneous."""
+    info = _summary(stack)
+    act = stack.blocks[0].act
+    if info["d"] != 1 or act.name != "relu" or max(b.m * b.d for b in stack.blocks) > MAX_EXACT_ENTRIES:
+        out = _result("undecided", None, False, "the question asked is bias-free plain stacks; the answer found "
+                      f"({res['verdict']}, {res['claim']}) is about plain stacks with biases, and no registered "
+                      "stack claim decides the bias-free question here (none states for d >= 2 that a bias-free "
+                      "plain stack maps 0 to 0 or is positively homogeneous)", res["certificate"])
+        out["replacing_biases"] = None
+        out["other_convention"] = {k: res[k] for k in ("verdict", "claim", "exact", "replacing_biases")}
+        return out
+    blocks = _d1_pl_blocks(stack)
+    dec = d1.decide_d1_bias_free(blocks, info["widths"])
+    cert = {**info, "pl_blocks": d1.pl_blocks_json(blocks), "d1_biased": dec}
+    head = "bias-free plain stacks (depth-d1-biased (B0)): "
+    if dec["verdict"] == "absorbable":
+        out = _result("absorbable", "depth-d1-biased", True, head + dec["reason"], cert, dec["plain"])
+    else:
+        out = _result("not_absorbable", "depth-d1-biased", True, head + dec["reason"], cert)
+    out["replacing_biases"] = "none"
+    return out
 
 
 def _decide_stack(stack: Stack) -> dict[str, Any]:
@@ -464,7 +525,22 @@ def _large_decision(stack: Stack, info: dict[str, Any], biased: bool, ident: boo
 # ================================================================ re-checking a decision
 
 def recheck_decision(result: dict[str, Any]) -> bool:
-    """Re-verify an exact verdict of decide_stack from its dictionary alone (False if it does not hold)."""
+    """Re-verify an exact verdict of decide_stack from its dictionary alone (False if it does not hold),
+    and the bias-free answer ``biases_none`` that an 'auto' decision reports beside it, if any."""
+    if not _recheck_one(result):
+        return False
+    free = result.get("biases_none")
+    if free is None:
+        return True
+    try:
+        return (isinstance(free, dict) and free.get("replacing_biases") == "none"
+                and free["certificate"]["pl_blocks"] == result["certificate"]["pl_blocks"]
+                and free["verdict"] != result["verdict"] and _recheck_one(free))
+    except (KeyError, TypeError):
+        return False
+
+
+def _recheck_one(result: dict[str, Any]) -> bool:
     try:
         cert = result["certificate"]
         claim = result["claim"]
@@ -518,7 +594,10 @@ def recheck_decision(result: dict[str, Any]) -> bool:
             if (dec["plain_widths"] != [len(b["v"]) for b in blocks] or dec["verdict"] != result["verdict"]
                     or d1.biased_claim(dec) != claim):
                 return False
-            if not d1.recheck_d1_biased(blocks, dec):
+            if dec.get("part") == "B0":
+                if result.get("replacing_biases") != "none" or not d1.recheck_d1_bias_free(blocks, dec):
+                    return False
+            elif not d1.recheck_d1_biased(blocks, dec):
                 return False
             if dec["verdict"] == "absorbable":
                 return result.get("plain_stack") == dec["plain"]

@@ -493,9 +493,56 @@ def decide_d1_biased(blocks: Sequence[dict[str, Any]], widths: Sequence[int]) ->
 
 
 def biased_claim(dec: dict[str, Any]) -> str:
-    """The claim a decide_d1_biased verdict rests on: depth-d1 for its parts (i), (ii), else
-    depth-d1-biased."""
-    return "depth-d1" if dec.get("part") in ("i", "ii") else "depth-d1-biased"
+    """The claim a decide_d1_biased verdict rests on: depth-d1-biased for every part, (i) and (ii)
+    included ((B2) states them for biased plain stacks, and its hypotheses do not ask the residual
+    stack to be bias-free, while depth-d1's do)."""
+    return "depth-d1-biased"
+
+
+def decide_d1_bias_free(blocks: Sequence[dict[str, Any]], widths: Sequence[int]) -> dict[str, Any]:
+    """(B0) of depth-d1-biased: does F (a d = 1 stack with biases, as PL blocks) equal a bias-free
+    plain stack of these widths?  Such a stack is x -> P(1) relu(x) + P(-1) relu(-x): it maps 0 to 0
+    and has no kink away from 0.  If F has either defect the answer is no; otherwise F is
+    determined by (F(1), F(-1)) and depth-d1's class for the widths decides, with its explicit
+    bias-free plain stack proved equal to F by the exact piecewise-linear comparison."""
+    F = pl_stack(blocks, residual=True)
+    widths = list(widths)
+    off = [t for t, _ in pl_kinks(F) if t != 0]
+    a, b = F(Q(1)), F(Q(-1))
+    cls = d1_class(widths)
+    out: dict[str, Any] = {"plain_widths": widths, "part": "B0", "F_at_0": str(F(Q(0))),
+                           "kinks_away_from_0": svec(off), "pair": svec([a, b]), "class": cls,
+                           "verdict": "not_absorbable"}
+    if F(Q(0)) != 0:
+        out["reason"] = (f"F(0) = {F(Q(0))} != 0, and every bias-free plain stack maps 0 to 0")
+        return out
+    if off:
+        out["reason"] = (f"F has a kink at {off[0]} != 0, and every bias-free plain stack is "
+                         "x -> P(1) relu(x) + P(-1) relu(-x), with no kink away from 0")
+        return out
+    if not in_class(cls, a, b):
+        out["reason"] = (f"F(x) = F(1) relu(x) + F(-1) relu(-x) with (F(1), F(-1)) = ({a}, {b}), not in the class "
+                         f"'{cls}' of pairs that bias-free plain stacks of widths {widths} reach (depth-d1)")
+        return out
+    plain = d1_plain_stack(widths, a, b)
+    if plain is None or not pl_equal(F, pl_stack(layers_as_pl_blocks(plain, None), residual=False)):
+        raise ValueError("the bias-free plain stack of depth-d1 differs from F")  # pragma: no cover
+    out.update(verdict="absorbable", plain=layers_to_json(plain),
+               reason=f"F(x) = F(1) relu(x) + F(-1) relu(-x) with (F(1), F(-1)) = ({a}, {b}) in the class '{cls}': "
+                      "the bias-free plain stack of depth-d1 equals F (exact piecewise-linear comparison)")
+    return out
+
+
+def recheck_d1_bias_free(blocks: Sequence[dict[str, Any]], dec: dict[str, Any]) -> bool:
+    """Re-derive a decide_d1_bias_free result from the blocks alone; when absorbable, the plain stack
+    must be bias-free, of the stated widths, and equal to F (exact piecewise-linear comparison)."""
+    if decide_d1_bias_free(blocks, dec["plain_widths"]) != dec:
+        return False
+    if dec["verdict"] != "absorbable":
+        return dec["verdict"] == "not_absorbable"
+    plain = layers_from_json(dec["plain"])
+    return ([len(U) for U, _ in plain] == dec["plain_widths"]
+            and pl_equal(pl_stack(blocks, residual=True), pl_stack(layers_as_pl_blocks(plain, None), residual=False)))
 
 
 def recheck_d1_biased(blocks: Sequence[dict[str, Any]], dec: dict[str, Any]) -> bool:
