@@ -28,13 +28,13 @@ from typing import Any, Optional
 
 import numpy as np
 
-from oracle.core.rational import (fmpq, fmpq_mat, float_nearest, float_up, qmat, qvec, rounding_errors, to_fmpq,
-                                  to_fraction)
+from oracle.core.rational import (arb, fmpq, fmpq_mat, float_nearest, float_up, qmat, qvec, rounding_errors,
+                                  to_arb, to_fmpq, to_fraction)
 
 from oracle.algebra import flips, search
-from oracle.algebra.exact import balls_agree, derived_property, eval_ball
+from oracle.algebra.exact import ball_abs_upper, balls_agree, derived_property, eval_ball
 from oracle.algebra.construct import flip_block, spot_points, verify_equal_at_points
-from oracle.core import activations
+from oracle.core import activations, arith
 from oracle.core.progress import Progress, quiet
 from oracle.core.blocks import Block
 from oracle.core.errors import InputError
@@ -204,6 +204,9 @@ def _decide_biased(block: Block, progress: Progress) -> dict[str, Any]:
                         f"the flip-set search was inconclusive ({res.certificate.get('reason', res.method)})", cert)
     if block.activation in activations.SQUARE_FLIP:
         return _decide_relu2_classes(block, fd, cert)
+    affine = decide_gated_affine(block, "allowed")
+    if affine is not None and affine["verdict"] != "undecided":
+        return affine
     padded = _padded_construction(block, fd, cert)
     if padded is not None:
         return padded
@@ -276,6 +279,9 @@ def _decide_glu(block: Block, cert: dict[str, Any], progress: Progress) -> dict[
                         "with distinct gate classes +-(gate row, gate bias), so by gated-biased (B) no glu block of "
                         "the same width, with or without biases, equals x -> Mx + B(x)", cert)
     if not nd["nondegenerate"]:
+        affine = decide_gated_affine(block, "allowed")
+        if affine is not None and affine["verdict"] != "undecided":
+            return affine
         padded = _padded_construction(block, fd, cert)
         if padded is not None:
             return padded
@@ -299,6 +305,9 @@ def _decide_relu2_classes(block: Block, fd: flips.FlipData, cert: dict[str, Any]
                         f"{r['spare_units']} spare unit(s); {r['reason']}: by relu2-biased (C) no relu2 block of "
                         f"width {block.m} equals x -> Mx + B(x)", cert)
     if r["status"] == "inconclusive":
+        sharper = _decide_relu2_part_d(block, fd, cert, r, cl)
+        if sharper is not None:
+            return sharper
         return _verdict("undecided", RELU2_CLAIM, False,
                         f"degenerate relu2 block ({_defects(cert['nondegeneracy'])}), no flip set of its units: "
                         f"{r['reason']}", cert)
@@ -535,6 +544,8 @@ def recheck_biased(block: Block, cert: dict[str, Any]) -> bool:
             per = len(padding_units(block.activation)[0])
             qz, _, _ = flips.flip_residual(sub, S_sub)
             return qz and _linear_part(sub, S_sub).rank() * per <= len(zero)
+        if cert.get("part") == "D":
+            return recheck_part_d(block, cert)
         if cert.get("outcome") == "undecided":
             return True  # states only that nothing was proved; the stated nondegeneracy was re-checked
         if fd.kind == flips.FLIP_GATE:
@@ -564,3 +575,538 @@ def recheck_biased(block: Block, cert: dict[str, Any]) -> bool:
         return False
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return False
+
+
+# ---------------------------------------------------------------- part (D): affine blocks, one square
+
+MAX_PART_D_ENTRIES = 40_000   # m * d above this: part (D) is not tried (exact fmpq algebra per unit)
+MAX_D2_SUBSETS = 1 << 12      # the sets E that (D2) tries, at most
+
+
+def _fmat(rows: list[list[fmpq]], nrows: int, ncols: int) -> fmpq_mat:
+    return fmpq_mat(nrows, ncols, [v for r in rows for v in r]) if nrows and ncols else fmpq_mat(nrows, ncols)
+
+
+def _rank_factor(N: fmpq_mat) -> list[tuple[list[fmpq], list[fmpq]]]:
+    """N = sum_q c_q r_q^T exactly: r_q the nonzero rows of the reduced echelon form, c_q the
+    matching pivot columns of N."""
+    d_out, d_in = N.nrows(), N.ncols()
+    R, rk = N.rref()
+    piv = [next(c for c in range(d_in) if R[q, c] != 0) for q in range(rk)]
+    out = [([N[o, piv[q]] for o in range(d_out)], [R[q, a] for a in range(d_in)]) for q in range(rk)]
+    chk = fmpq_mat(d_out, d_in)
+    for cq, rq in out:
+        for o in range(d_out):
+            for a in range(d_in):
+                chk[o, a] += cq[o] * rq[a]
+    if chk != N:  # pragma: no cover - the factorisation is exact
+        raise RuntimeError("rank factorisation failed")
+    return out
+
+
+def _quadratic_and_linear(row: list[fmpq], d: int) -> tuple[list[list[fmpq]], list[fmpq]]:
+    """A scalar polynomial mod constants (coefficients in the order of flips._monomials) as
+    (A, l) with p(x) = x^T A x + l . x, A symmetric."""
+    A = [[fmpq(0)] * d for _ in range(d)]
+    l = [fmpq(0)] * d
+    for (a, c), v in zip(flips._monomials(d), row):
+        if c == -1:
+            l[a] = v
+        elif a == c:
+            A[a][a] = v
+        else:
+            A[a][c] = A[c][a] = v / 2
+    return A, l
+
+
+def single_square(R: list[list[fmpq]], d: int) -> Optional[tuple[list[fmpq], list[fmpq], fmpq]]:
+    """(beta, v, e) with R = beta (v . x + e)^2 mod constants (relu2-biased (D2)), or None.
+    R: d coefficient rows (mod constants).  R = 0 gives beta = 0."""
+    nz = [o for o in range(len(R)) if any(v != 0 for v in R[o])]
+    if not nz:
+        return [fmpq(0)] * len(R), [fmpq(1)] + [fmpq(0)] * (d - 1), fmpq(0)
+    p = R[nz[0]]
+    k = next(j for j, v in enumerate(p) if v != 0)
+    beta = [R[o][k] / p[k] for o in range(len(R))]
+    if any(R[o][j] != beta[o] * p[j] for o in range(len(R)) for j in range(len(p))):
+        return None  # the rows span more than a line
+    A, l = _quadratic_and_linear(p, d)
+    Am = _fmat(A, d, d)
+    if Am.rank() != 1:
+        return None  # rank 0 with l != 0 (a linear map is no square), or rank >= 2
+    j = next(a for a in range(d) if A[a][a] != 0)  # a rank-one symmetric matrix has a nonzero diagonal entry
+    v = [A[a][j] for a in range(d)]
+    lam = 1 / A[j][j]                              # A = lam v v^T
+    a0 = next(a for a in range(d) if v[a] != 0)
+    e = l[a0] / (2 * lam * v[a0])
+    if any(l[a] != 2 * lam * e * v[a] for a in range(d)):
+        return None  # l outside the range of A
+    return [lam * x for x in beta], v, e
+
+
+def relu2_part_d(fd: flips.FlipData, cl: Any, width: int, k0_exhausted: bool) -> dict[str, Any]:
+    """relu2-biased (D) at width m' = width: case D1 (script-H empty, R_0 without quadratic part:
+    absorbable iff 4 rank N <= m') or D2 (m' - n = 2, or 3 with n = 0: k <= 1 with T empty; needs
+    the k = 0 search of (C) to have been exhaustive).  status 'found' (with plan), 'none' (exact),
+    'inconclusive' or 'not_applicable'."""
+    d = fd.d
+    active = cl.active
+    n = len(active)
+    r = width - n
+    mons = flips._monomials(d)
+    quad = [k for k, (a, c) in enumerate(mons) if c != -1]
+    lin = {a: k for k, (a, c) in enumerate(mons) if c == -1}
+    if n == 0 and all(cl.R0[o][k] == 0 for o in range(d) for k in quad):
+        N = _fmat([[cl.R0[o][lin[a]] for a in range(d)] for o in range(d)], d, d)
+        rho = N.rank()
+        out: dict[str, Any] = {"case": "D1", "rank_N": rho, "width": width, "units_needed": 4 * rho}
+        if 4 * rho > width:
+            return {**out, "status": "none", "plan": None,
+                    "reason": f"M x + B(x) is affine with linear part N of rank {rho}; 4 rank N = {4 * rho} "
+                              f"> {width} units"}
+        squares = []
+        for cq, rq in _rank_factor(N):
+            quarter = [x / 4 for x in cq]
+            squares += [(quarter, rq, fmpq(1)), ([-x for x in quarter], rq, fmpq(-1))]
+        return {**out, "status": "found", "plan": flips.Relu2Plan([], [], {}, squares),
+                "reason": f"M x + B(x) is affine with linear part N of rank {rho}: {2 * rho} squares "
+                          f"(c/4)((r.x + 1)^2 - (r.x - 1)^2) = c r.x, {4 * rho} <= {width} units"}
+    if not (r == 2 or (r == 3 and n == 0)):
+        return {"case": None, "status": "not_applicable", "plan": None,
+                "reason": f"{n} active kink hyperplanes and {r} spare units: neither case of (D)"}
+    out = {"case": "D2", "active_classes": n, "spare_units": r}
+    if not k0_exhausted:
+        return {**out, "status": "inconclusive", "plan": None,
+                "reason": "the k = 0 search of (C) was not exhaustive"}
+    if (1 << n) > MAX_D2_SUBSETS:
+        return {**out, "status": "inconclusive", "plan": None,
+                "reason": f"2^{n} sets E exceed the limit {MAX_D2_SUBSETS}"}
+    for mask in range(1 << n):
+        E = [active[j] for j in range(n) if (mask >> j) & 1]
+        sq = single_square(flips._poly_of_plan(cl, E), d)
+        if sq is not None:
+            return {**out, "status": "found", "E_tried": mask + 1,
+                    "plan": flips.Relu2Plan(E, [], {}, [sq] if any(x != 0 for x in sq[0]) else []),
+                    "reason": f"R_E is one vector square for |E| = {len(E)} (k = 1, T empty)"}
+    return {**out, "status": "none", "E_tried": 1 << n, "plan": None,
+            "reason": f"no solution of (2) with k = 0, and for none of the {1 << n} sets E is R_E a single "
+                      "vector square (k = 1 forces T empty)"}
+
+
+def _k0_exhausted(classes: dict[str, Any]) -> bool:
+    """True when relu2_decide_classes ended inconclusive only because it does not search k >= 1
+    (its k = 0 search over every |T| <= r finished without hitting a limit)."""
+    return classes.get("status") == "inconclusive" and str(classes.get("reason", "")).startswith(
+        "no solution of (2) with k = 0")
+
+
+def _decide_relu2_part_d(block: Block, fd: flips.FlipData, cert: dict[str, Any], classes: dict[str, Any],
+                         cl: Any) -> Optional[dict[str, Any]]:
+    """relu2-biased (D) where (C) was inconclusive: None when (D) does not decide either."""
+    res = relu2_part_d(fd, cl, block.m, _k0_exhausted(classes))
+    plan = res.pop("plan")
+    cert["part_d"] = res
+    if res["status"] not in ("found", "none"):
+        return None
+    cert["part"] = "D"
+    what = {"D1": "relu2-biased (D1): x -> Mx + B(x) is an affine map N x + c",
+            "D2": "relu2-biased (D2): at most one square on a new kink hyperplane fits"}[res["case"]]
+    if res["status"] == "none":
+        return _verdict("not_absorbable", RELU2_CLAIM, True,
+                        f"{what}; {res['reason']}: no relu2 block of width {block.m}, with or without biases, "
+                        "equals x -> Mx + B(x)", cert)
+    plain, rec = relu2_plan_plain(block, fd, cl, plan)
+    cert["emitted_block"] = rec
+    cert["emitted_block_exact"] = rec["exact"]
+    cert["plan"] = {"E": plan.E, "T": plan.T, "squares": len(plan.squares)}
+    reason = (f"{what}; {res['reason']}; the constructed relu2 block with biases equals x -> Mx + B(x) exactly "
+              "(class forms compared in rationals)")
+    if rec["rounded"]:
+        reason += f"; the emitted file holds {', '.join(rec['rounded'])} rounded to float64"
+    return _verdict("absorbable", RELU2_CLAIM, True, reason, cert, plain)
+
+
+# gated-biased (D): blocks whose units all have gate row 0 (or compute 0) are affine maps
+
+GATE_PREC = 256  # bits of the balls around transcendental gate values g(c)
+
+
+def _gate_value(activation: str, c: fmpq) -> tuple[Optional[fmpq], Any]:
+    """g(c) exactly when the catalog knows it as a rational (g(0), piecewise-polynomial gates),
+    and a ball around it."""
+    act = activations.get(activation)
+    exact: Optional[fmpq] = None
+    if c == 0:
+        exact = to_fmpq(act.value_at_0)
+    elif act.exact is not None:
+        exact = to_fmpq(act.exact(to_fraction(c)))
+    with arith.precision("ball", GATE_PREC):
+        ball = to_arb(to_fraction(exact)) if exact is not None else act.ball(to_arb(to_fraction(c)))
+        ball = ball + arb(0)
+    return exact, ball
+
+
+def _ball_rank_lower(N: list[list[Any]]) -> int:
+    """A lower bound of the rank of the real matrix enclosed by the balls N: Gaussian elimination
+    with pivots whose balls exclude 0 (their product is a nonzero minor)."""
+    A = [list(r) for r in N]
+    rows, cols = list(range(len(A))), list(range(len(A[0]) if A else 0))
+    r = 0
+    with arith.precision("ball", GATE_PREC):
+        while rows and cols:
+            best = None
+            for i in rows:
+                for j in cols:
+                    if not A[i][j].contains(0):
+                        size = abs(A[i][j].mid())
+                        if best is None or size > best[0]:
+                            best = (size, i, j)
+            if best is None:
+                break
+            _, pi, pj = best
+            rows.remove(pi)
+            cols.remove(pj)
+            r += 1
+            for i in rows:
+                f = A[i][pj] / A[pi][pj]
+                for j in cols:
+                    A[i][j] = A[i][j] - f * A[pi][j]
+    return r
+
+
+def gated_affine(block: Block) -> Optional[dict[str, Any]]:
+    """gated-biased (D) data of a block whose units all have gate row 0 or compute 0 (None for any
+    other block): F(x) = N x + c with N = M + sum_z g(z) K_z, K_z = sum of w_i u_i^T over the
+    units of gate bias z, and the bracket rank_lower <= rank N <= rank_upper (equal when every
+    g(z) is rational; rank_upper is the rank of [M' | K_z ...] over the transcendental g(z))."""
+    if block.activation not in activations.BIASED_FLIP or not block.act.gated:
+        return None
+    if block.m * block.d > MAX_PART_D_ENTRIES:
+        return None
+    fd = block_flip_data(block)
+    d = fd.d
+    zero = _zero_units(fd)
+    aff = [i for i in range(fd.m) if i not in zero and all(v == 0 for v in fd.G[i])]
+    if len(zero) + len(aff) != fd.m:
+        return None
+    groups: dict[Any, list[int]] = {}
+    for i in aff:
+        groups.setdefault(to_fraction(fd.c[i]), []).append(i)
+    Mx = fmpq_mat(d, d, [v for row in fd.M for v in row])
+    cx = [fmpq(0)] * d if block.b_down is None else [to_fmpq(v) for v in block.b_down]
+    inexact = []  # (z, K, k, ball g(z))
+    values = {}
+    for z in sorted(groups):
+        K = fmpq_mat(d, d)
+        k = [fmpq(0)] * d
+        for i in groups[z]:
+            w = fd.col(i)
+            for o in range(d):
+                if w[o] != 0:
+                    k[o] += w[o] * fd.b[i]
+                    for a in range(d):
+                        K[o, a] += w[o] * fd.U[i][a]
+        g_exact, g_ball = _gate_value(block.activation, to_fmpq(z))
+        values[str(z)] = str(to_fraction(g_exact)) if g_exact is not None else g_ball.str(20, radius=True)
+        if g_exact is not None:
+            Mx += g_exact * K
+            cx = [x + g_exact * y for x, y in zip(cx, k)]
+        else:
+            inexact.append((z, K, k, g_ball))
+    cat = fmpq_mat(d, d * (1 + len(inexact)))
+    for o in range(d):
+        for a in range(d):
+            cat[o, a] = Mx[o, a]
+            for q, (_, K, _, _) in enumerate(inexact):
+                cat[o, d * (q + 1) + a] = K[o, a]
+    R, r_up = cat.rref()
+    piv = [next(c for c in range(cat.ncols()) if R[q, c] != 0) for q in range(r_up)]
+    basis = [[cat[o, p] for o in range(d)] for p in piv]  # columns of [M' | K ...] spanning it
+    with arith.precision("ball", GATE_PREC):
+        Nb = [[to_arb(to_fraction(Mx[o, a])) + sum((g * to_arb(to_fraction(K[o, a])) for _, K, _, g in inexact),
+                                                    arb(0)) for a in range(d)] for o in range(d)]
+        cb = [to_arb(to_fraction(cx[o])) + sum((g * to_arb(to_fraction(k[o])) for _, _, k, g in inexact), arb(0))
+              for o in range(d)]
+    r_low = r_up if not inexact else min(_ball_rank_lower(Nb), r_up)
+    if not inexact or all(all(v == 0 for v in k) for _, _, k, _ in inexact):
+        c_zero: Optional[bool] = all(v == 0 for v in cx)
+    else:
+        c_zero = False if any(not v.contains(0) for v in cb) else None
+    n_zero: Optional[bool] = True if r_up == 0 else (False if r_low >= 1 else None)
+    return {"fd": fd, "affine_units": aff, "zero_units": zero, "gate_values": values,
+            "rank_upper": r_up, "rank_lower": r_low, "rank_exact": r_low == r_up,
+            "N_zero": n_zero, "c_zero": c_zero, "M_exact": Mx, "c_exact": cx, "inexact": inexact,
+            "basis": basis, "N_ball": Nb, "c_ball": cb}
+
+
+def gated_affine_outcome(block: Block, ga: dict[str, Any], convention: str) -> tuple[str, str]:
+    """(outcome, why) of gated-biased (D) for one convention: 'allowed' (replacing blocks with
+    biases) or 'none' (bias-free ones)."""
+    m = block.m
+    lo, up = ga["rank_lower"], ga["rank_upper"]
+    rank = f"rank N = {up}" if lo == up else f"{lo} <= rank N <= {up}"
+    if convention == "allowed":
+        if up <= m:
+            return "absorbable", f"{rank} <= m = {m}"
+        if lo > m:
+            return "not_absorbable", f"{rank} > m = {m} (image lemma: the columns of N lie in the span of the m output columns)"
+        return "undecided", f"{rank}: the comparison with m = {m} is not settled"
+    act = block.act
+    if act.value_at_0 == 0 and act.continuous_at_0:
+        if ga["N_zero"] is True and ga["c_zero"] is True:
+            return "absorbable", "N = 0 and c = 0: x -> Mx + B(x) is the zero map, the zero block"
+        if ga["N_zero"] is False:
+            return "not_absorbable", (f"N != 0 ({rank}): a bias-free block with g(0) = 0, g continuous at 0, is o(t) "
+                                      "along t x as t -> 0+, while F(t x) / t = N x")
+        if ga["c_zero"] is False:
+            return "not_absorbable", "c = F(0) != 0, while a bias-free block vanishes at 0"
+        return "undecided", "whether N = 0 and c = 0 is not settled"
+    if ga["c_zero"] is False:
+        return "not_absorbable", "c = F(0) != 0, while a bias-free block vanishes at 0"
+    if lo > m:
+        return "not_absorbable", f"{rank} > m = {m} (image lemma)"
+    if ga["c_zero"] is True and up <= m:
+        return "absorbable", f"c = 0 and {rank} <= m = {m}; g(0) = {act.value_at_0}"
+    return "undecided", f"c = 0 and {rank} <= m = {m} not both settled"
+
+
+def gated_affine_plain(block: Block, ga: dict[str, Any], convention: str) -> tuple[Block, dict[str, Any]]:
+    """The replacing block of gated-biased (D): rank_upper units with gate row 0 (zero units up to
+    width m).  N = C (L N) with C the basis columns of [M' | K ...] and L = (C^T C)^-1 C^T (exact),
+    one unit per column of C: gate bias z0, value row (L N)_q / g(z0), output C_q; b_down = c
+    (without biases: z0 = 0 and b_down = 0, which needs c = 0 and g(0) != 0, or N = 0)."""
+    d, m = block.d, block.m
+    act = block.act
+    C = ga["basis"]
+    r = len(C)
+    Ws = {"W_gate": np.zeros((m, d)), "b_gate": np.zeros(m), "W_up": np.zeros((m, d)), "b_up": np.zeros(m),
+          "W_down": np.zeros((d, m)), "b_down": np.zeros(d)}
+    errs: dict[str, Fraction] = {}
+    if r:
+        Cm = fmpq_mat(d, r, [C[q][o] for o in range(d) for q in range(r)])
+        L = (Cm.transpose() * Cm).inv() * Cm.transpose()
+        parts = [ga["M_exact"]] + [K for _, K, _, _ in ga["inexact"]]
+        if any(Cm * (L * P) != P for P in parts):  # pragma: no cover - the columns of P lie in span C
+            raise RuntimeError("a column of M' or K_z lies outside the span of the chosen columns")
+        if convention == "none" or act.value_at_0 != 0:
+            z0 = fmpq(0)
+        else:
+            z0 = fmpq(1)
+        g_exact, g_ball = _gate_value(block.activation, z0)
+        with arith.precision("ball", GATE_PREC):
+            LM = L * ga["M_exact"]
+            LK = [(g, L * K) for _, K, _, g in ga["inexact"]]
+            for q in range(r):
+                for a in range(d):
+                    val = to_arb(to_fraction(LM[q, a])) + sum((g * to_arb(to_fraction(X[q, a])) for g, X in LK), arb(0))
+                    val = val / g_ball
+                    f = float(val.mid())
+                    Ws["W_up"][q, a] = f
+                    if not (LK or g_exact is None):
+                        e = abs(to_fraction(LM[q, a] / g_exact) - Fraction(f))
+                    else:
+                        e = ball_abs_upper(val - to_arb(Fraction(f)))
+                    errs["W_up"] = max(errs.get("W_up", Fraction(0)), e)
+                for o in range(d):
+                    Ws["W_down"][o, q] = float_nearest(to_fraction(C[q][o]))
+                    errs["W_down"] = max(errs.get("W_down", Fraction(0)), abs(to_fraction(C[q][o]) - Fraction(Ws["W_down"][o, q])))
+                Ws["b_gate"][q] = float(to_fraction(z0))
+            if convention == "allowed":
+                for o in range(d):
+                    v = ga["c_ball"][o]
+                    exact_c = not any(any(x != 0 for x in k) for _, _, k, _ in ga["inexact"])
+                    f = float_nearest(to_fraction(ga["c_exact"][o])) if exact_c else float(v.mid())
+                    Ws["b_down"][o] = f
+                    e = (abs(to_fraction(ga["c_exact"][o]) - Fraction(f)) if exact_c
+                         else ball_abs_upper(v - to_arb(Fraction(f))))
+                    errs["b_down"] = max(errs.get("b_down", Fraction(0)), e)
+    elif convention == "allowed":
+        for o in range(d):
+            v = ga["c_ball"][o]
+            Ws["b_down"][o] = float(v.mid()) if ga["inexact"] else float_nearest(to_fraction(ga["c_exact"][o]))
+            errs["b_down"] = ball_abs_upper(v - to_arb(Fraction(Ws["b_down"][o]))) if ga["inexact"] else abs(
+                to_fraction(ga["c_exact"][o]) - Fraction(Ws["b_down"][o]))
+    if not all(np.all(np.isfinite(a)) for a in Ws.values()):
+        raise InputError("the affine replacing block has entries beyond the float64 range")
+    nz = lambda a: a if np.any(a != 0) else None  # noqa: E731
+    plain = Block(block.activation, W_up=Ws["W_up"], W_down=Ws["W_down"], W_gate=Ws["W_gate"],
+                  b_up=None, b_gate=nz(Ws["b_gate"]), b_down=nz(Ws["b_down"]), kind="plain")
+    rounded = sorted(k for k, e in errs.items() if e != 0)
+    rec = {"exact": not rounded, "rounded": rounded,
+           "max_entry_error": {k: float_up(errs[k]) for k in rounded},
+           "construction": (f"{r} unit(s) with gate row 0 and gate bias {to_fraction(z0) if r else 0}: value rows "
+                            "(L N)_q / g(z0), output columns the basis columns C_q of [M' | K_z ...], N = C L N exactly; "
+                            + ("b_down = c" if convention == "allowed" else "no biases")),
+           "check": "N = C L N verified exactly on the rational parts M' and K_z; the entries are balls around "
+                    "the transcendental gate values where they occur, rounded to float64 with the stated error"}
+    return plain, rec
+
+
+def decide_gated_affine(block: Block, convention: str = "allowed") -> Optional[dict[str, Any]]:
+    """gated-biased (D) for the convention asked, as a verdict dict; None when the block is not
+    affine (some unit has a nonzero gate row and computes something)."""
+    ga = gated_affine(block)
+    if ga is None:
+        return None
+    outcome, why = gated_affine_outcome(block, ga, convention)
+    what = "with biases" if convention == "allowed" else "without biases"
+    cert: dict[str, Any] = {
+        "kind": "biased_flip", "claim": GATED_CLAIM, "block": flip_block_info(block), "part": "D",
+        "convention": convention,
+        "affine": {"affine_units": ga["affine_units"][:64], "zero_units": ga["zero_units"][:64],
+                   "gate_values": ga["gate_values"], "rank_upper": ga["rank_upper"],
+                   "rank_lower": ga["rank_lower"], "rank_exact": ga["rank_exact"],
+                   "N_zero": ga["N_zero"], "c_zero": ga["c_zero"]},
+        "nondegeneracy": flips.flip_nondegeneracy(ga["fd"], block.activation),
+        "search": {"status": "not_run", "method": "gated-biased (D): every unit is affine"}}
+    head = (f"every unit of this {block.activation} block has gate row 0 or computes 0, so x -> Mx + B(x) = N x + c "
+            "(gated-biased (D))")
+    if outcome == "undecided":
+        return _verdict("undecided", GATED_CLAIM, False, f"{head}; {why}", cert)
+    if outcome == "not_absorbable":
+        return _verdict("not_absorbable", GATED_CLAIM, True,
+                        f"{head}; {why}: no {block.activation} block {what} of width {block.m} equals it", cert)
+    plain, rec = gated_affine_plain(block, ga, convention)
+    cert["emitted_block"] = rec
+    cert["emitted_block_exact"] = rec["exact"]
+    chk = _affine_spot_check(block, plain)
+    cert["spot_check"] = chk
+    if not chk["agree"]:  # pragma: no cover - would contradict the construction
+        raise RuntimeError(f"affine replacing block differs from the residual block: {chk}")
+    what = "with biases" if nonzero_biases_of(plain) else "without biases"
+    reason = f"{head}; {why}: the {block.activation} block {what} built from N = C L N equals it"
+    if rec["rounded"]:
+        reason += (f" (the file holds {', '.join(rec['rounded'])} rounded to float64: the gate values are "
+                   "transcendental or the values not float64)")
+    return _verdict("absorbable", GATED_CLAIM, True, reason, cert, plain)
+
+
+def nonzero_biases_of(b: Block) -> bool:
+    return any(v is not None and np.any(v != 0) for v in (b.b_up, b.b_gate, b.b_down))
+
+
+def _affine_spot_check(block: Block, plain: Block) -> dict[str, Any]:
+    """The emitted block against the residual block at fixed points (balls): the largest
+    difference, which must stay within a rounding-size tolerance."""
+    pts = spot_points(block.d, np.random.default_rng(22), n_random=3, n_basis=2)
+    worst, scale = 0.0, 1.0
+    for x in pts:
+        F = eval_ball(block.activation, block.W_up, block.W_down, x, M=block.M if block.M is not None else np.eye(block.d),
+                      W_gate=block.W_gate, b_up=block.b_up, b_gate=block.b_gate, b_down=block.b_down)
+        P = eval_ball(plain.activation, plain.W_up, plain.W_down, x, W_gate=plain.W_gate, b_up=plain.b_up,
+                      b_gate=plain.b_gate, b_down=plain.b_down)
+        for f, p in zip(F, P):
+            worst = max(worst, float(abs(f - p).upper()))
+            scale = max(scale, float(abs(f).upper()))
+    return {"agree": worst <= 1e-9 * scale, "backend": "ball", "points": len(pts), "max_difference": worst}
+
+
+# ---------------------------------------------------------------- part (D) without biases
+
+def _relu2_affine(block: Block) -> Optional[tuple[fmpq_mat, list[fmpq]]]:
+    """(N, c) when x -> Mx + B(x) of a relu2 block is the affine map N x + c (relu2-biased (D1):
+    no kink class with nonzero output and no quadratic part), else None."""
+    if block.activation not in activations.SQUARE_FLIP or block.m * block.d > MAX_PART_D_ENTRIES:
+        return None
+    fd = block_flip_data(block)
+    cl = flips.relu2_classes(fd)
+    d = fd.d
+    mons = flips._monomials(d)
+    if cl.active or any(cl.R0[o][k] != 0 for o in range(d) for k, (_, c) in enumerate(mons) if c != -1):
+        return None
+    lin = {a: k for k, (a, c) in enumerate(mons) if c == -1}
+    N = _fmat([[cl.R0[o][lin[a]] for a in range(d)] for o in range(d)], d, d)
+    # c = F(0) = b_down + sum_i w_i relu2(b_i)
+    c = [fmpq(0)] * d if block.b_down is None else [to_fmpq(v) for v in block.b_down]
+    for i in range(fd.m):
+        if fd.b[i] > 0:
+            w = fd.col(i)
+            c = [x + w[o] * fd.b[i] * fd.b[i] for o, x in enumerate(c)]
+    return N, c
+
+
+def decide_bias_free(block: Block) -> Optional[dict[str, Any]]:
+    """Part (D) for the question 'does a bias-free block of the same width equal x -> Mx + B(x)',
+    for blocks with biases: relu2 blocks that are affine maps (relu2-biased (D1)) and affine gated
+    blocks (gated-biased (D)).  None when part (D) does not apply or does not settle it."""
+    if block.activation not in activations.BIASED_FLIP:
+        return None
+    if block.act.gated:
+        v = decide_gated_affine(block, "none")
+        return None if v is None or v["verdict"] == "undecided" else v
+    aff = _relu2_affine(block)
+    if aff is None:
+        return None
+    N, c = aff
+    cert: dict[str, Any] = {"kind": "biased_flip", "claim": RELU2_CLAIM, "block": flip_block_info(block),
+                            "part": "D", "convention": "none",
+                            "affine": {"rank_N": N.rank(), "c_zero": all(v == 0 for v in c)},
+                            "nondegeneracy": flips.flip_nondegeneracy(block_flip_data(block), block.activation),
+                            "search": {"status": "not_run", "method": "relu2-biased (D1): the block is affine"}}
+    head = "relu2-biased (D1): x -> Mx + B(x) is an affine map N x + c"
+    if N.rank() == 0 and all(v == 0 for v in c):
+        d, m = block.d, block.m
+        plain = Block(block.activation, W_up=np.zeros((m, d)), W_down=np.zeros((d, m)), kind="plain")
+        cert["emitted_block"] = {"exact": True, "rounded": [], "max_entry_error": {},
+                                 "construction": "the zero block", "check": "N = 0 and c = 0 exactly"}
+        cert["emitted_block_exact"] = True
+        return _verdict("absorbable", RELU2_CLAIM, True, f"{head} with N = 0 and c = 0: the zero block, without "
+                        "biases, equals it", cert, plain)
+    why = f"N of rank {N.rank()}" if N.rank() else "c = F(0) != 0"
+    return _verdict("not_absorbable", RELU2_CLAIM, True,
+                    f"{head} with {why}; a relu2 block without biases is 2-homogeneous (B'(0) = 0, B'(2x) = 4 B'(x)), "
+                    f"so no relu2 block without biases, of any width, equals it", cert)
+
+
+def part_d_supported(block: Block, cert: dict[str, Any]) -> str:
+    """The verdict part (D) gives for this block and the certificate's question, recomputed from
+    the weights ('undecided' when part (D) does not apply or the stated facts differ).  A verdict
+    computed for replacing blocks with biases answers the bias-free question too when it is
+    not_absorbable (a fortiori) or when its replacing block, rebuilt here, has no biases."""
+    try:
+        conv = cert.get("convention", "allowed")
+        asked = cert.get("replacing_biases", conv)
+        if conv not in ("allowed", "none") or asked not in ("allowed", "none") or (conv == "none" and asked != "none"):
+            return "undecided"
+        plain: Optional[Block] = None
+        if block.act.gated:
+            ga = gated_affine(block)
+            if ga is None:
+                return "undecided"
+            got, _ = gated_affine_outcome(block, ga, conv)
+            a = cert["affine"]
+            if not all(a[k] == ga[k] for k in ("rank_upper", "rank_lower", "N_zero", "c_zero")):
+                return "undecided"
+            if got == "absorbable" and asked != conv:
+                plain = gated_affine_plain(block, ga, conv)[0]
+        elif conv == "none":
+            v = decide_bias_free(block)
+            if v is None or v["certificate"]["affine"] != cert["affine"]:
+                return "undecided"
+            got = v["verdict"]
+        else:
+            fd = block_flip_data(block)
+            r = flips.relu2_decide_classes(fd)
+            cl = r.pop("classes_obj")
+            r.pop("plan")
+            if r["status"] != "inconclusive":
+                return "undecided"
+            res = relu2_part_d(fd, cl, block.m, _k0_exhausted(r))
+            plan = res.pop("plan")
+            stated = cert.get("part_d", {})
+            if res["case"] != stated.get("case") or res.get("rank_N") != stated.get("rank_N"):
+                return "undecided"
+            got = {"found": "absorbable", "none": "not_absorbable"}.get(res["status"], "undecided")
+            if got == "absorbable" and asked != conv:
+                plain = relu2_plan_plain(block, fd, cl, plan)[0]
+        if asked != conv and got == "absorbable" and (plain is None or nonzero_biases_of(plain)):
+            return "undecided"
+        return got
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        return "undecided"
+
+
+def recheck_part_d(block: Block, cert: dict[str, Any]) -> bool:
+    """Re-derive a part (D) verdict from the block: the same case, outcome and stated ranks."""
+    outcome = cert.get("outcome")
+    return outcome in ("absorbable", "not_absorbable") and part_d_supported(block, cert) == outcome
