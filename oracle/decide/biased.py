@@ -204,12 +204,12 @@ def _decide_biased(block: Block, progress: Progress) -> dict[str, Any]:
                         f"the flip-set search was inconclusive ({res.certificate.get('reason', res.method)})", cert)
     if block.activation in activations.SQUARE_FLIP:
         return _decide_relu2_classes(block, fd, cert)
+    padded = _padded_construction(block, fd, cert)  # exact emitted block where it applies
+    if padded is not None:
+        return padded
     affine = decide_gated_affine(block, "allowed")
     if affine is not None and affine["verdict"] != "undecided":
         return affine
-    padded = _padded_construction(block, fd, cert)
-    if padded is not None:
-        return padded
     return _verdict("undecided", claim, False,
                     ("no flip set of the units" if res.status == "none" else "flip-set search inconclusive")
                     + "; the block is degenerate (zero gate rows, zero units or repeated gate classes: "
@@ -279,12 +279,12 @@ def _decide_glu(block: Block, cert: dict[str, Any], progress: Progress) -> dict[
                         "with distinct gate classes +-(gate row, gate bias), so by gated-biased (B) no glu block of "
                         "the same width, with or without biases, equals x -> Mx + B(x)", cert)
     if not nd["nondegenerate"]:
+        padded = _padded_construction(block, fd, cert)  # exact emitted block where it applies
+        if padded is not None:
+            return padded
         affine = decide_gated_affine(block, "allowed")
         if affine is not None and affine["verdict"] != "undecided":
             return affine
-        padded = _padded_construction(block, fd, cert)
-        if padded is not None:
-            return padded
     if res.status == "none":
         return _verdict("undecided", GATED_CLAIM, False,
                         "no index set, but the block is degenerate (" + _defects(nd) + "): gated-biased (B) needs "
