@@ -112,10 +112,11 @@ def test_relu2_degenerate_beyond_the_proof_is_undecided():
     assert v.verdict == "not_absorbable" and v.exact and v.claim == "relu2-biased"
     assert "(D1)" in v.reason and v.certificate["part_d"]["rank_N"] == 2
     assert recheck_certificate(b, _json(v))
-    # one class with a nonzero output and three spare units (n = 1, r = 3): outside (D1) and (D2);
+    # one class with a nonzero output and four spare units (n = 1, r = 4): outside (D1) and (D2);
     # no k = 0 solution, and squares on new kink hyperplanes (k >= 1) are not searched for d >= 2
-    b = Block("relu2", W_up=np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [1.0, -1.0]]),
-              W_down=np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]), b_up=np.array([1.0, 0.0, 0.0, 0.0]))
+    b = Block("relu2", W_up=np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [1.0, -1.0], [2.0, 1.0]]),
+              W_down=np.array([[1.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0]]),
+              b_up=np.array([1.0, 0.0, 0.0, 0.0, 0.0]))
     v = decide(b, replacing_biases="allowed")
     assert v.verdict == "undecided" and not v.exact and v.claim == "relu2-biased"
     assert "k >= 1" in v.reason

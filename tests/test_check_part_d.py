@@ -55,7 +55,7 @@ def _pairs_d2(m: int, biased: bool) -> Block:
 def _pairs_d3(nudge: float = 0.0) -> Block:
     """d = 3, M = I, width 4: pairs (u, 1, w), (u, 1, -w) and (v, -1, e2), (v, -1, -e2): F(x) = x + c,
     rank 3, 12 units needed.  With nudge != 0 one pair almost cancels: one class with a nonzero
-    output and three spare units, outside (D1) and (D2)."""
+    output and three spare units, case (D2) with |T| <= 1."""
     U = np.array([[1.0, -1.0, 2.0], [1.0, -1.0, 2.0], [0.0, 1.0, 1.0], [0.0, 1.0, 1.0]])
     W = np.array([[1.0, -1.0 + nudge, 0.0, 0.0], [0.0, 0.0, 1.0, -1.0], [1.0, -1.0, 0.0, 0.0]])
     return Block("relu2", W_up=U, W_down=W, b_up=np.array([1.0, 1.0, -1.0, -1.0]))
@@ -89,6 +89,16 @@ def _one_square_block() -> Block:
     return Block("relu2", W_up=U, W_down=W, b_up=np.array([0.0, 0.5, 0.5]), M=np.array([[0.0, 0.0], [2.0, 0.0]]))
 
 
+def _square_beside_class() -> Block:
+    """d = 2, width 4, bias-free, M = [[0, 0], [0, 2]]: units (e1, 0, 2 e1), (-e1, 0, e1) (class x_1 = 0,
+    alpha = e1, P gains e1 x_1^2) and the pair (e2, 0, e2), (-e2, 0, e2) (alpha = 0, P gains e2 x_2^2).
+    R_0 = e1 x_1^2 + e2 (x_2^2 + 2 x_2): k = 0 fails (e2 (x_2 + 1)^2 is no square of x_1), no single
+    square (two lines), but with T = {x_1 = 0}, beta_H = e1: R_0 - e1 x_1^2 = e2 (x_2 + 1)^2 - e2.
+    Width n + |T| + 2 = 4: absorbable with biases (D2, r = 3); without biases not (homogeneous-impossible)."""
+    return Block("relu2", W_up=np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]]),
+                 W_down=np.array([[2.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 1.0]]), M=np.array([[0.0, 0.0], [0.0, 2.0]]))
+
+
 def _zero_gates(gate: str, d: int, sign: float) -> Block:
     """W_gate = 0, b_gate = 1, W_up = I, W_down = sign I, M = I: F(x) = (1 + sign g(1)) x."""
     return Block(gate, W_gate=np.zeros((d, d)), b_gate=np.ones(d), W_up=np.eye(d), W_down=sign * np.eye(d))
@@ -105,6 +115,7 @@ CASES = {
     "relu2_rank_one_d2": (_rank_one_d2, "absorbable", "not_absorbable"),
     "relu2_class_and_pair": (_one_class_and_a_pair, "not_absorbable", "not_absorbable"),
     "relu2_one_square": (_one_square_block, "absorbable", None),
+    "relu2_square_beside_class": (_square_beside_class, "absorbable", "not_absorbable"),
     # reglu: relu(1) = 1, so W_down = -I gives F = 0 (the zero block, bias-free); W_down = I gives 2x
     "reglu_zero_gates_d1": (lambda: _zero_gates("reglu", 1, 1.0), "absorbable", "not_absorbable"),
     "reglu_zero_gates_d3": (lambda: _zero_gates("reglu", 3, 1.0), "absorbable", "not_absorbable"),
@@ -147,7 +158,7 @@ def test_check_recheck_round_trip(tmp_path: Path, name: str, conv: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["relu2_pairs_d2_m4", "relu2_pairs_biased_d2_m8", "relu2_class_and_pair",
-                                  "relu2_one_square", "swiglu_zero_gates_d2", "reglu_zero_gates_d3",
+                                  "relu2_one_square", "relu2_square_beside_class", "swiglu_zero_gates_d2", "reglu_zero_gates_d3",
                                   "glu_zero_gates_d2"])
 def test_forged_part_d_documents_are_refused(tmp_path: Path, name: str) -> None:
     p, b = _write(tmp_path, name)
@@ -179,6 +190,7 @@ def test_forged_part_d_documents_are_refused(tmp_path: Path, name: str) -> None:
 
 @pytest.mark.parametrize("name,conv", [("relu2_pairs_d2_m8", "allowed"), ("relu2_pairs_biased_d2_m8", "allowed"),
                                        ("relu2_rank_one_d2", "allowed"), ("relu2_one_square", "allowed"),
+                                       ("relu2_square_beside_class", "allowed"),
                                        ("reglu_zero_gates_d3", "allowed"), ("reglu_cancel_d2", "none")])
 def test_emit_then_witness_agrees(tmp_path: Path, name: str, conv: str) -> None:
     p, _ = _write(tmp_path, name)
@@ -240,11 +252,23 @@ def test_verdicts_do_not_depend_on_unit_order(name: str) -> None:
         assert (v.verdict, v.claim, v.exact) == (w.verdict, w.claim, w.exact)
 
 
-def test_near_miss_pair_stays_undecided() -> None:
-    """One pair moved by 2^-30: its class has a nonzero output, n = 1 and r = 3, outside (D1) and (D2)."""
+def test_near_miss_pair_is_decided_by_d2() -> None:
+    """One pair moved by 2^-30: its class has a nonzero output, n = 1 and r = 3: (D2) with |T| <= 1.
+    Mod h_H^2 the rows x_1, x_2, x_3 of R_E span three lines, so no square beside H: not absorbable."""
     v = decide(_pairs_d3(2.0 ** -30), replacing_biases="allowed")
+    assert (v.verdict, v.exact, v.claim) == ("not_absorbable", True, "relu2-biased")
+    assert v.certificate["part_d"]["case"] == "D2" and v.certificate["part_d"]["spare_units"] == 3
+
+
+def test_one_class_and_four_spare_units_stay_undecided() -> None:
+    """n = 1, r = 4 (two squares fit): outside (D1) and (D2), and no k = 0 solution."""
+    b = Block("relu2", W_up=np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [1.0, -1.0], [2.0, 1.0]]),
+              W_down=np.array([[1.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0]]),
+              b_up=np.array([1.0, 0.0, 0.0, 0.0, 0.0]))
+    v = decide(b, replacing_biases="allowed")
     assert v.verdict == "undecided" and not v.exact and v.claim == "relu2-biased"
     assert v.certificate["part_d"]["status"] == "not_applicable"
+    assert recheck_certificate(b, json.loads(json.dumps(v.certificate, default=str)))
 
 
 def test_near_miss_second_output_still_decided() -> None:

@@ -101,7 +101,7 @@ def single_square(R: list[list[fmpq]], d: int) -> Optional[tuple[list[fmpq], lis
 
 def relu2_part_d(fd: flips.FlipData, cl: Any, width: int, k0_exhausted: bool) -> dict[str, Any]:
     """relu2-biased (D) at width m' = width: case D1 (script-H empty, R_0 without quadratic part:
-    absorbable iff 4 rank N <= m') or D2 (m' - n = 2, or 3 with n = 0: k <= 1 with T empty; needs
+    absorbable iff 4 rank N <= m') or D2 (m' - n = 2 or 3: k <= 1, with T empty or |T| = 1; needs
     the k = 0 search of (C) to have been exhaustive).  status 'found' (with plan), 'none' (exact),
     'inconclusive' or 'not_applicable'."""
     d = fd.d
@@ -126,7 +126,7 @@ def relu2_part_d(fd: flips.FlipData, cl: Any, width: int, k0_exhausted: bool) ->
         return {**out, "status": "found", "plan": flips.Relu2Plan([], [], {}, squares),
                 "reason": f"M x + B(x) is affine with linear part N of rank {rho}: {2 * rho} squares "
                           f"(c/4)((r.x + 1)^2 - (r.x - 1)^2) = c r.x, {4 * rho} <= {width} units"}
-    if not (r == 2 or (r == 3 and n == 0)):
+    if r not in (2, 3):
         return {"case": None, "status": "not_applicable", "plan": None,
                 "reason": f"{n} active kink hyperplanes and {r} spare units: neither case of (D)"}
     out = {"case": "D2", "active_classes": n, "spare_units": r}
@@ -138,14 +138,89 @@ def relu2_part_d(fd: flips.FlipData, cl: Any, width: int, k0_exhausted: bool) ->
                 "reason": f"2^{n} sets E exceed the limit {MAX_D2_SUBSETS}"}
     for mask in range(1 << n):
         E = [active[j] for j in range(n) if (mask >> j) & 1]
-        sq = single_square(flips._poly_of_plan(cl, E), d)
+        R = flips._poly_of_plan(cl, E)
+        sq = single_square(R, d)
         if sq is not None:
             return {**out, "status": "found", "E_tried": mask + 1,
                     "plan": flips.Relu2Plan(E, [], {}, [sq] if any(x != 0 for x in sq[0]) else []),
                     "reason": f"R_E is one vector square for |E| = {len(E)} (k = 1, T empty)"}
+        if r == 3:  # k = 1 with one class H in T
+            for h in active:
+                if h in E:
+                    continue
+                got = square_beside_class(R, flips.square_coeffs(*cl.reps[h]), d)
+                if got is not None:
+                    beta_h, square = got
+                    return {**out, "status": "found", "E_tried": mask + 1,
+                            "plan": flips.Relu2Plan(E, [h], {h: beta_h}, [square]),
+                            "reason": f"R_E - beta_H h_H^2 is one vector square for |E| = {len(E)} and one "
+                                      "class H in T (k = 1, |T| = 1)"}
+    what = "T empty" if r == 2 else "|T| <= 1"
     return {**out, "status": "none", "E_tried": 1 << n, "plan": None,
-            "reason": f"no solution of (2) with k = 0, and for none of the {1 << n} sets E is R_E a single "
-                      "vector square (k = 1 forces T empty)"}
+            "reason": f"no solution of (2) with k = 0, and for none of the {1 << n} sets E is R_E one vector "
+                      f"square plus squares on the classes of T (k = 1 forces {what})"}
+
+
+def _row_as_combination(row: list[fmpq], p: list[fmpq], q: list[fmpq]) -> Optional[tuple[fmpq, fmpq]]:
+    """(s, t) with row = s p + t q (p, q linearly independent), or None."""
+    n = len(p)
+    for j1 in range(n):
+        for j2 in range(j1 + 1, n):
+            det = p[j1] * q[j2] - p[j2] * q[j1]
+            if det != 0:
+                s = (row[j1] * q[j2] - row[j2] * q[j1]) / det
+                t = (p[j1] * row[j2] - p[j2] * row[j1]) / det
+                return (s, t) if all(row[j] == s * p[j] + t * q[j] for j in range(n)) else None
+    raise ValueError("p and q are linearly dependent")  # pragma: no cover - the caller makes them independent
+
+
+def square_beside_class(R: list[list[fmpq]], q: list[fmpq], d: int
+                        ) -> Optional[tuple[list[fmpq], tuple[list[fmpq], list[fmpq], fmpq]]]:
+    """(beta_H, (beta, v, e)) with R = beta_H h_H^2 + beta (v . x + e)^2 mod constants, q the
+    coefficients of h_H^2 (relu2-biased (D2), |T| = 1), or None.  R must have a row outside span(q)
+    (else k = 0 works).  The rows are then s_o p + t_o q for one row p, and p + mu q must be a scalar
+    times a square for some mu: the 2 x 2 minors of its quadratic matrix A_p + mu u u^T are affine in
+    mu (u u^T has rank 1), so mu is the common root, or any mu when they all vanish identically (then
+    two values, 0 and 1, cover the one mu where the matrix may vanish)."""
+    out_of_span = [o for o in range(len(R)) if any(R[o][j] * q[k] != R[o][k] * q[j]
+                                                   for j in range(len(q)) for k in range(len(q)))]
+    if not out_of_span:
+        return None
+    p = R[out_of_span[0]]
+    st = []
+    for row in R:
+        c = _row_as_combination(row, p, q)
+        if c is None:
+            return None  # R mod span(q) has rank >= 2: no single square
+        st.append(c)
+    Ap, _ = _quadratic_and_linear(p, d)
+    Aq, _ = _quadratic_and_linear(q, d)
+    cands: set = set()
+    all_zero = True
+    for i in range(d):
+        for j in range(i + 1, d):
+            for k in range(d):
+                for l in range(k + 1, d):
+                    # det [[Ap_ik + mu Aq_ik, Ap_il + mu Aq_il], [Ap_jk + mu Aq_jk, Ap_jl + mu Aq_jl]] = c0 + c1 mu
+                    c0 = Ap[i][k] * Ap[j][l] - Ap[i][l] * Ap[j][k]
+                    c1 = Ap[i][k] * Aq[j][l] + Aq[i][k] * Ap[j][l] - Ap[i][l] * Aq[j][k] - Aq[i][l] * Ap[j][k]
+                    if c1 != 0:
+                        cands.add(-c0 / c1)
+                        all_zero = False
+                    elif c0 != 0:
+                        return None  # a minor that never vanishes
+    if all_zero:
+        cands = {fmpq(0), fmpq(1)}
+    for mu in sorted(cands):
+        row = [a + mu * b for a, b in zip(p, q)]
+        sq = single_square([row], d)
+        if sq is None or sq[0][0] == 0:
+            continue
+        lam, v, e = sq[0][0], sq[1], sq[2]
+        beta = [s * lam for s, _ in st]
+        beta_h = [t - mu * s for s, t in st]
+        return beta_h, (beta, v, e)
+    return None
 
 
 def k0_exhausted(classes: dict[str, Any]) -> bool:

@@ -509,7 +509,7 @@ def indep_part_d(U: list, b: list, W: list, M: list, width: int) -> Optional[str
     if n == 0 and not any(len(k) == 2 for p in R0 for k in p):
         rho = _indep_rank([[Q(R0[o].get((a,), 0)) for a in range(d)] for o in range(d)])
         return "found" if 4 * rho <= width else "none"
-    if not (r == 2 or (r == 3 and n == 0)) or n > INDEP_MAX_CLASSES:
+    if r not in (2, 3) or n > INDEP_MAX_CLASSES:
         return None
     sqs = [_sq(list(k[:-1]), k[-1]) for k in reps]
     keys = sorted({k for s in sqs for k in s} | {k for p in R0 for k in p}, key=str)
@@ -522,6 +522,8 @@ def indep_part_d(U: list, b: list, W: list, M: list, width: int) -> Optional[str
         if _indep_is_square(R, d):  # k <= 1 with T empty (R = 0: k = 0)
             return "found"
         rest = [h for h in range(n) if h not in E]
+        if r == 3 and any(_indep_square_beside(R, sqs[h], keys, d) for h in rest):
+            return "found"  # k = 1 with T = {H}
         for size in (1, 2):  # k = 0 with |T| <= r
             for T in _subsets(rest, size):
                 if size > r:
@@ -537,4 +539,32 @@ def _subsets(items: list, size: int) -> list:
     if size == 0:
         return [[]]
     return [[items[i]] + rest for i in range(len(items)) for rest in _subsets(items[i + 1:], size - 1)]
+
+
+def _indep_square_beside(R: list[dict], q: dict, keys: list, d: int) -> bool:
+    """Is R - beta_H q one vector square mod constants for some beta_H (q = h_H^2)?  The rows must lie
+    in span{p, q} for one row p outside span{q}; then p + mu q must be a nonzero multiple of a
+    square, and the 2 x 2 minors of its quadratic matrix, affine in mu, give the candidates (read
+    off at mu = 0 and mu = 1; every mu a root: try 0 and 1)."""
+    vec = lambda p: [Q(p.get(k, 0)) for k in keys]  # noqa: E731
+    qv = vec(q)
+    rows = [vec(p) for p in R]
+    outside = [r_ for r_ in rows if _indep_rank([qv, r_]) == 2]
+    if not outside or _indep_rank([qv] + rows) > 2:
+        return False
+    pv = outside[0]
+    at = lambda mu: {k: a + mu * b for k, a, b in zip(keys, pv, qv) if a + mu * b != 0}  # noqa: E731
+
+    def minors(mu: Fraction) -> list[Fraction]:
+        p = at(mu)
+        A = [[Q(p.get((min(a, c), max(a, c)), 0)) / (1 if a == c else 2) for c in range(d)] for a in range(d)]
+        return [A[i][k] * A[j][l] - A[i][l] * A[j][k] for i in range(d) for j in range(i + 1, d)
+                for k in range(d) for l in range(k + 1, d)]
+    f0, f1 = minors(Q(0)), minors(Q(1))
+    slopes = [b - a for a, b in zip(f0, f1)]
+    if any(s == 0 and a != 0 for a, s in zip(f0, slopes)):
+        return False
+    roots = {-a / s for a, s in zip(f0, slopes) if s != 0}
+    cands = roots if roots else {Q(0), Q(1)}
+    return any(at(mu) and _indep_is_square([at(mu)], d) for mu in cands)
 
