@@ -36,6 +36,8 @@ def zero_units(fd: flips.FlipData) -> list[int]:
 
 MAX_PART_D_ENTRIES = 40_000   # m * d above this: part (D) is not tried (exact fmpq algebra per unit)
 MAX_D2_SUBSETS = 1 << 12      # the sets E that (D2) tries, at most
+MAX_D2_BESIDE_D = 16          # (D2) with one class in T enumerates the 2 x 2 minors: d at most this
+MAX_BALL_RANK_D = 64          # interval elimination for the lower rank bound: d at most this
 
 
 def _fmat(rows: list[list[fmpq]], nrows: int, ncols: int) -> fmpq_mat:
@@ -144,7 +146,7 @@ def relu2_part_d(fd: flips.FlipData, cl: Any, width: int, k0_exhausted: bool) ->
             return {**out, "status": "found", "E_tried": mask + 1,
                     "plan": flips.Relu2Plan(E, [], {}, [sq] if any(x != 0 for x in sq[0]) else []),
                     "reason": f"R_E is one vector square for |E| = {len(E)} (k = 1, T empty)"}
-        if r == 3:  # k = 1 with one class H in T
+        if r == 3 and d <= MAX_D2_BESIDE_D:  # k = 1 with one class H in T (the minors cost d^4)
             for h in active:
                 if h in E:
                     continue
@@ -156,6 +158,9 @@ def relu2_part_d(fd: flips.FlipData, cl: Any, width: int, k0_exhausted: bool) ->
                             "reason": f"R_E - beta_H h_H^2 is one vector square for |E| = {len(E)} and one "
                                       "class H in T (k = 1, |T| = 1)"}
     what = "T empty" if r == 2 else "|T| <= 1"
+    if r == 3 and d > MAX_D2_BESIDE_D:
+        return {**out, "status": "inconclusive", "plan": None,
+                "reason": f"d = {d} > {MAX_D2_BESIDE_D}: the one-class-in-T test of (D2) is not run"}
     return {**out, "status": "none", "E_tried": 1 << n, "plan": None,
             "reason": f"no solution of (2) with k = 0, and for none of the {1 << n} sets E is R_E one vector "
                       f"square plus squares on the classes of T (k = 1 forces {what})"}
@@ -332,7 +337,7 @@ def gated_affine(block: Block) -> Optional[dict[str, Any]]:
                                                     arb(0)) for a in range(d)] for o in range(d)]
         cb = [to_arb(to_fraction(cx[o])) + sum((g * to_arb(to_fraction(k[o])) for _, _, k, g in inexact), arb(0))
               for o in range(d)]
-    r_low = r_up if not inexact else min(_ball_rank_lower(Nb), r_up)
+    r_low = r_up if not inexact else (min(_ball_rank_lower(Nb), r_up) if d <= MAX_BALL_RANK_D else 0)
     if not inexact or all(all(v == 0 for v in k) for _, _, k, _ in inexact):
         c_zero: Optional[bool] = all(v == 0 for v in cx)
     else:
