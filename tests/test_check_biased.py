@@ -104,10 +104,20 @@ def test_relu2_degenerate_paths():
 
 
 def test_relu2_degenerate_beyond_the_proof_is_undecided():
-    # d = 2, zero outputs: x needs squares on new kink hyperplanes, which (C) does not search for d >= 2
+    # d = 2, zero outputs: F = x is affine of rank 2, so relu2-biased (D1) now decides it (issue 29):
+    # 4 rank N = 8 > 4 units, not absorbable
     b = Block("relu2", W_up=np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [1.0, -1.0]]), W_down=np.zeros((2, 4)),
               b_up=np.array([1.0, 0.0, 0.0, 0.0]))
-    v = decide(b)
+    v = decide(b, replacing_biases="allowed")
+    assert v.verdict == "not_absorbable" and v.exact and v.claim == "relu2-biased"
+    assert "(D1)" in v.reason and v.certificate["part_d"]["rank_N"] == 2
+    assert recheck_certificate(b, _json(v))
+    # one class with a nonzero output and four spare units (n = 1, r = 4): outside (D1) and (D2);
+    # no k = 0 solution, and squares on new kink hyperplanes (k >= 1) are not searched for d >= 2
+    b = Block("relu2", W_up=np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [1.0, -1.0], [2.0, 1.0]]),
+              W_down=np.array([[1.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0]]),
+              b_up=np.array([1.0, 0.0, 0.0, 0.0, 0.0]))
+    v = decide(b, replacing_biases="allowed")
     assert v.verdict == "undecided" and not v.exact and v.claim == "relu2-biased"
     assert "k >= 1" in v.reason
     assert recheck_certificate(b, _json(v))
@@ -205,10 +215,19 @@ def test_zero_units_carry_the_remaining_linear_map(gate):
 
 
 def test_too_few_zero_units_stay_undecided():
-    # swiglu needs two padding units per rank: d = 2, rank 2, only two zero units
+    # swiglu needs two padding units per rank for an exact padding: d = 2, rank 2, only two zero units.
+    # Every unit computes 0, so the block is affine (F = x) and gated-biased (D) decides it (issue 29):
+    # rank N = 2 <= 2, one unit per rank with the transcendental scale 1 / silu(1), emitted rounded
     b = Block("swiglu", W_up=np.eye(2), W_down=np.zeros((2, 2)), W_gate=np.array([[1.0, -1.0], [2.0, 1.0]]),
               b_gate=np.array([0.5, 0.0]))
-    v = decide(b)
+    v = decide(b, replacing_biases="allowed")
+    assert (v.verdict, v.exact) == ("absorbable", True) and v.certificate["part"] == "D"
+    assert v.certificate["emitted_block"]["rounded"] == ["W_up"]
+    # a unit that computes something next to two zero units: neither the padding (four units
+    # needed) nor (D) (not every unit is affine) applies
+    b = Block("swiglu", W_up=np.eye(2)[[0, 1, 0]], W_down=np.array([[0.0, 0.0, 1.0], [0.0, 0.0, 0.5]]),
+              W_gate=np.array([[1.0, -1.0], [2.0, 1.0], [1.0, 1.0]]), b_gate=np.array([0.5, 0.0, 0.25]))
+    v = decide(b, replacing_biases="allowed")
     assert v.verdict == "undecided" and not v.exact and "zero units" in v.reason
     # four zero units suffice
     b4 = Block("swiglu", W_up=np.eye(2)[[0, 1, 0, 1]], W_down=np.zeros((2, 4)),

@@ -22,11 +22,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
 
+import mpmath
 import numpy as np
 from hypothesis import strategies as st
 
-from oracle.algebra import flips
-from oracle.core.rational import qmat, qvec, smat, svec, to_fraction
+from oracle.algebra import affine, flips
+from oracle.core import arith
+from oracle.core.blocks import Block
+from oracle.core.rational import arb, qmat, qvec, smat, svec, to_arb, to_fraction
 from oracle.algebra.exact import BALL_PREC, balls_agree, eval_ball, eval_plain_q, safe_recheck
 from oracle.core import activations
 from oracle.core.strategies import dyadic_weights, integer_inverse, unimodular
@@ -184,8 +187,29 @@ def _degenerate(draw: st.DrawFn, defect: Optional[str] = None) -> BiasedGatedIns
     return inst
 
 
+@st.composite
+def _affine(draw: st.DrawFn) -> BiasedGatedInstance:
+    """gated-biased (D) (issue 29): every unit has gate row 0 (gate bias 0, 1, -1 or 1/2: the unit is
+    g(c) w (u . x + e)) or output 0; d = 1..3, widths below, at and above d."""
+    gate = draw(st.sampled_from(GATES))
+    d = draw(st.integers(1, 3))
+    m = draw(st.sampled_from(sorted({max(1, d - 1), d, d + 1})))
+    M = _skip(draw, d)
+    G, c, U, e, W = [], [], [], [], []
+    for _ in range(m):
+        zero_out = draw(st.integers(0, 4)) == 0
+        G.append(_qv(draw(dyadic_weights((d,)))) if zero_out else [Q(0)] * d)
+        c.append(Q(draw(st.sampled_from([0, 0, 1, -1, 2])), 2))
+        U.append(_qv(draw(dyadic_weights((d,)))))
+        e.append(Q(draw(st.integers(-2, 2)), 2))
+        W.append([Q(0)] * d if zero_out else _qv(draw(dyadic_weights((d,)))))
+    Wd = [[W[i][a] for i in range(m)] for a in range(d)]
+    bd = [Q(0)] * d if draw(st.booleans()) else _qv(draw(dyadic_weights((d,))))
+    return BiasedGatedInstance("affine", gate, G, c, U, e, Wd, _qa(M), bd, _points(draw, d))
+
+
 STRATEGY = st.one_of(_planted(), _planted(near_miss=True), _generic(), _degenerate(),
-                     _degenerate(defect="scaled_class"))
+                     _degenerate(defect="scaled_class"), _affine())
 
 
 # ---------------------------------------------------------------- exact pieces
@@ -259,7 +283,111 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
         ok = ok and res.status == "found"
     if inst["kind"] == "degenerate":  # degenerate by construction: never "not absorbable"
         ok = ok and data["verdict"] != "not absorbable (B)"
+    good, upd = _check_part_d(inst, pts)
+    data.update(upd)
+    ok = ok and good
+    if inst["kind"] == "affine":
+        ok = ok and "part_d" in data
     return ok, data
+
+
+def _check_part_d(inst: dict[str, Any], pts: list) -> tuple[bool, dict[str, Any]]:
+    """gated-biased (D) on a block whose units all have gate row 0 or compute 0: the outcome for
+    both questions (with biases, without) against a separate computation of N, c and rank N
+    (exact where the gate values are rational, 60-digit mpmath otherwise), and, where absorbable
+    with biases, the affine formula F = N x + c itself: d units with gate row 0 carrying the columns
+    of N (the proof's block regroups them into rank N units) compared with F in balls."""
+    gate = inst["gate"]
+    arr = {k: np.array([[float(v) for v in r] for r in qmat(inst[k])]) for k in ("W_gate", "W_up", "W_down", "M")}
+    vec = {k: np.array([float(v) for v in qvec(inst[k])]) for k in ("b_gate", "b_up", "b_down")}
+    block = Block(gate, W_up=arr["W_up"], W_down=arr["W_down"], W_gate=arr["W_gate"], b_gate=vec["b_gate"],
+                  b_up=vec["b_up"], b_down=vec["b_down"], M=arr["M"])
+    ga = affine.gated_affine(block)
+    if ga is None:
+        return True, {}
+    m, d = block.m, block.d
+    out = {conv: affine.gated_affine_outcome(block, ga, conv)[0] for conv in ("allowed", "none")}
+    N, cvec, exact = indep_affine_map(inst)
+    rank = _indep_rank_num(N, exact)
+    c_zero = all(v == 0 for v in cvec) if exact else all(abs(v) < mpmath.mpf(10) ** -40 for v in cvec)
+    a = activations.get(gate)
+    want_allowed = "absorbable" if rank <= m else "not_absorbable"
+    if a.value_at_0 == 0:
+        want_none = "absorbable" if (rank == 0 and c_zero) else "not_absorbable"
+    else:
+        want_none = "absorbable" if (c_zero and rank <= m) else "not_absorbable"
+    ok = all(out[cv] in (want, "undecided") for cv, want in (("allowed", want_allowed), ("none", want_none)))
+    if exact:  # rational gate values: the bracket is exact, so part (D) must decide
+        ok = ok and out["allowed"] == want_allowed and out["none"] == want_none
+    upd: dict[str, Any] = {"part_d": {"allowed": out["allowed"], "none": out["none"],
+                                      "rank_upper": ga["rank_upper"], "rank_lower": ga["rank_lower"]},
+                           "part_d_recomputed": {"rank": rank, "c_zero": c_zero, "exact": exact}}
+    if out["allowed"] == "absorbable":
+        # the proof's block: rank N units with gate row 0 and gate bias z0, value rows r_q / g(z0)
+        with arith.precision("ball", BALL_PREC):
+            Nb = [[to_arb(v) if exact else arb(mpmath.nstr(v, 60)) for v in row] for row in N]
+            cb = [to_arb(v) if exact else arb(mpmath.nstr(v, 60)) for v in cvec]
+            z0 = 0 if a.value_at_0 != 0 else 1
+            g0 = a.ball(arb(z0))
+            # N = sum_j N e_j e_j^T: d units (value row e_j / g0, output N e_j), then compare balls
+            rows = [[arb(1) / g0 if j == k else arb(0) for k in range(d)] for j in range(d)]
+            cols = [[Nb[o][j] for j in range(d)] for o in range(d)]
+            agree = True
+            for x in pts:
+                F = eval_ball(gate, qmat(inst["W_up"]), qmat(inst["W_down"]), x, M=qmat(inst["M"]),
+                              W_gate=qmat(inst["W_gate"]), b_up=qvec(inst["b_up"]), b_gate=qvec(inst["b_gate"]),
+                              b_down=qvec(inst["b_down"]))
+                P = eval_ball(gate, rows, cols, x, W_gate=[[0] * d for _ in range(d)], b_gate=[z0] * d, b_down=cb)
+                agree = agree and balls_agree(F, P, tol=1e-30)[0]
+        upd["part_d"]["construction_agrees"] = agree
+        ok = ok and agree
+    return ok, upd
+
+
+def indep_affine_map(inst: dict[str, Any]) -> tuple[list, list, bool]:
+    """N and c of F = N x + c from the instance, by plain sums: exact Fractions when every g(c_i)
+    of a unit with gate row 0 is rational (g(0), piecewise-polynomial gates), else mpmath numbers."""
+    gate = inst["gate"]
+    a = activations.get(gate)
+    G, cg, U, e, W, M, bd = (qmat(inst["W_gate"]), qvec(inst["b_gate"]), qmat(inst["W_up"]), qvec(inst["b_up"]),
+                             qmat(inst["W_down"]), qmat(inst["M"]), qvec(inst["b_down"]))
+    d, m = len(M), len(U)
+    vals, exact = [], True
+    for i in range(m):
+        if any(G[i]):
+            vals.append(Q(0))  # a unit with a gate row computes 0 here (zero output)
+        elif cg[i] == 0:
+            vals.append(Q(a.value_at_0))
+        elif a.exact is not None:
+            vals.append(Q(a.exact(Q(cg[i]))))
+        else:
+            exact = False
+            with mpmath.workdps(60):
+                vals.append(a.mp(mpmath.mpf(cg[i].numerator) / cg[i].denominator))
+    conv = (lambda v: v) if exact else (lambda v: mpmath.mpf(v.numerator) / v.denominator)  # noqa: E731
+    with mpmath.workdps(60):
+        N = [[conv(Q(M[o][k])) + sum((vals[i] * conv(Q(W[o][i] * U[i][k])) for i in range(m) if not any(G[i])),
+                                      conv(Q(0))) for k in range(d)] for o in range(d)]
+        cvec = [conv(Q(bd[o])) + sum((vals[i] * conv(Q(W[o][i] * e[i])) for i in range(m) if not any(G[i])),
+                                     conv(Q(0))) for o in range(d)]
+    return N, cvec, exact
+
+
+def _indep_rank_num(N: list, exact: bool) -> int:
+    """Rank by Gaussian elimination: exact over Fractions, or at 60 digits with pivots above 1e-40."""
+    A = [list(r) for r in N]
+    rank = 0
+    with mpmath.workdps(60):
+        for col in range(len(A[0]) if A else 0):
+            piv = max(range(rank, len(A)), key=lambda i: abs(A[i][col]), default=None)
+            if piv is None or (A[piv][col] == 0 if exact else abs(A[piv][col]) < mpmath.mpf(10) ** -40):
+                continue
+            A[rank], A[piv] = A[piv], A[rank]
+            for i in range(rank + 1, len(A)):
+                f = A[i][col] / A[rank][col]
+                A[i] = [x - f * y for x, y in zip(A[i], A[rank])]
+            rank += 1
+    return rank
 
 
 # ---------------------------------------------------------------- independent recomputation
@@ -382,6 +510,6 @@ def recheck(cert: dict[str, Any]) -> bool:
     data = cert["data"]
     ok, again = evaluate(data)
     keys = ("search_status", "S", "verdict", "c_S", "nondegenerate", "nondegenerate_recomputed",
-            "flip_set_recomputed")
+            "flip_set_recomputed", "part_d")
     same_vals = [r.get("value") for r in again.get("comparisons", [])] == [r.get("value") for r in data.get("comparisons", [])]
     return ok and same_vals and all(again.get(k) == data.get(k) for k in keys)

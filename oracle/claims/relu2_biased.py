@@ -24,7 +24,7 @@ from typing import Any, Optional
 import numpy as np
 from hypothesis import strategies as st
 
-from oracle.algebra import flips
+from oracle.algebra import affine, flips
 from oracle.core.rational import fmpq, qmat, qvec, smat, svec, to_fmpq, to_fraction
 from oracle.algebra.exact import eval_plain_q, safe_recheck
 from oracle.core.strategies import dyadic_weights, integer_inverse, unimodular
@@ -167,7 +167,42 @@ def _zero_outputs_d1(draw: st.DrawFn) -> Relu2Instance:
     return Relu2Instance("zero_outputs", U, b, [[Q(0)] * m], [[mu]], [Q(0)], _points(draw, 1))
 
 
-STRATEGY = st.one_of(_planted(), _planted(near_miss=True), _generic(), _degenerate(), _zero_outputs_d1())
+@st.composite
+def _cancelling_pairs(draw: st.DrawFn, near_miss: bool = False) -> Relu2Instance:
+    """Units that cancel in pairs (issue 29; relu2-biased (D)): each pair is (u, b, w) with a partner
+    (u, b, -w), (2u, 2b, -w/4) (same orientation: the class computes 0) or (-u, -b, w) (opposite
+    orientation: alpha = 0 but P gains w h^2), next to at most one ordinary unit and a few zero
+    units; d = 1..3.  A near miss moves the partner's first output by 2^-30."""
+    d = draw(st.integers(1, 3))
+    M = _skip(draw, d)
+    units = []
+    for _ in range(draw(st.integers(1, 2))):
+        u = [Q(v) for v in draw(st.lists(st.integers(-2, 2), min_size=d, max_size=d).filter(any))]
+        beta = Q(draw(st.integers(-2, 2)), 2)
+        w = [Q(v) for v in _ints(draw, (d,))]
+        how = draw(st.sampled_from(["same", "scaled", "opposite"]))
+        partner = {"same": (u, beta, [-v for v in w]),
+                   "scaled": ([2 * v for v in u], 2 * beta, [-v / 4 for v in w]),
+                   "opposite": ([-v for v in u], -beta, list(w))}[how]
+        units += [(u, beta, w), partner]
+    if near_miss:
+        units[1][2][0] += Q(1, 2 ** 30)
+    for _ in range(draw(st.integers(0, 1))):
+        units.append(([Q(int(v)) for v in _ints(draw, (d,))], Q(draw(st.integers(-4, 4)), 2),
+                      [Q(int(v)) for v in _ints(draw, (d,))]))
+    for _ in range(draw(st.integers(0, 4))):
+        units.append(([Q(int(v)) for v in _ints(draw, (d,))], Q(draw(st.integers(-2, 2))), [Q(0)] * d))
+    order = draw(st.permutations(range(len(units))))
+    units = [units[i] for i in order]
+    U = [list(u) for u, _, _ in units]
+    b = [c for _, c, _ in units]
+    W = [[w[a] for _, _, w in units] for a in range(d)]
+    bd = [Q(float(v)) for v in draw(dyadic_weights((d,)))]
+    return Relu2Instance("near_miss" if near_miss else "cancelling_pairs", U, b, W, M, bd, _points(draw, d))
+
+
+STRATEGY = st.one_of(_planted(), _planted(near_miss=True), _generic(), _degenerate(), _zero_outputs_d1(),
+                     _cancelling_pairs(), _cancelling_pairs(near_miss=True))
 
 
 # ---------------------------------------------------------------- the check
@@ -233,25 +268,16 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
         r = flips.relu2_decide_classes(fd)
         data["classes"] = {k: v for k, v in r.items() if k not in ("classes_obj", "plan")}
         if r["status"] == "found":
-            rows, bs, cols = flips.relu2_plan_block(fd, r["classes_obj"], r["plan"], fd.m)
-            d = fd.d
-            units_F = [(fd.U[i], fd.b[i], fd.col(i)) for i in range(fd.m)]
-            formF = flips.relu2_form(units_F, fd.M, [to_fmpq(v) for v in bd], d)
-            _, p0 = flips.relu2_form(list(zip(rows, bs, cols)), None, [fmpq(0)] * d, d)
-            bdn = [formF[1][o][-1] - p0[o][-1] for o in range(d)]
-            same = flips.relu2_form(list(zip(rows, bs, cols)), None, bdn, d) == formF
-            U2 = [[to_fraction(v) for v in r_] for r_ in rows]
-            W2 = [[to_fraction(cols[j][a]) for j in range(len(rows))] for a in range(d)]
-            b2, bd2 = [to_fraction(v) for v in bs], [to_fraction(v) for v in bdn]
-            same_vals = all(eval_plain_q("relu2", U, W, p, M=M, b_up=b, b_down=bd)
-                            == eval_plain_q("relu2", U2, W2, p, b_up=b2, b_down=bd2) for p in pts)
-            data.update({"construction_width": len(rows), "class_forms_equal": same, "values_equal": same_vals,
-                         "constructed": {"W_up": smat(U2), "b_up": svec(b2), "W_down": smat(W2),
-                                         "b_down": svec(bd2)}})
-            ok = ok and same and same_vals and len(rows) == fd.m
+            good, upd = _verify_plan(fd, r["classes_obj"], r["plan"], (U, b, W, M, bd), pts)
+            data.update(upd)
+            ok = ok and good
             data["verdict"] = "absorbable (C)"
+        elif r["status"] == "inconclusive":  # part (D), with its own independent recomputation
+            good, upd = _check_part_d(fd, r, (U, b, W, M, bd), pts)
+            data.update(upd)
+            ok = ok and good
         else:
-            data["verdict"] = "not absorbable (C)" if r["status"] == "none" else "undecided (C)"
+            data["verdict"] = "not absorbable (C)"
         # every verdict of (C) recomputed by separately written code: a "none" must be confirmed
         # (and is wrong where the claim decides nothing), a "found" must not be contradicted
         again = indep_part_c(U, b, W, M, len(U))
@@ -290,6 +316,52 @@ def relu2_corners() -> list[Relu2Instance]:
     return [many, one_class, zero_row]
 
 
+def _verify_plan(fd: flips.FlipData, cl: Any, plan: Any, block: tuple, pts: list) -> tuple[bool, dict[str, Any]]:
+    """The block that a plan of (C) or (D) constructs, compared with F through the class forms and
+    at the points, in exact rationals; it must have the block's width."""
+    U, b, W, M, bd = block
+    rows, bs, cols = flips.relu2_plan_block(fd, cl, plan, fd.m)
+    d = fd.d
+    units_F = [(fd.U[i], fd.b[i], fd.col(i)) for i in range(fd.m)]
+    formF = flips.relu2_form(units_F, fd.M, [to_fmpq(v) for v in bd], d)
+    _, p0 = flips.relu2_form(list(zip(rows, bs, cols)), None, [fmpq(0)] * d, d)
+    bdn = [formF[1][o][-1] - p0[o][-1] for o in range(d)]
+    same = flips.relu2_form(list(zip(rows, bs, cols)), None, bdn, d) == formF
+    U2 = [[to_fraction(v) for v in r_] for r_ in rows]
+    W2 = [[to_fraction(cols[j][a]) for j in range(len(rows))] for a in range(d)]
+    b2, bd2 = [to_fraction(v) for v in bs], [to_fraction(v) for v in bdn]
+    same_vals = all(eval_plain_q("relu2", U, W, p, M=M, b_up=b, b_down=bd)
+                    == eval_plain_q("relu2", U2, W2, p, b_up=b2, b_down=bd2) for p in pts)
+    upd = {"construction_width": len(rows), "class_forms_equal": same, "values_equal": same_vals,
+           "constructed": {"W_up": smat(U2), "b_up": svec(b2), "W_down": smat(W2), "b_down": svec(bd2)}}
+    return same and same_vals and len(rows) == fd.m, upd
+
+
+def _check_part_d(fd: flips.FlipData, r: dict[str, Any], block: tuple, pts: list) -> tuple[bool, dict[str, Any]]:
+    """relu2-biased (D) where (C) was inconclusive: a found plan is verified exactly, and the
+    outcome (found / none / outside (D)) must be the one the separately written indep_part_d gives."""
+    U, b, W, M, _ = block
+    res = affine.relu2_part_d(fd, r["classes_obj"], fd.m, affine.k0_exhausted(r))
+    plan = res.pop("plan")
+    upd: dict[str, Any] = {"part_d": {k: res.get(k) for k in ("case", "status", "rank_N")}}
+    ok = True
+    if res["status"] == "found":
+        ok, more = _verify_plan(fd, r["classes_obj"], plan, block, pts)
+        upd.update(more)
+        upd["verdict"] = "absorbable (D)"
+    elif res["status"] == "none":
+        upd["verdict"] = "not absorbable (D)"
+    else:
+        upd["verdict"] = "undecided (C)"
+    again = indep_part_d(U, b, W, M, len(U))
+    upd["part_d_recomputed"] = again
+    # outside (D) the separate code must agree that (D) does not apply; an inconclusive (D2) (the k = 0
+    # search of (C) hit a limit) claims nothing
+    want = {"found": ("found",), "none": ("none",), "not_applicable": (None,)}.get(res["status"],
+                                                                                  (None, "found", "none"))
+    return ok and again in want, upd
+
+
 @oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c), precision="exact rationals (python-flint)",
               examples=relu2_corners)
 def check(inst: Relu2Instance) -> Certificate:
@@ -307,7 +379,7 @@ def recheck(cert: dict[str, Any]) -> bool:
     data = cert["data"]
     ok, again = evaluate(data)
     keys = ("search_status", "S", "verdict", "values", "c_S", "constructed", "nondegenerate",
-            "nondegenerate_recomputed", "part_c_recomputed")
+            "nondegenerate_recomputed", "part_c_recomputed", "part_d", "part_d_recomputed")
     return ok and all(again.get(k) == data.get(k) for k in keys)
 
 
@@ -417,3 +489,106 @@ def indep_part_c(U: list, b: list, W: list, M: list, width: int) -> Optional[str
                 if h not in E and all(not p or _proportional(p, sqs[h]) for p in R):
                     return "found"
     return "none"
+
+
+def _indep_rank(rows: list[list[Fraction]]) -> int:
+    """Rank by plain Gaussian elimination over Fractions."""
+    A = [list(r) for r in rows if any(r)]
+    rank, col = 0, 0
+    ncols = max((len(r) for r in A), default=0)
+    while A and col < ncols:
+        piv = next((i for i in range(rank, len(A)) if A[i][col] != 0), None)
+        if piv is None:
+            col += 1
+            continue
+        A[rank], A[piv] = A[piv], A[rank]
+        for i in range(len(A)):
+            if i != rank and A[i][col] != 0:
+                f = A[i][col] / A[rank][col]
+                A[i] = [x - f * y for x, y in zip(A[i], A[rank])]
+        rank += 1
+        col += 1
+    return rank
+
+
+def _indep_is_square(R: list[dict], d: int) -> bool:
+    """R = beta (v . x + e)^2 mod constants (R = 0 included): the rows are multiples of one p whose
+    quadratic matrix A has rank 1 with the linear part l in its column space."""
+    rows = [p for p in R if p]
+    if not rows:
+        return True
+    p = rows[0]
+    if not all(_proportional(q, p) for q in rows):
+        return False
+    A = [[Q(p.get((min(a, c), max(a, c)), 0)) / (1 if a == c else 2) for c in range(d)] for a in range(d)]
+    l = [Q(p.get((a,), 0)) for a in range(d)]
+    return _indep_rank(A) == 1 and _indep_rank([A[a] + [l[a]] for a in range(d)]) == 1
+
+
+def indep_part_d(U: list, b: list, W: list, M: list, width: int) -> Optional[str]:
+    """relu2-biased (D) recomputed: 'found', 'none', or None outside (D1) and (D2)."""
+    reps, alphas, R0 = indep_classes(U, b, W, M)
+    d, n = len(M), len(reps)
+    r = width - n
+    if n == 0 and not any(len(k) == 2 for p in R0 for k in p):
+        rho = _indep_rank([[Q(R0[o].get((a,), 0)) for a in range(d)] for o in range(d)])
+        return "found" if 4 * rho <= width else "none"
+    if r not in (2, 3) or n > INDEP_MAX_CLASSES:
+        return None
+    sqs = [_sq(list(k[:-1]), k[-1]) for k in reps]
+    keys = sorted({k for s in sqs for k in s} | {k for p in R0 for k in p}, key=str)
+    for mask in range(1 << n):
+        E = [h for h in range(n) if mask >> h & 1]
+        R = [dict(p) for p in R0]
+        for h in E:
+            for o in range(d):
+                _add(R[o], sqs[h], alphas[h][o])
+        if _indep_is_square(R, d):  # k <= 1 with T empty (R = 0: k = 0)
+            return "found"
+        rest = [h for h in range(n) if h not in E]
+        if r == 3 and any(_indep_square_beside(R, sqs[h], keys, d) for h in rest):
+            return "found"  # k = 1 with T = {H}
+        for size in (1, 2):  # k = 0 with |T| <= r
+            for T in _subsets(rest, size):
+                if size > r:
+                    continue
+                base = [[Q(sqs[h].get(k, 0)) for k in keys] for h in T]
+                rk = _indep_rank(base)
+                if all(_indep_rank(base + [[Q(R[o].get(k, 0)) for k in keys]]) == rk for o in range(d)):
+                    return "found"
+    return "none"
+
+
+def _subsets(items: list, size: int) -> list:
+    if size == 0:
+        return [[]]
+    return [[items[i]] + rest for i in range(len(items)) for rest in _subsets(items[i + 1:], size - 1)]
+
+
+def _indep_square_beside(R: list[dict], q: dict, keys: list, d: int) -> bool:
+    """Is R - beta_H q one vector square mod constants for some beta_H (q = h_H^2)?  The rows must lie
+    in span{p, q} for one row p outside span{q}; then p + mu q must be a nonzero multiple of a
+    square, and the 2 x 2 minors of its quadratic matrix, affine in mu, give the candidates (read
+    off at mu = 0 and mu = 1; every mu a root: try 0 and 1)."""
+    vec = lambda p: [Q(p.get(k, 0)) for k in keys]  # noqa: E731
+    qv = vec(q)
+    rows = [vec(p) for p in R]
+    outside = [r_ for r_ in rows if _indep_rank([qv, r_]) == 2]
+    if not outside or _indep_rank([qv] + rows) > 2:
+        return False
+    pv = outside[0]
+    at = lambda mu: {k: a + mu * b for k, a, b in zip(keys, pv, qv) if a + mu * b != 0}  # noqa: E731
+
+    def minors(mu: Fraction) -> list[Fraction]:
+        p = at(mu)
+        A = [[Q(p.get((min(a, c), max(a, c)), 0)) / (1 if a == c else 2) for c in range(d)] for a in range(d)]
+        return [A[i][k] * A[j][l] - A[i][l] * A[j][k] for i in range(d) for j in range(i + 1, d)
+                for k in range(d) for l in range(k + 1, d)]
+    f0, f1 = minors(Q(0)), minors(Q(1))
+    slopes = [b - a for a, b in zip(f0, f1)]
+    if any(s == 0 and a != 0 for a, s in zip(f0, slopes)):
+        return False
+    roots = {-a / s for a, s in zip(f0, slopes) if s != 0}
+    cands = roots if roots else {Q(0), Q(1)}
+    return any(at(mu) and _indep_is_square([at(mu)], d) for mu in cands)
+

@@ -28,13 +28,15 @@ from typing import Any, Optional
 
 import numpy as np
 
-from oracle.core.rational import (fmpq, fmpq_mat, float_nearest, float_up, qmat, qvec, rounding_errors, to_fmpq,
-                                  to_fraction)
+from oracle.core.rational import (arb, fmpq, fmpq_mat, float_nearest, float_up, qmat, qvec, rounding_errors,
+                                  to_arb, to_fmpq, to_fraction)
 
 from oracle.algebra import flips, search
-from oracle.algebra.exact import balls_agree, derived_property, eval_ball
+from oracle.algebra.affine import (GATE_PREC, gate_value, k0_exhausted, relu2_affine, gated_affine,
+                                   gated_affine_outcome, relu2_part_d)
+from oracle.algebra.exact import ball_abs_upper, balls_agree, derived_property, eval_ball
 from oracle.algebra.construct import flip_block, spot_points, verify_equal_at_points
-from oracle.core import activations
+from oracle.core import activations, arith
 from oracle.core.progress import Progress, quiet
 from oracle.core.blocks import Block
 from oracle.core.errors import InputError
@@ -204,9 +206,12 @@ def _decide_biased(block: Block, progress: Progress) -> dict[str, Any]:
                         f"the flip-set search was inconclusive ({res.certificate.get('reason', res.method)})", cert)
     if block.activation in activations.SQUARE_FLIP:
         return _decide_relu2_classes(block, fd, cert)
-    padded = _padded_construction(block, fd, cert)
+    padded = _padded_construction(block, fd, cert)  # exact emitted block where it applies
     if padded is not None:
         return padded
+    affine = decide_gated_affine(block, "allowed")
+    if affine is not None and affine["verdict"] != "undecided":
+        return affine
     return _verdict("undecided", claim, False,
                     ("no flip set of the units" if res.status == "none" else "flip-set search inconclusive")
                     + "; the block is degenerate (zero gate rows, zero units or repeated gate classes: "
@@ -276,9 +281,12 @@ def _decide_glu(block: Block, cert: dict[str, Any], progress: Progress) -> dict[
                         "with distinct gate classes +-(gate row, gate bias), so by gated-biased (B) no glu block of "
                         "the same width, with or without biases, equals x -> Mx + B(x)", cert)
     if not nd["nondegenerate"]:
-        padded = _padded_construction(block, fd, cert)
+        padded = _padded_construction(block, fd, cert)  # exact emitted block where it applies
         if padded is not None:
             return padded
+        affine = decide_gated_affine(block, "allowed")
+        if affine is not None and affine["verdict"] != "undecided":
+            return affine
     if res.status == "none":
         return _verdict("undecided", GATED_CLAIM, False,
                         "no index set, but the block is degenerate (" + _defects(nd) + "): gated-biased (B) needs "
@@ -299,6 +307,9 @@ def _decide_relu2_classes(block: Block, fd: flips.FlipData, cert: dict[str, Any]
                         f"{r['spare_units']} spare unit(s); {r['reason']}: by relu2-biased (C) no relu2 block of "
                         f"width {block.m} equals x -> Mx + B(x)", cert)
     if r["status"] == "inconclusive":
+        sharper = _decide_relu2_part_d(block, fd, cert, r, cl)
+        if sharper is not None:
+            return sharper
         return _verdict("undecided", RELU2_CLAIM, False,
                         f"degenerate relu2 block ({_defects(cert['nondegeneracy'])}), no flip set of its units: "
                         f"{r['reason']}", cert)
@@ -535,6 +546,8 @@ def recheck_biased(block: Block, cert: dict[str, Any]) -> bool:
             per = len(padding_units(block.activation)[0])
             qz, _, _ = flips.flip_residual(sub, S_sub)
             return qz and _linear_part(sub, S_sub).rank() * per <= len(zero)
+        if cert.get("part") == "D":
+            return recheck_part_d(block, cert)
         if cert.get("outcome") == "undecided":
             return True  # states only that nothing was proved; the stated nondegeneracy was re-checked
         if fd.kind == flips.FLIP_GATE:
@@ -564,3 +577,252 @@ def recheck_biased(block: Block, cert: dict[str, Any]) -> bool:
         return False
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return False
+
+
+# ---------------------------------------------------------------- part (D): affine blocks, one square
+
+
+def _decide_relu2_part_d(block: Block, fd: flips.FlipData, cert: dict[str, Any], classes: dict[str, Any],
+                         cl: Any) -> Optional[dict[str, Any]]:
+    """relu2-biased (D) where (C) was inconclusive: None when (D) does not decide either."""
+    res = relu2_part_d(fd, cl, block.m, k0_exhausted(classes))
+    plan = res.pop("plan")
+    cert["part_d"] = res
+    if res["status"] not in ("found", "none"):
+        return None
+    cert["part"] = "D"
+    what = {"D1": "relu2-biased (D1): x -> Mx + B(x) is an affine map N x + c",
+            "D2": "relu2-biased (D2): at most one square on a new kink hyperplane fits"}[res["case"]]
+    if res["status"] == "none":
+        return _verdict("not_absorbable", RELU2_CLAIM, True,
+                        f"{what}; {res['reason']}: no relu2 block of width {block.m}, with or without biases, "
+                        "equals x -> Mx + B(x)", cert)
+    plain, rec = relu2_plan_plain(block, fd, cl, plan)
+    cert["emitted_block"] = rec
+    cert["emitted_block_exact"] = rec["exact"]
+    cert["plan"] = {"E": plan.E, "T": plan.T, "squares": len(plan.squares)}
+    reason = (f"{what}; {res['reason']}; the constructed relu2 block with biases equals x -> Mx + B(x) exactly "
+              "(class forms compared in rationals)")
+    if rec["rounded"]:
+        reason += f"; the emitted file holds {', '.join(rec['rounded'])} rounded to float64"
+    return _verdict("absorbable", RELU2_CLAIM, True, reason, cert, plain)
+
+
+def gated_affine_plain(block: Block, ga: dict[str, Any], convention: str) -> tuple[Block, dict[str, Any]]:
+    """The replacing block of gated-biased (D): rank_upper units with gate row 0 (zero units up to
+    width m).  N = C (L N) with C the basis columns of [M' | K ...] and L = (C^T C)^-1 C^T (exact),
+    one unit per column of C: gate bias z0, value row (L N)_q / g(z0), output C_q; b_down = c
+    (without biases: z0 = 0 and b_down = 0, which needs c = 0 and g(0) != 0, or N = 0)."""
+    d, m = block.d, block.m
+    act = block.act
+    C = ga["basis"]
+    r = len(C)
+    Ws = {"W_gate": np.zeros((m, d)), "b_gate": np.zeros(m), "W_up": np.zeros((m, d)), "b_up": np.zeros(m),
+          "W_down": np.zeros((d, m)), "b_down": np.zeros(d)}
+    errs: dict[str, Fraction] = {}
+    if r:
+        Cm = fmpq_mat(d, r, [C[q][o] for o in range(d) for q in range(r)])
+        L = (Cm.transpose() * Cm).inv() * Cm.transpose()
+        parts = [ga["M_exact"]] + [K for _, K, _, _ in ga["inexact"]]
+        if any(Cm * (L * P) != P for P in parts):  # pragma: no cover - the columns of P lie in span C
+            raise RuntimeError("a column of M' or K_z lies outside the span of the chosen columns")
+        if convention == "none" or act.value_at_0 != 0:
+            z0 = fmpq(0)
+        else:
+            z0 = fmpq(1)
+        g_exact, g_ball = gate_value(block.activation, z0)
+        with arith.precision("ball", GATE_PREC):
+            LM = L * ga["M_exact"]
+            LK = [(g, L * K) for _, K, _, g in ga["inexact"]]
+            for q in range(r):
+                for a in range(d):
+                    val = to_arb(to_fraction(LM[q, a])) + sum((g * to_arb(to_fraction(X[q, a])) for g, X in LK), arb(0))
+                    val = val / g_ball
+                    f = float(val.mid())
+                    Ws["W_up"][q, a] = f
+                    if not (LK or g_exact is None):
+                        e = abs(to_fraction(LM[q, a] / g_exact) - Fraction(f))
+                    else:
+                        e = ball_abs_upper(val - to_arb(Fraction(f)))
+                    errs["W_up"] = max(errs.get("W_up", Fraction(0)), e)
+                for o in range(d):
+                    Ws["W_down"][o, q] = float_nearest(to_fraction(C[q][o]))
+                    errs["W_down"] = max(errs.get("W_down", Fraction(0)), abs(to_fraction(C[q][o]) - Fraction(Ws["W_down"][o, q])))
+                Ws["b_gate"][q] = float(to_fraction(z0))
+            if convention == "allowed":
+                for o in range(d):
+                    v = ga["c_ball"][o]
+                    exact_c = not any(any(x != 0 for x in k) for _, _, k, _ in ga["inexact"])
+                    f = float_nearest(to_fraction(ga["c_exact"][o])) if exact_c else float(v.mid())
+                    Ws["b_down"][o] = f
+                    e = (abs(to_fraction(ga["c_exact"][o]) - Fraction(f)) if exact_c
+                         else ball_abs_upper(v - to_arb(Fraction(f))))
+                    errs["b_down"] = max(errs.get("b_down", Fraction(0)), e)
+    elif convention == "allowed":
+        for o in range(d):
+            v = ga["c_ball"][o]
+            Ws["b_down"][o] = float(v.mid()) if ga["inexact"] else float_nearest(to_fraction(ga["c_exact"][o]))
+            errs["b_down"] = ball_abs_upper(v - to_arb(Fraction(Ws["b_down"][o]))) if ga["inexact"] else abs(
+                to_fraction(ga["c_exact"][o]) - Fraction(Ws["b_down"][o]))
+    if not all(np.all(np.isfinite(a)) for a in Ws.values()):
+        raise InputError("the affine replacing block has entries beyond the float64 range")
+    nz = lambda a: a if np.any(a != 0) else None  # noqa: E731
+    plain = Block(block.activation, W_up=Ws["W_up"], W_down=Ws["W_down"], W_gate=Ws["W_gate"],
+                  b_up=None, b_gate=nz(Ws["b_gate"]), b_down=nz(Ws["b_down"]), kind="plain")
+    rounded = sorted(k for k, e in errs.items() if e != 0)
+    rec = {"exact": not rounded, "rounded": rounded,
+           "max_entry_error": {k: float_up(errs[k]) for k in rounded},
+           "construction": (f"{r} unit(s) with gate row 0 and gate bias {to_fraction(z0) if r else 0}: value rows "
+                            "(L N)_q / g(z0), output columns the basis columns C_q of [M' | K_z ...], N = C L N exactly; "
+                            + ("b_down = c" if convention == "allowed" else "no biases")),
+           "check": "N = C L N verified exactly on the rational parts M' and K_z; the entries are balls around "
+                    "the transcendental gate values where they occur, rounded to float64 with the stated error"}
+    return plain, rec
+
+
+def decide_gated_affine(block: Block, convention: str = "allowed") -> Optional[dict[str, Any]]:
+    """gated-biased (D) for the convention asked, as a verdict dict; None when the block is not
+    affine (some unit has a nonzero gate row and computes something)."""
+    ga = gated_affine(block)
+    if ga is None:
+        return None
+    outcome, why = gated_affine_outcome(block, ga, convention)
+    what = "with biases" if convention == "allowed" else "without biases"
+    cert: dict[str, Any] = {
+        "kind": "biased_flip", "claim": GATED_CLAIM, "block": flip_block_info(block), "part": "D",
+        "convention": convention,
+        "affine": {"affine_units": ga["affine_units"][:64], "zero_units": ga["zero_units"][:64],
+                   "gate_values": ga["gate_values"], "rank_upper": ga["rank_upper"],
+                   "rank_lower": ga["rank_lower"], "rank_exact": ga["rank_exact"],
+                   "N_zero": ga["N_zero"], "c_zero": ga["c_zero"]},
+        "nondegeneracy": flips.flip_nondegeneracy(ga["fd"], block.activation),
+        "search": {"status": "not_run", "method": "gated-biased (D): every unit is affine"}}
+    head = (f"every unit of this {block.activation} block has gate row 0 or computes 0, so x -> Mx + B(x) = N x + c "
+            "(gated-biased (D))")
+    if outcome == "undecided":
+        return _verdict("undecided", GATED_CLAIM, False, f"{head}; {why}", cert)
+    if outcome == "not_absorbable":
+        return _verdict("not_absorbable", GATED_CLAIM, True,
+                        f"{head}; {why}: no {block.activation} block {what} of width {block.m} equals it", cert)
+    plain, rec = gated_affine_plain(block, ga, convention)
+    cert["emitted_block"] = rec
+    cert["emitted_block_exact"] = rec["exact"]
+    chk = _affine_spot_check(block, plain)
+    cert["spot_check"] = chk
+    if not chk["agree"]:  # pragma: no cover - would contradict the construction
+        raise RuntimeError(f"affine replacing block differs from the residual block: {chk}")
+    what = "with biases" if nonzero_biases_of(plain) else "without biases"
+    reason = f"{head}; {why}: the {block.activation} block {what} built from N = C L N equals it"
+    if rec["rounded"]:
+        reason += (f" (the file holds {', '.join(rec['rounded'])} rounded to float64: the gate values are "
+                   "transcendental or the values not float64)")
+    return _verdict("absorbable", GATED_CLAIM, True, reason, cert, plain)
+
+
+def nonzero_biases_of(b: Block) -> bool:
+    return any(v is not None and np.any(v != 0) for v in (b.b_up, b.b_gate, b.b_down))
+
+
+def _affine_spot_check(block: Block, plain: Block) -> dict[str, Any]:
+    """The emitted block against the residual block at fixed points (balls): the largest
+    difference, which must stay within a rounding-size tolerance."""
+    pts = spot_points(block.d, np.random.default_rng(22), n_random=3, n_basis=2)
+    worst, scale = 0.0, 1.0
+    for x in pts:
+        F = eval_ball(block.activation, block.W_up, block.W_down, x, M=block.M if block.M is not None else np.eye(block.d),
+                      W_gate=block.W_gate, b_up=block.b_up, b_gate=block.b_gate, b_down=block.b_down)
+        P = eval_ball(plain.activation, plain.W_up, plain.W_down, x, W_gate=plain.W_gate, b_up=plain.b_up,
+                      b_gate=plain.b_gate, b_down=plain.b_down)
+        for f, p in zip(F, P):
+            worst = max(worst, float(abs(f - p).upper()))
+            scale = max(scale, float(abs(f).upper()))
+    return {"agree": worst <= 1e-9 * scale, "backend": "ball", "points": len(pts), "max_difference": worst}
+
+
+# ---------------------------------------------------------------- part (D) without biases
+
+def decide_bias_free(block: Block) -> Optional[dict[str, Any]]:
+    """Part (D) for the question 'does a bias-free block of the same width equal x -> Mx + B(x)',
+    for blocks with biases: relu2 blocks that are affine maps (relu2-biased (D1)) and affine gated
+    blocks (gated-biased (D)).  None when part (D) does not apply or does not settle it."""
+    if block.activation not in activations.BIASED_FLIP:
+        return None
+    if block.act.gated:
+        v = decide_gated_affine(block, "none")
+        return None if v is None or v["verdict"] == "undecided" else v
+    aff = relu2_affine(block)
+    if aff is None:
+        return None
+    N, c = aff
+    cert: dict[str, Any] = {"kind": "biased_flip", "claim": RELU2_CLAIM, "block": flip_block_info(block),
+                            "part": "D", "convention": "none",
+                            "affine": {"rank_N": N.rank(), "c_zero": all(v == 0 for v in c)},
+                            "nondegeneracy": flips.flip_nondegeneracy(block_flip_data(block), block.activation),
+                            "search": {"status": "not_run", "method": "relu2-biased (D1): the block is affine"}}
+    head = "relu2-biased (D1): x -> Mx + B(x) is an affine map N x + c"
+    if N.rank() == 0 and all(v == 0 for v in c):
+        d, m = block.d, block.m
+        plain = Block(block.activation, W_up=np.zeros((m, d)), W_down=np.zeros((d, m)), kind="plain")
+        cert["emitted_block"] = {"exact": True, "rounded": [], "max_entry_error": {},
+                                 "construction": "the zero block", "check": "N = 0 and c = 0 exactly"}
+        cert["emitted_block_exact"] = True
+        return _verdict("absorbable", RELU2_CLAIM, True, f"{head} with N = 0 and c = 0: the zero block, without "
+                        "biases, equals it", cert, plain)
+    why = f"N of rank {N.rank()}" if N.rank() else "c = F(0) != 0"
+    return _verdict("not_absorbable", RELU2_CLAIM, True,
+                    f"{head} with {why}; a relu2 block without biases is 2-homogeneous (B'(0) = 0, B'(2x) = 4 B'(x)), "
+                    f"so no relu2 block without biases, of any width, equals it", cert)
+
+
+def part_d_supported(block: Block, cert: dict[str, Any]) -> str:
+    """The verdict part (D) gives for this block and the certificate's question, recomputed from
+    the weights ('undecided' when part (D) does not apply or the stated facts differ).  A verdict
+    computed for replacing blocks with biases answers the bias-free question too when it is
+    not_absorbable (a fortiori) or when its replacing block, rebuilt here, has no biases."""
+    try:
+        conv = cert.get("convention", "allowed")
+        asked = cert.get("replacing_biases", conv)
+        if conv not in ("allowed", "none") or asked not in ("allowed", "none") or (conv == "none" and asked != "none"):
+            return "undecided"
+        plain: Optional[Block] = None
+        if block.act.gated:
+            ga = gated_affine(block)
+            if ga is None:
+                return "undecided"
+            got, _ = gated_affine_outcome(block, ga, conv)
+            a = cert["affine"]
+            if not all(a[k] == ga[k] for k in ("rank_upper", "rank_lower", "N_zero", "c_zero")):
+                return "undecided"
+            if got == "absorbable" and asked != conv:
+                plain = gated_affine_plain(block, ga, conv)[0]
+        elif conv == "none":
+            v = decide_bias_free(block)
+            if v is None or v["certificate"]["affine"] != cert["affine"]:
+                return "undecided"
+            got = v["verdict"]
+        else:
+            fd = block_flip_data(block)
+            r = flips.relu2_decide_classes(fd)
+            cl = r.pop("classes_obj")
+            r.pop("plan")
+            if r["status"] != "inconclusive":
+                return "undecided"
+            res = relu2_part_d(fd, cl, block.m, k0_exhausted(r))
+            plan = res.pop("plan")
+            stated = cert.get("part_d", {})
+            if res["case"] != stated.get("case") or res.get("rank_N") != stated.get("rank_N"):
+                return "undecided"
+            got = {"found": "absorbable", "none": "not_absorbable"}.get(res["status"], "undecided")
+            if got == "absorbable" and asked != conv:
+                plain = relu2_plan_plain(block, fd, cl, plan)[0]
+        if asked != conv and got == "absorbable" and (plain is None or nonzero_biases_of(plain)):
+            return "undecided"
+        return got
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        return "undecided"
+
+
+def recheck_part_d(block: Block, cert: dict[str, Any]) -> bool:
+    """Re-derive a part (D) verdict from the block: the same case, outcome and stated ranks."""
+    outcome = cert.get("outcome")
+    return outcome in ("absorbable", "not_absorbable") and part_d_supported(block, cert) == outcome

@@ -270,6 +270,12 @@ def _answers(block: Block, stored: Verdict, progress: Progress) -> dict[str, Opt
                 out["none"] = v
     if out["none"] is None and nonzero_biases(block):
         out["none"] = _bias_free_equivalent(block, progress)
+    if out["none"] is None and nonzero_biases(block) and block.activation in activations.BIASED_FLIP:
+        # relu2-biased (D1) / gated-biased (D): affine blocks, the bias-free question
+        r = biased_decide.decide_bias_free(block)
+        if r is not None:
+            r["certificate"]["block"] = block_info(block)
+            out["none"] = Verdict(r["verdict"], r["claim"], r["exact"], r["reason"], r["certificate"], r["plain"])
     return out
 
 

@@ -206,6 +206,8 @@ def _biased_verdict(block: Block, cert: dict[str, Any]) -> str:
     part = cert.get("part")
     if part in ("A", "A+padding"):
         return "absorbable"
+    if part == "D":  # relu2-biased (D) / gated-biased (D), recomputed from the weights
+        return biased_decide.part_d_supported(block, cert)
     if part == "C":
         status = cert["classes"]["status"]
         return {"found": "absorbable", "none": "not_absorbable"}.get(status, "undecided")
