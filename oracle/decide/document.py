@@ -99,22 +99,32 @@ def _short(x: Any) -> str:
 # (|e| <= 324) or an integer beyond 64 bits (counts and indices; large rationals are "p/q" strings).
 MAX_DECIMAL_EXPONENT = 400
 MAX_INTEGER = 2 ** 63
-_EXPONENT = re.compile(r"[0-9.][eE]([-+]?[0-9]+)")
+# Numeric text as Fraction and float read it (surrounding blanks, sign, digits with '_' separators,
+# a decimal point, an exponent, or p/q).  Only such text is ever read as a number; hex digests, base64
+# payloads, claim ids and prose are never, and the letters e/E inside them are not exponents.
+_DIGITS = r"[0-9](?:_?[0-9])*"
+_NUMERIC = re.compile(rf"\s*[-+]?(?:(?:{_DIGITS})?\.?{_DIGITS}\.?(?:[eE](?P<exp>[-+]?{_DIGITS}))?"
+                      rf"|{_DIGITS}/{_DIGITS})\s*")
+# binary payloads and their digests: checked by their hash where they are decoded, never read as numbers
+_NOT_NUMERIC_KEYS = frozenset({"sha256", "base64"})
 
 
 def check_sizes(x: Any, field: str) -> None:
-    """Refuse, naming the field, a number or decimal string out of the range any document holds."""
+    """Refuse, naming the field, a number or numeric string out of the range any document holds."""
     if isinstance(x, dict):
         for k, v in x.items():
+            if k in _NOT_NUMERIC_KEYS and isinstance(v, str):
+                continue
             check_sizes(v, f"{field}.{k}" if field else str(k))
     elif isinstance(x, list):
         for i, v in enumerate(x):
             check_sizes(v, f"{field}[{i}]")
     elif isinstance(x, str):
-        for e in _EXPONENT.finditer(x):
-            if abs(int(e.group(1)[:12])) > MAX_DECIMAL_EXPONENT:
-                raise Refused(field, f"holds the decimal exponent {_short(e.group(0))}, beyond the "
-                                     f"{MAX_DECIMAL_EXPONENT} any value of a check document needs")
+        hit = _NUMERIC.fullmatch(x)
+        if hit and hit.group("exp") is not None and abs(int(hit.group("exp").replace("_", "")[:12])) \
+                > MAX_DECIMAL_EXPONENT:
+            raise Refused(field, f"holds the decimal exponent in {_short(x)}, beyond the "
+                                 f"{MAX_DECIMAL_EXPONENT} any value of a check document needs")
     elif type(x) is int and abs(x) > MAX_INTEGER:
         raise Refused(field, f"states an integer beyond 2^63 ({len(str(abs(x)))} digits): out of range "
                              "for a count or an index")
