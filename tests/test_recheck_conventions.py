@@ -173,3 +173,22 @@ def test_stack_convention_forgery_is_refused(capsys, tmp_path, value):
     assert code == 0, out
     code, out = recheck(capsys, tmp_path, dict(doc, replacing_biases=value))
     assert code == 1 and out.startswith("does not hold: replacing_biases"), out
+
+
+@pytest.mark.parametrize("act", ["silu", "relu2"])
+def test_one_block_stack_states_its_block_convention(capsys, tmp_path, act):
+    """A one-block stack document states its block certificate's question, decided or not (the
+    roundtrip test drew an undecided silu block with W_up = W_down = 0); a changed one is refused."""
+    from oracle.core.blocks import Block, Stack
+    from oracle.core.stackfiles import write_stack
+    f = tmp_path / "stack.npz"
+    write_stack(Stack([Block(act, W_up=np.zeros((1, 1)), W_down=np.zeros((1, 1)))]), f)
+    code, out, err = run(capsys, "check", "--json", f)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["replacing_biases"] == doc["certificate"]["block_certificate"]["replacing_biases"]
+    code, out = recheck(capsys, tmp_path, doc)
+    assert code == 0 and out.startswith("holds:"), out
+    other = {"none": "allowed", "allowed": "none"}[doc["replacing_biases"]]
+    code, out = recheck(capsys, tmp_path, dict(doc, replacing_biases=other))
+    assert code == 1 and out.startswith("does not hold: replacing_biases"), out

@@ -281,9 +281,10 @@ def _recheck_stack(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:
         raise InputError("a stack document with a claim carries its stack: absorb recheck CERT.json")
     if not recheck_decision(doc):
         return False, "the stack decision does not re-verify from its certificate"
-    # the question the verdict answers follows from the verified verdict and claim (and a one-block
-    # stack's block certificate, verified above)
-    want = stack_convention(doc)
+    # the question the verdict answers follows from the verified verdict and claim; a one-block stack
+    # states its block certificate's (verified above), decided or not (oracle/commands/check.py)
+    bc = doc["certificate"].get("block_certificate")
+    want = bc.get("replacing_biases") if isinstance(bc, dict) else stack_convention(doc)
     if doc.get("replacing_biases", want) != want:
         return False, (f"replacing_biases: states {_short(doc.get('replacing_biases'))}, a {doc.get('verdict')} "
                        f"verdict of {doc.get('claim')} answers {_short(want)}")
