@@ -330,8 +330,10 @@ def test_holds_names_the_prose_it_did_not_verify(tmp_path, capsys):
     assert code == 0 and out.startswith("holds:"), out
     tail = out.split("not verified:", 1)[1]
     assert "reason (prose" in tail and "certificate.emitted_block.check (prose" in tail, out
-    # a search whose method text is not pinned is named as well, and a width not recomputed
-    assert "certificate.search.method" in tail and "certificate.absorption_width" in tail, out
+    # a search whose method text is not pinned is named as well; the absorption width of a flip
+    # certificate is recomputed since issue 29's F8 (tests/test_recheck_stated_work.py forges it), so
+    # it is no longer in the list
+    assert "certificate.search.method" in tail and "certificate.absorption_width" not in tail, out
     # a pinned method and a re-measured spot check are not in the list
     f = EX / "gelu_random.npz"
     doc = check_doc(capsys, f)

@@ -50,7 +50,7 @@ from oracle.commands.output import json_safe, load_document
 from oracle.decide.document import Refused, recheck_block_document, same
 from oracle.formal import consistency
 from oracle.decide.scan import recheck_scan
-from oracle.decide.stacks import decide_stack, recheck_decision
+from oracle.decide.stacks import decide_stack, recheck_decision, stack_convention
 from oracle.decide.stack_witness import recheck_stack_witness
 from oracle.decide.witness import recheck_witness
 
@@ -280,8 +280,16 @@ def _recheck_stack(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:
         return True, "the undecided stack document (no claim) re-runs identically from the stack file"
     if files:
         raise InputError("a stack document with a claim carries its stack: absorb recheck CERT.json")
-    return (True, "the stack decision re-verifies from its certificate") if recheck_decision(doc) else (
-        False, "the stack decision does not re-verify from its certificate")
+    if not recheck_decision(doc):
+        return False, "the stack decision does not re-verify from its certificate"
+    # the question the verdict answers follows from the verified verdict and claim; a one-block stack
+    # states its block certificate's (verified above), decided or not (oracle/commands/check.py)
+    bc = doc["certificate"].get("block_certificate")
+    want = bc.get("replacing_biases") if isinstance(bc, dict) else stack_convention(doc)
+    if doc.get("replacing_biases", want) != want:
+        return False, (f"replacing_biases: states {_short(doc.get('replacing_biases'))}, a {doc.get('verdict')} "
+                       f"verdict of {doc.get('claim')} answers {_short(want)}")
+    return True, "the stack decision re-verifies from its certificate"
 
 
 def _recheck_witness(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:

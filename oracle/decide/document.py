@@ -100,22 +100,32 @@ def _short(x: Any) -> str:
 # (|e| <= 324) or an integer beyond 64 bits (counts and indices; large rationals are "p/q" strings).
 MAX_DECIMAL_EXPONENT = 400
 MAX_INTEGER = 2 ** 63
-_EXPONENT = re.compile(r"[0-9.][eE]([-+]?[0-9]+)")
+# Numeric text as Fraction and float read it (surrounding blanks, sign, digits with '_' separators,
+# a decimal point, an exponent, or p/q).  Only such text is ever read as a number; hex digests, base64
+# payloads, claim ids and prose are never, and the letters e/E inside them are not exponents.
+_DIGITS = r"[0-9](?:_?[0-9])*"
+_NUMERIC = re.compile(rf"\s*[-+]?(?:(?:{_DIGITS})?\.?{_DIGITS}\.?(?:[eE](?P<exp>[-+]?{_DIGITS}))?"
+                      rf"|{_DIGITS}/{_DIGITS})\s*")
+# binary payloads and their digests: checked by their hash where they are decoded, never read as numbers
+_NOT_NUMERIC_KEYS = frozenset({"sha256", "base64"})
 
 
 def check_sizes(x: Any, field: str) -> None:
-    """Refuse, naming the field, a number or decimal string out of the range any document holds."""
+    """Refuse, naming the field, a number or numeric string out of the range any document holds."""
     if isinstance(x, dict):
         for k, v in x.items():
+            if k in _NOT_NUMERIC_KEYS and isinstance(v, str):
+                continue
             check_sizes(v, f"{field}.{k}" if field else str(k))
     elif isinstance(x, list):
         for i, v in enumerate(x):
             check_sizes(v, f"{field}[{i}]")
     elif isinstance(x, str):
-        for e in _EXPONENT.finditer(x):
-            if abs(int(e.group(1)[:12])) > MAX_DECIMAL_EXPONENT:
-                raise Refused(field, f"holds the decimal exponent {_short(e.group(0))}, beyond the "
-                                     f"{MAX_DECIMAL_EXPONENT} any value of a check document needs")
+        hit = _NUMERIC.fullmatch(x)
+        if hit and hit.group("exp") is not None and abs(int(hit.group("exp").replace("_", "")[:12])) \
+                > MAX_DECIMAL_EXPONENT:
+            raise Refused(field, f"holds the decimal exponent in {_short(x)}, beyond the "
+                                 f"{MAX_DECIMAL_EXPONENT} any value of a check document needs")
     elif type(x) is int and abs(x) > MAX_INTEGER:
         raise Refused(field, f"states an integer beyond 2^63 ({len(str(abs(x)))} digits): out of range "
                              "for a count or an index")
@@ -387,6 +397,20 @@ def _width(block: Block, cert: dict[str, Any], nd: Any, verdict: str) -> Optiona
         return single.width_not_absorbable(block, nd, exact_only=verdict == "not_absorbable")
     if kind in ("relu_complete", "relu_complete_bounds"):
         return single.width_from_bounds(cert)
+    # the statements decide writes for these kinds (oracle/decide/block.py), a function of the verdict
+    if kind == "zero_skip":
+        return {"value": None, "at_most": block.m}
+    if kind == "homogeneous":
+        return {"value": None, "note": "no bias-free block of any width works (homogeneous-any-width)"}
+    if kind == "gated_zero":
+        return {"value": None, "note": "no bias-free block of any width works (gated-continuity)"}
+    if kind == "biased_flip":
+        if verdict == "absorbable":
+            return {"value": None, "at_most": block.m, "reason": "absorbable at width m; smaller widths not examined"}
+        if verdict == "not_absorbable":
+            return {"value": None, "note": f"more than m = {block.m}",
+                    "reason": "no block of width m (hence none narrower); wider blocks not examined"}
+        return {"value": None, "reason": "not examined"}
     return None
 
 
@@ -406,6 +430,18 @@ def check_block_document(block: Block, doc: dict[str, Any]) -> str:
 
 def _check_block_document(block: Block, doc: dict[str, Any]) -> str:
     check_sizes(doc, "")
+    kind, want, unverified = _check_answer(block, doc, conventions=True)
+    held = f"the {kind!r} certificate re-verifies from the weights: {want} ({doc.get('claim')})"
+    if unverified:
+        held += "; not verified: " + ", ".join(unverified)
+    return held
+
+
+def _check_answer(block: Block, doc: dict[str, Any], conventions: bool = False) -> tuple[str, str, list[str]]:
+    """Verify one answer (verdict, claim, exact, reason, certificate) about this block: the kind, the
+    verdict its certificate supports, and the names of the fields not verified.  ``conventions``:
+    the document's bias-convention fields too (the main answer; the other question's answer inside
+    it has none of its own)."""
     cert = doc.get("certificate")
     if not isinstance(cert, dict):
         raise Refused("certificate", "the document has no certificate")
@@ -420,8 +456,10 @@ def _check_block_document(block: Block, doc: dict[str, Any]) -> str:
                                                           f"{info[key]!r}, the file's block has {mine!r}")
     supported, claims = VERDICTS[kind]
     want = supported(block, cert)
-    if not single.recheck_certificate(block, cert):
-        raise Refused(_diagnose(block, cert), f"the {kind!r} certificate does not re-verify from the weights")
+    # the other question's certificate is verified on its own (_check_conventions), naming its fields
+    own = {k: v for k, v in cert.items() if k != "other_convention"} if conventions else cert
+    if not single.recheck_certificate(block, own):
+        raise Refused(_diagnose(block, own), f"the {kind!r} certificate does not re-verify from the weights")
     measured = _check_facts(block, cert, want)
     method_pinned = _check_search_method(cert)
     if doc.get("verdict") != want:
@@ -435,12 +473,13 @@ def _check_block_document(block: Block, doc: dict[str, Any]) -> str:
     _check_minimal_width_fields(doc, cert)
     if doc["exact"] and want == "undecided":
         raise Refused("exact", "the document calls an undecided verdict exact")
+    _check_stated_work(block, doc, cert, want)
     s = cert.get("search") if isinstance(cert.get("search"), dict) else {}
     if doc["exact"] and want == "not_absorbable" and kind in ("no_index_set", "relu_limit") \
             and s.get("exact") is not True:
         raise Refused("exact", "the document calls the verdict exact, but its index-set search is not exact")
-    prose = _check_prose(doc, cert)
-    unverified = list(prose)
+    unverified = _check_conventions(block, doc, want) if conventions else []
+    unverified = _check_prose(doc, cert) + unverified
     if "spot_check" in cert and "spot_check" not in measured:
         unverified.append("certificate.spot_check (not re-measured; it states agreement, as the verified "
                           "evidence implies)")
@@ -452,10 +491,242 @@ def _check_block_document(block: Block, doc: dict[str, Any]) -> str:
     timings = [f"certificate.{k}" for k in ("seconds", "time") if k in cert]
     if timings:
         unverified.append(", ".join(timings) + " (how long the decision took: a timing, not a fact about the block)")
-    held = f"the {kind!r} certificate re-verifies from the weights: {want} ({doc.get('claim')})"
-    if unverified:
-        held += "; not verified: " + ", ".join(unverified)
-    return held
+    return kind, want, unverified
+
+
+# ------------------------------------------------------------------ statements about the work done
+
+def _exact_expected(block: Block, cert: dict[str, Any], want: str) -> bool:
+    """Whether verified evidence of this kind makes the verdict exact (decide writes exactly this)."""
+    if want == "undecided":
+        return False
+    kind = cert["kind"]
+    s = cert.get("search") if isinstance(cert.get("search"), dict) else {}
+    if kind == "index_set":
+        return single._properties_ok(block.activation, ("flip_symmetry",) if block.gated  # noqa: SLF001
+                                     else ("odd_part_identity",))
+    if want == "not_absorbable" and (kind in ("no_index_set", "relu_limit") or (
+            kind == "biased_flip" and block.activation in activations.FLIP_GATES and "part" not in cert)):
+        return s.get("exact") is True
+    return True
+
+
+def _active_units(U: Any, W: Any) -> int:
+    return int(np.sum(np.any(np.asarray(U) != 0, axis=1) & np.any(np.asarray(W) != 0, axis=0)))
+
+
+_COMPRESSED_STATUS = {"inconsistent": "none", "exhausted": "none", "found": "found"}
+
+
+def _check_stated_work(block: Block, doc: dict[str, Any], cert: dict[str, Any], want: str) -> None:
+    """Fields stating what was done or derived: each re-derived from the weights and the verified
+    evidence where it is a derived fact (class counts, plans, exactness), and otherwise checked for
+    consistency with the evidence the document carries; the first that differs is refused."""
+    kind = cert["kind"]
+    s = cert.get("search")
+    if isinstance(s, dict):
+        sk = s.get("kind")
+        if sk in ("exhaustive", "index_set", "linear") and "exact" in s:
+            # the search's own exactness: a verified 'found' or 'none', not an 'unknown'
+            proved = s.get("status") in (("none",) if sk == "linear" else ("found", "none"))
+            if s["exact"] is not proved:
+                raise Refused("certificate.search.exact", f"states {s['exact']!r} for a {s.get('status')!r} "
+                                                          f"outcome of {sk!r} evidence")
+        if sk == "exhaustive" and "nonzero_units" in s:
+            ops = _search_operands(block, cert)
+            if ops is None and kind == "biased_flip":
+                ops = (block.W_up, block.W_down, None)
+            if ops is None:
+                raise Refused("certificate.search.nonzero_units", "is stated for a search whose operands are "
+                                                                  "not known here")
+            same(s["nonzero_units"], _active_units(ops[0], ops[1]), "certificate.search.nonzero_units")
+        if sk == "compressed_01":
+            fd = biased_decide.block_flip_data(block)
+            same(s.get("functionals"), fd.m + 8, "certificate.search.functionals")  # flips.find_flip_set's k
+            if "status" in s:
+                same(s["status"], _COMPRESSED_STATUS.get(s.get("outcome"), "inconclusive"), "certificate.search.status")
+    exact = _exact_expected(block, cert, want)  # after the search's own exactness, which it may rest on
+    if doc["exact"] is not exact:
+        raise Refused("exact", f"states {doc['exact']!r}; a {want} verdict on {kind!r} evidence of this kind is "
+                               + ("exact" if exact else "not exact"))
+    us = cert.get("unit_search")
+    if isinstance(us, dict):
+        has_S = "S_units" in cert and cert.get("upper_by_unit_index_set") is True
+        if (us.get("status") == "found") != has_S:
+            raise Refused("certificate.unit_search.status",
+                          f"states {us.get('status')!r}, " + ("but the certificate carries the found S_units" if has_S
+                                                              else "but the certificate carries no verified S_units"))
+    if "S_units" in cert and not search.verify_index_set(block.W_up, block.W_down, block.M, cert["S_units"]):
+        raise Refused("certificate.S_units", "W_down[:,S] W_up[S,:] = -M does not hold for these units")
+    if kind == "biased_flip":
+        if "outcome" in cert:
+            same(cert["outcome"], want, "certificate.outcome")
+        if "activation_property" in cert:
+            same(cert["activation_property"], biased_decide.gate_properties(block.activation),
+                 "certificate.activation_property")
+        if cert.get("part") == "C":
+            fd = biased_decide.block_flip_data(block)
+            r = biased_decide.flips.relu2_decide_classes(fd)
+            cl, plan = r.pop("classes_obj"), r.pop("plan")
+            same(cert["classes"], r, "certificate.classes")
+            if plan is not None or "plan" in cert:
+                if plan is None:
+                    raise Refused("certificate.plan", "no plan solves equation (2) for these weights")
+                same(cert.get("plan"), {"E": plan.E, "T": plan.T, "squares": len(plan.squares)}, "certificate.plan")
+    if kind in ("homogeneous", "gated_zero"):
+        twin_free = True  # recheck_certificate required a bias-free block (or zeroed dead-unit biases)
+        same(cert.get("bias_free"), twin_free, "certificate.bias_free")
+    if kind == "homogeneous" and "scaling_points" in cert:
+        j = cert["M_nonzero_entry"][1]
+        same(cert["scaling_points"], {"x": f"e_{j}", "2x": f"2 e_{j}"}, "certificate.scaling_points")
+    if kind == "gated_zero":
+        act = block.act
+        for key, v in (("gate", block.activation), ("gate_value_at_0", str(act.value_at_0)),
+                       ("gate_differentiable_at_0", act.differentiable_at_0)):
+            if key in cert:
+                same(cert[key], v, f"certificate.{key}")
+    if kind in ("homogeneous", "gated_zero", "index_set") and "activation_properties_verified" in cert:
+        needed = {"homogeneous": ("homogeneity_degree",), "gated_zero": ("value_at_0", "differentiable_at_0"),
+                  "index_set": ("flip_symmetry",) if block.gated else ("odd_part_identity",)}[kind]
+        same(cert["activation_properties_verified"], single._properties_ok(block.activation, needed),  # noqa: SLF001
+             "certificate.activation_properties_verified")
+
+
+# ------------------------------------------------------------------ the bias convention
+
+CONVENTIONS = ("allowed", "none")
+_OTHER = {"allowed": "none", "none": "allowed"}
+
+
+def _replacing_biased(block: Block, cert: dict[str, Any]) -> Optional[bool]:
+    """Whether the replacing block an absorbable certificate constructs has a nonzero bias, from
+    the block rebuilt from the weights and the certificate's verified evidence (or, for a
+    relu-complete class construction, its stated biases, which relu.recheck_relu verified as part
+    of a block equal to this one); None for kinds whose construction is not rebuilt here."""
+    kind = cert.get("kind")
+    plain: Optional[Block] = None
+    if kind == "zero_skip":
+        plain = block.without_skip()
+    elif "S" in cert and (kind == "index_set" or kind in ("relu_limit", "relu_complete")):
+        plain = single.flip_block(block, sorted(int(i) for i in cert["S"]))[0]
+    elif kind == "relu_complete" and isinstance(cert.get("construction"), dict):
+        con = cert["construction"]
+        return any(Fraction(str(v)) != 0 for v in list(con["b_up"]) + list(con["b_down"]))
+    elif kind == "biased_flip" and cert.get("part") == "A" and "S" in cert:
+        if block.activation in activations.FLIP_GATES:
+            plain = biased_decide.flip_block(block.without_skip(), sorted(int(i) for i in cert["S"]))[0]
+        else:
+            fd = biased_decide.block_flip_data(block)
+            plain = biased_decide.flipped_block(block, fd, [int(i) for i in cert["S"]])[0]
+    elif kind == "biased_flip" and cert.get("part") == "C":
+        fd = biased_decide.block_flip_data(block)
+        r = biased_decide.flips.relu2_decide_classes(fd)
+        if r["status"] == "found":
+            plain = biased_decide.relu2_plan_plain(block, fd, r["classes_obj"], r["plan"])[0]
+    return None if plain is None else bool(single.nonzero_biases(plain))
+
+
+def _conventions_answered(block: Block, cert: dict[str, Any], verdict: str) -> tuple[set[str], Optional[str]]:
+    """The conventions a verified answer decides, and (when one cannot be settled here) the name of
+    the convention whose answer is not verified.  An undecided answer is consistent with either
+    question; homogeneous-impossible and gated-impossible compare bias-free blocks only; the other
+    claims allow biases in the replacing block, so a not_absorbable verdict answers both questions
+    (a fortiori) and an absorbable one answers the bias-free question only when the replacing block
+    it constructs (rebuilt here) has no nonzero bias."""
+    if verdict == "undecided":
+        return set(CONVENTIONS), None
+    kind = cert.get("kind")
+    if kind in ("homogeneous", "gated_zero"):
+        return {"none"}, None
+    if verdict == "not_absorbable":
+        return set(CONVENTIONS), None
+    biased = _replacing_biased(block, cert)
+    if biased is None:
+        return set(CONVENTIONS), "none"
+    return ({"allowed"} if biased else set(CONVENTIONS)), None
+
+
+def _summary(doc: dict[str, Any]) -> dict[str, Any]:
+    return {"verdict": doc.get("verdict"), "claim": doc.get("claim"), "exact": doc.get("exact")}
+
+
+def _check_conventions(block: Block, doc: dict[str, Any], want: str) -> list[str]:
+    """The bias-convention fields: the question the certificate answers (``replacing_biases``, top
+    level and in the certificate), the answer for each question (``biases_allowed``, ``biases_none``)
+    and the other question's answer with its certificate (``certificate.other_convention``), each
+    verified like the main answer.  Returns the names of what could not be verified."""
+    cert = doc["certificate"]
+    unverified: list[str] = []
+    conv = cert.get("replacing_biases")
+    if conv is None:
+        for key in ("replacing_biases", "biases_allowed", "biases_none"):
+            if key in doc:
+                raise Refused(key, "is stated, but the certificate names no convention (certificate.replacing_biases)")
+        if "other_convention" in cert:
+            raise Refused("certificate.other_convention", "the certificate names no convention of its own")
+        return unverified
+    if conv not in CONVENTIONS:
+        raise Refused("certificate.replacing_biases", f"states {_short(conv)}, not one of {', '.join(CONVENTIONS)}")
+    if doc.get("replacing_biases", conv) != conv:
+        raise Refused("replacing_biases", f"states {_short(doc.get('replacing_biases'))}, the certificate decides "
+                                          f"the question {conv!r}")
+    answered, open_conv = _conventions_answered(block, cert, want)
+    if conv not in answered:
+        raise Refused("certificate.replacing_biases",
+                      f"states {conv!r}, but a {want} {cert['kind']!r} certificate answers only "
+                      + " and ".join(repr(c) for c in sorted(answered)))
+    if conv == open_conv:
+        unverified.append(f"replacing_biases ({conv!r}: whether the replacing block is bias-free is not rebuilt "
+                          f"for a {cert['kind']!r} certificate)")
+    mine = _summary(doc)
+    key = f"biases_{conv}"
+    if key in doc and (doc[key] is not None or want != "undecided"):
+        # check states a decided answer for the question it decides; null only when undecided
+        same(doc[key], mine, key)
+    other = _OTHER[conv]
+    oc = cert.get("other_convention")
+    stated_other = doc.get(f"biases_{other}")
+    if oc is not None:
+        if not isinstance(oc, dict):
+            raise Refused("certificate.other_convention", "is not an object")
+        if oc.get("replacing_biases") != other:
+            raise Refused("certificate.other_convention.replacing_biases",
+                          f"states {_short(oc.get('replacing_biases'))}, the other question is {other!r}")
+        try:
+            okind, owant, ounverified = _check_answer(block, oc)
+            oanswered, oopen = _conventions_answered(block, oc["certificate"], owant)
+            if other not in oanswered:
+                raise Refused("replacing_biases", f"a {owant} {okind!r} certificate answers only "
+                              + " and ".join(repr(c) for c in sorted(oanswered)))
+        except Refused as e:
+            raise Refused(f"certificate.other_convention.{e.field}", e.why) from None
+        unverified += [f"certificate.other_convention.{n}" for n in ounverified]
+        if other == oopen:
+            unverified.append(f"certificate.other_convention.replacing_biases ({other!r}: whether the replacing "
+                              f"block is bias-free is not rebuilt for a {okind!r} certificate)")
+        if "verdict" in oc and oc.get("verdict") == doc.get("verdict"):
+            raise Refused("certificate.other_convention.verdict", "equals the main verdict: check attaches the other "
+                                                                  "question's answer only where the answers differ")
+        if f"biases_{other}" in doc:  # (a stack's block certificate comes without the answers' summary)
+            if stated_other is None:
+                raise Refused(f"biases_{other}", "is null, though certificate.other_convention answers it")
+            same(stated_other, _summary(oc), f"biases_{other}")
+    elif stated_other is not None:
+        # without a certificate of its own (check attaches one where the answers differ), the other
+        # question's answer must be the main verdict; it is verified when the main certificate
+        # answers that question too, and named as not verified otherwise
+        same(sorted(stated_other) if isinstance(stated_other, dict) else stated_other,
+             ["claim", "exact", "verdict"], f"biases_{other}")
+        if stated_other["verdict"] != want:
+            raise Refused(f"biases_{other}.verdict", f"states {_short(stated_other['verdict'])} without a certificate "
+                          f"(certificate.other_convention); the main answer is {want!r}")
+        if other not in answered or other == open_conv:
+            unverified.append(f"biases_{other} (the same verdict for the question {other!r}, stated without a "
+                              "certificate)")
+        elif stated_other != mine:
+            unverified.append(f"biases_{other}.claim, biases_{other}.exact (stated without a certificate; the "
+                              "verdict is the main one's)")
+    return unverified
 
 
 def _check_minimal_width_fields(doc: dict[str, Any], cert: dict[str, Any]) -> None:
@@ -473,6 +744,7 @@ def _check_minimal_width_fields(doc: dict[str, Any], cert: dict[str, Any]) -> No
 
 
 MAX_PROSE = 20_000  # characters of a free-text field
+_OTHER_CLAUSE = re.compile(r"for replacing blocks (with|without) biases the answer is ([\w-]+)")
 _SPOT_TEXT = re.compile(r"spot check of the emitted block at (\S+) points \((\w+)\)")
 
 
@@ -489,6 +761,15 @@ def _check_prose(doc: dict[str, Any], cert: dict[str, Any]) -> list[str]:
         # relu-complete verdict cites relu-limit (A) for its sign-flip construction)
         # verdicts as written in documents; the plain words ("absorbable", "undecided") also occur in
         # true reasons about other things ("a rounded absorbable block"), so only the token is compared
+        # a clause quoting the other question's answer (check's convention_not_decided reason) is compared
+        # with that answer (biases_allowed / biases_none), not with this document's verdict
+        for what, said in _OTHER_CLAUSE.findall(reason):
+            conv = "allowed" if what == "with" else "none"
+            answer = doc.get(f"biases_{conv}")
+            if conv == cert.get("replacing_biases") or not isinstance(answer, dict) or answer.get("verdict") != said:
+                raise Refused("reason", f"states that for replacing blocks {what} biases the answer is {said!r}; "
+                                        f"biases_{conv} states {_short(answer)}")
+        reason = _OTHER_CLAUSE.sub("", reason)
         if re.search(r"(?<![\w-])not_absorbable(?![\w-])", reason) and doc.get("verdict") != "not_absorbable":
             raise Refused("reason", f"states the verdict 'not_absorbable', the document's verdict is "
                                     f"{doc.get('verdict')!r}")
