@@ -161,3 +161,35 @@ def test_stated_minimal_width_without_settling_certificate_is_refused():
     doc["minimal_width_claim"] = "gelu-complete"
     ok, why = recheck_block_document(blk, doc)
     assert not ok and why.startswith("minimal_width")
+
+
+def test_another_optimal_plan_is_accepted_and_a_costlier_one_refused(files):
+    """x + gelu(x) + gelu(2x) (d = 1): its one class set T = {0} kills N_s K_T (K_T is empty), so
+    every sign vector s reaches the minimum; a document stating the flipped signs is a true document
+    and holds (the re-check verifies the stated plan's cost and rebuilds its construction).  A plan
+    that costs more (T emptied, so 2 rank(N_s) counts) is refused, as is a malformed one."""
+    _, paths = files
+    doc = json.loads(absorb("check", paths["gelu_three"], "--json").stdout)
+    mw = doc["certificate"]["minimal_width"]
+    assert mw["T"] and mw["value"] == 3
+    other = copy.deepcopy(doc)
+    om = other["certificate"]["minimal_width"]
+    om["s"] = [-v for v in om["s"]]
+    from oracle.algebra import gelu_width
+    blk = next(c[1] for c in CASES if c[0] == "gelu_three")
+    om["construction"] = gelu_width.construct(gelu_width.gelu_form(blk), om["s"], om["T"]).as_json()
+    assert om["construction"] != mw["construction"] or om["s"] != mw["s"]
+    d = files[0]
+    (d / "other_plan.json").write_text(json.dumps(other))
+    r = absorb("recheck", d / "other_plan.json", paths["gelu_three"])
+    assert r.returncode == 0, r.stdout + r.stderr
+    costly = copy.deepcopy(doc)
+    costly["certificate"]["minimal_width"]["T"] = []
+    (d / "costly_plan.json").write_text(json.dumps(costly))
+    r = absorb("recheck", d / "costly_plan.json", paths["gelu_three"])
+    assert r.returncode == 1 and "minimal_width" in r.stdout + r.stderr
+    bad = copy.deepcopy(doc)
+    bad["certificate"]["minimal_width"]["s"] = [2] * len(mw["s"])
+    (d / "bad_plan.json").write_text(json.dumps(bad))
+    r = absorb("recheck", d / "bad_plan.json", paths["gelu_three"])
+    assert r.returncode == 1 and "minimal_width" in r.stdout + r.stderr

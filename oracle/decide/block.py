@@ -891,7 +891,10 @@ def recheck_certificate(block: Block, cert: dict[str, Any]) -> bool:
             return block.kind == "residual" and biased_decide.recheck_biased(block, cert)
         if kind == "gelu_complete":
             st = min_width.statement(block, cert["replacing_biases"])
-            return (st is not None and st["claim"] == min_width.GELU_CLAIM and cert["width_asked"] == block.m
+            if st is None:
+                return False
+            st = min_width.with_stated_plan(block, st, cert["minimal_width"])
+            return (st["claim"] == min_width.GELU_CLAIM and cert["width_asked"] == block.m
                     and json.loads(json.dumps(st)) == cert["minimal_width"])
         if kind == "hypothesis_failed":
             return sorted(nonzero_biases(block)) == sorted(cert["nonzero_biases"])

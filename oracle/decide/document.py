@@ -336,6 +336,7 @@ def _check_facts(block: Block, cert: dict[str, Any], verdict: str) -> set[str]:
         st = min_width.statement(block, cert.get("replacing_biases"))
         if st is None:
             raise Refused("certificate.minimal_width", "no minimal-width claim applies to this block")
+        st = min_width.with_stated_plan(block, st, cert["minimal_width"])
         same(cert["minimal_width"], st, "certificate.minimal_width")
         if kind == "gelu_complete" and "emitted_block" in cert:
             same(cert["emitted_block"], min_width.plain_block(block, st, block.m)[1], "certificate.emitted_block")

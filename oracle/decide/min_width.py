@@ -27,7 +27,7 @@ import numpy as np
 
 from oracle.algebra import gelu_width
 from oracle.algebra.canonical import compare_blocks, relu_form
-from oracle.algebra.relu_width import MAX_EXACT_CLASSES, build_construction, minimal_width
+from oracle.algebra.relu_width import MAX_EXACT_CLASSES, build_construction, cost, minimal_width
 from oracle.core import arith
 from oracle.core.blocks import Block
 from oracle.core.rational import rounding_errors, to_arb
@@ -89,6 +89,34 @@ def statement(block: Block, conv: str) -> Optional[dict[str, Any]]:
     out.update({"value": value, "exists": exists, "reason": why,
                 "construction": con_json if (exists and wr.exact) else None})
     return out
+
+
+def with_stated_plan(block: Block, st: dict[str, Any], stated: Any) -> dict[str, Any]:
+    """The statement ``st`` (recomputed from the weights) with the plan a document states, when that
+    plan is another optimal one: several (s, T) can reach the minimum (a class in T has no sign
+    that matters, equal costs tie), and a document is verified, not decided again.  The stated
+    (s, T) must be well formed for the block's active classes, its cost |T| + 2 rank(N_s K_T) is
+    recomputed exactly and must equal the minimum, and the construction is rebuilt from it.
+    Anything else returns ``st`` unchanged, so the field comparison refuses the document."""
+    if not isinstance(stated, dict) or st.get("value") is None or st.get("cost") is None:
+        return st
+    s, T = stated.get("s"), stated.get("T")
+    if s == st.get("s") and T == st.get("T"):
+        return st
+    form = relu_form(block) if block.activation == "relu" else gelu_width.gelu_form(block)
+    h = len(form.active)
+    if not (isinstance(s, list) and len(s) == h and all(type(v) is int and v in (1, -1) for v in s)):
+        return st
+    if not (isinstance(T, list) and all(type(i) is int and 0 <= i < h for i in T) and T == sorted(set(T))):
+        return st
+    if cost(form, s, T) != st["cost"]:
+        return st
+    if block.activation == "relu":
+        con = build_construction(form, s, T).as_json()
+    else:
+        con = gelu_width.construct(form, s, T).as_json()
+    return {**st, "s": list(s), "T": list(T),
+            "construction": con if st.get("construction") is not None else None}
 
 
 def _f0_vanishes(block: Block, form: Any) -> Optional[bool]:
