@@ -103,3 +103,66 @@ def test_gcd_obstruction():
     assert not exact_int.check_gcd_obstruction(vecs, [3], {"kind": "gcd", "coordinate": 0, "gcd": "1"})
     assert exact_int.exact_subset_search([[0], [0]], [1])["status"] == "none"
     assert exact_int.exact_subset_search(vecs, [2])["status"] == "found"
+
+
+def test_reachable_sums_against_meet_in_the_middle():
+    import random
+    rnd = random.Random(7)
+    for n in (3, 10, 16):
+        for _ in range(30):
+            vals = [rnd.randint(-40, 40) * 6 for _ in range(n)]
+            y = rnd.randint(-200, 200) * 6
+            r = exact_int.dp_search(vals, y)
+            m = exact_int.meet_in_the_middle([[v] for v in vals], [y])
+            assert (r["status"] == "found") == (m is not None)
+            if m is not None:
+                assert sum(vals[i] for i in r["S"]) == y and len(set(r["S"])) == len(r["S"])
+            else:
+                assert exact_int.check_none([[v] for v in vals], [y], r["certificate"])
+    assert exact_int.dp_search([2 ** 40, 1], 3) is None  # range beyond MAX_DP_BITS
+
+
+def test_one_coordinate_beyond_meet_in_the_middle():
+    """60 vectors (beyond MAX_MITM) in one coordinate: decided by the reachable-sums programme."""
+    vals = [[3 * (i + 1)] for i in range(60)]
+    r = exact_int.exact_subset_search(vals, [3 * 100])
+    assert r["status"] == "found" and exact_int.check_found(vals, [300], r["S"])
+    r = exact_int.exact_subset_search(vals, [3 * 10 ** 6])  # beyond the total 3 * 1830
+    assert r["status"] == "none" and r["certificate"]["kind"] == "reachable_sums"
+    assert exact_int.check_none(vals, [3 * 10 ** 6], r["certificate"])
+    assert not exact_int.check_none(vals, [300], {"kind": "reachable_sums", "vectors": 60})
+
+
+def _d1_block(path: Path, M: float) -> Path:
+    """d = 1 relu, 50 kinks (x + b_i, b_i = -1..-50), outputs 1000 (25 units) and 1001 (25 units)."""
+    import numpy as np
+    n = 50
+    np.savez(path, W_up=np.ones((n, 1)), W_down=np.array([[1000.0] * 25 + [1001.0] * 25]),
+             b_up=-np.arange(1, n + 1, dtype=float), M=np.array([[M]]), activation=np.array("relu"),
+             kind=np.array("residual"))
+    return path
+
+
+def test_d1_relu_beyond_meet_in_the_middle_by_reachable_sums(tmp_path):
+    """50 kinks: cost zero asks for S with sum_{i in S} w_i = -M.  For M = -10500 the real
+    relaxation has solutions (10500 lies between 0 and the total), gcd(1000, 1001) = 1, and no
+    1000 a + 1001 b with a, b <= 25 equals 10500 (b = 10500 - 1000 a would need b = 500 mod 1000):
+    m* = 51 > 50.  The float64 search is inconclusive; the reachable-sums programme decides."""
+    f = _d1_block(tmp_path / "d1_50.npz", -10500.0)
+    r = _cli("check", str(f), "--json", "--replacing-biases", "allowed")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    c = doc["certificate"]
+    assert (doc["verdict"], doc["claim"], doc["exact"]) == ("not_absorbable", "relu-complete", True)
+    assert (c["lower"], c["upper"]) == (51, 51)
+    assert c["search"]["kind"] == "exact_integer" and c["search"]["certificate"]["kind"] == "reachable_sums"
+    p = tmp_path / "d1_50.json"
+    p.write_text(r.stdout)
+    rr = _cli("recheck", str(p), str(f))
+    assert rr.returncode == 0 and rr.stdout.startswith("holds"), rr.stdout + rr.stderr
+    # the same certificate for a block where such an S exists (a = 10, b = 3) is refused
+    g = _d1_block(tmp_path / "d1_50_planted.npz", -(1000.0 * 10 + 1001.0 * 3))
+    rr = _cli("recheck", str(p), str(g))
+    assert rr.returncode != 0
+    doc2 = json.loads(_cli("check", str(g), "--json", "--replacing-biases", "allowed").stdout)
+    assert doc2["verdict"] == "absorbable" and doc2["certificate"]["m_star"] == 50

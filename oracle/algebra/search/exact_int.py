@@ -14,7 +14,14 @@ Two exact arguments, tried in this order:
   over the second half the missing part is looked up.  Exact and complete, with about 2^(n/2)
   sums on each side, so it runs only for n <= MAX_MITM.
 
-Beyond MAX_MITM without an obstruction the answer is "unknown".
+* for one coordinate (D = 1, e.g. a d = 1 relu block's cost zero), a dynamic programme over the
+  reachable sums after dividing by the gcd: a bit set of every reachable value, one shift per
+  vector, so the cost is n times the range of sums (pseudo-polynomial); it runs while that range
+  is at most MAX_DP_BITS bits, whatever n.
+
+Otherwise (more than MAX_MITM vectors, no obstruction, and D > 1 or a range beyond MAX_DP_BITS)
+the answer is "unknown": subset sum is NP-complete, so no method polynomial in the bit length is
+known for the general case.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import math
 from typing import Any, Optional, Sequence
 
 MAX_MITM = 36  # 2^18 stored sums at most on one side (tens of megabytes)
+MAX_DP_BITS = 1 << 24  # range of reachable sums (in units of the gcd) for the one-coordinate programme
 
 
 def gcd_obstruction(vectors: Sequence[Sequence[int]], target: Sequence[int]) -> Optional[dict[str, Any]]:
@@ -83,6 +91,60 @@ def meet_in_the_middle(vectors: Sequence[Sequence[int]], target: Sequence[int]) 
     return None
 
 
+def _dp_data(values: Sequence[int], y: int) -> Optional[tuple[list[int], int, int]]:
+    """Values and target divided by their gcd, and the bit offset of the sum 0; None when the range
+    of sums exceeds MAX_DP_BITS (the caller has excluded the gcd obstruction)."""
+    g = 0
+    for v in values:
+        g = math.gcd(g, int(v))
+    if g == 0:
+        return None
+    vs = [int(v) // g for v in values]
+    neg = -sum(v for v in vs if v < 0)
+    pos = sum(v for v in vs if v > 0)
+    if neg + pos + 1 > MAX_DP_BITS:
+        return None
+    return vs, int(y) // g, neg
+
+
+def _reachable(vs: Sequence[int], neg: int, hi: int) -> int:
+    """Bit j set iff j - neg is a subset sum of vs (bits above hi dropped: none is reachable)."""
+    R = 1 << neg
+    mask = (1 << (hi + 1)) - 1
+    for v in vs:
+        R |= ((R << v) & mask) if v >= 0 else (R >> -v)
+    return R
+
+
+def dp_search(values: Sequence[int], y: int) -> Optional[dict[str, Any]]:
+    """The one-coordinate question by the reachable-sums programme: {'status': 'found', 'S': ...} or
+    {'status': 'none', ...}; None when the range is too large.  A found S is traced back by asking,
+    vector by vector from the last, whether the rest can still reach the remaining target."""
+    obs = gcd_obstruction([[v] for v in values], [y])
+    if obs is not None:
+        return {"status": "none", "certificate": obs}
+    if all(int(v) == 0 for v in values):  # then y = 0 (no obstruction): the empty set
+        return {"status": "found", "S": []}
+    data = _dp_data(values, y)
+    if data is None:
+        return None
+    vs, t, neg = data
+    hi = neg + sum(v for v in vs if v > 0)
+    if not 0 <= t + neg <= hi or not _reachable(vs, neg, hi) >> (t + neg) & 1:
+        return {"status": "none", "certificate": {"kind": "reachable_sums", "vectors": len(vs)}}
+    S: list[int] = []
+    rest = t
+    for i in range(len(vs) - 1, -1, -1):
+        before = vs[:i]
+        if 0 <= rest + neg <= hi and _reachable(before, neg, hi) >> (rest + neg) & 1:
+            continue  # reachable without vector i
+        S.append(i)
+        rest -= vs[i]
+    if rest != 0:  # pragma: no cover - the trace follows reachable sums only
+        raise RuntimeError("reachable-sums trace did not end at 0")
+    return {"status": "found", "S": sorted(S)}
+
+
 def exact_subset_search(vectors: Sequence[Sequence[int]], target: Sequence[int]) -> dict[str, Any]:
     """{'status': 'found', 'S': [...]}, {'status': 'none', 'certificate': {...}} or {'status': 'unknown'}.
 
@@ -91,6 +153,12 @@ def exact_subset_search(vectors: Sequence[Sequence[int]], target: Sequence[int])
     if obs is not None:
         return {"status": "none", "certificate": obs}
     n = len(vectors)
+    if n > MAX_MITM and len(target) == 1:
+        r = dp_search([t[0] for t in vectors], target[0])
+        if r is not None:
+            if r["status"] == "found" and not check_found(vectors, target, r["S"]):  # pragma: no cover
+                raise RuntimeError("the reachable-sums programme returned a wrong set")
+            return r
     if n > MAX_MITM:
         return {"status": "unknown", "reason": f"{n} vectors and no divisibility obstruction "
                                                f"(meet in the middle runs up to {MAX_MITM})"}
@@ -115,6 +183,11 @@ def check_none(vectors: Sequence[Sequence[int]], target: Sequence[int], cert: di
     kind = cert.get("kind")
     if kind == "gcd":
         return check_gcd_obstruction(vectors, target, cert)
+    if kind == "reachable_sums":
+        if len(target) != 1 or int(cert.get("vectors", -1)) != len(vectors):
+            return False
+        r = dp_search([t[0] for t in vectors], target[0])
+        return r is not None and r["status"] == "none"
     if kind == "exact_exhaustive":
         return (int(cert.get("vectors", -1)) == len(vectors) and len(vectors) <= MAX_MITM
                 and meet_in_the_middle(vectors, target) is None)
