@@ -11,7 +11,10 @@
                                 (relu2-biased (A))
   relu2_degenerate.npz          d = 1, m = 4: boundary-cases.md 2 with one nonzero bias (W_down = 0): no
                                 flip set of the units, yet absorbable through the class sums
-                                (relu2-biased (C): x = ((x + 1)^2 - (x - 1)^2)/4)
+                                (relu2-biased (C): x = ((x + 1)^2 - (x - 1)^2)/4) with
+                                --replacing-biases allowed; its bias sits on a unit whose output column is
+                                zero, so the default auto asks the bias-free question (not absorbable,
+                                homogeneous-impossible; docs/check.md)
 """
 
 from pathlib import Path

@@ -67,7 +67,9 @@ def test_example_files_decide_as_documented(tmp_path, capsys):
             "relu2_degenerate": ("absorbable", "relu2-biased")}
     for name, (verdict, claim) in want.items():
         b = bio.read_block(tmp_path / f"{name}.npz")
-        v = decide(b)
+        # the allowed reading (relu2_degenerate's only bias sits on a unit whose output column is
+        # zero, so the default auto reads no bias there: docs/check.md)
+        v = decide(b, replacing_biases="allowed")
         assert (v.verdict, v.claim, v.exact) == (verdict, claim, True), name
         assert recheck_certificate(b, _json(v))
         # the committed example files are the ones the script writes
@@ -87,12 +89,13 @@ def test_relu2_degenerate_paths():
     # boundary-cases.md 2 with a bias: absorbable at width 4 by class sums, not at width 3
     b4 = Block("relu2", W_up=np.array([[1.0], [2.0], [-1.0], [3.0]]), W_down=np.zeros((1, 4)),
                b_up=np.array([1.0, 0.0, 0.0, 0.0]))
-    v4 = decide(b4)
+    # W_down = 0: the biases sit on dead units, so the biased question is asked explicitly
+    v4 = decide(b4, replacing_biases="allowed")
     assert (v4.verdict, v4.exact, v4.certificate["part"]) == ("absorbable", True, "C")
     assert verify_equal_at_points(b4, v4.plain, PTS1, "exact")["agree"]
     b3 = Block("relu2", W_up=np.array([[1.0], [2.0], [-1.0]]), W_down=np.zeros((1, 3)),
                b_up=np.array([1.0, 0.0, 0.0]))
-    v3 = decide(b3)
+    v3 = decide(b3, replacing_biases="allowed")
     assert (v3.verdict, v3.claim, v3.exact) == ("not_absorbable", "relu2-biased", True)
     assert recheck_certificate(b3, _json(v3)) and recheck_certificate(b4, _json(v4))
     # a repeated kink hyperplane with one spare unit: decided exactly by (C), built and emitted
@@ -232,6 +235,7 @@ def test_too_few_zero_units_stay_undecided():
     # four zero units suffice
     b4 = Block("swiglu", W_up=np.eye(2)[[0, 1, 0, 1]], W_down=np.zeros((2, 4)),
                W_gate=np.array([[1.0, -1.0], [2.0, 1.0], [1.0, 0.0], [0.0, 1.0]]), b_gate=np.array([0.5, 0, 0, 0]))
-    v4 = decide(b4)
+    # W_down = 0: the biases sit on dead units, so the biased question is asked explicitly
+    v4 = decide(b4, replacing_biases="allowed")
     assert (v4.verdict, v4.exact) == ("absorbable", True)
     assert verify_equal_at_points(b4, v4.plain, PTS2[:5], "ball")["agree"]

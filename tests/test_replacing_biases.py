@@ -79,9 +79,16 @@ def test_each_convention_has_one_answer_whatever_the_dead_bias(act, claim_allowe
 def test_auto_follows_the_block_and_reports_the_other_answer(act, claim_allowed, claim_none):
     free, tiny = decide(block(act, False)), decide(block(act, True))
     assert (free.verdict, free.certificate["replacing_biases"]) == ("not_absorbable", "none")
-    assert (tiny.verdict, tiny.certificate["replacing_biases"]) == ("absorbable", "allowed")
+    # the 2^-1074 sits on a unit whose output column is zero: auto does not read it (referee F6)
+    assert (tiny.verdict, tiny.certificate["replacing_biases"]) == ("not_absorbable", "none")
     assert free.certificate["other_convention"]["verdict"] == "absorbable"
-    assert tiny.certificate["other_convention"]["verdict"] == "not_absorbable"
+    assert tiny.certificate["other_convention"]["verdict"] == "absorbable"
+    assert "auto_convention" not in free.certificate
+    assert tiny.certificate["auto_convention"]["dead_units_with_biases_ignored"] == [0]
+    # a bias on a live unit (output column not zero) is the block's own convention: allowed
+    b = block(act, True)
+    live = Block(act, W_up=b.W_up, W_gate=b.W_gate, W_down=np.eye(1, b.m), b_up=b.b_up)
+    assert decide(live).certificate["replacing_biases"] == "allowed"
 
 
 def test_dead_unit_certificate_refused_when_the_unit_is_live():

@@ -55,8 +55,9 @@ def summary(b: Block) -> tuple:
     return (v.verdict, v.claim, v.exact, w.get("value"), w.get("at_least"))
 
 
-def regression_block(larger_first: bool) -> Block:
-    """A planted index set (units e_j with outputs -e_j), 14 dyadic units, and two units r, 3r."""
+def regression_block(larger_first: bool, factors: tuple[float, float] = (3.0, 1.0)) -> Block:
+    """A planted index set (units e_j with outputs -e_j), 14 dyadic units, and two units on one
+    hyperplane, factors[0] r and factors[1] r (default 3 r and r)."""
     rng = np.random.default_rng(1)
     d = 3
     U = [np.eye(d)[j] for j in range(d)]
@@ -65,7 +66,7 @@ def regression_block(larger_first: bool) -> Block:
         U.append(np.round(rng.normal(size=d) * 64) / 64)
         W.append(np.round(rng.normal(size=d) * 64) / 64)
     r = np.array([1.0, 0.5, -0.25])
-    pair = [(3 * r, np.array([0.25, -1.0, 2.0])), (r, np.array([0.5, 1.0, 0.0]))]
+    pair = [(factors[0] * r, np.array([0.25, -1.0, 2.0])), (factors[1] * r, np.array([0.5, 1.0, 0.0]))]
     if not larger_first:
         pair = pair[::-1]
     for u, w in pair:
@@ -81,13 +82,25 @@ def test_ratio_three_pair_is_decided_in_either_order(larger_first):
     assert (v.verdict, v.claim, v.exact) == ("absorbable", "relu-complete", True), v.reason
     assert v.certificate["m_star"] == 18
     assert "probably a rounded absorbable block" not in v.reason
-    if larger_first:  # the class problem needed the scale 3 to be float64
-        assert v.certificate["class_problem_scale"] == 3
+    # the class representative is the unit r with the smaller lead entry in both orders (issue 29,
+    # referee F4), so v_H = 3 w + w' is dyadic and the class problem needs no scale in either order
+    assert "class_problem_scale" not in v.certificate
+    assert recheck_certificate(b, json.loads(json.dumps(v.certificate, default=str)))
+
+
+@pytest.mark.parametrize("larger_first", [True, False])
+def test_ratio_five_thirds_pair_needs_the_scale_three_in_either_order(larger_first):
+    """Units 5 r and 3 r: v_H = (5 w + 3 w') / 3 has the odd denominator 3 whichever comes first."""
+    b = regression_block(larger_first, (5.0, 3.0))
+    v = decide(b)
+    assert (v.verdict, v.claim, v.exact) == ("absorbable", "relu-complete", True), v.reason
+    assert v.certificate["m_star"] == 18
+    assert v.certificate["class_problem_scale"] == 3
     assert recheck_certificate(b, json.loads(json.dumps(v.certificate, default=str)))
 
 
 def test_scaled_class_problem_is_refused_when_tampered():
-    b = regression_block(True)
+    b = regression_block(True, (5.0, 3.0))
     cert = json.loads(json.dumps(decide(b).certificate, default=str))
     cert["class_problem_scale"] = 1
     assert not recheck_certificate(b, cert)
@@ -185,11 +198,51 @@ def test_plain_index_set_search_when_the_class_problem_is_not_float64():
     for perm in (None, [18, 17] + list(range(17))):
         b = Block("relu", W_up=np.array(U), W_down=np.array(W).T.copy())
         b = b if perm is None else permuted(b, perm)
+        # without the exact rational form (small_limit = 0) the float64 class search is skipped
+        # and the plain index-set search over the units settles m* <= m
+        r = relu_decide.decide_relu(b, small_limit=0)
+        c = json.loads(json.dumps(r["certificate"], default=str))
+        assert (r["verdict"], r["claim"], r["exact"]) == ("absorbable", "relu-complete", True), r["reason"]
+        assert c["upper_by_unit_index_set"] is True and c["upper"] == 19
+        assert relu_decide.recheck_relu(b, c)
+        bad = json.loads(json.dumps(c))
+        bad["S_units"] = bad["S"] = [0, 1]
+        assert not relu_decide.recheck_relu(b, bad)
+        # by default the class problem is decided in Python integers (no 53-bit limit): N_s = 0
+        # for the planted signs, so m* = 18 (one unit per hyperplane), in both orders
         v = decide(b)
         c = json.loads(json.dumps(v.certificate, default=str))
         assert (v.verdict, v.claim, v.exact) == ("absorbable", "relu-complete", True), v.reason
-        assert c["upper_by_unit_index_set"] is True and c["upper"] == 19
+        assert c["m_star"] == 18 and c["search"]["kind"] == "exact_integer"
         assert recheck_certificate(b, c)
         bad = json.loads(json.dumps(c))
-        bad["S_units"] = bad["S"] = [0, 1]
+        bad["search"]["s"] = [1] * 18
         assert not recheck_certificate(b, bad)
+
+
+FIXTURES = ROOT / "tests" / "fixtures" / "issue29"
+
+
+def test_referee_order_blocks_through_the_cli(tmp_path):
+    """Issue 29, referee F4: the same relu block (d = 2, m = 18, 17 active classes; rows (6, 3) and
+    (2, 1) on one hyperplane) in two unit orders.  With (6, 3) first the class problem used to be
+    non-float64 ("even after scaling", scale 3), the class search and the cost-one search were
+    skipped, and the verdict was undecided; the other order was not_absorbable with m* >= 19.
+    Independently (all 2^17 sign vectors in integers, the referee's relu_deg.py): no N_s = 0 and no
+    class with N_s K_H = 0, so m* = 19 > 18.  Both orders must now say so, and the documents
+    re-check."""
+    out = []
+    for name in ("order_relu_a", "order_relu_b"):
+        f = FIXTURES / f"{name}.npz"
+        r = _cli("check", str(f), "--json", "--replacing-biases", "allowed")
+        assert r.returncode == 0, r.stderr
+        doc = json.loads(r.stdout)
+        c = doc["certificate"]
+        out.append((doc["verdict"], doc["claim"], doc["exact"], c["lower"], c["upper"]))
+        assert c["cost_one"]["status"] == "none"
+        assert "class_problem_scale" not in c and c["search"]["status"] == "none"
+        doc_path = tmp_path / f"{name}.json"
+        doc_path.write_text(r.stdout)
+        rr = _cli("recheck", str(doc_path), str(f))
+        assert rr.returncode == 0 and rr.stdout.startswith("holds"), rr.stdout + rr.stderr
+    assert out[0] == out[1] == ("not_absorbable", "relu-complete", True, 19, 19)

@@ -240,6 +240,12 @@ def _m_star(U: list, W: list, M: list) -> int:
     return wr.lower
 
 
+def carried_biases(b: Block) -> list[str]:
+    """The names of the block's bias vectors with a nonzero entry (empty: the block is bias-free)."""
+    return [n for n in ("b_up", "b_gate", "b_down")
+            if getattr(b, n, None) is not None and any(v != 0 for v in getattr(b, n))]
+
+
 def _referee_equal(U: list, W: list, M: list, up: list, down: list) -> bool:
     """The piecewise-linear referee (d <= 2): x -> Mx + W relu(Ux) equals the relu block (up, down)."""
     d = len(W)
@@ -303,6 +309,14 @@ def width_corners() -> list[WidthInstance]:
 def check(inst: WidthInstance) -> Certificate:
     """Build and verify the width m + d block; compute the exact minimal relu width m + C."""
     b = inst.block
+    biased = carried_biases(b)
+    if biased:
+        # the claim's hypothesis bias_free is decided here, never assumed: a biased block is not
+        # covered (x + relu(x + 1) is no bias-free block: it is 1 at 0), and its biases are not dropped
+        return Certificate(CLAIM, False, True, "exact (the hypothesis read from the block)",
+                           {"hypotheses": {"bias_free": False}, "biases": biased},
+                           "hypothesis fails: bias_free (the block carries " + ", ".join(biased)
+                           + "); the claim does not apply")
     U, W, M = qmat(b.W_up), qmat(b.W_down), qmat(b.skip())
     d, m = b.d, b.m
     pts = [qvec(p) for p in inst.points] + [[Fraction(0)] * d]

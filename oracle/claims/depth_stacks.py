@@ -404,6 +404,15 @@ def recheck_width(cert: dict[str, Any]) -> bool:
 
 @oracle_check(CLAIM_WIDTH, width_instances(), recheck_width, "exact rationals (canonical forms)")
 def check_width(inst: Any) -> Certificate:
-    """Construct the wider plain stack and verify it exactly."""
+    """Construct the wider plain stack and verify it exactly (bias-free stacks only: a Stack whose
+    blocks carry biases fails the hypothesis, its biases are not dropped)."""
+    if isinstance(inst, Stack):
+        biased = [f"block {k}: {n}" for k, b in enumerate(inst.blocks)
+                  for n in ("b_up", "b_gate", "b_down")
+                  if getattr(b, n, None) is not None and any(v != 0 for v in getattr(b, n))]
+        if biased:
+            return Certificate(CLAIM_WIDTH, False, True, "exact (the hypothesis read from the stack)",
+                               {"hypotheses": {"bias_free": False}, "biases": biased},
+                               "hypothesis fails: bias_free (" + "; ".join(biased) + "); the claim does not apply")
     return width_certificate(_as_layers(inst))
 

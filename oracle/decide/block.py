@@ -179,13 +179,36 @@ REPLACING_BIASES = ("auto", "allowed", "none")
 MAX_OTHER_UNITS = 400  # the other convention's flip-set answer is computed up to this width
 
 
+def dead_units(block: Block) -> list[int]:
+    """Units that contribute nothing to the block's function because their output column
+    W_down[:, i] is zero (the same rule as the bias-free reading's zeroing, _dead_bias_units)."""
+    return [int(i) for i in np.flatnonzero(~np.any(block.W_down != 0, axis=0))]
+
+
+def auto_convention_basis(block: Block) -> dict[str, Any]:
+    """What --replacing-biases auto reads: the nonzero biases of the units that are not dead, and
+    b_down.  A dead unit's biases do not change the function, so they do not choose the question."""
+    dead = dead_units(block)
+    live = np.ones(block.m, dtype=bool)
+    live[dead] = False
+    read = [n for n in ("b_up", "b_gate") if getattr(block, n) is not None and np.any(getattr(block, n)[live] != 0)]
+    if block.b_down is not None and np.any(block.b_down != 0):
+        read.append("b_down")
+    ignored = [i for i in dead if any(getattr(block, n) is not None and getattr(block, n)[i] != 0
+                                      for n in ("b_up", "b_gate"))]
+    return {"biases_read": read, "dead_units_with_biases_ignored": ignored[:20],
+            "dead_units_with_biases_ignored_count": len(ignored),
+            "convention": "allowed" if read else "none"}
+
+
 def resolve_convention(block: Block, replacing_biases: str = "auto") -> str:
-    """'allowed' or 'none': the question decided (auto: the block's own, nonzero biases or not)."""
+    """'allowed' or 'none': the question decided (auto: 'allowed' when a unit that is not dead, or
+    b_down, carries a nonzero bias; see auto_convention_basis)."""
     if replacing_biases not in REPLACING_BIASES:
         raise InputError(f"replacing biases must be one of {', '.join(REPLACING_BIASES)}, "
                          f"not {replacing_biases!r}")
     if replacing_biases == "auto":
-        return "allowed" if nonzero_biases(block) else "none"
+        return auto_convention_basis(block)["convention"]
     return replacing_biases
 
 
@@ -210,7 +233,16 @@ def decide(block: Block, progress: Progress = quiet, max_exhaustive: int = 36,
         # not established: an undecided stored verdict keeps its own reason and certificate
         v = stored if stored.verdict == "undecided" else _not_decided(block, conv, answers)
     v.certificate["replacing_biases"] = conv
-    v = _with_minimal_width(block, conv, v)
+    v2 = _with_minimal_width(block, conv, v)
+    if v2 is not v:
+        # gelu-complete decided what the stored procedures left undecided: it answers this question
+        answers[conv] = v2
+    v = v2
+    if replacing_biases == "auto":
+        basis = auto_convention_basis(block)
+        if basis["dead_units_with_biases_ignored_count"]:
+            # reported: biases of dead units were not read when choosing the question
+            v.certificate["auto_convention"] = basis
     w = answers.get(other)
     if w is not None and w is not v and w.verdict != v.verdict:
         v.certificate["other_convention"] = {

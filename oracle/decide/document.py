@@ -795,7 +795,8 @@ def _diagnose(block: Block, cert: dict[str, Any]) -> str:
     (asked only after the refusal, to name the field; small blocks only)."""
     if block.m * block.d > 2_000:
         return "certificate"
-    fresh = plain_json(single.decide(block).certificate)
+    conv = cert.get("replacing_biases")  # the question the certificate decides, not auto's
+    fresh = plain_json(single.decide(block, replacing_biases=conv if conv in ("allowed", "none") else "auto").certificate)
 
     def first(a: Any, b: Any, path: str) -> Optional[str]:
         if isinstance(a, dict) and isinstance(b, dict):

@@ -200,6 +200,21 @@ def _fmpq_to_floats(A: Any) -> Optional[np.ndarray]:
     return out.reshape(r, c)
 
 
+def class_representative(g: Any, rows: np.ndarray, k: int) -> int:
+    """The unit that stands for class k, chosen from the class alone (not from the unit order).
+
+    The rows of a class are parallel with one lead position f.  The representative is a unit with
+    the smallest |u_i[f]|, a positive lead entry preferred, the lowest index last.  Units tied on the
+    first two keys have equal rows (parallel, same lead entry), so every quantity built from the
+    representative (r_H, v_H = sum |u_i[f]| w_i / |r_H[f]|, N_plus) is the same whichever of them
+    is taken, and permuting the units permutes nothing in the class problem.  The smallest lead
+    entry also keeps v_H dyadic whenever every lead entry is a power-of-two multiple of it (the
+    case of rows r and 3 r: dividing by 3 made v_H non-dyadic when 3 r came first)."""
+    mem = g.members[k]
+    f = int(g.lead[mem[0]])
+    return min(mem, key=lambda i: (abs(float(rows[i, f])), 0 if rows[i, f] > 0 else 1, i))
+
+
 def class_data(block: Block, cls: dict[str, Any]) -> ClassData:
     """v_H and N_plus exactly (python-flint for the d x d part), plus float64 copies when exact."""
     g, rows = cls["grouping"], cls["rows"]
@@ -211,14 +226,14 @@ def class_data(block: Block, cls: dict[str, Any]) -> ClassData:
     V_float: Optional[np.ndarray] = None
     pos_of: dict[int, int] = {}
     for pos, k in enumerate(cls["active"]):
-        reps.append(g.members[k][0])
+        reps.append(class_representative(g, rows, k))
         pos_of[k] = pos
     V_float = W[:, reps].copy() if reps else np.zeros((d, 0))
     # v_H = (sum_i |u_i[f]| w_i) / |r[f]| for classes of several units
     opp_groups: list[list[int]] = []
     opp_pos: list[int] = []
     for k in cls["multi_active"]:
-        pos, rep = pos_of[k], g.members[k][0]
+        pos, rep = pos_of[k], reps[pos_of[k]]
         f = int(g.lead[rep])
         N, E = cls["sums"][k]
         q, a = _divide(N, E, lead_abs[rep])
@@ -355,7 +370,7 @@ def decide_relu(block: Block, width: Optional[int] = None, progress: Progress = 
             progress(f"minimal width: {h} active classes, all sign vectors and class sets")
             wr = minimal_width(form, max_classes)
             return _finish_small(block, form, wr, w, info, t0)
-    return _decide_relu_large(block, w, info, progress, max_exhaustive, t0, form, check_block)
+    return _decide_relu_large(block, w, info, progress, max_exhaustive, t0, form, check_block, small_limit)
 
 
 def _hyper(h: int) -> str:
@@ -569,7 +584,7 @@ def _check_class_block(block: Block, plain: Block, rec: dict[str, Any]) -> None:
 
 def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Progress,
                        max_exhaustive: int, t0: float, form: Any = None,
-                       check_block: bool = True) -> dict[str, Any]:
+                       check_block: bool = True, small_limit: int = SMALL) -> dict[str, Any]:
     d = block.d
     progress(f"grouping {block.m} units into kink hyperplanes (exact)")
     cls = classes_fast(block)
@@ -601,10 +616,9 @@ def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Pro
         cert["class_problem_scale"] = scale
     if V is None or N is None:
         cert["note"] = ("the class problem has weights that are not float64 numbers even after scaling "
-                        "by the odd denominators; class-level index search skipped")
-        cert.update({"lower": lower, "upper": upper_bound()})
-        _unit_level_upper(block, cert, w, max_exhaustive, progress)
-        return _bounds_verdict(block, cert, cd, lower, cert["upper"], w, h, form)
+                        "by the odd denominators; decided in Python integers instead where possible")
+        return _exact_class_search(block, cert, cd, w, h, form, max_exhaustive, progress, upper_bound,
+                                   small_limit)
     U = block.W_up[cd.reps] if h else np.zeros((0, d))
     if h == 0:
         zero = cd.nonzero_columns == 0
@@ -642,14 +656,66 @@ def _decide_relu_large(block: Block, w: int, info: dict[str, Any], progress: Pro
         return _verdict("absorbable", RELU_COMPLETE_CLAIM, True, reason, cert, plain)
     if res.status == "none":
         lower = h + 1
+    elif h > 0:  # inconclusive in float64: the same question in Python integers
+        fs = cert.pop("search")
+        cert["float_search"] = {"status": fs["status"], "method": fs["method"]}
+        return _exact_class_search(block, cert, cd, w, h, form, max_exhaustive, progress, upper_bound,
+                                   small_limit)
     cert.update({"lower": lower, "upper": upper_bound()})
-    form = _cost_one_pass(block, cert, w, h, form, max_exhaustive, progress)
+    form = _cost_one_pass(block, cert, w, h, form, max_exhaustive, progress, small_limit)
+    _unit_level_upper(block, cert, w, max_exhaustive, progress)
+    return _bounds_verdict(block, cert, cd, lower, cert["upper"], w, h, form)
+
+
+def _exact_class_search(block: Block, cert: dict[str, Any], cd: ClassData, w: int, h: int, form: Any,
+                        max_exhaustive: int, progress: Progress, upper_bound: Any,
+                        small_limit: int = SMALL) -> dict[str, Any]:
+    """Cost zero (some s with N_s = 0) decided in Python integers when the float64 class search was
+    skipped or inconclusive: the exact rational form scaled to integers (cost_problem_ints with T
+    empty), a divisibility obstruction, then an exact meet in the middle (search.exact_int).  The
+    cost-one pass and the plain unit search run afterwards as on the float64 path, so the same
+    fallbacks run whichever unit of a class comes first."""
+    lower = h
+    if block.m * block.d <= small_limit and block.d * block.d <= small_limit:
+        if form is None:
+            progress("exact canonical form (rationals) for the exact class search")
+            form = relu_form(block)
+        if len(form.active) == h:
+            progress(f"cost zero in Python integers ({h} classes)")
+            r = exact_cost_search(form, [])
+            cert["search"] = {"status": r["status"], "kind": "exact_integer", "exact": r["status"] != "unknown",
+                              "method": ("exact integer search: divisibility obstruction, then meet in the "
+                                         "middle (no float64 rounding, no bit limit)")}
+            if r["status"] == "none":
+                cert["search"]["certificate"] = r["certificate"]
+                lower = h + 1
+            elif r["status"] == "found":
+                cert["search"]["s"] = r["s"]
+                cert.update({"m_star": h, "lower": h, "upper": h,
+                             "S_classes": [j for j in range(h) if r["s"][j] < 0]})
+                if h > w:
+                    return _verdict("not_absorbable", RELU_COMPLETE_CLAIM, True,
+                                    f"minimal width m* = {h} (number of active kink hyperplanes) > {w}", cert)
+                plain, rec = _cost_one_construction(block, form, r["s"], [], w)
+                cert.update({"emitted_block": rec, "emitted_block_exact": rec["exact"]})
+                reason = (f"minimal width m* = {h} <= {w}: with the classes in S sign-flipped, N_s = 0 "
+                          f"exactly (exact integer search over the {_hyper(h)}), so one unit per hyperplane "
+                          "gives x -> Mx + B(x) exactly")
+                if plain is None:
+                    reason += "; the replacing block was not built: " + rec["reason"]
+                elif not rec["exact"]:
+                    reason += "; the emitted file holds " + ", ".join(rec["rounded"]) + " rounded to float64"
+                return _verdict("absorbable", RELU_COMPLETE_CLAIM, True, reason, cert, plain)
+            else:
+                cert["search"]["reason"] = r["reason"]
+    cert.update({"lower": lower, "upper": upper_bound()})
+    form = _cost_one_pass(block, cert, w, h, form, max_exhaustive, progress, small_limit)
     _unit_level_upper(block, cert, w, max_exhaustive, progress)
     return _bounds_verdict(block, cert, cd, lower, cert["upper"], w, h, form)
 
 
 def _cost_one_pass(block: Block, cert: dict[str, Any], w: int, h: int, form: Any, max_exhaustive: int,
-                   progress: Progress) -> Any:
+                   progress: Progress, small_limit: int = SMALL) -> Any:
     """When the bounds leave width w open: is the cost (|T| + 2 rank(N_s P_T)) 1 for some (s, T)?
 
     Cost 1 needs |T| = 1 and N_s P_T = 0 (cost 0 is N_s = 0, cost >= 2 otherwise), which for each
@@ -659,7 +725,7 @@ def _cost_one_pass(block: Block, cert: dict[str, Any], w: int, h: int, form: Any
     classes and m d <= SMALL (the exact canonical form)."""
     if not (cert["lower"] <= w < cert["upper"]) or not 1 <= h <= MAX_COST_ONE_CLASSES:
         return form
-    if block.m * block.d > SMALL or block.d * block.d > SMALL:
+    if block.m * block.d > small_limit or block.d * block.d > small_limit:
         return form
     if form is None:
         progress("exact canonical form (rationals) for the cost-one search")
@@ -829,6 +895,13 @@ def _recheck_bounds(block: Block, cert: dict[str, Any]) -> bool:
     V, N, scale = _search_data(block, cd)
     if int(cert.get("class_problem_scale", 1)) != scale:
         return False
+    if s.get("kind") == "exact_integer" and s.get("status") == "found":  # N_s = 0 exactly, s as stated
+        form = relu_form(block)
+        sv = [int(v) for v in s["s"]]
+        if (len(form.active) != h or len(sv) != h or any(v not in (1, -1) for v in sv)
+                or lower != h or upper != h or cert.get("m_star") != h):
+            return False
+        return all(v == 0 for v in n_matrix(form, sv).entries())
     if s.get("status") == "found":  # m* = h: the signs in S give N_s = 0
         if V is None or N is None or lower != h or upper != h or cert.get("m_star") != h:
             return False
@@ -880,6 +953,10 @@ def _recheck_bounds(block: Block, cert: dict[str, Any]) -> bool:
     if s.get("status") != "none":
         return False
     k = s.get("kind")
+    if k == "exact_integer":
+        if form is None:
+            form = relu_form(block)
+        return len(form.active) == h and recheck_exact_cost_none(form, [], s["certificate"])
     if k == "rank_identity":
         return block.M is None and block.d > block.m
     if V is None or N is None:
@@ -924,6 +1001,27 @@ def cost_problem(form: Any, T: list[int]) -> tuple[str, Any]:
     right-hand side lam mu N_+ K must then be integral too, else no S exists.  Returns ('trivial',
     None) when u_j-perp is {0} (d = 1: every s works), ('none', {'kind': 'integrality'}),
     ('unknown', reason) when some integer needs more than 53 bits, or ('problem', (W_up', W_down', M'))."""
+    what, data = cost_problem_ints(form, T)
+    if what != "ints":
+        return what, data
+    Ai, Bi, Ci = data
+    d, h = form.d, len(form.active)
+    k = len(Ci[0]) if Ci else 0
+    if any(abs(v) >= _F53 for r in (*Ai, *Bi, *Ci) for v in r):
+        return "unknown", "the scaled integers need more than 53 bits"
+    Wd = np.array([[float(v) for v in r] for r in Ai], dtype=np.float64).reshape(d, h)
+    Wu = np.zeros((h, d))
+    Wu[:, :k] = np.array([[float(v) for v in r] for r in Bi], dtype=np.float64).reshape(h, k)
+    Mm = np.zeros((d, d))
+    Mm[:, :k] = np.array([[float(v) for v in r] for r in Ci], dtype=np.float64).reshape(d, k)
+    return "problem", (Wu, Wd, Mm)
+
+
+def cost_problem_ints(form: Any, T: list[int]) -> tuple[str, Any]:
+    """cost_problem's scaled problem in Python integers (no size limit): ('ints', (A, B, C)) with
+    A the d x h columns lam 2 alpha_G, B the h x k rows mu u_G^T K and C = lam mu N_+ K, so that
+    N_s K = 0 iff sum_{G in S} A[:,G] B[G,:] = -C for S = {G : s_G = -1}; or ('trivial', None), or
+    ('none', {'kind': 'integrality'})."""
     act = form.active
     d, h = form.d, len(act)
     Kq = kernel_basis([act[j].u for j in T], d)
@@ -939,15 +1037,51 @@ def cost_problem(form: Any, T: list[int]) -> tuple[str, Any]:
     Cs = [[v * lam * mu for v in r] for r in C]
     if any(v.denominator != 1 for r in Cs for v in r):
         return "none", {"kind": "integrality"}
-    ints = [int(v * lam) for r in A for v in r] + [int(v * mu) for r in B for v in r] + [int(v) for r in Cs for v in r]
-    if any(abs(v) >= _F53 for v in ints):
-        return "unknown", "the scaled integers need more than 53 bits"
-    Wd = np.array([[float(v * lam) for v in r] for r in A], dtype=np.float64).reshape(d, h)
-    Wu = np.zeros((h, d))
-    Wu[:, :k] = np.array([[float(v * mu) for v in r] for r in B], dtype=np.float64).reshape(h, k)
-    Mm = np.zeros((d, d))
-    Mm[:, :k] = np.array([[float(v) for v in r] for r in Cs], dtype=np.float64).reshape(d, k)
-    return "problem", (Wu, Wd, Mm)
+    Ai = [[int(v * lam) for v in r] for r in A]
+    Bi = [[int(v * mu) for v in r] for r in B]
+    Ci = [[int(v) for v in r] for r in Cs]
+    return "ints", (Ai, Bi, Ci)
+
+
+def _subset_vectors(Ai: list[list[int]], Bi: list[list[int]], Ci: list[list[int]]
+                    ) -> tuple[list[list[int]], list[int]]:
+    """The integer problem sum_{G in S} A[:,G] B[G,:] = -C as a subset sum of the vec(A[:,G] B[G,:])."""
+    d, h, k = len(Ai), len(Bi), len(Ci[0]) if Ci else 0
+    vecs = [[Ai[a][g] * Bi[g][q] for a in range(d) for q in range(k)] for g in range(h)]
+    target = [-Ci[a][q] for a in range(d) for q in range(k)]
+    return vecs, target
+
+
+def exact_cost_search(form: Any, T: list[int]) -> dict[str, Any]:
+    """Some s with N_s P_T = 0, decided in Python integers (search.exact_int): no rounding, no bit
+    limit.  {'status': 'found', 'S': ..., 's': ...}, {'status': 'none', 'certificate': ...} or
+    {'status': 'unknown', 'reason': ...}; T = [] asks for N_s = 0 itself (cost zero)."""
+    h = len(form.active)
+    what, data = cost_problem_ints(form, T)
+    if what == "trivial":
+        return {"status": "found", "S": [], "s": [1] * h}
+    if what == "none":
+        return {"status": "none", "certificate": data}
+    vecs, target = _subset_vectors(*data)
+    r = search.exact_int.exact_subset_search(vecs, target)
+    if r["status"] == "found":
+        s = [1] * h
+        for i in r["S"]:
+            if i not in T:
+                s[i] = -1
+        return {"status": "found", "S": sorted(r["S"]), "s": s}
+    return r
+
+
+def recheck_exact_cost_none(form: Any, T: list[int], cert: dict[str, Any]) -> bool:
+    """Re-verify exact_cost_search's 'none' certificate from the form."""
+    what, data = cost_problem_ints(form, T)
+    if what == "none":
+        return cert.get("kind") == "integrality"
+    if what != "ints":
+        return False
+    vecs, target = _subset_vectors(*data)
+    return search.exact_int.check_none(vecs, target, cert)
 
 
 def cost_one(form: Any, max_exhaustive: int = 36) -> dict[str, Any]:
@@ -966,8 +1100,14 @@ def cost_one(form: Any, max_exhaustive: int = 36) -> dict[str, Any]:
         if what == "none":
             certs.append({"class": j, **data})
             continue
-        if what == "unknown":
-            return {"status": "unknown", "reason": f"class {j}: {data}"}
+        if what == "unknown":  # more than 53 bits: the same question in Python integers
+            r = exact_cost_search(form, [j])
+            if r["status"] == "found":
+                return {"status": "found", "class": j, "S": r["S"], "s": r["s"], "exact_integers": True}
+            if r["status"] == "none":
+                certs.append({"class": j, "kind": "exact_integer", "certificate": r["certificate"]})
+                continue
+            return {"status": "unknown", "reason": f"class {j}: {data}; {r['reason']}"}
         Wu, Wd, Mm = data
         res = search.find_index_set(Wu, Wd, Mm, max_exhaustive=max_exhaustive)
         if res.status == "found":
@@ -1022,8 +1162,12 @@ def _recheck_cost_one_none(form: Any, certs: list[dict[str, Any]]) -> bool:
     if sorted(int(c["class"]) for c in certs) != list(range(h)):
         return False
     for c in certs:
-        what, data = cost_one_problem(form, int(c["class"]))
         k = c.get("kind")
+        if k == "exact_integer":
+            if not recheck_exact_cost_none(form, [int(c["class"])], c["certificate"]):
+                return False
+            continue
+        what, data = cost_one_problem(form, int(c["class"]))
         if what == "none":
             if k != "integrality":
                 return False

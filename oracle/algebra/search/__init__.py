@@ -22,6 +22,8 @@ is split by concern:
 * ``lattice``: candidates from LLL reduction of the subset-sum embedding, for
   m > d^2 or a singular Gram matrix (:func:`lattice_candidates`; verified exactly);
 * ``planted``: dense blocks with a planted index set, exact in float64 (tests, benchmarks);
+* ``exact_int``: the same question in Python integers (no 53-bit limit): a divisibility
+  obstruction and an exact meet in the middle (:func:`exact_int.exact_subset_search`);
 * ``driver``: the combination (:func:`find_index_set`);
 * ``distance``: the nearest index set and whether it misses only by rounding
   (:func:`nearest_index_set`).
@@ -33,6 +35,7 @@ turns the numpy values inside a certificate into JSON types).
 from __future__ import annotations
 
 from oracle.core.jsontypes import jsonable
+from oracle.algebra.search import exact_int
 from oracle.algebra.search.distance import nearest_index_set, residual_exact, rounding_tolerance
 from oracle.algebra.search.driver import SearchResult, find_index_set
 from oracle.algebra.search.gram import gram_candidate
@@ -60,4 +63,5 @@ __all__ = [
     "residual_exact",
     "rounding_tolerance",
     "jsonable",
+    "exact_int",
 ]

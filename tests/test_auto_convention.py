@@ -1,0 +1,68 @@
+"""--replacing-biases auto reads only biases that can change the function (issue 29, referee F6).
+
+The referee's blocks: relu2 (d = 1, m = 4, W_up = 1, W_down = 0, M = 1) and reglu (d = m = 1,
+W_up = W_gate = 1, W_down = 0, M = 1), each with b_up[0] = 0 and with b_up[0] = 2^-1074.  The unit
+carrying the bias has a zero output column, so both files are the function F(x) = x.  Under the
+default `auto` the tiny bias used to choose the biased question and flip the headline verdict
+(not_absorbable by homogeneous-impossible -> absorbable by relu2-biased / gated-biased).
+
+Claims exercised: homogeneous-impossible (the bias-free reading), relu2-biased and gated-biased (the
+other reading, reported in other_convention).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures" / "issue29"
+TINY = 2.0 ** -1074
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "oracle.cli", *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=600)
+
+
+def _reglu(path: Path, tiny: bool) -> Path:
+    np.savez(path, W_up=np.array([[1.0]]), W_gate=np.array([[1.0]]), W_down=np.array([[0.0]]),
+             b_up=np.array([TINY if tiny else 0.0]), M=np.array([[1.0]]), activation=np.array("reglu"),
+             kind=np.array("residual"))
+    return path
+
+
+def _files(tmp_path: Path, act: str) -> list[Path]:
+    if act == "relu2":
+        return [FIXTURES / "relu2_dead_zero_bias.npz", FIXTURES / "relu2_dead_tiny_bias.npz"]
+    return [_reglu(tmp_path / "reglu_zero.npz", False), _reglu(tmp_path / "reglu_tiny.npz", True)]
+
+
+@pytest.mark.parametrize("act,other_claim", [("relu2", "relu2-biased"), ("reglu", "gated-biased")])
+def test_a_dead_units_bias_does_not_flip_the_default_verdict(tmp_path, act, other_claim):
+    out = []
+    for k, f in enumerate(_files(tmp_path, act)):
+        b_up = np.load(f)["b_up"]
+        assert b_up[0] == (TINY if k else 0.0)
+        r = _cli("check", str(f), "--json")  # the default: --replacing-biases auto
+        assert r.returncode == 0, r.stderr
+        doc = json.loads(r.stdout)
+        c = doc["certificate"]
+        out.append((doc["verdict"], doc["claim"], doc["exact"], doc["replacing_biases"]))
+        assert c["other_convention"]["verdict"] == "absorbable"
+        assert c["other_convention"]["claim"] == other_claim
+        if k:  # the drop is reported
+            assert c["auto_convention"]["dead_units_with_biases_ignored"] == [0]
+            assert c["auto_convention"]["biases_read"] == []
+        else:
+            assert "auto_convention" not in c
+        p = tmp_path / f"{act}{k}.json"
+        p.write_text(r.stdout)
+        rr = _cli("recheck", str(p), str(f))
+        assert rr.returncode == 0 and rr.stdout.startswith("holds"), rr.stdout + rr.stderr
+    assert out[0] == out[1] == ("not_absorbable", "homogeneous-impossible", True, "none")
