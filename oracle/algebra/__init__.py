@@ -3,4 +3,5 @@ constructions of replacing blocks, index-set search and its certificates, exact-
 helpers, the independent piecewise-linear referee, the relu limit of an activation, the polynomials
 and constructions of generic-weights, and the algebra of stacks.  Imports only from oracle.core."""
 
-__all__ = ["canonical", "construct", "exact", "flips", "generic_polys", "limits", "pl_check", "relu_width", "search", "stacks"]
+__all__ = ["affine", "canonical", "construct", "exact", "flips", "gelu_width", "generic_polys", "limits", "pl_check", "relu_width",
+           "search", "stacks"]

@@ -62,11 +62,11 @@ def _rank_factor(N: fmpq_mat) -> list[tuple[list[fmpq], list[fmpq]]]:
 
 
 def _quadratic_and_linear(row: list[fmpq], d: int) -> tuple[list[list[fmpq]], list[fmpq]]:
-    """A scalar polynomial mod constants (coefficients in the order of flips._monomials) as
+    """A scalar polynomial mod constants (coefficients in the order of flips.monomials) as
     (A, l) with p(x) = x^T A x + l . x, A symmetric."""
     A = [[fmpq(0)] * d for _ in range(d)]
     l = [fmpq(0)] * d
-    for (a, c), v in zip(flips._monomials(d), row):
+    for (a, c), v in zip(flips.monomials(d), row):
         if c == -1:
             l[a] = v
         elif a == c:
@@ -110,7 +110,7 @@ def relu2_part_d(fd: flips.FlipData, cl: Any, width: int, k0_exhausted: bool) ->
     active = cl.active
     n = len(active)
     r = width - n
-    mons = flips._monomials(d)
+    mons = flips.monomials(d)
     quad = [k for k, (a, c) in enumerate(mons) if c != -1]
     lin = {a: k for k, (a, c) in enumerate(mons) if c == -1}
     if n == 0 and all(cl.R0[o][k] == 0 for o in range(d) for k in quad):
@@ -140,7 +140,7 @@ def relu2_part_d(fd: flips.FlipData, cl: Any, width: int, k0_exhausted: bool) ->
                 "reason": f"2^{n} sets E exceed the limit {MAX_D2_SUBSETS}"}
     for mask in range(1 << n):
         E = [active[j] for j in range(n) if (mask >> j) & 1]
-        R = flips._poly_of_plan(cl, E)
+        R = flips.poly_of_plan(cl, E)
         sq = single_square(R, d)
         if sq is not None:
             return {**out, "status": "found", "E_tried": mask + 1,
@@ -389,7 +389,7 @@ def relu2_affine(block: Block) -> Optional[tuple[fmpq_mat, list[fmpq]]]:
     fd = block_flip_data(block)
     cl = flips.relu2_classes(fd)
     d = fd.d
-    mons = flips._monomials(d)
+    mons = flips.monomials(d)
     if cl.active or any(cl.R0[o][k] != 0 for o in range(d) for k, (_, c) in enumerate(mons) if c != -1):
         return None
     lin = {a: k for k, (a, c) in enumerate(mons) if c == -1}

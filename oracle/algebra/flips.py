@@ -380,17 +380,17 @@ def flip_nondegeneracy(fd: FlipData, activation: str) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- relu2: class sums (part (C))
 
-def _monomials(d: int) -> list[tuple[int, int]]:
+def monomials(d: int) -> list[tuple[int, int]]:
     """Index pairs of the coefficient vector of a scalar polynomial mod constants: (a, b) with
     a <= b for x_a x_b, then (a, -1) for x_a."""
     return [(a, b) for a in range(d) for b in range(a, d)] + [(a, -1) for a in range(d)]
 
 
 def square_coeffs(u: Sequence[fmpq], b: fmpq) -> list[fmpq]:
-    """Coefficients of (u . x + b)^2 mod constants, in the order of _monomials."""
+    """Coefficients of (u . x + b)^2 mod constants, in the order of monomials."""
     d = len(u)
     out = []
-    for a, c in _monomials(d):
+    for a, c in monomials(d):
         if c == -1:
             out.append(2 * b * u[a])
         elif a == c:
@@ -439,9 +439,9 @@ def relu2_classes(fd: FlipData) -> Relu2Classes:
     d = fd.d
     keys: dict[tuple, int] = {}
     reps, members, zero_rows = [], [], []
-    nmon = len(_monomials(d))
+    nmon = len(monomials(d))
     R0 = [[fmpq(0)] * nmon for _ in range(d)]
-    lin_index = {a: k for k, (a, c) in enumerate(_monomials(d)) if c == -1}
+    lin_index = {a: k for k, (a, c) in enumerate(monomials(d)) if c == -1}
     for o in range(d):
         for a in range(d):
             R0[o][lin_index[a]] += fd.M[o][a]
@@ -510,7 +510,7 @@ class Relu2Plan:
 MAX_T_SYSTEMS = 64
 
 
-def _poly_of_plan(cl: Relu2Classes, E: Sequence[int]) -> list[list[fmpq]]:
+def poly_of_plan(cl: Relu2Classes, E: Sequence[int]) -> list[list[fmpq]]:
     """R_E = R_0 + sum_{H in E} alpha_H h_H^2 (mod constants)."""
     R = [list(r) for r in cl.R0]
     for h in E:
@@ -552,7 +552,7 @@ def _solve_T(cl: Relu2Classes, T: list[int]) -> tuple[str, Optional[Relu2Plan], 
     info = {"T": T, "status": status}
     for sel in sols:
         E = [cand[j] for j in sel]
-        R = _poly_of_plan(cl, E)
+        R = poly_of_plan(cl, E)
         # beta from the rows of R in span(phi_T): solve exactly per output
         beta: dict[int, list[fmpq]] = {h: [fmpq(0)] * d for h in T}
         ok = True
@@ -663,7 +663,7 @@ def relu2_d1_plan(cl: Relu2Classes, r: int) -> Optional[Relu2Plan]:
         b2 = (p1 * l0 - a0 * q1) / det
         return Relu2Plan([], list(T), {T[0]: [b1], T[1]: [b2]}, [])
     for E in ([], active[:1]):
-        a, l = _poly_of_plan(cl, E)[0]
+        a, l = poly_of_plan(cl, E)[0]
         if a != 0:
             return Relu2Plan(list(E), [], {}, [([a], [one], l / (2 * a))])
         if l == 0:
@@ -712,7 +712,7 @@ def relu2_form(units: Sequence[tuple[Sequence[fmpq], fmpq, Sequence[fmpq]]], M: 
     kink hyperplane (its key: (u, b) divided by the first nonzero entry) and the polynomial part
     (coefficients of the monomials, then the constant). Two such maps are equal iff their forms
     are (relu2-biased.md, Lemma 1)."""
-    mons = _monomials(d)
+    mons = monomials(d)
     nmon = len(mons)
     poly = [[fmpq(0)] * (nmon + 1) for _ in range(d)]
     lin_index = {a: k for k, (a, c) in enumerate(mons) if c == -1}

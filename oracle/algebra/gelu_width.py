@@ -33,11 +33,12 @@ import numpy as np
 
 from oracle.algebra.canonical import ReluClass, ReluForm
 from oracle.algebra.relu_width import Construction, WidthResult, build_construction, minimal_width
+from oracle.core import activations
 from oracle.core.blocks import Block
 from oracle.core.rational import fmpq_mat, qmat, qvec, to_fmpq_mat, to_fractions
 
 CLAIM = "gelu-complete"
-FAMILY = ("gelu", "gelu_tanh", "silu")  # the scope of Lemma E (activations.LEMMA_T)
+FAMILY = activations.LEMMA_T  # the scope of Lemma E: gelu, gelu_tanh, silu
 
 
 @dataclass

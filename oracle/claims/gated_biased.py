@@ -477,7 +477,7 @@ def gated_corners() -> list[BiasedGatedInstance]:
     whose classes are +-(row, bias), two gate rows (a, c) and (2a, 2c) (distinct classes there, one
     class for reglu); and a unit whose only defect is a zero value map (u = 0, e = 0) with a nonzero
     gate and a nonzero output."""
-    out = [_planted_fixed(g, 2 if g != "glu" else 1) for g in GATES]
+    out = [_planted_fixed(g, 1 if g in activations.FLIP_GATES else 2) for g in GATES]
     for g in GATES:
         G = [[Q(1), Q(-1)], [Q(2), Q(-2)], [Q(0), Q(1)]]
         c = [Q(1, 2), Q(1), Q(-1)]

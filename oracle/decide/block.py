@@ -96,7 +96,7 @@ def _property_holds(name: str, prop: str) -> bool:
     return bool(derived_property(name, prop)[0])
 
 
-def _properties_ok(name: str, needed: tuple[str, ...]) -> bool:
+def properties_ok(name: str, needed: tuple[str, ...]) -> bool:
     return all(_property_holds(name, p) for p in needed)
 
 
@@ -470,7 +470,7 @@ def _decide_gated_zero(block: Block, info: dict[str, Any]) -> Verdict:
                        {"kind": "hypothesis_failed", "hypothesis": "bias_free", "nonzero_biases": biases,
                         "block": info})
     entry = _first_nonzero(block.M)
-    ok = _properties_ok(block.activation, ("value_at_0", "differentiable_at_0"))
+    ok = properties_ok(block.activation, ("value_at_0", "differentiable_at_0"))
     act = block.act
     cert = {"kind": "gated_zero", "gate": block.activation, "gate_value_at_0": str(act.value_at_0),
             "gate_differentiable_at_0": act.differentiable_at_0, "activation_properties_verified": ok,
@@ -710,7 +710,7 @@ def _absorbable_by_index_set(block: Block, info: dict[str, Any], claim: str, res
     if not check["agree"]:  # pragma: no cover - would mean the construction is wrong
         raise RuntimeError(f"constructed block differs from the residual block: {check}")
     width = width_absorbable(block, nd)
-    props_ok = _properties_ok(block.activation, ("flip_symmetry",) if block.gated
+    props_ok = properties_ok(block.activation, ("flip_symmetry",) if block.gated
                               else ("odd_part_identity",))
     cert = {"kind": "index_set", "S": S, "size": len(S),
             "identity": "W_down[:,S] W_up[S,:] = -M verified exactly (multi-modular integer arithmetic)",
@@ -892,13 +892,13 @@ def recheck_certificate(block: Block, cert: dict[str, Any]) -> bool:
             deg = block.act.block_degree
             return (not nonzero_biases(block) and deg == cert["degree"] and deg is not None
                     and deg > 0 and deg != 1 and _skip_entry(block, i, j) == float(v) and v != 0
-                    and _properties_ok(block.activation, ("homogeneity_degree",)))
+                    and properties_ok(block.activation, ("homogeneity_degree",)))
         if kind == "gated_zero":
             i, j, v = cert["M_nonzero_entry"]
             a = block.act
             return (not nonzero_biases(block) and a.gated and a.value_at_0 == 0
                     and a.differentiable_at_0 and _skip_entry(block, i, j) == float(v) and v != 0
-                    and _properties_ok(block.activation, ("value_at_0", "differentiable_at_0")))
+                    and properties_ok(block.activation, ("value_at_0", "differentiable_at_0")))
         if kind == "index_set":
             return search.verify_index_set(block.W_up, block.W_down, M, cert["S"])
         if kind == "no_index_set":

@@ -504,7 +504,7 @@ def _exact_expected(block: Block, cert: dict[str, Any], want: str) -> bool:
     kind = cert["kind"]
     s = cert.get("search") if isinstance(cert.get("search"), dict) else {}
     if kind == "index_set":
-        return single._properties_ok(block.activation, ("flip_symmetry",) if block.gated  # noqa: SLF001
+        return single.properties_ok(block.activation, ("flip_symmetry",) if block.gated  # noqa: SLF001
                                      else ("odd_part_identity",))
     if want == "not_absorbable" and (kind in ("no_index_set", "relu_limit") or (
             kind == "biased_flip" and block.activation in activations.FLIP_GATES and "part" not in cert)):
@@ -589,7 +589,7 @@ def _check_stated_work(block: Block, doc: dict[str, Any], cert: dict[str, Any], 
     if kind in ("homogeneous", "gated_zero", "index_set") and "activation_properties_verified" in cert:
         needed = {"homogeneous": ("homogeneity_degree",), "gated_zero": ("value_at_0", "differentiable_at_0"),
                   "index_set": ("flip_symmetry",) if block.gated else ("odd_part_identity",)}[kind]
-        same(cert["activation_properties_verified"], single._properties_ok(block.activation, needed),  # noqa: SLF001
+        same(cert["activation_properties_verified"], single.properties_ok(block.activation, needed),  # noqa: SLF001
              "certificate.activation_properties_verified")
 
 

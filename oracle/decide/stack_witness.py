@@ -60,7 +60,7 @@ def _pl(stack: Stack) -> d1.PL1:
 
 def _check(R: Stack, P: Stack) -> None:
     acts = {b.activation for b in R.blocks + P.blocks}
-    if acts != {"relu"}:
+    if any(a != "relu" for a in acts):
         raise InputError(f"absorb witness on stacks handles relu stacks; got {sorted(acts)}")
     if R.blocks[0].d != P.blocks[0].d:
         raise InputError(f"the stacks have different dimensions: d = {R.blocks[0].d} and d = {P.blocks[0].d}")

@@ -1,4 +1,4 @@
 """Layer 5, the reports: the Markdown/HTML audit report, its figures (matplotlib) and the
 headless-browser check of the rendered page.  Imports the layers below."""
 
-__all__ = ["browser", "document", "figures"]
+__all__ = ["branches", "browser", "document", "figures"]

@@ -11,4 +11,4 @@ decision for stacks (oracle/decide/stacks.py), so the audit and `absorb check` r
     sweep          the committed sweep of those certificates and its re-check
 """
 
-__all__ = ["layers", "narrow", "planar", "rank", "d1", "near_identity", "analytic", "sweep"]
+__all__ = ["layers", "narrow", "planar", "rank", "d1", "dead", "near_identity", "analytic", "sweep"]
