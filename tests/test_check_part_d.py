@@ -324,7 +324,7 @@ def test_single_square_exact_cases() -> None:
     """The square test of (D2): (x_1 + 2 x_2 + 3)^2 times (1, -2) is one square; x_1^2 + x_2^2 and
     x_1^2 + x_2 are not."""
     F = Fraction
-    # monomials (flips._monomials(2)): x1^2, x1 x2, x2^2, x1, x2
+    # monomials (flips.monomials(2)): x1^2, x1 x2, x2^2, x1, x2
     sq = [F(1), F(4), F(4), F(6), F(12)]
     got = affine.single_square(_q([sq, [-2 * v for v in sq]]), 2)
     assert got is not None

@@ -41,8 +41,12 @@ BLOCKS = {
                   b_down=[0.0], M=[[-1.0]]),
     # reglu, d = m = 1, W_down = 0, M = 1: absorbable with biases (gated-biased), not without
     "reglu": dict(act="reglu", W_up=[[1.0]], W_down=[[0.0]], b_up=[0.0], M=[[1.0]], W_gate=[[1.0]]),
-    # swiglu, d = m = 1, W_down = 0, M = 1: with biases undecided, without not absorbable (gated-impossible)
-    "swiglu": dict(act="swiglu", W_up=[[1.0]], W_down=[[0.0]], M=[[1.0]], W_gate=[[1.0]], b_gate=[0.0]),
+    # swiglu, d = 2, m = 3, bias-free, M = I, two units with zero outputs and one live unit: with
+    # biases undecided (neither the zero-unit padding nor gated-biased (D) applies), without not
+    # absorbable (gated-impossible).  (The d = m = 1 block with W_down = 0 used before is affine,
+    # F = x, and gated-biased (D) now decides it.)
+    "swiglu": dict(act="swiglu", W_up=[[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]], W_down=[[0.0, 0.0, 1.0], [0.0, 0.0, 0.5]],
+                   M=[[1.0, 0.0], [0.0, 1.0]], W_gate=[[1.0, -1.0], [2.0, 1.0], [1.0, 1.0]], b_gate=[0.0, 0.0, 0.0]),
 }
 
 

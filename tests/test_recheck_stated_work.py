@@ -46,8 +46,8 @@ def block_file(tmp_path: Path, name: str) -> Path:
     if name == "gelu_exhaustive":  # the necessary conditions hold, no index set: meet-in-the-middle "none"
         return write(tmp_path / "gelu.npz", "gelu", W_up=[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [1.0, -1.0]],
                      W_down=[[1.0, 0.0, 1.0, 1.0], [0.0, 1.0, 1.0, -1.0]], M=[[-1.0, 0.5], [0.5, -3.0]])
-    if name == "d1_relu_37_sha":
-        return DATA / "d1_relu_37_sha.npz"
+    if name in ("d1_relu_37_sha", "relu_d2_38_sha"):
+        return DATA / f"{name}.npz"
     return EX / f"{name}.npz"
 
 
@@ -76,9 +76,11 @@ FORGERIES = [
     ("gelu_exhaustive", (), C + ("search", "exact"), False, "certificate.search.exact"),
     ("gelu_exhaustive", (), C + ("search", "nonzero_units"), 3, "certificate.search.nonzero_units"),
     ("gelu_biased", (), C + ("search", "exact"), False, "certificate.search.exact"),
-    ("d1_relu_37_sha", ALLOWED, C + ("search", "exact"), True, "certificate.search.exact"),
-    # the unit-level search claims a found S the certificate does not carry
-    ("d1_relu_37_sha", ALLOWED, C + ("unit_search", "status"), "found", "certificate.unit_search.status"),
+    # relu_d2_38_sha: the exact integer search is inconclusive (37 vectors, no divisibility
+    # obstruction) and the unit-level search found an S (S_units carried)
+    ("relu_d2_38_sha", ALLOWED, C + ("search", "exact"), True, "certificate.search.exact"),
+    # the unit-level search denies the found S the certificate carries
+    ("relu_d2_38_sha", ALLOWED, C + ("unit_search", "status"), "none", "certificate.unit_search.status"),
     # relu2-biased (C): class counts and plan, outcome, activation property, compressed solve, width
     ("relu2", ALLOWED, C + ("classes", "classes"), 2, "certificate.classes.classes"),
     ("relu2", ALLOWED, C + ("classes", "active_classes"), 2, "certificate.classes.active_classes"),

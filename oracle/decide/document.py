@@ -527,7 +527,7 @@ def _check_stated_work(block: Block, doc: dict[str, Any], cert: dict[str, Any], 
     s = cert.get("search")
     if isinstance(s, dict):
         sk = s.get("kind")
-        if sk in ("exhaustive", "index_set", "linear") and "exact" in s:
+        if sk in ("exhaustive", "index_set", "linear", "exact_integer") and "exact" in s:
             # the search's own exactness: a verified 'found' or 'none', not an 'unknown'
             proved = s.get("status") in (("none",) if sk == "linear" else ("found", "none"))
             if s["exact"] is not proved:

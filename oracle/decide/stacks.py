@@ -94,6 +94,9 @@ def stack_convention(res: dict[str, Any]) -> Optional[str]:
     bc = res["certificate"].get("block_certificate")
     if bc is not None:
         return bc.get("replacing_biases")
+    if ((res["certificate"].get("d1_biased") or {}).get("part") == "B0"
+            and res["claim"] == "depth-d1-biased"):
+        return "none"  # (B0) is the bias-free question only (its re-check requires it to be stated)
     if res["verdict"] == "absorbable" and res["claim"] == "relu-gelu-iff":
         return "both"  # the sign flips of a bias-free stack: a bias-free plain stack
     if res["verdict"] == "absorbable" and any(
