@@ -111,3 +111,23 @@ def test_cli_table_format():
     assert missed and int(missed.group(1)) == total - reached
     assert MISSED.match(missed.group(2)), missed.group(2)
     assert lines[-1].startswith("audit PASSED")
+
+
+def test_a_coverage_document_rechecks_and_a_forged_count_is_refused(tmp_path):
+    """`absorb audit --coverage --json` writes branch_coverage; `absorb recheck` re-runs the audit
+    with the measurement on and confirms the field like every other (it used to refuse it as an
+    unknown field); a changed count of reached branches is refused."""
+    absorb = str(Path(sys.executable).with_name("absorb"))
+    r = subprocess.run([absorb, "audit", "--quick", "--claim", "skip-reduction", "--instances", "2",
+                        "--coverage", "--json"], capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-2000:]
+    doc = json.loads(r.stdout)
+    assert doc["branch_coverage"]["skip-reduction"]["branches"] > 0
+    p = tmp_path / "audit.json"
+    p.write_text(r.stdout)
+    r = subprocess.run([absorb, "recheck", str(p)], capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0 and r.stdout.startswith("holds"), r.stdout + r.stderr[-2000:]
+    doc["branch_coverage"]["skip-reduction"]["reached"] += 1
+    p.write_text(json.dumps(doc))
+    r = subprocess.run([absorb, "recheck", str(p)], capture_output=True, text=True, timeout=900)
+    assert r.returncode == 1 and "branch_coverage" in r.stdout, r.stdout + r.stderr[-2000:]

@@ -43,9 +43,11 @@ def test_registered_and_pinned():
 def test_scope_is_full_and_the_measure_remark_is_another_claim():
     claim = _claim()
     assert C.scope_label(claim, "coq") == "full"
-    # the projector form of C is formal, and the almost-every-weight sentence only cites generic-weights
+    # the projector form of C is formal, and the almost-every-weight sentence cites generic-weights in
+    # the statement and is a measure theorem in Coq (WidthNull.absorption_width_null, issue 30)
     note = C.scope_note(claim, "coq")
-    assert "absorption_width_exact_proj" in note and "generic-weights" in note
+    assert "absorption_width_exact_proj" in note and "WidthNull.absorption_width_null" in note
+    assert "GenericWeightsNull.generic_weights_null" in note
     assert "almost every weight: claim generic-weights.)" in claim["statement"]
     stmt = _block(PREFIX.replace("AbsorptionWidth.", "AbsorptionWidthProj.") + "absorption_width_exact_proj").statement
     assert "rank_on_perp_rows" in stmt and "nondegenerate" in pinned.binder_names(stmt)

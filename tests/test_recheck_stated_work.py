@@ -132,3 +132,24 @@ def test_flip_certificate_width_is_recomputed_not_named(capsys, tmp_path):
     p.write_text(out)
     code, out, _ = run(capsys, "recheck", p, f)
     assert code == 0 and "absorption_width" not in out, out
+
+
+def test_no_index_set_search_without_a_status_is_a_none_outcome():
+    """A no_index_set certificate's exhaustive search states no status (its kind says no S was
+    found): its exact = true holds, and a forged exact = false is refused.  The block is the glu
+    block with zero rows that the witness round trip drew."""
+    import numpy as np
+    from oracle.core.blocks import Block
+    from oracle.decide import decide
+    from oracle.decide.document import recheck_block_document
+    b = Block("glu", W_up=np.array([[0.0, 0.0, 0.0], [0.0, -1.125, 0.0], [4.0, 0.0, 0.0], [0.0, 0.0, 0.0],
+                                   [0.0, 0.0, -2.125]]),
+              W_down=np.array([[0.0, 0.0, -0.5, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 3.375]]),
+              W_gate=np.array([[0.0, 0.0, 0.0], [-1.125, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0],
+                               [0.0, 0.0, 0.0]]), kind="residual")
+    doc = json.loads(json.dumps(decide(b).as_dict()))
+    assert doc["certificate"]["kind"] == "no_index_set" and "status" not in doc["certificate"]["search"]
+    ok, why = recheck_block_document(b, doc)
+    assert ok, why
+    ok, why = recheck_block_document(b, put(doc, C + ("search", "exact"), False))
+    assert not ok and why.startswith("certificate.search.exact")

@@ -199,9 +199,13 @@ def _audit_rerun(doc: dict[str, Any]) -> str:
           "(progress below)", file=sys.stderr, flush=True)
     if "seed" in doc:
         with tempfile.TemporaryDirectory() as tmp:
+            # a document written with --coverage is re-run with the measurement on, so that its
+            # branch_coverage field is confirmed like every other field (the same instances reach
+            # the same branches)
             fresh = audit_cmd.audit(quick=doc["quick"], claims=doc.get("selected_claims"),
                                     instances=doc["instances_per_claim"], seed=doc["seed"],
-                                    failures_dir=str(Path(tmp) / "failures"))
+                                    failures_dir=str(Path(tmp) / "failures"),
+                                    branch_coverage="branch_coverage" in doc)
         fresh = _rerun_json(fresh)
         for k in doc:
             if k not in fresh and k not in _VOLATILE:

@@ -529,9 +529,11 @@ def _check_stated_work(block: Block, doc: dict[str, Any], cert: dict[str, Any], 
         sk = s.get("kind")
         if sk in ("exhaustive", "index_set", "linear", "exact_integer") and "exact" in s:
             # the search's own exactness: a verified 'found' or 'none', not an 'unknown'
-            proved = s.get("status") in (("none",) if sk == "linear" else ("found", "none"))
+            # a no_index_set certificate's search states no status: its outcome is 'none' by its kind
+            status = s.get("status", "none" if kind == "no_index_set" else None)
+            proved = status in (("none",) if sk == "linear" else ("found", "none"))
             if s["exact"] is not proved:
-                raise Refused("certificate.search.exact", f"states {s['exact']!r} for a {s.get('status')!r} "
+                raise Refused("certificate.search.exact", f"states {s['exact']!r} for a {status!r} "
                                                           f"outcome of {sk!r} evidence")
         if sk == "exhaustive" and "nonzero_units" in s:
             ops = _search_operands(block, cert)
