@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+from fractions import Fraction
 import subprocess
 import sys
 from pathlib import Path
@@ -193,3 +194,37 @@ def test_another_optimal_plan_is_accepted_and_a_costlier_one_refused(files):
     (d / "bad_plan.json").write_text(json.dumps(bad))
     r = absorb("recheck", d / "bad_plan.json", paths["gelu_three"])
     assert r.returncode == 1 and "minimal_width" in r.stdout + r.stderr
+
+
+def test_rounded_emit_is_labelled_and_witness_says_so(tmp_path):
+    """x + gelu(3x/8)/8 with three zero rows: the width-2 block needs the output weights 67/24 and
+    -8/3 (the class row 3/8 is fixed by the even part, so no scaling makes them dyadic).  check --emit
+    writes their float64 roundings and labels the file; witness finds the (exact, rounding-sized)
+    difference of the floats and says the file is labelled; recheck compares the stated labels with
+    the files and refuses a document that drops or changes them."""
+    blk = _block("gelu", [[0], [0.375], [0], [0]], [[0, 0.125, 0, 0]])
+    f, out = tmp_path / "b.npz", tmp_path / "plain.npz"
+    bio.write_block(blk, f)
+    r = absorb("check", "--json", f, "--emit", out)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["verdict"] == "absorbable" and doc["minimal_width"] == 2
+    assert doc["certificate"]["emitted_block"]["rounded"] == ["W_down"]
+    with np.load(out) as z:
+        assert str(z["rounded"]) == "W_down"
+        assert sorted(z["W_down"][0][:2]) == [float(Fraction(-8, 3)), float(Fraction(67, 24))]
+    text = absorb("witness", f, out)
+    assert "note:    the plain file says it holds float64 roundings of exact values (W_down" in text.stdout
+    r = absorb("witness", "--json", f, out)
+    w = json.loads(r.stdout)
+    assert w["rounding_labels"] == {"plain": {"rounded": "W_down",
+                                              "rounding_error": w["rounding_labels"]["plain"]["rounding_error"]}}
+    assert w["rounding_labels"]["plain"]["rounding_error"].startswith("W_down: |entry - exact value| <= ")
+    wf = tmp_path / "w.json"
+    wf.write_text(r.stdout)
+    rc = absorb("recheck", wf, f, out)
+    assert rc.returncode == 0 and rc.stdout.startswith("holds:"), rc.stdout + rc.stderr
+    for forged in ({"plain": {"rounded": "b_down"}}, {}, {"residual": w["rounding_labels"]["plain"]}):
+        wf.write_text(json.dumps({**w, "rounding_labels": forged}))
+        rc = absorb("recheck", wf, f, out)
+        assert rc.returncode != 0 and "rounding_labels" in rc.stdout + rc.stderr, (forged, rc.stdout)

@@ -36,8 +36,6 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-import numpy as np
-
 import oracle.claims as claim_modules
 from oracle.claims import base
 from oracle.algebra.stacks import sweep
@@ -305,7 +303,10 @@ def _recheck_witness(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:
         ok = recheck_stack_witness(stackfiles.read_stack(paths[0]), stackfiles.read_stack(paths[1]), doc)
         return ok, (f"the {doc['verdict']!r} stack witness document re-verifies from the two stacks" if ok
                     else f"the {doc['verdict']!r} stack witness document does not re-verify from the two stacks")
-    R, P = _read_block(paths[0]), _read_block(paths[1])
+    (R, lab_r), (P, lab_p) = bio.read_labelled_block(paths[0]), bio.read_labelled_block(paths[1])
+    if "rounding_labels" in doc and doc["rounding_labels"] != bio.rounding_labels(lab_r, lab_p):
+        return False, ("the document's rounding_labels are not the files' own 'rounded' / 'rounding_error' "
+                       f"metadata (stated {doc['rounding_labels']!r}, files {bio.rounding_labels(lab_r, lab_p)!r})")
     ok = recheck_witness(R, P, doc)
     if doc["verdict"] == "undecided":
         return ok, ("the 'undecided' document claims no verdict; its float64 difference re-measures from the two "

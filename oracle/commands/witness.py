@@ -21,8 +21,8 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     if stackfiles.is_stack_file(args.residual) and stackfiles.is_stack_file(args.plain):
         return _run_stacks(args)
-    R = bio.read_block(args.residual)
-    P = bio.read_block(args.plain)
+    R, lab_r = bio.read_labelled_block(args.residual)
+    P, lab_p = bio.read_labelled_block(args.plain)
     big = R.m * R.d + P.m * P.d >= _PROGRESS
 
     def progress(msg: str) -> None:
@@ -34,11 +34,18 @@ def run(args: argparse.Namespace) -> int:
     doc = find_witness(R, P, progress=progress)
     progress(f"done: {doc['verdict']}")
     doc = {"residual": str(args.residual), "plain": str(args.plain), **doc}
+    labels = bio.rounding_labels(lab_r, lab_p)
+    if labels:
+        doc["rounding_labels"] = labels
     status = verdict_status(doc["verdict"], getattr(args, "exit_code", False))
     if args.json:
         emit_json(doc)
         return status
     print(f"verdict: {doc['verdict']}" + (" (exact)" if doc["exact"] else " (not exact)"))
+    for role, lab in labels.items():
+        print(f"note:    the {role} file says it holds float64 roundings of exact values ({lab['rounded']}"
+              + (f"; {lab['rounding_error']}" if lab.get("rounding_error") else "")
+              + "): the verdict is about the stored floats, so a difference of rounding size is expected")
     if doc["verdict"] == "differ":
         if doc.get("point") is not None:
             pt = doc["point"]

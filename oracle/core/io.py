@@ -296,12 +296,6 @@ def _block_array_key(path: Path) -> Callable[[str], None]:
     return check
 
 
-def _read_npz(path: Path) -> Block:
-    """Read a block from an .npz archive (see _npz_arrays for what is checked)."""
-    arrays, meta = _npz_arrays(path, _block_array_key(path), META_KEYS)
-    return _build(arrays, meta, path)
-
-
 # ------------------------------------------------------------------ safetensors
 
 # safetensors dtype -> (numpy dtype of the stored bytes, bytes per element)
@@ -445,14 +439,6 @@ def _safetensors_arrays(path: Path, array_key: Callable[[str], None], meta_keys:
     return arrays, {k: raw_meta[k] for k in meta_keys if k in raw_meta}
 
 
-def _read_safetensors(path: Path) -> Block:
-    def check(key: str) -> None:
-        if key not in ARRAY_KEYS:
-            raise InputError(f"{path}: unknown tensor {key!r}; allowed: {', '.join(ARRAY_KEYS)}")
-    arrays, meta = _safetensors_arrays(path, check, META_KEYS)
-    return _build(arrays, meta, path)
-
-
 def read_arrays(path: str | os.PathLike, array_key: Callable[[str], None], meta_keys: Sequence[str]
                 ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
     """Validated arrays and metadata of an .npz or .safetensors file (for other file kinds built
@@ -487,9 +473,27 @@ def peek(path: str | os.PathLike, meta_key: str) -> tuple[list[str], Optional[st
 
 def read_block(path: str | os.PathLike) -> Block:
     """Read and validate a block file; any defect raises InputError with a one-line message."""
+    return read_labelled_block(path)[0]
+
+
+def read_labelled_block(path: str | os.PathLike) -> tuple[Block, dict[str, str]]:
+    """A block file's block and its rounding labels: the metadata ``rounded`` (the arrays that hold
+    a float64 rounding of exact values) and ``rounding_error`` (the stated bound), when present."""
     p = Path(path)
-    fmt = detect_format(p)
-    return _read_npz(p) if fmt == "npz" else _read_safetensors(p)
+    if detect_format(p) == "npz":
+        arrays, meta = _npz_arrays(p, _block_array_key(p), META_KEYS)
+    else:
+        def check(key: str) -> None:
+            if key not in ARRAY_KEYS:
+                raise InputError(f"{p}: unknown tensor {key!r}; allowed: {', '.join(ARRAY_KEYS)}")
+        arrays, meta = _safetensors_arrays(p, check, META_KEYS)
+    return _build(arrays, meta, p), {k: meta[k] for k in ("rounded", "rounding_error") if meta.get(k)}
+
+
+def rounding_labels(lab_r: dict[str, str], lab_p: dict[str, str]) -> dict[str, dict[str, str]]:
+    """The rounding labels (read_labelled_block) of a residual and a plain block file, by role;
+    empty when neither carries one.  absorb witness states them, absorb recheck compares them."""
+    return {role: lab for role, lab in (("residual", lab_r), ("plain", lab_p)) if lab}
 
 
 def format_for_output(out: str | os.PathLike, default: str) -> str:
