@@ -32,10 +32,12 @@ from oracle.core.linalg import nullspace, primitive
 from oracle.core.rational import fmpq, fmpq_mat, to_fmpq_mat, to_fractions
 
 MAX_EXACT_CLASSES = 14  # 2^|script-H| sign vectors are enumerated below this
+_COMPLEMENT_WORK = 20_000_000  # rk^3 * bits per try, summed over the tries of _complement, at most
 
 
 def _outer(v: Sequence[Fraction], u: Sequence[Fraction]) -> fmpq_mat:
-    return to_fmpq_mat([[a * b for b in u] for a in v], len(u))
+    # the product of a column and a row in FLINT: d + d conversions instead of d^2 Fraction products
+    return to_fmpq_mat([[a] for a in v], 1) * to_fmpq_mat([list(u)], len(u))
 
 
 def _rank(a: fmpq_mat) -> int:
@@ -221,7 +223,12 @@ def _complement(UT: fmpq_mat, rows: list[list[Fraction]], d: int, tries: int = 2
         return fmpq_mat([[fmpq(v)] for v in b])
     Rr, rk = UT.rref()  # rk = |T|: the classes in T have independent directions
     piv = [next(j for j in range(d) if Rr[i, j] != 0) for i in range(rk)]
-    if not all(_is_dyadic(v) for v in Rr.entries()):
+    # each try inverts an rk x rk minor: about rk^3 operations on numbers of `bits` bits; the tries
+    # stop at a fixed work budget (deterministic, so a re-check derives the same block), which keeps
+    # a block of 40 classes with entries near 1e300 from spending minutes on a nicer-looking basis
+    bits = max((int(v.p).bit_length() + int(v.q).bit_length() for v in UT.entries()), default=1)
+    tries = min(tries, _COMPLEMENT_WORK // max(1, rk ** 3 * bits))
+    if tries and not all(_is_dyadic(v) for v in Rr.entries()):
         for J in itertools.islice(itertools.combinations(range(d), rk), tries):
             sub = fmpq_mat([[UT[i, j] for j in J] for i in range(rk)])
             if sub.det() != 0 and all(_is_dyadic(v) for v in (sub.inv() * UT).entries()):
