@@ -777,9 +777,7 @@ def query(root: Path, registered: list[str], instances: list[str],
         report.allowed_short.get(a) not in ALLOWED_AXIOMS for a in report.axioms.get("pc_bundle", []))
     if attribute or bad_bundle:
         bundles = {k: [n for n in v if n in usable] for k, v in claim_bundles.items()}
-        r3 = _coqc(coqdir, attribution_script(fresh, bundles))
-        if r3.returncode == 0:
-            parse_query(r3.stdout, report)
+        _attribute(coqdir, fresh, bundles, report, use_cache and ok)
     if report.status == "compiled":
         try:
             cache_dir().mkdir(parents=True, exist_ok=True)
@@ -790,8 +788,108 @@ def query(root: Path, registered: list[str], instances: list[str],
     return report
 
 
-def _prune_cache(keep: int = 40) -> None:
-    files = sorted(cache_dir().glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+def _closure_files(coqdir: Path, names: list[str]) -> Optional[list[str]]:
+    """The project files that the modules of these declarations Require, directly or not
+    (with those modules' own files); None when a module's file is missing."""
+    todo = {n.split(".")[1] + ".v" for n in names if n.startswith(LOGICAL + ".") and n.count(".") >= 2}
+    seen: set[str] = set()
+    while todo:
+        f = todo.pop()
+        if f in seen:
+            continue
+        if not (coqdir / f).is_file():
+            return None
+        seen.add(f)
+        for lib, mods, _ in _requires(coqdir, f):
+            for m in mods:
+                if lib == LOGICAL:
+                    todo.add(m.split(".")[0] + ".v")
+                elif not lib and m.startswith(LOGICAL + "."):
+                    todo.add(m.split(".")[1] + ".v")
+    return sorted(seen)
+
+
+_LIBRARIES: list[str] = []
+
+
+def _libraries_fingerprint() -> str:
+    """Name, size and time of every compiled file of the installed Coq libraries outside the
+    standard library (Coquelicot, mathcomp): a changed installation never reads an old answer."""
+    if not _LIBRARIES:
+        h = hashlib.sha256()
+        where = _run(["coqc", "-where"], cwd=Path.cwd()).stdout.strip()
+        contrib = Path(where) / "user-contrib"
+        for p in sorted(contrib.rglob("*.vo")) if contrib.is_dir() else []:
+            st = p.stat()
+            h.update(f"{p.relative_to(contrib)}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+        _LIBRARIES.append(h.hexdigest())
+    return _LIBRARIES[0]
+
+
+def _bundle_key(coqdir: Path, modules: list[str], label: str, names: list[str]) -> Optional[str]:
+    """The cache key of one claim's Print Assumptions: everything its answer depends on (the
+    checker, Coq and its libraries, the Required module list, _CoqProject, and the sources of
+    the files its declarations depend on).  None when those files cannot be determined."""
+    files = _closure_files(coqdir, names)
+    if files is None:
+        return None
+    h = hashlib.sha256(b"attribution\0" + SCRIPT_VERSION.encode())
+    h.update(Path(__file__).read_bytes())
+    h.update(_run(["coqc", "--version"], cwd=coqdir).stdout.encode())
+    h.update(_libraries_fingerprint().encode())
+    project = coqdir / "_CoqProject"
+    h.update(project.read_bytes() if project.exists() else b"")
+    h.update(json.dumps([modules, label, names]).encode())
+    for f in files:
+        h.update(f.encode() + b"\0" + (coqdir / f).read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _attribute(coqdir: Path, modules: list[str], bundles: dict[str, list[str]], report: CoqReport,
+               use_cache: bool) -> None:
+    """Print Assumptions of one bundle per claim, into report.axioms / bad_assumption_lines.
+
+    A claim whose declarations depend on no changed file reads its answer from the cache (the
+    answer of Print Assumptions is fixed by the compiled files in its Require closure), so a
+    copy of the development with one file changed asks Coq only about the claims that file can
+    reach; the measure library makes each of these questions cost seconds."""
+    keys = {label: (_bundle_key(coqdir, modules, label, names) if use_cache and names else None)
+            for label, names in bundles.items()}
+    todo = {}
+    for label, names in bundles.items():
+        cfile = cache_dir() / "attribution" / f"{keys[label]}.json" if keys[label] else None
+        if cfile is not None and cfile.exists():
+            try:
+                got = json.loads(cfile.read_text())
+                report.axioms[label] = list(got["axioms"])
+                if got["bad"]:
+                    report.bad_assumption_lines[label] = list(got["bad"])
+                continue
+            except (OSError, ValueError, TypeError, KeyError):
+                pass  # unreadable: ask Coq again
+        todo[label] = names
+    if not any(todo.values()):
+        return
+    r3 = _coqc(coqdir, attribution_script(modules, todo))
+    if r3.returncode != 0:
+        return
+    parse_query(r3.stdout, report)
+    for label, names in todo.items():
+        if keys.get(label) and label in report.axioms:
+            try:
+                (cache_dir() / "attribution").mkdir(parents=True, exist_ok=True)
+                target = cache_dir() / "attribution" / f"{keys[label]}.json"
+                part = target.with_suffix(f".{os.getpid()}.part")
+                part.write_text(json.dumps({"axioms": report.axioms[label],
+                                            "bad": report.bad_assumption_lines.get(label, [])}))
+                os.replace(part, target)  # a reader in another process never sees half a file
+            except OSError:
+                pass
+    _prune_cache(keep=2000, sub="attribution")
+
+
+def _prune_cache(keep: int = 40, sub: str = "") -> None:
+    files = sorted((cache_dir() / sub).glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
     for p in files[keep:]:
         try:
             p.unlink()
