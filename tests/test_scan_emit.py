@@ -164,7 +164,7 @@ def test_emit_compiles_every_skip_and_matches_end_to_end(tmp_path: Path, n: int)
     rel = float(np.max(np.abs(a - b)) / np.max(np.abs(a)))
     assert rel < 1e-4, rel
     v = comp["end_to_end"]
-    assert v["verified"] and v["max_relative_difference"] < 1e-4 and "measurement" in v
+    assert v["verified"] and v["within_tolerance"] and v["max_relative_difference"] < 1e-4 and "measurement" in v
     assert "exact" not in v["measurement"].replace("not exact", "")
     assert comp["size_bytes"]["after"] == out.stat().st_size
 
@@ -302,3 +302,27 @@ def test_real_minilm_compiles_and_matches_end_to_end(tmp_path: Path) -> None:
     model = onnx.load(str(out))
     onnx.checker.check_model(model)
     assert comp["size_bytes"]["after"] > comp["size_bytes"]["before"]
+
+
+def test_a_wrong_replacement_is_caught_end_to_end(tmp_path: Path, monkeypatch, capsys) -> None:
+    """The end-to-end check can fail: a replacing block with one weight changed is written, measured
+    far above the tolerance, and the command exits 1."""
+    from oracle.cli import main
+    from oracle.decide import compile as comp_mod
+
+    real = comp_mod.plan_block
+
+    def broken(block):
+        arrays, rec = real(block)
+        arrays["W_down"] = arrays["W_down"].copy()
+        arrays["W_down"][0, 0] += 0.5
+        return arrays, rec
+
+    monkeypatch.setattr(comp_mod, "plan_block", broken)
+    src = bert_like(tmp_path / "bert.onnx", _layers(50, 1))
+    out = tmp_path / "c.onnx"
+    code = main(["scan", str(src), "--emit", str(out), "--json"])
+    stdout, err = capsys.readouterr()
+    v = json.loads(stdout)["compiled"]["end_to_end"]
+    assert code == 1 and "differs from the original" in err
+    assert v["verified"] and not v["within_tolerance"] and v["max_relative_difference"] > 1e-2

@@ -66,6 +66,11 @@ def run(args: argparse.Namespace) -> int:
         progress(f"compiled in {time.perf_counter() - t1:.1f}s; checking end to end")
         comp["end_to_end"] = verify(args.checkpoint, str(out), getattr(args, "tokenizer", None))
         doc["compiled"] = comp
+        if comp["end_to_end"]["verified"] and not comp["end_to_end"]["within_tolerance"]:
+            print(f"absorb scan: error: the compiled model {out} differs from the original by "
+                  f"{comp['end_to_end']['max_relative_difference']:.3g} (relative), more than "
+                  f"{comp['end_to_end']['tolerance']:g}", file=sys.stderr)
+            status = 1
     if args.json:
         emit_json(doc)
         return status

@@ -158,12 +158,16 @@ def _between(graph: Any, cons: dict[str, list[int]], start: str, stop: int) -> s
     return seen
 
 
-def rewrite(model: Any, blocks: list[dict[str, Any]]) -> Any:
-    """A copy of ``model`` with each block replaced: entries have ``tensors``, ``biases`` (the scan's
-    names) and the new arrays ``W_up``, ``b_up``, ``W_down``, ``b_down`` in our orientation and the
-    model's float type.  Returns the new ModelProto, checked with onnx.checker."""
-    out = onnx.ModelProto()
-    out.CopyFrom(model)
+def rewrite(model: Any, blocks: list[dict[str, Any]], copy: bool = True) -> Any:
+    """``model`` with each block replaced: entries have ``tensors``, ``biases`` (the scan's names)
+    and the new arrays ``W_up``, ``b_up``, ``W_down``, ``b_down`` in our orientation and the model's
+    float type.  Returns the new ModelProto, checked with onnx.checker; ``copy=False`` changes the
+    given model itself (no second copy of the weights in memory)."""
+    if copy:
+        out = onnx.ModelProto()
+        out.CopyFrom(model)
+    else:
+        out = model
     g = out.graph
     new_nodes: list[tuple[int, Any]] = []
     drop: set[int] = set()
