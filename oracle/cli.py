@@ -189,7 +189,7 @@ def _parser() -> "_Parser":
     s.add_argument("--emit", metavar="OUT", help="ONNX models: write the model with every MLP skip compiled away "
                    "(post-LN blocks x + B(x) replaced by equal residual-free blocks) and check it end to end "
                    "with onnxruntime; refused (exit 2) where the architecture does not allow it")
-    s.add_argument("--tokenizer", metavar="FILE", help="with --emit: tokenizer.json or vocab.txt for the "
+    s.add_argument("--tokenizer", metavar="FILE", help="with --emit: a Hugging Face tokenizer file (JSON) or a vocab.txt for the "
                    "end-to-end check of a text model (else random token ids)")
     pn = _sub(sub, "pin")
     pn.add_argument("--dry-run", action="store_true", help="print the whole diff, write nothing")

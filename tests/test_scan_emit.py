@@ -286,8 +286,11 @@ def test_real_minilm_compiles_and_matches_end_to_end(tmp_path: Path) -> None:
     out = tmp_path / "compiled.onnx"
     args = ["scan", str(src), "--emit", str(out), "--json"]
     tok = TOKENIZER / "model" / "tokenizer.json" if TOKENIZER else None
+    try:
+        import tokenizers  # noqa: F401
+    except ImportError:  # the check then runs on random token ids, which the document says
+        tok = None
     if tok is not None and tok.is_file():
-        pytest.importorskip("tokenizers")
         args += ["--tokenizer", str(tok)]
     r = _absorb(*args)
     assert r.returncode == 0, r.stderr
@@ -298,7 +301,8 @@ def test_real_minilm_compiles_and_matches_end_to_end(tmp_path: Path) -> None:
         assert e["construction"] == "identity_pair" and e["width_after"] == 1536 + 2 * 384
         assert e["float32"]["exact_in_float32"] and "LayerNorm" in e["norm_after_skip"]
     v = comp["end_to_end"]
-    assert v["verified"] and v["max_relative_difference"] <= 1e-4
+    assert v["verified"] and v["within_tolerance"] and v["max_relative_difference"] <= 1e-4
+    assert ("sentences" in v["inputs"]) == ("--tokenizer" in args)
     model = onnx.load(str(out))
     onnx.checker.check_model(model)
     assert comp["size_bytes"]["after"] > comp["size_bytes"]["before"]

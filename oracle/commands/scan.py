@@ -109,12 +109,14 @@ def _compiled_lines(c: dict[str, Any]) -> None:
     end-to-end measurement."""
     print(f"compiled: {c['output']} ({c['skip_adds_removed']} skip Add nodes removed)")
     bw = max(22, min(40, max(len(e["block"]) + 1 for e in c["blocks"])))
-    print(f"{'block':<{bw}} {'m':>6} {'width':>6} {'construction':<14} {'float32 storage':<30} norm after skip")
+    print(f"{'block':<{bw}} {'m':>6} {'width':>6} {'added':>6} {'construction':<14} {'float32 storage':<30} "
+          "norm after skip")
     for e in c["blocks"]:
         r = e["float32"]
         store = "exact" if r["exact_in_float32"] else \
             "rounded, max err " + f"{max(r['max_entry_error'].values()):.2g}"
-        print(f"{e['block']:<{bw}} {e['width_before']:>6} {e['width_after']:>6} {e['construction']:<14} "
+        print(f"{e['block']:<{bw}} {e['width_before']:>6} {e['width_after']:>6} "
+              f"{e['width_after'] - e['width_before']:>+6} {e['construction']:<14} "
               f"{store:<30} {e['norm_after_skip'] or '-'}")
     for kind in dict.fromkeys(e["construction"] for e in c["blocks"]):
         first = next(e for e in c["blocks"] if e["construction"] == kind)

@@ -236,7 +236,9 @@ def _inputs(sess: Any, tokenizer: Optional[str], rng: np.random.Generator) -> tu
                 ids[r, :len(e.ids)] = e.ids
                 # the tokenizer's own mask: a tokenizer.json may pad to a fixed length
                 mask[r, :len(e.ids)] = e.attention_mask
-            what = (f"{len(SENTENCES)} sentences (oracle/decide/compile.py SENTENCES) tokenized with {p.name}, "
+            kind = "a Hugging Face tokenizer file" if p.suffix == ".json" else "a WordPiece vocabulary"
+            what = (f"{len(SENTENCES)} sentences (oracle/decide/compile.py SENTENCES) tokenized with the --tokenizer "
+                    f"file ({kind}), "
                     f"{int(mask.sum())} real tokens, padded to {L} (attention_mask 0 on padding)")
         else:
             ids = rng.integers(1000, 2000, size=(2, 12), dtype=np.int64)
