@@ -330,3 +330,25 @@ def test_a_wrong_replacement_is_caught_end_to_end(tmp_path: Path, monkeypatch, c
     v = json.loads(stdout)["compiled"]["end_to_end"]
     assert code == 1 and "differs from the original" in err
     assert v["verified"] and not v["within_tolerance"] and v["max_relative_difference"] > 1e-2
+
+
+@pytest.mark.parametrize("act", ["gemm_relu", "erf_gelu"])
+def test_gemm_and_unnamed_graphs_compile(tmp_path: Path, act: str) -> None:
+    """Gemm nodes (weights [out, in], transB = 1, bias as C) and MatMul graphs without a LayerNorm
+    (tests/formatfiles.py: x -> x + MLP(x) per block) compile too, and match end to end."""
+    from formatfiles import onnx_mlp
+    from oracle.decide.compile import compile_checkpoint, verify
+
+    rng = np.random.default_rng(60)
+    blocks = [{"up": _ints(rng, M, D), "down": _ints(rng, D, M), "b_up": _ints(rng, M), "b_down": _ints(rng, D),
+               "act": act} for _ in range(2)]
+    src = onnx_mlp(tmp_path / "m.onnx", blocks, names=False)
+    out = tmp_path / "c.onnx"
+    doc = compile_checkpoint(str(src), out)
+    assert doc["skip_adds_removed"] == 2 and all(e["norm_after_skip"] is None for e in doc["blocks"])
+    model = onnx.load(str(out))
+    onnx.checker.check_model(model)
+    assert not any(n.op_type == "Add" and len(n.input) == 2 and all(i not in {t.name for t in model.graph.initializer}
+                                                                    for i in n.input) for n in model.graph.node)
+    v = verify(str(src), str(out))
+    assert v["verified"] and v["within_tolerance"], v

@@ -89,11 +89,12 @@ def find_site(graph: Any, tensors: dict[str, str], biases: dict[str, str]) -> Bl
                          "linear nodes (shared weights); not compiled")
     up, down = ups[0], downs[0]
     un, dn = graph.node[up], graph.node[down]
-    ub = _bias_add(graph, cons, un.output[0], biases.get("b_up")) if un.op_type == "MatMul" else None
-    db = _bias_add(graph, cons, dn.output[0], biases.get("b_down")) if dn.op_type == "MatMul" else None
+    # a bias is Gemm's C input, or an Add node right after the linear node (MatMul, or Gemm without C)
+    ub = None if biases.get("b_up") in un.input else _bias_add(graph, cons, un.output[0], biases.get("b_up"))
+    db = None if biases.get("b_down") in dn.input else _bias_add(graph, cons, dn.output[0], biases.get("b_down"))
     for role, node, add in (("b_up", un, ub), ("b_down", dn, db)):
-        if biases.get(role) and node.op_type == "MatMul" and add is None:
-            raise InputError(f"the bias {biases[role]!r} is not added right after its MatMul; not compiled")
+        if biases.get(role) and biases[role] not in node.input and add is None:
+            raise InputError(f"the bias {biases[role]!r} is not added right after its linear node; not compiled")
     end = graph.node[db].output[0] if db is not None else dn.output[0]
     return BlockSite(un.input[0], up, ub, down, db, end, skip_of(graph, un.input[0], end))
 
