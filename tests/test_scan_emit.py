@@ -352,3 +352,25 @@ def test_gemm_and_unnamed_graphs_compile(tmp_path: Path, act: str) -> None:
                                                                     for i in n.input) for n in model.graph.node)
     v = verify(str(src), str(out))
     assert v["verified"] and v["within_tolerance"], v
+
+
+def test_upper_plan_when_m_star_is_only_bounded(tmp_path: Path) -> None:
+    """d = 4, m = 20: gelu-complete bounds m* (20 classes exceed the exact enumeration); the
+    upper-bound plan's construction, narrower than m + 2d, is written and matches end to end."""
+    from oracle.decide.compile import compile_checkpoint, verify
+
+    rng = np.random.default_rng(0)
+    m = 20
+    L = {"up": rng.integers(-3, 4, (m, D)).astype(np.float32), "down": rng.integers(-3, 4, (D, m)).astype(np.float32),
+         "b_up": rng.integers(-3, 4, m).astype(np.float32), "b_down": rng.integers(-3, 4, D).astype(np.float32)}
+    block = Block("gelu", W_up=L["up"].astype(float), W_down=L["down"].astype(float), b_up=L["b_up"].astype(float),
+                  b_down=L["b_down"].astype(float))
+    st = statement(block, "allowed")
+    assert st["value"] is None and st["upper"] < m + 2 * D
+    src = bert_like(tmp_path / "b.onnx", [L])
+    out = tmp_path / "c.onnx"
+    (e,) = compile_checkpoint(str(src), out)["blocks"]
+    assert (e["construction"], e["width_after"], e["bounds"]) == ("upper_plan", st["upper"], [st["lower"], st["upper"]])
+    assert _init(onnx.load(str(out)), "absorb_compiled.0.W_up").shape == (D, st["upper"])
+    v = verify(str(src), str(out))
+    assert v["verified"] and v["within_tolerance"], v

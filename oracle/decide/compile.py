@@ -7,6 +7,9 @@ for every x, exactly (in real arithmetic):
 * ``minimal``: when ``min_width.statement`` settles the minimal width m* (relu-complete,
   gelu-complete), its construction of width m* (``plain_block``; width 1 with a zero unit when
   m* = 0, since a graph needs a unit);
+* ``upper_plan``: when gelu-complete only bounds m* (too many classes for the exact enumeration),
+  the construction of its upper-bound plan if it is narrower than m + 2d, checked equal to the
+  block on the exact canonical forms (``gelu_width.forms_equal``), not claimed minimal;
 * ``identity_pair``: otherwise, the block's own m units and, for each coordinate, the pair
   s(x_i) - s(-x_i) = x_i that every activation with odd part z/2 has (gelu, gelu_tanh, silu, relu;
   the catalog's ``odd_part_identity``, re-derived by ``absorb activations``):
@@ -33,6 +36,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from oracle.algebra import gelu_width
 from oracle.core import activations, families
 from oracle.core.blocks import Block
 from oracle.core.errors import InputError
@@ -74,6 +78,9 @@ def plan_block(block: Block) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
                            + (" (padded with one zero unit: m* = 0)" if st["value"] == 0 else ""),
                     "float64_rounding": prec["max_entry_error"], "check": prec["check"]})
         return arrays, rec
+    upper = _upper_plan(block, st)
+    if upper is not None:
+        return upper
     if block.gated or not block.act.odd_part_identity:
         raise InputError(f"activation {block.activation}: neither a minimal-width claim nor the pair "
                          "s(z) - s(-z) = z applies; not compiled")
@@ -89,6 +96,30 @@ def plan_block(block: Block) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
                        "coordinate (activation property odd_part_identity), width m + 2d, exactly equal, not "
                        "claimed minimal",
                 "float64_rounding": {}, "check": "x + B(x) = B(x) + sum_i e_i (s(x_i) - s(-x_i)) for every x"})
+    return arrays, rec
+
+
+def _upper_plan(block: Block, st: Optional[dict[str, Any]]) -> Optional[tuple[dict[str, np.ndarray], dict[str, Any]]]:
+    """gelu-complete's construction for the statement's upper-bound plan (s, T), when m* is only
+    bounded (too many classes for the exact enumeration) and that plan is narrower than m + 2d; the
+    construction is checked equal to the block on the exact canonical forms before it is used."""
+    d, m = block.d, block.m
+    if st is None or st.get("claim") != gelu_width.CLAIM or st.get("value") is not None or not st.get("exists") \
+            or st.get("s") is None or st.get("T") is None or st.get("upper") is None or st["upper"] >= m + 2 * d:
+        return None
+    form = gelu_width.gelu_form(block)
+    con = gelu_width.construct(form, st["s"], st["T"])
+    if con.width != st["upper"] or not gelu_width.forms_equal(con.form(d), form):
+        return None  # not the stated plan, or not equal: the identity pair is used instead
+    plain, prec = plain_block(block, {**st, "construction": con.as_json()}, max(1, con.width))
+    arrays = {"W_up": plain.W_up, "b_up": plain.b_up if plain.b_up is not None else np.zeros(plain.m),
+              "W_down": plain.W_down, "b_down": plain.b_down if plain.b_down is not None else np.zeros(d)}
+    rec = {"width_before": m, "construction": "upper_plan", "minimal_width": None, "claim": st["claim"],
+           "width_after": plain.m, "bounds": [st["lower"], st["upper"]],
+           "why": f"{st['claim']} bounds {st['lower']} <= m* <= {st['upper']} ({st['method']}); the construction of "
+                  "the upper-bound plan, equal to the block (exact canonical forms), not claimed minimal",
+           "float64_rounding": prec["max_entry_error"], "check": "exact canonical forms of the construction and "
+                                                                 "the block are equal (gelu_width.forms_equal)"}
     return arrays, rec
 
 
