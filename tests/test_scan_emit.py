@@ -374,3 +374,13 @@ def test_upper_plan_when_m_star_is_only_bounded(tmp_path: Path) -> None:
     assert _init(onnx.load(str(out)), "absorb_compiled.0.W_up").shape == (D, st["upper"])
     v = verify(str(src), str(out))
     assert v["verified"] and v["within_tolerance"], v
+
+
+def test_an_unreadable_tokenizer_is_refused_before_any_work(tmp_path: Path) -> None:
+    src = bert_like(tmp_path / "b.onnx", _layers(70, 1))
+    bad = tmp_path / "tok.json"
+    bad.write_text("{not json")
+    out = tmp_path / "c.onnx"
+    r = _absorb("scan", str(src), "--emit", str(out), "--tokenizer", str(bad))
+    assert r.returncode == 2 and "--tokenizer" in r.stderr and "[1/1]" not in r.stderr, r.stderr
+    assert not out.exists()

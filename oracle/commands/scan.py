@@ -30,7 +30,7 @@ from typing import Any, Optional
 from oracle.commands.output import emit_json
 from oracle.core import families
 from oracle.core.errors import InputError
-from oracle.decide.compile import compile_checkpoint, verify
+from oracle.decide.compile import compile_checkpoint, load_tokenizer, verify
 from oracle.decide.scan import SCAN_FORMAT, scan
 
 __all__ = ["SCAN_FORMAT", "run", "scan"]
@@ -99,8 +99,10 @@ def _emit_target(args: argparse.Namespace) -> Optional[Path]:
         raise InputError(f"--emit {out} {what}; refusing to overwrite it")
     if not out.parent.is_dir():
         raise InputError(f"--emit {out}: the folder {out.parent} does not exist")
-    if getattr(args, "tokenizer", None) and not Path(args.tokenizer).is_file():
-        raise InputError(f"--tokenizer {args.tokenizer}: no such file")
+    if getattr(args, "tokenizer", None):
+        if not Path(args.tokenizer).is_file():
+            raise InputError(f"--tokenizer {args.tokenizer}: no such file")
+        load_tokenizer(Path(args.tokenizer))  # refused now, not after the model is written
     return out
 
 

@@ -43,7 +43,7 @@ from oracle.core.errors import InputError
 from oracle.core.formats import onnx_emit, open_checkpoint
 from oracle.decide.min_width import applies, plain_block, statement
 
-__all__ = ["COMPILE_FORMAT", "SENTENCES", "TOLERANCE", "compile_checkpoint", "plan_block", "verify"]
+__all__ = ["COMPILE_FORMAT", "SENTENCES", "TOLERANCE", "compile_checkpoint", "load_tokenizer", "plan_block", "verify"]
 
 COMPILE_FORMAT = "absorb-compile-1"
 TOLERANCE = 1e-4  # the largest relative difference expected of float32 runs of two equal models
@@ -255,10 +255,8 @@ def _inputs(sess: Any, tokenizer: Optional[str], rng: np.random.Generator) -> tu
     what = "random normal float inputs (seed 0)"
     if "input_ids" in names:
         if tokenizer:
-            import tokenizers  # optional: only the end-to-end check of a text model needs it
             p = Path(tokenizer)
-            tok = tokenizers.Tokenizer.from_file(str(p)) if p.suffix == ".json" else \
-                tokenizers.BertWordPieceTokenizer(str(p), lowercase=True)
+            tok = load_tokenizer(p)
             enc = [tok.encode(s) for s in SENTENCES]
             L = max(len(e.ids) for e in enc)
             ids = np.zeros((len(enc), L), dtype=np.int64)
@@ -290,6 +288,21 @@ def _inputs(sess: Any, tokenizer: Optional[str], rng: np.random.Generator) -> tu
         dt = np.float64 if "double" in i.type else np.float32
         feed[i.name] = rng.standard_normal(shape).astype(dt)
     return feed, what
+
+
+def load_tokenizer(p: Path) -> Any:
+    """A tokenizer from a Hugging Face tokenizer file (JSON) or a WordPiece vocab.txt, with the
+    ``tokenizers`` package; a missing package or an unreadable file is an InputError."""
+    try:
+        import tokenizers  # optional: only the end-to-end check of a text model needs it
+    except ImportError:
+        raise InputError("--tokenizer needs the tokenizers package (pip install tokenizers)") from None
+    try:
+        if p.suffix == ".json":
+            return tokenizers.Tokenizer.from_file(str(p))
+        return tokenizers.BertWordPieceTokenizer(str(p), lowercase=True)
+    except Exception as e:  # the Rust library raises its own exception types
+        raise InputError(f"--tokenizer {p}: not readable as a tokenizer: {' '.join(str(e).split())[:150]}") from None
 
 
 def verify(original: str, compiled: str, tokenizer: Optional[str] = None) -> dict[str, Any]:
