@@ -384,3 +384,24 @@ def test_an_unreadable_tokenizer_is_refused_before_any_work(tmp_path: Path) -> N
     r = _absorb("scan", str(src), "--emit", str(out), "--tokenizer", str(bad))
     assert r.returncode == 2 and "--tokenizer" in r.stderr and "[1/1]" not in r.stderr, r.stderr
     assert not out.exists()
+
+
+def test_a_constant_block_compiles_to_one_zero_unit(tmp_path: Path) -> None:
+    """x + B(x) with B(x) = gelu(-x) - gelu(x) + b2 = -x + b2 is the constant b2: m* = 0, and the
+    graph gets one zero unit (a MatMul needs a width) whose output is b2 for every input."""
+    eye = np.eye(D, dtype=np.float32)
+    b2 = np.array([1.0, -2.0, 0.5, 3.0], np.float32)
+    L = {"up": np.vstack([eye, -eye]), "b_up": np.zeros(2 * D, np.float32), "down": np.hstack([-eye, eye]),
+         "b_down": b2}
+    src = bert_like(tmp_path / "b.onnx", [L])
+    out = tmp_path / "c.onnx"
+    r = _absorb("scan", str(src), "--emit", str(out), "--json")
+    assert r.returncode == 0, r.stderr
+    (e,) = json.loads(r.stdout)["compiled"]["blocks"]
+    assert (e["construction"], e["minimal_width"], e["width_after"]) == ("minimal", 0, 1)
+    model = onnx.load(str(out))
+    assert not np.any(_init(model, "absorb_compiled.0.W_down"))
+    assert np.array_equal(_init(model, "absorb_compiled.0.b_down"), b2)
+    x = np.random.default_rng(3).standard_normal((2, 3, D)).astype(np.float32)
+    a, b = _run(src, x), _run(out, x)
+    assert float(np.max(np.abs(a - b)) / np.max(np.abs(a))) < 1e-4
