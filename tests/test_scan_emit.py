@@ -10,6 +10,7 @@ Claims exercised: gelu-complete and relu-complete (the minimal-width constructio
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from fractions import Fraction
@@ -216,6 +217,8 @@ def _refused(r: subprocess.CompletedProcess, out: Path, *words: str) -> None:
     for w in words:
         assert w in lines[0], lines[0]
     assert not out.exists()
+    # refused before the scan: no block was decided (the scan prints a progress line per block)
+    assert not re.search(r"absorb scan: \[\d+/\d+\]", r.stderr), r.stderr
 
 
 def test_pre_norm_model_is_refused(tmp_path: Path) -> None:

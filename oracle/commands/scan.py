@@ -30,7 +30,7 @@ from typing import Any, Optional
 from oracle.commands.output import emit_json
 from oracle.core import families
 from oracle.core.errors import InputError
-from oracle.decide.compile import compile_checkpoint, load_tokenizer, verify
+from oracle.decide.compile import check_compilable, compile_checkpoint, load_tokenizer, verify
 from oracle.decide.scan import SCAN_FORMAT, scan
 
 __all__ = ["SCAN_FORMAT", "run", "scan"]
@@ -103,6 +103,7 @@ def _emit_target(args: argparse.Namespace) -> Optional[Path]:
         if not Path(args.tokenizer).is_file():
             raise InputError(f"--tokenizer {args.tokenizer}: no such file")
         load_tokenizer(Path(args.tokenizer))  # refused now, not after the model is written
+    check_compilable(args.checkpoint)  # an architecture that cannot be compiled is refused before the scan
     return out
 
 

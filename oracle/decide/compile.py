@@ -43,7 +43,7 @@ from oracle.core.errors import InputError
 from oracle.core.formats import onnx_emit, open_checkpoint
 from oracle.decide.min_width import applies, plain_block, statement
 
-__all__ = ["COMPILE_FORMAT", "SENTENCES", "TOLERANCE", "compile_checkpoint", "load_tokenizer", "plan_block", "verify"]
+__all__ = ["COMPILE_FORMAT", "SENTENCES", "TOLERANCE", "check_compilable", "compile_checkpoint", "load_tokenizer", "plan_block", "verify"]
 
 COMPILE_FORMAT = "absorb-compile-1"
 TOLERANCE = 1e-4  # the largest relative difference expected of float32 runs of two equal models
@@ -194,11 +194,9 @@ def _norm_after(g: Any, skip_out_name: str) -> Optional[str]:
     return None
 
 
-def compile_checkpoint(path: str, out: Path, progress: Callable[[str], None] = lambda s: None
-                       ) -> dict[str, Any]:
-    """Write ``out``: the ONNX model at ``path`` with every MLP skip compiled away; returns the
-    document (per block: widths, construction, float32 rounding; sizes; seconds)."""
-    t0 = time.perf_counter()
+def _compilable(path: str) -> tuple[Any, list[tuple[dict[str, Any], str]]]:
+    """The opened checkpoint and its blocks with their activations, or InputError with the reason
+    the model cannot be compiled (checked from the graph alone: no block is loaded)."""
     ck = open_checkpoint(path)
     if ck.format != "onnx":
         raise InputError(f"--emit writes ONNX models only; {ck.format} out (with its config) is not implemented")
@@ -212,12 +210,31 @@ def compile_checkpoint(path: str, out: Path, progress: Callable[[str], None] = l
         raise InputError("no MLP block found; nothing to compile")
     if getattr(ck, "virtual", None):
         raise InputError("the graph computes weights from initializers (a quantized export); not compiled")
-    entries, replacements = [], []
-    for k, spec in enumerate(specs, 1):
+    out = []
+    for spec in specs:
         act, _src = families.spec_activation(ck, spec)
         why = _refusal(ck, spec, act)
         if why:
             raise InputError(f"block {spec['prefix'] or '<root>'}: {why}")
+        out.append((spec, act))
+    return ck, out
+
+
+def check_compilable(path: str) -> int:
+    """Refuse (InputError, one line) a model that --emit cannot compile, before any other work;
+    returns the number of blocks it would compile."""
+    return len(_compilable(path)[1])
+
+
+def compile_checkpoint(path: str, out: Path, progress: Callable[[str], None] = lambda s: None
+                       ) -> dict[str, Any]:
+    """Write ``out``: the ONNX model at ``path`` with every MLP skip compiled away; returns the
+    document (per block: widths, construction, float32 rounding; sizes; seconds)."""
+    t0 = time.perf_counter()
+    ck, specs = _compilable(path)
+    g = ck.model.graph
+    entries, replacements = [], []
+    for k, (spec, act) in enumerate(specs, 1):
         progress(f"compile [{k}/{len(specs)}] {spec['prefix']}")
         block = families.load_block(ck, spec, act)
         arrays, rec = plan_block(block)
