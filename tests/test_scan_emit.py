@@ -408,3 +408,21 @@ def test_a_constant_block_compiles_to_one_zero_unit(tmp_path: Path) -> None:
     x = np.random.default_rng(3).standard_normal((2, 3, D)).astype(np.float32)
     a, b = _run(src, x), _run(out, x)
     assert float(np.max(np.abs(a - b)) / np.max(np.abs(a))) < 1e-4
+
+
+def test_a_scan_document_with_its_compile_section_rechecks(tmp_path: Path) -> None:
+    """absorb recheck re-verifies the scan part of an --emit document (the compile section is a
+    file of that run and is not re-checked, which the recheck module says)."""
+    src = bert_like(tmp_path / "b.onnx", _layers(80, 1))
+    out = tmp_path / "c.onnx"
+    r = _absorb("scan", str(src), "--emit", str(out), "--json")
+    assert r.returncode == 0, r.stderr
+    doc_path = tmp_path / "scan.json"
+    doc_path.write_text(r.stdout)
+    ok = _absorb("recheck", str(doc_path), str(src))
+    assert ok.returncode == 0 and "re-verifies" in ok.stdout, ok.stdout + ok.stderr
+    doc = json.loads(r.stdout)
+    doc["blocks"][0]["verdict"] = "absorbable" if doc["blocks"][0]["verdict"] != "absorbable" else "not_absorbable"
+    doc_path.write_text(json.dumps(doc))
+    bad = _absorb("recheck", str(doc_path), str(src))
+    assert bad.returncode == 1, bad.stdout + bad.stderr
