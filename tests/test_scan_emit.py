@@ -412,7 +412,7 @@ def test_a_constant_block_compiles_to_one_zero_unit(tmp_path: Path) -> None:
 
 def test_a_scan_document_with_its_compile_section_rechecks(tmp_path: Path) -> None:
     """absorb recheck re-verifies the scan part of an --emit document (the compile section is a
-    file of that run and is not re-checked, which the recheck module says)."""
+    file of that run and is not re-checked, which the recheck's output says)."""
     src = bert_like(tmp_path / "b.onnx", _layers(80, 1))
     out = tmp_path / "c.onnx"
     r = _absorb("scan", str(src), "--emit", str(out), "--json")
@@ -421,6 +421,7 @@ def test_a_scan_document_with_its_compile_section_rechecks(tmp_path: Path) -> No
     doc_path.write_text(r.stdout)
     ok = _absorb("recheck", str(doc_path), str(src))
     assert ok.returncode == 0 and "re-verifies" in ok.stdout, ok.stdout + ok.stderr
+    assert "not verified: compiled" in ok.stdout, ok.stdout
     doc = json.loads(r.stdout)
     doc["blocks"][0]["verdict"] = "absorbable" if doc["blocks"][0]["verdict"] != "absorbable" else "not_absorbable"
     doc_path.write_text(json.dumps(doc))

@@ -309,4 +309,6 @@ def recheck_scan(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:
     return True, (f"the scan of {path} re-verifies: inventory (sha256 of {mine['tensors']} tensors' names, shapes "
                   f"and types), {found} as discovery finds them, weights hashes, {n} certificates re-verified "
                   "from the weights "
-                  f"({verdicts or 'no verdicts'})")
+                  f"({verdicts or 'no verdicts'})"
+                  + ("; not verified: compiled (the model --emit wrote and its float32 end-to-end measurement "
+                     "belong to that run; re-run absorb scan --emit to measure again)" if "compiled" in doc else ""))
