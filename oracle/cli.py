@@ -82,9 +82,11 @@ DESCRIPTIONS: dict[str, tuple[str, str]] = {
         "Output: one row per block (shapes, activation and where it was read, biases, verdict, claim) "
         "and a summary on stdout, progress on stderr; --json prints one JSON document (absorb audit "
         "--report R --scan FILE.json puts it in the report).",
-        _codes("exit codes:", [(0, "every block found was decided"),
+        _codes("exit codes:", [(0, "every block found was decided (and, with --emit, the model written)"),
+                               (1, "--emit: the compiled model was written but its outputs differ from the "
+                                   "original's by more than 1e-4 (relative, float32 onnxruntime runs)"),
                                (2, "bad arguments or input, or a block could not be read (the others "
-                                   "are still listed)"),
+                                   "are still listed), or --emit refused (the reason on stderr)"),
                                (3, "the checkpoint was read but holds no MLP block (the skipped linear "
                                    "layers are listed with their reasons)"), *_END])),
     "pin": (
@@ -184,6 +186,11 @@ def _parser() -> "_Parser":
     s.add_argument("checkpoint", help="model checkpoint: .safetensors file or Hugging Face directory, .gguf, "
                    ".onnx, PyTorch state dict (.bin/.pt)")
     s.add_argument("--json", action="store_true", help="print every block's entry as one JSON document")
+    s.add_argument("--emit", metavar="OUT", help="ONNX models: write the model with every MLP skip compiled away "
+                   "(post-LN blocks x + B(x) replaced by equal residual-free blocks) and check it end to end "
+                   "with onnxruntime; refused (exit 2) where the architecture does not allow it")
+    s.add_argument("--tokenizer", metavar="FILE", help="with --emit: a Hugging Face tokenizer file (JSON) or a vocab.txt for the "
+                   "end-to-end check of a text model (else random token ids)")
     pn = _sub(sub, "pin")
     pn.add_argument("--dry-run", action="store_true", help="print the whole diff, write nothing")
     r = _sub(sub, "recheck")

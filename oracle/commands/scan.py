@@ -24,10 +24,13 @@ import argparse
 import re
 import sys
 import time
-from typing import Any
+from pathlib import Path
+from typing import Any, Optional
 
 from oracle.commands.output import emit_json
 from oracle.core import families
+from oracle.core.errors import InputError
+from oracle.decide.compile import check_compilable, compile_checkpoint, load_tokenizer, verify
 from oracle.decide.scan import SCAN_FORMAT, scan
 
 __all__ = ["SCAN_FORMAT", "run", "scan"]
@@ -49,15 +52,28 @@ def run(args: argparse.Namespace) -> int:
     stderr), 3 when the checkpoint was read but holds no MLP block (the skipped layers are listed)."""
 
     t0 = time.perf_counter()
+    out = _emit_target(args)
 
     def progress(msg: str) -> None:
         print(f"absorb scan: {msg}", file=sys.stderr, flush=True)
 
     doc = scan(args.checkpoint, progress=progress)
     progress(f"done in {time.perf_counter() - t0:.1f}s")
+    status = _scan_status(doc)
+    if out is not None and status == 0:
+        t1 = time.perf_counter()
+        comp = compile_checkpoint(args.checkpoint, out, progress=progress)
+        progress(f"compiled in {time.perf_counter() - t1:.1f}s; checking end to end")
+        comp["end_to_end"] = verify(args.checkpoint, str(out), getattr(args, "tokenizer", None))
+        doc["compiled"] = comp
+        if comp["end_to_end"]["verified"] and not comp["end_to_end"]["within_tolerance"]:
+            print(f"absorb scan: error: the compiled model {out} differs from the original by "
+                  f"{comp['end_to_end']['max_relative_difference']:.3g} (relative), more than "
+                  f"{comp['end_to_end']['tolerance']:g}", file=sys.stderr)
+            status = 1
     if args.json:
         emit_json(doc)
-        return _scan_status(doc)
+        return status
     print(f"checkpoint: {doc['checkpoint']} ({doc['format']}, {doc['tensors']} tensors, "
           f"{doc['summary']['mlp_blocks']} MLP blocks)")
     if doc["blocks"]:
@@ -65,7 +81,59 @@ def run(args: argparse.Namespace) -> int:
     _skipped_lines(doc)
     if doc["blocks"]:
         print(f"summary: {doc['summary']['verdicts']}; {doc['note']}")
-    return _scan_status(doc)
+    if "compiled" in doc:
+        _compiled_lines(doc["compiled"])
+    return status
+
+
+def _emit_target(args: argparse.Namespace) -> Optional[Path]:
+    """The --emit path, refused before any work when it exists, is the input or sits in a
+    missing folder."""
+    if not getattr(args, "emit", None):
+        if getattr(args, "tokenizer", None):
+            raise InputError("--tokenizer needs --emit OUT (it feeds the end-to-end check of the compiled model)")
+        return None
+    out, src = Path(args.emit), Path(args.checkpoint)
+    if out.exists():
+        what = "is the input" if src.exists() and out.resolve() == src.resolve() else "exists"
+        raise InputError(f"--emit {out} {what}; refusing to overwrite it")
+    if not out.parent.is_dir():
+        raise InputError(f"--emit {out}: the folder {out.parent} does not exist")
+    if getattr(args, "tokenizer", None):
+        if not Path(args.tokenizer).is_file():
+            raise InputError(f"--tokenizer {args.tokenizer}: no such file")
+        load_tokenizer(Path(args.tokenizer))  # refused now, not after the model is written
+    check_compilable(args.checkpoint)  # an architecture that cannot be compiled is refused before the scan
+    return out
+
+
+def _compiled_lines(c: dict[str, Any]) -> None:
+    """The compiled model: one row per block (widths, construction, float32 rounding), sizes and the
+    end-to-end measurement."""
+    print(f"compiled: {c['output']} ({c['skip_adds_removed']} skip Add nodes removed)")
+    bw = max(22, min(40, max(len(e["block"]) + 1 for e in c["blocks"])))
+    print(f"{'block':<{bw}} {'m':>6} {'width':>6} {'added':>6} {'construction':<14} {'float32 storage':<30} "
+          "norm after skip")
+    for e in c["blocks"]:
+        r = e["float32"]
+        store = "exact" if r["exact_in_float32"] else \
+            "rounded, max err " + f"{max(r['max_entry_error'].values()):.2g}"
+        print(f"{e['block']:<{bw}} {e['width_before']:>6} {e['width_after']:>6} "
+              f"{e['width_after'] - e['width_before']:>+6} {e['construction']:<14} "
+              f"{store:<30} {e['norm_after_skip'] or '-'}")
+    for kind in dict.fromkeys(e["construction"] for e in c["blocks"]):
+        first = next(e for e in c["blocks"] if e["construction"] == kind)
+        print(f"{kind}: {first['why']}")
+    sb = c["size_bytes"]
+    print(f"size: {sb['before']} -> {sb['after']} bytes (x{sb['ratio']})")
+    v = c["end_to_end"]
+    if not v["verified"]:
+        print(f"end to end: not verified: {v['reason']}")
+        return
+    print(f"end to end ({v['inputs']}): largest relative difference {v['max_relative_difference']:.3g} "
+          f"(float32 measurement, onnxruntime {v['onnxruntime']}; "
+          + ", ".join(f"{o['output']}: {o['relative_difference']:.2g}" for o in v["outputs"]
+                      if "relative_difference" in o) + ")")
 
 
 def _table(doc: dict[str, Any]) -> None:

@@ -15,7 +15,8 @@ memory budget and decides it with ``decide``; the document it returns is what ``
   ``check_linear_certificate``, and the float64 distance is recomputed at the stated point z.
 
 The first field that differs is named in the refusal (``blocks[3].certificate.search.violated``).
-Not compared: the run's own fields (the path given, ``files``, ``seconds``) and the numbers that
+Not compared: the run's own fields (the path given, ``files``, ``seconds``, and ``compiled``, the
+file ``--emit`` wrote and its end-to-end measurement) and the numbers that
 time a computation inside certificates (keys ``time``, ``seconds``, ``time_check``,
 ``time_total``; a number there is accepted whatever it is, since it says nothing about the block).
 """
@@ -168,7 +169,9 @@ def _judge(block: Block, entry: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------------- re-check
 
 # fields of a scan document that depend on the run, not on the checkpoint: not compared
-_RUN_FIELDS = ("checkpoint", "files", "seconds")
+# "compiled" is what --emit wrote (a file of the run, measured end to end by the run): the re-check
+# of a scan document does not cover it
+_RUN_FIELDS = ("checkpoint", "files", "seconds", "compiled")
 _DISTANCE_RTOL = 1e-9  # the float64 distance recomputed at z (a measurement, not a bound)
 # keys of a certificate that time a computation (they differ between runs): not compared
 _TIMING_KEYS = ("time", "seconds", "time_check", "time_total")
@@ -306,4 +309,6 @@ def recheck_scan(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:
     return True, (f"the scan of {path} re-verifies: inventory (sha256 of {mine['tensors']} tensors' names, shapes "
                   f"and types), {found} as discovery finds them, weights hashes, {n} certificates re-verified "
                   "from the weights "
-                  f"({verdicts or 'no verdicts'})")
+                  f"({verdicts or 'no verdicts'})"
+                  + ("; not verified: compiled (the model --emit wrote and its float32 end-to-end measurement "
+                     "belong to that run; re-run absorb scan --emit to measure again)" if "compiled" in doc else ""))

@@ -24,7 +24,7 @@ from oracle.core.formats.gguf_file import GGUFFile
 from oracle.core.formats.torch_file import TorchCheckpoint, is_legacy_torch, is_torch_zip
 from oracle.core.io import Checkpoint, read_head
 
-__all__ = ["KNOWN", "detect", "open_checkpoint", "gguf_file", "onnx_const", "onnx_file", "table", "torch_file"]
+__all__ = ["KNOWN", "detect", "open_checkpoint", "gguf_file", "onnx_const", "onnx_emit", "onnx_file", "table", "torch_file"]
 
 KNOWN = ".safetensors (file or directory of shards), .gguf, .onnx, PyTorch state dicts (.bin, .pt, .pth)"
 

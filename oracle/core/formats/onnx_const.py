@@ -104,7 +104,7 @@ class ConstExpr:
                 q = a[0]
                 if self.dtype == np.float32 and q.dtype.itemsize <= 2:
                     # (q - zp) has at most 17 bits, the scale 24: exact in float64
-                    zp = self._along_axis(a[2], q.ndim).astype(np.float64) if a[2] is not None else 0.0
+                    zp = self._along_axis(a[2], q.ndim).astype(np.float64) if len(a) > 2 and a[2] is not None else 0.0
                     exact = (q.astype(np.float64) - zp) * self._along_axis(a[1], q.ndim).astype(np.float64)
                     _count(notes, "DequantizeLinear", exact, out)
             else:  # pragma: no cover - build() admits only CONST_OPS
@@ -128,7 +128,8 @@ class ConstExpr:
         return v.reshape(shape)
 
     def _dequantize(self, a: list[Optional[np.ndarray]]) -> np.ndarray:
-        q, scale, zp = a[0], a[1], a[2]
+        # the zero point is an optional third input (absent: 0)
+        q, scale, zp = a[0], a[1], (a[2] if len(a) > 2 else None)
         s = self._along_axis(scale, q.ndim)
         diff = q.astype(np.int64)
         if zp is not None:
