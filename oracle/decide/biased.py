@@ -146,7 +146,9 @@ def spot_check(block: Block, plain: Block, note: dict[str, Any]) -> dict[str, An
     return verify_equal_at_points(block, plain, pts, "ball", offset)
 
 
-def _emitted(note: dict[str, Any], check: dict[str, Any]) -> dict[str, Any]:
+def flip_emitted_record(note: dict[str, Any], check: dict[str, Any]) -> dict[str, Any]:
+    """The emitted-block record of a part (A) flip: only b_down can need rounding (``note`` from
+    flipped_block or flip_block, ``check`` the spot check the note on the check describes)."""
     rounded = bool(note.get("b_down_rounded"))
     return {"exact": not rounded, "rounded": ["b_down"] if rounded else [],
             "max_entry_error": {"b_down": note["b_down_max_rounding_error"]} if rounded else {},
@@ -238,7 +240,7 @@ def _absorbable_by_flip(block: Block, fd: flips.FlipData, S: list[int], cert: di
     chk = spot_check(block, plain, note)
     if not chk["agree"]:  # pragma: no cover - would contradict part (A)
         raise RuntimeError(f"flipped block differs from the residual block: {chk}")
-    rec = _emitted(note, chk)
+    rec = flip_emitted_record(note, chk)
     cert.update({"S": sorted(S), "size": len(S), **note, "spot_check": chk, "emitted_block": rec,
                  "emitted_block_exact": rec["exact"], "part": "A"})
     poly = {flips.SQUARE: "w_i (u_i.x + b_i)^2", flips.FLIP_GATE: "w_i (u_i.x + e_i)",
@@ -249,6 +251,10 @@ def _absorbable_by_flip(block: Block, fd: flips.FlipData, S: list[int], cert: di
         reason += (f"; b_down + c_S is not a float64: the emitted file holds it rounded (error at most "
                    f"{note['b_down_max_rounding_error']:.3g} per entry)")
     return _verdict("absorbable", claim, True, reason, cert, plain)
+
+
+# what a glu flip of part (A) emits (the note of flip_block, with the gate's wording)
+GLU_CONSTRUCTION = "gate rows and gate biases in S negated, their output columns negated; b_down + W_S b_up[S]"
 
 
 def _decide_glu(block: Block, cert: dict[str, Any], progress: Progress) -> dict[str, Any]:
@@ -263,11 +269,11 @@ def _decide_glu(block: Block, cert: dict[str, Any], progress: Progress) -> dict[
     if res.status == "found":
         S = sorted(int(i) for i in res.S)
         plain, note = flip_block(block.without_skip(), S)
-        note["construction"] = "gate rows and gate biases in S negated, their output columns negated; b_down + W_S b_up[S]"
+        note["construction"] = GLU_CONSTRUCTION
         chk = spot_check(block, plain, note)
         if not chk["agree"]:  # pragma: no cover
             raise RuntimeError(f"flipped block differs from the residual block: {chk}")
-        rec = _emitted(note, chk)
+        rec = flip_emitted_record(note, chk)
         cert.update({"S": S, "size": len(S), "spot_check": chk, "emitted_block": rec,
                      "emitted_block_exact": rec["exact"], "part": "A",
                      **{k: v for k, v in note.items() if k != "construction"}})
@@ -820,6 +826,41 @@ def part_d_supported(block: Block, cert: dict[str, Any]) -> str:
         return got
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return "undecided"
+
+
+def rebuilt_emitted(block: Block, cert: dict[str, Any]) -> Optional[dict[str, Any]]:
+    """The emitted-block record decide writes for an absorbable biased_flip certificate of part C,
+    part D or A+padding, rebuilt from the weights and the certificate's part and convention: the
+    class plan of relu2-biased (C) (or (D)), the affine construction of gated-biased (D) for the
+    convention, the zero block of relu2-biased (D1) without biases, the padded flip.  None when no
+    such construction exists for these weights (a certificate stating one is then false)."""
+    part = cert.get("part")
+    fd = block_flip_data(block)
+    if part == "A+padding":
+        scratch: dict[str, Any] = {}
+        if _padded_construction(block, fd, scratch) is None:
+            return None
+        return scratch["emitted_block"]
+    if part == "D" and block.act.gated:
+        ga = gated_affine(block)
+        conv = cert.get("convention", "allowed")
+        if ga is None or conv not in ("allowed", "none") or gated_affine_outcome(block, ga, conv)[0] != "absorbable":
+            return None
+        return gated_affine_plain(block, ga, conv)[1]
+    if part == "D" and cert.get("convention") == "none":
+        v = decide_bias_free(block)
+        return None if v is None else v["certificate"].get("emitted_block")
+    if part not in ("C", "D"):
+        return None
+    r = flips.relu2_decide_classes(fd)
+    cl, plan = r.pop("classes_obj"), r.pop("plan")
+    if part == "D":
+        if r["status"] != "inconclusive":
+            return None
+        plan = relu2_part_d(fd, cl, block.m, k0_exhausted(r))["plan"]
+    if plan is None:
+        return None
+    return relu2_plan_plain(block, fd, cl, plan)[1]
 
 
 def recheck_part_d(block: Block, cert: dict[str, Any]) -> bool:

@@ -28,7 +28,7 @@ from oracle.algebra import search
 from oracle.algebra.construct import spot_points, verify_equal_at_points
 from oracle.core import activations
 from oracle.core.blocks import Block, nondegeneracy
-from oracle.core.errors import CheckFailed
+from oracle.core.errors import CheckFailed, InputError
 from oracle.decide import biased as biased_decide
 from oracle.decide import block as single
 from oracle.decide import min_width
@@ -321,9 +321,10 @@ def _check_facts(block: Block, cert: dict[str, Any], verdict: str) -> set[str]:
         if "spot_check" in cert:
             same_measured(cert["spot_check"], biased_decide.spot_check(block, plain, full), "certificate.spot_check")
             measured.add("spot_check")
-    if kind == "index_set" or (kind in ("relu_limit", "relu_complete") and "S" in cert and "size" in cert):
+    if kind == "index_set" or (kind in ("relu_limit", "relu_complete") and "S" in cert and "size" in cert) or (
+            kind == "relu_limit" and "S" in cert):
         plain, note = single.flip_block(block, sorted(int(i) for i in cert["S"]))
-        for key in ("b_down_rounded", "b_down_exact", "b_down_max_rounding_error"):
+        for key in ("b_down_rounded", "b_down_exact", "b_down_max_rounding_error", "b_down_correction"):
             if key in note or key in cert:
                 same(cert.get(key), note.get(key), f"certificate.{key}")
         if "spot_check" in cert:
@@ -415,6 +416,92 @@ def _width(block: Block, cert: dict[str, Any], nd: Any, verdict: str) -> Optiona
     return None
 
 
+# ------------------------------------------------------------------ the emitted block
+
+def _rebuilt_emitted(block: Block, cert: dict[str, Any]) -> tuple[Optional[dict[str, Any]], dict[str, Any]]:
+    """The emitted-block record decide writes for this certificate, rebuilt from the weights and the
+    certificate's own verified data (its S, plan, part, convention, construction), and the other
+    stated fields about the emitted block rebuilt with it; (None, {}) for constructions not rebuilt
+    here.  Raises Refused when the certificate states an emitted block that its data do not build."""
+    kind = cert["kind"]
+    if kind == "gelu_complete":
+        return None, {}  # compared in full with the minimal-width statement (_check_facts)
+    if kind == "relu_limit" and "S" in cert:
+        plain, note = relu_decide.flip_with_bias(block, sorted(int(i) for i in cert["S"]))
+        out = relu_decide.odd_flip_emitted(block, plain, note)
+        return out.pop("emitted_block"), out
+    if kind == "index_set":
+        plain, note = single.flip_block(block, sorted(int(i) for i in cert["S"]))
+        spot = cert.get("spot_check") if isinstance(cert.get("spot_check"), dict) else {"backend": ""}
+        return single.index_set_emitted(block, note, spot), {"construction": single.index_set_construction(block)}
+    if kind == "relu_complete" and "S" in cert and "size" in cert:
+        plain, note = single.flip_block(block, sorted(int(i) for i in cert["S"]))
+        return single.unit_flip_emitted(block, plain, note), {}
+    if kind == "relu_complete" and isinstance(cert.get("construction"), dict):
+        return relu_decide.construction_emitted(block, cert["construction"], block.m), {}
+    if kind == "biased_flip" and cert.get("part") == "A" and "S" in cert:
+        S = sorted(int(i) for i in cert["S"])
+        if block.activation in activations.FLIP_GATES:
+            plain, note = biased_decide.flip_block(block.without_skip(), S)
+            note = {**note, "construction": biased_decide.GLU_CONSTRUCTION}
+        else:
+            plain, note = biased_decide.flipped_block(block, biased_decide.block_flip_data(block), S)
+        spot = cert.get("spot_check") if isinstance(cert.get("spot_check"), dict) else {"backend": ""}
+        return biased_decide.flip_emitted_record(note, spot), {}
+    if kind == "biased_flip" and cert.get("part") in ("C", "D", "A+padding"):
+        rec = biased_decide.rebuilt_emitted(block, cert)
+        if rec is None:
+            raise Refused("certificate.emitted_block", f"is stated, but no part {cert.get('part')} construction "
+                                                       "exists for these weights")
+        return rec, {}
+    return None, {}
+
+
+def _without_check(rec: Any) -> Any:
+    return {k: v for k, v in rec.items() if k != "check"} if isinstance(rec, dict) else rec
+
+
+def _check_emitted(block: Block, cert: dict[str, Any], want: str) -> list[str]:
+    """The fields that state what the emitted block is: ``emitted_block`` (whether it is exactly
+    representable in float64, which arrays the file holds rounded and by how much, the construction)
+    and ``emitted_block_exact``, rebuilt from the certificate's own data and compared (the note
+    ``emitted_block.check`` aside, prose: see _check_prose).  Returns what could not be rebuilt."""
+    if "emitted_block" not in cert and "emitted_block_exact" not in cert:
+        return []
+    rec = cert.get("emitted_block")
+    if not isinstance(rec, dict):
+        raise Refused("certificate.emitted_block", "is not an object (emitted_block_exact needs it)")
+    if want != "absorbable":
+        raise Refused("certificate.emitted_block", f"is stated, but a {want} verdict emits no block")
+    unverified: list[str] = []
+    try:
+        rebuilt, extra = _rebuilt_emitted(block, cert)
+    except InputError as e:
+        raise Refused("certificate.emitted_block", f"the construction cannot be stored in float64 ({e})") from None
+    if rebuilt is not None:
+        same(_without_check(rec), _without_check(rebuilt), "certificate.emitted_block")
+        for key, v in extra.items():
+            same(cert.get(key), v, f"certificate.{key}")
+    elif cert["kind"] != "gelu_complete":
+        # not rebuilt here: at least the record must agree with itself
+        exact = rec.get("exact")
+        if type(exact) is not bool:
+            raise Refused("certificate.emitted_block.exact", "is not true or false")
+        rounded = rec.get("rounded", [])
+        if not isinstance(rounded, list) or exact is not (not rounded):
+            raise Refused("certificate.emitted_block.exact", f"states {exact!r} with rounded arrays {_short(rounded)}")
+        err = rec.get("max_entry_error", {})
+        if not isinstance(err, dict) or sorted(err) != sorted(rounded):
+            raise Refused("certificate.emitted_block.max_entry_error",
+                          f"states errors for {_short(sorted(err) if isinstance(err, dict) else err)}, the rounded "
+                          f"arrays are {_short(rounded)}")
+        unverified.append(f"certificate.emitted_block (which arrays of the {cert['kind']!r} construction are "
+                          "rounded, and by how much, is not rebuilt for this kind; checked for consistency only)")
+    if "emitted_block_exact" in cert:
+        same(cert["emitted_block_exact"], rec.get("exact"), "certificate.emitted_block_exact")
+    return unverified
+
+
 # ------------------------------------------------------------------ the document
 
 _MALFORMED = (KeyError, TypeError, ValueError, IndexError, AttributeError, ZeroDivisionError, OverflowError)
@@ -479,7 +566,8 @@ def _check_answer(block: Block, doc: dict[str, Any], conventions: bool = False) 
     if doc["exact"] and want == "not_absorbable" and kind in ("no_index_set", "relu_limit") \
             and s.get("exact") is not True:
         raise Refused("exact", "the document calls the verdict exact, but its index-set search is not exact")
-    unverified = _check_conventions(block, doc, want) if conventions else []
+    unverified = _check_emitted(block, cert, want)
+    unverified += _check_conventions(block, doc, want) if conventions else []
     unverified = _check_prose(doc, cert) + unverified
     if "spot_check" in cert and "spot_check" not in measured:
         unverified.append("certificate.spot_check (not re-measured; it states agreement, as the verified "

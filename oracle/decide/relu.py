@@ -447,6 +447,22 @@ def _construction_plain(block: Block, con: Any, w: int) -> tuple[Optional[Block]
     return plain, rec
 
 
+def construction_emitted(block: Block, con_json: dict[str, Any], w: int) -> dict[str, Any]:
+    """The emitted-block record of a relu-complete construction stated as exact strings (a
+    certificate's ``construction``), rebuilt as _finish_small writes it: which arrays the width-w
+    float64 file holds rounded, their exact values and errors.  The comparison note ``check`` is
+    left out (the document re-check treats it as prose)."""
+    d = block.d
+    Wu, bu = qmat(con_json["W_up"]), qvec(con_json["b_up"])
+    Wd = qmat(con_json["W_down"]) if con_json["W_up"] else [[] for _ in range(d)]
+    units = [_dyadic_unit([to_fraction(v) for v in Wu[j]] + [to_fraction(bu[j])],
+                          [to_fraction(Wd[a][j]) for a in range(d)]) for j in range(len(Wu))]
+    try:
+        return _float_block(units, [to_fraction(v) for v in qvec(con_json["b_down"])], d, w)[1]
+    except OverflowError as e:
+        return {"exact": False, "built": False, "reason": str(e)}
+
+
 def _record_check(block: Block, plain: Block, rec: dict[str, Any], what: str, rounded: str) -> None:
     """rec["check"]: when nothing was rounded, the emitted block equals the residual block in exact
     canonical forms (a difference would contradict the construction and raises); otherwise the
@@ -1310,21 +1326,8 @@ def decide_odd(block: Block, progress: Progress = quiet, max_exhaustive: int = 3
             raise RuntimeError("index set found without exact verification")
         plain, note = flip_with_bias(block, S)
         rounded = bool(note.get("b_down_rounded"))
-        cert.update({"S": S, "construction": "rows and b_up entries in S negated, b_down + W_S b_S", **note})
-        cert["emitted_block_exact"] = not rounded
-        cert["emitted_block"] = {
-            "exact": not rounded, "rounded": ["b_down"] if rounded else [],
-            "max_entry_error": {"b_down": note["b_down_max_rounding_error"]} if rounded else {},
-            "construction": "rows and b_up entries in S negated, b_down + W_S b_S"}
-        if not rounded:  # S was verified exactly by the search: the flip is the proved construction
-            cert["emitted_block"].update(flip_exactness(block, plain))
-            cert["emitted_block_check"] = cert["emitted_block"]["check"]
-        else:
-            cmp: Comparison = (compare_blocks(block, plain) if family_of(block.activation) is not None
-                               else _ball_comparison(block, plain, note))
-            cert["emitted_block_check"] = cmp.reason
-            cert["emitted_block"]["check"] = ("exact algebra (W_S U_S = -M verified, b_down + W_S b_S computed "
-                                              "exactly); the file holds b_down rounded to float64")
+        cert.update({"S": S, "construction": ODD_FLIP_CONSTRUCTION, **note})
+        cert.update(odd_flip_emitted(block, plain, note))
         reason = (f"index set S of size {len(S)} with W_down[:,S] W_up[S,:] = -M exactly; since "
                   "s(z) - s(-z) = z, flipping the rows and b_up entries in S and adding W_S b_S to b_down "
                   "gives x -> Mx + B(x) exactly (relu-limit (A), Coq "
@@ -1353,6 +1356,30 @@ def decide_odd(block: Block, progress: Progress = quiet, max_exhaustive: int = 3
                         "activation and width, with or without biases, equals it", cert)
     return _verdict("undecided", RELU_LIMIT_CLAIM, False,
                     f"the index-set search was inconclusive ({res.method})", cert)
+
+
+ODD_FLIP_CONSTRUCTION = "rows and b_up entries in S negated, b_down + W_S b_S"
+
+
+def odd_flip_emitted(block: Block, plain: Block, note: dict[str, Any]) -> dict[str, Any]:
+    """The emitted-block fields of a relu-limit (A) flip (``plain``, ``note`` from flip_with_bias):
+    emitted_block (what was rounded, how it was checked), emitted_block_exact and emitted_block_check.
+    Deterministic, so the document re-check (oracle/decide/document.py) rebuilds and compares them."""
+    rounded = bool(note.get("b_down_rounded"))
+    rec: dict[str, Any] = {
+        "exact": not rounded, "rounded": ["b_down"] if rounded else [],
+        "max_entry_error": {"b_down": note["b_down_max_rounding_error"]} if rounded else {},
+        "construction": ODD_FLIP_CONSTRUCTION}
+    if not rounded:  # S was verified exactly by the search: the flip is the proved construction
+        rec.update(flip_exactness(block, plain))
+        check = rec["check"]
+    else:
+        cmp: Comparison = (compare_blocks(block, plain) if family_of(block.activation) is not None
+                           else _ball_comparison(block, plain, note))
+        check = cmp.reason
+        rec["check"] = ("exact algebra (W_S U_S = -M verified, b_down + W_S b_S computed "
+                        "exactly); the file holds b_down rounded to float64")
+    return {"emitted_block_exact": not rounded, "emitted_block": rec, "emitted_block_check": check}
 
 
 def _ball_comparison(block: Block, plain: Block, note: dict[str, Any]) -> Comparison:
