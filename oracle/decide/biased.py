@@ -828,39 +828,47 @@ def part_d_supported(block: Block, cert: dict[str, Any]) -> str:
         return "undecided"
 
 
-def rebuilt_emitted(block: Block, cert: dict[str, Any]) -> Optional[dict[str, Any]]:
-    """The emitted-block record decide writes for an absorbable biased_flip certificate of part C,
+def rebuilt_facts(block: Block, cert: dict[str, Any]) -> Optional[dict[str, Any]]:
+    """The fields decide writes, as functions of the weights, into a biased_flip certificate of part C,
     part D or A+padding, rebuilt from the weights and the certificate's part and convention: the
-    class plan of relu2-biased (C) (or (D)), the affine construction of gated-biased (D) for the
-    convention, the zero block of relu2-biased (D1) without biases, the padded flip.  None when no
-    such construction exists for these weights (a certificate stating one is then false)."""
+    class sums (``classes``), part (D)'s search (``part_d``), the plan and the emitted block of
+    relu2-biased (C)/(D); the affine facts, the fixed search note, the emitted block and its spot
+    check of gated-biased (D) (or relu2-biased (D1) without biases); the flip set, the padding and
+    the emitted block of a padded flip.  None when that part does not apply to these weights."""
     part = cert.get("part")
     fd = block_flip_data(block)
     if part == "A+padding":
         scratch: dict[str, Any] = {}
         if _padded_construction(block, fd, scratch) is None:
             return None
-        return scratch["emitted_block"]
-    if part == "D" and block.act.gated:
-        ga = gated_affine(block)
+        return {k: scratch[k] for k in ("S", "size", "zero_units", "padding", "spot_check", "emitted_block",
+                                        "emitted_block_exact")}
+    if part == "D" and (block.act.gated or cert.get("convention") == "none"):
         conv = cert.get("convention", "allowed")
-        if ga is None or conv not in ("allowed", "none") or gated_affine_outcome(block, ga, conv)[0] != "absorbable":
+        if conv not in ("allowed", "none"):
             return None
-        return gated_affine_plain(block, ga, conv)[1]
-    if part == "D" and cert.get("convention") == "none":
-        v = decide_bias_free(block)
-        return None if v is None else v["certificate"].get("emitted_block")
+        v = decide_gated_affine(block, conv) if block.act.gated else decide_bias_free(block)
+        if v is None:
+            return None
+        c = v["certificate"]
+        return {k: c[k] for k in ("convention", "affine", "nondegeneracy", "search", "emitted_block",
+                                  "emitted_block_exact", "spot_check") if k in c}
     if part not in ("C", "D"):
         return None
     r = flips.relu2_decide_classes(fd)
     cl, plan = r.pop("classes_obj"), r.pop("plan")
+    out: dict[str, Any] = {"classes": r}
     if part == "D":
         if r["status"] != "inconclusive":
             return None
-        plan = relu2_part_d(fd, cl, block.m, k0_exhausted(r))["plan"]
-    if plan is None:
-        return None
-    return relu2_plan_plain(block, fd, cl, plan)[1]
+        res = relu2_part_d(fd, cl, block.m, k0_exhausted(r))
+        plan = res.pop("plan")
+        out["part_d"] = res
+    if plan is not None:
+        out["plan"] = {"E": plan.E, "T": plan.T, "squares": len(plan.squares)}
+        rec = relu2_plan_plain(block, fd, cl, plan)[1]
+        out.update({"emitted_block": rec, "emitted_block_exact": rec["exact"]})
+    return out
 
 
 def recheck_part_d(block: Block, cert: dict[str, Any]) -> bool:

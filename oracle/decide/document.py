@@ -330,6 +330,28 @@ def _check_facts(block: Block, cert: dict[str, Any], verdict: str) -> set[str]:
         if "spot_check" in cert:
             same_measured(cert["spot_check"], single.flip_spot_check(block, plain, note), "certificate.spot_check")
             measured.add("spot_check")
+    if kind == "biased_flip" and cert.get("part") in ("C", "D", "A+padding"):
+        facts = biased_decide.rebuilt_facts(block, cert)
+        if facts is None:
+            raise Refused("certificate.part", f"states {cert.get('part')!r}; that part does not apply to these weights")
+        for key, v in facts.items():
+            if key in ("emitted_block", "emitted_block_exact"):
+                continue  # _check_emitted
+            if key == "spot_check":
+                same_measured(cert.get(key), v, "certificate.spot_check")
+                measured.add("spot_check")
+            else:
+                same(cert.get(key), v, f"certificate.{key}")
+    if kind == "relu_limit" and "activation_properties" in cert:
+        # the odd-part identity always; the relu limit where the certificate states it (the converse)
+        stated = cert["activation_properties"]
+        limit = isinstance(stated, dict) and "sigma_limit_relu" in stated
+        same(stated, relu_decide.limit_properties(block.activation, limit=limit), "certificate.activation_properties")
+    if isinstance(s, dict) and "kind" in s:
+        allowed = _search_kinds(block, cert)
+        if allowed is not None and s["kind"] not in allowed:
+            raise Refused("certificate.search.kind", f"states {_short(s['kind'])}; a {kind!r} certificate's search "
+                          "is of kind " + " or ".join(repr(k) for k in sorted(allowed)))
     if kind in ("relu_complete", "relu_complete_bounds", "gelu_complete"):
         same(cert["width_asked"], block.m, "certificate.width_asked")
     if "minimal_width" in cert:
@@ -354,6 +376,22 @@ def _check_facts(block: Block, cert: dict[str, Any], verdict: str) -> set[str]:
         if want is not None:
             same(w, want, "certificate.absorption_width")
     return measured
+
+
+# the kinds of evidence the index-set search (oracle/algebra/search/driver.py) writes
+_INDEX_SEARCH_KINDS = frozenset({"index_set", "necessary_conditions", "exhaustive", "linear"})
+
+
+def _search_kinds(block: Block, cert: dict[str, Any]) -> Optional[frozenset[str]]:
+    """The kinds of search evidence a certificate of this kind can carry (None: not pinned)."""
+    kind = cert["kind"]
+    if kind == "biased_flip":
+        return _INDEX_SEARCH_KINDS if block.activation in activations.FLIP_GATES else frozenset({"compressed_01"})
+    if kind in ("relu_limit", "no_index_set", "search_inconclusive", "index_set"):
+        return _INDEX_SEARCH_KINDS
+    if kind == "relu_complete_bounds":
+        return _INDEX_SEARCH_KINDS | {"rank_identity", "trivial", "exact_integer"}
+    return None
 
 
 def _search_operands(block: Block, cert: dict[str, Any]) -> Optional[tuple[Any, Any, Any]]:
@@ -449,7 +487,7 @@ def _rebuilt_emitted(block: Block, cert: dict[str, Any]) -> tuple[Optional[dict[
         spot = cert.get("spot_check") if isinstance(cert.get("spot_check"), dict) else {"backend": ""}
         return biased_decide.flip_emitted_record(note, spot), {}
     if kind == "biased_flip" and cert.get("part") in ("C", "D", "A+padding"):
-        rec = biased_decide.rebuilt_emitted(block, cert)
+        rec = (biased_decide.rebuilt_facts(block, cert) or {}).get("emitted_block")
         if rec is None:
             raise Refused("certificate.emitted_block", f"is stated, but no part {cert.get('part')} construction "
                                                        "exists for these weights")
@@ -753,14 +791,21 @@ def _check_conventions(block: Block, doc: dict[str, Any], want: str) -> list[str
         for key in ("replacing_biases", "biases_allowed", "biases_none"):
             if key in doc:
                 raise Refused(key, "is stated, but the certificate names no convention (certificate.replacing_biases)")
-        if "other_convention" in cert:
-            raise Refused("certificate.other_convention", "the certificate names no convention of its own")
+        for key in ("other_convention", "auto_convention"):
+            if key in cert:
+                raise Refused(f"certificate.{key}", "the certificate names no convention of its own")
         return unverified
     if conv not in CONVENTIONS:
         raise Refused("certificate.replacing_biases", f"states {_short(conv)}, not one of {', '.join(CONVENTIONS)}")
     if doc.get("replacing_biases", conv) != conv:
         raise Refused("replacing_biases", f"states {_short(doc.get('replacing_biases'))}, the certificate decides "
                                           f"the question {conv!r}")
+    if "auto_convention" in cert:
+        # what --replacing-biases auto read (the live units' biases, b_down) and the question it chose
+        same(cert["auto_convention"], single.auto_convention_basis(block), "certificate.auto_convention")
+        if cert["auto_convention"]["convention"] != conv:
+            raise Refused("certificate.auto_convention.convention",
+                          f"states {cert['auto_convention']['convention']!r}, the certificate decides {conv!r}")
     answered, open_conv = _conventions_answered(block, cert, want)
     if conv not in answered:
         raise Refused("certificate.replacing_biases",
