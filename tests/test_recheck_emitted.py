@@ -107,6 +107,15 @@ def _pairs_d2_m8() -> Block:
     return Block("relu2", W_up=U, W_down=W)
 
 
+def _bounds_pairs() -> Block:
+    """12 kink hyperplanes (36 units, three per hyperplane), d = 6: beyond the enumeration limit, the
+    construction with pairs +-e_j (h + 2d <= m) is emitted (as in tests/test_check_paths.py)."""
+    rng = np.random.default_rng(5)
+    base = rng.integers(-4, 5, (12, 6)).astype(float)
+    base[base[:, 0] == 0, 0] = 1.0
+    return Block("relu", W_up=np.vstack([base, 2 * base, base / 2]), W_down=rng.integers(-4, 5, (6, 36)) / 8.0)
+
+
 # (name, block, question, expected kind, expected part, whether the emitted file is rounded)
 CASES = [
     ("relu2 (A)", lambda: bio.read_block(EX / "relu2_biased_absorbable.npz"), "auto", "biased_flip", "A", False),
@@ -129,6 +138,7 @@ CASES = [
     ("relu unit flip, rounded b_down", lambda: Block("relu", W_up=np.array([[1.0]]), W_down=np.array([[-1.0]]),
                                                      b_up=np.array([TINY]), b_down=np.array([1.0])),
      "auto", "relu_complete", None, None),
+    ("relu-complete bounds, pairs", _bounds_pairs, "auto", "relu_complete_bounds", None, False),
     ("glu index set", lambda: Block("glu", W_up=np.eye(2), W_down=-np.eye(2), W_gate=np.eye(2)), "auto",
      "index_set", None, False),
 ]

@@ -694,6 +694,9 @@ def _decide_index_condition(block: Block, info: dict[str, Any], progress: Progre
     return _no_index_set(block, info, claim, res, nd, hyp, inv, say)
 
 
+INDEX_SET_IDENTITY = "W_down[:,S] W_up[S,:] = -M verified exactly (multi-modular integer arithmetic)"
+
+
 def index_set_construction(block: Block) -> str:
     """How an index_set certificate's sign flip is built (its ``construction``)."""
     return ("flip gate rows in S and negate their output columns" if block.gated
@@ -737,8 +740,7 @@ def _absorbable_by_index_set(block: Block, info: dict[str, Any], claim: str, res
     props_ok = properties_ok(block.activation, ("flip_symmetry",) if block.gated
                               else ("odd_part_identity",))
     cert = {"kind": "index_set", "S": S, "size": len(S),
-            "identity": "W_down[:,S] W_up[S,:] = -M verified exactly (multi-modular integer arithmetic)",
-            "construction": index_set_construction(block),
+            "identity": INDEX_SET_IDENTITY, "construction": index_set_construction(block),
             "spot_check": check, "activation_properties_verified": props_ok,
             "search": {"method": res.method, **search.jsonable(res.certificate)},  # noqa: SLF001
             "hypotheses": hyp, "block": info, "absorption_width": width, **note}

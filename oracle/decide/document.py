@@ -171,6 +171,16 @@ def _index_search_methods(s: dict[str, Any]) -> Optional[set[str]]:
         return {"meet-in-the-middle (exhaustive)"}
     if k == "linear":
         return {f"frank-wolfe/fista + linear certificate ({s.get('check_method')})"}
+    if k == "compressed_01":  # oracle/algebra/flips.py find_flip_set, by the (re-derived) outcome
+        out, free = s.get("outcome"), s.get("free_variables")
+        if out == "inconsistent":
+            return {"compressed system inconsistent over the rationals"}
+        if out == "found":
+            return {"compressed 0/1 solve, verified exactly"}
+        if out == "exhausted":
+            return {"the compressed system has a single rational solution and it is no flip set" if free == 0 else
+                    f"all 2^{free} 0/1 points of the compressed solution space tried; none is a flip set"}
+        return {"compressed solve inconclusive"}
     return None
 
 
@@ -321,7 +331,8 @@ def _check_facts(block: Block, cert: dict[str, Any], verdict: str) -> set[str]:
         if "spot_check" in cert:
             same_measured(cert["spot_check"], biased_decide.spot_check(block, plain, full), "certificate.spot_check")
             measured.add("spot_check")
-    if kind == "index_set" or (kind in ("relu_limit", "relu_complete") and "S" in cert and "size" in cert) or (
+    if kind == "index_set" or (kind in ("relu_limit", "relu_complete", "relu_complete_bounds") and "S" in cert
+                               and "size" in cert) or (
             kind == "relu_limit" and "S" in cert):
         plain, note = single.flip_block(block, sorted(int(i) for i in cert["S"]))
         for key in ("b_down_rounded", "b_down_exact", "b_down_max_rounding_error", "b_down_correction"):
@@ -467,16 +478,19 @@ def _rebuilt_emitted(block: Block, cert: dict[str, Any]) -> tuple[Optional[dict[
     if kind == "relu_limit" and "S" in cert:
         plain, note = relu_decide.flip_with_bias(block, sorted(int(i) for i in cert["S"]))
         out = relu_decide.odd_flip_emitted(block, plain, note)
-        return out.pop("emitted_block"), out
+        return out.pop("emitted_block"), {**out, "construction": relu_decide.ODD_FLIP_CONSTRUCTION}
     if kind == "index_set":
         plain, note = single.flip_block(block, sorted(int(i) for i in cert["S"]))
         spot = cert.get("spot_check") if isinstance(cert.get("spot_check"), dict) else {"backend": ""}
-        return single.index_set_emitted(block, note, spot), {"construction": single.index_set_construction(block)}
-    if kind == "relu_complete" and "S" in cert and "size" in cert:
+        return single.index_set_emitted(block, note, spot), {"construction": single.index_set_construction(block),
+                                                              "identity": single.INDEX_SET_IDENTITY}
+    if kind in ("relu_complete", "relu_complete_bounds") and "S" in cert and "size" in cert:
         plain, note = single.flip_block(block, sorted(int(i) for i in cert["S"]))
         return single.unit_flip_emitted(block, plain, note), {}
     if kind == "relu_complete" and isinstance(cert.get("construction"), dict):
         return relu_decide.construction_emitted(block, cert["construction"], block.m), {}
+    if kind == "relu_complete_bounds":
+        return relu_decide.bounds_emitted(block, cert), {}
     if kind == "biased_flip" and cert.get("part") == "A" and "S" in cert:
         S = sorted(int(i) for i in cert["S"])
         if block.activation in activations.FLIP_GATES:
@@ -615,6 +629,10 @@ def _check_answer(block: Block, doc: dict[str, Any], conventions: bool = False) 
         unverified.append("certificate.absorption_width (not recomputed for this kind)")
     if not method_pinned:
         unverified.append("certificate.search.method (the name of the search, not pinned for this kind)")
+    if kind == "relu_complete":
+        # the minimisation's own account of itself (its m*, s, T and cost are re-derived by recheck_relu)
+        unverified += [f"certificate.{k} (prose: how the minimisation or the comparison was done)"
+                       for k in ("method", "construction_check") if k in cert]
     timings = [f"certificate.{k}" for k in ("seconds", "time") if k in cert]
     if timings:
         unverified.append(", ".join(timings) + " (how long the decision took: a timing, not a fact about the block)")
@@ -736,7 +754,7 @@ def _replacing_biased(block: Block, cert: dict[str, Any]) -> Optional[bool]:
     plain: Optional[Block] = None
     if kind == "zero_skip":
         plain = block.without_skip()
-    elif "S" in cert and (kind == "index_set" or kind in ("relu_limit", "relu_complete")):
+    elif "S" in cert and (kind == "index_set" or kind in ("relu_limit", "relu_complete", "relu_complete_bounds")):
         plain = single.flip_block(block, sorted(int(i) for i in cert["S"]))[0]
     elif kind == "relu_complete" and isinstance(cert.get("construction"), dict):
         con = cert["construction"]

@@ -782,8 +782,9 @@ def _unit_level_upper(block: Block, cert: dict[str, Any], w: int, max_exhaustive
                      "upper_by_unit_index_set": True})
 
 
-def _flip_upper_block(block: Block, cert: dict[str, Any]) -> tuple[Optional[Block], dict[str, Any]]:
-    """The sign flip of the units in cert["S_units"] (verified exactly) as the replacing block."""
+def _flip_upper_block(block: Block, cert: dict[str, Any], compare: bool = True) -> tuple[Optional[Block], dict[str, Any]]:
+    """The sign flip of the units in cert["S_units"] (verified exactly) as the replacing block
+    (``compare``: with a rounded b_down, the note on the comparison of the exact flip)."""
     S = cert["S_units"]
     try:
         plain, note = flip_block(block, S)
@@ -795,11 +796,58 @@ def _flip_upper_block(block: Block, cert: dict[str, Any]) -> tuple[Optional[Bloc
                            "construction": "the units in S sign-flipped (W_down[:,S] W_up[S,:] = -M exactly)"}
     if rounded:
         rec["b_down_exact"] = note["b_down_exact"]
-        _record_check(block, plain, rec, "sign flip", "the flip is exact in rationals; the file holds "
-                      "b_down rounded to float64")
+        if compare:
+            _record_check(block, plain, rec, "sign flip", "the flip is exact in rationals; the file holds "
+                          "b_down rounded to float64")
     else:
         rec.update(flip_exactness(block, plain))
     return plain, rec
+
+
+def bounds_emitted(block: Block, cert: dict[str, Any]) -> Optional[dict[str, Any]]:
+    """The emitted-block record of an absorbable relu_complete_bounds certificate, rebuilt from the
+    weights and the certificate's verified data as decide_relu writes it, without the comparison
+    note ``check``: the class block of the signs in S_classes (m* = h), the exact integer search's
+    signs, the cost-one / cost-two construction, the sign flip of S_units, or the upper-bound
+    construction.  None when the construction is not rebuilt (the upper-bound solve)."""
+    cls = classes_fast(block)
+    cd = class_data(block, cls)
+    h = len(cls["active"])
+    w = block.m
+    s = cert.get("search") or {}
+    if s.get("kind") == "exact_integer" and s.get("status") == "found":
+        form = relu_form(block)
+        return _cost_one_record(block, form, [int(v) for v in s["s"]], [], w)
+    if s.get("status") == "found":
+        signs = np.ones(h, dtype=np.int64)
+        signs[[int(j) for j in cert["S_classes"]]] = -1
+        return _class_block(block, cd, signs, w, pairs=False)[1]
+    c1, c2, upper = cert.get("cost_one") or {}, cert.get("cost_two") or {}, cert["upper"]
+    if c1.get("status") == "found" and upper == h + 1:
+        return _cost_one_record(block, relu_form(block), [int(v) for v in c1["s"]], [int(c1["class"])], w)
+    if c2.get("status") == "found" and upper == h + 2:
+        return _cost_one_record(block, relu_form(block), [int(v) for v in c2["s"]], [int(t) for t in c2["T"]], w)
+    if cert.get("upper_by_unit_index_set"):
+        return _flip_upper_block(block, cert, compare=False)[1]
+    if cd.nonzero_columns is not None and h + 2 * cd.nonzero_columns <= w:
+        rec = _class_block(block, cd, np.ones(h, dtype=np.int64), w, pairs=True)[1]
+        rec["construction"] = "s = +1, T empty: one unit per hyperplane and pairs +-e_j for N_plus"
+        return rec
+    return None
+
+
+def _cost_one_record(block: Block, form: Any, s: list[int], T: list[int], w: int) -> dict[str, Any]:
+    """_cost_one_construction's record without the comparison note."""
+    con = build_construction(form, s, T)
+    d = block.d
+    units = [_dyadic_unit(list(con.W_up[j]) + [con.b_up[j]], [con.W_down[a][j] for a in range(d)])
+             for j in range(con.width)]
+    try:
+        rec = _float_block(units, list(con.b_down), d, w)[1]
+    except OverflowError as e:
+        return {"exact": False, "built": False, "reason": str(e)}
+    rec["construction"] = f"T = classes {T} with the signs s of the cost-{len(T)} search (relu-complete)"
+    return rec
 
 
 def _bounds_verdict(block: Block, cert: dict[str, Any], cd: ClassData, lower: int, upper: int, w: int,
