@@ -25,7 +25,6 @@ import numpy as np
 from fractions import Fraction
 
 from oracle.algebra import search
-from oracle.algebra.construct import spot_points, verify_equal_at_points
 from oracle.core import activations
 from oracle.core.blocks import Block, nondegeneracy
 from oracle.core.errors import CheckFailed, InputError
@@ -714,7 +713,8 @@ def _check_stated_work(block: Block, doc: dict[str, Any], cert: dict[str, Any], 
         if cert.get("part") == "C":
             fd = biased_decide.block_flip_data(block)
             r = biased_decide.flips.relu2_decide_classes(fd)
-            cl, plan = r.pop("classes_obj"), r.pop("plan")
+            r.pop("classes_obj")
+            plan = r.pop("plan")
             same(cert["classes"], r, "certificate.classes")
             if plan is not None or "plan" in cert:
                 if plan is None:
