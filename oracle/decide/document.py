@@ -364,6 +364,11 @@ def _check_facts(block: Block, cert: dict[str, Any], verdict: str) -> set[str]:
                           "is of kind " + " or ".join(repr(k) for k in sorted(allowed)))
     if kind in ("relu_complete", "relu_complete_bounds", "gelu_complete"):
         same(cert["width_asked"], block.m, "certificate.width_asked")
+    if kind == "relu_complete_bounds":
+        if "bounds_note" in cert:
+            same(cert["bounds_note"], relu_decide.BOUNDS_NOTE, "certificate.bounds_note")
+        if "rank_method" in cert:
+            same(cert["rank_method"], relu_decide.active_rank_lower(block)[1], "certificate.rank_method")
     if "minimal_width" in cert:
         # relu-complete / gelu-complete's statement is a function of the weights and the question
         st = min_width.statement(block, cert.get("replacing_biases"))

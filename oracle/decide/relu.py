@@ -804,6 +804,19 @@ def _flip_upper_block(block: Block, cert: dict[str, Any], compare: bool = True) 
     return plain, rec
 
 
+BOUNDS_NOTE = ("lower: one unit per active hyperplane, plus one when no sign vector gives N_s = 0 (exact "
+               "index-set search); upper: the constructions with s = +1 (T a basis of the active directions, "
+               "or T empty with pairs +-e_j)")
+
+
+def active_rank_lower(block: Block) -> tuple[int, str]:
+    """The proved lower bound on the rank of the active kink directions, and how it was proved, as
+    a relu_complete_bounds certificate states them (rank_of_active_directions_at_least, rank_method)."""
+    cls = classes_fast(block)
+    cd = class_data(block, cls)
+    return _rank_lower(block.W_up[cd.reps]) if cls["active"] else (0, "no active classes")
+
+
 def bounds_emitted(block: Block, cert: dict[str, Any]) -> Optional[dict[str, Any]]:
     """The emitted-block record of an absorbable relu_complete_bounds certificate, rebuilt from the
     weights and the certificate's verified data as decide_relu writes it, without the comparison
@@ -852,9 +865,7 @@ def _cost_one_record(block: Block, form: Any, s: list[int], T: list[int], w: int
 
 def _bounds_verdict(block: Block, cert: dict[str, Any], cd: ClassData, lower: int, upper: int, w: int,
                     h: int, form: Any) -> dict[str, Any]:
-    cert["bounds_note"] = ("lower: one unit per active hyperplane, plus one when no sign vector gives "
-                           "N_s = 0 (exact index-set search); upper: the constructions with s = +1 "
-                           "(T a basis of the active directions, or T empty with pairs +-e_j)")
+    cert["bounds_note"] = BOUNDS_NOTE
     if lower > w:
         return _verdict("not_absorbable", RELU_COMPLETE_CLAIM, True,
                         f"minimal width m* >= {lower} > {w}: {_hyper(h)} need a unit each and "
