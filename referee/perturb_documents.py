@@ -73,7 +73,7 @@ def hand_made() -> dict[str, tuple[Block, str]]:
                                  b_up=np.array([0.5, 0.25, 1.0])), "auto")
     # relu-complete bounds (beyond the enumeration limit): 12 hyperplanes, pairs +-e_j
     rng = np.random.default_rng(3)
-    rng.integers(-8, 9, (40, 6)), rng.integers(-8, 9, (6, 40))
+    rng.integers(-8, 9, (40, 6)), rng.integers(-8, 9, (6, 40))  # the draws before it in tests/test_check_paths.py
     base = rng.integers(-4, 5, (12, 6)).astype(float)
     base[base[:, 0] == 0, 0] = 1.0
     out["relu_bounds_pairs"] = (Block("relu", W_up=np.vstack([base, 2 * base, base / 2]),
