@@ -66,3 +66,45 @@ def test_a_dead_units_bias_does_not_flip_the_default_verdict(tmp_path, act, othe
         rr = _cli("recheck", str(p), str(f))
         assert rr.returncode == 0 and rr.stdout.startswith("holds"), rr.stdout + rr.stderr
     assert out[0] == out[1] == ("not_absorbable", "homogeneous-impossible", True, "none")
+
+
+def _gated_dead_biases(path: Path, act: str, column: float) -> Path:
+    """d = m = 2, M = I: unit 0 (no biases) computes something; unit 1 carries b_up = 3 and
+    b_gate = -2, and its output column is (column, 0): zero, or the near miss 2^-1074."""
+    np.savez(path, W_up=np.eye(2), W_gate=np.array([[1.0, 1.0], [1.0, -1.0]]),
+             W_down=np.array([[1.0, column], [0.5, 0.0]]), b_up=np.array([0.0, 3.0]), b_gate=np.array([0.0, -2.0]),
+             M=np.eye(2), activation=np.array(act), kind=np.array("residual"))
+    return path
+
+
+@pytest.mark.parametrize("act", ["swiglu", "geglu", "reglu", "glu"])
+def test_gated_biases_on_units_with_zero_output_columns_do_not_choose_the_question(tmp_path, act):
+    """A gated block whose only nonzero biases (b_up and b_gate) sit on a unit whose W_down column is
+    zero: auto asks the bias-free question and says why (auto_convention names the unit); the near
+    miss, whose column is 2^-1074, is a block with biases: auto keeps the biased question.  Both
+    documents re-check, and a forged auto_convention is refused with the field named."""
+    for column, conv in ((0.0, "none"), (TINY, "allowed")):
+        f = _gated_dead_biases(tmp_path / f"{act}_{conv}.npz", act, column)
+        r = _cli("check", str(f), "--json")
+        assert r.returncode == 0, r.stderr
+        doc = json.loads(r.stdout)
+        c = doc["certificate"]
+        assert doc["replacing_biases"] == c["replacing_biases"] == conv, (column, doc["replacing_biases"])
+        if conv == "none":
+            assert c["auto_convention"] == {"biases_read": [], "dead_units_with_biases_ignored": [1],
+                                            "dead_units_with_biases_ignored_count": 1, "convention": "none"}
+        else:
+            assert "auto_convention" not in c
+        p = tmp_path / f"{act}_{conv}.json"
+        p.write_text(r.stdout)
+        rr = _cli("recheck", str(p), str(f))
+        assert rr.returncode == 0 and rr.stdout.startswith("holds"), rr.stdout + rr.stderr
+        if conv == "none":
+            for key, value in (("dead_units_with_biases_ignored", []), ("biases_read", ["b_up", "b_gate"]),
+                               ("convention", "allowed")):
+                bad = json.loads(r.stdout)
+                bad["certificate"]["auto_convention"][key] = value
+                p.write_text(json.dumps(bad))
+                rr = _cli("recheck", str(p), str(f))
+                assert rr.returncode == 1, (key, rr.stdout)
+                assert rr.stdout.startswith(f"does not hold: certificate.auto_convention.{key}"), (key, rr.stdout)

@@ -282,6 +282,11 @@ PROSE_FORGERIES = [
     ("gelu_biased", ("certificate", "search", "method"), "relaxation rounding", "certificate.search.method"),
     ("gelu_random", ("certificate", "search", "status"), "found", "certificate.search.status"),
     ("gelu_biased", ("certificate", "search", "S"), [0], "certificate.search.S"),
+    # the compressed 0/1 solve's method follows from its re-derived outcome
+    ("relu2_biased_absorbable", ("certificate", "search", "method"), "compressed system inconsistent over the rationals",
+     "certificate.search.method"),
+    ("swiglu_biased_generic", ("certificate", "search", "method"), "compressed 0/1 solve, verified exactly",
+     "certificate.search.method"),
     # spot_check: re-measured at the same points, compared as the document labels them
     ("relu2_biased_absorbable", ("certificate", "spot_check", "points"), 8, "certificate.spot_check.points"),
     ("relu2_biased_absorbable", ("certificate", "spot_check", "backend"), "ball", "certificate.spot_check.backend"),
@@ -334,10 +339,10 @@ def test_holds_names_the_prose_it_did_not_verify(tmp_path, capsys):
     assert code == 0 and out.startswith("holds:"), out
     tail = out.split("not verified:", 1)[1]
     assert "reason (prose" in tail and "certificate.emitted_block.check (prose" in tail, out
-    # a search whose method text is not pinned is named as well; the absorption width of a flip
-    # certificate is recomputed since issue 29's F8 (tests/test_recheck_stated_work.py forges it), so
-    # it is no longer in the list
-    assert "certificate.search.method" in tail and "certificate.absorption_width" not in tail, out
+    # the compressed 0/1 solve's method text is pinned since trust round four (a forged one is refused
+    # in PROSE_FORGERIES), and the absorption width of a flip certificate is recomputed since issue
+    # 29's F8 (tests/test_recheck_stated_work.py forges it): neither is in the list any more
+    assert "certificate.search.method" not in tail and "certificate.absorption_width" not in tail, out
     # a pinned method and a re-measured spot check are not in the list
     f = EX / "gelu_random.npz"
     doc = check_doc(capsys, f)

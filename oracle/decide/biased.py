@@ -146,7 +146,9 @@ def spot_check(block: Block, plain: Block, note: dict[str, Any]) -> dict[str, An
     return verify_equal_at_points(block, plain, pts, "ball", offset)
 
 
-def _emitted(note: dict[str, Any], check: dict[str, Any]) -> dict[str, Any]:
+def flip_emitted_record(note: dict[str, Any], check: dict[str, Any]) -> dict[str, Any]:
+    """The emitted-block record of a part (A) flip: only b_down can need rounding (``note`` from
+    flipped_block or flip_block, ``check`` the spot check the note on the check describes)."""
     rounded = bool(note.get("b_down_rounded"))
     return {"exact": not rounded, "rounded": ["b_down"] if rounded else [],
             "max_entry_error": {"b_down": note["b_down_max_rounding_error"]} if rounded else {},
@@ -238,7 +240,7 @@ def _absorbable_by_flip(block: Block, fd: flips.FlipData, S: list[int], cert: di
     chk = spot_check(block, plain, note)
     if not chk["agree"]:  # pragma: no cover - would contradict part (A)
         raise RuntimeError(f"flipped block differs from the residual block: {chk}")
-    rec = _emitted(note, chk)
+    rec = flip_emitted_record(note, chk)
     cert.update({"S": sorted(S), "size": len(S), **note, "spot_check": chk, "emitted_block": rec,
                  "emitted_block_exact": rec["exact"], "part": "A"})
     poly = {flips.SQUARE: "w_i (u_i.x + b_i)^2", flips.FLIP_GATE: "w_i (u_i.x + e_i)",
@@ -249,6 +251,10 @@ def _absorbable_by_flip(block: Block, fd: flips.FlipData, S: list[int], cert: di
         reason += (f"; b_down + c_S is not a float64: the emitted file holds it rounded (error at most "
                    f"{note['b_down_max_rounding_error']:.3g} per entry)")
     return _verdict("absorbable", claim, True, reason, cert, plain)
+
+
+# what a glu flip of part (A) emits (the note of flip_block, with the gate's wording)
+GLU_CONSTRUCTION = "gate rows and gate biases in S negated, their output columns negated; b_down + W_S b_up[S]"
 
 
 def _decide_glu(block: Block, cert: dict[str, Any], progress: Progress) -> dict[str, Any]:
@@ -263,11 +269,11 @@ def _decide_glu(block: Block, cert: dict[str, Any], progress: Progress) -> dict[
     if res.status == "found":
         S = sorted(int(i) for i in res.S)
         plain, note = flip_block(block.without_skip(), S)
-        note["construction"] = "gate rows and gate biases in S negated, their output columns negated; b_down + W_S b_up[S]"
+        note["construction"] = GLU_CONSTRUCTION
         chk = spot_check(block, plain, note)
         if not chk["agree"]:  # pragma: no cover
             raise RuntimeError(f"flipped block differs from the residual block: {chk}")
-        rec = _emitted(note, chk)
+        rec = flip_emitted_record(note, chk)
         cert.update({"S": S, "size": len(S), "spot_check": chk, "emitted_block": rec,
                      "emitted_block_exact": rec["exact"], "part": "A",
                      **{k: v for k, v in note.items() if k != "construction"}})
@@ -536,6 +542,12 @@ def recheck_biased(block: Block, cert: dict[str, Any]) -> bool:
         if nd["nondegenerate"] != cert["nondegeneracy"]["nondegenerate"]:
             return False
         s = cert["search"]
+        # a stated compressed solve (its ranks, free variables, outcome) is re-derived whatever the part
+        stated_solve_ok = (fd.kind == flips.FLIP_GATE or not isinstance(s, dict) or s.get("kind") != "compressed_01"
+                           or s.get("outcome") not in ("found", "inconsistent", "exhausted")
+                           or flips.recheck_search(fd, s, cert["S"] if s.get("outcome") == "found" else None))
+        if not stated_solve_ok:
+            return False
         if cert.get("part") == "A+padding":
             zero = _zero_units(fd)
             keep = [i for i in range(fd.m) if i not in zero]
@@ -563,15 +575,11 @@ def recheck_biased(block: Block, cert: dict[str, Any]) -> bool:
                 if k == "exhaustive":
                     return search.exhaustive_search(block.W_up, block.W_down, block.M, max_m=40, limit=1) == []
             return False
-        # a stated compressed solve (its ranks, free variables, outcome) is re-derived whatever the part
-        stated_solve_ok = (not isinstance(s, dict) or s.get("kind") != "compressed_01"
-                           or s.get("outcome") not in ("found", "inconsistent", "exhausted")
-                           or flips.recheck_search(fd, s, cert["S"] if s.get("outcome") == "found" else None))
         if cert.get("part") == "A":
-            return flips.verify_flip_set(fd, cert["S"]) and stated_solve_ok
+            return flips.verify_flip_set(fd, cert["S"])
         if cert.get("part") == "C":
             r = flips.relu2_decide_classes(fd)
-            return r["status"] == cert["classes"]["status"] and r["status"] in ("found", "none") and stated_solve_ok
+            return r["status"] == cert["classes"]["status"] and r["status"] in ("found", "none")
         if s["status"] == "none" and nd["nondegenerate"]:
             return flips.recheck_search(fd, s, None)
         return False
@@ -820,6 +828,49 @@ def part_d_supported(block: Block, cert: dict[str, Any]) -> str:
         return got
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return "undecided"
+
+
+def rebuilt_facts(block: Block, cert: dict[str, Any]) -> Optional[dict[str, Any]]:
+    """The fields decide writes, as functions of the weights, into a biased_flip certificate of part C,
+    part D or A+padding, rebuilt from the weights and the certificate's part and convention: the
+    class sums (``classes``), part (D)'s search (``part_d``), the plan and the emitted block of
+    relu2-biased (C)/(D); the affine facts, the fixed search note, the emitted block and its spot
+    check of gated-biased (D) (or relu2-biased (D1) without biases); the flip set, the padding and
+    the emitted block of a padded flip.  None when that part does not apply to these weights."""
+    part = cert.get("part")
+    fd = block_flip_data(block)
+    if part == "A+padding":
+        scratch: dict[str, Any] = {}
+        if _padded_construction(block, fd, scratch) is None:
+            return None
+        return {k: scratch[k] for k in ("S", "size", "zero_units", "padding", "spot_check", "emitted_block",
+                                        "emitted_block_exact")}
+    if part == "D" and (block.act.gated or cert.get("convention") == "none"):
+        conv = cert.get("convention", "allowed")
+        if conv not in ("allowed", "none"):
+            return None
+        v = decide_gated_affine(block, conv) if block.act.gated else decide_bias_free(block)
+        if v is None:
+            return None
+        c = v["certificate"]
+        return {k: c[k] for k in ("convention", "affine", "nondegeneracy", "search", "emitted_block",
+                                  "emitted_block_exact", "spot_check") if k in c}
+    if part not in ("C", "D"):
+        return None
+    r = flips.relu2_decide_classes(fd)
+    cl, plan = r.pop("classes_obj"), r.pop("plan")
+    out: dict[str, Any] = {"classes": r}
+    if part == "D":
+        if r["status"] != "inconclusive":
+            return None
+        res = relu2_part_d(fd, cl, block.m, k0_exhausted(r))
+        plan = res.pop("plan")
+        out["part_d"] = res
+    if plan is not None:
+        out["plan"] = {"E": plan.E, "T": plan.T, "squares": len(plan.squares)}
+        rec = relu2_plan_plain(block, fd, cl, plan)[1]
+        out.update({"emitted_block": rec, "emitted_block_exact": rec["exact"]})
+    return out
 
 
 def recheck_part_d(block: Block, cert: dict[str, Any]) -> bool:

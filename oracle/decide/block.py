@@ -556,19 +556,27 @@ def _unit_flip(block: Block, cert: dict[str, Any], say: Progress, max_exhaustive
         plain, note = flip_block(block, S)
     except InputError:
         return None  # b_down beyond float64: keep the relu-complete construction
+    rec = unit_flip_emitted(block, plain, note)
+    if not rec["exact"]:
+        chk = flip_spot_check(block, plain, note)
+        if not chk["agree"]:  # pragma: no cover
+            raise RuntimeError(f"sign-flip block differs from the residual block: {chk}")
+        cert["spot_check"] = chk
+    cert.update({"S": S, "size": len(S), **note, "emitted_block": rec, "emitted_block_exact": rec["exact"]})
+    return plain
+
+
+def unit_flip_emitted(block: Block, plain: Block, note: dict[str, Any]) -> dict[str, Any]:
+    """The emitted-block record of a relu block's sign flip of its own units in S (``plain``, ``note``
+    from flip_block), as _unit_flip writes it; the document re-check rebuilds it the same way."""
     rec = _emitted_from_flip(note, "the units in S sign-flipped (rows of W_up and b_up), b_down + W_S b_S")
     if rec["exact"]:
         # no canonical comparison: the emitted block IS the proved construction (see flip_exactness)
         rec.update(relu_decide.flip_exactness(block, plain))
     else:
-        chk = flip_spot_check(block, plain, note)
-        if not chk["agree"]:  # pragma: no cover
-            raise RuntimeError(f"sign-flip block differs from the residual block: {chk}")
-        cert["spot_check"] = chk
         rec["check"] = ("exact algebra (W_S U_S = -M verified, b_down + W_S b_S computed exactly); the file "
                         "holds b_down rounded; spot check of F - P = rounding at sample points")
-    cert.update({"S": S, "size": len(S), **note, "emitted_block": rec, "emitted_block_exact": rec["exact"]})
-    return plain
+    return rec
 
 
 def width_from_bounds(cert: dict[str, Any]) -> dict[str, Any]:
@@ -686,6 +694,25 @@ def _decide_index_condition(block: Block, info: dict[str, Any], progress: Progre
     return _no_index_set(block, info, claim, res, nd, hyp, inv, say)
 
 
+INDEX_SET_IDENTITY = "W_down[:,S] W_up[S,:] = -M verified exactly (multi-modular integer arithmetic)"
+
+
+def index_set_construction(block: Block) -> str:
+    """How an index_set certificate's sign flip is built (its ``construction``)."""
+    return ("flip gate rows in S and negate their output columns" if block.gated
+            else "flip the rows of W_up (and b_up) in S")
+
+
+def index_set_emitted(block: Block, note: dict[str, Any], check: dict[str, Any]) -> dict[str, Any]:
+    """The emitted-block record of an index_set certificate (``note`` from flip_block, ``check`` its
+    spot check); the document re-check rebuilds it the same way."""
+    rec = _emitted_from_flip(note, index_set_construction(block))
+    rec["check"] = ("spot check at sample points (" + check["backend"] + ")"
+                    + ("; the file holds b_down rounded, compared with the exact value" if note.get("b_down_rounded")
+                       else ""))
+    return rec
+
+
 def _absorbable_by_index_set(block: Block, info: dict[str, Any], claim: str, res: Any, nd: Any,
                              hyp: dict[str, Any], say: Progress) -> Verdict:
     """An index set S exists: build the sign-flip block B' and spot-check it against the block."""
@@ -713,16 +740,11 @@ def _absorbable_by_index_set(block: Block, info: dict[str, Any], claim: str, res
     props_ok = properties_ok(block.activation, ("flip_symmetry",) if block.gated
                               else ("odd_part_identity",))
     cert = {"kind": "index_set", "S": S, "size": len(S),
-            "identity": "W_down[:,S] W_up[S,:] = -M verified exactly (multi-modular integer arithmetic)",
-            "construction": "flip gate rows in S and negate their output columns" if block.gated
-            else "flip the rows of W_up (and b_up) in S",
+            "identity": INDEX_SET_IDENTITY, "construction": index_set_construction(block),
             "spot_check": check, "activation_properties_verified": props_ok,
             "search": {"method": res.method, **search.jsonable(res.certificate)},  # noqa: SLF001
             "hypotheses": hyp, "block": info, "absorption_width": width, **note}
-    rec = _emitted_from_flip(note, cert["construction"])
-    rec["check"] = ("spot check at sample points (" + check["backend"] + ")"
-                    + ("; the file holds b_down rounded, compared with the exact value" if note.get("b_down_rounded")
-                       else ""))
+    rec = index_set_emitted(block, note, check)
     cert["emitted_block"] = rec
     cert["emitted_block_exact"] = rec["exact"]
     sym = "g(z) + g(-z) = 1" if block.gated else "s(z) - s(-z) = z"

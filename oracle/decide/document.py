@@ -25,10 +25,9 @@ import numpy as np
 from fractions import Fraction
 
 from oracle.algebra import search
-from oracle.algebra.construct import spot_points, verify_equal_at_points
 from oracle.core import activations
 from oracle.core.blocks import Block, nondegeneracy
-from oracle.core.errors import CheckFailed
+from oracle.core.errors import CheckFailed, InputError
 from oracle.decide import biased as biased_decide
 from oracle.decide import block as single
 from oracle.decide import min_width
@@ -171,6 +170,16 @@ def _index_search_methods(s: dict[str, Any]) -> Optional[set[str]]:
         return {"meet-in-the-middle (exhaustive)"}
     if k == "linear":
         return {f"frank-wolfe/fista + linear certificate ({s.get('check_method')})"}
+    if k == "compressed_01":  # oracle/algebra/flips.py find_flip_set, by the (re-derived) outcome
+        out, free = s.get("outcome"), s.get("free_variables")
+        if out == "inconsistent":
+            return {"compressed system inconsistent over the rationals"}
+        if out == "found":
+            return {"compressed 0/1 solve, verified exactly"}
+        if out == "exhausted":
+            return {"the compressed system has a single rational solution and it is no flip set" if free == 0 else
+                    f"all 2^{free} 0/1 points of the compressed solution space tried; none is a flip set"}
+        return {"compressed solve inconclusive"}
     return None
 
 
@@ -321,16 +330,45 @@ def _check_facts(block: Block, cert: dict[str, Any], verdict: str) -> set[str]:
         if "spot_check" in cert:
             same_measured(cert["spot_check"], biased_decide.spot_check(block, plain, full), "certificate.spot_check")
             measured.add("spot_check")
-    if kind == "index_set" or (kind in ("relu_limit", "relu_complete") and "S" in cert and "size" in cert):
+    if kind == "index_set" or (kind in ("relu_limit", "relu_complete", "relu_complete_bounds") and "S" in cert
+                               and "size" in cert) or (
+            kind == "relu_limit" and "S" in cert):
         plain, note = single.flip_block(block, sorted(int(i) for i in cert["S"]))
-        for key in ("b_down_rounded", "b_down_exact", "b_down_max_rounding_error"):
+        for key in ("b_down_rounded", "b_down_exact", "b_down_max_rounding_error", "b_down_correction"):
             if key in note or key in cert:
                 same(cert.get(key), note.get(key), f"certificate.{key}")
         if "spot_check" in cert:
             same_measured(cert["spot_check"], single.flip_spot_check(block, plain, note), "certificate.spot_check")
             measured.add("spot_check")
+    if kind == "biased_flip" and cert.get("part") in ("C", "D", "A+padding"):
+        facts = biased_decide.rebuilt_facts(block, cert)
+        if facts is None:
+            raise Refused("certificate.part", f"states {cert.get('part')!r}; that part does not apply to these weights")
+        for key, v in facts.items():
+            if key in ("emitted_block", "emitted_block_exact"):
+                continue  # _check_emitted
+            if key == "spot_check":
+                same_measured(cert.get(key), v, "certificate.spot_check")
+                measured.add("spot_check")
+            else:
+                same(cert.get(key), v, f"certificate.{key}")
+    if kind == "relu_limit" and "activation_properties" in cert:
+        # the odd-part identity always; the relu limit where the certificate states it (the converse)
+        stated = cert["activation_properties"]
+        limit = isinstance(stated, dict) and "sigma_limit_relu" in stated
+        same(stated, relu_decide.limit_properties(block.activation, limit=limit), "certificate.activation_properties")
+    if isinstance(s, dict) and "kind" in s:
+        allowed = _search_kinds(block, cert)
+        if allowed is not None and s["kind"] not in allowed:
+            raise Refused("certificate.search.kind", f"states {_short(s['kind'])}; a {kind!r} certificate's search "
+                          "is of kind " + " or ".join(repr(k) for k in sorted(allowed)))
     if kind in ("relu_complete", "relu_complete_bounds", "gelu_complete"):
         same(cert["width_asked"], block.m, "certificate.width_asked")
+    if kind == "relu_complete_bounds":
+        if "bounds_note" in cert:
+            same(cert["bounds_note"], relu_decide.BOUNDS_NOTE, "certificate.bounds_note")
+        if "rank_method" in cert:
+            same(cert["rank_method"], relu_decide.active_rank_lower(block)[1], "certificate.rank_method")
     if "minimal_width" in cert:
         # relu-complete / gelu-complete's statement is a function of the weights and the question
         st = min_width.statement(block, cert.get("replacing_biases"))
@@ -353,6 +391,22 @@ def _check_facts(block: Block, cert: dict[str, Any], verdict: str) -> set[str]:
         if want is not None:
             same(w, want, "certificate.absorption_width")
     return measured
+
+
+# the kinds of evidence the index-set search (oracle/algebra/search/driver.py) writes
+_INDEX_SEARCH_KINDS = frozenset({"index_set", "necessary_conditions", "exhaustive", "linear"})
+
+
+def _search_kinds(block: Block, cert: dict[str, Any]) -> Optional[frozenset[str]]:
+    """The kinds of search evidence a certificate of this kind can carry (None: not pinned)."""
+    kind = cert["kind"]
+    if kind == "biased_flip":
+        return _INDEX_SEARCH_KINDS if block.activation in activations.FLIP_GATES else frozenset({"compressed_01"})
+    if kind in ("relu_limit", "no_index_set", "search_inconclusive", "index_set"):
+        return _INDEX_SEARCH_KINDS
+    if kind == "relu_complete_bounds":
+        return _INDEX_SEARCH_KINDS | {"rank_identity", "trivial", "exact_integer"}
+    return None
 
 
 def _search_operands(block: Block, cert: dict[str, Any]) -> Optional[tuple[Any, Any, Any]]:
@@ -413,6 +467,95 @@ def _width(block: Block, cert: dict[str, Any], nd: Any, verdict: str) -> Optiona
                     "reason": "no block of width m (hence none narrower); wider blocks not examined"}
         return {"value": None, "reason": "not examined"}
     return None
+
+
+# ------------------------------------------------------------------ the emitted block
+
+def _rebuilt_emitted(block: Block, cert: dict[str, Any]) -> tuple[Optional[dict[str, Any]], dict[str, Any]]:
+    """The emitted-block record decide writes for this certificate, rebuilt from the weights and the
+    certificate's own verified data (its S, plan, part, convention, construction), and the other
+    stated fields about the emitted block rebuilt with it; (None, {}) for constructions not rebuilt
+    here.  Raises Refused when the certificate states an emitted block that its data do not build."""
+    kind = cert["kind"]
+    if kind == "gelu_complete":
+        return None, {}  # compared in full with the minimal-width statement (_check_facts)
+    if kind == "relu_limit" and "S" in cert:
+        plain, note = relu_decide.flip_with_bias(block, sorted(int(i) for i in cert["S"]))
+        out = relu_decide.odd_flip_emitted(block, plain, note)
+        return out.pop("emitted_block"), {**out, "construction": relu_decide.ODD_FLIP_CONSTRUCTION}
+    if kind == "index_set":
+        plain, note = single.flip_block(block, sorted(int(i) for i in cert["S"]))
+        spot = cert.get("spot_check") if isinstance(cert.get("spot_check"), dict) else {"backend": ""}
+        return single.index_set_emitted(block, note, spot), {"construction": single.index_set_construction(block),
+                                                              "identity": single.INDEX_SET_IDENTITY}
+    if kind in ("relu_complete", "relu_complete_bounds") and "S" in cert and "size" in cert:
+        plain, note = single.flip_block(block, sorted(int(i) for i in cert["S"]))
+        return single.unit_flip_emitted(block, plain, note), {}
+    if kind == "relu_complete" and isinstance(cert.get("construction"), dict):
+        return relu_decide.construction_emitted(block, cert["construction"], block.m), {}
+    if kind == "relu_complete_bounds":
+        return relu_decide.bounds_emitted(block, cert), {}
+    if kind == "biased_flip" and cert.get("part") == "A" and "S" in cert:
+        S = sorted(int(i) for i in cert["S"])
+        if block.activation in activations.FLIP_GATES:
+            plain, note = biased_decide.flip_block(block.without_skip(), S)
+            note = {**note, "construction": biased_decide.GLU_CONSTRUCTION}
+        else:
+            plain, note = biased_decide.flipped_block(block, biased_decide.block_flip_data(block), S)
+        spot = cert.get("spot_check") if isinstance(cert.get("spot_check"), dict) else {"backend": ""}
+        return biased_decide.flip_emitted_record(note, spot), {}
+    if kind == "biased_flip" and cert.get("part") in ("C", "D", "A+padding"):
+        rec = (biased_decide.rebuilt_facts(block, cert) or {}).get("emitted_block")
+        if rec is None:
+            raise Refused("certificate.emitted_block", f"is stated, but no part {cert.get('part')} construction "
+                                                       "exists for these weights")
+        return rec, {}
+    return None, {}
+
+
+def _without_check(rec: Any) -> Any:
+    return {k: v for k, v in rec.items() if k != "check"} if isinstance(rec, dict) else rec
+
+
+def _check_emitted(block: Block, cert: dict[str, Any], want: str) -> list[str]:
+    """The fields that state what the emitted block is: ``emitted_block`` (whether it is exactly
+    representable in float64, which arrays the file holds rounded and by how much, the construction)
+    and ``emitted_block_exact``, rebuilt from the certificate's own data and compared (the note
+    ``emitted_block.check`` aside, prose: see _check_prose).  Returns what could not be rebuilt."""
+    if "emitted_block" not in cert and "emitted_block_exact" not in cert:
+        return []
+    rec = cert.get("emitted_block")
+    if not isinstance(rec, dict):
+        raise Refused("certificate.emitted_block", "is not an object (emitted_block_exact needs it)")
+    if want != "absorbable":
+        raise Refused("certificate.emitted_block", f"is stated, but a {want} verdict emits no block")
+    unverified: list[str] = []
+    try:
+        rebuilt, extra = _rebuilt_emitted(block, cert)
+    except InputError as e:
+        raise Refused("certificate.emitted_block", f"the construction cannot be stored in float64 ({e})") from None
+    if rebuilt is not None:
+        same(_without_check(rec), _without_check(rebuilt), "certificate.emitted_block")
+        for key, v in extra.items():
+            same(cert.get(key), v, f"certificate.{key}")
+    elif cert["kind"] != "gelu_complete":
+        # not rebuilt here: at least the record must agree with itself
+        exact = rec.get("exact")
+        if type(exact) is not bool:
+            raise Refused("certificate.emitted_block.exact", "is not true or false")
+        rounded = rec.get("rounded", [])
+        if not isinstance(rounded, list) or exact is not (not rounded):
+            raise Refused("certificate.emitted_block.exact", f"states {exact!r} with rounded arrays {_short(rounded)}")
+        err = rec.get("max_entry_error", {})
+        if not isinstance(err, dict) or sorted(err) != sorted(rounded):
+            raise Refused("certificate.emitted_block.max_entry_error",
+                          f"states errors for {_short(sorted(err) if isinstance(err, dict) else err)}, the rounded "
+                          f"arrays are {_short(rounded)}")
+        unverified.append(f"certificate.emitted_block (which arrays of the {cert['kind']!r} construction are "
+                          "rounded, and by how much, is not rebuilt for this kind; checked for consistency only)")
+    if "emitted_block_exact" in cert:
+        same(cert["emitted_block_exact"], rec.get("exact"), "certificate.emitted_block_exact")
+    return unverified
 
 
 # ------------------------------------------------------------------ the document
@@ -479,7 +622,8 @@ def _check_answer(block: Block, doc: dict[str, Any], conventions: bool = False) 
     if doc["exact"] and want == "not_absorbable" and kind in ("no_index_set", "relu_limit") \
             and s.get("exact") is not True:
         raise Refused("exact", "the document calls the verdict exact, but its index-set search is not exact")
-    unverified = _check_conventions(block, doc, want) if conventions else []
+    unverified = _check_emitted(block, cert, want)
+    unverified += _check_conventions(block, doc, want) if conventions else []
     unverified = _check_prose(doc, cert) + unverified
     if "spot_check" in cert and "spot_check" not in measured:
         unverified.append("certificate.spot_check (not re-measured; it states agreement, as the verified "
@@ -489,6 +633,10 @@ def _check_answer(block: Block, doc: dict[str, Any], conventions: bool = False) 
         unverified.append("certificate.absorption_width (not recomputed for this kind)")
     if not method_pinned:
         unverified.append("certificate.search.method (the name of the search, not pinned for this kind)")
+    if kind == "relu_complete":
+        # the minimisation's own account of itself (its m*, s, T and cost are re-derived by recheck_relu)
+        unverified += [f"certificate.{k} (prose: how the minimisation or the comparison was done)"
+                       for k in ("method", "construction_check") if k in cert]
     timings = [f"certificate.{k}" for k in ("seconds", "time") if k in cert]
     if timings:
         unverified.append(", ".join(timings) + " (how long the decision took: a timing, not a fact about the block)")
@@ -570,7 +718,8 @@ def _check_stated_work(block: Block, doc: dict[str, Any], cert: dict[str, Any], 
         if cert.get("part") == "C":
             fd = biased_decide.block_flip_data(block)
             r = biased_decide.flips.relu2_decide_classes(fd)
-            cl, plan = r.pop("classes_obj"), r.pop("plan")
+            r.pop("classes_obj")
+            plan = r.pop("plan")
             same(cert["classes"], r, "certificate.classes")
             if plan is not None or "plan" in cert:
                 if plan is None:
@@ -610,7 +759,7 @@ def _replacing_biased(block: Block, cert: dict[str, Any]) -> Optional[bool]:
     plain: Optional[Block] = None
     if kind == "zero_skip":
         plain = block.without_skip()
-    elif "S" in cert and (kind == "index_set" or kind in ("relu_limit", "relu_complete")):
+    elif "S" in cert and (kind == "index_set" or kind in ("relu_limit", "relu_complete", "relu_complete_bounds")):
         plain = single.flip_block(block, sorted(int(i) for i in cert["S"]))[0]
     elif kind == "relu_complete" and isinstance(cert.get("construction"), dict):
         con = cert["construction"]
@@ -665,14 +814,21 @@ def _check_conventions(block: Block, doc: dict[str, Any], want: str) -> list[str
         for key in ("replacing_biases", "biases_allowed", "biases_none"):
             if key in doc:
                 raise Refused(key, "is stated, but the certificate names no convention (certificate.replacing_biases)")
-        if "other_convention" in cert:
-            raise Refused("certificate.other_convention", "the certificate names no convention of its own")
+        for key in ("other_convention", "auto_convention"):
+            if key in cert:
+                raise Refused(f"certificate.{key}", "the certificate names no convention of its own")
         return unverified
     if conv not in CONVENTIONS:
         raise Refused("certificate.replacing_biases", f"states {_short(conv)}, not one of {', '.join(CONVENTIONS)}")
     if doc.get("replacing_biases", conv) != conv:
         raise Refused("replacing_biases", f"states {_short(doc.get('replacing_biases'))}, the certificate decides "
                                           f"the question {conv!r}")
+    if "auto_convention" in cert:
+        # what --replacing-biases auto read (the live units' biases, b_down) and the question it chose
+        same(cert["auto_convention"], single.auto_convention_basis(block), "certificate.auto_convention")
+        if cert["auto_convention"]["convention"] != conv:
+            raise Refused("certificate.auto_convention.convention",
+                          f"states {cert['auto_convention']['convention']!r}, the certificate decides {conv!r}")
     answered, open_conv = _conventions_answered(block, cert, want)
     if conv not in answered:
         raise Refused("certificate.replacing_biases",

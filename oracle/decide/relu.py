@@ -447,6 +447,22 @@ def _construction_plain(block: Block, con: Any, w: int) -> tuple[Optional[Block]
     return plain, rec
 
 
+def construction_emitted(block: Block, con_json: dict[str, Any], w: int) -> dict[str, Any]:
+    """The emitted-block record of a relu-complete construction stated as exact strings (a
+    certificate's ``construction``), rebuilt as _finish_small writes it: which arrays the width-w
+    float64 file holds rounded, their exact values and errors.  The comparison note ``check`` is
+    left out (the document re-check treats it as prose)."""
+    d = block.d
+    Wu, bu = qmat(con_json["W_up"]), qvec(con_json["b_up"])
+    Wd = qmat(con_json["W_down"]) if con_json["W_up"] else [[] for _ in range(d)]
+    units = [_dyadic_unit([to_fraction(v) for v in Wu[j]] + [to_fraction(bu[j])],
+                          [to_fraction(Wd[a][j]) for a in range(d)]) for j in range(len(Wu))]
+    try:
+        return _float_block(units, [to_fraction(v) for v in qvec(con_json["b_down"])], d, w)[1]
+    except OverflowError as e:
+        return {"exact": False, "built": False, "reason": str(e)}
+
+
 def _record_check(block: Block, plain: Block, rec: dict[str, Any], what: str, rounded: str) -> None:
     """rec["check"]: when nothing was rounded, the emitted block equals the residual block in exact
     canonical forms (a difference would contradict the construction and raises); otherwise the
@@ -766,8 +782,9 @@ def _unit_level_upper(block: Block, cert: dict[str, Any], w: int, max_exhaustive
                      "upper_by_unit_index_set": True})
 
 
-def _flip_upper_block(block: Block, cert: dict[str, Any]) -> tuple[Optional[Block], dict[str, Any]]:
-    """The sign flip of the units in cert["S_units"] (verified exactly) as the replacing block."""
+def _flip_upper_block(block: Block, cert: dict[str, Any], compare: bool = True) -> tuple[Optional[Block], dict[str, Any]]:
+    """The sign flip of the units in cert["S_units"] (verified exactly) as the replacing block
+    (``compare``: with a rounded b_down, the note on the comparison of the exact flip)."""
     S = cert["S_units"]
     try:
         plain, note = flip_block(block, S)
@@ -779,18 +796,76 @@ def _flip_upper_block(block: Block, cert: dict[str, Any]) -> tuple[Optional[Bloc
                            "construction": "the units in S sign-flipped (W_down[:,S] W_up[S,:] = -M exactly)"}
     if rounded:
         rec["b_down_exact"] = note["b_down_exact"]
-        _record_check(block, plain, rec, "sign flip", "the flip is exact in rationals; the file holds "
-                      "b_down rounded to float64")
+        if compare:
+            _record_check(block, plain, rec, "sign flip", "the flip is exact in rationals; the file holds "
+                          "b_down rounded to float64")
     else:
         rec.update(flip_exactness(block, plain))
     return plain, rec
 
 
+BOUNDS_NOTE = ("lower: one unit per active hyperplane, plus one when no sign vector gives N_s = 0 (exact "
+               "index-set search); upper: the constructions with s = +1 (T a basis of the active directions, "
+               "or T empty with pairs +-e_j)")
+
+
+def active_rank_lower(block: Block) -> tuple[int, str]:
+    """The proved lower bound on the rank of the active kink directions, and how it was proved, as
+    a relu_complete_bounds certificate states them (rank_of_active_directions_at_least, rank_method)."""
+    cls = classes_fast(block)
+    cd = class_data(block, cls)
+    return _rank_lower(block.W_up[cd.reps]) if cls["active"] else (0, "no active classes")
+
+
+def bounds_emitted(block: Block, cert: dict[str, Any]) -> Optional[dict[str, Any]]:
+    """The emitted-block record of an absorbable relu_complete_bounds certificate, rebuilt from the
+    weights and the certificate's verified data as decide_relu writes it, without the comparison
+    note ``check``: the class block of the signs in S_classes (m* = h), the exact integer search's
+    signs, the cost-one / cost-two construction, the sign flip of S_units, or the upper-bound
+    construction.  None when the construction is not rebuilt (the upper-bound solve)."""
+    cls = classes_fast(block)
+    cd = class_data(block, cls)
+    h = len(cls["active"])
+    w = block.m
+    s = cert.get("search") or {}
+    if s.get("kind") == "exact_integer" and s.get("status") == "found":
+        form = relu_form(block)
+        return _cost_one_record(block, form, [int(v) for v in s["s"]], [], w)
+    if s.get("status") == "found":
+        signs = np.ones(h, dtype=np.int64)
+        signs[[int(j) for j in cert["S_classes"]]] = -1
+        return _class_block(block, cd, signs, w, pairs=False)[1]
+    c1, c2, upper = cert.get("cost_one") or {}, cert.get("cost_two") or {}, cert["upper"]
+    if c1.get("status") == "found" and upper == h + 1:
+        return _cost_one_record(block, relu_form(block), [int(v) for v in c1["s"]], [int(c1["class"])], w)
+    if c2.get("status") == "found" and upper == h + 2:
+        return _cost_one_record(block, relu_form(block), [int(v) for v in c2["s"]], [int(t) for t in c2["T"]], w)
+    if cert.get("upper_by_unit_index_set"):
+        return _flip_upper_block(block, cert, compare=False)[1]
+    if cd.nonzero_columns is not None and h + 2 * cd.nonzero_columns <= w:
+        rec = _class_block(block, cd, np.ones(h, dtype=np.int64), w, pairs=True)[1]
+        rec["construction"] = "s = +1, T empty: one unit per hyperplane and pairs +-e_j for N_plus"
+        return rec
+    return None
+
+
+def _cost_one_record(block: Block, form: Any, s: list[int], T: list[int], w: int) -> dict[str, Any]:
+    """_cost_one_construction's record without the comparison note."""
+    con = build_construction(form, s, T)
+    d = block.d
+    units = [_dyadic_unit(list(con.W_up[j]) + [con.b_up[j]], [con.W_down[a][j] for a in range(d)])
+             for j in range(con.width)]
+    try:
+        rec = _float_block(units, list(con.b_down), d, w)[1]
+    except OverflowError as e:
+        return {"exact": False, "built": False, "reason": str(e)}
+    rec["construction"] = f"T = classes {T} with the signs s of the cost-{len(T)} search (relu-complete)"
+    return rec
+
+
 def _bounds_verdict(block: Block, cert: dict[str, Any], cd: ClassData, lower: int, upper: int, w: int,
                     h: int, form: Any) -> dict[str, Any]:
-    cert["bounds_note"] = ("lower: one unit per active hyperplane, plus one when no sign vector gives "
-                           "N_s = 0 (exact index-set search); upper: the constructions with s = +1 "
-                           "(T a basis of the active directions, or T empty with pairs +-e_j)")
+    cert["bounds_note"] = BOUNDS_NOTE
     if lower > w:
         return _verdict("not_absorbable", RELU_COMPLETE_CLAIM, True,
                         f"minimal width m* >= {lower} > {w}: {_hyper(h)} need a unit each and "
@@ -1310,21 +1385,8 @@ def decide_odd(block: Block, progress: Progress = quiet, max_exhaustive: int = 3
             raise RuntimeError("index set found without exact verification")
         plain, note = flip_with_bias(block, S)
         rounded = bool(note.get("b_down_rounded"))
-        cert.update({"S": S, "construction": "rows and b_up entries in S negated, b_down + W_S b_S", **note})
-        cert["emitted_block_exact"] = not rounded
-        cert["emitted_block"] = {
-            "exact": not rounded, "rounded": ["b_down"] if rounded else [],
-            "max_entry_error": {"b_down": note["b_down_max_rounding_error"]} if rounded else {},
-            "construction": "rows and b_up entries in S negated, b_down + W_S b_S"}
-        if not rounded:  # S was verified exactly by the search: the flip is the proved construction
-            cert["emitted_block"].update(flip_exactness(block, plain))
-            cert["emitted_block_check"] = cert["emitted_block"]["check"]
-        else:
-            cmp: Comparison = (compare_blocks(block, plain) if family_of(block.activation) is not None
-                               else _ball_comparison(block, plain, note))
-            cert["emitted_block_check"] = cmp.reason
-            cert["emitted_block"]["check"] = ("exact algebra (W_S U_S = -M verified, b_down + W_S b_S computed "
-                                              "exactly); the file holds b_down rounded to float64")
+        cert.update({"S": S, "construction": ODD_FLIP_CONSTRUCTION, **note})
+        cert.update(odd_flip_emitted(block, plain, note))
         reason = (f"index set S of size {len(S)} with W_down[:,S] W_up[S,:] = -M exactly; since "
                   "s(z) - s(-z) = z, flipping the rows and b_up entries in S and adding W_S b_S to b_down "
                   "gives x -> Mx + B(x) exactly (relu-limit (A), Coq "
@@ -1353,6 +1415,30 @@ def decide_odd(block: Block, progress: Progress = quiet, max_exhaustive: int = 3
                         "activation and width, with or without biases, equals it", cert)
     return _verdict("undecided", RELU_LIMIT_CLAIM, False,
                     f"the index-set search was inconclusive ({res.method})", cert)
+
+
+ODD_FLIP_CONSTRUCTION = "rows and b_up entries in S negated, b_down + W_S b_S"
+
+
+def odd_flip_emitted(block: Block, plain: Block, note: dict[str, Any]) -> dict[str, Any]:
+    """The emitted-block fields of a relu-limit (A) flip (``plain``, ``note`` from flip_with_bias):
+    emitted_block (what was rounded, how it was checked), emitted_block_exact and emitted_block_check.
+    Deterministic, so the document re-check (oracle/decide/document.py) rebuilds and compares them."""
+    rounded = bool(note.get("b_down_rounded"))
+    rec: dict[str, Any] = {
+        "exact": not rounded, "rounded": ["b_down"] if rounded else [],
+        "max_entry_error": {"b_down": note["b_down_max_rounding_error"]} if rounded else {},
+        "construction": ODD_FLIP_CONSTRUCTION}
+    if not rounded:  # S was verified exactly by the search: the flip is the proved construction
+        rec.update(flip_exactness(block, plain))
+        check = rec["check"]
+    else:
+        cmp: Comparison = (compare_blocks(block, plain) if family_of(block.activation) is not None
+                           else _ball_comparison(block, plain, note))
+        check = cmp.reason
+        rec["check"] = ("exact algebra (W_S U_S = -M verified, b_down + W_S b_S computed "
+                        "exactly); the file holds b_down rounded to float64")
+    return {"emitted_block_exact": not rounded, "emitted_block": rec, "emitted_block_check": check}
 
 
 def _ball_comparison(block: Block, plain: Block, note: dict[str, Any]) -> Comparison:
