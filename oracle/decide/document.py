@@ -22,10 +22,8 @@ import re
 from typing import Any, Callable, Optional
 
 import numpy as np
-from fractions import Fraction
 
 from oracle.algebra import search
-from oracle.algebra.construct import spot_points, verify_equal_at_points
 from oracle.core import activations
 from oracle.core.blocks import Block, nondegeneracy
 from oracle.core.errors import CheckFailed
