@@ -22,6 +22,7 @@ import re
 from typing import Any, Callable, Optional
 
 import numpy as np
+from fractions import Fraction
 
 from oracle.algebra import search
 from oracle.core import activations
