@@ -228,3 +228,20 @@ def test_rounded_emit_is_labelled_and_witness_says_so(tmp_path):
         wf.write_text(json.dumps({**w, "rounding_labels": forged}))
         rc = absorb("recheck", wf, f, out)
         assert rc.returncode != 0 and "rounding_labels" in rc.stdout + rc.stderr, (forged, rc.stdout)
+
+
+def test_relu_class_construction_document_rechecks(tmp_path):
+    """x + relu(x) + relu(2x) = 4 relu(x) - relu(-x): absorbable at m = 2 by relu-complete's class
+    construction (no index set: no subset of W_down U sums to -1).  Its document re-checks through
+    the CLI; the bias question reads the construction's stated biases (a merge once dropped the
+    import that reading needs, and recheck died with an internal error)."""
+    f = tmp_path / "rc.npz"
+    bio.write_block(_block("relu", [[1], [2]], [[1, 1]]), f)
+    r = absorb("check", "--json", f)
+    doc = json.loads(r.stdout)
+    assert (doc["verdict"], doc["certificate"]["kind"]) == ("absorbable", "relu_complete")
+    assert isinstance(doc["certificate"].get("construction"), dict)
+    cert = tmp_path / "rc.json"
+    cert.write_text(r.stdout)
+    rc = absorb("recheck", cert, f)
+    assert rc.returncode == 0 and rc.stdout.startswith("holds:"), rc.stdout + rc.stderr

@@ -294,7 +294,7 @@ PROSE_FORGERIES = [
      "certificate.spot_check.max_difference"),
     ("swiglu_biased_absorbable", ("certificate", "spot_check", "max_ball_radius"), 1e-300,
      "certificate.spot_check.max_ball_radius"),
-    # the reason: the claim and the verdict token it names must be the document's
+    # the reason: the verdict token it names must be the document's (claim ids are not compared)
     ("gelu_biased", ("reason",), "verdict not_absorbable by relu-limit (B)", "reason"),
     ("gelu_random", ("reason",), "x" * 20_001, "reason"),
     # the emitted block's check note: the spot check it describes must be the stated one
