@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from oracle.cli import main
+from forgery import put
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,15 +65,6 @@ def recheck(capsys, tmp_path: Path, doc: dict, *files) -> tuple[int, str]:
     code, out, err = run(capsys, "recheck", p, *files)
     assert len(out.strip().splitlines()) == 1, (out, err)
     return code, out
-
-
-def put(doc: dict, path: tuple, value) -> dict:
-    bad = copy.deepcopy(doc)
-    node = bad
-    for k in path[:-1]:
-        node = node[k]
-    node[path[-1]] = value
-    return bad
 
 
 @pytest.mark.parametrize("name, flags", [("relu2", ()), ("relu2", ("--replacing-biases", "none")),

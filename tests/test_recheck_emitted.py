@@ -14,7 +14,6 @@ relu-complete, glu-flip.
 
 from __future__ import annotations
 
-import copy
 import json
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from oracle.core import io as bio
 from oracle.core.blocks import Block
 from oracle.decide import decide
 from oracle.decide.document import Refused, check_block_document
+from forgery import put as _put
 
 ROOT = Path(__file__).resolve().parents[1]
 EX = ROOT / "examples"
@@ -36,15 +36,6 @@ TINY = 2.0 ** -60  # b_down + W_S b_S = 1 + 2^-60 is not a float64: the emitted 
 def _cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "oracle.cli", *map(str, args)], capture_output=True, text=True,
                           cwd=ROOT, timeout=600)
-
-
-def _put(doc: dict, path: tuple, value) -> dict:
-    bad = copy.deepcopy(doc)
-    node = bad
-    for k in path[:-1]:
-        node = node[k]
-    node[path[-1]] = value
-    return bad
 
 
 def _forgeries(cert: dict) -> list[tuple[tuple, object, str]]:

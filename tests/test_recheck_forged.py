@@ -20,6 +20,7 @@ from oracle.core import io as bio
 from oracle.core.blocks import Block
 from oracle.decide import decide
 from oracle.decide.document import Refused, check_block_document
+from forgery import put
 
 ROOT = Path(__file__).resolve().parents[1]
 EX = ROOT / "examples"
@@ -35,15 +36,6 @@ def check_doc(capsys, f: Path, *extra: str) -> dict:
     code, out, err = run(capsys, "check", "--json", *extra, f)
     assert code == 0, err
     return json.loads(out)
-
-
-def put(doc: dict, path: tuple, value) -> dict:
-    bad = copy.deepcopy(doc)
-    node = bad
-    for k in path[:-1]:
-        node = node[k]
-    node[path[-1]] = value
-    return bad
 
 
 def refused(capsys, tmp_path: Path, doc: dict, *files) -> str:

@@ -10,7 +10,6 @@ relu-complete."""
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import numpy as np
 import pytest
 
 from oracle.cli import main
+from forgery import put
 
 ROOT = Path(__file__).resolve().parents[1]
 EX = ROOT / "examples"
@@ -49,15 +49,6 @@ def block_file(tmp_path: Path, name: str) -> Path:
     if name in ("d1_relu_37_sha", "relu_d2_38_sha"):
         return DATA / f"{name}.npz"
     return EX / f"{name}.npz"
-
-
-def put(doc: dict, path: tuple, value) -> dict:
-    bad = copy.deepcopy(doc)
-    node = bad
-    for k in path[:-1]:
-        node = node[k]
-    node[path[-1]] = value
-    return bad
 
 
 C = ("certificate",)
