@@ -183,8 +183,11 @@ def attacked(tmp_path_factory) -> dict[str, tuple[list[str], Path]]:
     ok, errors, _, _ = coqcheck.build((C.ROOT / "proofs" / "coq").resolve())
     assert ok, errors
 
+    # made before the threads start: two threads creating pytest's base directory at once fail
+    dirs = {name: tmp_path_factory.mktemp(name) for name in ATTACKS}
+
     def one(name: str) -> tuple[str, tuple[list[str], Path]]:
-        root = C.copy_sources(tmp_path_factory.mktemp(name), with_build=True)
+        root = C.copy_sources(dirs[name], with_build=True)
         ATTACKS[name](root)
         return name, (C.check_all(root)["findings"], root)
 

@@ -179,15 +179,19 @@ def _audit(root: Path, claims: list[str]) -> dict:
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory) -> dict:
+    names = ["unmutated", *MUTANTS]
+    # the directories are made here, one after the other: pytest creates its base directory on
+    # first use, and two threads doing that at once made one of them fail (FileExistsError)
+    dirs = {name: tmp_path_factory.mktemp(name) for name in names}
+
     def one(name: str) -> dict:
-        root = _copy(tmp_path_factory.mktemp(name))
+        root = _copy(dirs[name])
         if name == "unmutated":
             claims = sorted({c for m in MUTANTS.values() for c in m[3]})
         else:
             rel, old, new, claims = MUTANTS[name]
             _apply(root, rel, old, new)
         return _audit(root, claims)
-    names = ["unmutated", *MUTANTS]
     with ThreadPoolExecutor(max_workers=2) as ex:
         return dict(zip(names, ex.map(one, names)))
 
