@@ -188,3 +188,23 @@ def test_one_block_stack_states_its_block_convention(capsys, tmp_path, act):
     other = {"none": "allowed", "allowed": "none"}[doc["replacing_biases"]]
     code, out = recheck(capsys, tmp_path, dict(doc, replacing_biases=other))
     assert code == 1 and out.startswith("does not hold: replacing_biases"), out
+
+
+@pytest.mark.parametrize("act", ["gelu", "silu", "gelu_tanh"])
+def test_a_bias_free_not_absorbable_does_not_answer_the_biased_question(capsys, tmp_path, act):
+    """Referee round 4: with biases in the block, `--replacing-biases none` gives not_absorbable
+    (gelu-complete (b): no bias-free block has F(0) != 0) while the question with
+    biases is absorbable.  A document with the other certificate dropped and biases_allowed set to the
+    main answer held as if verified; a not_absorbable answer to the bias-free question says nothing
+    about blocks with biases, so that field is now named as not verified."""
+    f = write(tmp_path / "b.npz", act, W_up=[[1.0]], W_down=[[-1.0]], b_up=[0.5])
+    code, out, err = run(capsys, "check", f, "--json", "--replacing-biases", "none")
+    doc = json.loads(out)
+    assert doc["verdict"] == "not_absorbable" and doc["biases_allowed"]["verdict"] == "absorbable", doc
+    forged = put(doc, ("biases_allowed",), {k: doc[k] for k in ("verdict", "claim", "exact")})
+    del forged["certificate"]["other_convention"]
+    cert = tmp_path / "forged.json"
+    cert.write_text(json.dumps(forged))
+    code, out, err = run(capsys, "recheck", cert, f)
+    assert code == 0 and out.startswith("holds:"), out + err
+    assert "not verified" in out and "biases_allowed (the same verdict for the question 'allowed'" in out, out

@@ -24,12 +24,15 @@ measurement, never called exact).
 
 Refused (InputError, exit 2, one line): another format than ONNX (safetensors out is not written),
 a quantized graph, weights in another float type than float32, a block the scan found with a guess
-or without a catalog activation, a gated block, and a block whose skip does not add the block's
-own input (pre-norm models: h + B(norm(h))).
+or without a catalog activation, an activation subgraph identified by sampling that uses operators
+outside the closed-form exports or deviates by more than COMPILE_MATCH_TOL (the exactness above is
+for the catalog function, and sampling alone cannot show a subgraph is it everywhere), a gated
+block, and a block whose skip does not add the block's own input (pre-norm models: h + B(norm(h))).
 """
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -171,6 +174,37 @@ def _refusal(ck: Any, spec: dict[str, Any], act: str) -> Optional[str]:
     return None
 
 
+# elementwise operators of the closed-form exports of the catalog's activations (erf and tanh gelu,
+# silu); a subgraph with any other operator (Min, Max, Clip, Where, ...) can agree with a catalog
+# function on every sampled point and differ elsewhere, so it is not compiled
+_CLOSED_FORM_OPS = {"Div", "Mul", "Add", "Sub", "Neg", "Erf", "Tanh", "Pow", "Sigmoid", "Sqrt"}
+COMPILE_MATCH_TOL = 5e-7  # a faithful float32 export deviates about 1e-7 from its catalog function
+_SUBGRAPH = re.compile(r"^ONNX subgraph (\S+), identified as \S+ by float64 evaluation at \d+ points "
+                       r"\(max relative deviation ([0-9.e+-]+)\)")
+
+
+def _identification_refusal(src: str) -> Optional[str]:
+    """Why the activation's identification is too weak to compile on, or None.  A single ONNX
+    operator (Relu, Gelu, ...) is the catalog function by definition; a subgraph was identified by
+    evaluation at sample points, which is evidence, so it must be built only of closed-form
+    arithmetic operators and match to COMPILE_MATCH_TOL."""
+    if src.startswith("ONNX operator "):
+        return None
+    m = _SUBGRAPH.match(src)
+    if m is None:
+        return f"the activation was not recognised in a form that can be compiled ({src})"
+    ops = set(m.group(1).split("/"))
+    other = sorted(ops - _CLOSED_FORM_OPS)
+    if other:
+        return (f"the activation subgraph uses {', '.join(other)}, outside the closed-form operators of the "
+                "catalog's exports; its identification by sampling does not show it equals the catalog "
+                "function everywhere, so it is not compiled")
+    if float(m.group(2)) > COMPILE_MATCH_TOL:
+        return (f"the activation subgraph deviates by {float(m.group(2)):.1e} from the catalog function at the "
+                f"sample points (more than the {COMPILE_MATCH_TOL:g} a faithful float32 export shows); not compiled")
+    return None
+
+
 def _reads(g: Any, x: str, h: str, depth: int = 40) -> bool:
     """Whether value x is computed from value h (a short walk back through producers)."""
     prod = {o: n for n in g.node for o in n.output}
@@ -212,8 +246,8 @@ def _compilable(path: str) -> tuple[Any, list[tuple[dict[str, Any], str]]]:
         raise InputError("the graph computes weights from initializers (a quantized export); not compiled")
     out = []
     for spec in specs:
-        act, _src = families.spec_activation(ck, spec)
-        why = _refusal(ck, spec, act)
+        act, src = families.spec_activation(ck, spec)
+        why = _refusal(ck, spec, act) or _identification_refusal(src)
         if why:
             raise InputError(f"block {spec['prefix'] or '<root>'}: {why}")
         out.append((spec, act))

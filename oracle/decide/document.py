@@ -778,7 +778,8 @@ def _replacing_biased(block: Block, cert: dict[str, Any]) -> Optional[bool]:
     return None if plain is None else bool(single.nonzero_biases(plain))
 
 
-def _conventions_answered(block: Block, cert: dict[str, Any], verdict: str) -> tuple[set[str], Optional[str]]:
+def _conventions_answered(block: Block, cert: dict[str, Any], verdict: str,
+                          question: Optional[str] = None) -> tuple[set[str], Optional[str]]:
     """The conventions a verified answer decides, and (when one cannot be settled here) the name of
     the convention whose answer is not verified.  An undecided answer is consistent with either
     question; homogeneous-impossible and gated-impossible compare bias-free blocks only; the other
@@ -791,7 +792,11 @@ def _conventions_answered(block: Block, cert: dict[str, Any], verdict: str) -> t
     if kind in ("homogeneous", "gated_zero"):
         return {"none"}, None
     if verdict == "not_absorbable":
-        return set(CONVENTIONS), None
+        # a fortiori in one direction only: no replacing block with biases means no bias-free one,
+        # but a certificate for the bias-free question (gelu-complete (b): F(0) != 0) says nothing
+        # about blocks with biases (referee round 4 forged biases_allowed on such a document)
+        return (set(CONVENTIONS) if (question or cert.get("replacing_biases", "allowed")) == "allowed"
+                else {"none"}), None
     biased = _replacing_biased(block, cert)
     if biased is None:
         return set(CONVENTIONS), "none"
@@ -829,7 +834,7 @@ def _check_conventions(block: Block, doc: dict[str, Any], want: str) -> list[str
         if cert["auto_convention"]["convention"] != conv:
             raise Refused("certificate.auto_convention.convention",
                           f"states {cert['auto_convention']['convention']!r}, the certificate decides {conv!r}")
-    answered, open_conv = _conventions_answered(block, cert, want)
+    answered, open_conv = _conventions_answered(block, cert, want, conv)
     if conv not in answered:
         raise Refused("certificate.replacing_biases",
                       f"states {conv!r}, but a {want} {cert['kind']!r} certificate answers only "
@@ -853,7 +858,7 @@ def _check_conventions(block: Block, doc: dict[str, Any], want: str) -> list[str
                           f"states {_short(oc.get('replacing_biases'))}, the other question is {other!r}")
         try:
             okind, owant, ounverified = _check_answer(block, oc)
-            oanswered, oopen = _conventions_answered(block, oc["certificate"], owant)
+            oanswered, oopen = _conventions_answered(block, oc["certificate"], owant, other)
             if other not in oanswered:
                 raise Refused("replacing_biases", f"a {owant} {okind!r} certificate answers only "
                               + " and ".join(repr(c) for c in sorted(oanswered)))
