@@ -24,6 +24,7 @@ from oracle.core.blocks import Block, Stack
 from oracle.cli import main
 from oracle.decide.block import decide, recheck_certificate
 from oracle.algebra.pl_check import ExactRelu, pl_equal
+from forgery import put
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -289,13 +290,7 @@ def test_bad_stack_input_is_one_line_and_exit_2(tmp_path, capsys, mutate, fragme
 
 # ---------------------------------------------------------------- tampered certificates
 
-def _tamper(cert: dict, path: tuple, value) -> dict:
-    bad = copy.deepcopy(cert)
-    node = bad
-    for k in path[:-1]:
-        node = node[k]
-    node[path[-1]] = value
-    return bad
+_tamper = put  # tests/forgery.py: a copy of the certificate with one field changed
 
 
 def test_tampered_relu_complete_certificates_are_rejected():
