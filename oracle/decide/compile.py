@@ -32,7 +32,6 @@ block, and a block whose skip does not add the block's own input (pre-norm model
 
 from __future__ import annotations
 
-import re
 import time
 from pathlib import Path
 from typing import Any, Callable, Optional
@@ -179,29 +178,25 @@ def _refusal(ck: Any, spec: dict[str, Any], act: str) -> Optional[str]:
 # function on every sampled point and differ elsewhere, so it is not compiled
 _CLOSED_FORM_OPS = {"Div", "Mul", "Add", "Sub", "Neg", "Erf", "Tanh", "Pow", "Sigmoid", "Sqrt"}
 COMPILE_MATCH_TOL = 5e-7  # a faithful float32 export deviates about 1e-7 from its catalog function
-_SUBGRAPH = re.compile(r"^ONNX subgraph (\S+), identified as \S+ by float64 evaluation at \d+ points "
-                       r"\(max relative deviation ([0-9.e+-]+)\)")
-
-
-def _identification_refusal(src: str) -> Optional[str]:
+def _identification_refusal(spec: dict[str, Any], src: str) -> Optional[str]:
     """Why the activation's identification is too weak to compile on, or None.  A single ONNX
     operator (Relu, Gelu, ...) is the catalog function by definition; a subgraph was identified by
-    evaluation at sample points, which is evidence, so it must be built only of closed-form
-    arithmetic operators and match to COMPILE_MATCH_TOL."""
-    if src.startswith("ONNX operator "):
+    evaluation at sample points (the reader's ``activation_identified``), which is evidence, so it
+    must be built only of closed-form arithmetic operators and match to COMPILE_MATCH_TOL."""
+    ident = spec.get("activation_identified") or {}
+    if ident.get("by") == "operator":
         return None
-    m = _SUBGRAPH.match(src)
-    if m is None:
+    if ident.get("by") != "sampling" or ident.get("max_relative_deviation") is None:
         return f"the activation was not recognised in a form that can be compiled ({src})"
-    ops = set(m.group(1).split("/"))
-    other = sorted(ops - _CLOSED_FORM_OPS)
+    other = sorted(set(ident["operators"]) - _CLOSED_FORM_OPS)
     if other:
         return (f"the activation subgraph uses {', '.join(other)}, outside the closed-form operators of the "
                 "catalog's exports; its identification by sampling does not show it equals the catalog "
                 "function everywhere, so it is not compiled")
-    if float(m.group(2)) > COMPILE_MATCH_TOL:
-        return (f"the activation subgraph deviates by {float(m.group(2)):.1e} from the catalog function at the "
-                f"sample points (more than the {COMPILE_MATCH_TOL:g} a faithful float32 export shows); not compiled")
+    dev = float(ident["max_relative_deviation"])
+    if dev > COMPILE_MATCH_TOL:
+        return (f"the activation subgraph deviates by {dev:.1e} from the catalog function at the sample points "
+                f"(more than the {COMPILE_MATCH_TOL:g} a faithful float32 export shows); not compiled")
     return None
 
 
@@ -247,7 +242,7 @@ def _compilable(path: str) -> tuple[Any, list[tuple[dict[str, Any], str]]]:
     out = []
     for spec in specs:
         act, src = families.spec_activation(ck, spec)
-        why = _refusal(ck, spec, act) or _identification_refusal(src)
+        why = _refusal(ck, spec, act) or _identification_refusal(spec, src)
         if why:
             raise InputError(f"block {spec['prefix'] or '<root>'}: {why}")
         out.append((spec, act))

@@ -355,8 +355,11 @@ class ONNXModel:
         return env[out]
 
     def _identify(self, nodes: list[int], leaf: str, out: str) -> tuple[Optional[str], str]:
-        """The catalog function an elementwise region computes, and how it was recognised."""
+        """The catalog function an elementwise region computes, and how it was recognised (in words;
+        self.identified keeps the same as fields: by operator, or by sampling with the operators
+        and the deviation, for readers that must judge how strong the identification is)."""
         ops = [self.nodes[i].op_type for i in nodes]
+        self.identified = {"by": "operator", "operators": ops}
         if len(nodes) == 1 and ops[0] in _SINGLE:
             n = self.nodes[nodes[0]]
             name = _SINGLE[ops[0]]
@@ -367,6 +370,8 @@ class ONNXModel:
             return name, f"ONNX operator {ops[0]}"
         if len(nodes) == 1 and ops[0] == "Sigmoid":
             return "sigmoid", "ONNX operator Sigmoid"
+        self.identified = {"by": "sampling", "operators": ops, "points": int(SAMPLE_POINTS.size),
+                           "max_relative_deviation": None}
         vals = self._evaluate(nodes, leaf, out, SAMPLE_POINTS)
         if not np.all(np.isfinite(vals)):
             return None, f"subgraph {'/'.join(ops)} is not finite on [-8, 8]"
@@ -376,6 +381,7 @@ class ONNXModel:
             if e < err:
                 best, err = name, e
         desc = "/".join(ops)
+        self.identified["max_relative_deviation"] = err
         if err <= MATCH_TOL:
             return best, (f"ONNX subgraph {desc}, identified as {best} by float64 evaluation at "
                           f"{SAMPLE_POINTS.size} points (max relative deviation {err:.1e})")
@@ -592,6 +598,7 @@ class ONNXModel:
             "biases": {"b_" + r: parts[r]["b"] for r in parts if parts[r]["b"]},
             "views": {r: ("T",) for r in parts if parts[r]["transpose"]},
             "activation": act, "activation_source": src,
+            "activation_identified": dict(getattr(self, "identified", {})),
             "nodes": [parts[r]["node"].name for r in ("gate", "up", "down") if r in parts],
         }
         x = parts["up"]["x"]
