@@ -41,12 +41,18 @@ def _ints(rng: np.random.Generator, *shape: int) -> np.ndarray:
 
 
 def bert_like(path: Path, layers: list[dict[str, Any]], pre_norm: bool = False, quantized: bool = False,
-              act: str = "erf_gelu", skip: bool = True) -> Path:
+              act: str = "erf_gelu", skip: bool = True, side_reader: str = "", also_outputs: tuple = (),
+              external: bool = False) -> Path:
     """A graph x [batch, seq, d] -> per layer h = LayerNorm(h + B(h)) (post-LN, as BERT) or
     h = h + B(LayerNorm(h)) (pre-norm); B(h) = W2 gelu(W1 h + b1) + b2 with MatMul weights stored
-    [in, out].  quantized: W1 is DequantizeLinear(int8, scale); act 'tanh_only' is not a catalog
-    activation; skip=False leaves the Add out (h = LayerNorm(B(h)))."""
-    nodes, inits = [], []
+    [in, out] (d from the layers' W1; b1, b2 left out where a layer has None).  quantized: W1 is
+    DequantizeLinear(int8, scale); act 'tanh_only' is not a catalog activation; skip=False leaves
+    the Add out (h = LayerNorm(B(h))).  side_reader names a value of layer 0 ('a', 'e1', ...) that a
+    ReduceSum node outside the block also reads, into a second graph output; also_outputs lists
+    values of layer 0 that are graph outputs too ('h', 'o'); external stores every initializer in
+    one external data file beside the model."""
+    d = int(layers[0]["up"].shape[1])
+    nodes, inits, extra_out = [], [], []
 
     def init(name: str, arr: np.ndarray) -> str:
         inits.append(numpy_helper.from_array(np.asarray(arr), name))
@@ -55,8 +61,8 @@ def bert_like(path: Path, layers: list[dict[str, Any]], pre_norm: bool = False, 
     cur = "x"
     for k, L in enumerate(layers):
         p = f"l{k}_"
-        gamma, beta = init(p + "ln_g", np.linspace(0.5, 1.5, D).astype(np.float32)), \
-            init(p + "ln_b", np.linspace(-0.2, 0.2, D).astype(np.float32))
+        gamma, beta = init(p + "ln_g", np.linspace(0.5, 1.5, d).astype(np.float32)), \
+            init(p + "ln_b", np.linspace(-0.2, 0.2, d).astype(np.float32))
         x = cur
         if pre_norm:
             nodes.append(helper.make_node("LayerNormalization", [cur, gamma, beta], [p + "n"], axis=-1,
@@ -70,8 +76,11 @@ def bert_like(path: Path, layers: list[dict[str, Any]], pre_norm: bool = False, 
             w1 = p + "w1"
         else:
             w1 = init(p + "w1", L["up"].T.copy())
-        nodes.append(helper.make_node("MatMul", [x, w1], [p + "h_mm"], name=p + "up"))
-        nodes.append(helper.make_node("Add", [p + "h_mm", init(p + "b1", L["b_up"])], [p + "h"], name=p + "up_bias"))
+        if L["b_up"] is None:
+            nodes.append(helper.make_node("MatMul", [x, w1], [p + "h"], name=p + "up"))
+        else:
+            nodes.append(helper.make_node("MatMul", [x, w1], [p + "h_mm"], name=p + "up"))
+            nodes.append(helper.make_node("Add", [p + "h_mm", init(p + "b1", L["b_up"])], [p + "h"], name=p + "up_bias"))
         h = p + "h"
         if act in ("erf_gelu", "gelu_min40", "gelu_plus_tiny_z"):
             last = p + "a" if act == "erf_gelu" else p + "g"
@@ -89,9 +98,20 @@ def bert_like(path: Path, layers: list[dict[str, Any]], pre_norm: bool = False, 
             nodes.append(helper.make_node("Relu", [h], [p + "a"]))
         else:  # tanh alone: no catalog activation
             nodes.append(helper.make_node("Tanh", [h], [p + "a"]))
-        nodes.append(helper.make_node("MatMul", [p + "a", init(p + "w2", L["down"].T.copy())], [p + "o_mm"],
-                                      name=p + "down"))
-        nodes.append(helper.make_node("Add", [p + "o_mm", init(p + "b2", L["b_down"])], [p + "o"], name=p + "down_bias"))
+        if L["b_down"] is None:
+            nodes.append(helper.make_node("MatMul", [p + "a", init(p + "w2", L["down"].T.copy())], [p + "o"],
+                                          name=p + "down"))
+        else:
+            nodes.append(helper.make_node("MatMul", [p + "a", init(p + "w2", L["down"].T.copy())], [p + "o_mm"],
+                                          name=p + "down"))
+            nodes.append(helper.make_node("Add", [p + "o_mm", init(p + "b2", L["b_down"])], [p + "o"],
+                                          name=p + "down_bias"))
+        if k == 0 and side_reader:
+            nodes.append(helper.make_node("ReduceSum", [p + side_reader], ["side"], keepdims=0, name="side_sum"))
+            extra_out.append(helper.make_tensor_value_info("side", TensorProto.FLOAT, []))
+        if k == 0:
+            extra_out += [helper.make_tensor_value_info(p + v, TensorProto.FLOAT, ["batch", "seq", "w_" + v])
+                          for v in also_outputs]
         if pre_norm:
             nodes.append(helper.make_node("Add", [cur, p + "o"], [p + "out"], name=p + "skip"))
             cur = p + "out"
@@ -103,12 +123,17 @@ def bert_like(path: Path, layers: list[dict[str, Any]], pre_norm: bool = False, 
             cur = p + "out"
     nodes.append(helper.make_node("Identity", [cur], ["y"]))
     graph = helper.make_graph(nodes, "bert_like",
-                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", D])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", "seq", D])], inits)
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", d])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", "seq", d])] + extra_out,
+                              inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     onnx.checker.check_model(model)
-    onnx.save_model(model, str(path))
+    if external:
+        onnx.save_model(model, str(path), save_as_external_data=True, all_tensors_to_one_file=True,
+                        location=path.name + ".data", size_threshold=0)
+    else:
+        onnx.save_model(model, str(path))
     return path
 
 
@@ -310,9 +335,13 @@ def test_a_wrong_replacement_is_caught_end_to_end(tmp_path: Path, monkeypatch, c
     out = tmp_path / "c.onnx"
     code = main(["scan", str(src), "--emit", str(out), "--json"])
     stdout, err = capsys.readouterr()
-    v = json.loads(stdout)["compiled"]["end_to_end"]
+    comp = json.loads(stdout)["compiled"]
+    v = comp["end_to_end"]
     assert code == 1 and "differs from the original" in err
     assert v["verified"] and not v["within_tolerance"] and v["max_relative_difference"] > 1e-2
+    # the model that failed the check is not left on disk (under OUT or a temporary name)
+    assert not out.exists() and comp["written"] is False and comp["output"] is None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bert.onnx"]
 
 
 @pytest.mark.parametrize("act", ["gemm_relu", "erf_gelu"])
@@ -407,3 +436,209 @@ def test_a_scan_document_with_its_compile_section_rechecks(tmp_path: Path) -> No
     doc_path.write_text(json.dumps(doc))
     bad = _absorb("recheck", str(doc_path), str(src))
     assert bad.returncode == 1, bad.stdout + bad.stderr
+
+
+# ---------------------------------------------------------------- referee round 4, findings A2-A7
+
+@pytest.mark.parametrize("reader", ["a", "e1", "h"])
+def test_a_value_of_the_block_read_outside_it_is_refused(tmp_path: Path, reader: str) -> None:
+    """A2: the activation output, an intermediate of the activation subgraph or the pre-activation,
+    read by a node outside the block: compiling would widen that value (m -> m' units) under its
+    other reader (the referee's model was written and differed by 1.66 on that output).  The whole
+    --emit is refused before the scan, naming the value and its reader; nothing is written."""
+    src = bert_like(tmp_path / "b.onnx", _layers(90, 1), side_reader=reader)
+    out = tmp_path / "c.onnx"
+    _refused(_absorb("scan", str(src), "--emit", str(out)), out, f"'l0_{reader}'", "'side_sum' (ReduceSum)",
+             "outside the block")
+    assert [p.name for p in tmp_path.iterdir()] == ["b.onnx"]
+
+
+@pytest.mark.parametrize("value", ["h", "h_mm", "e3"])
+def test_a_value_of_the_block_that_is_a_graph_output_is_refused(tmp_path: Path, value: str) -> None:
+    """A3: the pre-activation (or another value inside the block) is a graph output: refused with
+    the value named, no internal error (the referee's run compared outputs of widths m and m' and
+    crashed after writing the file)."""
+    src = bert_like(tmp_path / "b.onnx", _layers(91, 1), also_outputs=(value,))
+    out = tmp_path / "c.onnx"
+    _refused(_absorb("scan", str(src), "--emit", str(out)), out, f"'l0_{value}'", "graph output")
+    assert [p.name for p in tmp_path.iterdir()] == ["b.onnx"]
+
+
+def test_the_block_output_as_a_graph_output_is_refused_with_the_cause(tmp_path: Path) -> None:
+    """A4: B(x) itself is a graph output: the skip's output then is not the only reader, and the
+    reason says so (not the onnx.checker message of a half-done rewrite)."""
+    src = bert_like(tmp_path / "b.onnx", _layers(92, 1), also_outputs=("o",))
+    out = tmp_path / "c.onnx"
+    r = _absorb("scan", str(src), "--emit", str(out))
+    _refused(r, out, "'l0_o'", "graph output", "B(x)")
+    assert "onnx.checker" not in r.stderr
+
+
+def test_no_file_is_left_when_the_run_fails_after_compiling(tmp_path: Path, monkeypatch, capsys) -> None:
+    """A3: the model is compiled into a temporary file beside OUT and named OUT only after the
+    end-to-end check passed; an error in between leaves nothing in the folder."""
+    from oracle.cli import main
+    from oracle.decide import compile as comp_mod
+
+    def boom(*a: Any, **k: Any) -> dict:
+        raise RuntimeError("the check broke")
+
+    monkeypatch.setattr("oracle.commands.scan.verify", boom)
+    src = bert_like(tmp_path / "b.onnx", _layers(93, 1))
+    out = tmp_path / "out" / "c.onnx"
+    out.parent.mkdir()
+    calls = []
+    real = comp_mod.compile_checkpoint
+
+    def spy(path: str, target: Path, **k: Any) -> dict:
+        calls.append(target)
+        return real(path, target, **k)
+
+    monkeypatch.setattr("oracle.commands.scan.compile_checkpoint", spy)
+    code = main(["scan", str(src), "--emit", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and "the check broke" in err, err
+    # the compiled model was written (to a temporary name in OUT's folder), then removed
+    assert len(calls) == 1 and calls[0].parent == out.parent and calls[0] != out
+    assert list(out.parent.iterdir()) == []
+
+
+def test_external_data_is_read_beside_the_model_and_the_output_is_self_contained(tmp_path: Path) -> None:
+    """A5: a model saved with save_as_external_data=True, compiled from another working directory
+    into a subfolder: exit 0, the compiled file refers to no external data, loads and runs alone
+    (the referee saw the outcome change with the cwd and the old initializers kept as references
+    to the original's .data file)."""
+    mdir, elsewhere = tmp_path / "model", tmp_path / "elsewhere"
+    mdir.mkdir()
+    (elsewhere / "out").mkdir(parents=True)
+    layers = _layers(94, 1)
+    src = bert_like(mdir / "ext.onnx", layers, external=True)
+    assert (mdir / "ext.onnx.data").is_file()
+    r = subprocess.run([sys.executable, "-m", "oracle.cli", "scan", str(src), "--emit", "out/c.onnx", "--json"],
+                       capture_output=True, text=True, cwd=elsewhere, timeout=600,
+                       env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 0, r.stderr
+    out = elsewhere / "out" / "c.onnx"
+    model = onnx.load(str(out), load_external_data=False)
+    assert not [t.name for t in model.graph.initializer if t.data_location == TensorProto.EXTERNAL]
+    assert sorted(p.name for p in out.parent.iterdir()) == ["c.onnx"]
+    onnx.checker.check_model(model)
+    # runs from a copy in a folder with no data file beside it
+    alone = tmp_path / "alone.onnx"
+    alone.write_bytes(out.read_bytes())
+    x = np.random.default_rng(4).standard_normal((2, 3, D)).astype(np.float32)
+    a, b = _run(src, x), _run(alone, x)
+    assert float(np.max(np.abs(a - b)) / np.max(np.abs(a))) < 1e-4
+    assert json.loads(r.stdout)["compiled"]["written"] is True
+
+
+# the referee's draws (round 4, emit_conditioning.py, cases big2 and big3): float32 weights whose
+# primitive integer directions are huge, so that an extended-Euclid complement is nearly parallel
+# to ker U_T and the former construction stored W_down entries near 1e15 (end to end 1.76, exit 1)
+_ILL = {
+    "big2": {"up": [[0.6015678644180298, 0.08354781568050385]], "b_up": None,
+             "down": [[1.4002915620803833], [0.5335817933082581]], "b_down": None},
+    "big3": {"up": [[-0.13214749097824097, 0.47803717851638794], [0.13214749097824097, -0.47803717851638794]],
+             "b_up": [1.0069657564163208, -1.0069657564163208],
+             "down": [[0.14219702780246735, -0.32431530952453613], [0.08908788859844208, -0.8310361504554749]],
+             "b_down": [-0.40551111102104187, -0.13733717799186707]},
+}
+
+
+def _ill(case: str) -> dict[str, Any]:
+    return {k: None if v is None else np.array(v, np.float32) for k, v in _ILL[case].items()}
+
+
+@pytest.mark.parametrize("case", sorted(_ILL))
+def test_a_well_conditioned_minimal_construction_is_written(tmp_path: Path, case: str) -> None:
+    """A6: the construction completes ker U_T with a well-conditioned complement, so the minimal
+    block's weights stay of the block's size: exit 0, width m* unchanged, end to end < 1e-4."""
+    L = _ill(case)
+    block = Block("gelu", W_up=L["up"].astype(float), W_down=L["down"].astype(float),
+                  b_up=None if L["b_up"] is None else L["b_up"].astype(float),
+                  b_down=None if L["b_down"] is None else L["b_down"].astype(float))
+    st = statement(block, "allowed")
+    src = bert_like(tmp_path / "b.onnx", [L])
+    out = tmp_path / "c.onnx"
+    r = _absorb("scan", str(src), "--emit", str(out), "--json")
+    assert r.returncode == 0, r.stderr
+    comp = json.loads(r.stdout)["compiled"]
+    (e,) = comp["blocks"]
+    assert (e["construction"], e["width_after"]) == ("minimal", max(1, st["value"]))
+    assert comp["end_to_end"]["max_relative_difference"] < 1e-4
+    assert max(e["float32"]["max_entry_error"].values()) < 1e-5
+    model = onnx.load(str(out))
+    assert float(np.max(np.abs(_init(model, "absorb_compiled.0.W_down")))) < 100
+    x = 100 * np.random.default_rng(5).standard_normal((2, 3, 2)).astype(np.float32)
+    a, b = _run(src, x), _run(out, x)
+    assert float(np.max(np.abs(a - b)) / np.max(np.abs(a))) < 1e-4
+
+
+def test_a_badly_stored_construction_falls_back_to_the_identity_pair(tmp_path: Path, monkeypatch,
+                                                                     capsys) -> None:
+    """A6, the guard: with the former complement (extended Euclid only) big2's minimal construction
+    has a float32 error bound far above 2^-16 of the block's largest weight; it is passed over, the
+    identity pair is written, the record says why, and the model matches end to end (exit 0)."""
+    from oracle.algebra import relu_width
+    from oracle.cli import main
+
+    monkeypatch.setattr(relu_width, "_complement", relu_width._dyadic_complement)
+    src = bert_like(tmp_path / "b.onnx", [_ill("big2")])
+    out = tmp_path / "c.onnx"
+    code = main(["scan", str(src), "--emit", str(out), "--json"])
+    stdout, err = capsys.readouterr()
+    comp = json.loads(stdout)["compiled"]
+    (e,) = comp["blocks"]
+    assert code == 0, err
+    assert (e["construction"], e["width_after"], e["minimal_width"]) == ("identity_pair", 1 + 2 * 2, 4)
+    (p,) = e["passed_over"]
+    assert p["construction"] == "minimal" and "2^-16" in p["why"] and "not written" in e["why"]
+    assert e["float32"]["exact_in_float32"] is True
+    assert comp["end_to_end"]["max_relative_difference"] < 1e-4 and out.exists()
+
+
+def _retyped(src: Path, dst: Path, to: int) -> Path:
+    """The model at src with every float32 initializer and input/output in element type ``to``
+    (FLOAT16 or BFLOAT16), written as exporters of those types do (no checker run)."""
+    model = onnx.load(str(src))
+    for t in model.graph.initializer:
+        if t.data_type == TensorProto.FLOAT:
+            a = numpy_helper.to_array(t)
+            t.CopyFrom(helper.make_tensor(t.name, to, a.shape, a.astype(np.float32).ravel().tolist()))
+    for v in list(model.graph.input) + list(model.graph.output):
+        v.type.tensor_type.elem_type = to
+    onnx.save_model(model, str(dst))
+    return dst
+
+
+@pytest.mark.parametrize("to,name", [(TensorProto.FLOAT16, "float16"), (TensorProto.BFLOAT16, "bfloat16")])
+def test_half_precision_models_are_refused_with_the_type(tmp_path: Path, to: int, name: str) -> None:
+    """A7: a float16 (bfloat16) export is refused because of its type, not because its rounded
+    constants miss the activation's identification."""
+    src = _retyped(bert_like(tmp_path / "b.onnx", _layers(95, 1)), tmp_path / f"{name}.onnx", to)
+    out = tmp_path / "c.onnx"
+    r = _absorb("scan", str(src), "--emit", str(out))
+    _refused(r, out, f"is {name}", "only float32 models are compiled")
+    assert "catalog activation" not in r.stderr
+
+
+def test_one_unit_with_an_up_bias_is_read_as_a_biased_block_and_compiled(tmp_path: Path) -> None:
+    """A7: d = 4, m = 1 with b_up of shape [1]: the bias is the up layer's, not a scalar constant of
+    the activation (which then read gelu(z + c) and matched nothing): the scan decides the block as
+    gelu with both biases, and --emit compiles it (exit 0, end to end < 1e-4)."""
+    rng = np.random.default_rng(96)
+    L = {"up": _ints(rng, 1, D), "b_up": np.array([1.5], np.float32), "down": _ints(rng, D, 1), "b_down": _ints(rng, D)}
+    src = bert_like(tmp_path / "b.onnx", [L])
+    out = tmp_path / "c.onnx"
+    r = _absorb("scan", str(src), "--emit", str(out), "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    (blk,) = doc["blocks"]
+    assert (blk["activation"], blk["d"], blk["m"]) == ("gelu", D, 1) and "b_up" in blk["biases_nonzero"]
+    (e,) = doc["compiled"]["blocks"]
+    block = Block("gelu", W_up=L["up"].astype(float), W_down=L["down"].astype(float), b_up=L["b_up"].astype(float),
+                  b_down=L["b_down"].astype(float))
+    assert e["construction"] == "minimal" and e["width_after"] == max(1, statement(block, "allowed")["value"])
+    x = np.random.default_rng(6).standard_normal((2, 3, D)).astype(np.float32)
+    a, b = _run(src, x), _run(out, x)
+    assert float(np.max(np.abs(a - b)) / np.max(np.abs(a))) < 1e-4

@@ -33,6 +33,11 @@ from oracle.core.rational import fmpq, fmpq_mat, to_fmpq_mat, to_fractions
 
 MAX_EXACT_CLASSES = 14  # 2^|script-H| sign vectors are enumerated below this
 _COMPLEMENT_WORK = 20_000_000  # rk^3 * bits per try, summed over the tries of _complement, at most
+# the largest entry allowed in the oblique projector B (U_T B)^-1 U_T of a chosen complement; the
+# orthogonal projector's entries are at most 1, and a complement nearly inside ker U_T (an extended
+# Euclid vector of a float32 row's huge primitive integers) gives entries near 1e15 and a construction
+# whose weights cancel to that size
+OBLIQUE_MAX = 64
 
 
 def _outer(v: Sequence[Fraction], u: Sequence[Fraction]) -> fmpq_mat:
@@ -212,6 +217,19 @@ def _bezout_vector(row: list[Fraction]) -> list[int]:
 
 
 def _complement(UT: fmpq_mat, rows: list[list[Fraction]], d: int, tries: int = 256) -> fmpq_mat:
+    """A complement B of ker U_T (U_T B invertible) for the construction: ``_dyadic_complement``'s
+    choice when its oblique projector B (U_T B)^-1 U_T has no entry above OBLIQUE_MAX in absolute
+    value, else the orthogonal one, B = U_T^T, whose projector has entries of at most 1.  Any
+    complement gives the same rank of R (the width); the choice only decides how large the
+    construction's weights are against the block's, and so how much float rounding costs."""
+    B = _dyadic_complement(UT, rows, d, tries)
+    P = B * (UT * B).inv() * UT
+    if all(abs(v) <= OBLIQUE_MAX for v in P.entries()):
+        return B
+    return UT.transpose()
+
+
+def _dyadic_complement(UT: fmpq_mat, rows: list[list[Fraction]], d: int, tries: int = 256) -> fmpq_mat:
     """A d x |T| matrix B with U_T B invertible, chosen so that B (U_T B)^-1 U_T is dyadic when
     that is easy: for one class an integer b with p . b = 1 (p the primitive integer direction,
     extended Euclid), for several classes coordinate columns J tried in turn; the rref pivot

@@ -21,8 +21,10 @@ read or was refused (one line on stderr), 3 when the checkpoint holds no MLP blo
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Optional
@@ -61,15 +63,12 @@ def run(args: argparse.Namespace) -> int:
     progress(f"done in {time.perf_counter() - t0:.1f}s")
     status = _scan_status(doc)
     if out is not None and status == 0:
-        t1 = time.perf_counter()
-        comp = compile_checkpoint(args.checkpoint, out, progress=progress)
-        progress(f"compiled in {time.perf_counter() - t1:.1f}s; checking end to end")
-        comp["end_to_end"] = verify(args.checkpoint, str(out), getattr(args, "tokenizer", None))
-        doc["compiled"] = comp
-        if comp["end_to_end"]["verified"] and not comp["end_to_end"]["within_tolerance"]:
-            print(f"absorb scan: error: the compiled model {out} differs from the original by "
-                  f"{comp['end_to_end']['max_relative_difference']:.3g} (relative), more than "
-                  f"{comp['end_to_end']['tolerance']:g}", file=sys.stderr)
+        doc["compiled"] = _compile(args, out, progress)
+        if not doc["compiled"]["written"]:
+            v = doc["compiled"]["end_to_end"]
+            print(f"absorb scan: error: the compiled model differs from the original by "
+                  f"{v['max_relative_difference']:.3g} (relative), more than {v['tolerance']:g}; "
+                  f"{out} is not written", file=sys.stderr)
             status = 1
     if args.json:
         emit_json(doc)
@@ -84,6 +83,35 @@ def run(args: argparse.Namespace) -> int:
     if "compiled" in doc:
         _compiled_lines(doc["compiled"])
     return status
+
+
+def _compile(args: argparse.Namespace, out: Path, progress: Any) -> dict[str, Any]:
+    """Compile into a temporary file beside ``out``, check it end to end, and give it the name
+    ``out`` only when the check passed; the temporary file is removed in every other case (a
+    refusal, an error, an interruption, or a check above the tolerance), so no partial or
+    unverified model is ever left on disk."""
+    fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        t1 = time.perf_counter()
+        comp = compile_checkpoint(args.checkpoint, tmp, progress=progress)
+        progress(f"compiled in {time.perf_counter() - t1:.1f}s; checking end to end")
+        comp["end_to_end"] = v = verify(args.checkpoint, str(tmp), getattr(args, "tokenizer", None))
+        passed = v["verified"] and v["within_tolerance"]
+        if not v["verified"]:  # pragma: no cover - _emit_target requires onnxruntime
+            raise InputError(f"the compiled model could not be checked end to end ({v['reason']}); not written")
+        if passed:
+            if out.exists():
+                raise InputError(f"--emit {out} appeared while compiling; refusing to overwrite it")
+            os.replace(tmp, out)
+        comp.update({"output": str(out) if passed else None, "written": passed})
+        if not passed:
+            comp["not_written"] = (f"the end-to-end difference {v['max_relative_difference']:.3g} exceeds "
+                                   f"{v['tolerance']:g}; the compiled file was deleted")
+        return comp
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _emit_target(args: argparse.Namespace) -> Optional[Path]:
@@ -103,6 +131,11 @@ def _emit_target(args: argparse.Namespace) -> Optional[Path]:
         if not Path(args.tokenizer).is_file():
             raise InputError(f"--tokenizer {args.tokenizer}: no such file")
         load_tokenizer(Path(args.tokenizer))  # refused now, not after the model is written
+    try:
+        import onnxruntime  # noqa: F401  (optional: the end-to-end check needs it)
+    except ImportError:
+        raise InputError("--emit needs onnxruntime (pip install onnxruntime): a compiled model is written only "
+                         "after it matched the original end to end") from None
     check_compilable(args.checkpoint)  # an architecture that cannot be compiled is refused before the scan
     return out
 
@@ -110,7 +143,10 @@ def _emit_target(args: argparse.Namespace) -> Optional[Path]:
 def _compiled_lines(c: dict[str, Any]) -> None:
     """The compiled model: one row per block (widths, construction, float32 rounding), sizes and the
     end-to-end measurement."""
-    print(f"compiled: {c['output']} ({c['skip_adds_removed']} skip Add nodes removed)")
+    if c["written"]:
+        print(f"compiled: {c['output']} ({c['skip_adds_removed']} skip Add nodes removed)")
+    else:
+        print(f"compiled: not written ({c['not_written']}); {c['skip_adds_removed']} skip Add nodes were removed")
     bw = max(22, min(40, max(len(e["block"]) + 1 for e in c["blocks"])))
     print(f"{'block':<{bw}} {'m':>6} {'width':>6} {'added':>6} {'construction':<14} {'float32 storage':<30} "
           "norm after skip")

@@ -64,25 +64,74 @@ SENTENCES = ("The quick brown fox jumps over the lazy dog.",
              "Can a wider network without skips compute the same function?")
 
 
+# a construction whose float32 error bound exceeds this fraction of the block's largest weight is not
+# written; the next construction is tried (upper_plan, then identity_pair, which stores the block's own
+# float32 weights and +-1, exactly).  float32 keeps 2^-24 of an entry; 2^-16 leaves room for weights
+# up to 256 times the block's, and a badly conditioned construction (entries near 1e15 that cancel)
+# lands far above it
+FLOAT32_ERROR_MAX = 2.0 ** -16
+
+
 def plan_block(block: Block) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """The replacing block of x + B(x) (float64 arrays in our orientation) and its record: which
-    construction, the widths, and how the exactness is known."""
-    d, m = block.d, block.m
+    construction, the widths, and how the exactness is known.  The constructions are tried in
+    order (minimal, upper_plan, identity_pair); one whose float32 storage would be poor against the
+    block's weights (FLOAT32_ERROR_MAX) is passed over, and the record says why (``passed_over``)."""
     st = statement(block, "allowed") if applies(block) else None
-    rec: dict[str, Any] = {"width_before": m}
-    if st is not None and st.get("value") is not None and st.get("construction") is not None:
-        plain, prec = plain_block(block, st, max(1, int(st["value"])))
-        arrays = {"W_up": plain.W_up, "b_up": plain.b_up if plain.b_up is not None else np.zeros(plain.m),
-                  "W_down": plain.W_down, "b_down": plain.b_down if plain.b_down is not None else np.zeros(d)}
-        rec.update({"construction": "minimal", "minimal_width": int(st["value"]), "claim": st["claim"],
-                    "width_after": plain.m,
-                    "why": f"{st['claim']} settles m* = {st['value']}; its construction"
-                           + (" (padded with one zero unit: m* = 0)" if st["value"] == 0 else ""),
-                    "float64_rounding": prec["max_entry_error"], "check": prec["check"]})
-        return arrays, rec
-    upper = _upper_plan(block, st)
-    if upper is not None:
-        return upper
+    passed: list[dict[str, Any]] = []
+    for make in (_minimal_plan, _upper_plan):
+        got = make(block, st)
+        if got is None:
+            continue
+        why = _poorly_stored(block, *got)
+        if why is None:
+            if passed:
+                got[1]["passed_over"] = passed
+            return got
+        passed.append({"construction": got[1]["construction"], "width_after": got[1]["width_after"], "why": why})
+    arrays, rec = _identity_pair(block, st)
+    if passed:
+        rec["passed_over"] = passed
+        if st is not None and st.get("value") is not None:
+            rec["minimal_width"], rec["claim"] = int(st["value"]), st["claim"]
+        rec["why"] = ("; ".join(f"the {p['construction']} construction (width {p['width_after']}) is not written: "
+                                f"{p['why']}" for p in passed)
+                      + "; instead the block's units plus s(x_i) - s(-x_i) = x_i for each coordinate (activation "
+                        "property odd_part_identity), width m + 2d, exactly equal, not claimed minimal")
+    return arrays, rec
+
+
+def _poorly_stored(block: Block, arrays: dict[str, np.ndarray], rec: dict[str, Any]) -> Optional[str]:
+    """Why the construction's float32 storage is too poor to write (FLOAT32_ERROR_MAX), or None."""
+    _, rounding = _float32(arrays, rec["float64_rounding"])
+    worst = max(rounding["max_entry_error"].values(), default=0.0)
+    ref = max((float(np.max(np.abs(a))) for a in (block.W_up, block.W_down, block.b_up, block.b_down)
+               if a is not None and np.size(a)), default=0.0)
+    if worst <= FLOAT32_ERROR_MAX * ref or (ref == 0.0 and worst == 0.0):
+        return None
+    return (f"its float32 error bound {worst:.3g} exceeds 2^-16 of the block's largest weight "
+            f"({ref:.3g}); the construction is badly conditioned in float32")
+
+
+def _minimal_plan(block: Block, st: Optional[dict[str, Any]]) -> Optional[tuple[dict[str, np.ndarray], dict[str, Any]]]:
+    """The construction of width m* where the statement settles m*."""
+    if st is None or st.get("value") is None or st.get("construction") is None:
+        return None
+    d, m = block.d, block.m
+    plain, prec = plain_block(block, st, max(1, int(st["value"])))
+    arrays = {"W_up": plain.W_up, "b_up": plain.b_up if plain.b_up is not None else np.zeros(plain.m),
+              "W_down": plain.W_down, "b_down": plain.b_down if plain.b_down is not None else np.zeros(d)}
+    rec = {"width_before": m, "construction": "minimal", "minimal_width": int(st["value"]), "claim": st["claim"],
+           "width_after": plain.m,
+           "why": f"{st['claim']} settles m* = {st['value']}; its construction"
+                  + (" (padded with one zero unit: m* = 0)" if st["value"] == 0 else ""),
+           "float64_rounding": prec["max_entry_error"], "check": prec["check"]}
+    return arrays, rec
+
+
+def _identity_pair(block: Block, st: Optional[dict[str, Any]]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The block's own units plus s(x_i) - s(-x_i) = x_i for each coordinate (width m + 2d)."""
+    d, m = block.d, block.m
     if block.gated or not block.act.odd_part_identity:
         raise InputError(f"activation {block.activation}: neither a minimal-width claim nor the pair "
                          "s(z) - s(-z) = z applies; not compiled")
@@ -91,13 +140,14 @@ def plan_block(block: Block) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
               "b_up": np.concatenate([block.b_up if block.b_up is not None else np.zeros(m), np.zeros(2 * d)]),
               "W_down": np.hstack([block.W_down, eye, -eye]),
               "b_down": block.b_down.copy() if block.b_down is not None else np.zeros(d)}
-    why = st["reason"] if st is not None else "no minimal-width claim covers this activation"
-    rec.update({"construction": "identity_pair", "minimal_width": None, "claim": None,
-                "width_after": m + 2 * d,
-                "why": f"m* not settled here ({why}); the block's units plus s(x_i) - s(-x_i) = x_i for each "
-                       "coordinate (activation property odd_part_identity), width m + 2d, exactly equal, not "
-                       "claimed minimal",
-                "float64_rounding": {}, "check": "x + B(x) = B(x) + sum_i e_i (s(x_i) - s(-x_i)) for every x"})
+    why = (st.get("reason") or "no construction is stated") if st is not None else \
+        "no minimal-width claim covers this activation"
+    rec = {"width_before": m, "construction": "identity_pair", "minimal_width": None, "claim": None,
+           "width_after": m + 2 * d,
+           "why": f"m* not settled here ({why}); the block's units plus s(x_i) - s(-x_i) = x_i for each "
+                  "coordinate (activation property odd_part_identity), width m + 2d, exactly equal, not "
+                  "claimed minimal",
+           "float64_rounding": {}, "check": "x + B(x) = B(x) + sum_i e_i (s(x_i) - s(-x_i)) for every x"}
     return arrays, rec
 
 
@@ -150,14 +200,19 @@ def _refusal(ck: Any, spec: dict[str, Any], act: str) -> Optional[str]:
         return spec["error"]
     if spec["discovery"]["guessed"]:
         return "the scan found this block with a guess (" + "; ".join(spec["discovery"]["guessed"]) + ")"
-    if act is None or act not in activations.CATALOG:
-        return f"activation {act!r} is not a catalog activation recognised with certainty"
-    if "gate" in spec["tensors"]:
-        return "gated block: compiling gated blocks is not implemented"
+    # the float type first: a float16 export's constants also miss the activation's identification,
+    # and the type is the reason such a block is not compiled
     for role in list(spec["tensors"].values()) + list(spec["biases"].values()):
         t = ck.dtype(role)
         if t != "float32":
             return f"tensor {role!r} is {t}; only float32 models are compiled"
+    if act is None or act not in activations.CATALOG:
+        return f"activation {act!r} is not a catalog activation recognised with certainty"
+    if "gate" in spec["tensors"]:
+        return "gated block: compiling gated blocks is not implemented"
+    if spec.get("skip_in_graph"):
+        site = onnx_emit.find_site(g, spec["tensors"], spec["biases"])
+        return onnx_emit.layout_problem(g, site) if site.skip is not None else None
     if not spec.get("skip_in_graph"):
         site = onnx_emit.find_site(g, spec["tensors"], spec["biases"])
         x = site.x
@@ -234,6 +289,10 @@ def _compilable(path: str) -> tuple[Any, list[tuple[dict[str, Any], str]]]:
     if quant:
         raise InputError(f"quantized ONNX graph ({', '.join(quant)}): its weights are integers the graph "
                          "dequantizes, and a float block would not be this model; not compiled")
+    ext = ck.external_bytes()
+    if ext and ck.model.ByteSize() + ext >= 2 ** 31:
+        raise InputError(f"the model with its external data ({ck.model.ByteSize() + ext} bytes) exceeds protobuf's "
+                         "2 GB limit for one file, and --emit writes one self-contained file; not compiled")
     specs, _ = families.discover(ck)
     if not specs:
         raise InputError("no MLP block found; nothing to compile")
@@ -261,6 +320,9 @@ def compile_checkpoint(path: str, out: Path, progress: Callable[[str], None] = l
     document (per block: widths, construction, float32 rounding; sizes; seconds)."""
     t0 = time.perf_counter()
     ck, specs = _compilable(path)
+    # external data files are read into the model (from its own folder): the file written refers to
+    # no other file, and nothing below depends on the working directory
+    ck.inline_external_data()
     g = ck.model.graph
     entries, replacements = [], []
     for k, (spec, act) in enumerate(specs, 1):

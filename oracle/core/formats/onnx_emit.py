@@ -30,7 +30,7 @@ from onnx import helper, numpy_helper
 
 from oracle.core.errors import InputError
 
-__all__ = ["BlockSite", "find_site", "rewrite", "save", "skip_of"]
+__all__ = ["BlockSite", "find_site", "inline_external_data", "layout_problem", "rewrite", "save", "skip_of"]
 
 _STD = ("", "ai.onnx")
 
@@ -159,6 +159,68 @@ def _between(graph: Any, cons: dict[str, list[int]], start: str, stop: int) -> s
     return seen
 
 
+def _block_nodes(graph: Any, site: BlockSite) -> set[int]:
+    """The nodes of the block: the up node (and its bias Add), every node on a path from the up
+    node's output to the down node's input, the down node (and its bias Add)."""
+    cons = _consumers(graph)
+    prod = {o: i for i, n in enumerate(graph.node) for o in n.output if o}
+    fwd: set[int] = set()
+    todo = [site.up]
+    while todo:  # forward from the up node, never past the down node
+        i = todo.pop()
+        if i in fwd:
+            continue
+        fwd.add(i)
+        if i != site.down:
+            todo.extend(j for o in graph.node[i].output if o for j in cons.get(o, []))
+    back: set[int] = set()
+    todo = [prod[v] for v in graph.node[site.down].input[:1] if v in prod]
+    while todo:  # back from the down node's input, never past the up node
+        i = todo.pop()
+        if i in back:
+            continue
+        back.add(i)
+        if i != site.up:
+            todo.extend(prod[v] for v in graph.node[i].input if v in prod)
+    nodes = (fwd & back) | {site.up, site.down}
+    return nodes | {i for i in (site.up_bias, site.down_bias) if i is not None}
+
+
+def layout_problem(graph: Any, site: BlockSite) -> Optional[str]:
+    """Why the block cannot be rewritten in place, or None.  The rewrite widens every value inside
+    the block (m -> m' units) and removes the skip, so each value computed inside the block must be
+    read only by the block's own nodes and be no graph output, and the block's output must be read
+    by the skip's Add alone and be no graph output."""
+    nodes = _block_nodes(graph, site)
+    cons = _consumers(graph)
+    outputs = {v.name for v in graph.output}
+
+    def name(j: int) -> str:
+        n = graph.node[j]
+        return f"{n.name or n.output[0]!r} ({n.op_type})"
+
+    for i in sorted(nodes):
+        for v in graph.node[i].output:
+            if not v or v == site.end:
+                continue
+            if v in outputs:
+                return (f"the value {v!r} inside the block is also a graph output; compiling changes its width "
+                        "(m units become m'), so that output would change; not compiled")
+            other = [j for j in cons.get(v, []) if j not in nodes]
+            if other:
+                return (f"the value {v!r} inside the block is also read by node {name(other[0])} outside the "
+                        "block; compiling widens it (m units become m'), so that reader would change; not compiled")
+    if site.end in outputs:
+        return (f"the block's output {site.end!r} (B(x) before the skip's Add) is also a graph output; the "
+                "compiled block computes x + B(x) in one value and B(x) alone no longer exists; not compiled")
+    other = [j for j in cons.get(site.end, []) if j != site.skip]
+    if other:
+        return (f"the block's output {site.end!r} (B(x) before the skip's Add) is also read by node "
+                f"{name(other[0])}; the compiled block computes x + B(x) in one value and B(x) alone no "
+                "longer exists; not compiled")
+    return None
+
+
 def rewrite(model: Any, blocks: list[dict[str, Any]], copy: bool = True) -> Any:
     """``model`` with each block replaced: entries have ``tensors``, ``biases`` (the scan's names)
     and the new arrays ``W_up``, ``b_up``, ``W_down``, ``b_down`` in our orientation and the model's
@@ -178,10 +240,10 @@ def rewrite(model: Any, blocks: list[dict[str, Any]], copy: bool = True) -> Any:
         if site.skip is None:
             raise InputError(f"block {b.get('block', k)}: no Add node adds the block's input to its output; "
                              "not compiled")
+        why = layout_problem(g, site)
+        if why:
+            raise InputError(f"block {b.get('block', k)}: {why}")
         cons = _consumers(g)
-        if cons.get(site.end, []) != [site.skip]:
-            raise InputError(f"block {b.get('block', k)}: the block's output {site.end!r} is read by other nodes "
-                             "than the skip's Add; not compiled")
         tag = f"absorb_compiled.{k}"
         widened |= _between(g, cons, g.node[site.up].output[0], site.down)
         for role, node_i in (("W_up", site.up), ("W_down", site.down)):
@@ -249,5 +311,8 @@ def save(model: Any, path: Path) -> int:
     return its size in bytes."""
     if model.ByteSize() >= 2 ** 31:
         raise InputError("the compiled model exceeds protobuf's 2 GB limit; external data is not written here")
+    ext = [t.name for t in model.graph.initializer if t.data_location == onnx.TensorProto.EXTERNAL]
+    if ext:  # the caller reads external data in first (ONNXModel.inline_external_data)
+        raise InputError(f"initializer {ext[0]!r} still refers to an external data file; not written")
     onnx.save_model(model, str(path))
     return path.stat().st_size

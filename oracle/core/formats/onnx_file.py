@@ -13,7 +13,8 @@ decomposition (Erf-based gelu, tanh-based gelu, x * Sigmoid(x), ...) is identifi
 the subgraph in float64 at many points and comparing it with the catalog's activations; the report
 says which.  ``MatMul`` weights are stored [in, out] and are transposed to our [out, in]; ``Gemm``
 with ``transB = 1`` stores [out, in] already.  External data files are read only from inside the
-model's own directory.
+model's own directory, resolved against the model file (never the working directory);
+``inline_external_data`` reads them all into the model (for scan --emit, which writes one file).
 """
 
 from __future__ import annotations
@@ -264,7 +265,7 @@ class ONNXModel:
             if v in self.inits:
                 continue
             i = self.producer.get(v)
-            if i is None or not self._is_elementwise(self.nodes[i]):
+            if i is None or not self._is_elementwise(self.nodes[i]) or self._is_bias_add(v):
                 leaves.add(v)
                 continue
             if i in seen:
@@ -276,6 +277,21 @@ class ONNXModel:
         if len(leaves) != 1:
             return None, []
         return next(iter(leaves)), sorted(seen, key=self.position.__getitem__)
+
+    def _is_bias_add(self, v: str) -> bool:
+        """Whether v is a linear layer's output plus its bias (an Add of a 1-d constant with as many
+        entries as the layer has outputs).  With one output unit the bias has shape [1] and would
+        pass for a scalar constant of the activation: the activation would then read gelu(z + c)
+        instead of gelu at the layer's biased output."""
+        i = self.producer.get(v)
+        if i is None or self.nodes[i].op_type != "Add" or self.nodes[i].domain not in ("", "ai.onnx"):
+            return False
+        lin = self._linear(v)
+        if lin is None or lin["b"] is None or lin["W"] in self.virtual_errors or lin["b"] in self.virtual_errors:
+            return False
+        shape = self.shape(lin["W"])
+        outs = shape[1] if lin["transpose"] else shape[0]
+        return int(np.prod(self.shape(lin["b"]), dtype=np.int64)) == outs
 
     def _evaluate(self, nodes: list[int], leaf: str, out: str, z: np.ndarray) -> np.ndarray:
         """Evaluate an elementwise region in float64 at the points z."""
@@ -734,6 +750,34 @@ class ONNXModel:
         if t.data_type == 16 and arr.dtype == np.dtype("<u2"):
             arr = (arr.astype(np.uint32) << 16).view(np.float32)
         return arr.reshape(tuple(int(d) for d in t.dims))
+
+    def external_bytes(self) -> int:
+        """Bytes the initializers stored in external data files take (0 when the model is one file)."""
+        total = 0
+        for t in self.model.graph.initializer:
+            if t.data_location == onnx.TensorProto.EXTERNAL and t.data_type in _ALL_TYPES:
+                total += int(np.prod([int(d) for d in t.dims], dtype=np.int64)) * _ALL_TYPES[t.data_type][2]
+        return total
+
+    def inline_external_data(self) -> int:
+        """Read every initializer stored in an external data file into the model itself (from the
+        model's own directory, whatever the working directory; the same checks as ``tensor``), so
+        that the ModelProto no longer refers to any file; returns the number of tensors read."""
+        n = 0
+        for t in self.model.graph.initializer:
+            if t.data_location != onnx.TensorProto.EXTERNAL:
+                continue
+            where = f"{self.path}: ONNX initializer {t.name!r}"
+            if t.data_type not in _ALL_TYPES:
+                raise InputError(f"{where}: element type {_type_name(t.data_type)} is not read (float and "
+                                 "8/16/32/64-bit integer types are)")
+            count = int(np.prod([int(d) for d in t.dims], dtype=np.int64))
+            raw = self._external(t, count * _ALL_TYPES[t.data_type][2], where)
+            del t.external_data[:]
+            t.data_location = onnx.TensorProto.DEFAULT
+            t.raw_data = raw
+            n += 1
+        return n
 
     def _external(self, t: Any, nbytes: int, where: str) -> bytes:
         """The bytes of an external-data tensor, from a file inside the model's own directory."""
