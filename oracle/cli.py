@@ -83,8 +83,8 @@ DESCRIPTIONS: dict[str, tuple[str, str]] = {
         "and a summary on stdout, progress on stderr; --json prints one JSON document (absorb audit "
         "--report R --scan FILE.json puts it in the report).",
         _codes("exit codes:", [(0, "every block found was decided (and, with --emit, the model written)"),
-                               (1, "--emit: the compiled model was written but its outputs differ from the "
-                                   "original's by more than 1e-4 (relative, float32 onnxruntime runs)"),
+                               (1, "--emit: the compiled model's outputs differ from the original's by more "
+                                   "than 1e-4 (relative, float32 onnxruntime runs); it is deleted, not written"),
                                (2, "bad arguments or input, or a block could not be read (the others "
                                    "are still listed), or --emit refused (the reason on stderr)"),
                                (3, "the checkpoint was read but holds no MLP block (the skipped linear "

@@ -17,7 +17,11 @@ for every x, exactly (in real arithmetic):
   m + 2d.  It is exactly equal, and not claimed minimal.
 
 The weights go out in the model's float type (float32): the record of each block says whether
-that rounding is exact and bounds the largest entry error against the exact block.  The graph
+that rounding is exact and bounds the largest entry error against the exact block.  A construction
+whose bound exceeds FLOAT32_ERROR_MAX of the block's largest weight is passed over for the next one
+(the record's ``passed_over`` says why); the identity pair stores the block's own float32 weights
+and +-1, exactly.  Weights in external data files are read into the model from its own folder
+first, so the file written refers to no other file.  The graph
 rewrite is oracle/core/formats/onnx_emit.py.  ``verify`` runs the original and the compiled model
 with onnxruntime and measures the largest relative difference of their float outputs (a float32
 measurement, never called exact).
@@ -27,7 +31,9 @@ a quantized graph, weights in another float type than float32, a block the scan 
 or without a catalog activation, an activation subgraph identified by sampling that uses operators
 outside the closed-form exports or deviates by more than COMPILE_MATCH_TOL (the exactness above is
 for the catalog function, and sampling alone cannot show a subgraph is it everywhere), a gated
-block, and a block whose skip does not add the block's own input (pre-norm models: h + B(norm(h))).
+block, a block whose skip does not add the block's own input (pre-norm models: h + B(norm(h))),
+and a block with a value used outside it (``onnx_emit.layout_problem``: the rewrite widens the
+values inside a block and removes B(x)).  One refused block refuses the whole model.
 """
 
 from __future__ import annotations
