@@ -146,7 +146,7 @@ def _compiled_lines(c: dict[str, Any]) -> None:
     if c["written"]:
         print(f"compiled: {c['output']} ({c['skip_adds_removed']} skip Add nodes removed)")
     else:
-        print(f"compiled: not written ({c['not_written']}); {c['skip_adds_removed']} skip Add nodes were removed")
+        print(f"compiled: not written ({c['not_written']}); it removed {c['skip_adds_removed']} skip Add nodes")
     bw = max(22, min(40, max(len(e["block"]) + 1 for e in c["blocks"])))
     print(f"{'block':<{bw}} {'m':>6} {'width':>6} {'added':>6} {'construction':<14} {'float32 storage':<30} "
           "norm after skip")

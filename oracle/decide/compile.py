@@ -109,7 +109,10 @@ def plan_block(block: Block) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
 
 def _poorly_stored(block: Block, arrays: dict[str, np.ndarray], rec: dict[str, Any]) -> Optional[str]:
     """Why the construction's float32 storage is too poor to write (FLOAT32_ERROR_MAX), or None."""
-    _, rounding = _float32(arrays, rec["float64_rounding"])
+    try:
+        _, rounding = _float32(arrays, rec["float64_rounding"])
+    except InputError as e:  # an entry beyond float32's range
+        return str(e).replace("; not compiled", "")
     worst = max(rounding["max_entry_error"].values(), default=0.0)
     ref = max((float(np.max(np.abs(a))) for a in (block.W_up, block.W_down, block.b_up, block.b_down)
                if a is not None and np.size(a)), default=0.0)
