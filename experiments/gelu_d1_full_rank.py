@@ -199,12 +199,30 @@ def part_e() -> bool:
     return ok
 
 
+def part_f() -> bool:
+    print("(F) a residual stack that is a plain stack, with a full-rank Jacobian (d = 1, widths (1, 1))")
+    res = [([[Q(1)]], [[Q(-1)]]), ([[Q(1)]], [[Q(-1)]])]
+    plain = [([[Q(-1)]], [[Q(-1)]]), ([[Q(-1)]], [[Q(-1)]])]
+    pts = [[Q(k, 4)] for k in (1, -3, 5, 7, -9, 11)]
+    ok = True
+    for act in an.ACTIVATIONS:
+        cert = an.certify(act, res, pts)
+        xs = pts + [[Q(k, 7)] for k in range(-20, 21)]
+        same = all(an.balls_overlap(an.eval_stack_ball(act, res, x, True), an.eval_stack_ball(act, plain, x, False))
+                   for x in xs)
+        ok &= bool(cert["certified"]) and same
+        print(f"  {act:9s}: residual and plain stacks overlap at all {len(xs)} points: {same}; "
+              f"Jacobian {'certified' if cert['certified'] else 'NOT certified'}, rank {cert['N']}, det {cert['det']}")
+    return ok
+
+
 def main() -> int:
     t = time.perf_counter()
     ok = part_a()
     ok &= part_b_c()
     ok &= part_d()
     ok &= part_e()
+    ok &= part_f()
     print(f"total {time.perf_counter() - t:.1f} s; " + ("all as predicted" if ok else "SOME NOT AS PREDICTED"))
     return 0 if ok else 1
 
