@@ -216,6 +216,45 @@ def part_f() -> bool:
     return ok
 
 
+def part_g() -> bool:
+    import sympy as sp
+    print("(G) exact checks (sympy) of the Laurent step (silu) and of the growth formulas (gelu)")
+    ok = True
+    h = sp.Symbol("h")
+    silu = lambda w: w / (1 + sp.exp(-w))  # noqa: E731
+    z = sp.Symbol("z")
+    silu_d = sp.diff(silu(z), z)
+    for u in (sp.Rational(3, 2), sp.Rational(-5, 4), sp.Rational(7, 3)):
+        x0 = sp.I * sp.pi / u
+        res = sp.simplify(sp.limit(h * silu(u * (x0 + h)), h, 0))
+        dbl = sp.simplify(sp.limit(h ** 2 * (x0 + h) * silu_d.subs(z, u * (x0 + h)), h, 0))
+        good = sp.simplify(res - sp.I * sp.pi / u) == 0 and sp.simplify(dbl - sp.pi ** 2 / u ** 3) == 0
+        ok &= bool(good)
+        print(f"  silu, u = {u}: residue of s(u x) at i pi/u = {res} (predicted i pi/u), "
+              f"coefficient of (x - x0)^-2 in x s'(u x) = {dbl} (predicted pi^2/u^3): {'ok' if good else 'MISMATCH'}")
+    y, u, T = sp.symbols("y u T", real=True)
+    Phi = lambda w: (1 + sp.erf(w / sp.sqrt(2))) / 2  # noqa: E731
+    gelu = lambda w: w * Phi(w)  # noqa: E731
+    gelu_d = sp.diff(gelu(z), z)
+    I = lambda t: sp.sqrt(sp.pi / 2) * sp.erfi(t / sp.sqrt(2))  # noqa: E731
+    checks = {
+        "I'(T) - e^(T^2/2)": sp.diff(I(T), T) - sp.exp(T ** 2 / 2),
+        "s(iuy) - [iuy/2 - uy I(uy)/sqrt(2 pi)]":
+            gelu(sp.I * u * y) - (sp.I * u * y / 2 - u * y * I(u * y) / sp.sqrt(2 * sp.pi)),
+        "iy s'(iuy) - [iy/2 - y I(uy)/sqrt(2 pi) - u y^2 e^(u^2 y^2/2)/sqrt(2 pi)]":
+            sp.I * y * gelu_d.subs(z, sp.I * u * y)
+            - (sp.I * y / 2 - y * I(u * y) / sp.sqrt(2 * sp.pi) - u * y ** 2 * sp.exp(u ** 2 * y ** 2 / 2) / sp.sqrt(2 * sp.pi)),
+    }
+    for name, expr in checks.items():
+        val = sp.simplify(expr.rewrite(sp.erfi))
+        ok &= val == 0
+        print(f"  gelu: {name} simplifies to {val}")
+    lim = sp.limit(T * I(T) * sp.exp(-T ** 2 / 2), T, sp.oo)
+    ok &= lim == 1
+    print(f"  gelu: limit of T I(T) e^(-T^2/2) as T -> oo = {lim}")
+    return ok
+
+
 def main() -> int:
     t = time.perf_counter()
     ok = part_a()
@@ -223,6 +262,7 @@ def main() -> int:
     ok &= part_d()
     ok &= part_e()
     ok &= part_f()
+    ok &= part_g()
     print(f"total {time.perf_counter() - t:.1f} s; " + ("all as predicted" if ok else "SOME NOT AS PREDICTED"))
     return 0 if ok else 1
 
