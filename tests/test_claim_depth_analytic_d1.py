@@ -231,3 +231,29 @@ def test_registry_entry():
                if g.CLAIM in fn.counterexample_info.claims}
     assert dropped == {"generic_weight", "depth_ge_2", "sigma_analytic"}
     assert set(c["coq_counterexamples_absent"]) == {"d_eq_1"}
+
+
+def _quick() -> dict:
+    from oracle.commands import audit
+    entry = next(c for c in C.load_registry() if c["id"] == g.CLAIM)
+    return audit.oracle_face(entry, audit.QUICK_INSTANCES, audit.DEFAULT_SEED, progress=lambda *a, **k: None)
+
+
+def test_quick_audit_passes_with_its_corner_instances():
+    from oracle.commands import audit
+    out = _quick()
+    assert out["status"] == "pass", out.get("failure")
+    assert out["examples"] == len(g.d1_corners()) == 4 and out["instances"] == audit.QUICK_INSTANCES
+
+
+def test_planted_bug_an_opposite_pair_left_distinct_fails_on_a_corner(monkeypatch):
+    """If the 'opposite' near miss were built without making the pair opposite, the relation of
+    Proposition D1' would not vanish and the block would certify: a corner instance must catch it."""
+    real = g.degenerate_block
+
+    def wrong(kind, base_blk):
+        return ([list(r) for r in base_blk[0]], [list(base_blk[1][0])]) if kind == "opposite" else real(kind, base_blk)
+
+    monkeypatch.setattr(g, "degenerate_block", wrong)
+    out = _quick()
+    assert out["status"] == "FAILED" and out["failing"]["phase"] == "example", out.get("failing")
