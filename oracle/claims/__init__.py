@@ -16,6 +16,7 @@
     depth_near_identity -- depth-near-identity (d >= 3, two near-identity blocks)
     depth_analytic   -- depth-analytic (gelu family: a Jacobian rank certificate per width tuple)
     depth_analytic_generic -- depth-analytic-generic (gelu family, d >= 2, any widths)
+    depth_analytic_d1 -- depth-analytic-d1 (gelu family, d = 1, any widths)
     relu_limit       -- relu-limit (biases; relu, gelu, gelu_tanh, silu via the relu limit)
     relu_complete    -- relu-complete (exact minimal width of every relu block)
     relu2_biased     -- relu2-biased (biased relu2 blocks: flip sets, class sums)
@@ -47,7 +48,7 @@ __all__ = ["CLAIM_MODULES", "Registrations", "defined_here", "import_claim_modul
 
 CLAIM_MODULES = ("boundary", "skip_reduction", "homogeneous", "gated", "depth", "relu_gelu", "non_generic",
                  "absorption_width", "glu_flip", "depth_stacks", "depth_boundary", "depth_d1", "depth_dead_block",
-                 "depth_near_identity", "depth_analytic", "depth_analytic_generic", "relu_limit", "relu_complete",
+                 "depth_near_identity", "depth_analytic", "depth_analytic_generic", "depth_analytic_d1", "relu_limit", "relu_complete",
                  "gelu_complete", "relu2_biased", "gated_biased", "generic_weights")
 
 

@@ -122,10 +122,13 @@ def stack_certificate(activation: str, d: int, widths: Sequence[int], seed: int,
 
 
 def limit_certificate(activation: str, d: int, m: int, seed: int) -> dict[str, Any]:
-    """A rank certificate for one block of width m with pairwise non-parallel rows (Step R2)."""
+    """A rank certificate for one block of width m with pairwise non-parallel rows (Step R2), at
+    points of which no two are opposite: for one block, row(x) - row(-x) is linear in x, so d + 1
+    opposite pairs make rows dependent and the float row choice may keep them (a spurious
+    failure, not a counterexample; proofs/informal/depth-analytic-d1.md, Section 2.4)."""
     rng = random.Random(f"generic-limit/{activation}/{d}/{m}/{seed}")
     U, W = limit_block(d, m, rng)
-    pts = an.random_points(d, an.point_count(d, [m]), rng)
+    pts = an.random_points(d, an.point_count(d, [m]), rng, no_opposite=True)
     cert = an.certify(activation, [(U, W)], pts)
     cert["seed"] = [seed, 0]
     return cert

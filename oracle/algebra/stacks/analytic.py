@@ -325,15 +325,20 @@ def random_layers(d: int, widths: Sequence[int], rng: random.Random) -> list[Lay
     return out
 
 
-def random_points(d: int, count: int, rng: random.Random) -> list[list[Fraction]]:
-    """count distinct nonzero rational points with coordinates in [-2, 2] (multiples of 1/32)."""
-    if count > 64 ** d:
+def random_points(d: int, count: int, rng: random.Random, no_opposite: bool = False) -> list[list[Fraction]]:
+    """count distinct nonzero rational points with coordinates in [-2, 2] (multiples of 1/32).
+    With no_opposite, a candidate whose negative is already drawn is skipped as well (the same
+    random sequence otherwise, so a draw without opposite pairs is unchanged): for ONE block,
+    s(-z) = s(z) - z makes row(x) - row(-x) of the evaluation matrix linear in x, so d + 1
+    opposite pairs give dependent rows, which the float row choice of certify may keep
+    (proofs/informal/depth-analytic-d1.md, Section 2.4)."""
+    if count > 64 ** d // (2 if no_opposite else 1):
         raise ValueError("too many points for the grid")
     pts: list[list[Fraction]] = []
     seen = set()
     while len(pts) < count:
         x = tuple(Fraction(rng.randint(-64, 64), 32) for _ in range(d))
-        if any(x) and x not in seen:
+        if any(x) and x not in seen and not (no_opposite and tuple(-v for v in x) in seen):
             seen.add(x)
             pts.append(list(x))
     return pts
