@@ -30,7 +30,7 @@ from onnx import helper, numpy_helper
 
 from oracle.core.errors import InputError
 
-__all__ = ["BlockSite", "find_site", "inline_external_data", "layout_problem", "rewrite", "save", "skip_of"]
+__all__ = ["BlockSite", "find_site", "layout_problem", "rewrite", "save", "skip_of"]
 
 _STD = ("", "ai.onnx")
 
