@@ -21,12 +21,14 @@ oracle/claims/__init__.py, which lists the claim modules) collects them.
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hyp_seed
 from hypothesis import strategies as st
+from hypothesis.internal.conjecture import providers as _providers
 
 from oracle.core.blocks import Block, Stack
 from oracle.core.errors import CheckFailed
@@ -125,6 +127,36 @@ TOP_UP_MAX = 200  # at most this many further instances are drawn to reach the d
 COVERAGE_MIN = 20  # runs of fewer instances are not held to the declared ranges (nor topped up)
 
 
+@contextmanager
+def seed_only_draws() -> Any:
+    """Draw from the seed alone: no constants read from the project's own source.
+
+    Since 6.131, hypothesis sometimes replaces a drawn number by a constant it collects from the
+    source of every imported module outside site-packages and the standard library. For this
+    package that means: from whichever oracle modules happen to be imported when an instance is
+    drawn, and only when the package is installed in editable mode. The same seed then gave other
+    instances in another process (a document's re-run of the audit drew 18 degenerate instances where
+    the audit had drawn 19). Inside this context the pool of such constants is empty, so the instances
+    depend on the seed and the hypothesis version only; hypothesis' own built-in constants stay.
+    Without the hook (older hypothesis) there is nothing to turn off.
+    """
+    get = getattr(_providers, "_get_local_constants", None)
+    if get is None:
+        yield
+        return
+    cache = getattr(_providers, "CONSTANTS_CACHE", None)
+    empty = _providers.Constants()
+    _providers._get_local_constants = lambda: empty
+    if cache is not None:
+        cache.cache.clear()  # pools computed earlier may hold local constants
+    try:
+        yield
+    finally:
+        _providers._get_local_constants = get
+        if cache is not None:
+            cache.cache.clear()
+
+
 def run_check(fn: Callable[[Any], Certificate], n: int, seed: int = 0,
               samples: Optional[dict[str, Any]] = None,
               progress: Optional[Callable[[str], None]] = None) -> RunResult:
@@ -174,7 +206,8 @@ def run_check(fn: Callable[[Any], Certificate], n: int, seed: int = 0,
             one(instance, phase)
             if phase == "top-up" and not coverage.missing(samples, coverage.tally(feats)):
                 raise _Enough()
-        body()
+        with seed_only_draws():
+            body()
 
     failure = None
     top_up = 0
