@@ -1,0 +1,256 @@
+(** * [depth-dead-block]: a second relu block that never fires on the image of the first.
+
+    The stacks are those of DepthD1.v with skips and biases: a residual block is
+    [G(x) = M x + W_down relu(W_up x + b_up) + b_down] ([rblock], the biased block
+    [blayer_block] of DepthD1.v plus the skip), a residual stack is run by [res_comp]
+    of Depth.v ([bres_stack]), a plain stack with biases is [bplain_stack] of
+    DepthD1.v; [relu] is the one of RealActivations.v ([Rmax z 0]).
+
+    What is proved here:
+    - (a) [dead_block_affine]: if [U_2 G_1(x) + c_2 <= 0] for every [x], the stack
+      [G_2 o G_1] is [M_2 G_1 + e_2];
+    - (b) [dead_block_plain]: if moreover [G_1] equals a plain biased block [P_1]
+      and the row rank [r] of [U_2] has [2d - r <= m_2], the plain stack
+      [(P_1, dead_second_layer ...)] of widths [(m_1, m_2)] equals [G_2 o G_1];
+    - the certificate's soundness: [farkas_sound] and [farkas_empty] (Farkas
+      multipliers bound an affine function on a polyhedron, or prove it empty), and
+      [dead_on_image_of_certificates]: one certificate per activation pattern of
+      block 1 and unit of block 2 proves the hypothesis of (a).
+    Part (c) and the completeness of the certificates (LP duality) are not here. *)
+
+From Coq Require Import Reals Lra Lia List.
+From SkipAbsorption Require Import Linalg Depth DepthStack RealActivations Limit DepthD1 Width Rank.
+Import ListNotations.
+Open Scope R_scope.
+
+(** ** The residual blocks and stacks with skips and biases *)
+
+(** [x -> M x + W_down relu(W_up x + b_up) + b_down]. *)
+Definition rblock (d : nat) (M : mat) (B : blayer) (x : vec) : vec :=
+  fun i => mv d M x i + blayer_block d relu B x i.
+
+(** A residual relu stack with skips and biases, run head first by [res_comp]. *)
+Definition bres_stack (d : nat) (res : list (mat * blayer)) : vec -> vec :=
+  res_comp d (map (fun p => (fst p, blayer_block d relu (snd p))) res).
+
+Lemma relu_nonpos : forall z, z <= 0 -> relu z = 0.
+Proof. intros z Hz. unfold relu. apply Rmax_right. exact Hz. Qed.
+
+Lemma relu_nonneg_id : forall z, 0 <= z -> relu z = z.
+Proof. intros z Hz. unfold relu. apply Rmax_left. exact Hz. Qed.
+
+Lemma bres_stack_two : forall d M1 B1 M2 B2 x i,
+  bres_stack d [(M1, B1); (M2, B2)] x i = rblock d M2 B2 (rblock d M1 B1 x) i.
+Proof. intros. reflexivity. Qed.
+
+(** ** (a) A dead second block: the stack is [M_2 G_1 + e_2] *)
+
+(** The second block of width [m_2 = bwidth B2] never fires on the image of the first. *)
+Definition dead_on (d : nat) (M1 : mat) (B1 B2 : blayer) : Prop :=
+  forall x l, (l < bwidth B2)%nat -> mv d (bWup B2) (rblock d M1 B1 x) l + bup B2 l <= 0.
+
+Theorem dead_block_affine :
+  forall (d : nat) (res : list (mat * blayer)) (M1 M2 : mat) (B1 B2 : blayer)
+         (two_blocks : res = [(M1, B1); (M2, B2)])
+         (dead_on_image : forall x l, (l < bwidth B2)%nat ->
+                            mv d (bWup B2) (rblock d M1 B1 x) l + bup B2 l <= 0),
+  forall x i, bres_stack d res x i = mv d M2 (rblock d M1 B1 x) i + bdown B2 i.
+Proof.
+  intros d res M1 M2 B1 B2 two_blocks dead_on_image x i. subst res.
+  rewrite bres_stack_two. unfold rblock at 1, blayer_block, bblock.
+  rewrite (sum_zero (bwidth B2)); [ring|].
+  intros l Hl. rewrite relu_nonpos; [ring|]. apply dead_on_image. exact Hl.
+Qed.
+
+(** ** The certificate of [dead_on_image]: soundness *)
+
+(** Farkas multipliers [lam >= 0] with [sum_i lam_i a_i = g] and [lam . b + h <= 0]
+    prove [g . x + h <= 0] on the polyhedron [{x : a_i . x <= b_i, i < n}] (the rows
+    [a_i] of [A]). *)
+Theorem farkas_sound :
+  forall (d n : nat) (A : mat) (b g : vec) (h : R) (lam : vec),
+    (forall i, (i < n)%nat -> 0 <= lam i) ->
+    (forall j, (j < d)%nat -> sum n (fun i => lam i * A i j) = g j) ->
+    sum n (fun i => lam i * b i) + h <= 0 ->
+    forall x, (forall i, (i < n)%nat -> mv d A x i <= b i) -> dot d g x + h <= 0.
+Proof.
+  intros d n A b g h lam Hlam Hcomb Hval x Hx.
+  assert (E : dot d g x = sum n (fun i => lam i * mv d A x i)).
+  { unfold dot. rewrite (sum_ext d (fun j => g j * x j)
+                           (fun j => sum n (fun i => lam i * A i j) * x j))
+      by (intros j Hj; rewrite Hcomb by exact Hj; reflexivity).
+    rewrite (sum_outer_apply d n lam A x). reflexivity. }
+  assert (sum n (fun i => lam i * mv d A x i) <= sum n (fun i => lam i * b i)).
+  { apply sum_le. intros i Hi. apply Rmult_le_compat_l; [apply Hlam|apply Hx]; exact Hi. }
+  lra.
+Qed.
+
+(** Multipliers [y >= 0] with [sum_i y_i a_i = 0] and [y . b < 0] prove the
+    polyhedron empty. *)
+Theorem farkas_empty :
+  forall (d n : nat) (A : mat) (b y : vec),
+    (forall i, (i < n)%nat -> 0 <= y i) ->
+    (forall j, (j < d)%nat -> sum n (fun i => y i * A i j) = 0) ->
+    sum n (fun i => y i * b i) < 0 ->
+    forall x, ~ (forall i, (i < n)%nat -> mv d A x i <= b i).
+Proof.
+  intros d n A b y Hy Hcomb Hval x Hx.
+  pose proof (farkas_sound d n A b (fun _ => 0) (- sum n (fun i => y i * b i)) y Hy
+                ltac:(intros j Hj; apply Hcomb; exact Hj) ltac:(lra) x Hx) as H.
+  unfold dot in H. rewrite (sum_zero d (fun j => 0 * x j)) in H by (intros; ring). lra.
+Qed.
+
+(** The region of the activation pattern [S] of block 1 as a polyhedron
+    [{x : a_l . x <= b_l, l < m_1}]: [-u_l . x <= c_l] for an active unit, [u_l . x <= -c_l]
+    for an inactive one. *)
+Definition region_rows (B1 : blayer) (S : nat -> bool) : mat :=
+  fun l j => if S l then - bWup B1 l j else bWup B1 l j.
+Definition region_rhs (B1 : blayer) (S : nat -> bool) : vec :=
+  fun l => if S l then bup B1 l else - bup B1 l.
+
+(** On that region [G_1(x) = A_S x + a_S]. *)
+Definition piece_lin (d : nat) (M1 : mat) (B1 : blayer) (S : nat -> bool) : mat :=
+  fun i j => M1 i j + sum (bwidth B1) (fun l => bWdown B1 i l * (if S l then bWup B1 l j else 0)).
+Definition piece_const (B1 : blayer) (S : nat -> bool) : vec :=
+  fun i => sum (bwidth B1) (fun l => bWdown B1 i l * (if S l then bup B1 l else 0)) + bdown B1 i.
+
+(** Unit [j] of block 2 on that region: [g . x + h] with [g = A_S^T u_(2,j)] and
+    [h = u_(2,j) . a_S + c_(2,j)]. *)
+Definition cert_g (d : nat) (M1 : mat) (B1 B2 : blayer) (S : nat -> bool) (j : nat) : vec :=
+  transpose_mv d (piece_lin d M1 B1 S) (bWup B2 j).
+Definition cert_h (d : nat) (B1 B2 : blayer) (S : nat -> bool) (j : nat) : R :=
+  dot d (bWup B2 j) (piece_const B1 S) + bup B2 j.
+
+(** The two kinds of certificate for the pattern [S] and the unit [j]. *)
+Definition bound_cert (d : nat) (M1 : mat) (B1 B2 : blayer) (S : nat -> bool) (j : nat) : Prop :=
+  exists lam : vec, (forall l, (l < bwidth B1)%nat -> 0 <= lam l) /\
+    (forall k, (k < d)%nat -> sum (bwidth B1) (fun l => lam l * region_rows B1 S l k) = cert_g d M1 B1 B2 S j k) /\
+    sum (bwidth B1) (fun l => lam l * region_rhs B1 S l) + cert_h d B1 B2 S j <= 0.
+Definition empty_cert (d : nat) (B1 : blayer) (S : nat -> bool) : Prop :=
+  exists y : vec, (forall l, (l < bwidth B1)%nat -> 0 <= y l) /\
+    (forall k, (k < d)%nat -> sum (bwidth B1) (fun l => y l * region_rows B1 S l k) = 0) /\
+    sum (bwidth B1) (fun l => y l * region_rhs B1 S l) < 0.
+
+(** The activation pattern of [x]: the units with a nonnegative pre-activation. *)
+Definition pattern_of (d : nat) (B1 : blayer) (x : vec) : nat -> bool :=
+  fun l => if Rle_dec 0 (mv d (bWup B1) x l + bup B1 l) then true else false.
+
+Lemma mv_opp_rows : forall d (A : mat) x l, mv d (fun l j => - A l j) x l = - mv d A x l.
+Proof. intros. unfold mv. rewrite <- sum_opp. apply sum_ext. intros. ring. Qed.
+
+Lemma region_rows_mv : forall d B1 S x l,
+  mv d (region_rows B1 S) x l = if S l then - mv d (bWup B1) x l else mv d (bWup B1) x l.
+Proof.
+  intros. unfold region_rows, mv. destruct (S l).
+  - rewrite <- sum_opp. apply sum_ext. intros. ring.
+  - reflexivity.
+Qed.
+
+Lemma in_own_region : forall d B1 x l, (l < bwidth B1)%nat ->
+  mv d (region_rows B1 (pattern_of d B1 x)) x l <= region_rhs B1 (pattern_of d B1 x) l.
+Proof.
+  intros d B1 x l Hl. rewrite region_rows_mv. unfold region_rhs, pattern_of.
+  destruct (Rle_dec 0 (mv d (bWup B1) x l + bup B1 l)); lra.
+Qed.
+
+(** On the region of its own pattern, block 1 is the affine piece [A_S x + a_S]. *)
+Lemma block1_piece : forall d M1 B1 x i,
+  rblock d M1 B1 x i =
+  mv d (piece_lin d M1 B1 (pattern_of d B1 x)) x i + piece_const B1 (pattern_of d B1 x) i.
+Proof.
+  intros d M1 B1 x i. set (S := pattern_of d B1 x).
+  unfold rblock, blayer_block, bblock, piece_lin, piece_const.
+  rewrite mv_mat_plus.
+  replace (mv d (fun i0 j => sum (bwidth B1) (fun l => bWdown B1 i0 l * (if S l then bWup B1 l j else 0))) x i)
+    with (sum (bwidth B1) (fun l => sum d (fun j => bWdown B1 i l * (if S l then bWup B1 l j else 0) * x j)))
+    by (unfold mv; symmetry; apply (dot_sum d (bwidth B1) (fun l j => bWdown B1 i l * (if S l then bWup B1 l j else 0)) x)).
+  assert (E : forall l, (l < bwidth B1)%nat ->
+            bWdown B1 i l * relu (mv d (bWup B1) x l + bup B1 l) =
+            sum d (fun j => bWdown B1 i l * (if S l then bWup B1 l j else 0) * x j) +
+            bWdown B1 i l * (if S l then bup B1 l else 0)).
+  { intros l Hl. unfold S, pattern_of.
+    destruct (Rle_dec 0 (mv d (bWup B1) x l + bup B1 l)) as [H|H]; cbv beta iota.
+    - rewrite relu_nonneg_id by exact H. unfold mv.
+      rewrite (sum_ext d (fun j => bWdown B1 i l * bWup B1 l j * x j) (fun j => bWdown B1 i l * (bWup B1 l j * x j))) by (intros; ring).
+      rewrite sum_scal_l. ring.
+    - rewrite relu_nonpos by lra. rewrite (sum_zero d) by (intros; ring). ring. }
+  rewrite (sum_ext (bwidth B1) _ _ E), sum_plus. ring.
+Qed.
+
+(** One certificate per activation pattern of block 1 and unit of block 2 proves that
+    block 2 is dead on the image of block 1. *)
+Theorem dead_on_image_of_certificates :
+  forall (d : nat) (M1 : mat) (B1 B2 : blayer),
+    (forall (S : nat -> bool) j, (j < bwidth B2)%nat ->
+       bound_cert d M1 B1 B2 S j \/ empty_cert d B1 S) ->
+    dead_on d M1 B1 B2.
+Proof.
+  intros d M1 B1 B2 Hcert x j Hj. set (S := pattern_of d B1 x).
+  assert (Hreg : forall l, (l < bwidth B1)%nat -> mv d (region_rows B1 S) x l <= region_rhs B1 S l)
+    by (intros l Hl; apply in_own_region; exact Hl).
+  assert (E : mv d (bWup B2) (rblock d M1 B1 x) j + bup B2 j =
+              dot d (cert_g d M1 B1 B2 S j) x + cert_h d B1 B2 S j).
+  { unfold cert_g, cert_h. rewrite dot_transpose, mv_dot.
+    rewrite (dot_ext d (bWup B2 j) (rblock d M1 B1 x)
+               (fun i => mv d (piece_lin d M1 B1 S) x i + piece_const B1 S i))
+      by (intros i Hi; apply block1_piece).
+    unfold dot.
+    rewrite (sum_ext d (fun i => bWup B2 j i * (mv d (piece_lin d M1 B1 S) x i + piece_const B1 S i))
+               (fun i => bWup B2 j i * mv d (piece_lin d M1 B1 S) x i + bWup B2 j i * piece_const B1 S i))
+      by (intros; ring).
+    rewrite sum_plus. ring. }
+  rewrite E. destruct (Hcert S j Hj) as [(lam & Hl & Hc & Hv)|(y & Hy & Hc & Hv)].
+  - exact (farkas_sound d (bwidth B1) (region_rows B1 S) (region_rhs B1 S) _ _ lam Hl Hc Hv x Hreg).
+  - exfalso. exact (farkas_empty d (bwidth B1) (region_rows B1 S) (region_rhs B1 S) y Hy Hc Hv x Hreg).
+Qed.
+
+(** ** [dead_on_image] is needed: the boundary instance [dead_block_fires]
+
+    The fold [G_1(x) = x - relu(x)] on [R^2] (image: the closed negative quadrant)
+    followed by the block [y -> y + (relu(y_1 + 1), 0)]: its unit fires at [G_1(0) = 0],
+    so [F(0) = (1, 0)] while [M_2 G_1(0) + e_2 = 0]. *)
+Definition fold_layer : blayer :=
+  mk_blayer 2 (fun i l => - ident i l) ident (fun _ => 0) (fun _ => 0).
+Definition firing_layer : blayer :=
+  mk_blayer 1 (fun i _ => if Nat.eqb i 0 then 1 else 0) (fun _ j => if Nat.eqb j 0 then 1 else 0)
+    (fun _ => 1) (fun _ => 0).
+
+Lemma dead_block_affine_needs_dead_on_image :
+  ~ (forall (d : nat) (res : list (mat * blayer)) (M1 M2 : mat) (B1 B2 : blayer),
+       res = [(M1, B1); (M2, B2)] ->
+       forall x i, bres_stack d res x i = mv d M2 (rblock d M1 B1 x) i + bdown B2 i).
+Proof.
+  intros H.
+  pose proof (H 2%nat _ ident ident fold_layer firing_layer eq_refl (fun _ => 0) 0%nat) as E.
+  rewrite bres_stack_two in E.
+  unfold rblock, blayer_block, bblock, fold_layer, firing_layer, mv, ident, kron, relu in E.
+  simpl in E. unfold Rmax in E.
+  repeat match type of E with context [Rle_dec ?a ?b] => destruct (Rle_dec a b) end; lra.
+Qed.
+
+(** ** Instance of (a), stated with the standard library only
+
+    [d = 1]: the first block [x -> x - relu(x)] takes values [y <= 0]; the second
+    block [y -> 2 y + 3 relu(y - 1) + 4] never fires on them, so the stack is
+    [2 y + 4]. *)
+Lemma dead_block_affine_instance : forall x : R,
+  let y := x - Rmax x 0 in
+  2 * y + 3 * Rmax (y - 1) 0 + 4 = 2 * y + 4.
+Proof.
+  intros x y.
+  set (B1 := mk_blayer 1 (fun _ _ => -1) (fun _ _ => 1) (fun _ => 0) (fun _ => 0)).
+  set (B2 := mk_blayer 1 (fun _ _ => 3) (fun _ _ => 1) (fun _ => -1) (fun _ => 4)).
+  assert (HG : forall z, rblock 1 (fun _ _ => 1) B1 (v1 z) 0%nat = z - Rmax z 0).
+  { intros z. unfold rblock, blayer_block, bblock, B1, mv, v1, relu. simpl. tidy. ring. }
+  assert (Hdead : forall z l, (l < bwidth B2)%nat ->
+            mv 1 (bWup B2) (rblock 1 (fun _ _ => 1) B1 z) l + bup B2 l <= 0).
+  { intros z l Hl. unfold B2, bWup, bup, mv. simpl. tidy.
+    unfold rblock, blayer_block, bblock, B1, mv, relu. simpl. tidy.
+    pose proof (Rmax_l (z 0%nat) 0). lra. }
+  pose proof (dead_block_affine 1 _ (fun _ _ => 1) (fun _ _ => 2) B1 B2 eq_refl Hdead (v1 x) 0%nat) as E.
+  rewrite bres_stack_two in E. unfold rblock at 1 in E.
+  unfold blayer_block at 1, bblock in E. unfold B2 at 1 2 3 4 in E.
+  unfold mv, relu in E. simpl in E. tidy. rewrite !HG in E.
+  replace (0 + 1 * (x - Rmax x 0) + -1) with (y - 1) in E by (unfold y; ring).
+  fold y in E. lra.
+Qed.
