@@ -254,3 +254,172 @@ Proof.
   replace (0 + 1 * (x - Rmax x 0) + -1) with (y - 1) in E by (unfold y; ring).
   fold y in E. lra.
 Qed.
+
+(** ** (b) The explicit plain second layer
+
+    Data: [r] rows [u_(idx k)] of [U_2] ([k < r]), vectors [Lv 0 .. Lv (n-1)]
+    ([n = d - r]) with which they span [R^d], and coefficients [G] with
+    [sum_k G_ik Fam_k = (M_2)_i] for the family [Fam = (u_(idx 0), ..., Lv 0, ...)]
+    (the rows of [A^-1] of the informal proof, up to signs).  Units [0 .. r-1]:
+    [relu(-u_(idx k) . y - c_(2,idx k))] with down column [-G_(., k)]; units
+    [r .. r+n-1] and [r+n .. r+2n-1]: [relu(Lv_q . y)] and [relu(-Lv_q . y)] with down
+    columns [G_(., r+q)] and [-G_(., r+q)]; the other units have zero rows, biases and
+    down columns; the down bias is [e_2 - sum_k G_(., k) c_(2,idx k)]. *)
+Definition dl_up (r n : nat) (idx : nat -> nat) (U : mat) (Lv : nat -> vec) : mat :=
+  fun l j => if (l <? r)%nat then - U (idx l) j
+             else if (l <? r + n)%nat then Lv (l - r)%nat j
+             else if (l <? r + n + n)%nat then - Lv (l - r - n)%nat j else 0.
+Definition dl_bup (r : nat) (idx : nat -> nat) (c : vec) : vec :=
+  fun l => if (l <? r)%nat then - c (idx l) else 0.
+Definition dl_down (r n : nat) (G : mat) : mat :=
+  fun i l => if (l <? r)%nat then - G i l
+             else if (l <? r + n)%nat then G i l
+             else if (l <? r + n + n)%nat then - G i (l - n)%nat else 0.
+Definition dl_bdown (r : nat) (idx : nat -> nat) (c : vec) (G : mat) (e : vec) : vec :=
+  fun i => e i - sum r (fun k => G i k * c (idx k)).
+
+Definition dead_second_layer (d r : nat) (idx : nat -> nat) (Lv : nat -> vec) (G : mat) (B2 : blayer) : blayer :=
+  mk_blayer (bwidth B2) (dl_down r (d - r) G) (dl_up r (d - r) idx (bWup B2) Lv)
+    (dl_bup r idx (bup B2)) (dl_bdown r idx (bup B2) G (bdown B2)).
+
+Lemma ltb_true : forall a b, (a < b)%nat -> (a <? b)%nat = true.
+Proof. intros. apply Nat.ltb_lt. exact H. Qed.
+Lemma ltb_false : forall a b, (b <= a)%nat -> (a <? b)%nat = false.
+Proof. intros. apply Nat.ltb_ge. exact H. Qed.
+
+(** On every [y] where the chosen units of [U_2] do not fire, the layer is
+    [y -> M_2 y + e_2]. *)
+Lemma dead_second_layer_affine :
+  forall (d m2 r : nat) (idx : nat -> nat) (Lv : nat -> vec) (G M2 U : mat) (c e y : vec) i,
+    (r <= d)%nat -> (r + 2 * (d - r) <= m2)%nat -> (i < d)%nat ->
+    (forall j, (j < d)%nat -> sum d (fun k => G i k * append r (fun k => U (idx k)) Lv k j) = M2 i j) ->
+    (forall k, (k < r)%nat -> mv d U y (idx k) + c (idx k) <= 0) ->
+    bblock d m2 relu (dl_down r (d - r) G) (dl_up r (d - r) idx U Lv) (dl_bup r idx c)
+      (dl_bdown r idx c G e) y i = mv d M2 y i + e i.
+Proof.
+  intros d m2 r idx Lv G M2 U c e y i Hrd Hm Hi HG Hdead.
+  set (n := (d - r)%nat). set (p := (m2 - (r + n + n))%nat).
+  unfold bblock, dl_bdown.
+  replace m2 with (r + (n + (n + p)))%nat by (unfold p, n; lia).
+  rewrite sum_split, sum_split, sum_split.
+  (* units 0 .. r-1: flipped dead rows *)
+  rewrite (sum_ext r _ (fun k => G i k * (mv d U y (idx k) + c (idx k)))).
+  2:{ intros k Hk. unfold dl_down, dl_up, dl_bup. rewrite !ltb_true by exact Hk.
+      replace (mv d (fun l j => if (l <? r)%nat then - U (idx l) j
+                               else if (l <? r + n)%nat then Lv (l - r)%nat j
+                               else if (l <? r + n + n)%nat then - Lv (l - r - n)%nat j else 0) y k)
+        with (- mv d U y (idx k)).
+      2:{ unfold mv. rewrite <- sum_opp. apply sum_ext. intros j Hj. rewrite ltb_true by exact Hk. ring. }
+      rewrite relu_nonneg_id by (specialize (Hdead k Hk); lra). ring. }
+  (* units r .. r+n-1 *)
+  rewrite (sum_ext n (fun q => dl_down r n G i (r + q)%nat *
+      relu (mv d (dl_up r n idx U Lv) y (r + q)%nat + dl_bup r idx c (r + q)%nat))
+    (fun q => G i (r + q)%nat * relu (mv d (fun q' j => Lv q' j) y q))).
+  2:{ intros q Hq. unfold dl_down, dl_up, dl_bup.
+      rewrite ltb_false by lia. rewrite ltb_true by lia. rewrite Rplus_0_r. f_equal. f_equal.
+      unfold mv. apply sum_ext. intros j Hj. rewrite ltb_false by lia. rewrite ltb_true by lia.
+      f_equal. f_equal. lia. }
+  (* units r+n .. r+2n-1 *)
+  rewrite (sum_ext n (fun q => dl_down r n G i (r + (n + q))%nat *
+      relu (mv d (dl_up r n idx U Lv) y (r + (n + q))%nat + dl_bup r idx c (r + (n + q))%nat))
+    (fun q => - G i (r + q)%nat * relu (- mv d (fun q' j => Lv q' j) y q))).
+  2:{ intros q Hq. unfold dl_down, dl_up, dl_bup.
+      rewrite !ltb_false by lia. rewrite ltb_true by lia. rewrite Rplus_0_r.
+      replace (r + (n + q) - n)%nat with (r + q)%nat by lia. f_equal. f_equal.
+      unfold mv. rewrite <- sum_opp. apply sum_ext. intros j Hj.
+      rewrite !ltb_false by lia. rewrite ltb_true by lia.
+      replace (r + (n + q) - r - n)%nat with q by lia. ring. }
+  (* the padding units *)
+  rewrite (sum_zero p).
+  2:{ intros q Hq. unfold dl_down. rewrite !ltb_false by lia. ring. }
+  (* the linear part: [(M_2 y)_i = sum_k G_ik (Fam_k . y)] *)
+  set (Fam := append r (fun k => U (idx k)) Lv).
+  assert (HM : mv d M2 y i = sum d (fun k => G i k * mv d (fun k' j => Fam k' j) y k)).
+  { unfold mv.
+    rewrite (sum_ext d (fun j => M2 i j * y j) (fun j => sum d (fun k => G i k * Fam k j * y j)))
+      by (intros j Hj; rewrite <- (HG j Hj), <- sum_scal_r; reflexivity).
+    rewrite sum_swap. apply sum_ext. intros k Hk. rewrite <- sum_scal_l. apply sum_ext. intros; ring. }
+  rewrite HM.
+  replace d with (r + n)%nat at 1 by (unfold n; lia).
+  rewrite sum_split.
+  rewrite (sum_ext r (fun k => G i k * mv d (fun k' j => Fam k' j) y k)
+             (fun k => G i k * mv d U y (idx k))).
+  2:{ intros k Hk. unfold Fam, append, mv. rewrite ltb_true by exact Hk. reflexivity. }
+  rewrite (sum_ext n (fun q => G i (r + q)%nat * mv d (fun k' j => Fam k' j) y (r + q)%nat)
+             (fun q => G i (r + q)%nat * mv d (fun q' j => Lv q' j) y q)).
+  2:{ intros q Hq. unfold Fam, append, mv. rewrite ltb_false by lia.
+      replace (r + q - r)%nat with q by lia. reflexivity. }
+  assert (Hpairs : sum n (fun q => G i (r + q)%nat * relu (mv d (fun q' j => Lv q' j) y q)) +
+                   sum n (fun q => - G i (r + q)%nat * relu (- mv d (fun q' j => Lv q' j) y q)) =
+                   sum n (fun q => G i (r + q)%nat * mv d (fun q' j => Lv q' j) y q)).
+  { rewrite <- sum_plus. apply sum_ext. intros q Hq.
+    pose proof (relu_odd_part (mv d (fun q' j => Lv q' j) y q)).
+    replace (relu (- mv d (fun q' j => Lv q' j) y q))
+      with (relu (mv d (fun q' j => Lv q' j) y q) - mv d (fun q' j => Lv q' j) y q) by lra.
+    ring. }
+  rewrite (sum_ext r (fun k => G i k * (mv d U y (idx k) + c (idx k)))
+             (fun k => G i k * mv d U y (idx k) + G i k * c (idx k))) by (intros; ring).
+  rewrite sum_plus. lra.
+Qed.
+
+Lemma bplain_stack_two : forall d P1 P2 x i,
+  bplain_stack d [P1; P2] x i = blayer_block d relu P2 (blayer_block d relu P1 x) i.
+Proof. intros. reflexivity. Qed.
+
+(** (b) with the data of the construction given: the plain stack [(P_1, P_2)], [P_2]
+    the explicit layer above, equals [G_2 o G_1]. *)
+Theorem dead_block_plain_explicit :
+  forall (d : nat) (res : list (mat * blayer)) (M1 M2 : mat) (B1 B2 P1 : blayer)
+         (r : nat) (idx : nat -> nat) (Lv : nat -> vec) (G : mat)
+         (two_blocks : res = [(M1, B1); (M2, B2)])
+         (dead_on_image : forall x l, (l < bwidth B2)%nat ->
+                            mv d (bWup B2) (rblock d M1 B1 x) l + bup B2 l <= 0)
+         (first_plain : forall x i, (i < d)%nat -> blayer_block d relu P1 x i = rblock d M1 B1 x i)
+         (r_le_d : (r <= d)%nat)
+         (width_2 : (r + 2 * (d - r) <= bwidth B2)%nat)
+         (idx_rows : forall k, (k < r)%nat -> (idx k < bwidth B2)%nat)
+         (G_coefficients : forall i j, (i < d)%nat -> (j < d)%nat ->
+            sum d (fun k => G i k * append r (fun k => bWup B2 (idx k)) Lv k j) = M2 i j),
+  forall x i, (i < d)%nat ->
+    bplain_stack d [P1; dead_second_layer d r idx Lv G B2] x i = bres_stack d res x i.
+Proof.
+  intros d res M1 M2 B1 B2 P1 r idx Lv G two_blocks dead_on_image first_plain r_le_d width_2
+    idx_rows G_coefficients x i Hi.
+  rewrite (dead_block_affine d res M1 M2 B1 B2 two_blocks dead_on_image x i).
+  rewrite bplain_stack_two. unfold blayer_block at 1, dead_second_layer. simpl.
+  rewrite (dead_second_layer_affine d (bwidth B2) r idx Lv G M2 (bWup B2) (bup B2) (bdown B2)
+             (blayer_block d relu P1 x) i r_le_d width_2 Hi (fun j Hj => G_coefficients i j Hi Hj)).
+  - f_equal. apply mv_ext. intros j Hj. apply first_plain. exact Hj.
+  - intros k Hk. rewrite (mv_ext d (bWup B2) (blayer_block d relu P1 x) (rblock d M1 B1 x))
+      by (intros j Hj; apply first_plain; exact Hj).
+    apply dead_on_image. apply idx_rows. exact Hk.
+Qed.
+
+(** (b): if [G_1] equals a plain biased block [P_1] on [R^d] and [2d - rank U_2 <= m_2],
+    some plain layer [P_2] of width [m_2] (the explicit [dead_second_layer], built from
+    [r] independent rows of [U_2], a completion to a spanning family and the
+    coefficients of [M_2] in it) makes the plain stack [(P_1, P_2)] equal to [G_2 o G_1]. *)
+Theorem dead_block_plain :
+  forall (d : nat) (res : list (mat * blayer)) (M1 M2 : mat) (B1 B2 P1 : blayer) (r : nat)
+         (two_blocks : res = [(M1, B1); (M2, B2)])
+         (dead_on_image : forall x l, (l < bwidth B2)%nat ->
+                            mv d (bWup B2) (rblock d M1 B1 x) l + bup B2 l <= 0)
+         (first_plain : forall x i, (i < d)%nat -> blayer_block d relu P1 x i = rblock d M1 B1 x i)
+         (rank_U2 : row_rank d (bwidth B2) (bWup B2) r)
+         (width_2 : (2 * d - r <= bwidth B2)%nat),
+  exists (idx : nat -> nat) (Lv : nat -> vec) (G : mat),
+    bwidth (dead_second_layer d r idx Lv G B2) = bwidth B2 /\
+    forall x i, (i < d)%nat ->
+      bplain_stack d [P1; dead_second_layer d r idx Lv G B2] x i = bres_stack d res x i.
+Proof.
+  intros d res M1 M2 B1 B2 P1 r two_blocks dead_on_image first_plain rank_U2 width_2.
+  destruct rank_U2 as (idx & Hidx & Hind & _).
+  destruct (basis_completion d r (fun k => bWup B2 (idx k)) Hind) as (Hrd & Lv & Hspan).
+  destruct (finite_choice vec (fun _ => 0) (fun i g => forall j, (j < d)%nat ->
+              sum d (fun k => g k * append r (fun k => bWup B2 (idx k)) Lv k j) = M2 i j) d) as (G & HG).
+  { intros i Hi. exact (Hspan (fun j => M2 i j)). }
+  exists idx, Lv, (fun i k => G i k). split; [reflexivity|].
+  apply (dead_block_plain_explicit d res M1 M2 B1 B2 P1 r idx Lv (fun i k => G i k) two_blocks
+           dead_on_image first_plain Hrd ltac:(lia) Hidx).
+  intros i j Hi Hj. exact (HG i Hi j Hj).
+Qed.
