@@ -12,14 +12,18 @@
     - (b) [dead_block_plain]: if moreover [G_1] equals a plain biased block [P_1]
       and the row rank [r] of [U_2] has [2d - r <= m_2], the plain stack
       [(P_1, dead_second_layer ...)] of widths [(m_1, m_2)] equals [G_2 o G_1];
+    - (c) [dead_block_no_narrow_plain]: if the closed region of an activation pattern
+      [D] of block 1 contains a ball and [M_2 (M_1 + W_1 D U_1)] is invertible,
+      [G_2 o G_1] is no biased plain relu stack with a width [< d];
     - the certificate's soundness: [farkas_sound] and [farkas_empty] (Farkas
       multipliers bound an affine function on a polyhedron, or prove it empty), and
       [dead_on_image_of_certificates]: one certificate per activation pattern of
       block 1 and unit of block 2 proves the hypothesis of (a).
-    Part (c) and the completeness of the certificates (LP duality) are not here. *)
+    The completeness of the certificates (they exist whenever the hypothesis holds,
+    with at most [d + 1] nonzero entries: LP duality) is not here. *)
 
 From Coq Require Import Reals Lra Lia List.
-From SkipAbsorption Require Import Linalg Depth DepthStack RealActivations Limit DepthD1 Width Rank.
+From SkipAbsorption Require Import Linalg Depth DepthStack RealActivations Limit DepthD1 Width Rank DepthNarrow.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -153,12 +157,16 @@ Proof.
   destruct (Rle_dec 0 (mv d (bWup B1) x l + bup B1 l)); lra.
 Qed.
 
-(** On the region of its own pattern, block 1 is the affine piece [A_S x + a_S]. *)
-Lemma block1_piece : forall d M1 B1 x i,
-  rblock d M1 B1 x i =
-  mv d (piece_lin d M1 B1 (pattern_of d B1 x)) x i + piece_const B1 (pattern_of d B1 x) i.
+(** The closed region of the activation pattern [S] of block 1. *)
+Definition in_region (d : nat) (B1 : blayer) (S : nat -> bool) (x : vec) : Prop :=
+  forall l, (l < bwidth B1)%nat ->
+    if S l then 0 <= mv d (bWup B1) x l + bup B1 l else mv d (bWup B1) x l + bup B1 l <= 0.
+
+(** On the closed region of [S], block 1 is the affine piece [A_S x + a_S]. *)
+Lemma block1_piece_on : forall d M1 B1 S x i, in_region d B1 S x ->
+  rblock d M1 B1 x i = mv d (piece_lin d M1 B1 S) x i + piece_const B1 S i.
 Proof.
-  intros d M1 B1 x i. set (S := pattern_of d B1 x).
+  intros d M1 B1 S x i Hreg.
   unfold rblock, blayer_block, bblock, piece_lin, piece_const.
   rewrite mv_mat_plus.
   replace (mv d (fun i0 j => sum (bwidth B1) (fun l => bWdown B1 i0 l * (if S l then bWup B1 l j else 0))) x i)
@@ -168,13 +176,21 @@ Proof.
             bWdown B1 i l * relu (mv d (bWup B1) x l + bup B1 l) =
             sum d (fun j => bWdown B1 i l * (if S l then bWup B1 l j else 0) * x j) +
             bWdown B1 i l * (if S l then bup B1 l else 0)).
-  { intros l Hl. unfold S, pattern_of.
-    destruct (Rle_dec 0 (mv d (bWup B1) x l + bup B1 l)) as [H|H]; cbv beta iota.
-    - rewrite relu_nonneg_id by exact H. unfold mv.
+  { intros l Hl. specialize (Hreg l Hl). destruct (S l).
+    - rewrite relu_nonneg_id by exact Hreg. unfold mv.
       rewrite (sum_ext d (fun j => bWdown B1 i l * bWup B1 l j * x j) (fun j => bWdown B1 i l * (bWup B1 l j * x j))) by (intros; ring).
       rewrite sum_scal_l. ring.
-    - rewrite relu_nonpos by lra. rewrite (sum_zero d) by (intros; ring). ring. }
+    - rewrite relu_nonpos by exact Hreg. rewrite (sum_zero d) by (intros; ring). ring. }
   rewrite (sum_ext (bwidth B1) _ _ E), sum_plus. ring.
+Qed.
+
+(** On the region of its own pattern, block 1 is the affine piece [A_S x + a_S]. *)
+Lemma block1_piece : forall d M1 B1 x i,
+  rblock d M1 B1 x i =
+  mv d (piece_lin d M1 B1 (pattern_of d B1 x)) x i + piece_const B1 (pattern_of d B1 x) i.
+Proof.
+  intros d M1 B1 x i. apply block1_piece_on. intros l Hl. unfold pattern_of.
+  destruct (Rle_dec 0 (mv d (bWup B1) x l + bup B1 l)); lra.
 Qed.
 
 (** One certificate per activation pattern of block 1 and unit of block 2 proves that
@@ -422,4 +438,203 @@ Proof.
   apply (dead_block_plain_explicit d res M1 M2 B1 B2 P1 r idx Lv (fun i k => G i k) two_blocks
            dead_on_image first_plain Hrd ltac:(lia) Hidx).
   intros i j Hi Hj. exact (HG i Hi j Hj).
+Qed.
+
+(** ** (c) No plain stack with a narrow layer
+
+    On an open part of the region of a pattern [D] of block 1, [F = M_2 G_1 + e_2] is
+    affine with the invertible linear part [N = M_2 (M_1 + W_1 D U_1)].  The values of a
+    biased plain stack after a layer of width [k < d] lie in [e + range W], and each
+    later layer is affine on the inputs of one activation pattern, so for every value
+    [v] of the stack one of finitely many pairs [(a, beta)], [a <> 0], has
+    [a . v = beta].  Pulled back through [N] these are finitely many affine hyperplanes,
+    which miss some point of every ball. *)
+
+(** A point of [(0, delta)] outside a finite list of reals. *)
+Lemma avoid_finite : forall (L : list R) (delta : R), 0 < delta ->
+  exists t, 0 < t < delta /\ forall l, In l L -> t <> l.
+Proof.
+  induction L as [|l0 L IH]; intros delta Hd.
+  - exists (delta / 2). split; [lra|]. intros l [].
+  - destruct (Rlt_dec 0 l0) as [Hl0|Hl0].
+    + destruct (IH (Rmin delta l0) ltac:(apply Rmin_glb_lt; lra)) as (t & Ht & Hav).
+      pose proof (Rmin_l delta l0). pose proof (Rmin_r delta l0).
+      exists t. split; [lra|]. intros l [<-|Hl]; [lra|apply Hav; exact Hl].
+    + destruct (IH delta Hd) as (t & Ht & Hav).
+      exists t. split; [lra|]. intros l [<-|Hl]; [lra|apply Hav; exact Hl].
+Qed.
+
+Lemma norm1_scale : forall d t (v : vec), 0 <= t -> norm1 d (fun j => t * v j) = t * norm1 d v.
+Proof.
+  intros d t v Ht. unfold norm1. rewrite <- sum_scal_l. apply sum_ext. intros j _.
+  rewrite Rabs_mult, (Rabs_right t) by lra. reflexivity.
+Qed.
+
+(** Finitely many affine hyperplanes [{x : a . x = beta}], [a <> 0], miss some point of
+    every ball. *)
+Theorem affine_hyperplanes_miss_ball : forall d (H : list (vec * R)) (x0 : vec) (eps : R),
+  0 < eps -> (forall p, In p H -> nonzero_vec d (fst p)) ->
+  exists x, norm1 d (fun j => x j - x0 j) < eps /\ forall p, In p H -> dot d (fst p) x <> snd p.
+Proof.
+  intros d H x0 eps Heps Hnz.
+  destruct (hyperplanes_do_not_cover d (map fst H)) as (v & Hv).
+  { intros c Hc. apply in_map_iff in Hc. destruct Hc as (p & <- & Hp). apply Hnz. exact Hp. }
+  pose proof (norm1_nonneg d v) as Hn.
+  destruct (avoid_finite (map (fun p => (snd p - dot d (fst p) x0) / dot d (fst p) v) H)
+              (eps / (norm1 d v + 1)) ltac:(apply Rdiv_lt_0_compat; lra)) as (t & Ht & Hav).
+  exists (fun j => x0 j + t * v j). split.
+  - rewrite (norm1_ext d _ (fun j => t * v j)) by (intros; ring).
+    rewrite norm1_scale by lra.
+    assert (t * (norm1 d v + 1) < eps / (norm1 d v + 1) * (norm1 d v + 1))
+      by (apply Rmult_lt_compat_r; lra).
+    replace (eps / (norm1 d v + 1) * (norm1 d v + 1)) with eps in H0 by (field; lra). nra.
+  - intros p Hp E. rewrite dot_axpy in E.
+    assert (Hcv : dot d (fst p) v <> 0) by (apply Hv; apply in_map; exact Hp).
+    apply (Hav ((snd p - dot d (fst p) x0) / dot d (fst p) v)).
+    + apply (in_map (fun p => (snd p - dot d (fst p) x0) / dot d (fst p) v)). exact Hp.
+    + rewrite <- E. field. exact Hcv.
+Qed.
+
+(** A biased plain stack reads only the coordinates [0 .. d-1] of its input. *)
+Lemma bplain_local : forall d (Ps : list blayer) (x y : vec),
+  (forall j, (j < d)%nat -> x j = y j) ->
+  forall i, (i < d)%nat -> plain_comp (map (blayer_block d relu) Ps) x i = plain_comp (map (blayer_block d relu) Ps) y i.
+Proof.
+  intros d Ps. induction Ps as [|Q Ps IH]; intros x y Hxy i Hi; simpl; [apply Hxy; exact Hi|].
+  apply IH; [|exact Hi]. intros j _. unfold blayer_block, bblock. f_equal. apply sum_ext.
+  intros l _. f_equal. f_equal. f_equal. apply mv_ext. exact Hxy.
+Qed.
+
+(** One biased layer on the inputs [G h + e] of one activation pattern [S]: [GS h + eS]. *)
+Definition pat_lin (d k : nat) (Q : blayer) (G : mat) (S : nat -> bool) : mat :=
+  fun i j => sum (bwidth Q) (fun l => if S l then bWdown Q i l * sum d (fun t => bWup Q l t * G t j) else 0).
+Definition pat_const (d : nat) (Q : blayer) (e : vec) (S : nat -> bool) : vec :=
+  fun i => sum (bwidth Q) (fun l => if S l then bWdown Q i l * (mv d (bWup Q) e l + bup Q l) else 0) + bdown Q i.
+
+Lemma layer_on_pattern : forall d k (Q : blayer) (G : mat) (e h : vec) (S : nat -> bool) i,
+  (forall l, (l < bwidth Q)%nat ->
+     if S l then 0 <= mv d (bWup Q) (fun t => mv k G h t + e t) l + bup Q l
+     else mv d (bWup Q) (fun t => mv k G h t + e t) l + bup Q l <= 0) ->
+  blayer_block d relu Q (fun t => mv k G h t + e t) i = mv k (pat_lin d k Q G S) h i + pat_const d Q e S i.
+Proof.
+  intros d k Q G e h S i HS. unfold blayer_block, bblock, pat_lin, pat_const.
+  replace (mv k (fun i0 j => sum (bwidth Q) (fun l => if S l then bWdown Q i0 l * sum d (fun t => bWup Q l t * G t j) else 0)) h i)
+    with (sum (bwidth Q) (fun l => sum k (fun j => (if S l then bWdown Q i l * sum d (fun t => bWup Q l t * G t j) else 0) * h j)))
+    by (unfold mv; symmetry; apply (dot_sum k (bwidth Q) (fun l j => if S l then bWdown Q i l * sum d (fun t => bWup Q l t * G t j) else 0) h)).
+  assert (E : forall l, (l < bwidth Q)%nat ->
+            bWdown Q i l * relu (mv d (bWup Q) (fun t => mv k G h t + e t) l + bup Q l) =
+            sum k (fun j => (if S l then bWdown Q i l * sum d (fun t => bWup Q l t * G t j) else 0) * h j) +
+            (if S l then bWdown Q i l * (mv d (bWup Q) e l + bup Q l) else 0)).
+  { intros l Hl. specialize (HS l Hl). destruct (S l).
+    - rewrite relu_nonneg_id by exact HS. rewrite mv_plus, mv_mv.
+      unfold mv at 1.
+      rewrite (sum_ext k (fun j => bWdown Q i l * sum d (fun t => bWup Q l t * G t j) * h j)
+                 (fun j => bWdown Q i l * (sum d (fun t => bWup Q l t * G t j) * h j))) by (intros; ring).
+      rewrite sum_scal_l. ring.
+    - rewrite relu_nonpos by exact HS. rewrite (sum_zero k) by (intros; ring). ring. }
+  rewrite (sum_ext (bwidth Q) _ _ E), sum_plus. ring.
+Qed.
+
+(** Finite lists of items with a property, one per member of a list, collected. *)
+Lemma list_union_gen : forall (A : Type) (l : list (nat -> bool)) (Nz : A -> Prop)
+                              (Q : (nat -> bool) -> list A -> Prop),
+  (forall S, In S l -> exists cs, (forall c, In c cs -> Nz c) /\ Q S cs) ->
+  exists css, (forall c, In c css -> Nz c) /\ forall S, In S l -> exists cs, Q S cs /\ incl cs css.
+Proof.
+  intros A. induction l as [|S0 l IH]; intros Nz Q H.
+  - exists []. split; [intros c []|intros S []].
+  - destruct (H S0 (or_introl eq_refl)) as (cs0 & Hnz0 & HQ0).
+    destruct (IH Nz Q) as (css & Hnz & HQ); [intros S HS; apply H; right; exact HS|].
+    exists (cs0 ++ css). split.
+    + intros c Hc. apply in_app_or in Hc. destruct Hc; [apply Hnz0|apply Hnz]; assumption.
+    + intros S [<-|HS].
+      * exists cs0. split; [exact HQ0|]. apply incl_appl, incl_refl.
+      * destruct (HQ S HS) as (cs & HQS & Hincl). exists cs. split; [exact HQS|].
+        apply incl_appr. exact Hincl.
+Qed.
+
+(** The values of the biased plain layers [post] on the affine set [{G h + e}] of
+    dimension [<= k < d]: each lies on one of finitely many affine hyperplanes. *)
+Lemma bplain_image_covectors : forall d (post : list blayer) k (G : mat) (e : vec), (k < d)%nat ->
+  exists H : list (vec * R), (forall p, In p H -> nonzero_vec d (fst p)) /\
+    forall h : vec, exists p, In p H /\
+      dot d (fst p) (plain_comp (map (blayer_block d relu) post) (fun t => mv k G h t + e t)) = snd p.
+Proof.
+  intros d post. induction post as [|Q post IH]; intros k G e Hk.
+  - destruct (left_kernel_of_narrow d k G Hk) as (a & Hnz & Hker).
+    exists [(a, dot d a e)]. split; [intros p [<-|[]]; exact Hnz|].
+    intros h. exists (a, dot d a e). split; [left; reflexivity|]. simpl.
+    unfold dot. rewrite (sum_ext d (fun j => a j * (mv k G h j + e j))
+                           (fun j => a j * mv k G h j + a j * e j)) by (intros; ring).
+    rewrite sum_plus. unfold mv.
+    rewrite (sum_ext d _ (fun i => sum k (fun l => a i * G i l * h l)))
+      by (intros; rewrite <- sum_scal_l; apply sum_ext; intros; ring).
+    rewrite sum_swap. rewrite (sum_zero k). 1: ring.
+    intros l Hl. rewrite sum_scal_r, (Hker l Hl). ring.
+  - destruct (list_union_gen (vec * R) (all_subsets (bwidth Q)) (fun p => nonzero_vec d (fst p))
+                (fun S H => forall h : vec, exists p, In p H /\
+                   dot d (fst p) (plain_comp (map (blayer_block d relu) post)
+                                    (fun t => mv k (pat_lin d k Q G S) h t + pat_const d Q e S t)) = snd p))
+      as (H & Hnz & HQ).
+    { intros S _. destruct (IH k (pat_lin d k Q G S) (pat_const d Q e S) Hk) as (H & Hnz & Hh).
+      exists H. split; assumption. }
+    exists H. split; [exact Hnz|]. intros h.
+    set (S0 := fun l => if Rle_dec 0 (mv d (bWup Q) (fun t => mv k G h t + e t) l + bup Q l)
+                        then true else false).
+    destruct (all_subsets_complete (bwidth Q) S0) as (S & HS & Hag).
+    destruct (HQ S HS) as (cs & Hcs & Hincl). destruct (Hcs h) as (p & Hp & Hdot).
+    exists p. split; [apply Hincl; exact Hp|]. rewrite <- Hdot. simpl.
+    apply dot_ext. apply bplain_local. intros i Hi.
+    apply layer_on_pattern. intros l Hl. rewrite (Hag l Hl). unfold S0.
+    destruct (Rle_dec 0 (mv d (bWup Q) (fun t => mv k G h t + e t) l + bup Q l)); lra.
+Qed.
+
+(** (c): if the closed region of some activation pattern [D] of block 1 contains a ball
+    ([region_open]) and [M_2 (M_1 + W_1 D U_1)] is invertible, [G_2 o G_1] equals no
+    biased plain relu stack, of any depth, one of whose widths is [< d]. *)
+Theorem dead_block_no_narrow_plain :
+  forall (d : nat) (res : list (mat * blayer)) (M1 M2 : mat) (B1 B2 : blayer)
+         (D : nat -> bool) (plains : list blayer)
+         (two_blocks : res = [(M1, B1); (M2, B2)])
+         (dead_on_image : forall x l, (l < bwidth B2)%nat ->
+                            mv d (bWup B2) (rblock d M1 B1 x) l + bup B2 l <= 0)
+         (region_open : exists (x0 : vec) (eps : R), 0 < eps /\
+                          forall x, norm1 d (fun j => x j - x0 j) < eps -> in_region d B1 D x)
+         (piece_invertible : trivial_kernel d (matmul d M2 (piece_lin d M1 B1 D)))
+         (narrow_width : Exists (fun P => (bwidth P < d)%nat) plains),
+  ~ (forall x i, (i < d)%nat -> bres_stack d res x i = bplain_stack d plains x i).
+Proof.
+  intros d res M1 M2 B1 B2 D plains two_blocks dead_on_image (x0 & eps & Heps & Hball)
+    piece_invertible narrow_width Heq.
+  apply Exists_exists in narrow_width. destruct narrow_width as (Pn & Hin & Hk).
+  apply in_split in Hin. destruct Hin as (pre & post & ->).
+  destruct (bplain_image_covectors d post (bwidth Pn) (bWdown Pn) (bdown Pn) Hk) as (H & Hnz & Hcov).
+  set (N := matmul d M2 (piece_lin d M1 B1 D)).
+  set (n0 := fun i => mv d M2 (piece_const B1 D) i + bdown B2 i).
+  destruct (affine_hyperplanes_miss_ball d
+              (map (fun p => (transpose_mv d N (fst p), snd p - dot d (fst p) n0)) H) x0 eps Heps)
+    as (x & Hx & Hmiss).
+  { intros q Hq. apply in_map_iff in Hq. destruct Hq as (p & <- & Hp). simpl.
+    apply transpose_nonzero; [exact piece_invertible|apply Hnz; exact Hp]. }
+  set (z := plain_comp (map (blayer_block d relu) pre) x).
+  destruct (Hcov (fun l => relu (mv d (bWup Pn) z l + bup Pn l))) as (p & Hp & Hdot).
+  apply (Hmiss (transpose_mv d N (fst p), snd p - dot d (fst p) n0)).
+  { apply (in_map (fun p0 => (transpose_mv d N (fst p0), snd p0 - dot d (fst p0) n0))). exact Hp. }
+  simpl. rewrite dot_transpose.
+  assert (HF : forall i, (i < d)%nat -> mv d N x i + n0 i =
+                 plain_comp (map (blayer_block d relu) post)
+                   (fun t => mv (bwidth Pn) (bWdown Pn) (fun l => relu (mv d (bWup Pn) z l + bup Pn l)) t
+                             + bdown Pn t) i).
+  { intros i Hi. unfold N, n0. rewrite mv_matmul.
+    rewrite <- Rplus_assoc, <- mv_plus.
+    rewrite (mv_ext d M2 _ (rblock d M1 B1 x)).
+    2:{ intros j Hj. symmetry. apply block1_piece_on. apply Hball. exact Hx. }
+    rewrite <- (dead_block_affine d res M1 M2 B1 B2 two_blocks dead_on_image x i).
+    rewrite (Heq x i Hi). unfold bplain_stack. rewrite map_app, plain_comp_app. simpl.
+    reflexivity. }
+  rewrite (dot_ext d (fst p) (mv d N x) (fun i => (mv d N x i + n0 i) - n0 i)) by (intros; ring).
+  unfold dot at 1. rewrite (sum_ext d (fun j => fst p j * (mv d N x j + n0 j - n0 j))
+                              (fun j => fst p j * (mv d N x j + n0 j) - fst p j * n0 j)) by (intros; ring).
+  rewrite sum_minus. fold (dot d (fst p) (fun j => mv d N x j + n0 j)). fold (dot d (fst p) n0).
+  rewrite (dot_ext d (fst p) _ _ HF). rewrite Hdot. reflexivity.
 Qed.
