@@ -37,12 +37,6 @@ Definition rblock (d : nat) (M : mat) (B : blayer) (x : vec) : vec :=
 Definition bres_stack (d : nat) (res : list (mat * blayer)) : vec -> vec :=
   res_comp d (map (fun p => (fst p, blayer_block d relu (snd p))) res).
 
-Lemma relu_nonpos : forall z, z <= 0 -> relu z = 0.
-Proof. intros z Hz. unfold relu. apply Rmax_right. exact Hz. Qed.
-
-Lemma relu_nonneg_id : forall z, 0 <= z -> relu z = z.
-Proof. intros z Hz. unfold relu. apply Rmax_left. exact Hz. Qed.
-
 Lemma bres_stack_two : forall d M1 B1 M2 B2 x i,
   bres_stack d [(M1, B1); (M2, B2)] x i = rblock d M2 B2 (rblock d M1 B1 x) i.
 Proof. intros. reflexivity. Qed.
@@ -451,7 +445,7 @@ Qed.
     which miss some point of every ball. *)
 
 (** A point of [(0, delta)] outside a finite list of reals. *)
-Lemma avoid_finite : forall (L : list R) (delta : R), 0 < delta ->
+Lemma point_off_list : forall (L : list R) (delta : R), 0 < delta ->
   exists t, 0 < t < delta /\ forall l, In l L -> t <> l.
 Proof.
   induction L as [|l0 L IH]; intros delta Hd.
@@ -464,7 +458,7 @@ Proof.
       exists t. split; [lra|]. intros l [<-|Hl]; [lra|apply Hav; exact Hl].
 Qed.
 
-Lemma norm1_scale : forall d t (v : vec), 0 <= t -> norm1 d (fun j => t * v j) = t * norm1 d v.
+Lemma norm1_scale_nonneg : forall d t (v : vec), 0 <= t -> norm1 d (fun j => t * v j) = t * norm1 d v.
 Proof.
   intros d t v Ht. unfold norm1. rewrite <- sum_scal_l. apply sum_ext. intros j _.
   rewrite Rabs_mult, (Rabs_right t) by lra. reflexivity.
@@ -480,11 +474,11 @@ Proof.
   destruct (hyperplanes_do_not_cover d (map fst H)) as (v & Hv).
   { intros c Hc. apply in_map_iff in Hc. destruct Hc as (p & <- & Hp). apply Hnz. exact Hp. }
   pose proof (norm1_nonneg d v) as Hn.
-  destruct (avoid_finite (map (fun p => (snd p - dot d (fst p) x0) / dot d (fst p) v) H)
+  destruct (point_off_list (map (fun p => (snd p - dot d (fst p) x0) / dot d (fst p) v) H)
               (eps / (norm1 d v + 1)) ltac:(apply Rdiv_lt_0_compat; lra)) as (t & Ht & Hav).
   exists (fun j => x0 j + t * v j). split.
   - rewrite (norm1_ext d _ (fun j => t * v j)) by (intros; ring).
-    rewrite norm1_scale by lra.
+    rewrite norm1_scale_nonneg by lra.
     assert (t * (norm1 d v + 1) < eps / (norm1 d v + 1) * (norm1 d v + 1))
       by (apply Rmult_lt_compat_r; lra).
     replace (eps / (norm1 d v + 1) * (norm1 d v + 1)) with eps in H0 by (field; lra). nra.
