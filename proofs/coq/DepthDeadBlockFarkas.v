@@ -1,0 +1,403 @@
+(** * [depth-dead-block]: completeness of the Farkas certificates.
+
+    [fm_alternative] is the theorem of alternatives for a finite system of linear
+    inequalities [A x <= b] in [R^d]: either it has a solution, or multipliers
+    [y >= 0] with [sum_i y_i a_i = 0] and [y . b < 0] exist.  The proof is
+    Fourier-Motzkin elimination of the last coordinate, by induction on [d]: the
+    rows whose last entry is zero stay, every pair of a row with a positive and a
+    row with a negative last entry gives their positive combination without it (the
+    pair [(p, q)] is the row [n + p n + q] of the new system), a solution of the
+    new system extends to one of the old (the last coordinate between the largest
+    lower and the smallest upper bound), and multipliers of the new system give
+    multipliers of the old.
+
+    [farkas_complete]: if [g . x + h <= 0] on a nonempty polyhedron, multipliers
+    [lam >= 0] with [sum_i lam_i a_i = g] and [lam . b + h <= 0] exist (from the
+    alternative for the homogenised system in [R^(d+1)]).  With [fm_alternative] for
+    an empty polyhedron, [dead_on_image_iff_certificates]: block 2 is dead on the
+    image of block 1 iff there is a certificate for every activation pattern of
+    block 1 and unit of block 2.  The bound [d + 1] on the number of nonzero
+    multipliers is not proved here. *)
+
+From Coq Require Import Reals Lra Lia List Classical.
+From SkipAbsorption Require Import Linalg RealActivations Limit DepthD1 DepthDeadBlock.
+Import ListNotations.
+Open Scope R_scope.
+
+(** ** Sums over pairs *)
+
+Lemma sum_pairs : forall m n f, sum (m * n) f = sum m (fun p => sum n (fun q => f (p * n + q)%nat)).
+Proof.
+  induction m as [|m IH]; intros n f; [reflexivity|].
+  rewrite Nat.mul_succ_l, sum_split, IH. reflexivity.
+Qed.
+
+Lemma pair_index_bound : forall n p q, (p < n)%nat -> (q < n)%nat -> (p * n + q < n * n)%nat.
+Proof. intros. nia. Qed.
+
+Lemma pair_div : forall n p q, (q < n)%nat -> ((p * n + q) / n)%nat = p.
+Proof.
+  intros n p q Hq. rewrite Nat.div_add_l by lia. rewrite Nat.div_small by exact Hq. lia.
+Qed.
+
+Lemma pair_mod : forall n p q, (q < n)%nat -> ((p * n + q) mod n)%nat = q.
+Proof.
+  intros n p q Hq. rewrite Nat.add_comm, Nat.mod_add by lia. apply Nat.mod_small. exact Hq.
+Qed.
+
+(** ** One elimination step *)
+
+Definition posb (A : mat) (d p : nat) : bool := if Rlt_dec 0 (A p d) then true else false.
+Definition negvb (A : mat) (d q : nat) : bool := if Rlt_dec (A q d) 0 then true else false.
+Definition zerb (A : mat) (d i : nat) : bool := if Req_EM_T (A i d) 0 then true else false.
+Definition validb (A : mat) (d p q : nat) : bool := andb (posb A d p) (negvb A d q).
+
+(** The combinations of a column [c] (a column [A . j] of [A], or [b]) that the new
+    system uses: [c_i] for a row with zero last entry, [(-a_qd) c_p + a_pd c_q] for a
+    pair. *)
+Definition fm_comb (n d : nat) (A : mat) (c : vec) : vec :=
+  fun i' => if (i' <? n)%nat then (if zerb A d i' then c i' else 0)
+            else let p := ((i' - n) / n)%nat in let q := ((i' - n) mod n)%nat in
+                 if validb A d p q then (- A q d) * c p + A p d * c q else 0.
+
+Definition fm_rows (n d : nat) (A : mat) : mat := fun i' j => fm_comb n d A (fun i => A i j) i'.
+
+Lemma fm_comb_low : forall n d A c i, (i < n)%nat ->
+  fm_comb n d A c i = if zerb A d i then c i else 0.
+Proof. intros. unfold fm_comb. rewrite ltb_true by exact H. reflexivity. Qed.
+
+Lemma fm_comb_pair : forall n d A c p q, (q < n)%nat ->
+  fm_comb n d A c (n + (p * n + q))%nat =
+  if validb A d p q then (- A q d) * c p + A p d * c q else 0.
+Proof.
+  intros. unfold fm_comb. rewrite ltb_false by lia.
+  replace (n + (p * n + q) - n)%nat with (p * n + q)%nat by lia.
+  rewrite pair_div, pair_mod by exact H. reflexivity.
+Qed.
+
+Lemma fm_comb_mv : forall n d A (x : vec) i',
+  mv d (fm_rows n d A) x i' = fm_comb n d A (fun i => mv d A x i) i'.
+Proof.
+  intros. unfold fm_rows, fm_comb, mv.
+  destruct (i' <? n)%nat.
+  - destruct (zerb A d i'); [reflexivity|]. apply sum_zero. intros; ring.
+  - destruct (validb A d ((i' - n) / n) ((i' - n) mod n)).
+    + rewrite <- !sum_scal_l, <- sum_plus. apply sum_ext. intros; ring.
+    + apply sum_zero. intros; ring.
+Qed.
+
+Lemma fm_comb_last : forall n d A i', fm_comb n d A (fun i => A i d) i' = 0.
+Proof.
+  intros. unfold fm_comb. destruct (i' <? n)%nat.
+  - unfold zerb. destruct (Req_EM_T (A i' d) 0); [assumption|reflexivity].
+  - destruct (validb A d _ _); [ring|reflexivity].
+Qed.
+
+(** Multipliers of the old system from those of the new one. *)
+Definition fm_dual (n d : nat) (A : mat) (y' : vec) : vec :=
+  fun i => (if zerb A d i then y' i else 0) +
+           sum n (fun q => if validb A d i q then y' (n + (i * n + q))%nat * (- A q d) else 0) +
+           sum n (fun p => if validb A d p i then y' (n + (p * n + i))%nat * A p d else 0).
+
+Lemma fm_dual_comb : forall n d A y' (c : vec),
+  sum n (fun i => fm_dual n d A y' i * c i) = sum (n + n * n) (fun i' => y' i' * fm_comb n d A c i').
+Proof.
+  intros. rewrite sum_split, sum_pairs.
+  unfold fm_dual.
+  rewrite (sum_ext n _ (fun i => (if zerb A d i then y' i else 0) * c i +
+             sum n (fun q => if validb A d i q then y' (n + (i * n + q))%nat * (- A q d) * c i else 0) +
+             sum n (fun p => if validb A d p i then y' (n + (p * n + i))%nat * A p d * c i else 0))).
+  2:{ intros i _. rewrite !Rmult_plus_distr_r, <- !sum_scal_r. f_equal; [f_equal|]; apply sum_ext;
+      intros; destruct (validb _ _ _ _); ring. }
+  rewrite !sum_plus. rewrite (sum_swap n n (fun i p => if validb A d p i then y' (n + (p * n + i))%nat * A p d * c i else 0)).
+  rewrite Rplus_assoc. f_equal.
+  - apply sum_ext. intros i Hi. rewrite fm_comb_low by exact Hi. destruct (zerb A d i); ring.
+  - rewrite <- sum_plus. apply sum_ext. intros p Hp. rewrite <- sum_plus. apply sum_ext. intros q Hq.
+    rewrite fm_comb_pair by exact Hq. destruct (validb A d p q); ring.
+Qed.
+
+Lemma fm_dual_nonneg : forall n d A y',
+  (forall i', (i' < n + n * n)%nat -> 0 <= y' i') -> forall i, (i < n)%nat -> 0 <= fm_dual n d A y' i.
+Proof.
+  intros n d A y' Hy i Hi. unfold fm_dual.
+  assert (H1 : 0 <= (if zerb A d i then y' i else 0)) by (destruct (zerb A d i); [apply Hy; lia|lra]).
+  assert (H2 : 0 <= sum n (fun q => if validb A d i q then y' (n + (i * n + q))%nat * (- A q d) else 0)).
+  { apply sum_nonneg. intros q Hq. unfold validb, posb, negvb.
+    destruct (Rlt_dec 0 (A i d)), (Rlt_dec (A q d) 0); simpl; try lra.
+    apply Rmult_le_pos; [apply Hy; pose proof (pair_index_bound n i q Hi Hq); lia|lra]. }
+  assert (H3 : 0 <= sum n (fun p => if validb A d p i then y' (n + (p * n + i))%nat * A p d else 0)).
+  { apply sum_nonneg. intros p Hp. unfold validb, posb, negvb.
+    destruct (Rlt_dec 0 (A p d)), (Rlt_dec (A i d) 0); simpl; try lra.
+    apply Rmult_le_pos; [apply Hy; pose proof (pair_index_bound n p i Hp Hi); lia|lra]. }
+  lra.
+Qed.
+
+(** A number between finitely many lower and upper bounds, each lower bound below
+    each upper bound. *)
+Lemma choose_between : forall n (P N : nat -> bool) (up low : nat -> R),
+  (forall p q, (p < n)%nat -> (q < n)%nat -> P p = true -> N q = true -> low q <= up p) ->
+  exists t, (forall p, (p < n)%nat -> P p = true -> t <= up p) /\
+            (forall q, (q < n)%nat -> N q = true -> low q <= t).
+Proof.
+  induction n as [|n IH]; intros P N up low H.
+  - exists 0. split; intros; lia.
+  - destruct (IH P N up low) as (t & Hup & Hlow).
+    { intros p q Hp Hq. apply H; lia. }
+    set (t1 := if P n then Rmin t (up n) else t).
+    assert (Ht1u : forall p, (p < S n)%nat -> P p = true -> t1 <= up p).
+    { intros p Hp HP. unfold t1. destruct (Nat.eq_dec p n) as [->|Hne].
+      - rewrite HP. apply Rmin_r.
+      - destruct (P n); [apply (Rle_trans _ t); [apply Rmin_l|]|]; apply Hup; [lia|exact HP|lia|exact HP]. }
+    assert (Ht1l : forall q, (q < n)%nat -> N q = true -> low q <= t1).
+    { intros q Hq HN. unfold t1. destruct (P n) eqn:EP.
+      - apply Rmin_glb; [apply Hlow; assumption|apply H; [lia|lia|exact EP|exact HN]].
+      - apply Hlow; assumption. }
+    exists (if N n then Rmax t1 (low n) else t1). split.
+    + intros p Hp HP. destruct (N n) eqn:EN; [|apply Ht1u; assumption].
+      apply Rmax_lub; [apply Ht1u; assumption|apply H; [exact Hp|lia|exact HP|exact EN]].
+    + intros q Hq HN. destruct (Nat.eq_dec q n) as [->|Hne].
+      * rewrite HN. apply Rmax_r.
+      * destruct (N n); [apply (Rle_trans _ t1); [apply Ht1l; [lia|exact HN]|apply Rmax_l]|].
+        apply Ht1l; [lia|exact HN].
+Qed.
+
+Lemma div_between : forall a c u v, 0 < a -> c < 0 -> 0 <= (- c) * u + a * v -> v / c <= u / a.
+Proof.
+  intros a c u v Ha Hc H.
+  assert (E : u / a - v / c = ((- c) * u + a * v) / (a * (- c))) by (field; lra).
+  assert (0 <= ((- c) * u + a * v) / (a * (- c))).
+  { unfold Rdiv. apply Rmult_le_pos; [exact H|]. left. apply Rinv_0_lt_compat. nra. }
+  lra.
+Qed.
+
+(** ** The theorem of alternatives *)
+
+Theorem fm_alternative : forall d n (A : mat) (b : vec),
+  (exists x : vec, forall i, (i < n)%nat -> mv d A x i <= b i) \/
+  (exists y : vec, (forall i, (i < n)%nat -> 0 <= y i) /\
+     (forall j, (j < d)%nat -> sum n (fun i => y i * A i j) = 0) /\ sum n (fun i => y i * b i) < 0).
+Proof.
+  induction d as [|d IH]; intros n A b.
+  - destruct (classic (forall i, (i < n)%nat -> 0 <= b i)) as [Hb|Hb].
+    + left. exists (fun _ => 0). intros i Hi. unfold mv. simpl. apply Hb. exact Hi.
+    + right. apply not_all_ex_not in Hb. destruct Hb as (i0 & Hi0).
+      apply imply_to_and in Hi0. destruct Hi0 as (Hi0 & Hb0).
+      exists (fun i => kron i0 i). split; [intros i _; unfold kron; destruct (Nat.eq_dec i0 i); lra|].
+      split; [intros; lia|].
+      rewrite sum_kron_l by exact Hi0. lra.
+  - destruct (IH (n + n * n)%nat (fm_rows n d A) (fm_comb n d A b))
+      as [(x' & Hx')|(y' & Hy' & Hc & Hv)].
+    + left.
+      set (s := fun i => mv d A x' i).
+      assert (Hs : forall i', (i' < n + n * n)%nat -> fm_comb n d A s i' <= fm_comb n d A b i').
+      { intros i' Hi'. unfold s. rewrite <- fm_comb_mv. apply Hx'. exact Hi'. }
+      destruct (choose_between n (posb A d) (negvb A d) (fun p => (b p - s p) / A p d)
+                  (fun q => (b q - s q) / A q d)) as (t & Htu & Htl).
+      { intros p q Hp Hq HP HN.
+        pose proof (Hs (n + (p * n + q))%nat ltac:(pose proof (pair_index_bound n p q Hp Hq); lia)) as Hpq.
+        rewrite !fm_comb_pair in Hpq by exact Hq.
+        assert (Hv : validb A d p q = true) by (unfold validb; rewrite HP, HN; reflexivity).
+        rewrite Hv in Hpq.
+        unfold posb in HP. unfold negvb in HN.
+        destruct (Rlt_dec 0 (A p d)) as [Hap|]; [|discriminate].
+        destruct (Rlt_dec (A q d) 0) as [Haq|]; [|discriminate].
+        apply div_between; [exact Hap|exact Haq|nra]. }
+      exists (fun j => if Nat.eqb j d then t else x' j). intros i Hi.
+      assert (Emv : mv (S d) A (fun j => if Nat.eqb j d then t else x' j) i = s i + A i d * t).
+      { unfold mv, s. simpl. rewrite Nat.eqb_refl. f_equal. apply sum_ext. intros j Hj.
+        replace (Nat.eqb j d) with false by (symmetry; apply Nat.eqb_neq; lia). reflexivity. }
+      rewrite Emv.
+      destruct (Req_EM_T (A i d) 0) as [Hz|Hz].
+      * pose proof (Hs i ltac:(lia)) as Hi'. rewrite !fm_comb_low in Hi' by exact Hi.
+        unfold zerb in Hi'. destruct (Req_EM_T (A i d) 0); [|contradiction]. rewrite Hz. lra.
+      * destruct (Rlt_dec 0 (A i d)) as [Hp|Hnp].
+        -- pose proof (Htu i Hi ltac:(unfold posb; destruct (Rlt_dec 0 (A i d)); [reflexivity|contradiction])) as Ht.
+           apply (Rmult_le_compat_l (A i d)) in Ht; [|lra].
+           replace (A i d * ((b i - s i) / A i d)) with (b i - s i) in Ht by (field; lra). lra.
+        -- assert (Hn : A i d < 0) by lra.
+           pose proof (Htl i Hi ltac:(unfold negvb; destruct (Rlt_dec (A i d) 0); [reflexivity|contradiction])) as Ht.
+           apply (Rmult_le_compat_neg_l (A i d)) in Ht; [|lra].
+           replace (A i d * ((b i - s i) / A i d)) with (b i - s i) in Ht by (field; lra). lra.
+    + right. exists (fm_dual n d A y'). split; [apply fm_dual_nonneg; exact Hy'|]. split.
+      * intros j Hj. rewrite fm_dual_comb. destruct (Nat.eq_dec j d) as [->|Hne].
+        -- apply sum_zero. intros i' _. rewrite fm_comb_last. ring.
+        -- exact (Hc j ltac:(lia)).
+      * rewrite fm_dual_comb. exact Hv.
+Qed.
+
+(** ** Multipliers for a bound on a nonempty polyhedron *)
+
+(** The homogenised system in [R^(d+1)], unknowns [(x, s)]: [a_i . x - b_i s <= 0]
+    ([i < n]), [-s <= 0] (row [n]) and [-g . x - h s <= -1] (row [n + 1]). *)
+Definition hom_rows (d n : nat) (A : mat) (b g : vec) (h : R) : mat :=
+  fun i j => if (i <? n)%nat then (if (j <? d)%nat then A i j else - b i)
+             else if Nat.eqb i n then (if (j <? d)%nat then 0 else -1)
+             else (if (j <? d)%nat then - g j else - h).
+Definition hom_rhs (n : nat) : vec := fun i => if Nat.eqb i (S n) then -1 else 0.
+
+Lemma mv_succ : forall d (M : mat) z i, mv (S d) M z i = mv d M z i + M i d * z d.
+Proof. intros. reflexivity. Qed.
+
+Lemma hom_mv_low : forall d n A b g h z i, (i < n)%nat ->
+  mv (S d) (hom_rows d n A b g h) z i = mv d A z i - b i * z d.
+Proof.
+  intros. rewrite mv_succ. unfold hom_rows at 2. rewrite ltb_true by exact H.
+  rewrite Nat.ltb_irrefl.
+  rewrite (mv_row_ext d (hom_rows d n A b g h) A z i) by (intros j Hj; unfold hom_rows; rewrite ltb_true by exact H;
+                                  rewrite ltb_true by exact Hj; reflexivity).
+  ring.
+Qed.
+
+Lemma hom_mv_n : forall d n A b g h z, mv (S d) (hom_rows d n A b g h) z n = - z d.
+Proof.
+  intros. rewrite mv_succ. unfold hom_rows at 2. rewrite Nat.ltb_irrefl, Nat.eqb_refl, Nat.ltb_irrefl.
+  rewrite (mv_row_ext d (hom_rows d n A b g h) (fun _ _ => 0) z n) by (intros j Hj; unfold hom_rows; rewrite Nat.ltb_irrefl, Nat.eqb_refl;
+                                               rewrite ltb_true by exact Hj; reflexivity).
+  unfold mv. rewrite sum_zero by (intros; ring). ring.
+Qed.
+
+Lemma hom_mv_top : forall d n A b g h z,
+  mv (S d) (hom_rows d n A b g h) z (S n) = - dot d g z - h * z d.
+Proof.
+  intros. rewrite mv_succ. unfold hom_rows at 2.
+  rewrite ltb_false by lia. replace (Nat.eqb (S n) n) with false by (symmetry; apply Nat.eqb_neq; lia).
+  rewrite Nat.ltb_irrefl.
+  rewrite (mv_row_ext d (hom_rows d n A b g h) (fun _ j => - g j) z (S n)).
+  2:{ intros j Hj. unfold hom_rows. rewrite ltb_false by lia.
+      replace (Nat.eqb (S n) n) with false by (symmetry; apply Nat.eqb_neq; lia).
+      rewrite ltb_true by exact Hj. reflexivity. }
+  unfold mv, dot. rewrite (sum_ext d (fun j => - g j * z j) (fun j => - (g j * z j))) by (intros; ring).
+  rewrite sum_opp. ring.
+Qed.
+
+Theorem farkas_complete : forall d n (A : mat) (b g : vec) (h : R),
+  (exists x0, forall i, (i < n)%nat -> mv d A x0 i <= b i) ->
+  (forall x, (forall i, (i < n)%nat -> mv d A x i <= b i) -> dot d g x + h <= 0) ->
+  exists lam : vec, (forall i, (i < n)%nat -> 0 <= lam i) /\
+    (forall j, (j < d)%nat -> sum n (fun i => lam i * A i j) = g j) /\
+    sum n (fun i => lam i * b i) + h <= 0.
+Proof.
+  intros d n A b g h (x0 & Hx0) Hbound.
+  destruct (fm_alternative (S d) (S (S n)) (hom_rows d n A b g h) (hom_rhs n))
+    as [(z & Hz)|(y & Hy & Hc & Hv)].
+  - exfalso.
+    assert (Hlow : forall i, (i < n)%nat -> mv d A z i - b i * z d <= 0).
+    { intros i Hi. rewrite <- (hom_mv_low d n A b g h z i Hi). pose proof (Hz i ltac:(lia)) as H.
+      unfold hom_rhs in H. replace (Nat.eqb i (S n)) with false in H by (symmetry; apply Nat.eqb_neq; lia).
+      exact H. }
+    assert (Hs : 0 <= z d).
+    { pose proof (Hz n ltac:(lia)) as H. rewrite hom_mv_n in H. unfold hom_rhs in H.
+      replace (Nat.eqb n (S n)) with false in H by (symmetry; apply Nat.eqb_neq; lia). lra. }
+    assert (Htop : 1 <= dot d g z + h * z d).
+    { pose proof (Hz (S n) ltac:(lia)) as H. rewrite hom_mv_top in H. unfold hom_rhs in H.
+      rewrite Nat.eqb_refl in H. lra. }
+    destruct (Rle_lt_or_eq_dec 0 (z d) Hs) as [Hpos|Hzero].
+    + (* [z / s] lies in the polyhedron and violates the bound *)
+      pose proof (Hbound (fun j => z j / z d)) as Hb.
+      assert (Hin : forall i, (i < n)%nat -> mv d A (fun j => z j / z d) i <= b i).
+      { intros i Hi. replace (mv d A (fun j => z j / z d) i) with (mv d A z i / z d).
+        - pose proof (Hlow i Hi). apply (Rmult_le_reg_r (z d)); [exact Hpos|].
+          replace (mv d A z i / z d * z d) with (mv d A z i) by (field; lra). lra.
+        - unfold mv, Rdiv. rewrite <- sum_scal_r. apply sum_ext. intros; ring. }
+      specialize (Hb Hin).
+      replace (dot d g (fun j => z j / z d)) with (dot d g z / z d) in Hb
+        by (unfold dot, Rdiv; rewrite <- sum_scal_r; apply sum_ext; intros; ring).
+      assert (0 < (dot d g z + h * z d) / z d) by (apply Rdiv_lt_0_compat; lra).
+      replace ((dot d g z + h * z d) / z d) with (dot d g z / z d + h) in H by (field; lra). lra.
+    + (* a recession direction along which [g . x] grows *)
+      rewrite <- Hzero in Hlow, Htop.
+      set (t := Rabs (dot d g x0 + h) + 1).
+      assert (Ht : 0 <= t) by (unfold t; pose proof (Rabs_pos (dot d g x0 + h)); lra).
+      pose proof (Hbound (fun j => x0 j + t * z j)) as Hb.
+      assert (Hin : forall i, (i < n)%nat -> mv d A (fun j => x0 j + t * z j) i <= b i).
+      { intros i Hi. rewrite mv_axpy. pose proof (Hlow i Hi). pose proof (Hx0 i Hi).
+        assert (t * mv d A z i <= 0) by nra. lra. }
+      specialize (Hb Hin). rewrite dot_axpy in Hb.
+      pose proof (Rle_abs (- (dot d g x0 + h))). rewrite Rabs_Ropp in H.
+      assert (t <= t * dot d g z) by (rewrite <- (Rmult_1_r t) at 1; apply Rmult_le_compat_l; lra).
+      unfold t in *. lra.
+  - (* multipliers: divide by the one of the row [n + 1] *)
+    assert (Hsum : forall f : nat -> R, sum (S (S n)) f = sum n f + f n + f (S n)) by reflexivity.
+    set (yt := y (S n)).
+    assert (Hyt : 0 < yt).
+    { rewrite Hsum in Hv. unfold hom_rhs in Hv. rewrite Nat.eqb_refl in Hv.
+      replace (Nat.eqb n (S n)) with false in Hv by (symmetry; apply Nat.eqb_neq; lia).
+      rewrite (sum_zero n) in Hv.
+      - fold yt in Hv. lra.
+      - intros i Hi. replace (Nat.eqb i (S n)) with false by (symmetry; apply Nat.eqb_neq; lia). ring. }
+    exists (fun i => y i / yt). split; [|split].
+    + intros i Hi. unfold Rdiv. apply Rmult_le_pos; [apply Hy; lia|left; apply Rinv_0_lt_compat; exact Hyt].
+    + intros j Hj. pose proof (Hc j ltac:(lia)) as H. rewrite Hsum in H.
+      unfold hom_rows in H at 2 3. rewrite Nat.ltb_irrefl, Nat.eqb_refl in H.
+      rewrite (ltb_false (S n) n) in H by lia.
+      replace (Nat.eqb (S n) n) with false in H by (symmetry; apply Nat.eqb_neq; lia).
+      rewrite (ltb_true j d Hj) in H.
+      rewrite (sum_ext n (fun i => y i * hom_rows d n A b g h i j) (fun i => y i * A i j)) in H.
+      2:{ intros i Hi. unfold hom_rows. rewrite ltb_true by exact Hi. rewrite ltb_true by exact Hj. reflexivity. }
+      unfold Rdiv. rewrite (sum_ext n (fun i => y i * / yt * A i j) (fun i => / yt * (y i * A i j))) by (intros; ring).
+      rewrite sum_scal_l. fold yt in H.
+      replace (sum n (fun i => y i * A i j)) with (yt * g j) by lra. field. lra.
+    + pose proof (Hc d ltac:(lia)) as H. rewrite Hsum in H.
+      unfold hom_rows in H at 2 3. rewrite Nat.ltb_irrefl, Nat.eqb_refl in H.
+      rewrite (ltb_false (S n) n) in H by lia.
+      replace (Nat.eqb (S n) n) with false in H by (symmetry; apply Nat.eqb_neq; lia).
+      rewrite Nat.ltb_irrefl in H.
+      rewrite (sum_ext n (fun i => y i * hom_rows d n A b g h i d) (fun i => - (y i * b i))) in H.
+      2:{ intros i Hi. unfold hom_rows. rewrite ltb_true by exact Hi. rewrite Nat.ltb_irrefl. ring. }
+      rewrite sum_opp in H. fold yt in H.
+      unfold Rdiv. rewrite (sum_ext n (fun i => y i * / yt * b i) (fun i => / yt * (y i * b i))) by (intros; ring).
+      rewrite sum_scal_l.
+      assert (Hyn : 0 <= y n) by (apply Hy; lia).
+      replace (sum n (fun i => y i * b i)) with (- y n - yt * h) by lra.
+      replace (/ yt * (- y n - yt * h) + h) with (- (y n / yt)) by (field; lra).
+      assert (0 <= y n / yt) by (unfold Rdiv; apply Rmult_le_pos; [lra|left; apply Rinv_0_lt_compat; lra]). lra.
+Qed.
+
+(** ** The certificates of [dead_on_image] exist whenever it holds *)
+
+Lemma region_polyhedron : forall d B1 S x,
+  (forall l, (l < bwidth B1)%nat -> mv d (region_rows B1 S) x l <= region_rhs B1 S l) ->
+  in_region d B1 S x.
+Proof.
+  intros d B1 S x H l Hl. specialize (H l Hl). rewrite region_rows_mv in H.
+  unfold region_rhs in H. destruct (S l); lra.
+Qed.
+
+(** Unit [j] of block 2 on the closed region of [S] is [cert_g . x + cert_h]. *)
+Lemma unit_on_region : forall d M1 B1 B2 S j x, in_region d B1 S x ->
+  mv d (bWup B2) (rblock d M1 B1 x) j + bup B2 j = dot d (cert_g d M1 B1 B2 S j) x + cert_h d B1 B2 S j.
+Proof.
+  intros d M1 B1 B2 S j x Hreg. unfold cert_g, cert_h. rewrite dot_transpose, mv_dot.
+  rewrite (dot_ext d (bWup B2 j) (rblock d M1 B1 x)
+             (fun i => mv d (piece_lin d M1 B1 S) x i + piece_const B1 S i))
+    by (intros i Hi; apply block1_piece_on; exact Hreg).
+  unfold dot.
+  rewrite (sum_ext d (fun i => bWup B2 j i * (mv d (piece_lin d M1 B1 S) x i + piece_const B1 S i))
+             (fun i => bWup B2 j i * mv d (piece_lin d M1 B1 S) x i + bWup B2 j i * piece_const B1 S i))
+    by (intros; ring).
+  rewrite sum_plus. ring.
+Qed.
+
+Theorem certificates_of_dead_on_image : forall (d : nat) (M1 : mat) (B1 B2 : blayer),
+  dead_on d M1 B1 B2 ->
+  forall (S : nat -> bool) j, (j < bwidth B2)%nat -> bound_cert d M1 B1 B2 S j \/ empty_cert d B1 S.
+Proof.
+  intros d M1 B1 B2 Hdead S j Hj.
+  destruct (fm_alternative d (bwidth B1) (region_rows B1 S) (region_rhs B1 S))
+    as [Hne|(y & Hy & Hc & Hv)].
+  - left. apply (farkas_complete d (bwidth B1) (region_rows B1 S) (region_rhs B1 S)); [exact Hne|].
+    intros x Hx. rewrite <- (unit_on_region d M1 B1 B2 S j x (region_polyhedron d B1 S x Hx)).
+    apply Hdead. exact Hj.
+  - right. exists y. split; [exact Hy|]. split; [exact Hc|exact Hv].
+Qed.
+
+(** The hypothesis [dead_on_image] holds iff every activation pattern of block 1 and
+    every unit of block 2 have a certificate. *)
+Theorem dead_on_image_iff_certificates : forall (d : nat) (M1 : mat) (B1 B2 : blayer),
+  dead_on d M1 B1 B2 <->
+  (forall (S : nat -> bool) j, (j < bwidth B2)%nat -> bound_cert d M1 B1 B2 S j \/ empty_cert d B1 S).
+Proof.
+  intros d M1 B1 B2. split.
+  - apply certificates_of_dead_on_image.
+  - apply dead_on_image_of_certificates.
+Qed.
