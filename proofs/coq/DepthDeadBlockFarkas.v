@@ -16,11 +16,16 @@
     alternative for the homogenised system in [R^(d+1)]).  With [fm_alternative] for
     an empty polyhedron, [dead_on_image_iff_certificates]: block 2 is dead on the
     image of block 1 iff there is a certificate for every activation pattern of
-    block 1 and unit of block 2.  The bound [d + 1] on the number of nonzero
+    block 1 and unit of block 2.  [caratheodory] (a nonnegative combination of vectors
+    of [R^D] equals one with at most [D] nonzero coefficients: along a dependence of
+    the vectors in the support, lower the coefficients until one vanishes) applied to
+    the rows [(a_l, b_l)] in [R^(d+1)] gives [dead_on_image_iff_small_certificates]:
+    certificates with at most [d + 1] nonzero multipliers exist iff the hypothesis
+    holds.  The multipliers are real numbers; that rational weights have rational
     multipliers is not proved here. *)
 
-From Coq Require Import Reals Lra Lia List Classical.
-From SkipAbsorption Require Import Linalg RealActivations Limit DepthD1 DepthDeadBlock.
+From Coq Require Import Reals Lra Lia List Classical Bool.
+From SkipAbsorption Require Import Linalg RealActivations Limit DepthD1 Rank DepthDeadBlock.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -400,4 +405,268 @@ Proof.
   intros d M1 B1 B2. split.
   - apply certificates_of_dead_on_image.
   - apply dead_on_image_of_certificates.
+Qed.
+
+(** ** At most [d + 1] nonzero multipliers (Caratheodory) *)
+
+(** The number of indices [i < n] with [P i]. *)
+Fixpoint cnt (n : nat) (P : nat -> bool) : nat :=
+  match n with O => O | S k => (cnt k P + (if P k then 1 else 0))%nat end.
+
+(** The support of a vector. *)
+Definition nzb (f : vec) (i : nat) : bool := if Req_EM_T (f i) 0 then false else true.
+
+Lemma cnt_zero : forall n P, (forall i, (i < n)%nat -> P i = false) -> cnt n P = O.
+Proof.
+  induction n as [|n IH]; intros P H; [reflexivity|]. simpl. rewrite IH by (intros; apply H; lia).
+  rewrite H by lia. reflexivity.
+Qed.
+
+Lemma cnt_remove : forall n P a,
+  cnt n P = (cnt n (fun i => andb (P i) (negb (Nat.eqb i a))) + (if (a <? n)%nat && P a then 1 else 0))%nat.
+Proof.
+  induction n as [|n IH]; intros P a; [reflexivity|]. simpl. rewrite (IH P a).
+  destruct (Nat.eq_dec n a) as [->|Hne].
+  - rewrite Nat.eqb_refl, Nat.ltb_irrefl. replace (a <? S a)%nat with true by (symmetry; apply Nat.ltb_lt; lia).
+    destruct (P a); simpl; lia.
+  - replace (Nat.eqb n a) with false by (symmetry; apply Nat.eqb_neq; exact Hne).
+    replace (a <? S n)%nat with (a <? n)%nat.
+    + destruct (P n); simpl; lia.
+    + destruct (a <? n)%nat eqn:E; symmetry.
+      * apply Nat.ltb_lt. apply Nat.ltb_lt in E. lia.
+      * apply Nat.ltb_ge. apply Nat.ltb_ge in E. lia.
+Qed.
+
+(** The indices in [P] are among [idx 0 .. idx (r-1)]: at most [r] of them. *)
+Lemma cnt_le_image : forall r n (P : nat -> bool) (idx : nat -> nat),
+  (forall i, (i < n)%nat -> P i = true -> exists k, (k < r)%nat /\ idx k = i) -> (cnt n P <= r)%nat.
+Proof.
+  induction r as [|r IH]; intros n P idx H.
+  - rewrite cnt_zero; [lia|]. intros i Hi. destruct (P i) eqn:E; [|reflexivity].
+    destruct (H i Hi E) as (k & Hk & _). lia.
+  - rewrite (cnt_remove n P (idx r)).
+    assert (cnt n (fun i => andb (P i) (negb (Nat.eqb i (idx r)))) <= r)%nat.
+    { apply (IH n _ idx). intros i Hi HP. apply andb_prop in HP. destruct HP as (HP & Hne).
+      destruct (H i Hi HP) as (k & Hk & Hki). destruct (Nat.eq_dec k r) as [->|Hkr].
+      - rewrite Hki, Nat.eqb_refl in Hne. discriminate.
+      - exists k. split; [lia|exact Hki]. }
+    destruct ((idx r <? n)%nat && P (idx r)); lia.
+Qed.
+
+Lemma cnt_lt : forall n (P P' : nat -> bool) i0,
+  (forall i, (i < n)%nat -> P' i = true -> P i = true) ->
+  (i0 < n)%nat -> P i0 = true -> P' i0 = false -> (cnt n P' < cnt n P)%nat.
+Proof.
+  assert (Hle : forall n (P P' : nat -> bool), (forall i, (i < n)%nat -> P' i = true -> P i = true) ->
+                  (cnt n P' <= cnt n P)%nat).
+  { induction n as [|n IH]; intros P P' H; simpl; [lia|].
+    pose proof (IH P P' ltac:(intros; apply H; [lia|assumption])).
+    destruct (P' n) eqn:E'; [rewrite (H n ltac:(lia) E')|destruct (P n)]; lia. }
+  induction n as [|n IH]; intros P P' i0 H Hi0 HP HP'; [lia|]. simpl.
+  destruct (Nat.eq_dec i0 n) as [->|Hne].
+  - rewrite HP, HP'. pose proof (Hle n P P' ltac:(intros; apply H; [lia|assumption])). lia.
+  - pose proof (IH P P' i0 ltac:(intros; apply H; [lia|assumption]) ltac:(lia) HP HP').
+    destruct (P' n) eqn:E'; [rewrite (H n ltac:(lia) E')|destruct (P n)]; lia.
+Qed.
+
+(** More than [D] vectors of [R^D] (those with [P]) are dependent. *)
+Lemma support_dependent : forall D n (V : nat -> vec) (P : nat -> bool), (D < cnt n P)%nat ->
+  exists mu : vec, (forall i, (i < n)%nat -> P i = false -> mu i = 0) /\
+    (exists i, (i < n)%nat /\ mu i <> 0) /\
+    (forall j, (j < D)%nat -> sum n (fun i => mu i * V i j) = 0).
+Proof.
+  intros D n V P Hcnt.
+  set (U := fun i j => if P i then V i j else 0).
+  destruct (row_rank_exists D n U) as (r & idx & Hidx & Hind & Hrows).
+  pose proof (indep_le_dim D r _ Hind) as HrD.
+  (* the rows [idx k] are rows of [P] (a zero row is never independent) *)
+  assert (HPidx : forall k, (k < r)%nat -> P (idx k) = true).
+  { intros k Hk. destruct (P (idx k)) eqn:E; [reflexivity|exfalso].
+    assert (Hk1 : kron k k = 0); [|unfold kron in Hk1; destruct (Nat.eq_dec k k) as [_|Hkk]; [lra|congruence]].
+    apply (Hind (fun k' => kron k k')); [|exact Hk]. intros j Hj.
+    rewrite sum_kron_l by exact Hk. unfold U. rewrite E. reflexivity. }
+  (* some row of [P] is not among them *)
+  assert (Hout : exists i0, (i0 < n)%nat /\ P i0 = true /\ forall k, (k < r)%nat -> idx k <> i0).
+  { apply NNPP. intros Hno. assert (cnt n P <= r)%nat; [|lia].
+    apply (cnt_le_image r n P idx). intros i Hi HP. apply NNPP. intros Hnk. apply Hno.
+    exists i. split; [exact Hi|]. split; [exact HP|]. intros k Hk E. apply Hnk. exists k. split; assumption. }
+  destruct Hout as (i0 & Hi0 & HPi0 & Hnot).
+  destruct (Hrows i0 Hi0) as (c & Hc).
+  exists (fun i => kron i0 i - sum r (fun k => c k * kron (idx k) i)). split; [|split].
+  - intros i Hi HPi. assert (i0 <> i) by (intros ->; congruence).
+    rewrite (sum_zero r).
+    + unfold kron. destruct (Nat.eq_dec i0 i); [contradiction|ring].
+    + intros k Hk. unfold kron. destruct (Nat.eq_dec (idx k) i) as [E|]; [|ring].
+      rewrite <- E, HPidx in HPi by exact Hk. discriminate.
+  - exists i0. split; [exact Hi0|]. rewrite (sum_zero r).
+    + unfold kron. destruct (Nat.eq_dec i0 i0); [lra|congruence].
+    + intros k Hk. unfold kron. destruct (Nat.eq_dec (idx k) i0); [exfalso; apply (Hnot k Hk); assumption|ring].
+  - intros j Hj.
+    rewrite (sum_ext n _ (fun i => kron i0 i * V i j - sum r (fun k => c k * (kron (idx k) i * V i j))))
+      by (intros; rewrite Rmult_minus_distr_r, <- sum_scal_r; f_equal; apply sum_ext; intros; ring).
+    rewrite sum_minus, sum_kron_l by exact Hi0.
+    rewrite sum_swap.
+    rewrite (sum_ext r _ (fun k => c k * V (idx k) j)).
+    2:{ intros k Hk. rewrite sum_scal_l. f_equal. apply (sum_kron_l n (fun i => V i j) (idx k)). apply Hidx. exact Hk. }
+    pose proof (Hc j Hj) as E. unfold U in E. rewrite HPi0 in E. rewrite E.
+    rewrite <- sum_minus. apply sum_zero. intros k Hk. rewrite HPidx by exact Hk. ring.
+Qed.
+
+(** The least ratio [lam_i / nu_i] over the indices with [nu_i > 0]. *)
+Lemma min_ratio : forall n (lam nu : vec), (exists i, (i < n)%nat /\ 0 < nu i) ->
+  exists i0, (i0 < n)%nat /\ 0 < nu i0 /\
+    forall i, (i < n)%nat -> 0 < nu i -> lam i0 / nu i0 <= lam i / nu i.
+Proof.
+  induction n as [|n IH]; intros lam nu (i & Hi & Hnu); [lia|].
+  destruct (classic (exists i, (i < n)%nat /\ 0 < nu i)) as [Hex|Hno].
+  - destruct (IH lam nu Hex) as (i0 & Hi0 & Hnu0 & Hmin).
+    destruct (Rlt_dec 0 (nu n)) as [Hn|Hn].
+    + destruct (Rle_dec (lam i0 / nu i0) (lam n / nu n)) as [Hle|Hgt].
+      * exists i0. split; [lia|]. split; [exact Hnu0|]. intros k Hk Hk'.
+        destruct (Nat.eq_dec k n) as [->|]; [exact Hle|apply Hmin; [lia|exact Hk']].
+      * exists n. split; [lia|]. split; [exact Hn|]. intros k Hk Hk'.
+        destruct (Nat.eq_dec k n) as [->|]; [lra|].
+        pose proof (Hmin k ltac:(lia) Hk'). lra.
+    + exists i0. split; [lia|]. split; [exact Hnu0|]. intros k Hk Hk'.
+      destruct (Nat.eq_dec k n) as [->|]; [lra|apply Hmin; [lia|exact Hk']].
+  - assert (i = n). { destruct (Nat.eq_dec i n); [assumption|]. exfalso. apply Hno. exists i. split; [lia|exact Hnu]. }
+    subst i. exists n. split; [lia|]. split; [exact Hnu|]. intros k Hk Hk'.
+    destruct (Nat.eq_dec k n) as [->|]; [lra|]. exfalso. apply Hno. exists k. split; [lia|exact Hk'].
+Qed.
+
+(** One step: a nonnegative combination with more than [D] nonzero coefficients has one
+    with fewer and the same value. *)
+Lemma caratheodory_step : forall D n (V : nat -> vec) (lam : vec),
+  (forall i, (i < n)%nat -> 0 <= lam i) -> (D < cnt n (nzb lam))%nat ->
+  exists lam' : vec, (forall i, (i < n)%nat -> 0 <= lam' i) /\
+    (forall j, (j < D)%nat -> sum n (fun i => lam' i * V i j) = sum n (fun i => lam i * V i j)) /\
+    (cnt n (nzb lam') < cnt n (nzb lam))%nat.
+Proof.
+  intros D n V lam Hlam Hcnt.
+  destruct (support_dependent D n V (nzb lam) Hcnt) as (mu & Hsupp & (i1 & Hi1 & Hmu1) & Hdep).
+  (* a dependence with a positive entry *)
+  assert (Hnu : exists nu : vec, (forall i, (i < n)%nat -> nzb lam i = false -> nu i = 0) /\
+                  (exists i, (i < n)%nat /\ 0 < nu i) /\
+                  (forall j, (j < D)%nat -> sum n (fun i => nu i * V i j) = 0)).
+  { destruct (classic (exists i, (i < n)%nat /\ 0 < mu i)) as [Hpos|Hnopos].
+    - exists mu. split; [exact Hsupp|]. split; [exact Hpos|exact Hdep].
+    - exists (fun i => - mu i). split; [|split].
+      + intros i Hi H. rewrite (Hsupp i Hi H). ring.
+      + exists i1. split; [exact Hi1|].
+        destruct (Rlt_dec 0 (mu i1)) as [Hp|Hp]; [exfalso; apply Hnopos; exists i1; split; assumption|].
+        lra.
+      + intros j Hj. rewrite (sum_ext n _ (fun i => - (mu i * V i j))) by (intros; ring).
+        rewrite sum_opp, Hdep by exact Hj. ring. }
+  destruct Hnu as (nu & Hnsupp & Hnpos & Hndep).
+  destruct (min_ratio n lam nu Hnpos) as (i0 & Hi0 & Hnu0 & Hmin).
+  set (theta := lam i0 / nu i0).
+  assert (Htheta : 0 <= theta).
+  { unfold theta, Rdiv. apply Rmult_le_pos; [apply Hlam; exact Hi0|left; apply Rinv_0_lt_compat; exact Hnu0]. }
+  exists (fun i => lam i - theta * nu i). split; [|split].
+  - intros i Hi. destruct (Rlt_dec 0 (nu i)) as [Hp|Hp].
+    + pose proof (Hmin i Hi Hp) as Hm. fold theta in Hm.
+      apply (Rmult_le_compat_r (nu i)) in Hm; [|lra].
+      replace (lam i / nu i * nu i) with (lam i) in Hm by (field; lra). lra.
+    + pose proof (Hlam i Hi). nra.
+  - intros j Hj.
+    rewrite (sum_ext n _ (fun i => lam i * V i j - theta * (nu i * V i j))) by (intros; ring).
+    rewrite sum_minus, sum_scal_l, Hndep by exact Hj. ring.
+  - apply (cnt_lt n (nzb lam) _ i0).
+    + intros i Hi H. destruct (nzb lam i) eqn:E; [reflexivity|].
+      pose proof (Hnsupp i Hi E) as Hn0. unfold nzb in E, H.
+      destruct (Req_EM_T (lam i) 0) as [Hz|]; [|discriminate].
+      destruct (Req_EM_T (lam i - theta * nu i) 0) as [|Hne]; [discriminate|].
+      exfalso. apply Hne. rewrite Hz, Hn0. ring.
+    + exact Hi0.
+    + destruct (nzb lam i0) eqn:E; [reflexivity|]. rewrite (Hnsupp i0 Hi0 E) in Hnu0. lra.
+    + unfold nzb. destruct (Req_EM_T (lam i0 - theta * nu i0) 0) as [|Hne]; [reflexivity|].
+      exfalso. apply Hne. unfold theta. field. lra.
+Qed.
+
+(** Caratheodory: a nonnegative combination of vectors of [R^D] equals one with at most
+    [D] nonzero coefficients. *)
+Theorem caratheodory : forall D n (V : nat -> vec) (lam : vec),
+  (forall i, (i < n)%nat -> 0 <= lam i) ->
+  exists lam' : vec, (forall i, (i < n)%nat -> 0 <= lam' i) /\
+    (forall j, (j < D)%nat -> sum n (fun i => lam' i * V i j) = sum n (fun i => lam i * V i j)) /\
+    (cnt n (nzb lam') <= D)%nat.
+Proof.
+  intros D n V.
+  assert (Hgen : forall N lam, (cnt n (nzb lam) <= N)%nat -> (forall i, (i < n)%nat -> 0 <= lam i) ->
+            exists lam' : vec, (forall i, (i < n)%nat -> 0 <= lam' i) /\
+              (forall j, (j < D)%nat -> sum n (fun i => lam' i * V i j) = sum n (fun i => lam i * V i j)) /\
+              (cnt n (nzb lam') <= D)%nat).
+  { induction N as [|N IH]; intros lam HN Hlam.
+    - exists lam. split; [exact Hlam|]. split; [reflexivity|lia].
+    - destruct (Nat.le_gt_cases (cnt n (nzb lam)) D) as [Hsmall|Hbig].
+      + exists lam. split; [exact Hlam|]. split; [reflexivity|exact Hsmall].
+      + destruct (caratheodory_step D n V lam Hlam Hbig) as (lam1 & Hl1 & Hs1 & Hc1).
+        destruct (IH lam1 ltac:(lia) Hl1) as (lam2 & Hl2 & Hs2 & Hc2).
+        exists lam2. split; [exact Hl2|]. split; [|exact Hc2].
+        intros j Hj. rewrite Hs2 by exact Hj. apply Hs1. exact Hj. }
+  intros lam Hlam. exact (Hgen _ lam (le_n _) Hlam).
+Qed.
+
+(** ** Certificates with at most [d + 1] nonzero multipliers *)
+
+Definition small_bound_cert (d : nat) (M1 : mat) (B1 B2 : blayer) (S : nat -> bool) (j : nat) : Prop :=
+  exists lam : vec, (forall l, (l < bwidth B1)%nat -> 0 <= lam l) /\
+    (forall k, (k < d)%nat -> sum (bwidth B1) (fun l => lam l * region_rows B1 S l k) = cert_g d M1 B1 B2 S j k) /\
+    sum (bwidth B1) (fun l => lam l * region_rhs B1 S l) + cert_h d B1 B2 S j <= 0 /\
+    (cnt (bwidth B1) (nzb lam) <= d + 1)%nat.
+Definition small_empty_cert (d : nat) (B1 : blayer) (S : nat -> bool) : Prop :=
+  exists y : vec, (forall l, (l < bwidth B1)%nat -> 0 <= y l) /\
+    (forall k, (k < d)%nat -> sum (bwidth B1) (fun l => y l * region_rows B1 S l k) = 0) /\
+    sum (bwidth B1) (fun l => y l * region_rhs B1 S l) < 0 /\
+    (cnt (bwidth B1) (nzb y) <= d + 1)%nat.
+
+(** The rows [(a_l, b_l)] of the region in [R^(d+1)]. *)
+Definition region_ext (d : nat) (B1 : blayer) (S : nat -> bool) : nat -> vec :=
+  fun l k => if (k <? d)%nat then region_rows B1 S l k else region_rhs B1 S l.
+
+Lemma shrink_multipliers : forall d B1 S (lam : vec), (forall l, (l < bwidth B1)%nat -> 0 <= lam l) ->
+  exists lam' : vec, (forall l, (l < bwidth B1)%nat -> 0 <= lam' l) /\
+    (forall k, (k < d)%nat -> sum (bwidth B1) (fun l => lam' l * region_rows B1 S l k) =
+                              sum (bwidth B1) (fun l => lam l * region_rows B1 S l k)) /\
+    sum (bwidth B1) (fun l => lam' l * region_rhs B1 S l) = sum (bwidth B1) (fun l => lam l * region_rhs B1 S l) /\
+    (cnt (bwidth B1) (nzb lam') <= d + 1)%nat.
+Proof.
+  intros d B1 S lam Hlam.
+  destruct (caratheodory (d + 1)%nat (bwidth B1) (region_ext d B1 S) lam Hlam) as (lam' & Hl & Hs & Hc).
+  exists lam'. split; [exact Hl|]. split; [|split; [|exact Hc]].
+  - intros k Hk. pose proof (Hs k ltac:(lia)) as E. unfold region_ext in E.
+    rewrite (sum_ext _ (fun l => lam' l * (if (k <? d)%nat then region_rows B1 S l k else region_rhs B1 S l))
+               (fun l => lam' l * region_rows B1 S l k)) in E by (intros; rewrite ltb_true by exact Hk; reflexivity).
+    rewrite (sum_ext _ (fun l => lam l * (if (k <? d)%nat then region_rows B1 S l k else region_rhs B1 S l))
+               (fun l => lam l * region_rows B1 S l k)) in E by (intros; rewrite ltb_true by exact Hk; reflexivity).
+    exact E.
+  - pose proof (Hs d ltac:(lia)) as E. unfold region_ext in E.
+    rewrite (sum_ext _ (fun l => lam' l * (if (d <? d)%nat then region_rows B1 S l d else region_rhs B1 S l))
+               (fun l => lam' l * region_rhs B1 S l)) in E by (intros; rewrite Nat.ltb_irrefl; reflexivity).
+    rewrite (sum_ext _ (fun l => lam l * (if (d <? d)%nat then region_rows B1 S l d else region_rhs B1 S l))
+               (fun l => lam l * region_rhs B1 S l)) in E by (intros; rewrite Nat.ltb_irrefl; reflexivity).
+    exact E.
+Qed.
+
+(** [dead_on_image] holds iff every activation pattern of block 1 and unit of block 2
+    have a certificate with at most [d + 1] nonzero multipliers (so a search over the
+    supports of size [<= d + 1] decides it). *)
+Theorem dead_on_image_iff_small_certificates : forall (d : nat) (M1 : mat) (B1 B2 : blayer),
+  dead_on d M1 B1 B2 <->
+  (forall (S : nat -> bool) j, (j < bwidth B2)%nat ->
+     small_bound_cert d M1 B1 B2 S j \/ small_empty_cert d B1 S).
+Proof.
+  intros d M1 B1 B2. split.
+  - intros Hdead S j Hj.
+    destruct (certificates_of_dead_on_image d M1 B1 B2 Hdead S j Hj) as [(lam & Hl & Hc & Hv)|(y & Hy & Hc & Hv)].
+    + left. destruct (shrink_multipliers d B1 S lam Hl) as (lam' & Hl' & Hc' & Hb' & Hn').
+      exists lam'. split; [exact Hl'|]. split; [|split; [rewrite Hb'; exact Hv|exact Hn']].
+      intros k Hk. rewrite Hc' by exact Hk. apply Hc. exact Hk.
+    + right. destruct (shrink_multipliers d B1 S y Hy) as (y' & Hy' & Hc' & Hb' & Hn').
+      exists y'. split; [exact Hy'|]. split; [|split; [rewrite Hb'; exact Hv|exact Hn']].
+      intros k Hk. rewrite Hc' by exact Hk. apply Hc. exact Hk.
+  - intros Hcert. apply dead_on_image_of_certificates. intros S j Hj.
+    destruct (Hcert S j Hj) as [(lam & Hl & Hc & Hv & _)|(y & Hy & Hc & Hv & _)].
+    + left. exists lam. split; [exact Hl|]. split; [exact Hc|exact Hv].
+    + right. exists y. split; [exact Hy|]. split; [exact Hc|exact Hv].
 Qed.
