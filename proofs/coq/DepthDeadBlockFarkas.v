@@ -29,13 +29,7 @@ From SkipAbsorption Require Import Linalg RealActivations Limit DepthD1 Rank Dep
 Import ListNotations.
 Open Scope R_scope.
 
-(** ** Sums over pairs *)
-
-Lemma sum_pairs : forall m n f, sum (m * n) f = sum m (fun p => sum n (fun q => f (p * n + q)%nat)).
-Proof.
-  induction m as [|m IH]; intros n f; [reflexivity|].
-  rewrite Nat.mul_succ_l, sum_split, IH. reflexivity.
-Qed.
+(** ** Indices of pairs *)
 
 Lemma pair_index_bound : forall n p q, (p < n)%nat -> (q < n)%nat -> (p * n + q < n * n)%nat.
 Proof. intros. nia. Qed.
