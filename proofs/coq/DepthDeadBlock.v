@@ -20,7 +20,8 @@
       [dead_on_image_of_certificates]: one certificate per activation pattern of
       block 1 and unit of block 2 proves the hypothesis of (a).
     The completeness of the certificates (they exist whenever the hypothesis holds,
-    with at most [d + 1] nonzero entries: LP duality) is not here. *)
+    with at most [d + 1] nonzero entries, rational for rational weights) is in
+    DepthDeadBlockFarkas.v. *)
 
 From Coq Require Import Reals Lra Lia List.
 From SkipAbsorption Require Import Linalg Depth DepthStack RealActivations Limit DepthD1 Width Rank DepthNarrow.

@@ -21,13 +21,69 @@
     the vectors in the support, lower the coefficients until one vanishes) applied to
     the rows [(a_l, b_l)] in [R^(d+1)] gives [dead_on_image_iff_small_certificates]:
     certificates with at most [d + 1] nonzero multipliers exist iff the hypothesis
-    holds.  The multipliers are real numbers; that rational weights have rational
-    multipliers is not proved here. *)
+    holds.  Every multiplier is built from the data by field operations, so the
+    proofs are written for any subfield [K] of [R] that holds the data
+    ([fm_alternative_in], [farkas_complete_in], [caratheodory_in]; the dependence of
+    [support_dependent_in] is found by eliminating coordinates); with [K] the
+    rationals, [dead_on_image_iff_rational_certificates]: for rational weights the
+    hypothesis holds iff every pattern and unit have a certificate with rational
+    multipliers, at most [d + 1] of them nonzero. *)
 
-From Coq Require Import Reals Lra Lia List Classical Bool.
-From SkipAbsorption Require Import Linalg RealActivations Limit DepthD1 Rank DepthDeadBlock.
+From Coq Require Import Reals Lra Lia List Classical Bool QArith Qreals.
+From SkipAbsorption Require Import Linalg RealActivations Limit DepthD1 DepthDeadBlock.
 Import ListNotations.
 Open Scope R_scope.
+
+(** ** Subfields of [R]
+
+    The multipliers are built from the data by field operations only, so they lie in
+    every subfield [K] that holds the data: [K = fun _ => True] gives the real
+    statements, [K = rational] (the images of the rationals, [Q2R]) the rational ones. *)
+Definition subfield (K : R -> Prop) : Prop :=
+  K 0 /\ K 1 /\ (forall x y, K x -> K y -> K (x + y)) /\ (forall x y, K x -> K y -> K (x * y)) /\
+  (forall x, K x -> K (- x)) /\ (forall x, K x -> x <> 0 -> K (/ x)).
+
+Section Subfield.
+Variable K : R -> Prop.
+Hypothesis HK : subfield K.
+
+Lemma K0 : K 0. Proof. apply HK. Qed.
+Lemma K1 : K 1. Proof. apply HK. Qed.
+Lemma Kplus : forall x y, K x -> K y -> K (x + y). Proof. apply HK. Qed.
+Lemma Kmult : forall x y, K x -> K y -> K (x * y). Proof. apply HK. Qed.
+Lemma Kopp : forall x, K x -> K (- x). Proof. apply HK. Qed.
+Lemma Kinv : forall x, K x -> x <> 0 -> K (/ x). Proof. apply HK. Qed.
+Lemma Kminus : forall x y, K x -> K y -> K (x - y).
+Proof. intros. unfold Rminus. apply Kplus; [|apply Kopp]; assumption. Qed.
+Lemma Kdiv : forall x y, K x -> K y -> y <> 0 -> K (x / y).
+Proof. intros. unfold Rdiv. apply Kmult; [|apply Kinv]; assumption. Qed.
+Lemma Ksum : forall n f, (forall i, (i < n)%nat -> K (f i)) -> K (sum n f).
+Proof.
+  induction n as [|n IH]; intros f Hf; simpl; [exact K0|].
+  apply Kplus; [apply IH; intros; apply Hf; lia|apply Hf; lia].
+Qed.
+Lemma Kkron : forall i j, K (kron i j).
+Proof. intros. unfold kron. destruct (Nat.eq_dec i j); [exact K1|exact K0]. Qed.
+
+End Subfield.
+
+Lemma subfield_all : subfield (fun _ => True).
+Proof. repeat split. Qed.
+
+(** The rational numbers inside [R]. *)
+Definition rational (x : R) : Prop := exists q : Q, x = Q2R q.
+
+Lemma subfield_rational : subfield rational.
+Proof.
+  repeat split.
+  - exists 0%Q. unfold Q2R. simpl. field.
+  - exists 1%Q. unfold Q2R. simpl. field.
+  - intros x y (p & ->) (q & ->). exists (p + q)%Q. symmetry. apply Q2R_plus.
+  - intros x y (p & ->) (q & ->). exists (p * q)%Q. symmetry. apply Q2R_mult.
+  - intros x (p & ->). exists (- p)%Q. symmetry. apply Q2R_opp.
+  - intros x (p & ->) Hne. exists (/ p)%Q. symmetry. apply Q2R_inv.
+    intros E. apply Hne. rewrite (Qeq_eqR p 0 E). unfold Q2R. simpl. field.
+Qed.
 
 (** ** Indices of pairs *)
 
@@ -171,21 +227,47 @@ Qed.
 
 (** ** The theorem of alternatives *)
 
-Theorem fm_alternative : forall d n (A : mat) (b : vec),
+Lemma K_fm_comb : forall K, subfield K -> forall n d A c i',
+  (forall i j, K (A i j)) -> (forall i, K (c i)) -> K (fm_comb n d A c i').
+Proof.
+  intros K HK n d A c i' HA Hc. unfold fm_comb.
+  destruct (i' <? n)%nat; [destruct (zerb A d i'); [apply Hc|apply (K0 K HK)]|].
+  destruct (validb A d _ _); [|apply (K0 K HK)].
+  apply (Kplus K HK); apply (Kmult K HK); try apply (Kopp K HK); auto.
+Qed.
+
+Lemma K_fm_dual : forall K, subfield K -> forall n d A y' i,
+  (forall i j, K (A i j)) -> (forall i, K (y' i)) -> K (fm_dual n d A y' i).
+Proof.
+  intros K HK n d A y' i HA Hy. unfold fm_dual.
+  apply (Kplus K HK); [apply (Kplus K HK)|].
+  - destruct (zerb A d i); [apply Hy|apply (K0 K HK)].
+  - apply (Ksum K HK). intros q _. destruct (validb A d i q); [|apply (K0 K HK)].
+    apply (Kmult K HK); [apply Hy|apply (Kopp K HK); apply HA].
+  - apply (Ksum K HK). intros p _. destruct (validb A d p i); [|apply (K0 K HK)].
+    apply (Kmult K HK); [apply Hy|apply HA].
+Qed.
+
+(** The alternative with multipliers in every subfield [K] that holds [A] and [b]. *)
+Theorem fm_alternative_in : forall K, subfield K -> forall d n (A : mat) (b : vec),
+  (forall i j, K (A i j)) -> (forall i, K (b i)) ->
   (exists x : vec, forall i, (i < n)%nat -> mv d A x i <= b i) \/
-  (exists y : vec, (forall i, (i < n)%nat -> 0 <= y i) /\
+  (exists y : vec, (forall i, K (y i)) /\ (forall i, (i < n)%nat -> 0 <= y i) /\
      (forall j, (j < d)%nat -> sum n (fun i => y i * A i j) = 0) /\ sum n (fun i => y i * b i) < 0).
 Proof.
-  induction d as [|d IH]; intros n A b.
+  intros K HK. induction d as [|d IH]; intros n A b HA HKb.
   - destruct (classic (forall i, (i < n)%nat -> 0 <= b i)) as [Hb|Hb].
     + left. exists (fun _ => 0). intros i Hi. unfold mv. simpl. apply Hb. exact Hi.
     + right. apply not_all_ex_not in Hb. destruct Hb as (i0 & Hi0).
       apply imply_to_and in Hi0. destruct Hi0 as (Hi0 & Hb0).
-      exists (fun i => kron i0 i). split; [intros i _; unfold kron; destruct (Nat.eq_dec i0 i); lra|].
+      exists (fun i => kron i0 i). split; [intros i; apply (Kkron K HK)|].
+      split; [intros i _; unfold kron; destruct (Nat.eq_dec i0 i); lra|].
       split; [intros; lia|].
       rewrite sum_kron_l by exact Hi0. lra.
-  - destruct (IH (n + n * n)%nat (fm_rows n d A) (fm_comb n d A b))
-      as [(x' & Hx')|(y' & Hy' & Hc & Hv)].
+  - destruct (IH (n + n * n)%nat (fm_rows n d A) (fm_comb n d A b)
+                 ltac:(intros i j; apply (K_fm_comb K HK); [exact HA|intros; apply HA])
+                 ltac:(intros i; apply (K_fm_comb K HK); [exact HA|exact HKb]))
+      as [(x' & Hx')|(y' & HKy & Hy' & Hc & Hv)].
     + left.
       set (s := fun i => mv d A x' i).
       assert (Hs : forall i', (i' < n + n * n)%nat -> fm_comb n d A s i' <= fm_comb n d A b i').
@@ -217,11 +299,22 @@ Proof.
            pose proof (Htl i Hi ltac:(unfold negvb; destruct (Rlt_dec (A i d) 0); [reflexivity|contradiction])) as Ht.
            apply (Rmult_le_compat_neg_l (A i d)) in Ht; [|lra].
            replace (A i d * ((b i - s i) / A i d)) with (b i - s i) in Ht by (field; lra). lra.
-    + right. exists (fm_dual n d A y'). split; [apply fm_dual_nonneg; exact Hy'|]. split.
+    + right. exists (fm_dual n d A y'). split; [intros i; apply (K_fm_dual K HK); assumption|].
+      split; [apply fm_dual_nonneg; exact Hy'|]. split.
       * intros j Hj. rewrite fm_dual_comb. destruct (Nat.eq_dec j d) as [->|Hne].
         -- apply sum_zero. intros i' _. rewrite fm_comb_last. ring.
         -- exact (Hc j ltac:(lia)).
       * rewrite fm_dual_comb. exact Hv.
+Qed.
+
+Theorem fm_alternative : forall d n (A : mat) (b : vec),
+  (exists x : vec, forall i, (i < n)%nat -> mv d A x i <= b i) \/
+  (exists y : vec, (forall i, (i < n)%nat -> 0 <= y i) /\
+     (forall j, (j < d)%nat -> sum n (fun i => y i * A i j) = 0) /\ sum n (fun i => y i * b i) < 0).
+Proof.
+  intros d n A b.
+  destruct (fm_alternative_in (fun _ => True) subfield_all d n A b (fun _ _ => I) (fun _ => I))
+    as [Hx|(y & _ & Hy)]; [left; exact Hx|right; exists y; exact Hy].
 Qed.
 
 (** ** Multipliers for a bound on a nonempty polyhedron *)
@@ -269,16 +362,22 @@ Proof.
   rewrite sum_opp. ring.
 Qed.
 
-Theorem farkas_complete : forall d n (A : mat) (b g : vec) (h : R),
+Theorem farkas_complete_in : forall K, subfield K -> forall d n (A : mat) (b g : vec) (h : R),
+  (forall i j, K (A i j)) -> (forall i, K (b i)) -> (forall j, K (g j)) -> K h ->
   (exists x0, forall i, (i < n)%nat -> mv d A x0 i <= b i) ->
   (forall x, (forall i, (i < n)%nat -> mv d A x i <= b i) -> dot d g x + h <= 0) ->
-  exists lam : vec, (forall i, (i < n)%nat -> 0 <= lam i) /\
+  exists lam : vec, (forall i, K (lam i)) /\ (forall i, (i < n)%nat -> 0 <= lam i) /\
     (forall j, (j < d)%nat -> sum n (fun i => lam i * A i j) = g j) /\
     sum n (fun i => lam i * b i) + h <= 0.
 Proof.
-  intros d n A b g h (x0 & Hx0) Hbound.
-  destruct (fm_alternative (S d) (S (S n)) (hom_rows d n A b g h) (hom_rhs n))
-    as [(z & Hz)|(y & Hy & Hc & Hv)].
+  intros K HK d n A b g h HA HKb Hg Hh (x0 & Hx0) Hbound.
+  destruct (fm_alternative_in K HK (S d) (S (S n)) (hom_rows d n A b g h) (hom_rhs n))
+    as [(z & Hz)|(y & HKy & Hy & Hc & Hv)].
+  { intros i j. unfold hom_rows.
+    destruct (i <? n)%nat; [destruct (j <? d)%nat; [apply HA|apply (Kopp K HK); apply HKb]|].
+    destruct (Nat.eqb i n); [destruct (j <? d)%nat; [apply (K0 K HK)|apply (Kopp K HK); apply (K1 K HK)]|].
+    destruct (j <? d)%nat; apply (Kopp K HK); [apply Hg|exact Hh]. }
+  { intros i. unfold hom_rhs. destruct (Nat.eqb i (S n)); [apply (Kopp K HK); apply (K1 K HK)|apply (K0 K HK)]. }
   - exfalso.
     assert (Hlow : forall i, (i < n)%nat -> mv d A z i - b i * z d <= 0).
     { intros i Hi. rewrite <- (hom_mv_low d n A b g h z i Hi). pose proof (Hz i ltac:(lia)) as H.
@@ -324,7 +423,7 @@ Proof.
       rewrite (sum_zero n) in Hv.
       - fold yt in Hv. lra.
       - intros i Hi. replace (Nat.eqb i (S n)) with false by (symmetry; apply Nat.eqb_neq; lia). ring. }
-    exists (fun i => y i / yt). split; [|split].
+    exists (fun i => y i / yt). split; [intros i; apply (Kdiv K HK); [apply HKy|apply HKy|lra]|]. split; [|split].
     + intros i Hi. unfold Rdiv. apply Rmult_le_pos; [apply Hy; lia|left; apply Rinv_0_lt_compat; exact Hyt].
     + intros j Hj. pose proof (Hc j ltac:(lia)) as H. rewrite Hsum in H.
       unfold hom_rows in H at 2 3. rewrite Nat.ltb_irrefl, Nat.eqb_refl in H.
@@ -350,6 +449,18 @@ Proof.
       replace (sum n (fun i => y i * b i)) with (- y n - yt * h) by lra.
       replace (/ yt * (- y n - yt * h) + h) with (- (y n / yt)) by (field; lra).
       assert (0 <= y n / yt) by (unfold Rdiv; apply Rmult_le_pos; [lra|left; apply Rinv_0_lt_compat; lra]). lra.
+Qed.
+
+Theorem farkas_complete : forall d n (A : mat) (b g : vec) (h : R),
+  (exists x0, forall i, (i < n)%nat -> mv d A x0 i <= b i) ->
+  (forall x, (forall i, (i < n)%nat -> mv d A x i <= b i) -> dot d g x + h <= 0) ->
+  exists lam : vec, (forall i, (i < n)%nat -> 0 <= lam i) /\
+    (forall j, (j < d)%nat -> sum n (fun i => lam i * A i j) = g j) /\
+    sum n (fun i => lam i * b i) + h <= 0.
+Proof.
+  intros d n A b g h Hne Hbound.
+  destruct (farkas_complete_in (fun _ => True) subfield_all d n A b g h (fun _ _ => I) (fun _ => I)
+              (fun _ => I) I Hne Hbound) as (lam & _ & Hlam). exists lam. exact Hlam.
 Qed.
 
 (** ** The certificates of [dead_on_image] exist whenever it holds *)
@@ -431,22 +542,6 @@ Proof.
       * apply Nat.ltb_ge. apply Nat.ltb_ge in E. lia.
 Qed.
 
-(** The indices in [P] are among [idx 0 .. idx (r-1)]: at most [r] of them. *)
-Lemma cnt_le_image : forall r n (P : nat -> bool) (idx : nat -> nat),
-  (forall i, (i < n)%nat -> P i = true -> exists k, (k < r)%nat /\ idx k = i) -> (cnt n P <= r)%nat.
-Proof.
-  induction r as [|r IH]; intros n P idx H.
-  - rewrite cnt_zero; [lia|]. intros i Hi. destruct (P i) eqn:E; [|reflexivity].
-    destruct (H i Hi E) as (k & Hk & _). lia.
-  - rewrite (cnt_remove n P (idx r)).
-    assert (cnt n (fun i => andb (P i) (negb (Nat.eqb i (idx r)))) <= r)%nat.
-    { apply (IH n _ idx). intros i Hi HP. apply andb_prop in HP. destruct HP as (HP & Hne).
-      destruct (H i Hi HP) as (k & Hk & Hki). destruct (Nat.eq_dec k r) as [->|Hkr].
-      - rewrite Hki, Nat.eqb_refl in Hne. discriminate.
-      - exists k. split; [lia|exact Hki]. }
-    destruct ((idx r <? n)%nat && P (idx r)); lia.
-Qed.
-
 Lemma cnt_lt : forall n (P P' : nat -> bool) i0,
   (forall i, (i < n)%nat -> P' i = true -> P i = true) ->
   (i0 < n)%nat -> P i0 = true -> P' i0 = false -> (cnt n P' < cnt n P)%nat.
@@ -463,47 +558,61 @@ Proof.
     destruct (P' n) eqn:E'; [rewrite (H n ltac:(lia) E')|destruct (P n)]; lia.
 Qed.
 
-(** More than [D] vectors of [R^D] (those with [P]) are dependent. *)
-Lemma support_dependent : forall D n (V : nat -> vec) (P : nat -> bool), (D < cnt n P)%nat ->
-  exists mu : vec, (forall i, (i < n)%nat -> P i = false -> mu i = 0) /\
+(** More than [D] vectors of [R^D] (those with [P]) are dependent, with coefficients in
+    every subfield that holds the vectors (elimination of the last coordinate). *)
+Lemma support_dependent_in : forall K, subfield K -> forall D n (V : nat -> vec) (P : nat -> bool),
+  (forall i j, K (V i j)) -> (D < cnt n P)%nat ->
+  exists mu : vec, (forall i, K (mu i)) /\ (forall i, (i < n)%nat -> P i = false -> mu i = 0) /\
     (exists i, (i < n)%nat /\ mu i <> 0) /\
     (forall j, (j < D)%nat -> sum n (fun i => mu i * V i j) = 0).
 Proof.
-  intros D n V P Hcnt.
-  set (U := fun i j => if P i then V i j else 0).
-  destruct (row_rank_exists D n U) as (r & idx & Hidx & Hind & Hrows).
-  pose proof (indep_le_dim D r _ Hind) as HrD.
-  (* the rows [idx k] are rows of [P] (a zero row is never independent) *)
-  assert (HPidx : forall k, (k < r)%nat -> P (idx k) = true).
-  { intros k Hk. destruct (P (idx k)) eqn:E; [reflexivity|exfalso].
-    assert (Hk1 : kron k k = 0); [|unfold kron in Hk1; destruct (Nat.eq_dec k k) as [_|Hkk]; [lra|congruence]].
-    apply (Hind (fun k' => kron k k')); [|exact Hk]. intros j Hj.
-    rewrite sum_kron_l by exact Hk. unfold U. rewrite E. reflexivity. }
-  (* some row of [P] is not among them *)
-  assert (Hout : exists i0, (i0 < n)%nat /\ P i0 = true /\ forall k, (k < r)%nat -> idx k <> i0).
-  { apply NNPP. intros Hno. assert (cnt n P <= r)%nat; [|lia].
-    apply (cnt_le_image r n P idx). intros i Hi HP. apply NNPP. intros Hnk. apply Hno.
-    exists i. split; [exact Hi|]. split; [exact HP|]. intros k Hk E. apply Hnk. exists k. split; assumption. }
-  destruct Hout as (i0 & Hi0 & HPi0 & Hnot).
-  destruct (Hrows i0 Hi0) as (c & Hc).
-  exists (fun i => kron i0 i - sum r (fun k => c k * kron (idx k) i)). split; [|split].
-  - intros i Hi HPi. assert (i0 <> i) by (intros ->; congruence).
-    rewrite (sum_zero r).
-    + unfold kron. destruct (Nat.eq_dec i0 i); [contradiction|ring].
-    + intros k Hk. unfold kron. destruct (Nat.eq_dec (idx k) i) as [E|]; [|ring].
-      rewrite <- E, HPidx in HPi by exact Hk. discriminate.
-  - exists i0. split; [exact Hi0|]. rewrite (sum_zero r).
-    + unfold kron. destruct (Nat.eq_dec i0 i0); [lra|congruence].
-    + intros k Hk. unfold kron. destruct (Nat.eq_dec (idx k) i0); [exfalso; apply (Hnot k Hk); assumption|ring].
-  - intros j Hj.
-    rewrite (sum_ext n _ (fun i => kron i0 i * V i j - sum r (fun k => c k * (kron (idx k) i * V i j))))
-      by (intros; rewrite Rmult_minus_distr_r, <- sum_scal_r; f_equal; apply sum_ext; intros; ring).
-    rewrite sum_minus, sum_kron_l by exact Hi0.
-    rewrite sum_swap.
-    rewrite (sum_ext r _ (fun k => c k * V (idx k) j)).
-    2:{ intros k Hk. rewrite sum_scal_l. f_equal. apply (sum_kron_l n (fun i => V i j) (idx k)). apply Hidx. exact Hk. }
-    pose proof (Hc j Hj) as E. unfold U in E. rewrite HPi0 in E. rewrite E.
-    rewrite <- sum_minus. apply sum_zero. intros k Hk. rewrite HPidx by exact Hk. ring.
+  intros K HK. induction D as [|D IH]; intros n V P HV Hcnt.
+  - assert (Hex : exists i0, (i0 < n)%nat /\ P i0 = true).
+    { apply NNPP. intros Hno. rewrite cnt_zero in Hcnt; [lia|]. intros i Hi.
+      destruct (P i) eqn:E; [|reflexivity]. exfalso. apply Hno. exists i. split; assumption. }
+    destruct Hex as (i0 & Hi0 & HP0).
+    exists (fun i => kron i0 i). split; [intros; apply (Kkron K HK)|]. split; [|split].
+    + intros i Hi HPi. unfold kron. destruct (Nat.eq_dec i0 i) as [->|]; [congruence|reflexivity].
+    + exists i0. split; [exact Hi0|]. unfold kron. destruct (Nat.eq_dec i0 i0); [lra|congruence].
+    + intros; lia.
+  - destruct (classic (exists p, (p < n)%nat /\ P p = true /\ V p D <> 0)) as [(p & Hp & HPp & HVp)|Hno].
+    + set (W := fun i j => V i j - V i D / V p D * V p j).
+      set (P' := fun i => andb (P i) (negb (Nat.eqb i p))).
+      assert (Hcnt' : (D < cnt n P')%nat).
+      { pose proof (cnt_remove n P p) as E. rewrite (ltb_true p n Hp), HPp in E. simpl in E. unfold P'. lia. }
+      destruct (IH n W P' ltac:(intros i j; unfold W; apply (Kminus K HK); [apply HV|apply (Kmult K HK); [apply (Kdiv K HK); [apply HV|apply HV|exact HVp]|apply HV]]) Hcnt')
+        as (mu' & HKmu & Hsupp & (i1 & Hi1 & Hmu1) & Hdep).
+      assert (Hmup : mu' p = 0).
+      { apply Hsupp; [exact Hp|]. unfold P'. rewrite Nat.eqb_refl. destruct (P p); reflexivity. }
+      set (t := - (sum n (fun i => mu' i * V i D)) / V p D).
+      exists (fun i => mu' i + t * kron p i). split; [|split; [|split]].
+      * intros i. apply (Kplus K HK); [apply HKmu|apply (Kmult K HK); [|apply (Kkron K HK)]].
+        unfold t. apply (Kdiv K HK); [|apply HV|exact HVp].
+        apply (Kopp K HK). apply (Ksum K HK). intros. apply (Kmult K HK); [apply HKmu|apply HV].
+      * intros i Hi HPi. assert (p <> i) by (intros ->; congruence).
+        rewrite (Hsupp i Hi) by (unfold P'; rewrite HPi; reflexivity).
+        unfold kron. destruct (Nat.eq_dec p i); [contradiction|ring].
+      * exists i1. split; [exact Hi1|].
+        assert (Hp1 : p <> i1) by (intros ->; apply Hmu1; exact Hmup).
+        unfold kron. destruct (Nat.eq_dec p i1); [contradiction|]. rewrite Rmult_0_r, Rplus_0_r. exact Hmu1.
+      * intros j Hj.
+        rewrite (sum_ext n _ (fun i => mu' i * V i j + t * (kron p i * V i j))) by (intros; ring).
+        rewrite sum_plus, sum_scal_l, (sum_kron_l n (fun i => V i j) p Hp).
+        destruct (Nat.eq_dec j D) as [->|Hne].
+        -- unfold t. field. exact HVp.
+        -- pose proof (Hdep j ltac:(lia)) as E. unfold W in E.
+           rewrite (sum_ext n _ (fun i => mu' i * V i j - V p j / V p D * (mu' i * V i D))) in E
+             by (intros; field; assumption).
+           rewrite sum_minus, sum_scal_l in E. unfold t.
+           replace (sum n (fun i => mu' i * V i j)) with (V p j / V p D * sum n (fun i => mu' i * V i D)) by lra.
+           field. exact HVp.
+    + destruct (IH n V P HV ltac:(lia)) as (mu & HKmu & Hsupp & Hnz & Hdep).
+      exists mu. split; [exact HKmu|]. split; [exact Hsupp|]. split; [exact Hnz|].
+      intros j Hj. destruct (Nat.eq_dec j D) as [->|Hne]; [|apply Hdep; lia].
+      apply sum_zero. intros i Hi. destruct (P i) eqn:E.
+      * destruct (Req_EM_T (V i D) 0) as [Hz|Hz]; [rewrite Hz; ring|].
+        exfalso. apply Hno. exists i. split; [exact Hi|]. split; assumption.
+      * rewrite (Hsupp i Hi E). ring.
 Qed.
 
 (** The least ratio [lam_i / nu_i] over the indices with [nu_i > 0]. *)
@@ -530,33 +639,36 @@ Qed.
 
 (** One step: a nonnegative combination with more than [D] nonzero coefficients has one
     with fewer and the same value. *)
-Lemma caratheodory_step : forall D n (V : nat -> vec) (lam : vec),
+Lemma caratheodory_step_in : forall K, subfield K -> forall D n (V : nat -> vec) (lam : vec),
+  (forall i j, K (V i j)) -> (forall i, K (lam i)) ->
   (forall i, (i < n)%nat -> 0 <= lam i) -> (D < cnt n (nzb lam))%nat ->
-  exists lam' : vec, (forall i, (i < n)%nat -> 0 <= lam' i) /\
+  exists lam' : vec, (forall i, K (lam' i)) /\ (forall i, (i < n)%nat -> 0 <= lam' i) /\
     (forall j, (j < D)%nat -> sum n (fun i => lam' i * V i j) = sum n (fun i => lam i * V i j)) /\
     (cnt n (nzb lam') < cnt n (nzb lam))%nat.
 Proof.
-  intros D n V lam Hlam Hcnt.
-  destruct (support_dependent D n V (nzb lam) Hcnt) as (mu & Hsupp & (i1 & Hi1 & Hmu1) & Hdep).
+  intros K HK D n V lam HV HKlam Hlam Hcnt.
+  destruct (support_dependent_in K HK D n V (nzb lam) HV Hcnt) as (mu & HKmu & Hsupp & (i1 & Hi1 & Hmu1) & Hdep).
   (* a dependence with a positive entry *)
-  assert (Hnu : exists nu : vec, (forall i, (i < n)%nat -> nzb lam i = false -> nu i = 0) /\
+  assert (Hnu : exists nu : vec, (forall i, K (nu i)) /\ (forall i, (i < n)%nat -> nzb lam i = false -> nu i = 0) /\
                   (exists i, (i < n)%nat /\ 0 < nu i) /\
                   (forall j, (j < D)%nat -> sum n (fun i => nu i * V i j) = 0)).
   { destruct (classic (exists i, (i < n)%nat /\ 0 < mu i)) as [Hpos|Hnopos].
-    - exists mu. split; [exact Hsupp|]. split; [exact Hpos|exact Hdep].
-    - exists (fun i => - mu i). split; [|split].
+    - exists mu. split; [exact HKmu|]. split; [exact Hsupp|]. split; [exact Hpos|exact Hdep].
+    - exists (fun i => - mu i). split; [intros i; apply (Kopp K HK); apply HKmu|]. split; [|split].
       + intros i Hi H. rewrite (Hsupp i Hi H). ring.
       + exists i1. split; [exact Hi1|].
         destruct (Rlt_dec 0 (mu i1)) as [Hp|Hp]; [exfalso; apply Hnopos; exists i1; split; assumption|].
         lra.
       + intros j Hj. rewrite (sum_ext n _ (fun i => - (mu i * V i j))) by (intros; ring).
         rewrite sum_opp, Hdep by exact Hj. ring. }
-  destruct Hnu as (nu & Hnsupp & Hnpos & Hndep).
+  destruct Hnu as (nu & HKnu & Hnsupp & Hnpos & Hndep).
   destruct (min_ratio n lam nu Hnpos) as (i0 & Hi0 & Hnu0 & Hmin).
   set (theta := lam i0 / nu i0).
   assert (Htheta : 0 <= theta).
   { unfold theta, Rdiv. apply Rmult_le_pos; [apply Hlam; exact Hi0|left; apply Rinv_0_lt_compat; exact Hnu0]. }
-  exists (fun i => lam i - theta * nu i). split; [|split].
+  exists (fun i => lam i - theta * nu i).
+  split; [intros i; apply (Kminus K HK); [apply HKlam|apply (Kmult K HK); [apply (Kdiv K HK); [apply HKlam|apply HKnu|lra]|apply HKnu]]|].
+  split; [|split].
   - intros i Hi. destruct (Rlt_dec 0 (nu i)) as [Hp|Hp].
     + pose proof (Hmin i Hi Hp) as Hm. fold theta in Hm.
       apply (Rmult_le_compat_r (nu i)) in Hm; [|lra].
@@ -579,26 +691,38 @@ Qed.
 
 (** Caratheodory: a nonnegative combination of vectors of [R^D] equals one with at most
     [D] nonzero coefficients. *)
+Theorem caratheodory_in : forall K, subfield K -> forall D n (V : nat -> vec) (lam : vec),
+  (forall i j, K (V i j)) -> (forall i, K (lam i)) ->
+  (forall i, (i < n)%nat -> 0 <= lam i) ->
+  exists lam' : vec, (forall i, K (lam' i)) /\ (forall i, (i < n)%nat -> 0 <= lam' i) /\
+    (forall j, (j < D)%nat -> sum n (fun i => lam' i * V i j) = sum n (fun i => lam i * V i j)) /\
+    (cnt n (nzb lam') <= D)%nat.
+Proof.
+  intros K HK D n V lam0 HV HKlam0 Hlam0.
+  assert (Hgen : forall N lam, (cnt n (nzb lam) <= N)%nat -> (forall i, K (lam i)) -> (forall i, (i < n)%nat -> 0 <= lam i) ->
+            exists lam' : vec, (forall i, K (lam' i)) /\ (forall i, (i < n)%nat -> 0 <= lam' i) /\
+              (forall j, (j < D)%nat -> sum n (fun i => lam' i * V i j) = sum n (fun i => lam i * V i j)) /\
+              (cnt n (nzb lam') <= D)%nat).
+  { induction N as [|N IH]; intros lam HN HKlam Hlam.
+    - exists lam. split; [exact HKlam|]. split; [exact Hlam|]. split; [reflexivity|lia].
+    - destruct (Nat.le_gt_cases (cnt n (nzb lam)) D) as [Hsmall|Hbig].
+      + exists lam. split; [exact HKlam|]. split; [exact Hlam|]. split; [reflexivity|exact Hsmall].
+      + destruct (caratheodory_step_in K HK D n V lam HV HKlam Hlam Hbig) as (lam1 & HK1 & Hl1 & Hs1 & Hc1).
+        destruct (IH lam1 ltac:(lia) HK1 Hl1) as (lam2 & HK2 & Hl2 & Hs2 & Hc2).
+        exists lam2. split; [exact HK2|]. split; [exact Hl2|]. split; [|exact Hc2].
+        intros j Hj. rewrite Hs2 by exact Hj. apply Hs1. exact Hj. }
+  exact (Hgen _ lam0 (le_n _) HKlam0 Hlam0).
+Qed.
+
 Theorem caratheodory : forall D n (V : nat -> vec) (lam : vec),
   (forall i, (i < n)%nat -> 0 <= lam i) ->
   exists lam' : vec, (forall i, (i < n)%nat -> 0 <= lam' i) /\
     (forall j, (j < D)%nat -> sum n (fun i => lam' i * V i j) = sum n (fun i => lam i * V i j)) /\
     (cnt n (nzb lam') <= D)%nat.
 Proof.
-  intros D n V.
-  assert (Hgen : forall N lam, (cnt n (nzb lam) <= N)%nat -> (forall i, (i < n)%nat -> 0 <= lam i) ->
-            exists lam' : vec, (forall i, (i < n)%nat -> 0 <= lam' i) /\
-              (forall j, (j < D)%nat -> sum n (fun i => lam' i * V i j) = sum n (fun i => lam i * V i j)) /\
-              (cnt n (nzb lam') <= D)%nat).
-  { induction N as [|N IH]; intros lam HN Hlam.
-    - exists lam. split; [exact Hlam|]. split; [reflexivity|lia].
-    - destruct (Nat.le_gt_cases (cnt n (nzb lam)) D) as [Hsmall|Hbig].
-      + exists lam. split; [exact Hlam|]. split; [reflexivity|exact Hsmall].
-      + destruct (caratheodory_step D n V lam Hlam Hbig) as (lam1 & Hl1 & Hs1 & Hc1).
-        destruct (IH lam1 ltac:(lia) Hl1) as (lam2 & Hl2 & Hs2 & Hc2).
-        exists lam2. split; [exact Hl2|]. split; [|exact Hc2].
-        intros j Hj. rewrite Hs2 by exact Hj. apply Hs1. exact Hj. }
-  intros lam Hlam. exact (Hgen _ lam (le_n _) Hlam).
+  intros D n V lam Hlam.
+  destruct (caratheodory_in (fun _ => True) subfield_all D n V lam (fun _ _ => I) (fun _ => I) Hlam)
+    as (lam' & _ & H). exists lam'. exact H.
 Qed.
 
 (** ** Certificates with at most [d + 1] nonzero multipliers *)
@@ -618,16 +742,19 @@ Definition small_empty_cert (d : nat) (B1 : blayer) (S : nat -> bool) : Prop :=
 Definition region_ext (d : nat) (B1 : blayer) (S : nat -> bool) : nat -> vec :=
   fun l k => if (k <? d)%nat then region_rows B1 S l k else region_rhs B1 S l.
 
-Lemma shrink_multipliers : forall d B1 S (lam : vec), (forall l, (l < bwidth B1)%nat -> 0 <= lam l) ->
-  exists lam' : vec, (forall l, (l < bwidth B1)%nat -> 0 <= lam' l) /\
+Lemma shrink_multipliers : forall K, subfield K -> forall d B1 S (lam : vec),
+  (forall l k, K (region_ext d B1 S l k)) -> (forall l, K (lam l)) ->
+  (forall l, (l < bwidth B1)%nat -> 0 <= lam l) ->
+  exists lam' : vec, (forall l, K (lam' l)) /\ (forall l, (l < bwidth B1)%nat -> 0 <= lam' l) /\
     (forall k, (k < d)%nat -> sum (bwidth B1) (fun l => lam' l * region_rows B1 S l k) =
                               sum (bwidth B1) (fun l => lam l * region_rows B1 S l k)) /\
     sum (bwidth B1) (fun l => lam' l * region_rhs B1 S l) = sum (bwidth B1) (fun l => lam l * region_rhs B1 S l) /\
     (cnt (bwidth B1) (nzb lam') <= d + 1)%nat.
 Proof.
-  intros d B1 S lam Hlam.
-  destruct (caratheodory (d + 1)%nat (bwidth B1) (region_ext d B1 S) lam Hlam) as (lam' & Hl & Hs & Hc).
-  exists lam'. split; [exact Hl|]. split; [|split; [|exact Hc]].
+  intros K HK d B1 S lam Hext HKlam Hlam.
+  destruct (caratheodory_in K HK (d + 1)%nat (bwidth B1) (region_ext d B1 S) lam Hext HKlam Hlam)
+    as (lam' & HK' & Hl & Hs & Hc).
+  exists lam'. split; [exact HK'|]. split; [exact Hl|]. split; [|split; [|exact Hc]].
   - intros k Hk. pose proof (Hs k ltac:(lia)) as E. unfold region_ext in E.
     rewrite (sum_ext _ (fun l => lam' l * (if (k <? d)%nat then region_rows B1 S l k else region_rhs B1 S l))
                (fun l => lam' l * region_rows B1 S l k)) in E by (intros; rewrite ltb_true by exact Hk; reflexivity).
@@ -653,14 +780,91 @@ Proof.
   intros d M1 B1 B2. split.
   - intros Hdead S j Hj.
     destruct (certificates_of_dead_on_image d M1 B1 B2 Hdead S j Hj) as [(lam & Hl & Hc & Hv)|(y & Hy & Hc & Hv)].
-    + left. destruct (shrink_multipliers d B1 S lam Hl) as (lam' & Hl' & Hc' & Hb' & Hn').
+    + left. destruct (shrink_multipliers (fun _ => True) subfield_all d B1 S lam (fun _ _ => I) (fun _ => I) Hl)
+        as (lam' & _ & Hl' & Hc' & Hb' & Hn').
       exists lam'. split; [exact Hl'|]. split; [|split; [rewrite Hb'; exact Hv|exact Hn']].
       intros k Hk. rewrite Hc' by exact Hk. apply Hc. exact Hk.
-    + right. destruct (shrink_multipliers d B1 S y Hy) as (y' & Hy' & Hc' & Hb' & Hn').
+    + right. destruct (shrink_multipliers (fun _ => True) subfield_all d B1 S y (fun _ _ => I) (fun _ => I) Hy)
+        as (y' & _ & Hy' & Hc' & Hb' & Hn').
       exists y'. split; [exact Hy'|]. split; [|split; [rewrite Hb'; exact Hv|exact Hn']].
       intros k Hk. rewrite Hc' by exact Hk. apply Hc. exact Hk.
   - intros Hcert. apply dead_on_image_of_certificates. intros S j Hj.
     destruct (Hcert S j Hj) as [(lam & Hl & Hc & Hv & _)|(y & Hy & Hc & Hv & _)].
+    + left. exists lam. split; [exact Hl|]. split; [exact Hc|exact Hv].
+    + right. exists y. split; [exact Hy|]. split; [exact Hc|exact Hv].
+Qed.
+
+(** ** Rational weights: rational certificates *)
+
+(** Every entry the certificates use is rational. *)
+Definition rational_weights (M1 : mat) (B1 B2 : blayer) : Prop :=
+  (forall i j, rational (M1 i j)) /\ (forall i l, rational (bWdown B1 i l)) /\
+  (forall l j, rational (bWup B1 l j)) /\ (forall l, rational (bup B1 l)) /\
+  (forall i, rational (bdown B1 i)) /\ (forall l j, rational (bWup B2 l j)) /\ (forall l, rational (bup B2 l)).
+
+Definition rational_bound_cert (d : nat) (M1 : mat) (B1 B2 : blayer) (S : nat -> bool) (j : nat) : Prop :=
+  exists lam : vec, (forall l, rational (lam l)) /\ (forall l, (l < bwidth B1)%nat -> 0 <= lam l) /\
+    (forall k, (k < d)%nat -> sum (bwidth B1) (fun l => lam l * region_rows B1 S l k) = cert_g d M1 B1 B2 S j k) /\
+    sum (bwidth B1) (fun l => lam l * region_rhs B1 S l) + cert_h d B1 B2 S j <= 0 /\
+    (cnt (bwidth B1) (nzb lam) <= d + 1)%nat.
+Definition rational_empty_cert (d : nat) (B1 : blayer) (S : nat -> bool) : Prop :=
+  exists y : vec, (forall l, rational (y l)) /\ (forall l, (l < bwidth B1)%nat -> 0 <= y l) /\
+    (forall k, (k < d)%nat -> sum (bwidth B1) (fun l => y l * region_rows B1 S l k) = 0) /\
+    sum (bwidth B1) (fun l => y l * region_rhs B1 S l) < 0 /\
+    (cnt (bwidth B1) (nzb y) <= d + 1)%nat.
+
+Lemma rational_data : forall d M1 B1 B2 S j, rational_weights M1 B1 B2 ->
+  (forall l k, rational (region_rows B1 S l k)) /\ (forall l, rational (region_rhs B1 S l)) /\
+  (forall k, rational (cert_g d M1 B1 B2 S j k)) /\ rational (cert_h d B1 B2 S j).
+Proof.
+  intros d M1 B1 B2 S j (HM & HWd & HWu & Hbu & Hbd & HU2 & Hc2).
+  pose proof subfield_rational as HK.
+  assert (Hpl : forall i k, rational (piece_lin d M1 B1 S i k)).
+  { intros i k. unfold piece_lin. apply (Kplus _ HK); [apply HM|]. apply (Ksum _ HK). intros l _.
+    apply (Kmult _ HK); [apply HWd|]. destruct (S l); [apply HWu|apply (K0 _ HK)]. }
+  assert (Hpc : forall i, rational (piece_const B1 S i)).
+  { intros i. unfold piece_const. apply (Kplus _ HK); [|apply Hbd]. apply (Ksum _ HK). intros l _.
+    apply (Kmult _ HK); [apply HWd|]. destruct (S l); [apply Hbu|apply (K0 _ HK)]. }
+  split; [|split; [|split]].
+  - intros l k. unfold region_rows. destruct (S l); [apply (Kopp _ HK)|]; apply HWu.
+  - intros l. unfold region_rhs. destruct (S l); [|apply (Kopp _ HK)]; apply Hbu.
+  - intros k. unfold cert_g, transpose_mv. apply (Ksum _ HK). intros i _.
+    apply (Kmult _ HK); [apply HU2|apply Hpl].
+  - unfold cert_h, dot. apply (Kplus _ HK); [|apply Hc2]. apply (Ksum _ HK). intros i _.
+    apply (Kmult _ HK); [apply HU2|apply Hpc].
+Qed.
+
+(** With rational weights, [dead_on_image] holds iff every activation pattern of block 1
+    and unit of block 2 have a certificate with rational multipliers, at most [d + 1] of
+    them nonzero: the hypothesis is decided exactly by a finite search in rationals. *)
+Theorem dead_on_image_iff_rational_certificates : forall (d : nat) (M1 : mat) (B1 B2 : blayer),
+  rational_weights M1 B1 B2 ->
+  (dead_on d M1 B1 B2 <->
+   forall (S : nat -> bool) j, (j < bwidth B2)%nat ->
+     rational_bound_cert d M1 B1 B2 S j \/ rational_empty_cert d B1 S).
+Proof.
+  intros d M1 B1 B2 Hrat. pose proof subfield_rational as HK. split.
+  - intros Hdead S j Hj.
+    destruct (rational_data d M1 B1 B2 S j Hrat) as (Hrows & Hrhs & Hg & Hh).
+    assert (Hext : forall l k, rational (region_ext d B1 S l k)).
+    { intros l k. unfold region_ext. destruct (k <? d)%nat; [apply Hrows|apply Hrhs]. }
+    destruct (fm_alternative_in rational HK d (bwidth B1) (region_rows B1 S) (region_rhs B1 S) Hrows Hrhs)
+      as [Hne|(y & Hry & Hy & Hc & Hv)].
+    + left.
+      destruct (farkas_complete_in rational HK d (bwidth B1) (region_rows B1 S) (region_rhs B1 S)
+                  (cert_g d M1 B1 B2 S j) (cert_h d B1 B2 S j) Hrows Hrhs Hg Hh Hne)
+        as (lam & Hrl & Hl & Hc & Hv).
+      { intros x Hx. rewrite <- (unit_on_region d M1 B1 B2 S j x (region_polyhedron d B1 S x Hx)).
+        apply Hdead. exact Hj. }
+      destruct (shrink_multipliers rational HK d B1 S lam Hext Hrl Hl) as (lam' & Hrl' & Hl' & Hc' & Hb' & Hn').
+      exists lam'. split; [exact Hrl'|]. split; [exact Hl'|]. split; [|split; [rewrite Hb'; exact Hv|exact Hn']].
+      intros k Hk. rewrite Hc' by exact Hk. apply Hc. exact Hk.
+    + right.
+      destruct (shrink_multipliers rational HK d B1 S y Hext Hry Hy) as (y' & Hry' & Hy' & Hc' & Hb' & Hn').
+      exists y'. split; [exact Hry'|]. split; [exact Hy'|]. split; [|split; [rewrite Hb'; exact Hv|exact Hn']].
+      intros k Hk. rewrite Hc' by exact Hk. apply Hc. exact Hk.
+  - intros Hcert. apply dead_on_image_of_certificates. intros S j Hj.
+    destruct (Hcert S j Hj) as [(lam & _ & Hl & Hc & Hv & _)|(y & _ & Hy & Hc & Hv & _)].
     + left. exists lam. split; [exact Hl|]. split; [exact Hc|exact Hv].
     + right. exists y. split; [exact Hy|]. split; [exact Hc|exact Hv].
 Qed.
