@@ -63,6 +63,13 @@ Proof.
   - rewrite Nat.add_succ_r. simpl. rewrite IH. ring.
 Qed.
 
+(** A sum over [m n] indices as a double sum over the pairs [(p, q)], index [p n + q]. *)
+Lemma sum_pairs : forall m n f, sum (m * n) f = sum m (fun p => sum n (fun q => f (p * n + q)%nat)).
+Proof.
+  induction m as [|m IH]; intros n f; [reflexivity|].
+  rewrite Nat.mul_succ_l, sum_split, IH. reflexivity.
+Qed.
+
 Lemma sum_le : forall n f g,
   (forall i, (i < n)%nat -> f i <= g i) -> sum n f <= sum n g.
 Proof.
