@@ -169,9 +169,9 @@ def test_gated_scaled_class_corners_catch_glu_classes_as_lines(monkeypatch):
 
 # ---------------------------------------------------------------- the unpatched runs pass
 
-@pytest.mark.parametrize("claim_id,corners", [("depth-d1", 13), ("relu2-biased", 3), ("gated-biased", 11),
+@pytest.mark.parametrize("claim_id,corners", [("depth-d1", 13), ("relu2-biased", 3), ("gated-biased", 12),
                                               ("relu-complete", 3), ("absorption-width", 5),
-                                              ("depth-near-identity", 4), ("depth-analytic-generic", 4),
+                                              ("depth-near-identity", 6), ("depth-analytic-generic", 4),
                                               ("generic-weights", 0)])
 def test_unpatched_quick_runs_pass_with_their_corner_instances(claim_id, corners):
     out = _quick(claim_id)
@@ -335,3 +335,151 @@ def test_absorption_width_recheck_refuses_a_missed_dyadic_choice():
     pts = [aw.qvec(r["x"]) for r in cert["data"]["construction"]["points"]["relu"]]
     assert aw.verify_equal(U, Wd, up, down, pts, acts=("relu",), M=M)[0] and not aw._all_dyadic(up, down)
     assert not aw.recheck(forged)
+
+
+# ---------------------------------------------------------------- issue 28, second round: the classes of
+# survivors of `make mutation` for depth-near-identity and gated-biased (docs/mutation.md), one
+# planted mutant per class
+
+def test_near_identity_index_set_corner_catches_a_wrong_subset_enumeration(monkeypatch):
+    # the mutant exact.py `mask >> i & 1` -> `mask >> i * 1`: wrong subsets tried, an index set found
+    # several times; only a block that has an index set shows it, compared with an own enumeration
+    from oracle.algebra import exact
+    from oracle.algebra.stacks import near_identity as ni
+
+    def wrong(W_up, W_down, M):
+        m, d = len(W_up), len(M)
+        found = []
+        for mask in range(1 << m):
+            S = tuple(i for i in range(m) if mask >> i * 1)
+            acc = [[M[a][b] + sum((W_down[a][i] * W_up[i][b] for i in S), Q(0)) for b in range(d)] for a in range(d)]
+            if all(v == 0 for row in acc for v in row):
+                found.append(S)
+        return found
+    I3 = [[Q(int(a == b)) for b in range(3)] for a in range(3)]
+    minus = [[-v for v in r] for r in I3]
+    assert wrong(I3, minus, I3) != exact.all_index_sets_exact(I3, minus, I3) == [(0, 1, 2)]
+    monkeypatch.setattr(ni, "all_index_sets_exact", wrong)
+    assert "index sets" in _fails("depth-near-identity", corner=True)
+
+
+def test_near_identity_applies_corner_catches_a_too_strict_hypothesis_test(monkeypatch):
+    # the mutant layers.py `W[a][i] != 0` -> `< 0`: a column of positive output weights counts as
+    # zero; the drawn instances are only those the hypothesis test accepts, the fixed corner is not
+    from oracle.algebra.stacks import near_identity as ni
+    from oracle.algebra.stacks.layers import line_key
+
+    def wrong(U, W):
+        keys = [line_key(r) for r in U]
+        if any(k is None for k in keys) or len(set(keys)) != len(keys):
+            return False
+        return all(any(W[a][i] < 0 for a in range(len(W))) for i in range(len(U)))
+    monkeypatch.setattr(ni, "nondegenerate", wrong)
+    _fails("depth-near-identity", corner=True)
+
+
+def test_near_identity_norm_records_catch_a_wrong_bound_on_drawn_instances(monkeypatch):
+    # the mutant layers.py `n1 * ninf` -> `n1 % ninf`: compared with an own bound on every instance
+    from oracle.algebra.stacks import near_identity as ni
+
+    def wrong(a):
+        frob = sum((v * v for r in a for v in r), Q(0))
+        n1 = max(sum((abs(r[j]) for r in a), Q(0)) for j in range(len(a[0])))
+        ninf = max(sum((abs(v) for v in r), Q(0)) for r in a)
+        return min(frob, n1 % ninf)
+    monkeypatch.setattr(ni, "spectral_sq_bound", wrong)
+    assert "norm" in _fails("depth-near-identity")
+
+
+def test_near_identity_independent_bend_counts_catch_a_search_that_skips_sign_patterns(monkeypatch):
+    # the mutant near_identity.py `range(1 << len(others))` -> `range(1 | len(others))`: fewer sets D
+    # searched, fewer bend edges; the drawn instances that still pass bend_count show it
+    import inspect
+    from oracle.algebra.stacks import near_identity as ni
+    src = inspect.getsource(ni.bend_edges)
+    assert src.count("range(1 << len(others))") == 1
+    ns: dict = {}
+    exec(src.replace("range(1 << len(others))", "range(1 | len(others))"), vars(ni), ns)
+    monkeypatch.setattr(ni, "bend_edges", ns["bend_edges"])
+    assert "bend-edge counts" in _fails("depth-near-identity")
+
+
+def test_near_identity_flip_stacks_checked_entry_by_entry(monkeypatch):
+    # the mutant `[-v for v in u]` -> `[+v for v in u]` in _flip: 2^(m1+m2) pairs (S1, S2), all the
+    # same unflipped stack
+    from oracle.claims import depth_near_identity as dni
+    monkeypatch.setattr(dni, "_flip", lambda U, S: [list(u) for u in U])
+    assert "is not that sign flip" in _fails("depth-near-identity")
+
+
+@pytest.mark.parametrize("lenient", ["check_difference", "recheck_conditions"])
+def test_near_identity_forged_certificates_refused_by_the_recheck(monkeypatch, lenient):
+    # the mutants layers.py `svec(fx) == wit["F"]` -> `is not` and `... or all(index_sets)` -> `and`:
+    # a re-check that accepts too much; the corner forges its own certificate and must see it refused
+    from oracle.claims import depth_near_identity as dni
+    from oracle.algebra.stacks.layers import eval_stack
+    from oracle.core.rational import qvec
+    if lenient == "check_difference":
+        def wrong(res, plain, wit):
+            x = qvec(wit["x"])
+            return eval_stack(res, x, True) != eval_stack(plain, x, False)
+        monkeypatch.setattr(dni, "check_difference", wrong)
+    else:
+        monkeypatch.setattr(dni, "recheck_conditions", lambda layers, cond: bool(cond.get("applies")))
+    assert "accepts forged certificates" in _fails("depth-near-identity", corner=True)
+
+
+def test_gated_residual_of_single_units_catches_a_lenient_quadratic_test(monkeypatch):
+    # the mutant flips.py `v == 0` -> `v <= 0` in flip_residual: a set whose quadratic part is <= 0
+    # passes; the residuals of single units are compared with an own computation
+    real = flips.flip_residual
+
+    def wrong(fd, S):
+        qz, lo, const = real(fd, S)
+        if not qz and S:
+            facs = [flips.unit_factors(fd, i) for i in sorted(set(S))]
+            d = fd.d
+            quad = [sum((fd.W[o][i] * (p[a] * q[b] + q[a] * p[b]) for i, (p, q, _s, _t) in zip(sorted(set(S)), facs)),
+                        flips.fmpq(0)) for o in range(d) for a in range(d) for b in range(a, d)]
+            qz = all(v <= 0 for v in quad)
+        return qz, lo, const
+    monkeypatch.setattr(flips, "flip_residual", wrong)
+    assert "check failed" in _fails("gated-biased")
+
+
+def test_gated_exact_values_recomputed_catch_an_evaluator_without_b_down(monkeypatch):
+    # the mutant exact.py `if b_down is not None` -> `is None`: both sides lose b_down and still agree
+    from oracle.algebra import exact
+    real = exact.eval_plain_q
+
+    def wrong(act, W_up, W_down, x, M=None, b_up=None, b_down=None, W_gate=None, b_gate=None):
+        return real(act, W_up, W_down, x, M=M, b_up=b_up, b_down=None, W_gate=W_gate, b_gate=b_gate)
+    monkeypatch.setattr(gated_biased, "eval_plain_q", wrong)
+    assert "check failed" in _fails("gated-biased", corner=True)
+
+
+def test_gated_test_functionals_recomputed_catch_a_wrong_sequence(monkeypatch):
+    # the mutant flips.py `int(x >> 60) - 8` -> `- 9`: the solve stays sound, its functionals are
+    # not those its docstring states
+    real = flips._func_vectors
+    monkeypatch.setattr(flips, "_func_vectors", lambda d, j: tuple([v - 1 for v in vec] for vec in real(d, j)))
+    assert "check failed" in _fails("gated-biased", corner=True)
+
+
+def test_gated_positive_verdicts_brute_forced_catch_a_wrong_subset_enumeration(monkeypatch):
+    # the mutant gated_biased.py `mask >> i & 1` -> `mask - i & 1` in indep_has_flip_set, which only
+    # negative verdicts ran: now every found flip set is brute-forced too
+    import inspect
+    src = inspect.getsource(gated_biased.indep_has_flip_set)
+    assert src.count("if mask >> i & 1]") == 1
+    ns: dict = {}
+    exec(src.replace("if mask >> i & 1]", "if mask - i & 1]"), vars(gated_biased), ns)
+    monkeypatch.setattr(gated_biased, "indep_has_flip_set", ns["indep_has_flip_set"])
+    assert "check failed" in _fails("gated-biased", corner=True)
+
+
+def test_gated_opposite_class_corner_catches_classes_without_sign(monkeypatch):
+    # the mutant flips.py `s = 1 if v > 0 else -1` -> `else 1` in _sign_key: (a, c) and -(a, c) no
+    # longer one class; the corner with such a pair is compared with the separately written test
+    monkeypatch.setattr(flips, "_sign_key", lambda vec: tuple(vec) if any(v != 0 for v in vec) else None)
+    assert "check failed" in _fails("gated-biased", corner=True)

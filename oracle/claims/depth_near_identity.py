@@ -84,6 +84,20 @@ def _flip(U: list, S: Sequence[int]) -> list:
     return [[-v for v in u] if i in S else list(u) for i, u in enumerate(U)]
 
 
+def is_flip_stack(layers: Sequence[Layer], S1: Sequence[int], S2: Sequence[int], cand: Sequence[Layer]) -> bool:
+    """cand is the stack with the rows of U_l in S_l negated and every other weight kept (checked entry
+    by entry, apart from _flip)."""
+    if len(cand) != 2:
+        return False
+    for (U, W), (V, X), S in zip(layers, cand, (S1, S2)):
+        if X != W or len(V) != len(U):
+            return False
+        for i, (u, v) in enumerate(zip(U, V)):
+            if any(b != (a * -1 if i in S else a) for a, b in zip(u, v)):
+                return False
+    return True
+
+
 def flip_candidates(layers: Sequence[Layer]) -> list[tuple[list[int], list[int], list[Layer]]]:
     """Every sign-flip stack: negate the rows of U_1 in S_1 and of U_2 in S_2 (2^{m_1 + m_2} stacks)."""
     (U1, W1), (U2, W2) = layers
@@ -101,6 +115,10 @@ def near_identity_certificate(inst: NearIdentityInstance) -> Certificate:
     layers = inst.layers
     cond = near_identity_conditions(layers, inst.seed)
     data: dict[str, Any] = {"residual": layers_to_json(layers), "conditions": cond}
+    wrong = conditions_mismatches(layers, cond)
+    if wrong:
+        return Certificate(CLAIM_NI, False, True, "exact rationals", data,
+                           "hypotheses re-decided independently disagree: " + "; ".join(wrong))
     if not cond["applies"]:
         return Certificate(CLAIM_NI, False, True, "exact rationals", data,
                            f"hypotheses of depth-near-identity do not hold: {cond.get('reason')}")
@@ -111,6 +129,9 @@ def near_identity_certificate(inst: NearIdentityInstance) -> Certificate:
     pts = [x for x in rational_points(cond["d"], 40, inst.seed) if any(x)]
     fx = [eval_stack(layers, x, True) for x in pts]
     for S1, S2, cand in flip_candidates(layers):
+        if not is_flip_stack(layers, S1, S2, cand):
+            return Certificate(CLAIM_NI, False, True, "exact rationals", data,
+                               f"the stack listed for S1 = {S1}, S2 = {S2} is not that sign flip")
         wit = None
         for x, f in zip(pts, fx):
             px = eval_stack(cand, x, False)
@@ -147,7 +168,7 @@ def recheck_near_identity(cert: dict[str, Any]) -> bool:
     data = cert["data"]
     layers = layers_from_json(data["residual"])
     cond = data["conditions"]
-    if not recheck_conditions(layers, cond) or all(cond["index_sets"]):
+    if not recheck_conditions(layers, cond) or all(cond["index_sets"]) or conditions_mismatches(layers, cond):
         return False
     flips = {(tuple(S1), tuple(S2)): cand for S1, S2, cand in flip_candidates(layers)}
     if len(data["flip_stacks_refuted"]) != len(flips) or \
@@ -189,12 +210,7 @@ def _fr(rows: Sequence[Sequence[Any]]) -> list[list[Fraction]]:
 def indep_norm_fails(layers: Sequence[Layer]) -> bool:
     """Some block has min(|U|_F^2, |U|_1 |U|_inf) * min(|W|_F^2, |W|_1 |W|_inf) >= 1 (the bound
     of the claim's norm test, recomputed here)."""
-    def bound(a: list) -> Fraction:
-        frob = sum((v * v for r in a for v in r), Q(0))
-        cols = max(sum(abs(r[j]) for r in a) for j in range(len(a[0])))
-        rows = max(sum(abs(v) for v in r) for r in a)
-        return min(frob, cols * rows)
-    return any(bound(U) * bound(W) >= 1 for U, W in layers)
+    return any(_indep_bound(U) * _indep_bound(W) >= 1 for U, W in layers)
 
 
 def _det3(a: list, b: list, c: list) -> Fraction:
@@ -271,17 +287,150 @@ INDEP_FAILS = {"norm": indep_norm_fails, "G1": indep_g1_fails, "G2": indep_g2_fa
                "bend_count": indep_bend_count_fails}
 
 
+# ================================================================ hypotheses re-decided on every instance
+# near_identity_conditions decides the hypotheses; the functions below decide them again with code
+# written apart from oracle/algebra/stacks (own norm bound, own subset enumeration, own normals,
+# cross products and determinants for d = 3, own bend-edge search).  Every instance, drawn or
+# corner, has its recorded conditions compared with them, so a wrong hypothesis test shows on the
+# instances it is wrong on, not only where the conclusion happens to fail.
+
+def _indep_bound(a: list) -> Fraction:
+    frob = sum((v * v for r in a for v in r), Q(0))
+    cols = max(sum((abs(r[j]) for r in a), Q(0)) for j in range(len(a[0])))
+    rows = max(sum((abs(v) for v in r), Q(0)) for r in a)
+    return min(frob, cols * rows)
+
+
+def indep_index_sets(U: list, W: list) -> list[list[int]]:
+    """Every S (in the order of the bitmask 0, 1, 2, ...) with sum_{i in S} w_i u_i^T = -I."""
+    d, m = len(W), len(U)
+    out = []
+    for mask in range(2 ** m):
+        S = [i for i in range(m) if (mask // 2 ** i) % 2 == 1]
+        if all(sum((W[a][i] * U[i][b] for i in S), Q(0)) == (Q(-1) if a == b else Q(0))
+               for a in range(d) for b in range(d)):
+            out.append(S)
+    return out
+
+
+def indep_nondegenerate(U: list, W: list) -> bool:
+    """Rows of U nonzero and no two on one line (every 2 x 2 minor of the pair 0), columns of W nonzero."""
+    if any(all(v == 0 for v in u) for u in U):
+        return False
+    for i in range(len(U)):
+        for j in range(i + 1, len(U)):
+            if all(U[i][s] * U[j][t] == U[i][t] * U[j][s] for s in range(len(U[i])) for t in range(len(U[i]))):
+                return False
+    return all(any(row[i] != 0 for row in W) for i in range(len(U)))
+
+
+def _cross(a: list, b: list) -> list:
+    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+
+
+def indep_bend_counts_d3(layers: Sequence[Layer]) -> list[int]:
+    """d = 3: for each layer-1 unit i, the number of distinct bend lines H_i cap n_{j,D}^perp
+    (direction u1_i x n_{j,D}) that carry a point q (either direction) with the other rows of the
+    sign pattern D, strictly, and q + W_1 relu(U_1 q) on no other layer-2 sheet; capped at m_1 + 1,
+    where the search of near_identity.bend_edges stops."""
+    (U1, W1), (U2, _) = layers
+    m1, m2 = len(U1), len(U2)
+    out = []
+    for i in range(m1):
+        others = [r for r in range(m1) if r != i]
+        lines = set()
+        for j in range(m2):
+            if sum(U2[j][a] * W1[a][i] for a in range(3)) == 0:
+                continue
+            for D in range(1 << m1):
+                if D >> i & 1:
+                    continue
+                v = _cross(U1[i], _normals_here(layers, D)[j])
+                if not any(v):
+                    continue
+                for q in (v, [-x for x in v]):
+                    if not all((sum(U1[r][a] * q[a] for a in range(3)) > 0) == bool(D >> r & 1)
+                               and sum(U1[r][a] * q[a] for a in range(3)) != 0 for r in others):
+                        continue
+                    h = [max(sum(U1[r][a] * q[a] for a in range(3)), Q(0)) for r in range(m1)]
+                    g = [q[a] + sum(W1[a][r] * h[r] for r in range(m1)) for a in range(3)]
+                    if any(sum(U2[j2][a] * g[a] for a in range(3)) == 0 for j2 in range(m2) if j2 != j):
+                        continue
+                    lead = next(x for x in v if x != 0)
+                    lines.add(tuple(x / lead for x in v))
+                    break
+        out.append(min(len(lines), m1 + 1))
+    return out
+
+
+def first_failing(cond: dict[str, Any]) -> Optional[str]:
+    """The hypothesis the recorded conditions name as the first one that fails (None if all hold)."""
+    if "norm" not in cond:
+        return "size"
+    if not all(x["ok"] for x in cond["norm"]):
+        return "norm"
+    if not all(cond["nondegenerate"]):
+        return "nondegenerate"
+    if cond.get("G1_failure"):
+        return "G1"
+    if cond.get("G2_failure"):
+        return "G2"
+    if not cond.get("count_ok"):
+        return "bend_count"
+    return None
+
+
+def conditions_mismatches(layers: Sequence[Layer], cond: dict[str, Any]) -> list[str]:
+    """Where the recorded conditions differ from the independent decision (empty when they agree).
+    Compared: the norm bounds and their verdicts, the index sets, nondegeneracy; for d = 3 also
+    (G1), (G2) and the bend-edge counts, each as far as the conditions got."""
+    out = []
+    d = len(layers[0][1])
+    if "norm" not in cond:
+        return [] if len(layers[0][0]) > 8 or len(layers[1][0]) > 8 or d > 6 else ["conditions stopped early"]
+    for (U, W), rec in zip(layers, cond["norm"]):
+        bu, bw = _indep_bound(U), _indep_bound(W)
+        if (rec["bound_U_sq"], rec["bound_W_sq"], rec["ok"]) != (str(bu), str(bw), bu * bw < 1):
+            out.append(f"norm record {rec} != ({bu}, {bw}, {bu * bw < 1})")
+    sets = [indep_index_sets(U, W)[:4] for U, W in layers]
+    if cond["index_sets"] != sets:
+        out.append(f"index sets {cond['index_sets']} != {sets}")
+    nd = [indep_nondegenerate(U, W) for U, W in layers]
+    if cond["nondegenerate"] != nd:
+        out.append(f"nondegenerate {cond['nondegenerate']} != {nd}")
+    if d != 3 or "G1_failure" not in cond:
+        return out
+    g1 = indep_g1_fails(layers)
+    if (cond["G1_failure"] is not None) != g1:
+        out.append(f"G1 failure {cond['G1_failure']} but the independent test says fails = {g1}")
+    if g1:
+        return out
+    g2 = indep_g2_fails(layers)
+    if (cond["G2_failure"] is not None) != g2:
+        out.append(f"G2 failure {cond['G2_failure']} but the independent test says fails = {g2}")
+    if g2 or "k" not in cond:
+        return out
+    ks = indep_bend_counts_d3(layers)
+    if cond["k"] != ks:
+        out.append(f"bend-edge counts {cond['k']} != {ks} (independent search)")
+    return out
+
+
 def failing_hypothesis_certificate(inst: FailingHypothesisInstance) -> Certificate:
     """The claim must not apply, and the named hypothesis must fail by the separately written test."""
     cond = near_identity_conditions(inst.layers, inst.seed)
     indep = INDEP_FAILS[inst.expect](inst.layers)
-    holds = not cond["applies"] and indep
+    first = first_failing(cond)
+    wrong = conditions_mismatches(inst.layers, cond)
+    holds = not cond["applies"] and indep and first == inst.expect and not wrong
     data = {"kind": "failing_hypothesis", "expect": inst.expect, "seed": inst.seed,
-            "residual": layers_to_json(inst.layers), "conditions": cond, "independent_fails": indep}
+            "residual": layers_to_json(inst.layers), "conditions": cond, "independent_fails": indep,
+            "first_failing": first}
     return Certificate(CLAIM_NI, holds, True, "exact rationals", data,
                        f"hypothesis {inst.expect} fails (re-decided independently); the claim does not apply"
                        if holds else f"hypothesis {inst.expect}: conditions say applies = {cond['applies']}, "
-                       f"the independent test says it fails = {indep}")
+                       f"first failing {first}, the independent test says it fails = {indep}; "
+                       f"disagreements: {'; '.join(wrong) or 'none'}")
 
 
 def near_identity_corners() -> list[FailingHypothesisInstance]:
@@ -309,19 +458,88 @@ def near_identity_corners() -> list[FailingHypothesisInstance]:
          (F([[Q(11, 16), Q(-7, 32), Q(-11, 32)], [Q(-3, 4), Q(1, 8), Q(3, 8)], [Q(-1, 8), Q(1, 4), -1]]),
           F([[Q(-1, 48), Q(-5, 288), Q(5, 288)], [Q(-5, 288), Q(1, 144), Q(5, 288)],
              [Q(-1, 48), Q(-1, 36), Q(-1, 36)]]))], None, 949, "G1")
-    return [norm, g1, g2, bend]
+    # a block with an index set (U = I, W = -I: S = {0, 1, 2}), so the norm bound fails (product 1):
+    # the index sets recorded by the conditions are compared with an independent enumeration
+    index_set = FailingHypothesisInstance(
+        [(identity(3), [[-v for v in r] for r in identity(3)]), (U2, W2)], None, 893, "norm")
+    return [norm, g1, g2, bend, index_set, applies_corner()]
+
+
+@dataclass
+class AppliesCorner(NearIdentityInstance):
+    """A fixed instance on which every hypothesis holds; its certificate must also be refused by the
+    re-check once forged (forged_certificates)."""
+
+
+def applies_corner() -> AppliesCorner:
+    """d = 3, widths (4, 4), entries k/8 and k/128 (|W_l| |U_l| < 1): every hypothesis holds (bend counts
+    5, 5, 5, 5); block 2 has a column of positive output weights (4, 2, 7)/128.  A hypothesis test
+    that is too strict rejects it; the candidate is the stack itself without its skips."""
+    F = _fr
+    U1 = F([[1, Q(-1, 4), Q(7, 8)], [Q(1, 4), Q(1, 2), Q(-1, 2)], [Q(1, 4), Q(5, 8), Q(7, 8)], [Q(3, 4), 1, Q(-3, 4)]])
+    W1 = F([[Q(v, 128) for v in r] for r in ([5, -1, 3, -4], [-8, -7, 8, 7], [-3, -1, -4, -6])])
+    U2 = F([[Q(3, 4), Q(3, 8), Q(-7, 8)], [Q(-5, 8), Q(1, 8), Q(7, 8)], [1, Q(-5, 8), Q(1, 4)], [-1, Q(-3, 4), Q(-5, 8)]])
+    W2 = F([[Q(v, 128) for v in r] for r in ([-1, -3, 4, -1], [-3, 7, 2, 3], [4, -3, 7, -8])])
+    layers = [(U1, W1), (U2, W2)]
+    return AppliesCorner(layers, [(list(U), list(W)) for U, W in layers], 0)
+
+
+def forged_accepted(cert: dict[str, Any]) -> list[str]:
+    """The forgeries of a holding certificate that recheck_near_identity accepts (empty when it refuses
+    every one): a bend-edge count, a bend point, a difference value, a sign-flip witness, a dropped sign-flip record,
+    a dropped candidate, a claimed index set."""
+    def forge(name: str, edit: Any) -> Optional[str]:
+        bad = json.loads(json.dumps(cert))
+        edit(bad["data"])
+        return name if recheck_near_identity_any(bad) else None
+
+    def bump_k(d: dict) -> None:
+        d["conditions"]["k"][0] += 1
+
+    def diff_F(d: dict) -> None:
+        d["difference"]["F"][0] = str(Q(d["difference"]["F"][0]) + 1)
+
+    def diff_P(d: dict) -> None:
+        d["difference"]["P"][0] = str(Q(d["difference"]["P"][0]) + 1)
+
+    def flip_P(d: dict) -> None:
+        w = d["flip_stacks_refuted"][-1]["difference"]
+        w["P"][0] = str(Q(w["P"][0]) + 1)
+
+    def flip_F(d: dict) -> None:
+        w = d["flip_stacks_refuted"][-1]["difference"]
+        w["F"][0] = str(Q(w["F"][0]) + 1)
+
+    def bend_point(d: dict) -> None:
+        d["conditions"]["bend_edges"][0][0]["q"][0] = str(Q(d["conditions"]["bend_edges"][0][0]["q"][0]) + 7)
+
+    def drop_flip(d: dict) -> None:
+        d["flip_stacks_refuted"].pop()
+
+    def drop_candidate(d: dict) -> None:
+        d.pop("candidate")
+
+    def index_set(d: dict) -> None:
+        d["conditions"]["index_sets"] = [[[0]], [[1]]]
+
+    tries = [("bend-edge count", bump_k), ("bend point", bend_point), ("difference F", diff_F), ("difference P", diff_P),
+             ("sign-flip witness P", flip_P), ("sign-flip witness F", flip_F), ("dropped sign-flip record", drop_flip),
+             ("dropped candidate", drop_candidate), ("claimed index sets", index_set)]
+    return [n for n in (forge(name, edit) for name, edit in tries) if n]
 
 
 @safe_recheck
 def recheck_near_identity_any(cert: dict[str, Any]) -> bool:
     """recheck_near_identity, or for a failing-hypothesis corner: everything recomputed and compared."""
     data = cert.get("data") or {}
-    if data.get("kind") != "failing_hypothesis":
-        return recheck_near_identity(cert)
+    if data.get("kind") != "failing_hypothesis":   # the oracle's instances all carry a candidate
+        return "candidate" in data and recheck_near_identity(cert)
     layers = layers_from_json(data["residual"])
     cond = near_identity_conditions(layers, data["seed"])
     indep = INDEP_FAILS[data["expect"]](layers)
     return (cert.get("holds") is True and not cond["applies"] and indep
+            and first_failing(cond) == data["expect"] == data["first_failing"]
+            and not conditions_mismatches(layers, cond)
             and json.loads(json.dumps(cond)) == data["conditions"])
 
 
@@ -332,7 +550,19 @@ def check_near_identity(inst: Any) -> Certificate:
     on a failing-hypothesis corner, that the claim does not apply."""
     if isinstance(inst, FailingHypothesisInstance):
         return failing_hypothesis_certificate(inst)
-    return near_identity_certificate(inst)
+    cert = near_identity_certificate(inst)
+    # every instance of the oracle carries a candidate plain stack of its widths (the strategy draws one)
+    m = [len(U) for U, _ in inst.layers]
+    if cert.holds and (inst.candidate is None or [len(U) for U, _ in inst.candidate] != m
+                       or cert.data.get("difference") is None):
+        return Certificate(CLAIM_NI, False, True, "exact rationals", cert.data, "no candidate of the widths refuted")
+    if isinstance(inst, AppliesCorner) and cert.holds:
+        accepted = forged_accepted(cert.as_dict())
+        cert.data["forgeries_refused"] = not accepted
+        if accepted:
+            return Certificate(CLAIM_NI, False, True, "exact rationals", cert.data,
+                               "the re-check accepts forged certificates: " + ", ".join(accepted))
+    return cert
 
 
 # ================================================================ boundary instance (homeomorphic_blocks)

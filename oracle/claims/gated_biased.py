@@ -246,6 +246,17 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
     data: dict[str, Any] = {"nondegenerate": nd["nondegenerate"], "search_status": res.status,
                             "search": res.certificate, "gate_identity_verified": prop}
     ok = prop and (res.status in ("found", "none") or not nd["nondegenerate"])
+    # auxiliary objects of the decision, recomputed apart: the flip residual of single units, of all
+    # units and of the set found; the test functionals of the compressed solve; exact block values
+    subsets = [[i] for i in range(len(U))] + [list(range(len(U)))] + ([list(res.S)] if res.status == "found" else [])
+    wrong = [T for T in subsets if not _same_residual(flips.flip_residual(fd, T), indep_residual(gate, G, c, U, e, W, M, T))]
+    k = res.certificate.get("functionals") if isinstance(res.certificate, dict) else None
+    funcs_ok = k is None or all(tuple(flips._func_vectors(d, j)) == indep_func_vectors(d, j) for j in range(int(k)))
+    values_ok = activations.get(gate).exact is None or all(
+        eval_plain_q(gate, U, W, p, M=M, b_up=e, b_down=bd, W_gate=G, b_gate=c) == indep_value(gate, G, c, U, e, W, M, bd, p)
+        for p in pts)
+    data["auxiliary_recomputed"] = {"residual_mismatch": wrong, "functionals": funcs_ok, "values": values_ok}
+    ok = ok and not wrong and funcs_ok and values_ok
     if res.status == "found":
         S = res.S
         qz, lo, const = flips.flip_residual(fd, S)
@@ -266,6 +277,10 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
         data.update({"S": S, "c_S": svec(c_S), "flip_condition": qz and lo, "comparisons": rows,
                      "verdict": "absorbable (A)"})
         ok = ok and qz and lo
+        # the positive verdict recomputed too: the brute force finds a flip set
+        again = indep_has_flip_set(gate, G, c, U, e, W, M)
+        data["flip_set_recomputed"] = again
+        ok = ok and again in (True, None)
     elif res.status == "none" and nd["nondegenerate"]:
         data["verdict"] = "not absorbable (B)"
         # the negative verdict recomputed: no subset of the units satisfies the flip condition
@@ -416,6 +431,59 @@ def indep_nondegenerate(gate: str, G: list, c: list, U: list, e: list, W: list) 
     return True
 
 
+def _same_residual(got: tuple, want: tuple) -> bool:
+    qz, lo, const = got
+    return (bool(qz), bool(lo), [to_fraction(v) for v in const]) == want
+
+
+def indep_residual(gate: str, G: list, c: list, U: list, e: list, W: list, M: list,
+                   S: list[int]) -> tuple[bool, bool, list]:
+    """(quadratic part 0, linear part -M, constant) of the polynomials the units of S remove:
+    w_i (a_i . x + c_i)(u_i . x + e_i) for the odd gates, w_i (u_i . x + e_i) for glu."""
+    d = len(M)
+    glu = gate in activations.FLIP_GATES
+    quad = [[[Q(0)] * d for _ in range(d)] for _ in range(d)]
+    lin = [[Q(0)] * d for _ in range(d)]
+    const = [Q(0)] * d
+    for i in S:
+        a, s_ = ([Q(0)] * d, Q(1)) if glu else (G[i], c[i])
+        for o in range(d):
+            w = W[o][i]
+            for k in range(d):
+                lin[o][k] += w * (s_ * U[i][k] + e[i] * a[k])
+                for l in range(d):
+                    quad[o][k][l] += w * (a[k] * U[i][l] + U[i][k] * a[l])
+            const[o] += w * s_ * e[i]
+    return (all(v == 0 for blk in quad for r in blk for v in r),
+            all(lin[o][k] == -M[o][k] for o in range(d) for k in range(d)), const)
+
+
+def indep_func_vectors(d: int, j: int) -> tuple[list[int], ...]:
+    """The j-th test functional of the compressed solve as its docstring states it: the 64-bit linear
+    congruential sequence x -> 6364136223846793005 x + 1442695040888963407 mod 2^64 started at
+    (j + 1) * 0x9E3779B97F4A7C15, each entry the top 4 bits minus 8; four vectors of length d."""
+    mod = 2 ** 64
+    x = ((j + 1) * 0x9E3779B97F4A7C15) % mod
+    vecs = []
+    for _ in range(4):
+        v = []
+        for _a in range(d):
+            x = (x * 6364136223846793005 + 1442695040888963407) % mod
+            v.append(x // 2 ** 60 - 8)
+        vecs.append(v)
+    return tuple(vecs)
+
+
+def indep_value(gate: str, G: list, c: list, U: list, e: list, W: list, M: list, bd: list, x: list) -> list:
+    """M x + sum_i w_i g(a_i . x + c_i)(u_i . x + e_i) + b_down, by plain sums (a gate with an exact form)."""
+    g = activations.get(gate).exact
+    d, m = len(M), len(U)
+    h = [g(sum((G[i][k] * x[k] for k in range(d)), Q(0)) + c[i]) * (sum((U[i][k] * x[k] for k in range(d)), Q(0)) + e[i])
+         for i in range(m)]
+    return [sum((M[o][k] * x[k] for k in range(d)), Q(0)) + sum((W[o][i] * h[i] for i in range(m)), Q(0)) + bd[o]
+            for o in range(d)]
+
+
 def indep_has_flip_set(gate: str, G: list, c: list, U: list, e: list, W: list, M: list) -> Optional[bool]:
     """Does some subset S satisfy the flip condition (quadratic part 0, linear part -M)?  None when
     m > INDEP_MAX_UNITS."""
@@ -485,6 +553,11 @@ def gated_corners() -> list[BiasedGatedInstance]:
         out.append(BiasedGatedInstance(kind, g, G, c, [[Q(1), Q(1)], [Q(1), Q(-1)], [Q(2), Q(1)]],
                                        [Q(0), Q(1), Q(0)], [[Q(1), Q(2), Q(-1)], [Q(1, 2), Q(0), Q(1)]],
                                        [[Q(1), Q(0)], [Q(0), Q(1)]], [Q(0), Q(0)], [[Q(1), Q(-1)], [Q(2), Q(3)]]))
+    # a gate class repeated with the opposite sign: (a, c) and -(a, c), one class for every gate
+    out.append(BiasedGatedInstance("degenerate", "swiglu", [[Q(1), Q(-2)], [Q(-1), Q(2)], [Q(1), Q(1)]],
+                                   [Q(1, 2), Q(-1, 2), Q(0)], [[Q(1), Q(0)], [Q(0), Q(1)], [Q(1), Q(1)]],
+                                   [Q(1), Q(0), Q(-1)], [[Q(1), Q(2), Q(1)], [Q(-1), Q(1), Q(1, 2)]],
+                                   [[Q(1), Q(0)], [Q(0), Q(1)]], [Q(0), Q(1)], [[Q(1), Q(2)], [Q(-1), Q(1, 2)]]))
     out.append(BiasedGatedInstance("degenerate", "swiglu", [[Q(1), Q(0)], [Q(1), Q(1)]], [Q(0), Q(1)],
                                    [[Q(0), Q(0)], [Q(1), Q(-1)]], [Q(0), Q(2)], [[Q(1), Q(1)], [Q(-1), Q(1)]],
                                    [[Q(1), Q(0)], [Q(0), Q(1)]], [Q(0), Q(1)], [[Q(1), Q(1)], [Q(-1, 2), Q(2)]]))
