@@ -483,3 +483,49 @@ def test_gated_opposite_class_corner_catches_classes_without_sign(monkeypatch):
     # longer one class; the corner with such a pair is compared with the separately written test
     monkeypatch.setattr(flips, "_sign_key", lambda vec: tuple(vec) if any(v != 0 for v in vec) else None)
     assert "check failed" in _fails("gated-biased", corner=True)
+
+
+def _counterexamples_verified(claim_id: str) -> dict:
+    """name -> verified, for the boundary counterexamples the quick audit runs for one claim."""
+    known = [c["id"] for c in consistency.load_registry()]
+    cexs, problem = audit._counterexamples({claim_id}, known)
+    assert not problem, problem
+    return {cx["name"]: cx["verified"] for cx in cexs}
+
+
+@pytest.mark.parametrize("step", ["into_K", "one_sign", "generators"])
+def test_near_identity_folded_controls_catch_a_proof_step_that_cannot_fail(monkeypatch, step):
+    # the mutants of folded_identity (`V1 == neg` -> `V1 is not neg`; `<= 0` -> `<= 1` in one_sign;
+    # the generators -e_k replaced by (-1, -1, -1)) keep the boundary instance verified; the control
+    # pairs, each failing one step, are what refuses them
+    from oracle.claims import depth_near_identity as dni
+    from oracle.algebra.exact import dot
+    from oracle.algebra.stacks.layers import apply_layer, canonical_form
+    assert _counterexamples_verified("depth-near-identity") == {"near_identity_folded": True}
+
+    def wrong(res, plain):
+        d = 3
+        (U1, W1), (U2, W2) = res
+        (V1, X1), (V2, X2) = plain
+        neg = [[-v for v in r] for r in dni.identity(d)]
+        gens = [list(r) for r in neg] if step != "generators" else [[Q(-1)] * 3 for _ in range(3)]
+        bound = Q(1) if step == "one_sign" else Q(0)
+        one = lambda U: all(all(dot(u, g) >= 0 for g in gens) or all(dot(u, g) <= bound for g in gens) for u in U)  # noqa: E731
+        into_K = (V1 is not neg if step == "into_K" else V1 == neg) and X1 == neg
+        same = canonical_form(U1, W1, dni.identity(d)) == canonical_form(V1, X1)
+        agree = all(apply_layer((U2, W2), g, True) == apply_layer((V2, X2), g, False) for g in gens)
+        return {"same_first_layer": same, "plain_first_layer_is_minus_relu_minus": into_K,
+                "second_layers_linear_on_orthant": one(U2) and one(V2), "agree_on_generators": agree,
+                "ok": same and into_K and one(U2) and one(V2) and agree}
+    monkeypatch.setattr(dni, "folded_identity", wrong)
+    assert _counterexamples_verified("depth-near-identity") == {"near_identity_folded": False}
+
+
+def test_near_identity_candidate_required_catches_a_candidate_branch_never_taken(monkeypatch):
+    # the mutant `if inst.candidate is not None` -> `is None`: every drawn instance carries a candidate,
+    # so the refutation was skipped on all of them; the oracle check now requires it refuted
+    import dataclasses
+    from oracle.claims import depth_near_identity as dni
+    real = dni.near_identity_certificate
+    monkeypatch.setattr(dni, "near_identity_certificate", lambda inst: real(dataclasses.replace(inst, candidate=None)))
+    assert "no candidate of the widths refuted" in _fails("depth-near-identity")

@@ -363,6 +363,42 @@ def indep_bend_counts_d3(layers: Sequence[Layer]) -> list[int]:
     return out
 
 
+def _rank(rows: Sequence[Sequence[Fraction]]) -> int:
+    """Rank of a few rational rows by elimination (written here, apart from near_identity._rref)."""
+    a = [list(r) for r in rows if any(r)]
+    rank = 0
+    for col in range(len(a[0]) if a else 0):
+        piv = next((k for k in range(rank, len(a)) if a[k][col] != 0), None)
+        if piv is None:
+            continue
+        a[rank], a[piv] = a[piv], a[rank]
+        for k in range(rank + 1, len(a)):
+            f = a[k][col] / a[rank][col]
+            a[k] = [x - f * y for x, y in zip(a[k], a[rank])]
+        rank += 1
+    return rank
+
+
+def indep_g1_g2_fail(layers: Sequence[Layer]) -> tuple[bool, bool]:
+    """Any d >= 3, by ranks: (G1) fails when some n_{j,D} lies in the span of one or two layer-1 rows;
+    (G2) fails when some n_{j',D} lies in span{n_{j,D}, u1_i}, j' != j."""
+    U1, U2 = layers[0][0], layers[1][0]
+    m1, m2 = len(U1), len(U2)
+    spans = [[U1[a] for a in I] for I in [[a] for a in range(m1)] + [[a, b] for a in range(m1) for b in range(a + 1, m1)]]
+    spans = [(rows, _rank(rows)) for rows in spans]
+    g1 = g2 = False
+    for D in range(1 << m1):
+        n = _normals_here(layers, D)
+        if any(_rank(rows + [v]) == r for v in n for rows, r in spans):
+            return True, g2   # (G2) is looked at only where (G1) holds
+        for j in range(m2):
+            for i in range(m1):
+                base = _rank([n[j], U1[i]])
+                if any(j2 != j and _rank([n[j], U1[i], n[j2]]) == base for j2 in range(m2)):
+                    g2 = True
+    return g1, g2
+
+
 def first_failing(cond: dict[str, Any]) -> Optional[str]:
     """The hypothesis the recorded conditions name as the first one that fails (None if all hold)."""
     if "norm" not in cond:
@@ -382,8 +418,9 @@ def first_failing(cond: dict[str, Any]) -> Optional[str]:
 
 def conditions_mismatches(layers: Sequence[Layer], cond: dict[str, Any]) -> list[str]:
     """Where the recorded conditions differ from the independent decision (empty when they agree).
-    Compared: the norm bounds and their verdicts, the index sets, nondegeneracy; for d = 3 also
-    (G1), (G2) and the bend-edge counts, each as far as the conditions got."""
+    Compared: the norm bounds and their verdicts, the index sets, nondegeneracy, (G1) and (G2) (by
+    ranks; for d = 3 also by determinants) and, for d = 3, the bend-edge counts, each as far as the
+    conditions got."""
     out = []
     d = len(layers[0][1])
     if "norm" not in cond:
@@ -398,17 +435,16 @@ def conditions_mismatches(layers: Sequence[Layer], cond: dict[str, Any]) -> list
     nd = [indep_nondegenerate(U, W) for U, W in layers]
     if cond["nondegenerate"] != nd:
         out.append(f"nondegenerate {cond['nondegenerate']} != {nd}")
-    if d != 3 or "G1_failure" not in cond:
+    if "G1_failure" not in cond:
         return out
-    g1 = indep_g1_fails(layers)
+    g1, g2 = indep_g1_g2_fail(layers)
     if (cond["G1_failure"] is not None) != g1:
         out.append(f"G1 failure {cond['G1_failure']} but the independent test says fails = {g1}")
     if g1:
         return out
-    g2 = indep_g2_fails(layers)
     if (cond["G2_failure"] is not None) != g2:
         out.append(f"G2 failure {cond['G2_failure']} but the independent test says fails = {g2}")
-    if g2 or "k" not in cond:
+    if g2 or "k" not in cond or d != 3:
         return out
     ks = indep_bend_counts_d3(layers)
     if cond["k"] != ks:
@@ -597,6 +633,32 @@ def folded_identity(res: Sequence[Layer], plain: Sequence[Layer]) -> dict[str, A
             "ok": same_first and into_K and linear_on_K and agree}
 
 
+def folded_controls() -> list[tuple[str, list[Layer], list[Layer]]]:
+    """Pairs on which one step of folded_identity must fail (each named by the field that must be
+    False): a plain first layer -relu(x) (not -relu(-x)); second layers with a row of mixed signs on the
+    orthant, row (1, -1, 0); second layers that differ at the generator -e_1 only."""
+    res, plain = _folded()
+    I3 = identity(3)
+    (V1, X1), (V2, X2) = plain
+    (U2, W2) = res[1]
+    not_minus = [(res[0], (res[1][0], res[1][1])), ((I3, X1), (V2, X2))]
+    U2m = [[Q(1), Q(-1), Q(0)]] + U2[1:]
+    mixed = [(res[0], (U2m, W2)), ((V1, X1), (U2m, X2))]
+    X2e = [[X2[0][0] + 1] + X2[0][1:]] + X2[1:]
+    at_e1 = [(res[0], (U2, W2)), ((V1, X1), (V2, X2e))]
+    return [("plain_first_layer_is_minus_relu_minus", *not_minus), ("second_layers_linear_on_orthant", *mixed),
+            ("agree_on_generators", *at_e1)]
+
+
+def folded_controls_refused() -> dict[str, bool]:
+    """Per control: the field it targets is False and folded_identity's ok is False."""
+    out = {}
+    for field, res, plain in folded_controls():
+        ident = folded_identity(res, plain)
+        out[field] = not ident[field] and not ident["ok"]
+    return out
+
+
 @counterexample(claims=(CLAIM_NI,), dropped="homeomorphic_blocks",
                 description="d = 3, folded stack: x + B_1(x) = -relu(-x) maps R^3 onto the closed "
                             "negative orthant (no homeomorphism), where the fourth unit of B_2 (row "
@@ -615,7 +677,9 @@ def near_identity_folded() -> Certificate:
     not_homeo = apply_layer(res[0], [Q(1), Q(1), Q(1)], True) == [Q(0)] * 3   # a nonzero point goes to 0
     pts = [[Q(1), Q(-2), Q(3)], [Q(-3), Q(1), Q(2)], [Q(2), Q(5), Q(-7)]]
     at_points = all(eval_stack(res, x, True) == eval_stack(plain, x, False) for x in pts)
-    holds = ident["ok"] and not_homeo and S2 == [] and bool(S1) and at_points and \
+    # folded_identity's steps can fail: a control pair for each refused
+    controls = folded_controls_refused()
+    holds = ident["ok"] and not_homeo and S2 == [] and bool(S1) and at_points and all(controls.values()) and \
         [len(U) for U, _ in res] == [len(U) for U, _ in plain]
     others = other_hypotheses(res)
     forced = index_set_breaks_g1(res, S1[0]) if S1 else None
@@ -624,7 +688,7 @@ def near_identity_folded() -> Certificate:
             "block1_kills_a_nonzero_point": not_homeo,
             # what the instance does not isolate: the other hypotheses it fails, decided exactly
             "isolates_dropped_hypothesis": False, "other_hypotheses": others,
-            "G1_forced_by_index_set": forced}
+            "G1_forced_by_index_set": forced, "controls_refused": controls}
     return Certificate(CLAIM_NI, holds, True, "exact rationals (canonical form and the orthant argument)",
                        data, "" if holds else "boundary facts failed")
 
@@ -642,5 +706,6 @@ def recheck_near_identity_counterexample(cert: dict[str, Any]) -> bool:
             data.get("G1_forced_by_index_set") != (index_set_breaks_g1(res, S1[0]) if S1 else None):
         return False
     return (folded_identity(res, plain)["ok"] and all_index_sets_exact(*res[1], I3) == []
+            and data.get("controls_refused") == folded_controls_refused() and all(folded_controls_refused().values())
             and apply_layer(res[0], [Q(1), Q(1), Q(1)], True) == [Q(0)] * 3
             and [len(U) for U, _ in res] == [len(U) for U, _ in plain])
