@@ -529,3 +529,20 @@ def test_near_identity_candidate_required_catches_a_candidate_branch_never_taken
     real = dni.near_identity_certificate
     monkeypatch.setattr(dni, "near_identity_certificate", lambda inst: real(dataclasses.replace(inst, candidate=None)))
     assert "no candidate of the widths refuted" in _fails("depth-near-identity")
+
+
+def test_gated_ball_values_recomputed_catch_a_ball_evaluator_without_b_down(monkeypatch):
+    # a mutant of exact.eval_ball that loses b_down on both sides of the flip comparison keeps them
+    # equal; the balls are now held to a 60-digit evaluation written apart
+    from oracle.algebra import exact
+    real = exact.eval_ball
+
+    def wrong(act, W_up, W_down, x, M=None, W_gate=None, b_up=None, b_gate=None, b_down=None, prec=exact.BALL_PREC):
+        return real(act, W_up, W_down, x, M=M, W_gate=W_gate, b_up=b_up, b_gate=b_gate, b_down=None, prec=prec)
+    monkeypatch.setattr(gated_biased, "eval_ball", wrong)
+    assert "check failed" in _fails("gated-biased", corner=True)
+
+
+def test_gated_ball_comparison_control_catches_a_comparison_that_cannot_fail(monkeypatch):
+    monkeypatch.setattr(gated_biased, "balls_agree", lambda lhs, rhs, tol=0.0: (True, 0.0))
+    assert "check failed" in _fails("gated-biased", corner=True)

@@ -255,8 +255,13 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
     values_ok = activations.get(gate).exact is None or all(
         eval_plain_q(gate, U, W, p, M=M, b_up=e, b_down=bd, W_gate=G, b_gate=c) == indep_value(gate, G, c, U, e, W, M, bd, p)
         for p in pts)
-    data["auxiliary_recomputed"] = {"residual_mismatch": wrong, "functionals": funcs_ok, "values": values_ok}
-    ok = ok and not wrong and funcs_ok and values_ok
+    balls_ok = all(_ball_holds(eval_ball(gate, U, W, p, M=M, W_gate=G, b_up=e, b_gate=c, b_down=bd),
+                               indep_value_mp(gate, G, c, U, e, W, M, bd, p)) for p in pts)
+    # the ball comparison itself can fail: two values 10^-6 apart are refused
+    refuses = not balls_agree([arb(1)], [arb(1) + arb(10) ** -6])[0] and balls_agree([arb(1)], [arb(1)])[0]
+    data["auxiliary_recomputed"] = {"residual_mismatch": wrong, "functionals": funcs_ok, "values": values_ok,
+                                    "balls": balls_ok, "ball_comparison_refuses": refuses}
+    ok = ok and not wrong and funcs_ok and values_ok and balls_ok and refuses
     if res.status == "found":
         S = res.S
         qz, lo, const = flips.flip_residual(fd, S)
@@ -482,6 +487,26 @@ def indep_value(gate: str, G: list, c: list, U: list, e: list, W: list, M: list,
          for i in range(m)]
     return [sum((M[o][k] * x[k] for k in range(d)), Q(0)) + sum((W[o][i] * h[i] for i in range(m)), Q(0)) + bd[o]
             for o in range(d)]
+
+
+def indep_value_mp(gate: str, G: list, c: list, U: list, e: list, W: list, M: list, bd: list, x: list) -> list:
+    """The block's value at x at 60 digits with mpmath (the gate by its mpmath form)."""
+    g = activations.get(gate).mp
+    d, m = len(M), len(U)
+    with mpmath.workdps(60):
+        f = lambda v: mpmath.mpf(v.numerator) / v.denominator  # noqa: E731
+        h = [g(f(sum((G[i][k] * x[k] for k in range(d)), Q(0)) + c[i])) * f(sum((U[i][k] * x[k] for k in range(d)), Q(0)) + e[i])
+             for i in range(m)]
+        return [f(sum((M[o][k] * x[k] for k in range(d)), Q(0)) + bd[o]) + mpmath.fsum(f(W[o][i]) * h[i] for i in range(m))
+                for o in range(d)]
+
+
+def _ball_holds(ball: list, vals: list) -> bool:
+    """Each ball lies within 10^-30 of the 60-digit value (its radius small, its midpoint close)."""
+    with mpmath.workdps(60):
+        return len(ball) == len(vals) and all(
+            float(b.rad()) < 1e-25 and abs(mpmath.mpf(b.mid().str(40, radius=False)) - v) <= mpmath.mpf(b.rad()) + mpmath.mpf(10) ** -30
+            for b, v in zip(ball, vals))
 
 
 def indep_has_flip_set(gate: str, G: list, c: list, U: list, e: list, W: list, M: list) -> Optional[bool]:
