@@ -546,3 +546,23 @@ def test_gated_ball_values_recomputed_catch_a_ball_evaluator_without_b_down(monk
 def test_gated_ball_comparison_control_catches_a_comparison_that_cannot_fail(monkeypatch):
     monkeypatch.setattr(gated_biased, "balls_agree", lambda lhs, rhs, tol=0.0: (True, 0.0))
     assert "check failed" in _fails("gated-biased", corner=True)
+
+
+def test_near_identity_folded_other_hypotheses_recomputed(monkeypatch):
+    # what the folded instance records about the hypotheses it does not isolate was re-derived by the
+    # same code in its re-check; a wrong bend-edge count there is now refused by the separate tests
+    from oracle.claims import depth_near_identity as dni
+    real = dni.other_hypotheses
+    monkeypatch.setattr(dni, "other_hypotheses", lambda layers, seed=0: {**real(layers, seed), "k": [1, 0, 0]})
+    assert _counterexamples_verified("depth-near-identity") == {"near_identity_folded": False}
+
+
+def test_near_identity_count_condition_recomputed_on_drawn_instances(monkeypatch):
+    # a count condition that is too generous (k_(t) >= t) shows on the drawn instances as well as on
+    # the bend_count corner: compared with a test of every subset N
+    from oracle.algebra.stacks import near_identity as ni
+    from oracle.claims import depth_near_identity as dni
+    monkeypatch.setattr(ni, "count_condition", lambda ks: all(s >= t + 1 for t, s in enumerate(sorted(ks))))
+    corners = [c for c in dni.near_identity_corners() if getattr(c, "expect", "") != "bend_count"]
+    monkeypatch.setattr(dni.check_near_identity.check_info, "examples", lambda: corners)
+    assert "every subset N says otherwise" in _fails("depth-near-identity")

@@ -444,7 +444,11 @@ def conditions_mismatches(layers: Sequence[Layer], cond: dict[str, Any]) -> list
         return out
     if (cond["G2_failure"] is not None) != g2:
         out.append(f"G2 failure {cond['G2_failure']} but the independent test says fails = {g2}")
-    if g2 or "k" not in cond or d != 3:
+    if g2 or "k" not in cond:
+        return out
+    if cond["count_ok"] != indep_bend_count_ok(cond["k"]):
+        out.append(f"count condition {cond['count_ok']} on k = {cond['k']}, every subset N says otherwise")
+    if d != 3:
         return out
     ks = indep_bend_counts_d3(layers)
     if cond["k"] != ks:
@@ -651,12 +655,33 @@ def folded_controls() -> list[tuple[str, list[Layer], list[Layer]]]:
 
 
 def folded_controls_refused() -> dict[str, bool]:
-    """Per control: the field it targets is False and folded_identity's ok is False."""
+    """Per control: the field it targets is False and folded_identity's ok is False (for the first
+    control also same_first_layer: -relu(x) and -relu(-x) have different canonical forms)."""
     out = {}
     for field, res, plain in folded_controls():
         ident = folded_identity(res, plain)
         out[field] = not ident[field] and not ident["ok"]
+        if field == "plain_first_layer_is_minus_relu_minus":
+            out[field] = out[field] and not ident["same_first_layer"]
     return out
+
+
+def folded_others_recomputed(res: Sequence[Layer], others: dict[str, Any], forced: Any) -> bool:
+    """What the folded instance records about the other hypotheses, decided again by the separately
+    written tests: nondegeneracy, (G1) and (G2) failing, the bend-edge counts, and the forced (G1)
+    failure (every n_{j,S} is 0 for block 1's index set S = {0, 1, 2})."""
+    return (others["nondegenerate"] == [indep_nondegenerate(U, W) for U, W in res]
+            and (others["G1_failure"] is not None) == indep_g1_g2_fail(res)[0] == indep_g1_fails(res)
+            and (others["G2_failure"] is not None) == indep_g2_fails(res)
+            and others["k"] == indep_bend_counts_d3(res) and others["count_ok"] == indep_bend_count_ok(others["k"])
+            and forced is not None and forced["D"] == [0, 1, 2]
+            and forced["all_n_jD_zero"] == all(not any(v) for v in _normals_here(res, 7)))
+
+
+def indep_bend_count_ok(ks: Sequence[int]) -> bool:
+    """Every nonempty set N of layer-1 units has a unit i in N with k_i > |N| (all subsets tried)."""
+    m = len(ks)
+    return all(any(ks[i] > bin(N).count("1") for i in range(m) if N >> i & 1) for N in range(1, 1 << m))
 
 
 @counterexample(claims=(CLAIM_NI,), dropped="homeomorphic_blocks",
@@ -679,10 +704,11 @@ def near_identity_folded() -> Certificate:
     at_points = all(eval_stack(res, x, True) == eval_stack(plain, x, False) for x in pts)
     # folded_identity's steps can fail: a control pair for each refused
     controls = folded_controls_refused()
-    holds = ident["ok"] and not_homeo and S2 == [] and bool(S1) and at_points and all(controls.values()) and \
-        [len(U) for U, _ in res] == [len(U) for U, _ in plain]
     others = other_hypotheses(res)
     forced = index_set_breaks_g1(res, S1[0]) if S1 else None
+    holds = ident["ok"] and not_homeo and S2 == [] and bool(S1) and at_points and all(controls.values()) and \
+        folded_others_recomputed(res, others, forced) and \
+        [len(U) for U, _ in res] == [len(U) for U, _ in plain]
     data = {"kind": "near_identity_folded", "residual": layers_to_json(res), "plain": layers_to_json(plain),
             "identity": ident, "index_sets": [[list(s) for s in S1], [list(s) for s in S2]],
             "block1_kills_a_nonzero_point": not_homeo,
@@ -707,5 +733,6 @@ def recheck_near_identity_counterexample(cert: dict[str, Any]) -> bool:
         return False
     return (folded_identity(res, plain)["ok"] and all_index_sets_exact(*res[1], I3) == []
             and data.get("controls_refused") == folded_controls_refused() and all(folded_controls_refused().values())
+            and folded_others_recomputed(res, other_hypotheses(res), data.get("G1_forced_by_index_set"))
             and apply_layer(res[0], [Q(1), Q(1), Q(1)], True) == [Q(0)] * 3
             and [len(U) for U, _ in res] == [len(U) for U, _ in plain])
