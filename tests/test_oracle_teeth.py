@@ -566,3 +566,19 @@ def test_near_identity_count_condition_recomputed_on_drawn_instances(monkeypatch
     corners = [c for c in dni.near_identity_corners() if getattr(c, "expect", "") != "bend_count"]
     monkeypatch.setattr(dni.check_near_identity.check_info, "examples", lambda: corners)
     assert "every subset N says otherwise" in _fails("depth-near-identity")
+
+
+@pytest.mark.parametrize("claim_id", ["gated-biased", "depth-near-identity"])
+def test_coverage_subjects_checked_against_the_instance(monkeypatch, claim_id):
+    # the mutant `any(v != 0 for v in self.c)` -> `v == 0` in the instance's subjects(): the coverage
+    # measurement saw other blocks than the ones checked; the check now compares them
+    from oracle.claims import coverage
+    from oracle.claims import depth_near_identity as dni
+    if claim_id == "gated-biased":
+        cls = gated_biased.BiasedGatedInstance
+        monkeypatch.setattr(cls, "subjects", lambda self: [coverage.Subject(self.G, self.W, self.M, not any(self.c))])
+    else:
+        cls = dni.NearIdentityInstance
+        monkeypatch.setattr(cls, "subjects", lambda self: [coverage.Subject(U, W, dni.identity(len(W)), False)
+                                                           for U, W in self.layers[:1]])
+    _fails(claim_id, corner=True)

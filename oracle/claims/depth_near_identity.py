@@ -588,6 +588,10 @@ def recheck_near_identity_any(cert: dict[str, Any]) -> bool:
 def check_near_identity(inst: Any) -> Certificate:
     """Certify depth-near-identity's hypotheses exactly (d >= 3, two near-identity blocks) and its verdict;
     on a failing-hypothesis corner, that the claim does not apply."""
+    subj = inst.subjects()
+    if [(x.U, x.W, x.M, x.biased) for x in subj] != [(U, W, identity(len(W)), False) for U, W in inst.layers]:
+        return Certificate(CLAIM_NI, False, True, "exact rationals", {"residual": layers_to_json(inst.layers)},
+                           "the coverage subjects are not the instance's two blocks with identity skips")
     if isinstance(inst, FailingHypothesisInstance):
         return failing_hypothesis_certificate(inst)
     cert = near_identity_certificate(inst)

@@ -596,6 +596,12 @@ def check(inst: BiasedGatedInstance) -> Certificate:
     """Check gated-biased on one instance."""
     spec = _spec(inst)
     ok, data = evaluate(spec)
+    # the block the coverage measurement sees is this instance's block (gate rows, outputs, skip, biases)
+    subj = inst.subjects()
+    biased = any(v != 0 for v in list(inst.c) + list(inst.e) + list(inst.b_down))
+    data["coverage_subject_ok"] = len(subj) == 1 and (subj[0].U, subj[0].W, subj[0].M, subj[0].biased) == \
+        (inst.G, inst.W, inst.M, biased)
+    ok = ok and data["coverage_subject_ok"]
     return Certificate(CLAIM, ok, exact=ok,
                        method="exact flip-set solve and flip condition (rationals) + proved flip lemma; reglu values "
                               f"exact, other gates arb balls at {BALL_PREC} bits as evidence",
