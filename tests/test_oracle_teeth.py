@@ -169,7 +169,7 @@ def test_gated_scaled_class_corners_catch_glu_classes_as_lines(monkeypatch):
 
 # ---------------------------------------------------------------- the unpatched runs pass
 
-@pytest.mark.parametrize("claim_id,corners", [("depth-d1", 13), ("relu2-biased", 3), ("gated-biased", 12),
+@pytest.mark.parametrize("claim_id,corners", [("depth-d1", 13), ("relu2-biased", 3), ("gated-biased", 14),
                                               ("relu-complete", 3), ("absorption-width", 5),
                                               ("depth-near-identity", 6), ("depth-analytic-generic", 4),
                                               ("generic-weights", 0)])
@@ -493,7 +493,7 @@ def _counterexamples_verified(claim_id: str) -> dict:
     return {cx["name"]: cx["verified"] for cx in cexs}
 
 
-@pytest.mark.parametrize("step", ["into_K", "one_sign", "generators"])
+@pytest.mark.parametrize("step", ["into_K", "into_K_le", "one_sign", "generators"])
 def test_near_identity_folded_controls_catch_a_proof_step_that_cannot_fail(monkeypatch, step):
     # the mutants of folded_identity (`V1 == neg` -> `V1 is not neg`; `<= 0` -> `<= 1` in one_sign;
     # the generators -e_k replaced by (-1, -1, -1)) keep the boundary instance verified; the control
@@ -511,7 +511,7 @@ def test_near_identity_folded_controls_catch_a_proof_step_that_cannot_fail(monke
         gens = [list(r) for r in neg] if step != "generators" else [[Q(-1)] * 3 for _ in range(3)]
         bound = Q(1) if step == "one_sign" else Q(0)
         one = lambda U: all(all(dot(u, g) >= 0 for g in gens) or all(dot(u, g) <= bound for g in gens) for u in U)  # noqa: E731
-        into_K = (V1 is not neg if step == "into_K" else V1 == neg) and X1 == neg
+        into_K = (V1 is not neg if step == "into_K" else V1 == neg) and (X1 <= neg if step == "into_K_le" else X1 == neg)
         same = canonical_form(U1, W1, dni.identity(d)) == canonical_form(V1, X1)
         agree = all(apply_layer((U2, W2), g, True) == apply_layer((V2, X2), g, False) for g in gens)
         return {"same_first_layer": same, "plain_first_layer_is_minus_relu_minus": into_K,
@@ -582,3 +582,66 @@ def test_coverage_subjects_checked_against_the_instance(monkeypatch, claim_id):
         monkeypatch.setattr(cls, "subjects", lambda self: [coverage.Subject(U, W, dni.identity(len(W)), False)
                                                            for U, W in self.layers[:1]])
     _fails(claim_id, corner=True)
+
+
+def test_gated_part_d_map_recomputed_catches_a_wrong_constant(monkeypatch):
+    # the mutant affine.py `k[o] += w[o] * fd.b[i]` -> `w[o] - fd.b[i]`: c of F = N x + c is wrong where
+    # the outcome does not show it; the map is now compared with the separate computation of N and c
+    from oracle.algebra import affine
+    real = affine.gated_affine
+
+    def wrong(block):
+        ga = real(block)
+        if ga is not None:
+            ga = {**ga, "c_exact": [v + 1 for v in ga["c_exact"]], "c_ball": [v + 1 for v in ga["c_ball"]]}
+        return ga
+    monkeypatch.setattr(affine, "gated_affine", wrong)
+    assert "check failed" in _fails("gated-biased")
+
+
+def test_gated_part_d_rank_bracket_catches_a_lower_bound_given_up(monkeypatch):
+    # the mutant affine.py `d <= MAX_BALL_RANK_D` -> `d > ...`: rank_lower 0, every inexact case undecided
+    from oracle.algebra import affine
+    real = affine.gated_affine
+    monkeypatch.setattr(affine, "gated_affine", lambda block: (lambda ga: ga if ga is None or not ga["inexact"]
+                                                               else {**ga, "rank_lower": 0})(real(block)))
+    assert "check failed" in _fails("gated-biased", corner=True)
+
+
+def test_gated_irrational_affine_corners_catch_a_wrong_c_zero(monkeypatch):
+    # the mutant `abs(v) < 10^-40` -> `abs(v) is 10^-40` in _check_part_d: c = 0 read as nonzero; only
+    # an instance with an irrational gate value and F(0) = 0 reaches that line
+    import inspect
+    src = inspect.getsource(gated_biased._check_part_d)
+    assert src.count("abs(v) < mpmath.mpf(10) ** -40 for v in cvec") == 1
+    ns: dict = {}
+    exec(src.replace("abs(v) < mpmath.mpf(10) ** -40 for v in cvec", "abs(v) is mpmath.mpf(10) ** -40 for v in cvec"),
+         vars(gated_biased), ns)
+    monkeypatch.setattr(gated_biased, "_check_part_d", ns["_check_part_d"])
+    assert "check failed" in _fails("gated-biased", corner=True)
+
+
+def test_gated_shapes_checked_catch_a_point_of_another_length(monkeypatch):
+    # the mutant `[Q(1)] * (d - 1)` -> `(d ** 1)` in a corner's points: a point of length d + 1, cut
+    # short by zip everywhere; the instance's shapes are now checked
+    real = gated_biased._planted_fixed
+
+    def wrong(gate, d):
+        inst = real(gate, d)
+        inst.points[1] = inst.points[1] + [Q(1)]
+        return inst
+    monkeypatch.setattr(gated_biased, "_planted_fixed", wrong)
+    assert "check failed" in _fails("gated-biased", corner=True)
+
+
+def test_near_identity_count_tables_catch_a_count_test_blind_to_the_set(monkeypatch):
+    # the mutant `N >> i & 1` -> `N >> i | 1` in indep_bend_count_ok: only instances that fail the
+    # count with units of different counts show it; the two count tests are compared on all small k
+    import inspect
+    from oracle.claims import depth_near_identity as dni
+    src = inspect.getsource(dni.indep_bend_count_ok)
+    assert src.count("if N >> i & 1)") == 1
+    ns: dict = {}
+    exec(src.replace("if N >> i & 1)", "if N >> i | 1)"), vars(dni), ns)
+    monkeypatch.setattr(dni, "indep_bend_count_ok", ns["indep_bend_count_ok"])
+    assert "hypothesis bend_count" in _fails("depth-near-identity", corner=True)

@@ -23,7 +23,7 @@ from oracle.core.rational import qvec, svec
 from oracle.algebra.exact import all_index_sets_exact, dot, identity, safe_recheck
 from oracle.algebra.stacks.layers import (Layer, apply_layer, canonical_form, check_difference, eval_stack,
                                           find_difference, layers_from_json, layers_to_json, rational_points)
-from oracle.algebra.stacks.near_identity import (index_set_breaks_g1, near_identity_conditions,
+from oracle.algebra.stacks.near_identity import (count_condition, index_set_breaks_g1, near_identity_conditions,
                                                  other_hypotheses, recheck_conditions)
 from oracle.claims import coverage
 from oracle.claims.base import Certificate, counterexample, oracle_check
@@ -462,6 +462,8 @@ def failing_hypothesis_certificate(inst: FailingHypothesisInstance) -> Certifica
     indep = INDEP_FAILS[inst.expect](inst.layers)
     first = first_failing(cond)
     wrong = conditions_mismatches(inst.layers, cond)
+    if inst.expect == "bend_count" and not count_tests_agree():
+        wrong.append("count_condition and the test over every subset N disagree on some k in {0..4}^3")
     holds = not cond["applies"] and indep and first == inst.expect and not wrong
     data = {"kind": "failing_hypothesis", "expect": inst.expect, "seed": inst.seed,
             "residual": layers_to_json(inst.layers), "conditions": cond, "independent_fails": indep,
@@ -644,7 +646,8 @@ def folded_identity(res: Sequence[Layer], plain: Sequence[Layer]) -> dict[str, A
 def folded_controls() -> list[tuple[str, list[Layer], list[Layer]]]:
     """Pairs on which one step of folded_identity must fail (each named by the field that must be
     False): a plain first layer -relu(x) (not -relu(-x)); second layers with a row of mixed signs on the
-    orthant, row (1, -1, 0); second layers that differ at the generator -e_1 only."""
+    orthant, row (1, -1, 0); second layers that differ at the generator -e_1 only; a plain first layer
+    -2 relu(-x)."""
     res, plain = _folded()
     I3 = identity(3)
     (V1, X1), (V2, X2) = plain
@@ -654,19 +657,19 @@ def folded_controls() -> list[tuple[str, list[Layer], list[Layer]]]:
     mixed = [(res[0], (U2m, W2)), ((V1, X1), (U2m, X2))]
     X2e = [[X2[0][0] + 1] + X2[0][1:]] + X2[1:]
     at_e1 = [(res[0], (U2, W2)), ((V1, X1), (V2, X2e))]
+    twice = [(res[0], (U2, W2)), ((V1, [[2 * v for v in r] for r in X1]), (V2, X2))]
     return [("plain_first_layer_is_minus_relu_minus", *not_minus), ("second_layers_linear_on_orthant", *mixed),
-            ("agree_on_generators", *at_e1)]
+            ("agree_on_generators", *at_e1), ("plain_first_layer_is_minus_relu_minus", *twice)]
 
 
 def folded_controls_refused() -> dict[str, bool]:
-    """Per control: the field it targets is False and folded_identity's ok is False (for the first
-    control also same_first_layer: -relu(x) and -relu(-x) have different canonical forms)."""
+    """Per control (numbered): the field it targets is False and folded_identity's ok is False (for
+    the first layers -relu(x) and -2 relu(-x) also same_first_layer: other canonical forms than -relu(-x))."""
     out = {}
-    for field, res, plain in folded_controls():
+    for n, (field, res, plain) in enumerate(folded_controls()):
         ident = folded_identity(res, plain)
-        out[field] = not ident[field] and not ident["ok"]
-        if field == "plain_first_layer_is_minus_relu_minus":
-            out[field] = out[field] and not ident["same_first_layer"]
+        out[f"{n}:{field}"] = not ident[field] and not ident["ok"] and \
+            (field != "plain_first_layer_is_minus_relu_minus" or not ident["same_first_layer"])
     return out
 
 
@@ -680,6 +683,12 @@ def folded_others_recomputed(res: Sequence[Layer], others: dict[str, Any], force
             and others["k"] == indep_bend_counts_d3(res) and others["count_ok"] == indep_bend_count_ok(others["k"])
             and forced is not None and forced["D"] == [0, 1, 2]
             and forced["all_n_jD_zero"] == all(not any(v) for v in _normals_here(res, 7)))
+
+
+def count_tests_agree() -> bool:
+    """count_condition and indep_bend_count_ok agree on every k in {0, ..., 4}^m, m = 1, 2, 3."""
+    return all(count_condition(list(ks)) == indep_bend_count_ok(list(ks))
+               for m in (1, 2, 3) for ks in itertools.product(range(5), repeat=m))
 
 
 def indep_bend_count_ok(ks: Sequence[int]) -> bool:

@@ -238,6 +238,10 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
                             qmat(inst["W_down"]), qmat(inst["M"]), qvec(inst["b_down"]))
     d = len(M)
     pts = [qvec(p) for p in inst["points"]] + [[Q(0)] * d]
+    # the instance's shapes: a point or a row of another length would be cut short by zip, unseen
+    m = len(U)
+    shapes_ok = (all(len(p) == d for p in pts) and all(len(r) == d for r in G + U + M) and len(W) == d
+                 and all(len(r) == m for r in W) and len(G) == len(c) == len(e) == m and len(bd) == d)
     kind = flips.flip_kind(gate)
     fd = flips.flip_data(kind, U, W, M, b_up=e, W_gate=G, b_gate=c)
     nd = flips.flip_nondegeneracy(fd, gate)
@@ -245,7 +249,7 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
     prop = gate_property(gate)
     data: dict[str, Any] = {"nondegenerate": nd["nondegenerate"], "search_status": res.status,
                             "search": res.certificate, "gate_identity_verified": prop}
-    ok = prop and (res.status in ("found", "none") or not nd["nondegenerate"])
+    ok = shapes_ok and prop and (res.status in ("found", "none") or not nd["nondegenerate"])
     # auxiliary objects of the decision, recomputed apart: the flip residual of single units, of all
     # units and of the set found; the test functionals of the compressed solve; exact block values
     subsets = [[i] for i in range(len(U))] + [list(range(len(U)))] + ([list(res.S)] if res.status == "found" else [])
@@ -329,6 +333,15 @@ def _check_part_d(inst: dict[str, Any], pts: list) -> tuple[bool, dict[str, Any]
     out = {conv: affine.gated_affine_outcome(block, ga, conv)[0] for conv in ("allowed", "none")}
     N, cvec, exact = indep_affine_map(inst)
     rank = _indep_rank_num(N, exact)
+    # the map part (D) decides on, held to the separate computation: exactly where the gate values are
+    # rational, else its balls must hold the 60-digit values; and its rank bounds must bracket the rank
+    # (with the lower bound tight for d <= affine.MAX_BALL_RANK_D: the balls certify every minor here)
+    if exact:
+        map_ok = ([[to_fraction(ga["M_exact"][o, k]) for k in range(d)] for o in range(d)] == N
+                  and [to_fraction(v) for v in ga["c_exact"]] == cvec)
+    else:
+        map_ok = all(_ball_holds(list(bs), list(vs)) for bs, vs in zip(list(ga["N_ball"]) + [ga["c_ball"]], N + [cvec]))
+    rank_ok = ga["rank_lower"] <= rank <= ga["rank_upper"] and (d > affine.MAX_BALL_RANK_D or ga["rank_lower"] == rank)
     c_zero = all(v == 0 for v in cvec) if exact else all(abs(v) < mpmath.mpf(10) ** -40 for v in cvec)
     a = activations.get(gate)
     want_allowed = "absorbable" if rank <= m else "not_absorbable"
@@ -336,12 +349,14 @@ def _check_part_d(inst: dict[str, Any], pts: list) -> tuple[bool, dict[str, Any]
         want_none = "absorbable" if (rank == 0 and c_zero) else "not_absorbable"
     else:
         want_none = "absorbable" if (c_zero and rank <= m) else "not_absorbable"
-    ok = all(out[cv] in (want, "undecided") for cv, want in (("allowed", want_allowed), ("none", want_none)))
+    ok = map_ok and rank_ok and \
+        all(out[cv] in (want, "undecided") for cv, want in (("allowed", want_allowed), ("none", want_none)))
     if exact:  # rational gate values: the bracket is exact, so part (D) must decide
         ok = ok and out["allowed"] == want_allowed and out["none"] == want_none
     upd: dict[str, Any] = {"part_d": {"allowed": out["allowed"], "none": out["none"],
                                       "rank_upper": ga["rank_upper"], "rank_lower": ga["rank_lower"]},
-                           "part_d_recomputed": {"rank": rank, "c_zero": c_zero, "exact": exact}}
+                           "part_d_recomputed": {"rank": rank, "c_zero": c_zero, "exact": exact, "map": map_ok,
+                                                 "rank_bracketed": rank_ok}}
     if out["allowed"] == "absorbable":
         # the proof's block: rank N units with gate row 0 and gate bias z0, value rows r_q / g(z0)
         with arith.precision("ball", BALL_PREC):
@@ -578,6 +593,10 @@ def gated_corners() -> list[BiasedGatedInstance]:
         out.append(BiasedGatedInstance(kind, g, G, c, [[Q(1), Q(1)], [Q(1), Q(-1)], [Q(2), Q(1)]],
                                        [Q(0), Q(1), Q(0)], [[Q(1), Q(2), Q(-1)], [Q(1, 2), Q(0), Q(1)]],
                                        [[Q(1), Q(0)], [Q(0), Q(1)]], [Q(0), Q(0)], [[Q(1), Q(-1)], [Q(2), Q(3)]]))
+    # gated-biased (D) with an irrational gate value (glu, sigmoid(1)): F(0) = sigmoid(1) != 0, and F(0) = 0
+    for e0 in (Q(1), Q(0)):
+        out.append(BiasedGatedInstance("affine", "glu", [[Q(0)]], [Q(1)], [[Q(1)]], [e0], [[Q(1)]], [[Q(1)]], [Q(0)],
+                                       [[Q(1)], [Q(-3, 2)]]))
     # a gate class repeated with the opposite sign: (a, c) and -(a, c), one class for every gate
     out.append(BiasedGatedInstance("degenerate", "swiglu", [[Q(1), Q(-2)], [Q(-1), Q(2)], [Q(1), Q(1)]],
                                    [Q(1, 2), Q(-1, 2), Q(0)], [[Q(1), Q(0)], [Q(0), Q(1)], [Q(1), Q(1)]],
