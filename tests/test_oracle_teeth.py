@@ -645,3 +645,17 @@ def test_near_identity_count_tables_catch_a_count_test_blind_to_the_set(monkeypa
     exec(src.replace("if N >> i & 1)", "if N >> i | 1)"), vars(dni), ns)
     monkeypatch.setattr(dni, "indep_bend_count_ok", ns["indep_bend_count_ok"])
     assert "hypothesis bend_count" in _fails("depth-near-identity", corner=True)
+
+
+def test_near_identity_folded_mismatch_control_catches_facts_that_cannot_fail(monkeypatch):
+    # the mutant `... and` -> `... or` in the chain of the folded facts: they "hold" whatever the
+    # plain stack; a plain stack that differs from F must be refused
+    import inspect
+    from oracle.claims import depth_near_identity as dni
+    src = inspect.getsource(dni.folded_facts_hold)
+    assert src.count("folded_others_recomputed(res, others, forced) and") == 1
+    ns: dict = {}
+    exec(src.replace("folded_others_recomputed(res, others, forced) and", "folded_others_recomputed(res, others, forced) or"),
+         vars(dni), ns)
+    monkeypatch.setattr(dni, "folded_facts_hold", ns["folded_facts_hold"])
+    assert _counterexamples_verified("depth-near-identity") == {"near_identity_folded": False}

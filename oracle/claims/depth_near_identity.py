@@ -203,10 +203,6 @@ class FailingHypothesisInstance(NearIdentityInstance):
     expect: str = ""
 
 
-def _fr(rows: Sequence[Sequence[Any]]) -> list[list[Fraction]]:
-    return [[Q(v) for v in r] for r in rows]
-
-
 def indep_norm_fails(layers: Sequence[Layer]) -> bool:
     """Some block has min(|U|_F^2, |U|_1 |U|_inf) * min(|W|_F^2, |W|_1 |W|_inf) >= 1 (the bound
     of the claim's norm test, recomputed here)."""
@@ -475,35 +471,46 @@ def failing_hypothesis_certificate(inst: FailingHypothesisInstance) -> Certifica
                        f"disagreements: {'; '.join(wrong) or 'none'}")
 
 
-def near_identity_corners() -> list[FailingHypothesisInstance]:
-    """Corner instances checked on every run before the drawn ones, each failing one hypothesis."""
-    F = _fr
-    U1 = F([[Q(1, 2), -1, Q(7, 8)], [Q(-1, 8), Q(-7, 8), Q(-3, 8)], [Q(-5, 8), Q(1, 2), 1]])
-    U2 = F([[Q(5, 8), Q(-3, 8), Q(-3, 4)], [Q(-1, 2), Q(7, 8), Q(-1, 2)]])
-    W2 = F([[Q(-1, 48), Q(-1, 24)], [Q(-1, 24), Q(-1, 96)], [Q(-1, 96), Q(-1, 64)]])
-    norm = FailingHypothesisInstance(
-        [(U1, F([[Q(-1, 18), Q(5, 18), Q(-5, 18)], [Q(-1, 18), Q(-4, 9), Q(-1, 9)], [Q(1, 3), Q(1, 18), Q(-1, 6)]])),
-         (U2, W2)], None, 893, "norm")
-    g2 = FailingHypothesisInstance(
-        [(U1, F([[Q(-1, 288), Q(5, 288), Q(-5, 288)], [Q(-1, 288), Q(-1, 36), Q(-1, 144)],
-                 [Q(1, 48), Q(1, 288), Q(-1, 96)]])),
-         (F([[Q(5, 8), Q(-3, 8), Q(-3, 4)], [Q(9, 8), Q(-11, 8), Q(1, 8)]]), W2)], None, 893, "G2")
-    bend = FailingHypothesisInstance(
-        [(F([[1, Q(-1, 4), Q(1, 8)]]), F([[Q(1, 16)], [Q(1, 48)], [Q(1, 16)]])),
-         (F([[Q(5, 8), Q(1, 2), Q(3, 4)]]), F([[Q(-1, 96)], [Q(1, 32)], [Q(-1, 12)]]))], None, 876, "bend_count")
-    g1 = FailingHypothesisInstance(
-        [(F([[Q(7, 8), Q(-1, 4), Q(-3, 8)], [1, Q(-3, 8), Q(-5, 8)], [Q(7, 8), Q(1, 4), Q(-1, 2)],
-             [Q(-3, 4), Q(-7, 8), Q(5, 8)], [Q(7, 8), Q(-3, 8), -1]]),
-          F([[Q(-1, 80), Q(-7, 480), Q(-7, 480), Q(-1, 240), Q(-1, 480)],
-             [Q(-1, 60), Q(7, 480), Q(1, 160), Q(7, 480), Q(-1, 240)],
-             [Q(-1, 480), Q(1, 240), Q(1, 60), Q(-1, 60), Q(-1, 80)]])),
-         (F([[Q(11, 16), Q(-7, 32), Q(-11, 32)], [Q(-3, 4), Q(1, 8), Q(3, 8)], [Q(-1, 8), Q(1, 4), -1]]),
-          F([[Q(-1, 48), Q(-5, 288), Q(5, 288)], [Q(-5, 288), Q(1, 144), Q(5, 288)],
-             [Q(-1, 48), Q(-1, 36), Q(-1, 36)]]))], None, 949, "G1")
+def _rows(text: str) -> list[list[Fraction]]:
+    """A rational matrix written as text: rows separated by ';', entries by spaces ('1/2 -1; 3 0')."""
+    return [[Q(v) for v in row.split()] for row in text.split(";")]
+
+
+# The corner instances' weights, as text tables (data, read by _rows): the norm and G2 corners share
+# block 1's rows and block 2's output weights.
+CORNER_TABLES = {
+    "U1": "1/2 -1 7/8; -1/8 -7/8 -3/8; -5/8 1/2 1",
+    "U2": "5/8 -3/8 -3/4; -1/2 7/8 -1/2",
+    "W2": "-1/48 -1/24; -1/24 -1/96; -1/96 -1/64",
+    "norm W1": "-1/18 5/18 -5/18; -1/18 -4/9 -1/9; 1/3 1/18 -1/6",
+    "G2 W1": "-1/288 5/288 -5/288; -1/288 -1/36 -1/144; 1/48 1/288 -1/96",
+    "G2 U2": "5/8 -3/8 -3/4; 9/8 -11/8 1/8",
+    "bend U1": "1 -1/4 1/8", "bend W1": "1/16; 1/48; 1/16",
+    "bend U2": "5/8 1/2 3/4", "bend W2": "-1/96; 1/32; -1/12",
+    "G1 U1": "7/8 -1/4 -3/8; 1 -3/8 -5/8; 7/8 1/4 -1/2; -3/4 -7/8 5/8; 7/8 -3/8 -1",
+    "G1 W1": "-1/80 -7/480 -7/480 -1/240 -1/480; -1/60 7/480 1/160 7/480 -1/240; -1/480 1/240 1/60 -1/60 -1/80",
+    "G1 U2": "11/16 -7/32 -11/32; -3/4 1/8 3/8; -1/8 1/4 -1",
+    "G1 W2": "-1/48 -5/288 5/288; -5/288 1/144 5/288; -1/48 -1/36 -1/36",
+    "applies U1": "1 -1/4 7/8; 1/4 1/2 -1/2; 1/4 5/8 7/8; 3/4 1 -3/4",
+    "applies W1": "5/128 -1/128 3/128 -1/32; -1/16 -7/128 1/16 7/128; -3/128 -1/128 -1/32 -3/64",
+    "applies U2": "3/4 3/8 -7/8; -5/8 1/8 7/8; 1 -5/8 1/4; -1 -3/4 -5/8",
+    "applies W2": "-1/128 -3/128 1/32 -1/128; -3/128 7/128 1/64 3/128; 1/32 -3/128 7/128 -1/16",
+}
+
+
+def near_identity_corners() -> list[NearIdentityInstance]:
+    """Corner instances checked on every run before the drawn ones: one failing each hypothesis
+    (norm, G1, G2, bend_count), one whose block 1 has an index set, and one on which all hold."""
+    T = {k: _rows(v) for k, v in CORNER_TABLES.items()}
+    norm = FailingHypothesisInstance([(T["U1"], T["norm W1"]), (T["U2"], T["W2"])], None, 893, "norm")
+    g2 = FailingHypothesisInstance([(T["U1"], T["G2 W1"]), (T["G2 U2"], T["W2"])], None, 893, "G2")
+    bend = FailingHypothesisInstance([(T["bend U1"], T["bend W1"]), (T["bend U2"], T["bend W2"])], None, 876,
+                                     "bend_count")
+    g1 = FailingHypothesisInstance([(T["G1 U1"], T["G1 W1"]), (T["G1 U2"], T["G1 W2"])], None, 949, "G1")
     # a block with an index set (U = I, W = -I: S = {0, 1, 2}), so the norm bound fails (product 1):
     # the index sets recorded by the conditions are compared with an independent enumeration
     index_set = FailingHypothesisInstance(
-        [(identity(3), [[-v for v in r] for r in identity(3)]), (U2, W2)], None, 893, "norm")
+        [(identity(3), [[-v for v in r] for r in identity(3)]), (T["U2"], T["W2"])], None, 893, "norm")
     return [norm, g1, g2, bend, index_set, applies_corner()]
 
 
@@ -517,12 +524,8 @@ def applies_corner() -> AppliesCorner:
     """d = 3, widths (4, 4), entries k/8 and k/128 (|W_l| |U_l| < 1): every hypothesis holds (bend counts
     5, 5, 5, 5); block 2 has a column of positive output weights (4, 2, 7)/128.  A hypothesis test
     that is too strict rejects it; the candidate is the stack itself without its skips."""
-    F = _fr
-    U1 = F([[1, Q(-1, 4), Q(7, 8)], [Q(1, 4), Q(1, 2), Q(-1, 2)], [Q(1, 4), Q(5, 8), Q(7, 8)], [Q(3, 4), 1, Q(-3, 4)]])
-    W1 = F([[Q(v, 128) for v in r] for r in ([5, -1, 3, -4], [-8, -7, 8, 7], [-3, -1, -4, -6])])
-    U2 = F([[Q(3, 4), Q(3, 8), Q(-7, 8)], [Q(-5, 8), Q(1, 8), Q(7, 8)], [1, Q(-5, 8), Q(1, 4)], [-1, Q(-3, 4), Q(-5, 8)]])
-    W2 = F([[Q(v, 128) for v in r] for r in ([-1, -3, 4, -1], [-3, 7, 2, 3], [4, -3, 7, -8])])
-    layers = [(U1, W1), (U2, W2)]
+    T = {k: _rows(v) for k, v in CORNER_TABLES.items() if k.startswith("applies")}
+    layers = [(T["applies U1"], T["applies W1"]), (T["applies U2"], T["applies W2"])]
     return AppliesCorner(layers, [(list(U), list(W)) for U, W in layers], 0)
 
 
@@ -697,6 +700,30 @@ def indep_bend_count_ok(ks: Sequence[int]) -> bool:
     return all(any(ks[i] > bin(N).count("1") for i in range(m) if N >> i & 1) for N in range(1, 1 << m))
 
 
+def folded_facts_hold(res: list[Layer], plain: list[Layer], controls: dict[str, bool]) -> tuple[bool, dict[str, Any]]:
+    """Every fact the folded boundary instance rests on, for a pair (res, plain); (all hold, the parts)."""
+    ident = folded_identity(res, plain)
+    I3 = identity(3)
+    S1 = all_index_sets_exact(*res[0], I3)
+    S2 = all_index_sets_exact(*res[1], I3)
+    not_homeo = apply_layer(res[0], [Q(1), Q(1), Q(1)], True) == [Q(0)] * 3   # a nonzero point goes to 0
+    pts = [[Q(1), Q(-2), Q(3)], [Q(-3), Q(1), Q(2)], [Q(2), Q(5), Q(-7)]]
+    at_points = all(eval_stack(res, x, True) == eval_stack(plain, x, False) for x in pts)
+    others = other_hypotheses(res)
+    forced = index_set_breaks_g1(res, S1[0]) if S1 else None
+    holds = ident["ok"] and not_homeo and S2 == [] and bool(S1) and at_points and all(controls.values()) and \
+        folded_others_recomputed(res, others, forced) and \
+        [len(U) for U, _ in res] == [len(U) for U, _ in plain]
+    return holds, {"ident": ident, "S1": S1, "S2": S2, "not_homeo": not_homeo, "others": others, "forced": forced}
+
+
+def folded_mismatch(plain: list[Layer]) -> list[Layer]:
+    """The plain stack with one output weight of its second layer moved (at the generator -e_1 the
+    two stacks then differ): the facts must not all hold for it."""
+    (V1, X1), (V2, X2) = plain
+    return [(V1, X1), (V2, [[X2[0][0] + 1] + X2[0][1:]] + X2[1:])]
+
+
 @counterexample(claims=(CLAIM_NI,), dropped="homeomorphic_blocks",
                 description="d = 3, folded stack: x + B_1(x) = -relu(-x) maps R^3 onto the closed "
                             "negative orthant (no homeomorphism), where the fourth unit of B_2 (row "
@@ -707,27 +734,20 @@ def indep_bend_count_ok(ks: Sequence[int]) -> bool:
 def near_identity_folded() -> Certificate:
     """Drop the homeomorphism hypothesis: a d = 3 stack without index sets in block 2 is plain."""
     res, plain = _folded()
-    ident = folded_identity(res, plain)
-    I3 = identity(3)
-    S1 = all_index_sets_exact(*res[0], I3)
-    S2 = all_index_sets_exact(*res[1], I3)
-    U1, W1 = res[0]
-    not_homeo = apply_layer(res[0], [Q(1), Q(1), Q(1)], True) == [Q(0)] * 3   # a nonzero point goes to 0
-    pts = [[Q(1), Q(-2), Q(3)], [Q(-3), Q(1), Q(2)], [Q(2), Q(5), Q(-7)]]
-    at_points = all(eval_stack(res, x, True) == eval_stack(plain, x, False) for x in pts)
     # folded_identity's steps can fail: a control pair for each refused
     controls = folded_controls_refused()
-    others = other_hypotheses(res)
-    forced = index_set_breaks_g1(res, S1[0]) if S1 else None
-    holds = ident["ok"] and not_homeo and S2 == [] and bool(S1) and at_points and all(controls.values()) and \
-        folded_others_recomputed(res, others, forced) and \
-        [len(U) for U, _ in res] == [len(U) for U, _ in plain]
+    good, parts = folded_facts_hold(res, plain, controls)
+    # and the facts together can fail: a plain stack that differs from F is refused
+    refused = not folded_facts_hold(res, folded_mismatch(plain), controls)[0]
+    holds = good and refused
+    ident, S1, S2, not_homeo = parts["ident"], parts["S1"], parts["S2"], parts["not_homeo"]
+    others, forced = parts["others"], parts["forced"]
     data = {"kind": "near_identity_folded", "residual": layers_to_json(res), "plain": layers_to_json(plain),
             "identity": ident, "index_sets": [[list(s) for s in S1], [list(s) for s in S2]],
             "block1_kills_a_nonzero_point": not_homeo,
             # what the instance does not isolate: the other hypotheses it fails, decided exactly
             "isolates_dropped_hypothesis": False, "other_hypotheses": others,
-            "G1_forced_by_index_set": forced, "controls_refused": controls}
+            "G1_forced_by_index_set": forced, "controls_refused": controls, "mismatch_refused": refused}
     return Certificate(CLAIM_NI, holds, True, "exact rationals (canonical form and the orthant argument)",
                        data, "" if holds else "boundary facts failed")
 
@@ -743,6 +763,9 @@ def recheck_near_identity_counterexample(cert: dict[str, Any]) -> bool:
     S1 = all_index_sets_exact(*res[0], I3)
     if data.get("other_hypotheses") != json.loads(json.dumps(other_hypotheses(res))) or \
             data.get("G1_forced_by_index_set") != (index_set_breaks_g1(res, S1[0]) if S1 else None):
+        return False
+    controls = folded_controls_refused()
+    if data.get("mismatch_refused") is not True or folded_facts_hold(res, folded_mismatch(plain), controls)[0]:
         return False
     return (folded_identity(res, plain)["ok"] and all_index_sets_exact(*res[1], I3) == []
             and data.get("controls_refused") == folded_controls_refused() and all(folded_controls_refused().values())
