@@ -579,6 +579,30 @@ def _planted_fixed(gate: str, d: int) -> BiasedGatedInstance:
                                [[Q(int(a == b)) for b in range(d)] for a in range(d)], [Q(1, 2)] * d, pts)
 
 
+def _rows(text: str) -> list[list[Fraction]]:
+    """A rational matrix written as text: rows separated by ';', entries by spaces ('1/2 -1; 3 0')."""
+    return [[Q(v) for v in row.split()] for row in text.split(";")]
+
+
+# The corner instances' data, as text tables (read by _table_instance): gate rows, gate biases, value
+# rows, value biases, W_down, M, b_down, sample points.
+CORNER_TABLES = {
+    "scaled": ("1 -1; 2 -2; 0 1", "1/2 1 -1", "1 1; 1 -1; 2 1", "0 1 0", "1 2 -1; 1/2 0 1", "1 0; 0 1", "0 0",
+               "1 -1; 2 3"),
+    "glu affine c": ("0", "1", "1", "1", "1", "1", "0", "1; -3/2"),
+    "glu affine 0": ("0", "1", "1", "0", "1", "1", "0", "1; -3/2"),
+    "opposite class": ("1 -2; -1 2; 1 1", "1/2 -1/2 0", "1 0; 0 1; 1 1", "1 0 -1", "1 2 1; -1 1 1/2", "1 0; 0 1",
+                       "0 1", "1 2; -1 1/2"),
+    "zero value map": ("1 0; 1 1", "0 1", "0 0; 1 -1", "0 2", "1 1; -1 1", "1 0; 0 1", "0 1", "1 1; -1/2 2"),
+}
+
+
+def _table_instance(kind: str, gate: str, table: tuple[str, ...]) -> BiasedGatedInstance:
+    G, c, U, e, W, M, bd, pts = table
+    return BiasedGatedInstance(kind, gate, _rows(G), _rows(c)[0], _rows(U), _rows(e)[0], _rows(W), _rows(M),
+                               _rows(bd)[0], _rows(pts))
+
+
 def gated_corners() -> list[BiasedGatedInstance]:
     """Corner instances checked on every run before the drawn ones: a planted instance of every gate
     (each gate's flip, the glu's negated outputs included, is exercised on every run); for every gate
@@ -587,24 +611,13 @@ def gated_corners() -> list[BiasedGatedInstance]:
     gate and a nonzero output."""
     out = [_planted_fixed(g, 1 if g in activations.FLIP_GATES else 2) for g in GATES]
     for g in GATES:
-        G = [[Q(1), Q(-1)], [Q(2), Q(-2)], [Q(0), Q(1)]]
-        c = [Q(1, 2), Q(1), Q(-1)]
         kind = "degenerate" if g in activations.HOMOGENEOUS else "scaled_class"
-        out.append(BiasedGatedInstance(kind, g, G, c, [[Q(1), Q(1)], [Q(1), Q(-1)], [Q(2), Q(1)]],
-                                       [Q(0), Q(1), Q(0)], [[Q(1), Q(2), Q(-1)], [Q(1, 2), Q(0), Q(1)]],
-                                       [[Q(1), Q(0)], [Q(0), Q(1)]], [Q(0), Q(0)], [[Q(1), Q(-1)], [Q(2), Q(3)]]))
+        out.append(_table_instance(kind, g, CORNER_TABLES["scaled"]))
     # gated-biased (D) with an irrational gate value (glu, sigmoid(1)): F(0) = sigmoid(1) != 0, and F(0) = 0
-    for e0 in (Q(1), Q(0)):
-        out.append(BiasedGatedInstance("affine", "glu", [[Q(0)]], [Q(1)], [[Q(1)]], [e0], [[Q(1)]], [[Q(1)]], [Q(0)],
-                                       [[Q(1)], [Q(-3, 2)]]))
+    out += [_table_instance("affine", "glu", CORNER_TABLES[k]) for k in ("glu affine c", "glu affine 0")]
     # a gate class repeated with the opposite sign: (a, c) and -(a, c), one class for every gate
-    out.append(BiasedGatedInstance("degenerate", "swiglu", [[Q(1), Q(-2)], [Q(-1), Q(2)], [Q(1), Q(1)]],
-                                   [Q(1, 2), Q(-1, 2), Q(0)], [[Q(1), Q(0)], [Q(0), Q(1)], [Q(1), Q(1)]],
-                                   [Q(1), Q(0), Q(-1)], [[Q(1), Q(2), Q(1)], [Q(-1), Q(1), Q(1, 2)]],
-                                   [[Q(1), Q(0)], [Q(0), Q(1)]], [Q(0), Q(1)], [[Q(1), Q(2)], [Q(-1), Q(1, 2)]]))
-    out.append(BiasedGatedInstance("degenerate", "swiglu", [[Q(1), Q(0)], [Q(1), Q(1)]], [Q(0), Q(1)],
-                                   [[Q(0), Q(0)], [Q(1), Q(-1)]], [Q(0), Q(2)], [[Q(1), Q(1)], [Q(-1), Q(1)]],
-                                   [[Q(1), Q(0)], [Q(0), Q(1)]], [Q(0), Q(1)], [[Q(1), Q(1)], [Q(-1, 2), Q(2)]]))
+    out.append(_table_instance("degenerate", "swiglu", CORNER_TABLES["opposite class"]))
+    out.append(_table_instance("degenerate", "swiglu", CORNER_TABLES["zero value map"]))
     return out
 
 
