@@ -314,8 +314,11 @@ def write_doc() -> None:
            "(30 mutants of relu2-biased and of gated-biased) all 27 survivors of the probe were run through",
            "that command, and it passed on all 27.",
            "",
-           "| claim | date | lines in scope | mutants in scope | run (sampled?) | killed | equivalent | survived | score |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           "Each row is the claim's last measurement: its date and the source it measured (a commit; rows",
+           "of claims not in the last run's `--claims` keep their own).",
+           "",
+           "| claim | date | source | lines in scope | mutants in scope | run (sampled?) | killed | equivalent | survived | score |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
     details = []
     tot = {"run": 0, "killed": 0, "equiv": 0, "surv": 0, "denom": 0}
     for r in results:
@@ -331,7 +334,7 @@ def write_doc() -> None:
         for k, v in (("run", len(ms)), ("killed", len(killed)), ("equiv", len(equiv)),
                      ("surv", len(surv) - len(equiv)), ("denom", denom)):
             tot[k] += v
-        out.append(f"| {cid} | {r['date']} | {r['lines_in_scope']} | {r['mutants_in_scope']} | {len(ms)}"
+        out.append(f"| {cid} | {r['date']} | {r.get('source', 'c565ae9').split()[0]} | {r['lines_in_scope']} | {r['mutants_in_scope']} | {len(ms)}"
                    f"{' (uniform sample, seed ' + str(r['sample_seed']) + ')' if r['sampled'] else ' (all)'} | "
                    f"{len(killed)} | {len(equiv)} | {len(surv) - len(equiv)} | {score} |")
         details.append(f"\n## {cid}\n")
@@ -366,7 +369,7 @@ def write_doc() -> None:
                            f"  (key `{mutant_key(cid, m)}`)\n\n"
                            "  ```diff\n" + "\n".join("  " + l for l in m["diff"].splitlines()) + "\n  ```")
     if tot["denom"]:
-        out.append(f"| **all** | | | | {tot['run']} | {tot['killed']} | {tot['equiv']} | {tot['surv']} | "
+        out.append(f"| **all** | | | | | {tot['run']} | {tot['killed']} | {tot['equiv']} | {tot['surv']} | "
                    f"{100 * tot['killed'] / tot['denom']:.0f} % ({tot['killed']}/{tot['denom']}) |")
     DOC.write_text("\n".join(out + details) + "\n")
 

@@ -238,6 +238,10 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
                             qmat(inst["W_down"]), qmat(inst["M"]), qvec(inst["b_down"]))
     d = len(M)
     pts = [qvec(p) for p in inst["points"]] + [[Q(0)] * d]
+    # the instance's shapes: a point or a row of another length would be cut short by zip, unseen
+    m = len(U)
+    shapes_ok = (all(len(p) == d for p in pts) and all(len(r) == d for r in G + U + M) and len(W) == d
+                 and all(len(r) == m for r in W) and len(G) == len(c) == len(e) == m and len(bd) == d)
     kind = flips.flip_kind(gate)
     fd = flips.flip_data(kind, U, W, M, b_up=e, W_gate=G, b_gate=c)
     nd = flips.flip_nondegeneracy(fd, gate)
@@ -245,7 +249,23 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
     prop = gate_property(gate)
     data: dict[str, Any] = {"nondegenerate": nd["nondegenerate"], "search_status": res.status,
                             "search": res.certificate, "gate_identity_verified": prop}
-    ok = prop and (res.status in ("found", "none") or not nd["nondegenerate"])
+    ok = shapes_ok and prop and (res.status in ("found", "none") or not nd["nondegenerate"])
+    # auxiliary objects of the decision, recomputed apart: the flip residual of single units, of all
+    # units and of the set found; the test functionals of the compressed solve; exact block values
+    subsets = [[i] for i in range(len(U))] + [list(range(len(U)))] + ([list(res.S)] if res.status == "found" else [])
+    wrong = [T for T in subsets if not _same_residual(flips.flip_residual(fd, T), indep_residual(gate, G, c, U, e, W, M, T))]
+    k = res.certificate.get("functionals") if isinstance(res.certificate, dict) else None
+    funcs_ok = k is None or all(tuple(flips._func_vectors(d, j)) == indep_func_vectors(d, j) for j in range(int(k)))
+    values_ok = activations.get(gate).exact is None or all(
+        eval_plain_q(gate, U, W, p, M=M, b_up=e, b_down=bd, W_gate=G, b_gate=c) == indep_value(gate, G, c, U, e, W, M, bd, p)
+        for p in pts)
+    balls_ok = all(_ball_holds(eval_ball(gate, U, W, p, M=M, W_gate=G, b_up=e, b_gate=c, b_down=bd),
+                               indep_value_mp(gate, G, c, U, e, W, M, bd, p)) for p in pts)
+    # the ball comparison itself can fail: two values 10^-6 apart are refused
+    refuses = not balls_agree([arb(1)], [arb(1) + arb(10) ** -6])[0] and balls_agree([arb(1)], [arb(1)])[0]
+    data["auxiliary_recomputed"] = {"residual_mismatch": wrong, "functionals": funcs_ok, "values": values_ok,
+                                    "balls": balls_ok, "ball_comparison_refuses": refuses}
+    ok = ok and not wrong and funcs_ok and values_ok and balls_ok and refuses
     if res.status == "found":
         S = res.S
         qz, lo, const = flips.flip_residual(fd, S)
@@ -266,6 +286,10 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
         data.update({"S": S, "c_S": svec(c_S), "flip_condition": qz and lo, "comparisons": rows,
                      "verdict": "absorbable (A)"})
         ok = ok and qz and lo
+        # the positive verdict recomputed too: the brute force finds a flip set
+        again = indep_has_flip_set(gate, G, c, U, e, W, M)
+        data["flip_set_recomputed"] = again
+        ok = ok and again in (True, None)
     elif res.status == "none" and nd["nondegenerate"]:
         data["verdict"] = "not absorbable (B)"
         # the negative verdict recomputed: no subset of the units satisfies the flip condition
@@ -309,6 +333,15 @@ def _check_part_d(inst: dict[str, Any], pts: list) -> tuple[bool, dict[str, Any]
     out = {conv: affine.gated_affine_outcome(block, ga, conv)[0] for conv in ("allowed", "none")}
     N, cvec, exact = indep_affine_map(inst)
     rank = _indep_rank_num(N, exact)
+    # the map part (D) decides on, held to the separate computation: exactly where the gate values are
+    # rational, else its balls must hold the 60-digit values; and its rank bounds must bracket the rank
+    # (with the lower bound tight for d <= affine.MAX_BALL_RANK_D: the balls certify every minor here)
+    if exact:
+        map_ok = ([[to_fraction(ga["M_exact"][o, k]) for k in range(d)] for o in range(d)] == N
+                  and [to_fraction(v) for v in ga["c_exact"]] == cvec)
+    else:
+        map_ok = all(_ball_holds(list(bs), list(vs)) for bs, vs in zip(list(ga["N_ball"]) + [ga["c_ball"]], N + [cvec]))
+    rank_ok = ga["rank_lower"] <= rank <= ga["rank_upper"] and (d > affine.MAX_BALL_RANK_D or ga["rank_lower"] == rank)
     c_zero = all(v == 0 for v in cvec) if exact else all(abs(v) < mpmath.mpf(10) ** -40 for v in cvec)
     a = activations.get(gate)
     want_allowed = "absorbable" if rank <= m else "not_absorbable"
@@ -316,12 +349,14 @@ def _check_part_d(inst: dict[str, Any], pts: list) -> tuple[bool, dict[str, Any]
         want_none = "absorbable" if (rank == 0 and c_zero) else "not_absorbable"
     else:
         want_none = "absorbable" if (c_zero and rank <= m) else "not_absorbable"
-    ok = all(out[cv] in (want, "undecided") for cv, want in (("allowed", want_allowed), ("none", want_none)))
+    ok = map_ok and rank_ok and \
+        all(out[cv] in (want, "undecided") for cv, want in (("allowed", want_allowed), ("none", want_none)))
     if exact:  # rational gate values: the bracket is exact, so part (D) must decide
         ok = ok and out["allowed"] == want_allowed and out["none"] == want_none
     upd: dict[str, Any] = {"part_d": {"allowed": out["allowed"], "none": out["none"],
                                       "rank_upper": ga["rank_upper"], "rank_lower": ga["rank_lower"]},
-                           "part_d_recomputed": {"rank": rank, "c_zero": c_zero, "exact": exact}}
+                           "part_d_recomputed": {"rank": rank, "c_zero": c_zero, "exact": exact, "map": map_ok,
+                                                 "rank_bracketed": rank_ok}}
     if out["allowed"] == "absorbable":
         # the proof's block: rank N units with gate row 0 and gate bias z0, value rows r_q / g(z0)
         with arith.precision("ball", BALL_PREC):
@@ -416,6 +451,79 @@ def indep_nondegenerate(gate: str, G: list, c: list, U: list, e: list, W: list) 
     return True
 
 
+def _same_residual(got: tuple, want: tuple) -> bool:
+    qz, lo, const = got
+    return (bool(qz), bool(lo), [to_fraction(v) for v in const]) == want
+
+
+def indep_residual(gate: str, G: list, c: list, U: list, e: list, W: list, M: list,
+                   S: list[int]) -> tuple[bool, bool, list]:
+    """(quadratic part 0, linear part -M, constant) of the polynomials the units of S remove:
+    w_i (a_i . x + c_i)(u_i . x + e_i) for the odd gates, w_i (u_i . x + e_i) for glu."""
+    d = len(M)
+    glu = gate in activations.FLIP_GATES
+    quad = [[[Q(0)] * d for _ in range(d)] for _ in range(d)]
+    lin = [[Q(0)] * d for _ in range(d)]
+    const = [Q(0)] * d
+    for i in S:
+        a, s_ = ([Q(0)] * d, Q(1)) if glu else (G[i], c[i])
+        for o in range(d):
+            w = W[o][i]
+            for k in range(d):
+                lin[o][k] += w * (s_ * U[i][k] + e[i] * a[k])
+                for l in range(d):
+                    quad[o][k][l] += w * (a[k] * U[i][l] + U[i][k] * a[l])
+            const[o] += w * s_ * e[i]
+    return (all(v == 0 for blk in quad for r in blk for v in r),
+            all(lin[o][k] == -M[o][k] for o in range(d) for k in range(d)), const)
+
+
+def indep_func_vectors(d: int, j: int) -> tuple[list[int], ...]:
+    """The j-th test functional of the compressed solve as its docstring states it: the 64-bit linear
+    congruential sequence x -> 6364136223846793005 x + 1442695040888963407 mod 2^64 started at
+    (j + 1) * 0x9E3779B97F4A7C15, each entry the top 4 bits minus 8; four vectors of length d."""
+    mod = 2 ** 64
+    x = ((j + 1) * 0x9E3779B97F4A7C15) % mod
+    vecs = []
+    for _ in range(4):
+        v = []
+        for _a in range(d):
+            x = (x * 6364136223846793005 + 1442695040888963407) % mod
+            v.append(x // 2 ** 60 - 8)
+        vecs.append(v)
+    return tuple(vecs)
+
+
+def indep_value(gate: str, G: list, c: list, U: list, e: list, W: list, M: list, bd: list, x: list) -> list:
+    """M x + sum_i w_i g(a_i . x + c_i)(u_i . x + e_i) + b_down, by plain sums (a gate with an exact form)."""
+    g = activations.get(gate).exact
+    d, m = len(M), len(U)
+    h = [g(sum((G[i][k] * x[k] for k in range(d)), Q(0)) + c[i]) * (sum((U[i][k] * x[k] for k in range(d)), Q(0)) + e[i])
+         for i in range(m)]
+    return [sum((M[o][k] * x[k] for k in range(d)), Q(0)) + sum((W[o][i] * h[i] for i in range(m)), Q(0)) + bd[o]
+            for o in range(d)]
+
+
+def indep_value_mp(gate: str, G: list, c: list, U: list, e: list, W: list, M: list, bd: list, x: list) -> list:
+    """The block's value at x at 60 digits with mpmath (the gate by its mpmath form)."""
+    g = activations.get(gate).mp
+    d, m = len(M), len(U)
+    with mpmath.workdps(60):
+        f = lambda v: mpmath.mpf(v.numerator) / v.denominator  # noqa: E731
+        h = [g(f(sum((G[i][k] * x[k] for k in range(d)), Q(0)) + c[i])) * f(sum((U[i][k] * x[k] for k in range(d)), Q(0)) + e[i])
+             for i in range(m)]
+        return [f(sum((M[o][k] * x[k] for k in range(d)), Q(0)) + bd[o]) + mpmath.fsum(f(W[o][i]) * h[i] for i in range(m))
+                for o in range(d)]
+
+
+def _ball_holds(ball: list, vals: list) -> bool:
+    """Each ball lies within 10^-30 of the 60-digit value (its radius small, its midpoint close)."""
+    with mpmath.workdps(60):
+        return len(ball) == len(vals) and all(
+            float(b.rad()) < 1e-25 and abs(mpmath.mpf(b.mid().str(40, radius=False)) - v) <= mpmath.mpf(b.rad()) + mpmath.mpf(10) ** -30
+            for b, v in zip(ball, vals))
+
+
 def indep_has_flip_set(gate: str, G: list, c: list, U: list, e: list, W: list, M: list) -> Optional[bool]:
     """Does some subset S satisfy the flip condition (quadratic part 0, linear part -M)?  None when
     m > INDEP_MAX_UNITS."""
@@ -471,6 +579,30 @@ def _planted_fixed(gate: str, d: int) -> BiasedGatedInstance:
                                [[Q(int(a == b)) for b in range(d)] for a in range(d)], [Q(1, 2)] * d, pts)
 
 
+def _rows(text: str) -> list[list[Fraction]]:
+    """A rational matrix written as text: rows separated by ';', entries by spaces ('1/2 -1; 3 0')."""
+    return [[Q(v) for v in row.split()] for row in text.split(";")]
+
+
+# The corner instances' data, as text tables (read by _table_instance): gate rows, gate biases, value
+# rows, value biases, W_down, M, b_down, sample points.
+CORNER_TABLES = {
+    "scaled": ("1 -1; 2 -2; 0 1", "1/2 1 -1", "1 1; 1 -1; 2 1", "0 1 0", "1 2 -1; 1/2 0 1", "1 0; 0 1", "0 0",
+               "1 -1; 2 3"),
+    "glu affine c": ("0", "1", "1", "1", "1", "1", "0", "1; -3/2"),
+    "glu affine 0": ("0", "1", "1", "0", "1", "1", "0", "1; -3/2"),
+    "opposite class": ("1 -2; -1 2; 1 1", "1/2 -1/2 0", "1 0; 0 1; 1 1", "1 0 -1", "1 2 1; -1 1 1/2", "1 0; 0 1",
+                       "0 1", "1 2; -1 1/2"),
+    "zero value map": ("1 0; 1 1", "0 1", "0 0; 1 -1", "0 2", "1 1; -1 1", "1 0; 0 1", "0 1", "1 1; -1/2 2"),
+}
+
+
+def _table_instance(kind: str, gate: str, table: tuple[str, ...]) -> BiasedGatedInstance:
+    G, c, U, e, W, M, bd, pts = table
+    return BiasedGatedInstance(kind, gate, _rows(G), _rows(c)[0], _rows(U), _rows(e)[0], _rows(W), _rows(M),
+                               _rows(bd)[0], _rows(pts))
+
+
 def gated_corners() -> list[BiasedGatedInstance]:
     """Corner instances checked on every run before the drawn ones: a planted instance of every gate
     (each gate's flip, the glu's negated outputs included, is exercised on every run); for every gate
@@ -479,15 +611,13 @@ def gated_corners() -> list[BiasedGatedInstance]:
     gate and a nonzero output."""
     out = [_planted_fixed(g, 1 if g in activations.FLIP_GATES else 2) for g in GATES]
     for g in GATES:
-        G = [[Q(1), Q(-1)], [Q(2), Q(-2)], [Q(0), Q(1)]]
-        c = [Q(1, 2), Q(1), Q(-1)]
         kind = "degenerate" if g in activations.HOMOGENEOUS else "scaled_class"
-        out.append(BiasedGatedInstance(kind, g, G, c, [[Q(1), Q(1)], [Q(1), Q(-1)], [Q(2), Q(1)]],
-                                       [Q(0), Q(1), Q(0)], [[Q(1), Q(2), Q(-1)], [Q(1, 2), Q(0), Q(1)]],
-                                       [[Q(1), Q(0)], [Q(0), Q(1)]], [Q(0), Q(0)], [[Q(1), Q(-1)], [Q(2), Q(3)]]))
-    out.append(BiasedGatedInstance("degenerate", "swiglu", [[Q(1), Q(0)], [Q(1), Q(1)]], [Q(0), Q(1)],
-                                   [[Q(0), Q(0)], [Q(1), Q(-1)]], [Q(0), Q(2)], [[Q(1), Q(1)], [Q(-1), Q(1)]],
-                                   [[Q(1), Q(0)], [Q(0), Q(1)]], [Q(0), Q(1)], [[Q(1), Q(1)], [Q(-1, 2), Q(2)]]))
+        out.append(_table_instance(kind, g, CORNER_TABLES["scaled"]))
+    # gated-biased (D) with an irrational gate value (glu, sigmoid(1)): F(0) = sigmoid(1) != 0, and F(0) = 0
+    out += [_table_instance("affine", "glu", CORNER_TABLES[k]) for k in ("glu affine c", "glu affine 0")]
+    # a gate class repeated with the opposite sign: (a, c) and -(a, c), one class for every gate
+    out.append(_table_instance("degenerate", "swiglu", CORNER_TABLES["opposite class"]))
+    out.append(_table_instance("degenerate", "swiglu", CORNER_TABLES["zero value map"]))
     return out
 
 
@@ -498,6 +628,12 @@ def check(inst: BiasedGatedInstance) -> Certificate:
     """Check gated-biased on one instance."""
     spec = _spec(inst)
     ok, data = evaluate(spec)
+    # the block the coverage measurement sees is this instance's block (gate rows, outputs, skip, biases)
+    subj = inst.subjects()
+    biased = any(v != 0 for v in list(inst.c) + list(inst.e) + list(inst.b_down))
+    data["coverage_subject_ok"] = len(subj) == 1 and (subj[0].U, subj[0].W, subj[0].M, subj[0].biased) == \
+        (inst.G, inst.W, inst.M, biased)
+    ok = ok and data["coverage_subject_ok"]
     return Certificate(CLAIM, ok, exact=ok,
                        method="exact flip-set solve and flip condition (rationals) + proved flip lemma; reglu values "
                               f"exact, other gates arb balls at {BALL_PREC} bits as evidence",
