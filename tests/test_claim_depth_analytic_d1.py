@@ -327,7 +327,8 @@ def test_planted_check_of_another_stack_fails_the_run(monkeypatch, edit):
                  "shrunk": g.D1Instance(inst.activation, g.shrink(ws, 4), inst.seed, inst.delta),
                  "always_gelu": g.D1Instance("gelu", ws, inst.seed, inst.delta)}[edit]
         cert = real(other)
-        cert.data["instance"] = inst.record()       # the lie keeps the drawn instance's record
+        cert.data["instance"] = {"activation": inst.activation, "widths": ws, "seed": inst.seed,
+                                 "delta": inst.delta}   # the lie keeps the drawn instance's record
         return cert
 
     monkeypatch.setattr(g, "d1_certificate", planted)
