@@ -260,7 +260,9 @@ def test_registry_entry():
     assert "gelu-complete" in c["coq_counterexamples_absent"]["depth_ge_2"]
     # the drawn range is stated: depth, widths, summed width, and what 'degenerate' means in d = 1
     assert c["samples"]["degenerate"] is False and "equal modulus" in c["samples_reason"]["degenerate"]
-    assert "L = 2..4" in c["samples_reason"]["m"] and "<= 24" in c["samples_reason"]["m"]
+    assert "L = 2..4" in c["samples_reason"]["depth"] and "<= 24" in c["samples_reason"]["width"]
+    assert (c["samples"]["depth"], c["samples"]["width"]) == ("2..4", "1..16")
+    assert set(c["samples"]["activation"].split(",")) == set(an.ACTIVATIONS)
     assert (g.MIN_DEPTH, g.MAX_DEPTH, g.MAX_WIDTH, g.MAX_SUM) == (2, 4, 16, 24)
 
 
@@ -493,3 +495,30 @@ def test_degenerate_in_d1_means_zero_equal_or_opposite_rows():
         assert g.d1_degenerate([layers[0], g.degenerate_block(kind, base_blk)]), kind
     cert = g.check(g.D1Instance("gelu", [5, 6], 3, 4))
     assert cert.data["drawn"]["degenerate"] is False
+
+
+# ---------------------------------------------------------------- depth, width and activation held to the registry (F2)
+
+def test_coverage_holds_depth_width_and_activation_to_the_registry():
+    c = next(x for x in C.load_registry() if x["id"] == g.CLAIM)
+    samples = c["samples"]
+    from oracle.claims import coverage as cov
+    assert cov.samples_findings(samples, c["samples_reason"]) == []
+    assert "depth 2..4" in cov.describe(samples) and "width 1..16" in cov.describe(samples)
+
+    def row(depth, widths, act):
+        return {"d": 1, "m": ["at", "above"], "M": "identity", "depth": depth, "width": widths, "activation": act}
+
+    full = [row(2, [1, 16], "gelu"), row(3, [2, 3, 4], "silu"), row(4, [1, 1, 1, 1], "gelu_tanh")]
+    assert cov.missing(samples, cov.tally(full)) == [] and cov.outside(samples, cov.tally(full)) == []
+    only_two = [row(2, [1, 16], a) for a in an.ACTIVATIONS]
+    assert cov.missing(samples, cov.tally(only_two)) == ["depth 3", "depth 4"]
+    assert cov.outside(samples, cov.tally(full + [row(1, [20], "gelu")])) == ["depth 1", "width 20"]
+    assert cov.missing(samples, cov.tally([row(2, [1, 12], "gelu"), row(3, [1, 1, 1], "gelu"),
+                                           row(4, [1, 1, 1, 1], "gelu")])) == \
+        ["width 16", "activation gelu_tanh", "activation silu"]
+    # a check that records nothing misses every declared value
+    assert "depth 2" in cov.missing(samples, cov.tally([{"d": 1, "m": ["at"], "M": "identity"}]))
+    cert = g.check(g.D1Instance("silu", [5, 6], 3, 4))
+    assert (cert.data["drawn"]["depth"], cert.data["drawn"]["width"], cert.data["drawn"]["activation"]) == \
+        (2, [5, 6], "silu")

@@ -343,6 +343,7 @@ def d1_certificate(inst: D1Instance) -> Certificate:
     subs = [coverage.Subject(U, W, identity(1), False) for U, W in layers]
     drawn = coverage.features(coverage.Subjects(subs))
     drawn["degenerate"] = d1_degenerate(layers)
+    drawn.update(depth=len(inst.widths), width=list(inst.widths), activation=inst.activation)
     data = {"instance": inst.record(),
             "stack": stack, "limit": limit, "eps_stack": eps_stack, "eps": str(EPS), "delta": inst.delta,
             "near": {"W_up": smat(base[0]), "W_down": smat(base[1]), "points": [svec(x) for x in near_pts],
