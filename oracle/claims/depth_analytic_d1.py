@@ -393,10 +393,13 @@ def redraw(inst: D1Instance) -> dict[str, Any]:
 
 @safe_recheck
 def recheck_d1(cert: dict[str, Any]) -> bool:
-    """Re-verify a depth-analytic-d1 certificate from its data alone: the drawn stack (depth-analytic's
-    recheck at depth >= 2, rank_full at depth 1), the limit block (distinct moduli, nonzero outputs,
-    width sum m_l), the eps stack (the limit's units split by the widths, outputs times eps), and
-    the near misses recomputed from the stored blocks and points."""
+    """Re-verify a depth-analytic-d1 certificate from its data alone: the recorded instance (within
+    the drawn ranges, depth >= 2) from which the weights, blocks and points are drawn again and
+    compared with the stored ones; the activation values against its definition; the drawn stack
+    (depth-analytic's recheck), the limit block (distinct moduli, nonzero outputs, width sum m_l)
+    and the eps stack (the limit's units split by the widths, outputs times eps) by rank_full with
+    their stored determinants; and the near misses recomputed from the stored blocks and points,
+    each of the instance's activation."""
     if cert.get("claim") != CLAIM or not cert.get("holds"):
         return False
     data = cert["data"]
