@@ -354,7 +354,8 @@ def _forgeries(good):
     """Certificates changed in what they state but not in what the recomputation proves: each must
     be refused.  Returns (name, document, part) triples; part names the rank certificate edited."""
     out = []
-    parts = {"limit": lambda d: d["data"]["limit"], "eps stack": lambda d: d["data"]["eps_stack"],
+    parts = {"stack": lambda d: d["data"]["stack"],
+             "limit": lambda d: d["data"]["limit"], "eps stack": lambda d: d["data"]["eps_stack"],
              "moved opposite": lambda d: d["data"]["near"]["facts"]["moved"]["opposite"]}
     for name, get in parts.items():
         for det in ("0", "[1 +/- 0.1]", "[+/- 1e10]"):
