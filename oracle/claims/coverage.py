@@ -14,6 +14,12 @@ Each claim's registry entry declares, in its ``samples`` table, the ranges its o
 * ``planted``: some instance on which the claim's condition (an index set, m* <= m, ...) holds;
 * ``near_miss``: some instance with one entry moved by 2^-30 off an instance where it holds.
 
+Three optional axes, for claims whose checks record them in ``cert.data["drawn"]`` (stacks):
+
+* ``depth``: an inclusive range of stack depths, each of which must be drawn ("2..4");
+* ``width``: an inclusive range of layer widths; both ends must be drawn and none outside it;
+* ``activation``: the activations drawn, each of which must occur ("gelu,gelu_tanh,silu").
+
 ``true`` means at least one drawn instance has the feature, ``false`` that none has it. The
 oracle run measures every instance (``features``), and ``judge`` fails a claim when a declared
 value is never drawn, when a value outside the declaration is drawn, or when the statement's
@@ -34,6 +40,7 @@ AXES = ("d", "m", "M", "degenerate", "biased", "planted", "near_miss")
 WIDTHS = ("below", "at", "above")
 SKIPS = ("identity", "invertible", "singular")
 FLAGS = ("degenerate", "biased", "planted", "near_miss")
+OPTIONAL = ("depth", "width", "activation")   # declared only by claims whose checks record them
 NEAR_MISS_STEP = Fraction(1, 2 ** 30)
 
 
@@ -67,8 +74,14 @@ def samples_findings(samples: Any, reasons: Any = None) -> list[str]:
     if not isinstance(samples, dict):
         return ["samples must be a table {d = ..., m = ..., M = ..., degenerate = ..., ...}"]
     out = []
-    for k in sorted(set(samples) - set(AXES)):
-        out.append(f"samples has unknown key {k!r} (known: {', '.join(AXES)})")
+    for k in sorted(set(samples) - set(AXES) - set(OPTIONAL)):
+        out.append(f"samples has unknown key {k!r} (known: {', '.join(AXES + OPTIONAL)})")
+    for k in ("depth", "width"):
+        if k in samples and parse_d(samples[k]) is None:
+            out.append(f"samples.{k} must be 'a..b' with 1 <= a <= b, got {samples[k]!r}")
+    if "activation" in samples and (not isinstance(samples["activation"], str)
+                                    or _words(samples["activation"], samples["activation"].split(",")) is None):
+        out.append(f"samples.activation must list activation names, got {samples['activation']!r}")
     for k in AXES:
         if k not in samples:
             out.append(f"samples lacks {k!r}")
@@ -86,7 +99,7 @@ def samples_findings(samples: Any, reasons: Any = None) -> list[str]:
             out.append("samples_reason must be a table {axis = \"reason\"}")
         else:
             for k, v in reasons.items():
-                if k not in AXES:
+                if k not in AXES and k not in OPTIONAL:
                     out.append(f"samples_reason has unknown key {k!r}")
                 elif not isinstance(v, str) or not v.strip():
                     out.append(f"samples_reason.{k} must be a non-empty reason")
@@ -96,8 +109,15 @@ def samples_findings(samples: Any, reasons: Any = None) -> list[str]:
 def declared(samples: dict[str, Any]) -> dict[str, Any]:
     """The declared ranges as sets: d -> set of ints, m and M -> sets of words, flags -> bool."""
     lo, hi = parse_d(samples["d"])
-    return {"d": set(range(lo, hi + 1)), "m": set(_words(samples["m"], WIDTHS)),
-            "M": set(_words(samples["M"], SKIPS)), **{k: bool(samples[k]) for k in FLAGS}}
+    out = {"d": set(range(lo, hi + 1)), "m": set(_words(samples["m"], WIDTHS)),
+           "M": set(_words(samples["M"], SKIPS)), **{k: bool(samples[k]) for k in FLAGS}}
+    for k in ("depth", "width"):
+        if k in samples:
+            a, b = parse_d(samples[k])
+            out[k] = set(range(a, b + 1)) if k == "depth" else {a, b}
+    if "activation" in samples:
+        out["activation"] = {w.strip() for w in samples["activation"].split(",") if w.strip()}
+    return out
 
 
 def statement_reach(tags: Iterable[str]) -> dict[str, Any]:
@@ -296,7 +316,7 @@ def features(instance: Any, drawn: Optional[dict[str, Any]] = None) -> dict[str,
     out["planted"] = bool(_attr(instance, "planted")) or bool(_attr(instance, "S"))
     out["near_miss"] = bool(_attr(instance, "near_miss"))
     if drawn:
-        out.update({k: v for k, v in drawn.items() if k in AXES})
+        out.update({k: v for k, v in drawn.items() if k in AXES or k in OPTIONAL})
     if out["near_miss"]:
         out["planted"] = False  # a near miss is, by construction, not an instance where it holds
     return out
@@ -316,6 +336,11 @@ def tally(rows: Iterable[dict[str, Any]]) -> dict[str, Any]:
             out["M"][r["M"]] = out["M"].get(r["M"], 0) + 1
         for k in FLAGS:
             out[k] += bool(r.get(k))
+        for k in OPTIONAL:   # tallied only when a check records them (other claims' tallies unchanged)
+            vals = r.get(k)
+            for v in (vals if isinstance(vals, list) else [] if vals is None else [vals]):
+                out.setdefault(k, {})
+                out[k][v] = out[k].get(v, 0) + 1
     return out
 
 
@@ -325,6 +350,19 @@ def _only_in(have: dict[str, Any], lacks: dict[str, Any]) -> list[str]:
     out += [f"m {v} d" for v in WIDTHS if v in have["m"] and v not in lacks["m"]]
     out += [f"M {v}" for v in SKIPS if v in have["M"] and v not in lacks["M"]]
     out += [k for k in FLAGS if have[k] and not lacks[k]]
+    for k in OPTIONAL:   # declared values are sets, tallied ones dicts of counts
+        if k not in have:
+            continue
+        num = (lambda v: v) if k == "activation" else int
+        keys, other = {num(v) for v in have[k]}, {num(v) for v in lacks.get(k, ())}
+        if not other:                                # declared, never recorded: all of it missing;
+            out += [f"{k} {v}" for v in sorted(keys, key=str)] if isinstance(have[k], set) else []
+            continue                                 # recorded, not declared: nothing to hold it to
+        if k == "width" and not isinstance(have[k], set):
+            lo, hi = min(other), max(other)          # drawn widths outside the declared ends
+            out += [f"{k} {v}" for v in sorted(keys) if not lo <= v <= hi]
+        else:                                        # declared values (width: both ends) never drawn
+            out += [f"{k} {v}" for v in sorted(keys, key=str) if v not in other]
     return out
 
 
@@ -348,4 +386,9 @@ def describe(samples: dict[str, Any]) -> str:
              "M " + ",".join(short[w] for w in SKIPS if w in dec["M"])]
     flags = {"degenerate": "deg", "biased": "bias", "planted": "planted", "near_miss": "near"}
     parts += [flags[k] for k in FLAGS if dec[k]]
+    for k in ("depth", "width"):
+        if k in samples:
+            parts.append(f"{k} {samples[k]}")
+    if "activation" in samples:
+        parts.append("act " + ",".join(sorted(dec["activation"])))
     return "; ".join(parts)

@@ -7,8 +7,9 @@ hypothesis replaced by Theorem D1: at weights (u_{l,i}, eps w_{l,i}) the column-
 tends to that of ONE block x -> x + sum_i w_i s(u_i x) of width m = m_1 + ... + m_L (Step 2.1), and
 by Proposition D1' that block's 2 m derivative functions s(u_i x), x s'(u_i x) are linearly
 independent iff the u_i are nonzero with pairwise distinct moduli.  The oracle cannot check a
-statement about all widths; on each drawn instance (activation, widths 1..MAX_WIDTH in 1..3
-layers, summed width shrunk to MAX_SUM) it checks in arb balls, with depth-analytic's certificate
+statement about all widths; on each drawn instance (activation, widths 1..MAX_WIDTH in
+MIN_DEPTH..MAX_DEPTH = 2..4 layers, summed width shrunk to MAX_SUM; depth 1 is not drawn, it is not an
+instance of the claim, and deeper or wider stacks are not drawn for cost) it checks in arb balls, with depth-analytic's certificate
 code (oracle/algebra/stacks/analytic.py), what the proof predicts:
 
   * the stack at drawn rational weights (rows of distinct moduli within each layer, repeats across
@@ -22,6 +23,12 @@ code (oracle/algebra/stacks/analytic.py), what the proof predicts:
     minor may certify: a certificate there would contradict the proposition), a zero row or a zero
     output makes a column vanish, and the same pairs moved apart by a factor 1 + 2^-k (distinct
     moduli again) must certify rank N.
+
+The certificate records the instance (activation, widths, seed, delta), and the re-check draws the
+weights, blocks and points again from it, so a certificate of another stack, activation or depth
+is refused; it also compares the activation values the Jacobians use with the activation's own
+definition at a few rational points (activation_matches), since the rank and near-miss facts
+alone hold for other functions too (e.g. any full-rank s with a linear odd part).
 
 Points have pairwise distinct |x| (proofs/informal/depth-analytic-d1.md, Section 2.4: opposite
 points make rows of the evaluation matrix dependent, which the float row choice may keep).
@@ -49,10 +56,13 @@ from oracle.claims import depth_analytic as da
 from oracle.claims.base import Certificate, counterexample, oracle_check
 from oracle.core.rational import arb, ctx, smat, svec, to_arb
 
+from flint import fmpq
+
 CLAIM = "depth-analytic-d1"
-MAX_WIDTH = 12          # widths drawn 1..12 (depth-analytic's sweep stops at 6)
-MAX_DEPTH = 3
-MAX_SUM = 20            # m = m_1 + ... + m_L, N = 2 m <= 40; wider draws are shrunk
+MAX_WIDTH = 16          # widths drawn 1..16 (depth-analytic's sweep stops at 6)
+MIN_DEPTH = 2           # the statement's L >= 2; depth 1 is not drawn (Theorem D1's L = 1 is no instance)
+MAX_DEPTH = 4
+MAX_SUM = 24            # m = m_1 + ... + m_L, N = 2 m <= 48; wider draws are shrunk (cost)
 NEAR_WIDTH = 4          # width of the near-miss blocks
 DELTAS = (4, 8, 16)     # a near miss moves a pair apart by the factor 1 + 2^-k
 EPS = Fraction(1, 16)   # the eps of Step 2.1 (not proved small enough; a failure is a finding)
@@ -129,17 +139,72 @@ class D1Instance:
     delta: int
 
     def size(self) -> dict[str, Any]:
-        """d, the widest layer and the depth, for the report's instance-size figure."""
-        return {"d": 1, "m": max(self.widths), "depth": len(self.widths)}
+        """d, the widest layer, the summed width and the depth, for the report's instance-size figure."""
+        return {"d": 1, "m": max(self.widths), "sum": sum(self.widths), "depth": len(self.widths),
+                "activation": self.activation}
+
+    def record(self) -> dict[str, Any]:
+        """The instance as the certificate stores it (the re-check redraws everything from it)."""
+        return {"activation": self.activation, "widths": list(self.widths), "seed": self.seed,
+                "delta": self.delta}
 
 
 @st.composite
 def d1_instances(draw: st.DrawFn) -> D1Instance:
-    """activation, L in 1..MAX_DEPTH, widths in 1..MAX_WIDTH (shrunk to sum <= MAX_SUM), a seed,
-    and the near-miss offset 2^-k (k in DELTAS)."""
+    """activation, L in MIN_DEPTH..MAX_DEPTH, widths in 1..MAX_WIDTH (shrunk to sum <= MAX_SUM), a
+    seed, and the near-miss offset 2^-k (k in DELTAS)."""
     act = draw(st.sampled_from(an.ACTIVATIONS))
-    widths = [draw(st.integers(1, MAX_WIDTH)) for _ in range(draw(st.integers(1, MAX_DEPTH)))]
+    widths = [draw(st.integers(1, MAX_WIDTH)) for _ in range(draw(st.integers(MIN_DEPTH, MAX_DEPTH)))]
     return D1Instance(act, shrink(widths), draw(st.integers(0, 10 ** 6)), draw(st.sampled_from(DELTAS)))
+
+
+# ================================================================ the activation's own definition
+
+ACT_POINTS = (Q(-5, 2), Q(-1), Q(-1, 3), Q(1, 4), Q(3, 2), Q(7, 2))   # rationals where s is compared
+GELU_TANH_A = fmpq(44715, 10 ** 6)
+
+
+def reference_value(act: str, z: arb) -> arb:
+    """s(z) in balls from its definition, written here apart from the catalog's slopes that the
+    Jacobians use: gelu z/2 (1 + erf(z/sqrt 2)), gelu_tanh z/2 (1 + tanh(sqrt(2/pi) (z + a z^3)))
+    with a = 44715/10^6, silu z/(1 + exp(-z))."""
+    if act == "gelu":
+        return z / 2 * (1 + (z / arb(2).sqrt()).erf())
+    if act == "gelu_tanh":
+        c = (arb(2) / arb.pi()).sqrt()
+        return z / 2 * (1 + (c * (z + arb(GELU_TANH_A) * z ** 3)).tanh())
+    if act == "silu":
+        return z / (1 + (-z).exp())
+    raise ValueError(f"no reference definition for {act!r}")
+
+
+def activation_matches(act: str, prec: int = 128) -> bool:
+    """The values s(z) the Jacobians are built from (an.value_and_slope) overlap the definition's
+    balls at the rational points ACT_POINTS: another function (its even part, s + z/2, another
+    member of the family) is told apart here, which the rank and near-miss facts cannot do."""
+    old = ctx.prec
+    ctx.prec = prec
+    try:
+        for q in ACT_POINTS:
+            z = to_arb(q)
+            ref = reference_value(act, z)
+            val, _ = an.value_and_slope(act, z)
+            if not (ref.rad() < 2.0 ** -60 and val.rad() < 2.0 ** -60 and val.overlaps(ref)):
+                return False
+        return True
+    finally:
+        ctx.prec = old
+
+
+def d1_degenerate(layers: Sequence[Layer]) -> bool:
+    """What the registry's 'degenerate' means in d = 1: some layer with a zero row, a zero output,
+    or two rows of equal modulus (equal or opposite rows).  coverage's own test also counts
+    collinear rows, which in d = 1 every layer of width >= 2 has."""
+    for U, W in layers:
+        mods = [abs(Q(r[0])) for r in U]
+        if 0 in mods or len(set(mods)) != len(mods) or any(Q(v) == 0 for v in W[0]):
+            return True
+    return False
 
 
 # ================================================================ the near misses of Proposition D1'
@@ -262,7 +327,8 @@ def d1_certificate(inst: D1Instance) -> Certificate:
     base = lemma_block(k, rng)
     near_pts = distinct_abs_points(2 * k + 2, rng)
     near = near_miss_facts(act, base, inst.delta, near_pts)
-    parts = {"stack": bool(stack["certified"]), "limit": bool(limit["certified"]),
+    parts = {"activation": activation_matches(act),
+             "stack": bool(stack["certified"]), "limit": bool(limit["certified"]),
              "eps stack": bool(eps_stack["certified"]), "near misses": near_miss_ok(near)}
     ok = all(parts.values())
     if ok:
@@ -275,46 +341,87 @@ def d1_certificate(inst: D1Instance) -> Certificate:
         reason = (f"{act}, d = 1, widths {widths}: not as the proof predicts for {bad} (a finding to look at: "
                   "precision, points, or an error; a ball containing 0 proves nothing)")
     subs = [coverage.Subject(U, W, identity(1), False) for U, W in layers]
-    data = {"stack": stack, "limit": limit, "eps_stack": eps_stack, "eps": str(EPS), "delta": inst.delta,
+    drawn = coverage.features(coverage.Subjects(subs))
+    drawn["degenerate"] = d1_degenerate(layers)
+    drawn.update(depth=len(inst.widths), width=list(inst.widths), activation=inst.activation)
+    data = {"instance": inst.record(),
+            "stack": stack, "limit": limit, "eps_stack": eps_stack, "eps": str(EPS), "delta": inst.delta,
             "near": {"W_up": smat(base[0]), "W_down": smat(base[1]), "points": [svec(x) for x in near_pts],
                      "facts": near},
-            "drawn": coverage.features(coverage.Subjects(subs))}
+            "drawn": drawn}
     return Certificate(CLAIM, ok, True, "arb balls (python-flint), determinant enclosures exclude 0", data, reason)
 
 
-def _d1_rank(cert: dict[str, Any], widths: Sequence[int]) -> bool:
-    """A rank certificate of the stated widths in d = 1, re-checked by rank_full at a precision of
-    at most PROOF_PRECISIONS[-1] bits."""
+def _d1_rank(cert: dict[str, Any], widths: Sequence[int], act: str) -> bool:
+    """A rank certificate of the given activation and widths in d = 1, re-checked by rank_full at
+    a precision of at most PROOF_PRECISIONS[-1] bits."""
     prec = cert.get("precision")
-    return cert.get("d") == 1 and cert.get("widths") == list(widths) and isinstance(prec, int) \
-        and prec in PROOF_PRECISIONS and an.rank_full(cert)
+    return cert.get("d") == 1 and cert.get("widths") == list(widths) and cert.get("activation") == act \
+        and isinstance(prec, int) and prec in PROOF_PRECISIONS and an.rank_full(cert)
+
+
+def instance_of(record: Any) -> D1Instance:
+    """The stored instance, within the drawn ranges (ValueError otherwise)."""
+    if not isinstance(record, dict) or set(record) != {"activation", "widths", "seed", "delta"}:
+        raise ValueError("no instance record")
+    act, widths, seed, delta = record["activation"], record["widths"], record["seed"], record["delta"]
+    if act not in an.ACTIVATIONS or not isinstance(widths, list) or \
+            not all(isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= MAX_WIDTH for w in widths):
+        raise ValueError("activation or widths outside the drawn range")
+    if not MIN_DEPTH <= len(widths) <= MAX_DEPTH or sum(widths) > MAX_SUM:
+        raise ValueError("depth or summed width outside the drawn range")
+    if not isinstance(seed, int) or isinstance(seed, bool) or delta not in DELTAS:
+        raise ValueError("bad seed or delta")
+    return D1Instance(act, list(widths), seed, delta)
+
+
+def redraw(inst: D1Instance) -> dict[str, Any]:
+    """Everything d1_certificate draws from the instance (weights, blocks, points), drawn again."""
+    m = sum(inst.widths)
+    rng = _rng("stack", inst)
+    layers = random_layers(inst.widths, rng)
+    stack_pts = distinct_abs_points(2 * m + 2, rng)
+    rng = _rng("limit", inst)
+    block = lemma_block(m, rng)
+    pts = distinct_abs_points(2 * m + 2, rng)
+    rng = _rng("near", inst)
+    k = min(m, NEAR_WIDTH)
+    base = lemma_block(k, rng)
+    return {"layers": layers, "stack_points": stack_pts, "block": block, "points": pts, "base": base,
+            "near_points": distinct_abs_points(2 * k + 2, rng)}
 
 
 @safe_recheck
 def recheck_d1(cert: dict[str, Any]) -> bool:
-    """Re-verify a depth-analytic-d1 certificate from its data alone: the drawn stack (depth-analytic's
-    recheck at depth >= 2, rank_full at depth 1), the limit block (distinct moduli, nonzero outputs,
-    width sum m_l), the eps stack (the limit's units split by the widths, outputs times eps), and
-    the near misses recomputed from the stored blocks and points."""
+    """Re-verify a depth-analytic-d1 certificate from its data alone: the recorded instance (within
+    the drawn ranges, depth >= 2) from which the weights, blocks and points are drawn again and
+    compared with the stored ones; the activation values against its definition; the drawn stack
+    (depth-analytic's recheck), the limit block (distinct moduli, nonzero outputs, width sum m_l)
+    and the eps stack (the limit's units split by the widths, outputs times eps) by rank_full with
+    their stored determinants; and the near misses recomputed from the stored blocks and points,
+    each of the instance's activation."""
     if cert.get("claim") != CLAIM or not cert.get("holds"):
         return False
     data = cert["data"]
+    inst = instance_of(data["instance"])
+    act, widths = inst.activation, inst.widths
+    if not activation_matches(act):
+        return False
+    want = redraw(inst)
     stack, limit, eps_stack = data["stack"], data["limit"], data["eps_stack"]
-    widths = stack["widths"]
-    act = stack.get("activation")
-    if limit.get("activation") != act or eps_stack.get("activation") != act:
+    if stack.get("activation") != act or stack.get("d") != 1 or stack.get("widths") != widths:
         return False
-    if stack.get("d") != 1 or not widths or max(widths) > MAX_WIDTH or len(widths) > MAX_DEPTH:
+    if not an.recheck(stack):
         return False
-    if len(widths) >= 2:
-        if not an.recheck(stack):
-            return False
-    elif not _d1_rank(stack, widths):
+    _, slayers, spts, _ = an.certificate_parts(stack)
+    if slayers != want["layers"] or spts != want["stack_points"]:
         return False
     m = sum(widths)
-    if not _d1_rank(limit, [m]) or not _d1_rank(eps_stack, widths):
+    if not _d1_rank(limit, [m], act) or not _d1_rank(eps_stack, widths, act):
         return False
     _, (block,), pts, _ = an.certificate_parts(limit, min_depth=1)
+    if block != want["block"] or pts != want["points"]:
+        return False
     if not distinct_moduli(block[0]) or any(v == 0 for v in block[1][0]):
         return False
     _, layers, pts2, _ = an.certificate_parts(eps_stack, min_depth=1)
@@ -322,12 +429,15 @@ def recheck_d1(cert: dict[str, Any]) -> bool:
         return False
     near = data["near"]
     base = ([[Q(v) for v in r] for r in near["W_up"]], [[Q(v) for v in r] for r in near["W_down"]])
-    if len(base[0]) != min(m, NEAR_WIDTH) or not distinct_moduli(base[0]) or any(v == 0 for v in base[1][0]):
+    if base != want["base"] or len(base[0]) != min(m, NEAR_WIDTH) or not distinct_moduli(base[0]) \
+            or any(v == 0 for v in base[1][0]):
         return False
     npts = [[Q(v) for v in x] for x in near["points"]]
+    if npts != want["near_points"]:
+        return False
     if len({abs(x[0]) for x in npts}) != len(npts) or any(x[0] == 0 for x in npts):
         return False
-    if data["delta"] not in DELTAS:
+    if data["delta"] != inst.delta:
         return False
     facts = near["facts"]
     kinds = DEPENDENT if len(base[0]) >= 2 else ("zero_row", "zero_output")
@@ -345,16 +455,17 @@ def recheck_d1(cert: dict[str, Any]) -> bool:
         return False
     for kind, mc in moved.items():
         _, (mblk,), mpts, _ = an.certificate_parts(mc, min_depth=1)
-        if mpts != npts or mblk != moved_block(kind, base, data["delta"]) or not _d1_rank(mc, [len(base[0])]):
+        if mpts != npts or mblk != moved_block(kind, base, data["delta"]) or not _d1_rank(mc, [len(base[0])], act):
             return False
     return True
 
 
 def d1_corners() -> list[D1Instance]:
-    """Corner instances checked on every run before the drawn ones: the smallest stack (1, 1), one
-    block of width 12, depth 3, widths beyond the sweep, each activation."""
-    return [D1Instance("gelu", [1, 1], 1, 16), D1Instance("silu", [12], 2, 8),
-            D1Instance("gelu_tanh", [7, 1, 9], 3, 4), D1Instance("gelu", [12, 8], 4, 4)]
+    """Corner instances checked on every run before the drawn ones: the smallest stack (1, 1), the
+    widest layer with the largest summed width at depth 2, depth 3, depth 4 at the largest summed
+    width, each activation."""
+    return [D1Instance("gelu", [1, 1], 1, 16), D1Instance("silu", [MAX_WIDTH, MAX_SUM - MAX_WIDTH], 2, 8),
+            D1Instance("gelu_tanh", [7, 1, 9], 3, 4), D1Instance("gelu", [MAX_SUM // 4] * 4, 4, 4)]
 
 
 @oracle_check(CLAIM, d1_instances(), recheck_d1,
@@ -365,7 +476,12 @@ def check(inst: Any) -> Certificate:
     proof's one-block limit and eps stack, and the near misses of Proposition D1'."""
     if not isinstance(inst, D1Instance):
         raise TypeError("expected a D1Instance")
-    return d1_certificate(inst)
+    cert = d1_certificate(inst)
+    if cert.data.get("instance") != inst.record():   # the certificate speaks of the drawn instance
+        return Certificate(CLAIM, False, True, cert.method, cert.data,
+                           f"the certificate records the instance {cert.data.get('instance')!r}, "
+                           f"not the drawn {inst.record()!r}")
+    return cert
 
 
 # ================================================================ boundary instances
@@ -401,28 +517,6 @@ def analytic_d1_index_sets() -> Certificate:
             "plain": [{"W_up": smat(U), "W_down": smat(W)} for U, W in plain],
             "index_sets": [[list(s) for s in S] for S in sets], "points": [svec(x) for x in pts],
             "rank_certificate": rank}
-    return Certificate(CLAIM, holds, True, "exact index sets (rationals); values and rank in arb balls", data,
-                       "" if holds else "boundary facts failed")
-
-
-@counterexample(claims=(CLAIM,), dropped="depth_ge_2",
-                description="depth 1 (gelu, d = 1, m = 2, rows 1 and 3/4): no junction, so D_plain = N = 4 and "
-                            "the count excludes nothing although the Jacobian has full rank 4 (certified), and "
-                            "this very block is a plain block (flip the unit with w u = -1): a limit of the "
-                            "proof, decided at depth 1 by relu-limit and gelu-complete, not by this count")
-def analytic_d1_depth_one() -> Certificate:
-    """Drop L >= 2: the dimension count gives nothing at depth one, in d = 1 too."""
-    layers = index_set_stack_d1()[:1]
-    plain, sets, pts, rank = _flip_and_compare(layers, "depth-one", "d1-depth-one")
-    agree = bool(plain) and all(an.balls_overlap(an.eval_stack_ball("gelu", layers, x, True),
-                                                 an.eval_stack_ball("gelu", plain, x, False)) for x in pts)
-    N, D = an.param_count(1, [2]), an.plain_dimension(1, [2])
-    holds = agree and rank["certified"] and D == N
-    data = {"kind": "analytic_depth_one", "activation": "gelu",
-            "residual": [{"W_up": smat(U), "W_down": smat(W)} for U, W in layers],
-            "plain": [{"W_up": smat(U), "W_down": smat(W)} for U, W in plain],
-            "index_sets": [list(s) for s in sets[0]], "points": [svec(x) for x in pts],
-            "N": N, "D_plain": D, "rank_certificate": rank}
     return Certificate(CLAIM, holds, True, "exact index sets (rationals); values and rank in arb balls", data,
                        "" if holds else "boundary facts failed")
 

@@ -503,16 +503,24 @@ def recheck(cert: dict[str, Any]) -> bool:
 
 
 def rank_full(cert: dict[str, Any]) -> bool:
-    """Re-check a rank certificate of any depth (a depth-1 one included): N rows, certified, a
-    recomputed determinant ball without 0 and a Jacobian that agrees with the forward-mode
-    derivative; no dimension count (at depth 1 it excludes nothing)."""
+    """Re-check a rank certificate of any depth (a depth-1 one included): the stated N and D_plain
+    are those of the widths, N rows, certified, a stored determinant ball without 0 that contains
+    the determinant recomputed at the stated precision (which must exclude 0 too; a forged or
+    stale det, or rows_omitted naming another minor, is refused), and a Jacobian that agrees with
+    the forward-mode derivative; no dimension count (at depth 1 it excludes nothing)."""
     act, layers, pts, rows = certificate_parts(cert, min_depth=1)
-    N = param_count(len(layers[0][1]), [len(U) for U, _ in layers])
-    if len(rows) != N or cert.get("certified") is not True:
+    d, widths = len(layers[0][1]), [len(U) for U, _ in layers]
+    N = param_count(d, widths)
+    if cert.get("N") != N or cert.get("D_plain") != plain_dimension(d, widths):
+        return False
+    if len(rows) != N or cert.get("certified") is not True or not isinstance(cert.get("det"), str):
+        return False
+    stored = arb(cert["det"])
+    if not stored.is_finite() or stored.contains(0):
         return False
     prec = _int(cert["precision"])
     J, det = jacobian_and_minor_det(act, layers, pts, rows, prec)
-    return not det.contains(0) and derivative_mismatch(act, layers, pts, J, prec) == ""
+    return not det.contains(0) and stored.contains(det) and derivative_mismatch(act, layers, pts, J, prec) == ""
 
 
 # ================================================================ evaluation in balls
