@@ -373,7 +373,50 @@ def _answers(block: Block, stored: Verdict, progress: Progress) -> dict[str, Opt
         if r is not None:
             r["certificate"]["block"] = block_info(block)
             out["none"] = Verdict(r["verdict"], r["claim"], r["exact"], r["reason"], r["certificate"], r["plain"])
+    if out["none"] is None:
+        out["none"] = _value_at_zero(block)
     return out
+
+
+# activation -> the registered claim whose statement says that, its bias-free blocks vanishing at 0,
+# F(0) != 0 rules out every bias-free block (proofs/claims.toml); gelu, gelu_tanh and silu are decided
+# by gelu-complete's own statement (oracle/decide/min_width.py)
+VALUE_AT_ZERO_CLAIMS = {"relu": "relu-complete"}
+VALUE_AT_ZERO_NOTE = "no bias-free block of any width works (F(0) != 0, while every bias-free block vanishes at 0)"
+
+
+def value_at_zero(block: Block) -> Optional[tuple[int, Fraction]]:
+    """The first coordinate a with F(0)_a = (W_down s(b_up) + b_down)_a != 0, and that value, in exact
+    rationals; None when F(0) = 0 or the activation has no exact evaluator."""
+    act = block.act
+    if block.gated or act.exact is None or act.value_at_0 != 0:
+        return None
+    b_up = block.b_up if block.b_up is not None else np.zeros(block.m)
+    sv = [act.exact(Fraction(float(c))) for c in b_up.tolist()]
+    live = [i for i, v in enumerate(sv) if v != 0]
+    for a in range(block.d):
+        v = sum((Fraction(float(block.W_down[a, i])) * sv[i] for i in live), Fraction(0))
+        if block.b_down is not None:
+            v += Fraction(float(block.b_down[a]))
+        if v != 0:
+            return a, v
+    return None
+
+
+def _value_at_zero(block: Block) -> Optional[Verdict]:
+    """The bias-free question when F(0) != 0: every bias-free block of an activation with s(0) = 0
+    vanishes at 0 (M 0 + W_down s(0) = 0), so none equals F, whatever its width."""
+    claim = VALUE_AT_ZERO_CLAIMS.get(block.activation)
+    hit = value_at_zero(block) if claim is not None else None
+    if hit is None:
+        return None
+    a, v = hit
+    cert = {"kind": "value_at_zero", "block": block_info(block), "coordinate": a, "F_at_0": str(v),
+            "method": "exact rationals: F(0) = W_down s(b_up) + b_down",
+            "absorption_width": {"value": None, "note": VALUE_AT_ZERO_NOTE}}
+    reason = (f"F(0) = B(0) has coordinate {a} equal to {v} != 0, while every bias-free {block.activation} block "
+              f"vanishes at 0 (s(0) = 0): no bias-free block of any width equals x -> Mx + B(x) ({claim})")
+    return Verdict("not_absorbable", claim, True, reason, cert)
 
 
 def _dead_bias_units(block: Block) -> list[int]:
@@ -987,6 +1030,11 @@ def recheck_certificate(block: Block, cert: dict[str, Any]) -> bool:
     kind = cert.get("kind")
     M = block.M if block.kind == "residual" else None  # None: the identity (or no skip at all)
     try:
+        if kind == "value_at_zero":
+            hit = value_at_zero(block)
+            return (block.activation in VALUE_AT_ZERO_CLAIMS and hit is not None
+                    and int(cert["coordinate"]) == hit[0] and Fraction(cert["F_at_0"]) == hit[1]
+                    and str(hit[1]) == cert["F_at_0"])
         if kind == "convention_not_decided":
             return cert.get("replacing_biases") in ("allowed", "none")  # states only that nothing was proved
         if kind == "zero_skip":

@@ -258,6 +258,7 @@ VERDICTS: dict[str, tuple[Callable[[Block, dict[str, Any]], str], set[Optional[s
     "index_set": (lambda b, c: "absorbable", {"relu-gelu-iff", "glu-flip"}),
     "homogeneous": (lambda b, c: _verified_property(c), {"homogeneous-impossible"}),
     "gated_zero": (lambda b, c: _verified_property(c), {"gated-impossible"}),
+    "value_at_zero": (lambda b, c: "not_absorbable", set(single.VALUE_AT_ZERO_CLAIMS.values())),
     "no_index_set": (lambda b, c: "undecided" if _no_set_blocked(b) else "not_absorbable",
                      {"relu-gelu-iff", "glu-flip"}),
     "search_inconclusive": (lambda b, c: "undecided", {"relu-gelu-iff", "glu-flip"}),
@@ -468,6 +469,8 @@ def _width(block: Block, cert: dict[str, Any], nd: Any, verdict: str) -> Optiona
         return {"value": None, "note": "no bias-free block of any width works (homogeneous-any-width)"}
     if kind == "gated_zero":
         return {"value": None, "note": "no bias-free block of any width works (gated-continuity)"}
+    if kind == "value_at_zero":
+        return {"value": None, "note": single.VALUE_AT_ZERO_NOTE}
     if kind == "biased_flip":
         if verdict == "absorbable":
             return {"value": None, "at_most": block.m, "reason": "absorbable at width m; smaller widths not examined"}
@@ -888,7 +891,7 @@ def _conventions_answered(block: Block, cert: dict[str, Any], verdict: str,
     if verdict == "undecided":
         return set(CONVENTIONS), None
     kind = cert.get("kind")
-    if kind in ("homogeneous", "gated_zero"):
+    if kind in ("homogeneous", "gated_zero", "value_at_zero"):
         return {"none"}, None
     if verdict == "not_absorbable":
         # a fortiori in one direction only: no replacing block with biases means no bias-free one,
