@@ -309,7 +309,9 @@ def decide(block: Block, progress: Progress = quiet, max_exhaustive: int = 36,
             # reported: biases of dead units were not read when choosing the question
             v.certificate["auto_convention"] = basis
     w = answers.get(other)
-    if w is not None and w is not v and w.verdict != v.verdict:
+    if w is not None and w is not v and w.verdict != "undecided":
+        # the other question's answer with its own certificate, whether or not it equals this one
+        # (an equal answer resting on another certificate is verified by recheck like a differing one)
         v.certificate["other_convention"] = {
             "replacing_biases": other, "verdict": w.verdict, "claim": w.claim, "exact": w.exact,
             "reason": w.reason, "certificate": w.certificate}

@@ -880,6 +880,10 @@ def _replacing_biased(block: Block, cert: dict[str, Any]) -> Optional[bool]:
     return None if plain is None else bool(single.nonzero_biases(plain))
 
 
+# not_absorbable certificates whose claim's statement is about replacing blocks with biases allowed
+_BIASES_ALLOWED_KINDS = frozenset({"relu_complete", "relu_complete_bounds", "relu_limit"})
+
+
 def _conventions_answered(block: Block, cert: dict[str, Any], verdict: str,
                           question: Optional[str] = None) -> tuple[set[str], Optional[str]]:
     """The conventions a verified answer decides, and (when one cannot be settled here) the name of
@@ -895,8 +899,13 @@ def _conventions_answered(block: Block, cert: dict[str, Any], verdict: str,
         return {"none"}, None
     if verdict == "not_absorbable":
         # a fortiori in one direction only: no replacing block with biases means no bias-free one,
-        # but a certificate for the bias-free question (gelu-complete (b): F(0) != 0) says nothing
-        # about blocks with biases (referee round 4 forged biases_allowed on such a document)
+        # but a certificate for the bias-free question (gelu-complete (b): F(0) != 0, the bias-free
+        # part of relu2-biased / gated-biased (D)) says nothing about blocks with biases (referee round
+        # 4 forged biases_allowed on such a document).  relu-complete, relu-limit and the flip-set
+        # parts of relu2-biased / gated-biased compare with blocks that may carry biases, whichever
+        # question was asked.
+        if kind in _BIASES_ALLOWED_KINDS or (kind == "biased_flip" and cert.get("part") != "D"):
+            return set(CONVENTIONS), None
         return (set(CONVENTIONS) if (question or cert.get("replacing_biases", "allowed")) == "allowed"
                 else {"none"}), None
     biased = _replacing_biased(block, cert)
@@ -971,9 +980,6 @@ def _check_conventions(block: Block, doc: dict[str, Any], want: str) -> list[str
         if other == oopen:
             unverified.append(f"certificate.other_convention.replacing_biases ({other!r}: whether the replacing "
                               f"block is bias-free is not rebuilt for a {okind!r} certificate)")
-        if "verdict" in oc and oc.get("verdict") == doc.get("verdict"):
-            raise Refused("certificate.other_convention.verdict", "equals the main verdict: check attaches the other "
-                                                                  "question's answer only where the answers differ")
         if f"biases_{other}" in doc:  # (a stack's block certificate comes without the answers' summary)
             if stated_other is None:
                 raise Refused(f"biases_{other}", "is null, though certificate.other_convention answers it")
