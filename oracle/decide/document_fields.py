@@ -129,8 +129,8 @@ def check_certificate_fields(cert: dict[str, Any], where: str = "certificate") -
     if isinstance(s, dict):
         other = sorted(k for k in s if k not in SEARCH_VERIFIED)
         if other:
-            named.append(", ".join(f"{where}.search.{k}" for k in other)
-                         + " (the search's own report: not compared)")
+            what = other[0] if len(other) == 1 else "{" + ", ".join(other) + "}"
+            named.append(f"{where}.search.{what} (the search's own report: not compared)")
     con = cert.get("construction")
     if kind in ("relu_complete", "relu_complete_bounds") and isinstance(con, dict):
         _unknown(con, CONSTRUCTION_FIELDS, f"{where}.construction", "of a construction")
