@@ -69,7 +69,8 @@ def _summary(v: Verdict, plain_path: Optional[str]) -> str:
         line = f"biases:  the question decided: a replacing block {what} (--replacing-biases {conv})"
         oc = c.get("other_convention")
         if oc:
-            line += (f"; {'without' if conv == 'allowed' else 'with'} biases the answer differs: "
+            how = "the answer differs" if oc["verdict"] != v.verdict else "the same answer, by its own certificate"
+            line += (f"; {'without' if conv == 'allowed' else 'with'} biases {how}: "
                      f"{oc['verdict']} ({'exact' if oc['exact'] else 'not exact'}, {oc['claim']})")
         lines.append(line)
     kind = c.get("kind")
