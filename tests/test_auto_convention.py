@@ -108,3 +108,62 @@ def test_gated_biases_on_units_with_zero_output_columns_do_not_choose_the_questi
                 rr = _cli("recheck", str(p), str(f))
                 assert rr.returncode == 1, (key, rr.stdout)
                 assert rr.stdout.startswith(f"does not hold: certificate.auto_convention.{key}"), (key, rr.stdout)
+
+
+# ------------------------------------------------------------------ units whose columns cancel (referee round 4, B3)
+
+def _cancelling(path: Path, act: str, tiny: float, scale: float = 1.0) -> Path:
+    """d = 1, M = 1: unit 0 is a bias-free unit with a zero output column (as in the blocks above);
+    units 1 and 2 are one unit twice (equal rows and biases b_up = tiny; for a gate, equal gate rows
+    too), or for relu / relu2 unit 2 is unit 1 scaled by ``scale`` > 0, with output columns that
+    cancel once merged (+1 and -1 / scale^p).  B is then the same function as unit 0 alone."""
+    deg = {"relu": 1, "relu2": 2}.get(act, 0)
+    s = scale if deg else 1.0
+    kw = dict(W_up=np.array([[1.0], [1.0], [s]]), W_down=np.array([[0.0, 1.0, -1.0 / s ** deg]]),
+              b_up=np.array([0.0, tiny, tiny * s]), M=np.array([[1.0]]))
+    if act in ("reglu", "swiglu"):
+        kw["W_gate"] = np.array([[1.0], [1.0], [1.0]])
+    np.savez(path, activation=np.array(act), kind=np.array("residual"), **kw)
+    return path
+
+
+@pytest.mark.parametrize("act,scale", [("reglu", 1.0), ("swiglu", 1.0), ("gelu", 1.0), ("relu", 1.0), ("relu", 4.0),
+                                       ("relu2", 1.0), ("relu2", 2.0)])
+def test_units_whose_output_columns_cancel_do_not_choose_the_question(tmp_path, act, scale):
+    """The referee's reglu block (two identical units, b_up = 2^-1074, columns +1 and -1) and the same
+    for swiglu, gelu, relu and relu2 (relu, relu2 also with the second unit a positive rescaling of
+    the first): B is the function of the bias-free block without them, so auto asks the bias-free
+    question, names the cancelling units, and the default verdict is the bias-free block's.  The
+    document re-checks; a forged auto_convention (the group dropped, the question flipped) does not."""
+    base = _cancelling(tmp_path / f"{act}_plain.npz", act, 0.0, scale)
+    f = _cancelling(tmp_path / f"{act}_tiny.npz", act, TINY, scale)
+    docs = []
+    for g in (base, f):
+        r = _cli("check", str(g), "--json")
+        assert r.returncode == 0, r.stderr
+        docs.append(json.loads(r.stdout))
+    plain, doc = docs
+    assert doc["replacing_biases"] == plain["replacing_biases"] == "none", (doc["replacing_biases"], act)
+    # the same answer (relu2's biased procedure may decide it under its own claim, relu2-biased)
+    assert (doc["verdict"], doc["exact"]) == (plain["verdict"], plain["exact"]), (doc["claim"], plain["claim"])
+    ac = doc["certificate"]["auto_convention"]
+    assert ac["biases_read"] == [] and ac["cancelling_groups"] == [[1, 2]] and ac["convention"] == "none"
+    p = tmp_path / "d.json"
+    p.write_text(json.dumps(doc))
+    rr = _cli("recheck", str(p), str(f))
+    assert rr.returncode == 0 and rr.stdout.startswith("holds"), rr.stdout + rr.stderr
+    for key, value in (("cancelling_groups", []), ("convention", "allowed"), ("biases_read", ["b_up"])):
+        bad = json.loads(json.dumps(doc))
+        bad["certificate"]["auto_convention"][key] = value
+        p.write_text(json.dumps(bad))
+        rr = _cli("recheck", str(p), str(f))
+        assert rr.returncode == 1 and rr.stdout.startswith(f"does not hold: certificate.auto_convention.{key}"), \
+            (key, rr.stdout)
+    # the near miss: the columns do not cancel (+1 and -1 + 2^-52): a block with biases, auto asks 'allowed'
+    near = _cancelling(tmp_path / f"{act}_near.npz", act, TINY, scale)
+    arrays = dict(np.load(near))
+    arrays["W_down"] = arrays["W_down"].copy()
+    arrays["W_down"][0, 2] += 2.0 ** -52
+    np.savez(near, **arrays)
+    r = _cli("check", str(near), "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["replacing_biases"] == "allowed", r.stdout

@@ -114,7 +114,9 @@ CASES = {
     "relu2_pairs_d3": (_pairs_d3, "not_absorbable", "not_absorbable"),
     "relu2_rank_one_d2": (_rank_one_d2, "absorbable", "not_absorbable"),
     "relu2_class_and_pair": (_one_class_and_a_pair, "not_absorbable", "not_absorbable"),
-    "relu2_one_square": (_one_square_block, "absorbable", None),
+    # without biases: the cancelling pair's biases (equal units, columns summing to 0) are set to 0,
+    # a bias-free relu2 block with M != 0 (homogeneous-impossible); undecided before referee round 4 (B3)
+    "relu2_one_square": (_one_square_block, "absorbable", "not_absorbable"),
     "relu2_square_beside_class": (_square_beside_class, "absorbable", "not_absorbable"),
     # reglu: relu(1) = 1, so W_down = -I gives F = 0 (the zero block, bias-free); W_down = I gives 2x
     "reglu_zero_gates_d1": (lambda: _zero_gates("reglu", 1, 1.0), "absorbable", "not_absorbable"),

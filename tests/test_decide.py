@@ -305,7 +305,7 @@ def test_cli_check_json_emit_reread_and_recheck(tmp_path: Path, capsys) -> None:
     out = tmp_path / "plain.safetensors"
     assert main(["check", str(src), "--json", "--emit", str(out)]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert set(doc) == {"verdict", "claim", "exact", "reason", "certificate", "plain_block",
+    assert set(doc) == {"verdict", "claim", "exact", "reason", "certificate", "plain_block", "plain_block_sha256",
                         "replacing_biases", "biases_allowed", "biases_none", "minimal_width",
                         "minimal_width_claim"}
     # three units on three distinct active classes and an index set: m* = 3 exactly (gelu-complete)

@@ -208,3 +208,26 @@ def test_a_bias_free_not_absorbable_does_not_answer_the_biased_question(capsys, 
     code, out, err = run(capsys, "recheck", cert, f)
     assert code == 0 and out.startswith("holds:"), out + err
     assert "not verified" in out and "biases_allowed (the same verdict for the question 'allowed'" in out, out
+
+
+@pytest.mark.parametrize("act,kw", [
+    ("relu2", dict(W_up=[[1.0], [2.0]], W_down=[[1.0, 1.0]])),
+    ("swiglu", dict(W_up=[[1.0, 0.0], [0.0, 1.0]], W_gate=[[1.0, 0.0], [0.0, 1.0]], W_down=[[1.0, 0.0], [0.0, 1.0]],
+                    M=[[1.0, 0.0], [0.0, 1.0]])),
+])
+def test_an_equal_answer_to_the_other_question_comes_with_its_certificate(capsys, tmp_path, act, kw):
+    """Referee round 4 (B3, other_same): homogeneous-impossible / gated-impossible answer only the
+    bias-free question; the answer with biases (relu2-biased / gated-biased: not absorbable either)
+    used to be stated without a certificate and named as not verified.  check now attaches it in
+    other_convention, recheck verifies it, and a forged one is refused."""
+    f = write(tmp_path / "b.npz", act, **kw)
+    code, out, err = run(capsys, "check", f, "--json")
+    doc = json.loads(out)
+    oc = doc["certificate"]["other_convention"]
+    assert doc["certificate"]["kind"] in ("homogeneous", "gated_zero") and doc["replacing_biases"] == "none"
+    assert oc["verdict"] == doc["verdict"] == "not_absorbable" and oc["certificate"]["kind"] == "biased_flip"
+    code, out = recheck(capsys, tmp_path, doc, f)
+    assert code == 0 and "stated without a certificate" not in out, out
+    for path, value in ((OC + ("verdict",), "absorbable"), (OC + ("certificate", "search", "status"), "found")):
+        code, out = recheck(capsys, tmp_path, put(doc, path, value), f)
+        assert code == 1 and out.startswith("does not hold: certificate.other_convention"), out

@@ -282,6 +282,12 @@ def _evaluate(inst: ReluInstance) -> dict[str, Any]:
     # m* recomputed by separately written code (own classes, every T, plain Fractions)
     out["m_star_independent"] = indep_m_star(inst.W_up, inst.W_down, inst.M, inst.b_up)
     out["m_star_independent_agrees"] = out["m_star_independent"] in (None, wr.lower)
+    # the bias-free sentence of the statement: a bias-free relu block vanishes at 0, so when F(0) != 0
+    # every block equal to F carries a bias; the construction (verified equal to F above) must have one
+    F0 = inst.function()([Q(0)] * d)
+    if any(v != 0 for v in F0):
+        out["F_at_0"] = [str(v) for v in F0]
+        out["F0_nonzero_construction_biased"] = any(v != 0 for v in con.b_up) or any(v != 0 for v in con.b_down)
     biased = form.biased
     if _nondegenerate(inst) and not biased:
 
@@ -299,7 +305,8 @@ def _holds(ev: dict[str, Any]) -> bool:
     keys = ["exact_min", "m_star_is_cost_at_optimum", "construction_width_is_m_star", "construction_equal_by_forms"]
     keys += [k for k in ("m_star_independent_agrees",) if k in ev]
     keys += [k for k in ("construction_equal_by_referee", "construction_equal_at_points",
-                         "agrees_with_absorption_width", "same_width_iff_index_set") if k in ev]
+                         "agrees_with_absorption_width", "same_width_iff_index_set",
+                         "F0_nonzero_construction_biased") if k in ev]
     return all(ev[k] for k in keys)
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from oracle.core.progress import quiet, stderr_progress
 from oracle.decide.block import LARGE_BLOCK, Verdict, decide
 from oracle.decide import min_width
+from oracle.decide.document_fields import file_sha256
 from oracle.core.errors import InputError
 from oracle.core import io as bio
 from oracle.core import stackfiles
@@ -68,7 +69,8 @@ def _summary(v: Verdict, plain_path: Optional[str]) -> str:
         line = f"biases:  the question decided: a replacing block {what} (--replacing-biases {conv})"
         oc = c.get("other_convention")
         if oc:
-            line += (f"; {'without' if conv == 'allowed' else 'with'} biases the answer differs: "
+            how = "the answer differs" if oc["verdict"] != v.verdict else "the same answer, by its own certificate"
+            line += (f"; {'without' if conv == 'allowed' else 'with'} biases {how}: "
                      f"{oc['verdict']} ({'exact' if oc['exact'] else 'not exact'}, {oc['claim']})")
         lines.append(line)
     kind = c.get("kind")
@@ -202,6 +204,10 @@ def run(args: argparse.Namespace) -> int:
         doc = v.as_dict(None if getattr(args, "min_width", False) else written)
         if getattr(args, "min_width", False) and written:
             doc["min_width_block"] = written
+        if written:
+            # the file is bound to the document: absorb recheck compares its hash and contents
+            key = "min_width_block" if getattr(args, "min_width", False) else "plain_block"
+            doc[f"{key}_sha256"] = file_sha256(written)
         emit_json(doc)
     else:
         print(_summary(v, written))

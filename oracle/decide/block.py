@@ -28,6 +28,8 @@ a bound on the entry errors, and the file says so in its metadata (``rounded``, 
 
 from __future__ import annotations
 
+import math
+
 import json
 import time
 from dataclasses import dataclass, field
@@ -185,20 +187,83 @@ def dead_units(block: Block) -> list[int]:
     return [int(i) for i in np.flatnonzero(~np.any(block.W_down != 0, axis=0))]
 
 
+def unit_groups(block: Block) -> list[list[tuple[int, Fraction]]]:
+    """The units grouped into one unit each: (unit, t) pairs such that unit i's term is t times the
+    first member's term per unit of output column.  Units with equal (row, bias) (gated: equal gate
+    row, gate bias, value row and value bias) form a group with t = 1; for a positively homogeneous
+    s (relu, relu2) a unit whose (row, bias) is lam > 0 times another's joins it with t = lam^p.
+    The group acts as one unit whose output column is sum t_i W_down[:, i] (merged_column)."""
+    act = block.act
+    deg = None if block.gated else act.homogeneity_degree
+    b_up = block.b_up if block.b_up is not None else np.zeros(block.m)
+    keys: dict[tuple, int] = {}
+    groups: list[list[tuple[int, Fraction]]] = []
+    for i in range(block.m):
+        t = Fraction(1)
+        if block.gated:
+            b_gate = block.b_gate if block.b_gate is not None else np.zeros(block.m)
+            key: tuple = ("g", tuple(block.W_gate[i].tolist()), float(b_gate[i]), tuple(block.W_up[i].tolist()),
+                          float(b_up[i]))
+        else:
+            row = block.W_up[i].tolist() + [float(b_up[i])]
+            nz = next((abs(v) for v in row if v != 0), None)
+            if deg is not None and nz is not None:
+                lam = Fraction(nz)
+                key = tuple(Fraction(v) / lam for v in row)
+                t = lam ** deg
+            else:
+                key = tuple(row)
+        j = keys.setdefault(key, len(groups))
+        if j == len(groups):
+            groups.append([])
+        groups[j].append((i, t))
+    return groups
+
+
+def merged_column_zero(block: Block, group: list[tuple[int, Fraction]]) -> bool:
+    """Whether a group's merged output column sum t_i W_down[:, i] is exactly zero."""
+    if len(group) == 1:
+        return not np.any(block.W_down[:, group[0][0]] != 0)
+    if all(t == 1 for _, t in group):
+        cols = block.W_down[:, [i for i, _ in group]]
+        return all(math.fsum(r) == 0 for r in cols.tolist())  # fsum is exact, so 0 only for a zero sum
+    for a in range(block.d):
+        if sum((t * Fraction(float(block.W_down[a, i])) for i, t in group), Fraction(0)) != 0:
+            return False
+    return True
+
+
+def dead_groups(block: Block) -> list[list[int]]:
+    """The groups of unit_groups whose merged output column is zero: together they contribute
+    nothing to the block's function, whatever their (common) biases."""
+    return [[i for i, _ in g] for g in unit_groups(block) if merged_column_zero(block, g)]
+
+
 def auto_convention_basis(block: Block) -> dict[str, Any]:
     """What --replacing-biases auto reads: the nonzero biases of the units that are not dead, and
-    b_down.  A dead unit's biases do not change the function, so they do not choose the question."""
-    dead = dead_units(block)
+    b_down.  Units are first merged (unit_groups: equal rows and biases, or for relu and relu2 rows
+    and biases equal up to a positive factor); a merged unit whose summed output column is zero is
+    dead, and its members' biases do not change the function, so they do not choose the question."""
+    groups = dead_groups(block)
+    dead = sorted(i for g in groups for i in g)
     live = np.ones(block.m, dtype=bool)
     live[dead] = False
     read = [n for n in ("b_up", "b_gate") if getattr(block, n) is not None and np.any(getattr(block, n)[live] != 0)]
     if block.b_down is not None and np.any(block.b_down != 0):
         read.append("b_down")
-    ignored = [i for i in dead if any(getattr(block, n) is not None and getattr(block, n)[i] != 0
-                                      for n in ("b_up", "b_gate"))]
-    return {"biases_read": read, "dead_units_with_biases_ignored": ignored[:20],
-            "dead_units_with_biases_ignored_count": len(ignored),
-            "convention": "allowed" if read else "none"}
+
+    def biased(i: int) -> bool:
+        return any(getattr(block, n) is not None and getattr(block, n)[i] != 0 for n in ("b_up", "b_gate"))
+
+    ignored = [i for i in dead if biased(i)]
+    out: dict[str, Any] = {"biases_read": read, "dead_units_with_biases_ignored": ignored[:20],
+                           "dead_units_with_biases_ignored_count": len(ignored),
+                           "convention": "allowed" if read else "none"}
+    merged = [g for g in groups if len(g) > 1 and any(biased(i) for i in g)]
+    if merged:
+        # units whose output columns are not zero but cancel once merged (referee round 4, B3)
+        out["cancelling_groups"] = merged[:20]
+    return out
 
 
 def resolve_convention(block: Block, replacing_biases: str = "auto") -> str:
@@ -244,7 +309,9 @@ def decide(block: Block, progress: Progress = quiet, max_exhaustive: int = 36,
             # reported: biases of dead units were not read when choosing the question
             v.certificate["auto_convention"] = basis
     w = answers.get(other)
-    if w is not None and w is not v and w.verdict != v.verdict:
+    if w is not None and w is not v and w.verdict != "undecided":
+        # the other question's answer with its own certificate, whether or not it equals this one
+        # (an equal answer resting on another certificate is verified by recheck like a differing one)
         v.certificate["other_convention"] = {
             "replacing_biases": other, "verdict": w.verdict, "claim": w.claim, "exact": w.exact,
             "reason": w.reason, "certificate": w.certificate}
@@ -308,12 +375,59 @@ def _answers(block: Block, stored: Verdict, progress: Progress) -> dict[str, Opt
         if r is not None:
             r["certificate"]["block"] = block_info(block)
             out["none"] = Verdict(r["verdict"], r["claim"], r["exact"], r["reason"], r["certificate"], r["plain"])
+    if out["none"] is None:
+        out["none"] = _value_at_zero(block)
     return out
 
 
+# activation -> the registered claim whose statement says that, its bias-free blocks vanishing at 0,
+# F(0) != 0 rules out every bias-free block (proofs/claims.toml); gelu, gelu_tanh and silu are decided
+# by gelu-complete's own statement (oracle/decide/min_width.py)
+VALUE_AT_ZERO_CLAIMS = {"relu": "relu-complete"}
+VALUE_AT_ZERO_NOTE = "no bias-free block of any width works (F(0) != 0, while every bias-free block vanishes at 0)"
+
+
+def value_at_zero(block: Block) -> Optional[tuple[int, Fraction]]:
+    """The first coordinate a with F(0)_a = (W_down s(b_up) + b_down)_a != 0, and that value, in exact
+    rationals; None when F(0) = 0 or the activation has no exact evaluator."""
+    act = block.act
+    if block.gated or act.exact is None or act.value_at_0 != 0:
+        return None
+    b_up = block.b_up if block.b_up is not None else np.zeros(block.m)
+    sv = [act.exact(Fraction(float(c))) for c in b_up.tolist()]
+    live = [i for i, v in enumerate(sv) if v != 0]
+    for a in range(block.d):
+        v = sum((Fraction(float(block.W_down[a, i])) * sv[i] for i in live), Fraction(0))
+        if block.b_down is not None:
+            v += Fraction(float(block.b_down[a]))
+        if v != 0:
+            return a, v
+    return None
+
+
+def _value_at_zero(block: Block) -> Optional[Verdict]:
+    """The bias-free question when F(0) != 0: every bias-free block of an activation with s(0) = 0
+    vanishes at 0 (M 0 + W_down s(0) = 0), so none equals F, whatever its width."""
+    claim = VALUE_AT_ZERO_CLAIMS.get(block.activation)
+    hit = value_at_zero(block) if claim is not None else None
+    if hit is None:
+        return None
+    a, v = hit
+    cert = {"kind": "value_at_zero", "block": block_info(block), "coordinate": a, "F_at_0": str(v),
+            "method": "exact rationals: F(0) = W_down s(b_up) + b_down",
+            "absorption_width": {"value": None, "note": VALUE_AT_ZERO_NOTE}}
+    reason = (f"F(0) = B(0) has coordinate {a} equal to {v} != 0, while every bias-free {block.activation} block "
+              f"vanishes at 0 (s(0) = 0): no bias-free block of any width equals x -> Mx + B(x) ({claim})")
+    return Verdict("not_absorbable", claim, True, reason, cert)
+
+
 def _dead_bias_units(block: Block) -> list[int]:
-    """Units whose output column is zero but which carry a nonzero b_up or b_gate entry."""
-    dead = ~np.any(block.W_down != 0, axis=0)
+    """Units of dead groups (dead_groups: a zero output column, or output columns that cancel once
+    equal units are merged) that carry a nonzero b_up or b_gate entry.  Setting all of them to 0
+    keeps every group's members equal (up to the same positive factors), so the block stays the
+    same function."""
+    dead = np.zeros(block.m, dtype=bool)
+    dead[[i for g in dead_groups(block) for i in g]] = True
     biased = np.zeros(block.m, dtype=bool)
     for b in (block.b_up, block.b_gate):
         if b is not None:
@@ -321,7 +435,13 @@ def _dead_bias_units(block: Block) -> list[int]:
     return [int(i) for i in np.flatnonzero(dead & biased)]
 
 
-def _without_dead_biases(block: Block, units: list[int]) -> Block:
+def _bias_free_units(block: Block, units: list[int]) -> set[int]:
+    """The listed units whose b_up and b_gate entries are zero."""
+    return {i for i in units if not any(getattr(block, n) is not None and getattr(block, n)[i] != 0
+                                        for n in ("b_up", "b_gate"))}
+
+
+def without_dead_biases(block: Block, units: list[int]) -> Block:
     """The same block with the biases of the listed zero-output units set to 0 (the same function)."""
     kw: dict[str, Any] = {"W_up": block.W_up, "W_down": block.W_down, "W_gate": block.W_gate,
                           "b_down": block.b_down, "M": block.M, "kind": block.kind}
@@ -342,7 +462,7 @@ def _bias_free_equivalent(block: Block, progress: Progress) -> Optional[Verdict]
     units = _dead_bias_units(block)
     if not units:
         return None
-    twin = _without_dead_biases(block, units)
+    twin = without_dead_biases(block, units)
     if nonzero_biases(twin):
         return None
     v = _decide_stored(twin, progress, 36)
@@ -350,8 +470,9 @@ def _bias_free_equivalent(block: Block, progress: Progress) -> Optional[Verdict]
         return None
     v.certificate["dead_unit_biases_zeroed"] = units
     v.certificate["block"] = block_info(block)
-    v.reason = (f"the nonzero biases sit on units {units[:20]} whose output columns are zero, so the block is "
-                "the same function as the bias-free block with those biases set to 0; for that block: "
+    v.reason = (f"the nonzero biases sit on units {units[:20]} whose output columns are zero or cancel (units "
+                "with equal rows and biases merged), so the block is the same function as the bias-free block "
+                "with those biases set to 0; for that block: "
                 + v.reason)
     return v
 
@@ -898,13 +1019,24 @@ def recheck_certificate(block: Block, cert: dict[str, Any]) -> bool:
         # the certificate is about the same block with these units' biases set to 0: they must be
         # units with a zero output column (then the two blocks are the same function)
         units = [int(i) for i in dead]
-        if not units or any(not 0 <= i < block.m or np.any(block.W_down[:, i] != 0) for i in units):
+        dead_set = {i for g in dead_groups(block) for i in g}
+        if not units or any(i not in dead_set for i in units):
             return False
+        # every member of a dead group whose biases are zeroed must be zeroed with it (else the
+        # group's members no longer agree and their columns no longer cancel)
+        for g in dead_groups(block):
+            if set(units) & set(g) and not set(g) <= set(units) | _bias_free_units(block, g):
+                return False
         inner = {k: v for k, v in cert.items() if k not in ("dead_unit_biases_zeroed", "other_convention")}
-        return recheck_certificate(_without_dead_biases(block, units), inner)
+        return recheck_certificate(without_dead_biases(block, units), inner)
     kind = cert.get("kind")
     M = block.M if block.kind == "residual" else None  # None: the identity (or no skip at all)
     try:
+        if kind == "value_at_zero":
+            hit = value_at_zero(block)
+            return (block.activation in VALUE_AT_ZERO_CLAIMS and hit is not None
+                    and int(cert["coordinate"]) == hit[0] and Fraction(cert["F_at_0"]) == hit[1]
+                    and str(hit[1]) == cert["F_at_0"])
         if kind == "convention_not_decided":
             return cert.get("replacing_biases") in ("allowed", "none")  # states only that nothing was proved
         if kind == "zero_skip":

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -27,20 +28,15 @@ from fractions import Fraction
 from oracle.algebra import search
 from oracle.core import activations
 from oracle.core.blocks import Block, nondegeneracy
-from oracle.core.errors import CheckFailed, InputError
+from oracle.core.errors import InputError
 from oracle.decide import biased as biased_decide
 from oracle.decide import block as single
 from oracle.decide import min_width
 from oracle.decide import relu as relu_decide
+from oracle.decide import witness
+from oracle.decide import document_fields as fields
+from oracle.decide.document_fields import Refused
 
-
-class Refused(CheckFailed):
-    """A document's field does not hold: ``field`` is its dotted path in the document."""
-
-    def __init__(self, field: str, why: str) -> None:
-        self.field = field
-        self.why = why
-        super().__init__(f"{field}: {why}")
 
 
 def plain_json(x: Any) -> Any:
@@ -262,6 +258,7 @@ VERDICTS: dict[str, tuple[Callable[[Block, dict[str, Any]], str], set[Optional[s
     "index_set": (lambda b, c: "absorbable", {"relu-gelu-iff", "glu-flip"}),
     "homogeneous": (lambda b, c: _verified_property(c), {"homogeneous-impossible"}),
     "gated_zero": (lambda b, c: _verified_property(c), {"gated-impossible"}),
+    "value_at_zero": (lambda b, c: "not_absorbable", set(single.VALUE_AT_ZERO_CLAIMS.values())),
     "no_index_set": (lambda b, c: "undecided" if _no_set_blocked(b) else "not_absorbable",
                      {"relu-gelu-iff", "glu-flip"}),
     "search_inconclusive": (lambda b, c: "undecided", {"relu-gelu-iff", "glu-flip"}),
@@ -286,13 +283,25 @@ def _search_state(kind: str, cert: dict[str, Any]) -> dict[str, Any]:
     return s
 
 
-def _check_facts(block: Block, cert: dict[str, Any], verdict: str) -> set[str]:
-    """Recompute the facts a certificate states about the weights; refuse the first that differs.
+def twin_of(block: Block, cert: dict[str, Any]) -> Block:
+    """The block a certificate is about: the file's block, or for a certificate with
+    ``dead_unit_biases_zeroed`` (verified by recheck_certificate: units of dead groups) the same
+    block with those biases set to 0, the same function, which the certificate's facts describe."""
+    dead = cert.get("dead_unit_biases_zeroed")
+    if isinstance(dead, list) and dead:
+        return single.without_dead_biases(block, [int(i) for i in dead])
+    return block
+
+
+def _check_facts(block: Block, cert: dict[str, Any], verdict: str, file_block: Optional[Block] = None) -> set[str]:
+    """Recompute the facts a certificate states about the weights (of the block it is about, see
+    twin_of; its summary ``block`` is of the file's block); refuse the first that differs.
     Returns the measured fields (spot checks) that were re-measured."""
     kind = cert["kind"]
     measured: set[str] = set()
     if "block" in cert:
-        info = biased_decide.flip_block_info(block) if kind == "biased_flip" else single.block_info(block)
+        fb = block if file_block is None else file_block
+        info = biased_decide.flip_block_info(fb) if kind == "biased_flip" else single.block_info(fb)
         same(cert["block"], info, "certificate.block")
     nd = nondegeneracy(block.W_up, block.W_down)
     if "hypotheses" in cert:
@@ -371,10 +380,11 @@ def _check_facts(block: Block, cert: dict[str, Any], verdict: str) -> set[str]:
             same(cert["rank_method"], relu_decide.active_rank_lower(block)[1], "certificate.rank_method")
     if "minimal_width" in cert:
         # relu-complete / gelu-complete's statement is a function of the weights and the question
-        st = min_width.statement(block, cert.get("replacing_biases"))
+        fb = block if file_block is None else file_block  # the statement is about the file's block
+        st = min_width.statement(fb, cert.get("replacing_biases"))
         if st is None:
             raise Refused("certificate.minimal_width", "no minimal-width claim applies to this block")
-        st = min_width.with_stated_plan(block, st, cert["minimal_width"])
+        st = min_width.with_stated_plan(fb, st, cert["minimal_width"])
         same(cert["minimal_width"], st, "certificate.minimal_width")
         if kind == "gelu_complete" and "emitted_block" in cert:
             same(cert["emitted_block"], min_width.plain_block(block, st, block.m)[1], "certificate.emitted_block")
@@ -459,6 +469,8 @@ def _width(block: Block, cert: dict[str, Any], nd: Any, verdict: str) -> Optiona
         return {"value": None, "note": "no bias-free block of any width works (homogeneous-any-width)"}
     if kind == "gated_zero":
         return {"value": None, "note": "no bias-free block of any width works (gated-continuity)"}
+    if kind == "value_at_zero":
+        return {"value": None, "note": single.VALUE_AT_ZERO_NOTE}
     if kind == "biased_flip":
         if verdict == "absorbable":
             return {"value": None, "at_most": block.m, "reason": "absorbable at width m; smaller widths not examined"}
@@ -558,6 +570,91 @@ def _check_emitted(block: Block, cert: dict[str, Any], want: str) -> list[str]:
     return unverified
 
 
+# ------------------------------------------------------------------ the emitted-block file
+
+def _rebuilt_plain(block: Block, cert: dict[str, Any]) -> Optional[Block]:
+    """The float64 block check --emit writes for this (verified) certificate, rebuilt from the
+    weights and the certificate's data; None for constructions not rebuilt here."""
+    kind = cert.get("kind")
+    S = sorted(int(i) for i in cert["S"]) if isinstance(cert.get("S"), list) else None
+    if kind == "zero_skip":
+        return block.without_skip()
+    if kind == "relu_limit" and S is not None:
+        return relu_decide.flip_with_bias(block, S)[0]
+    if S is not None and (kind == "index_set" or (kind in ("relu_complete", "relu_complete_bounds")
+                                                  and "size" in cert)):
+        return single.flip_block(block, S)[0]
+    if kind == "gelu_complete" and isinstance(cert.get("minimal_width"), dict):
+        return min_width.plain_block(block, cert["minimal_width"], block.m)[0]
+    if kind == "biased_flip" and cert.get("part") == "A" and S is not None:
+        if block.activation in activations.FLIP_GATES:
+            return biased_decide.flip_block(block.without_skip(), S)[0]
+        return biased_decide.flipped_block(block, biased_decide.block_flip_data(block), S)[0]
+    return None
+
+
+def _check_file_contents(block: Block, cert: dict[str, Any], key: str, path: str) -> list[str]:
+    """The emitted file must hold the block the document states: the minimal-width construction
+    (rebuilt from the verified statement, bit for bit), or a block equal to x -> Mx + B(x) exactly
+    (absorb witness's exact comparison) when the document states no rounding, or, when it states
+    rounded arrays, the float64 block rebuilt from the certificate, bit for bit.  The file's own
+    rounding labels (its metadata 'rounded') must be the arrays the document states as rounded."""
+    got, labels = fields.read_file_block(key, path)
+    if key == "min_width_block":
+        plain, rec = min_width.plain_block(block, cert["minimal_width"])
+        stated = list(rec.get("rounded") or [])
+    else:
+        rec = cert.get("emitted_block") if isinstance(cert.get("emitted_block"), dict) else {}
+        stated = list(rec.get("rounded") or [])
+        plain = None
+    if sorted(labels) != sorted(stated):
+        raise Refused(key, f"the file {path} labels {labels or 'no array'} as rounded, the document states "
+                           f"{stated or 'none'}")
+    if key == "plain_block" and not stated:
+        w = witness.find_witness(block, got)
+        if w.get("verdict") == "agree":
+            return []
+        if w.get("verdict") == "differ":
+            raise Refused(key, f"the file {path} is not the block the document states: it differs from "
+                               "x -> Mx + B(x) (absorb witness: differ, exact)")
+        return [f"{key} (whether the file {path} equals the block is not settled by absorb witness's exact "
+                "comparisons)"]
+    if plain is None:
+        plain = _rebuilt_plain(twin_of(block, cert), cert)
+    if plain is None:
+        return [f"{key} (the file {path} holds arrays {stated} rounded; the {cert.get('kind')!r} construction is "
+                "not rebuilt here, so its entries are not compared)"]
+    fields.same_arrays(key, path, got, plain)
+    return []
+
+
+def _check_emitted_files(block: Block, doc: dict[str, Any], want: str) -> list[str]:
+    """The files check --emit wrote (plain_block, min_width_block): bound by their SHA-256 and
+    compared with the block the document states when present; named as not verified when absent."""
+    out: list[str] = []
+    cert = doc["certificate"]
+    for key in fields.EMITTED_FILES:
+        got = fields.read_emitted(doc, key)
+        if got is None:
+            continue
+        path, digest = got
+        if key == "plain_block" and want != "absorbable":
+            raise Refused(key, f"is stated, but a {want} verdict emits no block")
+        if key == "min_width_block":
+            st = cert.get("minimal_width")
+            if not isinstance(st, dict) or type(st.get("value")) is not int or st["value"] < 1:
+                raise Refused(key, "is stated, but the certificate settles no minimal width of at least 1")
+        if not Path(path).is_file():
+            out.append(f"{key} (the file {path} is not present here: " + ("its SHA-256 and " if digest else "")
+                       + "its contents are not verified)")
+            continue
+        fields.check_file_hash(key, path, digest)
+        if digest is None:
+            out.append(f"{key}_sha256 (not stated: the file {path} is compared by its contents only)")
+        out += _check_file_contents(block, cert, key, path)
+    return out
+
+
 # ------------------------------------------------------------------ the document
 
 _MALFORMED = (KeyError, TypeError, ValueError, IndexError, AttributeError, ZeroDivisionError, OverflowError)
@@ -574,7 +671,9 @@ def check_block_document(block: Block, doc: dict[str, Any]) -> str:
 
 def _check_block_document(block: Block, doc: dict[str, Any]) -> str:
     check_sizes(doc, "")
+    fields.check_top_fields(doc)
     kind, want, unverified = _check_answer(block, doc, conventions=True)
+    unverified += _check_emitted_files(block, doc, want)
     held = f"the {kind!r} certificate re-verifies from the weights: {want} ({doc.get('claim')})"
     if unverified:
         held += "; not verified: " + ", ".join(unverified)
@@ -598,13 +697,15 @@ def _check_answer(block: Block, doc: dict[str, Any], conventions: bool = False) 
             if key in info and info[key] != mine:
                 raise Refused(f"certificate.block.{key}", f"the certificate is about a block with {key} = "
                                                           f"{info[key]!r}, the file's block has {mine!r}")
+    named_fields = fields.check_certificate_fields(cert)
     supported, claims = VERDICTS[kind]
-    want = supported(block, cert)
     # the other question's certificate is verified on its own (_check_conventions), naming its fields
     own = {k: v for k, v in cert.items() if k != "other_convention"} if conventions else cert
     if not single.recheck_certificate(block, own):
         raise Refused(_diagnose(block, own), f"the {kind!r} certificate does not re-verify from the weights")
-    measured = _check_facts(block, cert, want)
+    file_block, block = block, twin_of(block, cert)
+    want = supported(block, cert)
+    measured = _check_facts(block, cert, want, file_block)
     method_pinned = _check_search_method(cert)
     if doc.get("verdict") != want:
         raise Refused("verdict", f"the document says {doc.get('verdict')!r}, its {kind!r} certificate "
@@ -623,7 +724,7 @@ def _check_answer(block: Block, doc: dict[str, Any], conventions: bool = False) 
             and s.get("exact") is not True:
         raise Refused("exact", "the document calls the verdict exact, but its index-set search is not exact")
     unverified = _check_emitted(block, cert, want)
-    unverified += _check_conventions(block, doc, want) if conventions else []
+    unverified += _check_conventions(file_block, doc, want) if conventions else []
     unverified = _check_prose(doc, cert) + unverified
     if "spot_check" in cert and "spot_check" not in measured:
         unverified.append("certificate.spot_check (not re-measured; it states agreement, as the verified "
@@ -637,6 +738,7 @@ def _check_answer(block: Block, doc: dict[str, Any], conventions: bool = False) 
         # the minimisation's own account of itself (its m*, s, T and cost are re-derived by recheck_relu)
         unverified += [f"certificate.{k} (prose: how the minimisation or the comparison was done)"
                        for k in ("method", "construction_check") if k in cert]
+    unverified += named_fields
     timings = [f"certificate.{k}" for k in ("seconds", "time") if k in cert]
     if timings:
         unverified.append(", ".join(timings) + " (how long the decision took: a timing, not a fact about the block)")
@@ -778,6 +880,10 @@ def _replacing_biased(block: Block, cert: dict[str, Any]) -> Optional[bool]:
     return None if plain is None else bool(single.nonzero_biases(plain))
 
 
+# not_absorbable certificates whose claim's statement is about replacing blocks with biases allowed
+_BIASES_ALLOWED_KINDS = frozenset({"relu_complete", "relu_complete_bounds", "relu_limit"})
+
+
 def _conventions_answered(block: Block, cert: dict[str, Any], verdict: str,
                           question: Optional[str] = None) -> tuple[set[str], Optional[str]]:
     """The conventions a verified answer decides, and (when one cannot be settled here) the name of
@@ -789,12 +895,17 @@ def _conventions_answered(block: Block, cert: dict[str, Any], verdict: str,
     if verdict == "undecided":
         return set(CONVENTIONS), None
     kind = cert.get("kind")
-    if kind in ("homogeneous", "gated_zero"):
+    if kind in ("homogeneous", "gated_zero", "value_at_zero"):
         return {"none"}, None
     if verdict == "not_absorbable":
         # a fortiori in one direction only: no replacing block with biases means no bias-free one,
-        # but a certificate for the bias-free question (gelu-complete (b): F(0) != 0) says nothing
-        # about blocks with biases (referee round 4 forged biases_allowed on such a document)
+        # but a certificate for the bias-free question (gelu-complete (b): F(0) != 0, the bias-free
+        # part of relu2-biased / gated-biased (D)) says nothing about blocks with biases (referee round
+        # 4 forged biases_allowed on such a document).  relu-complete, relu-limit and the flip-set
+        # parts of relu2-biased / gated-biased compare with blocks that may carry biases, whichever
+        # question was asked.
+        if kind in _BIASES_ALLOWED_KINDS or (kind == "biased_flip" and cert.get("part") != "D"):
+            return set(CONVENTIONS), None
         return (set(CONVENTIONS) if (question or cert.get("replacing_biases", "allowed")) == "allowed"
                 else {"none"}), None
     biased = _replacing_biased(block, cert)
@@ -834,7 +945,7 @@ def _check_conventions(block: Block, doc: dict[str, Any], want: str) -> list[str
         if cert["auto_convention"]["convention"] != conv:
             raise Refused("certificate.auto_convention.convention",
                           f"states {cert['auto_convention']['convention']!r}, the certificate decides {conv!r}")
-    answered, open_conv = _conventions_answered(block, cert, want, conv)
+    answered, open_conv = _conventions_answered(twin_of(block, cert), cert, want, conv)
     if conv not in answered:
         raise Refused("certificate.replacing_biases",
                       f"states {conv!r}, but a {want} {cert['kind']!r} certificate answers only "
@@ -853,12 +964,13 @@ def _check_conventions(block: Block, doc: dict[str, Any], want: str) -> list[str
     if oc is not None:
         if not isinstance(oc, dict):
             raise Refused("certificate.other_convention", "is not an object")
+        fields.check_answer_fields(oc, "certificate.other_convention")
         if oc.get("replacing_biases") != other:
             raise Refused("certificate.other_convention.replacing_biases",
                           f"states {_short(oc.get('replacing_biases'))}, the other question is {other!r}")
         try:
             okind, owant, ounverified = _check_answer(block, oc)
-            oanswered, oopen = _conventions_answered(block, oc["certificate"], owant, other)
+            oanswered, oopen = _conventions_answered(twin_of(block, oc["certificate"]), oc["certificate"], owant, other)
             if other not in oanswered:
                 raise Refused("replacing_biases", f"a {owant} {okind!r} certificate answers only "
                               + " and ".join(repr(c) for c in sorted(oanswered)))
@@ -868,9 +980,6 @@ def _check_conventions(block: Block, doc: dict[str, Any], want: str) -> list[str
         if other == oopen:
             unverified.append(f"certificate.other_convention.replacing_biases ({other!r}: whether the replacing "
                               f"block is bias-free is not rebuilt for a {okind!r} certificate)")
-        if "verdict" in oc and oc.get("verdict") == doc.get("verdict"):
-            raise Refused("certificate.other_convention.verdict", "equals the main verdict: check attaches the other "
-                                                                  "question's answer only where the answers differ")
         if f"biases_{other}" in doc:  # (a stack's block certificate comes without the answers' summary)
             if stated_other is None:
                 raise Refused(f"biases_{other}", "is null, though certificate.other_convention answers it")
