@@ -12,7 +12,7 @@
 
 From Coq Require Import Reals Lra Lia List Classical.
 From SkipAbsorption Require Import Linalg Depth SignFlip DepthStack RealActivations DepthNarrow
-  Necessity.
+  Necessity DepthD1.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -132,4 +132,110 @@ Proof.
     by (intros i Hi; rewrite mv_unit by exact d_pos; apply Hcol; assumption).
   specialize (H0 Hz 0%nat d_pos). unfold unit_vec, kron in H0.
   destruct (Nat.eq_dec 0 0); [lra|contradiction].
+Qed.
+
+(** ** Scalar facts: one unit near a point, and its second difference *)
+
+Lemma relu_near : forall a e, a <> 0 -> Rabs e < Rabs a ->
+  relu (a + e) = if Rle_dec a 0 then 0 else a + e.
+Proof.
+  intros a e Ha He. unfold relu, Rmax.
+  destruct (Rle_dec a 0), (Rle_dec (a + e) 0); unfold Rabs in He;
+    repeat match goal with _ : context [Rcase_abs ?z] |- _ => destruct (Rcase_abs z) end; lra.
+Qed.
+
+Lemma small_mult : forall a b s t, a <> 0 -> 0 < t -> t <= step_bound a b -> Rabs s <= t ->
+  Rabs (s * b) < Rabs a.
+Proof.
+  intros a b s t Ha Ht Hle Hs. destruct (Req_dec s 0) as [->|Hs0].
+  - rewrite Rmult_0_l, Rabs_R0. apply Rabs_pos_lt. exact Ha.
+  - pose proof (step_bound_small a b (Rabs s) (Rabs_pos_lt s Hs0) ltac:(lra) Ha) as K.
+    rewrite Rabs_mult, Rabs_Rabsolu in K. rewrite Rabs_mult. exact K.
+Qed.
+
+Lemma relu_second : forall a b t, 0 < t -> t <= step_bound a b ->
+  relu (a + t * b) + relu (a + - t * b) - 2 * relu (a + 0 * b) =
+  t * (if Req_EM_T a 0 then Rabs b else 0).
+Proof.
+  intros a b t Ht Hle.
+  assert (E : forall z, relu z = z / 2 + Rabs z / 2).
+  { intros z. unfold relu, Rmax, Rabs. destruct (Rle_dec z 0), (Rcase_abs z); lra. }
+  replace (a + 0 * b) with a by ring.
+  rewrite !E. pose proof (second_difference a b (1/2) t Ht Hle) as K.
+  destruct (Req_EM_T a 0); lra.
+Qed.
+
+(** ** Continuity along a line *)
+
+Definition vcont (v : R -> vec) : Prop := forall j, continuity (fun s => v s j).
+
+Lemma cont_sum : forall n (f : nat -> R -> R), (forall k, continuity (f k)) ->
+  continuity (fun s => sum n (fun k => f k s)).
+Proof.
+  induction n as [|n IH]; intros f Hf; simpl.
+  - apply cont_const.
+  - apply cont_plus; [apply IH; exact Hf|apply Hf].
+Qed.
+
+Lemma cont_scal : forall c g, continuity g -> continuity (fun s => c * g s).
+Proof.
+  intros c g Hg. apply (cont_ext (fun s => c * g s + 0)); [intros; ring|]. apply cont_lin. exact Hg.
+Qed.
+
+Lemma vcont_line : forall x y : vec, vcont (fun s j => x j + s * y j).
+Proof.
+  intros x y j. apply (cont_ext (fun s => y j * s + x j)); [intros; ring|].
+  apply cont_lin. intros s0. apply derivable_continuous_pt. apply derivable_pt_id.
+Qed.
+
+Lemma vcont_mv : forall n A v, vcont v -> vcont (fun s => mv n A (v s)).
+Proof.
+  intros n A v Hv i. unfold mv. apply cont_sum. intros j. apply cont_scal. apply Hv.
+Qed.
+
+Lemma vcont_block : forall d m Wd Wu v, vcont v -> vcont (fun s => block d m relu Wd Wu (v s)).
+Proof.
+  intros d m Wd Wu v Hv i. unfold block, readout. apply cont_sum. intros l. apply cont_scal.
+  apply cont_relu. apply (vcont_mv d Wu v Hv l).
+Qed.
+
+Lemma vcont_res_one : forall d L v, vcont v -> vcont (fun s => res_one d L (v s)).
+Proof.
+  intros d L v Hv i. unfold res_one. apply cont_plus; [apply Hv|]. apply (vcont_block d _ _ _ v Hv i).
+Qed.
+
+(** ** Finitely many bad values *)
+
+Lemma avoid_reals : forall (l : list R) del, 0 < del ->
+  exists s, 0 < s < del /\ forall r, In r l -> s <> r.
+Proof.
+  induction l as [|r0 l IH]; intros del Hd.
+  - exists (del / 2). split; [lra|intros r []].
+  - destruct (Rlt_dec 0 r0) as [H0|H0]; [destruct (Rlt_dec r0 del) as [H1|H1]|].
+    + destruct (IH r0 H0) as (s & Hs & Hl). exists s. split; [lra|].
+      intros r [<-|Hr]; [lra|auto].
+    + destruct (IH del Hd) as (s & Hs & Hl). exists s. split; [lra|].
+      intros r [<-|Hr]; [lra|auto].
+    + destruct (IH del Hd) as (s & Hs & Hl). exists s. split; [lra|].
+      intros r [<-|Hr]; [lra|auto].
+Qed.
+
+(** A continuous [f] with [f 0 > 0] stays positive at some [s] that avoids
+    the zeros of finitely many nonconstant affine functions [a + s b]. *)
+Lemma generic_step : forall (f : R -> R) (ab : list (R * R)),
+  continuity f -> 0 < f 0 -> (forall p, In p ab -> snd p <> 0) ->
+  exists s, 0 < f s /\ forall p, In p ab -> fst p + s * snd p <> 0.
+Proof.
+  intros f ab Hf Hpos Hnz.
+  destruct (Hf 0 (f 0) Hpos) as (del & Hdel & Hnear).
+  destruct (avoid_reals (map (fun p => - fst p / snd p) ab) del Hdel) as (s & Hs & Hav).
+  exists s. split.
+  - assert (K : R_dist (f s) (f 0) < f 0).
+    { apply Hnear. split; [split; [exact I|lra]|]. simpl. unfold R_dist.
+      rewrite Rminus_0_r, Rabs_pos_eq; lra. }
+    unfold R_dist in K. apply Rabs_def2 in K. lra.
+  - intros p Hp E. pose proof (Hnz p Hp) as Hn. apply (Hav (- fst p / snd p)).
+    + apply (in_map (fun p => - fst p / snd p)). exact Hp.
+    + unfold Rdiv. apply (Rmult_eq_reg_r (snd p)); [|exact Hn].
+      rewrite Rmult_assoc, Rinv_l by exact Hn. lra.
 Qed.
