@@ -239,3 +239,97 @@ Proof.
     + unfold Rdiv. apply (Rmult_eq_reg_r (snd p)); [|exact Hn].
       rewrite Rmult_assoc, Rinv_l by exact Hn. lra.
 Qed.
+
+(** ** Step 1: the last plain layer of a plain stack equal to [F] is linear
+
+    If a unit [k] of the second plain layer (width [d]) were off at [x0]
+    ([z_k(x0) < 0]), then wherever [z_k <= 0] the values of the plain stack
+    avoid column [k] of [W'_2], so one nonzero covector [a] kills them; pulled
+    back through the pieces of [F], finitely many hyperplanes would contain
+    every such [x].  By continuity [z_k < 0] on a segment from [x0], whose
+    points avoid those hyperplanes except at finitely many places. *)
+
+Lemma dot_readout : forall d m (a : vec) (W : mat) (h : nat -> R),
+  dot d a (readout m W h) = sum m (fun l => sum d (fun i => a i * W i l) * h l).
+Proof.
+  intros. unfold dot, readout.
+  rewrite (sum_ext d _ (fun i => sum m (fun l => a i * W i l * h l)))
+    by (intros; rewrite <- sum_scal_l; apply sum_ext; intros; ring).
+  rewrite sum_swap. apply sum_ext. intros l _. rewrite sum_scal_r. reflexivity.
+Qed.
+
+Lemma layer_block_ext : forall d sigma L x y i, (forall j, (j < d)%nat -> x j = y j) ->
+  layer_block d sigma L x i = layer_block d sigma L y i.
+Proof.
+  intros. unfold layer_block, block, readout. apply sum_ext. intros l _.
+  f_equal. f_equal. apply mv_ext. exact H.
+Qed.
+
+Lemma last_plain_layer_active :
+  forall d (L1 L2 P1 P2 : layer), (0 < d)%nat ->
+  Forall (layer_pieces_invertible d) [L1; L2] -> width P2 = d ->
+  (forall x i, (i < d)%nat -> res_comp_id (map (layer_block d relu) [L1; L2]) x i =
+                             plain_comp (map (layer_block d relu) [P1; P2]) x i) ->
+  forall x k, (k < d)%nat -> 0 <= mv d (Wup P2) (layer_block d relu P1 x) k.
+Proof.
+  intros d L1 L2 P1 P2 Hd Hinv Hw Heq x0 k Hk.
+  destruct (Rle_dec 0 (mv d (Wup P2) (layer_block d relu P1 x0) k)) as [H|Hneg]; [exact H|exfalso].
+  destruct d as [|d']; [lia|].
+  destruct (left_kernel_of_narrow (S d') d' (fun i l => Wdown P2 i (skip k l)) ltac:(lia))
+    as (a & Ha & Hker).
+  assert (Hzero : forall x, mv (S d') (Wup P2) (layer_block (S d') relu P1 x) k <= 0 ->
+            exists a', In a' [a] /\
+              dot (S d') a' (res_comp_id (map (layer_block (S d') relu) [L1; L2]) x) = 0).
+  { intros x Hx. exists a. split; [left; reflexivity|].
+    rewrite (dot_ext _ a _ (plain_comp (map (layer_block (S d') relu) [P1; P2]) x))
+      by (intros; apply Heq; assumption).
+    simpl. unfold layer_block at 1, block. rewrite dot_readout, Hw.
+    rewrite (sum_skip d' k) by lia.
+    rewrite (relu_nonpos _ Hx).
+    assert (Ht : forall f : nat -> R, (forall l, (l < d')%nat -> f l = 0) -> sum d' f = 0)
+      by (intros; apply sum_zero; assumption).
+    rewrite Ht; [ring|]. intros l Hl. rewrite (Hker l Hl). ring. }
+  destruct (residual_pullback (S d') [L1; L2] Hinv [a]) as (H' & Hnz' & Hpull).
+  { intros c [<-|[]]. exact Ha. }
+  destruct (hyperplanes_do_not_cover (S d') H' Hnz') as (y & Hy).
+  destruct (generic_step
+              (fun s => - mv (S d') (Wup P2) (layer_block (S d') relu P1 (fun j => x0 j + s * y j)) k)
+              (map (fun c => (dot (S d') c x0, dot (S d') c y)) H')) as (s & Hs & Hav).
+  - apply (cont_ext (fun s => -1 * mv (S d') (Wup P2)
+                                  (layer_block (S d') relu P1 (fun j => x0 j + s * y j)) k));
+      [intros; ring|].
+    apply cont_scal. exact (vcont_mv _ _ _ (vcont_block _ _ _ _ _ (vcont_line x0 y)) k).
+  - rewrite (mv_ext _ _ _ (layer_block (S d') relu P1 x0)); [lra|].
+    intros j _. apply layer_block_ext. intros; ring.
+  - intros p Hp. apply in_map_iff in Hp. destruct Hp as (c & <- & Hc). simpl. exact (Hy c Hc).
+  - destruct (Hpull (fun j => x0 j + s * y j)) as (c & Hc & Hcx).
+    + apply Hzero. lra.
+    + apply (Hav (dot (S d') c x0, dot (S d') c y)).
+      * apply (in_map (fun c => (dot (S d') c x0, dot (S d') c y))). exact Hc.
+      * simpl. rewrite <- dot_axpy. exact Hcx.
+Qed.
+
+(** The plain stack of widths [(m'_1, d)] is then one plain block of width
+    [m'_1]: [x -> W'_2 V_2 W'_1 relu(V_1 x)]. *)
+Definition merged (d : nat) (P1 P2 : layer) : layer :=
+  mk_layer (width P1) (left_mul d (Wdown P2) (left_mul d (Wup P2) (Wdown P1))) (Wup P1).
+
+Lemma plain_two_is_one :
+  forall d (L1 L2 P1 P2 : layer), (0 < d)%nat ->
+  Forall (layer_pieces_invertible d) [L1; L2] -> width P2 = d ->
+  (forall x i, (i < d)%nat -> res_comp_id (map (layer_block d relu) [L1; L2]) x i =
+                             plain_comp (map (layer_block d relu) [P1; P2]) x i) ->
+  forall x i, (i < d)%nat -> res_comp_id (map (layer_block d relu) [L1; L2]) x i =
+                            layer_block d relu (merged d P1 P2) x i.
+Proof.
+  intros d L1 L2 P1 P2 Hd Hinv Hw Heq x i Hi.
+  rewrite (Heq x i Hi). simpl. unfold layer_block at 1, block, readout. rewrite Hw.
+  rewrite (sum_ext d _ (fun l => Wdown P2 i l * mv d (Wup P2) (layer_block d relu P1 x) l)).
+  2:{ intros l Hl. rewrite relu_nonneg_id; [reflexivity|].
+      exact (last_plain_layer_active d L1 L2 P1 P2 Hd Hinv Hw Heq x l Hl). }
+  change (sum d (fun l => Wdown P2 i l * mv d (Wup P2) (layer_block d relu P1 x) l))
+    with (mv d (Wdown P2) (mv d (Wup P2) (layer_block d relu P1 x)) i).
+  rewrite (mv_ext d (Wdown P2) _ (block d (width P1) relu (left_mul d (Wup P2) (Wdown P1)) (Wup P1) x))
+    by (intros; unfold layer_block; apply mv_block_left).
+  rewrite mv_block_left. reflexivity.
+Qed.
