@@ -333,3 +333,221 @@ Proof.
     by (intros; unfold layer_block; apply mv_block_left).
   rewrite mv_block_left. reflexivity.
 Qed.
+
+(** ** Steps 2 and 3: every layer-1 hyperplane is a kink of [F], hence of [Q]
+
+    The hypothesis [kinks_transversal] of the claim: no
+    [(I + W_1 D U_1)^T u2_j] is parallel to a row [u1_i] with [i] not in [D]. *)
+Definition kinks_transversal_cond (d : nat) (L1 L2 : layer) : Prop :=
+  forall i j (D : nat -> bool), (i < width L1)%nat -> (j < width L2)%nat -> D i = false ->
+    ~ (exists c, forall k, (k < d)%nat ->
+         transpose_mv d (piece d (width L1) D (Wdown L1) (Wup L1)) (Wup L2 j) k = c * Wup L1 i k).
+
+Lemma res_one_split : forall d (L : layer) (D : nat -> bool) (x : vec) (r : nat -> R) k,
+  (k < d)%nat ->
+  (forall l, (l < width L)%nat ->
+     relu (mv d (Wup L) x l) = (if D l then mv d (Wup L) x l else 0) + r l) ->
+  res_one d L x k =
+    mv d (piece d (width L) D (Wdown L) (Wup L)) x k + sum (width L) (fun l => Wdown L k l * r l).
+Proof.
+  intros d L D x r k Hk Hr. unfold res_one, piece. rewrite mv_mat_plus, mv_ident by exact Hk.
+  unfold layer_block, block, readout.
+  rewrite (sum_ext (width L) _ (fun l => (if D l then Wdown L k l * 1 * mv d (Wup L) x l else 0) +
+                                        Wdown L k l * r l))
+    by (intros l Hl; rewrite (Hr l Hl); destruct (D l); ring).
+  rewrite sum_plus, (selected_sum d (width L) D (Wdown L) (Wup L) (fun _ => 1) x k).
+  assert (E : mv d (fun i j => sum (width L) (fun l => if D l then Wdown L i l * 1 * Wup L l j else 0)) x k =
+              mv d (fun i j => sum (width L) (fun l => if D l then Wdown L i l * Wup L l j else 0)) x k)
+    by (apply mv_row_ext; intros j _; apply sum_ext; intros l _; destruct (D l); ring).
+  rewrite E. ring.
+Qed.
+
+Lemma avoid_list : forall d (u : vec), 0 < dot d u u -> forall H : list vec,
+  exists x0, dot d u x0 = 0 /\
+    forall c, In c H -> dot d c x0 = 0 -> exists a, forall j, (j < d)%nat -> c j = a * u j.
+Proof.
+  intros d u Hu H.
+  destruct (avoid_hyperplanes d u Hu (length H) (fun r => nth r H (fun _ => 0))) as (x0 & H0 & Hx).
+  exists x0. split; [exact H0|]. intros c Hc Hcx.
+  destruct (In_nth H c (fun _ => 0) Hc) as (r & Hr & E).
+  destruct (Hx r Hr) as (a & Ha).
+  - rewrite mv_dot, E. exact Hcx.
+  - exists a. intros j Hj. rewrite <- E. exact (Ha j Hj).
+Qed.
+
+Lemma relu_le_abs : forall z, relu z <= Rabs z.
+Proof. intros z. unfold relu, Rmax, Rabs. destruct (Rle_dec z 0), (Rcase_abs z); lra. Qed.
+
+Lemma nonzero_image : forall d A (w : vec), trivial_kernel d A -> (exists i, (i < d)%nat /\ w i <> 0) ->
+  exists k, (k < d)%nat /\ mv d A w k <> 0.
+Proof.
+  intros d A w HA (i & Hi & Hw).
+  destruct (classic (exists k, (k < d)%nat /\ mv d A w k <> 0)) as [H|H]; [exact H|].
+  exfalso. apply Hw. apply (HA w); [|exact Hi].
+  intros k Hk. destruct (Req_dec (mv d A w k) 0) as [E|E]; [exact E|].
+  exfalso. apply H. exists k. split; assumption.
+Qed.
+
+(** The rows [(I + W_1 D U_1)^T u2_j] for every active set [D] of layer 1. *)
+Definition trows (d : nat) (L1 L2 : layer) : list vec :=
+  flat_map (fun D => map (fun j => transpose_mv d (piece d (width L1) D (Wdown L1) (Wup L1)) (Wup L2 j))
+                         (seq 0 (width L2)))
+           (all_subsets (width L1)).
+
+Lemma trows_in : forall d L1 L2 D j, In D (all_subsets (width L1)) -> (j < width L2)%nat ->
+  In (transpose_mv d (piece d (width L1) D (Wdown L1) (Wup L1)) (Wup L2 j)) (trows d L1 L2).
+Proof.
+  intros. unfold trows. apply in_flat_map. exists D. split; [assumption|].
+  apply (in_map (fun j => transpose_mv d (piece d (width L1) D (Wdown L1) (Wup L1)) (Wup L2 j))).
+  apply in_seq. lia.
+Qed.
+
+Lemma rows_in : forall (V : mat) n r, (r < n)%nat -> In (V r) (map V (seq 0 n)).
+Proof. intros. apply in_map. apply in_seq. lia. Qed.
+
+(** [F (x0 + s u)] near a point [x0] on the hyperplane of unit [i] alone. *)
+Lemma kink_row :
+  forall d (L1 L2 Q : layer),
+  layer_pieces_invertible d L2 ->
+  rows_nonzero d (width L1) (Wup L1) -> rows_noncollinear d (width L1) (Wup L1) ->
+  cols_nonzero d (width L1) (Wdown L1) ->
+  kinks_transversal_cond d L1 L2 ->
+  (forall x i, (i < d)%nat -> res_comp_id (map (layer_block d relu) [L1; L2]) x i =
+                             layer_block d relu Q x i) ->
+  forall i, (i < width L1)%nat ->
+  exists r c, (r < width Q)%nat /\ c <> 0 /\ forall j, (j < d)%nat -> Wup Q r j = c * Wup L1 i j.
+Proof.
+  intros d L1 L2 Q Hinv2 Hnz1 Hnc1 Hcol1 Htr Heq i Hi.
+  set (u := Wup L1 i).
+  assert (Hu : 0 < dot d u u) by (apply dot_self_pos, Hnz1; exact Hi).
+  destruct (avoid_list d u Hu (map (Wup L1) (seq 0 (width L1)) ++ map (Wup Q) (seq 0 (width Q)) ++
+                              trows d L1 L2)) as (x0 & Hux0 & Hav).
+  (* the other layer-1 units are off their hyperplanes at x0 *)
+  assert (Hoth : forall l, (l < width L1)%nat -> l <> i -> mv d (Wup L1) x0 l <> 0).
+  { intros l Hl Hne E. rewrite mv_dot in E.
+    destruct (Hav (Wup L1 l)) as (c & Hc); [apply in_or_app; left; apply rows_in; exact Hl|exact E|].
+    apply (Hnc1 i l Hi Hl (not_eq_sym Hne)). exists c. exact Hc. }
+  assert (Hi0 : mv d (Wup L1) x0 i = 0) by (rewrite mv_dot; exact Hux0).
+  destruct (all_subsets_complete (width L1) (active d (Wup L1) x0)) as (D & HD & HDag).
+  assert (HDi : D i = false).
+  { rewrite (HDag i Hi). unfold active. destruct (Rle_dec _ 0) as [_|Hn]; [reflexivity|lra]. }
+  set (P := piece d (width L1) D (Wdown L1) (Wup L1)).
+  set (a := fun j => transpose_mv d P (Wup L2 j)).
+  assert (Ha0 : forall j, (j < width L2)%nat -> dot d (a j) x0 <> 0).
+  { intros j Hj E. destruct (Hav (a j)) as (c & Hc); [|exact E|].
+    - apply in_or_app; right; apply in_or_app; right. apply trows_in; assumption.
+    - exact (Htr i j D Hi Hj HDi (ex_intro _ c Hc)). }
+  set (n := mv d (Wup L1) u i).
+  assert (Hn : n = dot d u u) by (unfold n; rewrite mv_dot; reflexivity).
+  set (w := fun k => Wdown L1 k i).
+  set (gam := fun j => dot d (Wup L2 j) w).
+  set (bet := fun j => dot d (a j) u).
+  destruct (pos_below (width L1) (fun l => step_bound (mv d (Wup L1) x0 l) (mv d (Wup L1) u l)))
+    as (t1 & Ht1 & Hb1); [intros; apply step_bound_pos|].
+  destruct (pos_below (width L2) (fun j => step_bound (dot d (a j) x0) (Rabs (bet j) + Rabs (gam j) * n)))
+    as (t2 & Ht2 & Hb2); [intros; apply step_bound_pos|].
+  destruct (pos_below (width Q) (fun r => step_bound (mv d (Wup Q) x0 r) (mv d (Wup Q) u r)))
+    as (t3 & Ht3 & Hb3); [intros; apply step_bound_pos|].
+  set (t := Rmin t1 (Rmin t2 t3)).
+  assert (Ht : 0 < t) by (unfold t; repeat apply Rmin_glb_lt; assumption).
+  assert (Htt1 : t <= t1) by (unfold t; apply Rmin_l).
+  assert (Htt2 : t <= t2) by (unfold t; eapply Rle_trans; [apply Rmin_r|apply Rmin_l]).
+  assert (Htt3 : t <= t3) by (unfold t; eapply Rle_trans; [apply Rmin_r|apply Rmin_r]).
+  (* layer 1 along x0 + s u *)
+  assert (HG : forall s, Rabs s <= t -> forall k, (k < d)%nat ->
+            res_one d L1 (fun j => x0 j + s * u j) k =
+            mv d P (fun j => x0 j + s * u j) k + relu (s * n) * w k).
+  { intros s Hs k Hk.
+    rewrite (res_one_split d L1 D _ (fun l => kron i l * relu (s * n)) k Hk).
+    - f_equal. rewrite (sum_ext _ _ (fun l => kron i l * (Wdown L1 k l * relu (s * n))))
+        by (intros; ring).
+      rewrite sum_kron_l by exact Hi. unfold w. ring.
+    - intros l Hl. rewrite mv_axpy. unfold kron. destruct (Nat.eq_dec i l) as [<-|Hne].
+      + rewrite Hi0, HDi. fold n. rewrite Rplus_0_l. ring.
+      + rewrite (HDag l Hl). unfold active.
+        rewrite (relu_near _ _ (Hoth l Hl (not_eq_sym Hne))).
+        * destruct (Rle_dec (mv d (Wup L1) x0 l) 0); ring.
+        * apply (small_mult _ _ s t (Hoth l Hl (not_eq_sym Hne)) Ht);
+            [eapply Rle_trans; [exact Htt1|apply Hb1; exact Hl]|exact Hs]. }
+  (* layer 2 keeps its activity E along x0 + s u *)
+  set (E := fun j => if Rle_dec (dot d (a j) x0) 0 then false else true).
+  assert (Hphi : forall s, Rabs s <= t -> forall j,
+            mv d (Wup L2) (res_one d L1 (fun j => x0 j + s * u j)) j =
+            dot d (a j) x0 + (s * bet j + gam j * relu (s * n))).
+  { intros s Hs j. rewrite mv_dot.
+    rewrite (dot_ext d _ _ (fun k => mv d P (fun j => x0 j + s * u j) k + relu (s * n) * w k))
+      by (intros k Hk; apply HG; assumption).
+    rewrite dot_axpy. unfold bet, gam, a. rewrite !dot_transpose.
+    rewrite (dot_ext d (Wup L2 j) (mv d P (fun j => x0 j + s * u j))
+               (fun k => mv d P x0 k + s * mv d P u k)) by (intros; apply mv_axpy).
+    rewrite dot_axpy. ring. }
+  assert (Hnpos : 0 < n) by (rewrite Hn; exact Hu).
+  assert (Hrelu2 : forall s, Rabs s <= t -> forall l, (l < width L2)%nat ->
+            relu (mv d (Wup L2) (res_one d L1 (fun j => x0 j + s * u j)) l) =
+            if E l then mv d (Wup L2) (res_one d L1 (fun j => x0 j + s * u j)) l else 0).
+  { intros s Hs l Hl. rewrite (Hphi s Hs l). unfold E.
+    rewrite (relu_near _ _ (Ha0 l Hl)); [destruct (Rle_dec (dot d (a l) x0) 0); reflexivity|].
+    pose proof (small_mult (dot d (a l) x0) (Rabs (bet l) + Rabs (gam l) * n) s t (Ha0 l Hl) Ht
+                  (Rle_trans _ _ _ Htt2 (Hb2 l Hl)) Hs) as K.
+    eapply Rle_lt_trans; [|exact K].
+    pose proof (Rabs_pos (bet l)). pose proof (Rabs_pos (gam l)). pose proof (Rabs_pos s).
+    assert (Hr0 : 0 <= relu (s * n)) by apply relu_ge0.
+    assert (Hr1 : relu (s * n) <= Rabs s * n)
+      by (eapply Rle_trans; [apply relu_le_abs|]; rewrite Rabs_mult, (Rabs_pos_eq n) by lra; lra).
+    rewrite Rabs_mult, (Rabs_pos_eq (Rabs (bet l) + Rabs (gam l) * n)) by nra.
+    eapply Rle_trans; [apply Rabs_triang|]. rewrite !Rabs_mult, (Rabs_pos_eq (relu (s * n))) by exact Hr0.
+    nra. }
+  assert (HF : forall s, Rabs s <= t -> forall k, (k < d)%nat ->
+            res_comp_id (map (layer_block d relu) [L1; L2]) (fun j => x0 j + s * u j) k =
+            mv d (piece d (width L2) E (Wdown L2) (Wup L2)) (mv d P x0) k +
+            s * mv d (piece d (width L2) E (Wdown L2) (Wup L2)) (mv d P u) k +
+            relu (s * n) * mv d (piece d (width L2) E (Wdown L2) (Wup L2)) w k).
+  { intros s Hs k Hk. simpl.
+    change (fun i0 => x0 i0 + s * u i0 + layer_block d relu L1 (fun j => x0 j + s * u j) i0)
+      with (res_one d L1 (fun j => x0 j + s * u j)).
+    change (x0 k + s * u k + layer_block d relu L1 (fun j => x0 j + s * u j) k)
+      with (res_one d L1 (fun j => x0 j + s * u j) k).
+    rewrite (second_block_fixed d L2 E _ (Hrelu2 s Hs) k Hk).
+    rewrite (mv_ext d _ _ (fun k => mv d P (fun j => x0 j + s * u j) k + relu (s * n) * w k))
+      by (intros; apply HG; assumption).
+    rewrite mv_axpy.
+    rewrite (mv_ext d _ _ (fun k => mv d P x0 k + s * mv d P u k)) by (intros; apply mv_axpy).
+    rewrite mv_axpy. ring. }
+  (* the second difference at x0 along u *)
+  destruct (nonzero_image d (piece d (width L2) E (Wdown L2) (Wup L2)) w (Hinv2 E) (Hcol1 i Hi))
+    as (k & Hk & Hwk).
+  pose proof (Heq (fun j => x0 j + t * u j) k Hk) as Ep.
+  pose proof (Heq (fun j => x0 j + - t * u j) k Hk) as Em.
+  pose proof (Heq (fun j => x0 j + 0 * u j) k Hk) as E0.
+  rewrite HF in Ep, Em, E0 by (try exact Hk; rewrite ?Rabs_R0, ?Rabs_Ropp, ?Rabs_pos_eq; lra).
+  unfold layer_block, block, readout in Ep, Em, E0.
+  assert (Hsd : sum (width Q) (fun r => Wdown Q k r * relu (mv d (Wup Q) (fun j => x0 j + t * u j) r)) +
+                sum (width Q) (fun r => Wdown Q k r * relu (mv d (Wup Q) (fun j => x0 j + - t * u j) r)) -
+                2 * sum (width Q) (fun r => Wdown Q k r * relu (mv d (Wup Q) (fun j => x0 j + 0 * u j) r)) =
+                t * sum (width Q) (fun r => Wdown Q k r *
+                  (if Req_EM_T (mv d (Wup Q) x0 r) 0 then Rabs (mv d (Wup Q) u r) else 0))).
+  { rewrite <- !sum_scal_l, <- sum_plus, <- sum_minus.
+    apply sum_ext. intros r Hr. rewrite !mv_axpy.
+    pose proof (relu_second (mv d (Wup Q) x0 r) (mv d (Wup Q) u r) t Ht
+                  (Rle_trans _ _ _ Htt3 (Hb3 r Hr))) as K.
+    transitivity (Wdown Q k r * (relu (mv d (Wup Q) x0 r + t * mv d (Wup Q) u r) +
+                                 relu (mv d (Wup Q) x0 r + - t * mv d (Wup Q) u r) -
+                                 2 * relu (mv d (Wup Q) x0 r + 0 * mv d (Wup Q) u r))); [ring|].
+    rewrite K. ring. }
+  rewrite <- Ep, <- Em, <- E0 in Hsd.
+  replace (relu (t * n)) with (t * n) in Hsd by (rewrite relu_nonneg_id; [reflexivity|nra]).
+  replace (relu (- t * n)) with 0 in Hsd by (rewrite relu_nonpos; [reflexivity|nra]).
+  replace (relu (0 * n)) with 0 in Hsd by (rewrite relu_nonpos; [reflexivity|lra]).
+  assert (Hsum : sum (width Q) (fun r => Wdown Q k r *
+                  (if Req_EM_T (mv d (Wup Q) x0 r) 0 then Rabs (mv d (Wup Q) u r) else 0)) <> 0).
+  { intros Z. rewrite Z in Hsd. apply Hwk.
+    apply (Rmult_eq_reg_l (t * n)); [|nra]. lra. }
+  apply sum_nonzero_term in Hsum. destruct Hsum as (r & Hr & Hterm).
+  destruct (Req_EM_T (mv d (Wup Q) x0 r) 0) as [Z|Z]; [|exfalso; apply Hterm; ring].
+  destruct (Hav (Wup Q r)) as (c & Hc).
+  - apply in_or_app; right; apply in_or_app; left. apply rows_in. exact Hr.
+  - rewrite <- mv_dot. exact Z.
+  - exists r, c. split; [exact Hr|]. split; [|exact Hc].
+    intros Hc0. apply Hterm. rewrite (mv_collinear_row d (Wup Q) u u r c Hc), Hc0.
+    rewrite Rmult_0_l, Rabs_R0. ring.
+Qed.
