@@ -551,3 +551,156 @@ Proof.
     intros Hc0. apply Hterm. rewrite (mv_collinear_row d (Wup Q) u u r c Hc), Hc0.
     rewrite Rmult_0_l, Rabs_R0. ring.
 Qed.
+
+(** Counting: the [m'_1 <= m_1] units of [Q] cover the [m_1] pairwise
+    non-collinear rows [u1_i], so each unit of [Q] lies on some [H_i]. *)
+Lemma rows_of_Q : forall d (L1 Q : layer), (width Q <= width L1)%nat ->
+  rows_noncollinear d (width L1) (Wup L1) ->
+  (forall i, (i < width L1)%nat -> exists r c, (r < width Q)%nat /\ c <> 0 /\
+     forall j, (j < d)%nat -> Wup Q r j = c * Wup L1 i j) ->
+  forall r, (r < width Q)%nat -> exists i c, (i < width L1)%nat /\ c <> 0 /\
+     forall j, (j < d)%nat -> Wup Q r j = c * Wup L1 i j.
+Proof.
+  intros d L1 Q Hw Hnc H r Hr.
+  destruct (finite_choice (nat * R) (0%nat, 0)
+              (fun i pr => (fst pr < width Q)%nat /\ snd pr <> 0 /\
+                 forall j, (j < d)%nat -> Wup Q (fst pr) j = snd pr * Wup L1 i j) (width L1))
+    as (f & Hf).
+  { intros i Hi. destruct (H i Hi) as (r' & c & H1 & H2 & H3). exists (r', c). simpl. auto. }
+  assert (Hinj : forall i i', (i < width L1)%nat -> (i' < width L1)%nat ->
+            fst (f i) = fst (f i') -> i = i').
+  { intros i i' Hi Hi' E. destruct (Nat.eq_dec i i') as [|Hne]; [assumption|exfalso].
+    destruct (Hf i Hi) as (_ & Hc & Hrow). destruct (Hf i' Hi') as (_ & Hc' & Hrow').
+    apply (Hnc i i' Hi Hi' Hne). exists (snd (f i) / snd (f i')). intros j Hj.
+    pose proof (Hrow j Hj) as H1. pose proof (Hrow' j Hj) as H2. rewrite E in H1.
+    assert (K : snd (f i') * Wup L1 i' j = snd (f i) * Wup L1 i j) by lra.
+    apply (Rmult_eq_reg_l (snd (f i'))); [|exact Hc']. rewrite K. field. exact Hc'. }
+  destruct (injective_onto (width L1) (fun i => fst (f i))
+              (fun i Hi => Nat.lt_le_trans _ _ _ (proj1 (Hf i Hi)) Hw) Hinj r ltac:(lia))
+    as (i & Hi & E).
+  destruct (Hf i Hi) as (_ & Hc & Hrow). exists i, (snd (f i)). split; [exact Hi|]. split; [exact Hc|].
+  intros j Hj. rewrite <- E. exact (Hrow j Hj).
+Qed.
+
+(** ** Steps 4 and 5: each unit of block 2 has one sign on the image of [G] *)
+
+Lemma dot_lin2 : forall d (a b : R) (c1 c2 v : vec),
+  dot d (fun k => a * c2 k - b * c1 k) v = a * dot d c2 v - b * dot d c1 v.
+Proof.
+  intros. unfold dot. rewrite <- !sum_scal_l, <- sum_minus. apply sum_ext. intros; ring.
+Qed.
+
+Lemma res_one_ext : forall d L x y, (forall j, (j < d)%nat -> x j = y j) ->
+  forall k, (k < d)%nat -> res_one d L x k = res_one d L y k.
+Proof.
+  intros d L x y H k Hk. unfold res_one. rewrite (H k Hk). f_equal. apply layer_block_ext. exact H.
+Qed.
+
+Lemma transpose_minus : forall d A (a b : vec) c k,
+  transpose_mv d A (fun i => a i - c * b i) k = transpose_mv d A a k - c * transpose_mv d A b k.
+Proof.
+  intros. unfold transpose_mv. rewrite <- sum_scal_l, <- sum_minus. apply sum_ext. intros; ring.
+Qed.
+
+Lemma res_one_piece : forall d L (D : nat -> bool) x, (forall l, (l < width L)%nat -> D l = active d (Wup L) x l) ->
+  forall k, (k < d)%nat -> res_one d L x k = mv d (piece d (width L) D (Wdown L) (Wup L)) x k.
+Proof.
+  intros d L D x HD k Hk. unfold res_one, layer_block. rewrite residual_is_piece by exact Hk.
+  apply mv_row_ext. intros j _. apply piece_ext. intros l Hl. symmetry. apply HD. exact Hl.
+Qed.
+
+Section Signs.
+
+Variables (d : nat) (L1 L2 Q : layer).
+Hypotheses (Hinv1 : layer_pieces_invertible d L1) (Hinv2 : layer_pieces_invertible d L2)
+  (Hnz1 : rows_nonzero d (width L1) (Wup L1))
+  (Hnz2 : rows_nonzero d (width L2) (Wup L2)) (Hnc2 : rows_noncollinear d (width L2) (Wup L2))
+  (Hcol2 : cols_nonzero d (width L2) (Wdown L2))
+  (Htr : kinks_transversal_cond d L1 L2)
+  (HQ : forall r, (r < width Q)%nat -> exists i c, (i < width L1)%nat /\ c <> 0 /\
+          forall j, (j < d)%nat -> Wup Q r j = c * Wup L1 i j)
+  (Heq : forall x i, (i < d)%nat -> res_comp_id (map (layer_block d relu) [L1; L2]) x i =
+                                   layer_block d relu Q x i).
+
+Let phi (j : nat) (x : vec) : R := mv d (Wup L2) (res_one d L1 x) j.
+Let Arow (D : nat -> bool) (j : nat) : vec :=
+  transpose_mv d (piece d (width L1) D (Wdown L1) (Wup L1)) (Wup L2 j).
+
+Lemma Arow_nonzero : forall D j, (j < width L2)%nat -> nonzero_vec d (Arow D j).
+Proof.
+  intros D j Hj. apply transpose_nonzero; [apply Hinv1|]. exact (Hnz2 j Hj).
+Qed.
+
+Lemma phi_piece : forall D x j, (forall l, (l < width L1)%nat -> D l = active d (Wup L1) x l) ->
+  phi j x = dot d (Arow D j) x.
+Proof.
+  intros D x j HD. unfold phi, Arow. rewrite mv_dot, dot_transpose. apply dot_ext.
+  intros k Hk. apply res_one_piece; assumption.
+Qed.
+
+Lemma phi_cont : forall j (x y : vec), continuity (fun s => phi j (fun k => x k + s * y k)).
+Proof.
+  intros j x y. unfold phi. exact (vcont_mv d _ _ (vcont_res_one d L1 _ (vcont_line x y)) j).
+Qed.
+
+Lemma phi_ext : forall j x y, (forall k, (k < d)%nat -> x k = y k) -> phi j x = phi j y.
+Proof.
+  intros j x y H. unfold phi. apply mv_ext. intros k Hk. apply res_one_ext; assumption.
+Qed.
+
+(** The pairs of covectors whose common zero set (codimension 2) a generic
+    segment avoids. *)
+Definition sign_pairs (j : nat) : list (vec * vec) :=
+  flat_map (fun D =>
+      map (fun i => (Wup L1 i, Arow D j)) (filter (fun i => negb (D i)) (seq 0 (width L1))) ++
+      map (fun j' => (Arow D j, Arow D j')) (filter (fun j' => negb (Nat.eqb j' j)) (seq 0 (width L2))))
+    (all_subsets (width L1)).
+
+Definition sign_firsts (j : nat) : list vec :=
+  map (Wup L1) (seq 0 (width L1)) ++ map (fun D => Arow D j) (all_subsets (width L1)).
+
+Lemma sign_pairs_ok : forall j, (j < width L2)%nat -> forall pr, In pr (sign_pairs j) ->
+  In (fst pr) (sign_firsts j) /\ ~ (exists c, forall k, (k < d)%nat -> snd pr k = c * fst pr k).
+Proof.
+  intros j Hj pr Hpr. unfold sign_pairs in Hpr. apply in_flat_map in Hpr.
+  destruct Hpr as (D & HD & Hpr). apply in_app_or in Hpr. destruct Hpr as [Hpr|Hpr].
+  - apply in_map_iff in Hpr. destruct Hpr as (i & <- & Hi). apply filter_In in Hi.
+    destruct Hi as (Hi & HDi). apply in_seq in Hi. simpl. split.
+    + apply in_or_app. left. apply rows_in. lia.
+    + apply (Htr i j D ltac:(lia) Hj). destruct (D i); [discriminate|reflexivity].
+  - apply in_map_iff in Hpr. destruct Hpr as (j' & <- & Hj'). apply filter_In in Hj'.
+    destruct Hj' as (Hj' & Hne). apply in_seq in Hj'. simpl. split.
+    + apply in_or_app. right. apply (in_map (fun D => Arow D j)). exact HD.
+    + intros (c & Hc). destruct (Nat.eqb j' j) eqn:E; [discriminate|]. apply Nat.eqb_neq in E.
+      apply (Hnc2 j j' Hj ltac:(lia) (not_eq_sym E)). exists c.
+      destruct (classic (nonzero_vec d (fun i => Wup L2 j' i - c * Wup L2 j i))) as [Hz|Hz].
+      * exfalso. destruct (transpose_nonzero d _ _ (Hinv1 D) Hz) as (k & Hk & Hne').
+        apply Hne'. rewrite transpose_minus. unfold Arow in Hc. rewrite (Hc k Hk). ring.
+      * intros k Hk. destruct (Req_dec (Wup L2 j' k - c * Wup L2 j k) 0) as [Z|Z]; [lra|].
+        exfalso. apply Hz. exists k. split; assumption.
+Qed.
+
+Lemma sign_pairs_in1 : forall j D i, In D (all_subsets (width L1)) -> (i < width L1)%nat ->
+  D i = false -> In (Wup L1 i, Arow D j) (sign_pairs j).
+Proof.
+  intros j D i HD Hi HDi. unfold sign_pairs. apply in_flat_map. exists D. split; [exact HD|].
+  apply in_or_app. left. apply (in_map (fun i => (Wup L1 i, Arow D j))). apply filter_In.
+  split; [apply in_seq; lia|]. rewrite HDi. reflexivity.
+Qed.
+
+Lemma sign_pairs_in2 : forall j D j', In D (all_subsets (width L1)) -> (j' < width L2)%nat ->
+  j' <> j -> In (Arow D j, Arow D j') (sign_pairs j).
+Proof.
+  intros j D j' HD Hj' Hne. unfold sign_pairs. apply in_flat_map. exists D. split; [exact HD|].
+  apply in_or_app. right. apply (in_map (fun j' => (Arow D j, Arow D j'))). apply filter_In.
+  split; [apply in_seq; lia|]. apply Nat.eqb_neq in Hne. rewrite Hne. reflexivity.
+Qed.
+
+Lemma sign_firsts_nonzero : forall j, (j < width L2)%nat -> forall c, In c (sign_firsts j) -> nonzero_vec d c.
+Proof.
+  intros j Hj c Hc. unfold sign_firsts in Hc. apply in_app_or in Hc. destruct Hc as [Hc|Hc].
+  - apply in_map_iff in Hc. destruct Hc as (i & <- & Hi). apply in_seq in Hi. apply Hnz1. lia.
+  - apply in_map_iff in Hc. destruct Hc as (D & <- & _). apply Arow_nonzero. exact Hj.
+Qed.
+
+End Signs.
