@@ -703,4 +703,197 @@ Proof.
   - apply in_map_iff in Hc. destruct Hc as (D & <- & _). apply Arow_nonzero. exact Hj.
 Qed.
 
+(** Steps 4 and 5.  If [phi_j] took both signs, a generic segment from a
+    point where it is positive to one where it is negative (its ends moved
+    so that the segment misses every codimension-2 set of [sign_pairs])
+    has a zero [z] of [phi_j]; [z] lies on no layer-1 hyperplane (else
+    [z] would lie on [H_i] and on the zero set of [(I + W_1 D U_1)^T u2_j],
+    a pair of [sign_pairs] by [kinks_transversal]) and on no other layer-2
+    zero set, while [Q] (whose units lie on layer-1 hyperplanes) is linear
+    near [z] and [F] has the kink [w2_j |a.v|] there. *)
+Lemma sign_constant : forall j, (j < width L2)%nat ->
+  (forall x, 0 <= phi j x) \/ (forall x, phi j x <= 0).
+Proof.
+  intros j Hj.
+  destruct (classic (forall x, 0 <= phi j x)) as [H|Hn1]; [left; exact H|].
+  destruct (classic (forall x, phi j x <= 0)) as [H|Hn2]; [right; exact H|exfalso].
+  apply not_all_ex_not in Hn1. destruct Hn1 as (xn & Hxn). apply Rnot_le_lt in Hxn.
+  apply not_all_ex_not in Hn2. destruct Hn2 as (xp & Hxp). apply Rnot_le_lt in Hxp.
+  (* (i) the start p, near xp, off the first covectors of the pairs *)
+  destruct (hyperplanes_do_not_cover d (sign_firsts j) (sign_firsts_nonzero j Hj)) as (y1 & Hy1).
+  destruct (generic_step (fun s => phi j (fun k => xp k + s * y1 k))
+              (map (fun c => (dot d c xp, dot d c y1)) (sign_firsts j))) as (s1 & Hs1 & Hav1).
+  { apply phi_cont. }
+  { rewrite (phi_ext j _ xp); [lra|]. intros; ring. }
+  { intros pr Hpr. apply in_map_iff in Hpr. destruct Hpr as (c & <- & Hc). exact (Hy1 c Hc). }
+  set (p := fun k => xp k + s1 * y1 k).
+  assert (Hpp : 0 < phi j p) by exact Hs1.
+  assert (Hp : forall c, In c (sign_firsts j) -> dot d c p <> 0).
+  { intros c Hc. unfold p. rewrite dot_axpy.
+    exact (Hav1 (dot d c xp, dot d c y1) (in_map (fun c => (dot d c xp, dot d c y1)) _ _ Hc)). }
+  (* (ii) the end q, near xn, such that the segment misses every pair *)
+  set (nrm := fun pr : vec * vec => fun k => dot d (fst pr) p * snd pr k - dot d (snd pr) p * fst pr k).
+  assert (Hnrm : forall c, In c (map nrm (sign_pairs j)) -> nonzero_vec d c).
+  { intros c Hc. apply in_map_iff in Hc. destruct Hc as (pr & <- & Hpr).
+    destruct (sign_pairs_ok j Hj pr Hpr) as (Hf & Hnm).
+    pose proof (Hp _ Hf) as Hfp.
+    destruct (classic (nonzero_vec d (nrm pr))) as [Hz|Hz]; [exact Hz|exfalso].
+    apply Hnm. exists (dot d (snd pr) p / dot d (fst pr) p). intros k Hk.
+    destruct (Req_dec (nrm pr k) 0) as [Z|Z].
+    - unfold nrm in Z. apply (Rmult_eq_reg_l (dot d (fst pr) p)); [|exact Hfp].
+      replace (dot d (fst pr) p * (dot d (snd pr) p / dot d (fst pr) p * fst pr k))
+        with (dot d (snd pr) p * fst pr k) by (field; exact Hfp).
+      lra.
+    - exfalso. apply Hz. exists k. split; assumption. }
+  destruct (hyperplanes_do_not_cover d _ Hnrm) as (y2 & Hy2).
+  destruct (generic_step (fun s => - phi j (fun k => xn k + s * y2 k))
+              (map (fun c => (dot d c (fun k => xn k - p k), dot d c y2)) (map nrm (sign_pairs j))))
+    as (s2 & Hs2 & Hav2).
+  { apply (cont_ext (fun s => -1 * phi j (fun k => xn k + s * y2 k))); [intros; ring|].
+    apply cont_scal. apply phi_cont. }
+  { rewrite (phi_ext j _ xn); [lra|]. intros; ring. }
+  { intros pr Hpr. apply in_map_iff in Hpr. destruct Hpr as (c & <- & Hc). exact (Hy2 c Hc). }
+  set (q := fun k => xn k + s2 * y2 k).
+  assert (Hqq : phi j q < 0) by (unfold q; lra).
+  set (v := fun k => q k - p k).
+  assert (Hv : forall pr, In pr (sign_pairs j) -> dot d (nrm pr) v <> 0).
+  { intros pr Hpr.
+    rewrite (dot_ext d _ v (fun k => (xn k - p k) + s2 * y2 k)) by (intros; unfold v, q; ring).
+    rewrite dot_axpy.
+    apply (Hav2 (dot d (nrm pr) (fun k => xn k - p k), dot d (nrm pr) y2)).
+    apply (in_map (fun c => (dot d c (fun k => xn k - p k), dot d c y2))).
+    apply in_map. exact Hpr. }
+  (* (iii) a zero z of phi_j on the segment *)
+  destruct (IVT (fun tau => - phi j (fun k => p k + tau * v k)) 0 1) as (tau & Htau & Hz).
+  { apply (cont_ext (fun s => -1 * phi j (fun k => p k + s * v k))); [intros; ring|].
+    apply cont_scal. apply phi_cont. }
+  { lra. }
+  { rewrite (phi_ext j _ p); [lra|]. intros; ring. }
+  { rewrite (phi_ext j _ q); [lra|]. intros; unfold v; ring. }
+  set (z := fun k => p k + tau * v k).
+  assert (Hphz : phi j z = 0) by (unfold z; lra).
+  (* (iv) z is in an open cell of layer 1, on the zero set of unit j of block 2 only *)
+  assert (Hpair : forall pr, In pr (sign_pairs j) ->
+            dot d (fst pr) z = 0 -> dot d (snd pr) z = 0 -> False).
+  { intros pr Hpr E1 E2. apply (Hv pr Hpr). unfold nrm. rewrite dot_lin2.
+    unfold z in E1, E2. rewrite dot_axpy in E1, E2.
+    replace (dot d (fst pr) p) with (- tau * dot d (fst pr) v) by lra.
+    replace (dot d (snd pr) p) with (- tau * dot d (snd pr) v) by lra. ring. }
+  destruct (all_subsets_complete (width L1) (active d (Wup L1) z)) as (D & HD & HDag).
+  assert (HA : dot d (Arow D j) z = 0) by (rewrite <- (phi_piece D z j HDag); exact Hphz).
+  assert (Hu1 : forall i, (i < width L1)%nat -> mv d (Wup L1) z i <> 0).
+  { intros i Hi E.
+    assert (HDi : D i = false)
+      by (rewrite (HDag i Hi); unfold active; destruct (Rle_dec _ 0) as [_|Hn]; [reflexivity|lra]).
+    rewrite mv_dot in E. exact (Hpair _ (sign_pairs_in1 j D i HD Hi HDi) E HA). }
+  assert (Hu2 : forall j', (j' < width L2)%nat -> j' <> j -> dot d (Arow D j') z <> 0).
+  { intros j' Hj' Hne E. exact (Hpair _ (sign_pairs_in2 j D j' HD Hj' Hne) HA E). }
+  assert (HAv : dot d (Arow D j) v <> 0).
+  { intros E. apply (Hp (Arow D j)).
+    - apply in_or_app. right. apply (in_map (fun D => Arow D j)). exact HD.
+    - unfold z in HA. rewrite dot_axpy, E in HA. lra. }
+  assert (HQz : forall r, (r < width Q)%nat -> mv d (Wup Q) z r <> 0).
+  { intros r Hr. destruct (HQ r Hr) as (i & c & Hi & Hc & Hrow).
+    rewrite (mv_collinear_row d (Wup Q) (Wup L1 i) z r c Hrow).
+    apply Rmult_integral_contrapositive. split; [exact Hc|]. rewrite <- mv_dot. exact (Hu1 i Hi). }
+  (* (v) the second difference of F and of Q at z along v *)
+  destruct (pos_below (width L1) (fun l => step_bound (mv d (Wup L1) z l) (mv d (Wup L1) v l)))
+    as (t1 & Ht1 & Hb1); [intros; apply step_bound_pos|].
+  destruct (pos_below (width L2) (fun j' => step_bound (dot d (Arow D j') z) (dot d (Arow D j') v)))
+    as (t2 & Ht2 & Hb2); [intros; apply step_bound_pos|].
+  destruct (pos_below (width Q) (fun r => step_bound (mv d (Wup Q) z r) (mv d (Wup Q) v r)))
+    as (t3 & Ht3 & Hb3); [intros; apply step_bound_pos|].
+  set (t := Rmin t1 (Rmin t2 t3)).
+  assert (Ht : 0 < t) by (unfold t; repeat apply Rmin_glb_lt; assumption).
+  assert (Htt1 : t <= t1) by (unfold t; apply Rmin_l).
+  assert (Htt2 : t <= t2) by (unfold t; eapply Rle_trans; [apply Rmin_r|apply Rmin_l]).
+  assert (Htt3 : t <= t3) by (unfold t; eapply Rle_trans; [apply Rmin_r|apply Rmin_r]).
+  assert (HG : forall s, Rabs s <= t -> forall k, (k < d)%nat ->
+            res_one d L1 (fun k0 => z k0 + s * v k0) k =
+            mv d (piece d (width L1) D (Wdown L1) (Wup L1)) (fun k0 => z k0 + s * v k0) k).
+  { intros s Hs k Hk. rewrite (res_one_split d L1 D _ (fun _ => 0) k Hk).
+    - rewrite sum_zero; [ring|intros; ring].
+    - intros l Hl. rewrite mv_axpy, (HDag l Hl). unfold active.
+      rewrite (relu_near _ _ (Hu1 l Hl)).
+      + destruct (Rle_dec (mv d (Wup L1) z l) 0); ring.
+      + apply (small_mult _ _ s t (Hu1 l Hl) Ht);
+          [eapply Rle_trans; [exact Htt1|apply Hb1; exact Hl]|exact Hs]. }
+  assert (HF : forall s, Rabs s <= t -> forall k, (k < d)%nat ->
+            res_comp_id (map (layer_block d relu) [L1; L2]) (fun k0 => z k0 + s * v k0) k =
+            mv d (piece d (width L1) D (Wdown L1) (Wup L1)) z k +
+            s * mv d (piece d (width L1) D (Wdown L1) (Wup L1)) v k +
+            sum (width L2) (fun j' => Wdown L2 k j' *
+                   relu (dot d (Arow D j') z + s * dot d (Arow D j') v))).
+  { intros s Hs k Hk. simpl.
+    change (fun i0 => z i0 + s * v i0 + layer_block d relu L1 (fun k0 => z k0 + s * v k0) i0)
+      with (res_one d L1 (fun k0 => z k0 + s * v k0)).
+    change (z k + s * v k + layer_block d relu L1 (fun k0 => z k0 + s * v k0) k)
+      with (res_one d L1 (fun k0 => z k0 + s * v k0) k).
+    rewrite (HG s Hs k Hk), mv_axpy. f_equal.
+    unfold layer_block, block, readout. apply sum_ext. intros j' Hj'. f_equal. f_equal.
+    rewrite mv_dot.
+    rewrite (dot_ext d _ _ (mv d (piece d (width L1) D (Wdown L1) (Wup L1)) (fun k0 => z k0 + s * v k0)))
+      by (intros; apply HG; assumption).
+    unfold Arow. rewrite !dot_transpose.
+    rewrite (dot_ext d (Wup L2 j') _ (fun k0 => mv d (piece d (width L1) D (Wdown L1) (Wup L1)) z k0 +
+               s * mv d (piece d (width L1) D (Wdown L1) (Wup L1)) v k0)) by (intros; apply mv_axpy).
+    apply dot_axpy. }
+  destruct (Hcol2 j Hj) as (k & Hk & Hwk).
+  pose proof (Heq (fun k0 => z k0 + t * v k0) k Hk) as Ep.
+  pose proof (Heq (fun k0 => z k0 + - t * v k0) k Hk) as Em.
+  pose proof (Heq (fun k0 => z k0 + 0 * v k0) k Hk) as E0.
+  rewrite HF in Ep, Em, E0 by (try exact Hk; rewrite ?Rabs_R0, ?Rabs_Ropp, ?Rabs_pos_eq; lra).
+  unfold layer_block, block, readout in Ep, Em, E0.
+  assert (HsQ : sum (width Q) (fun r => Wdown Q k r * relu (mv d (Wup Q) (fun k0 => z k0 + t * v k0) r)) +
+                sum (width Q) (fun r => Wdown Q k r * relu (mv d (Wup Q) (fun k0 => z k0 + - t * v k0) r)) -
+                2 * sum (width Q) (fun r => Wdown Q k r * relu (mv d (Wup Q) (fun k0 => z k0 + 0 * v k0) r))
+                = 0).
+  { rewrite <- !sum_scal_l, <- sum_plus, <- sum_minus. apply sum_zero. intros r Hr. rewrite !mv_axpy.
+    pose proof (relu_second (mv d (Wup Q) z r) (mv d (Wup Q) v r) t Ht
+                  (Rle_trans _ _ _ Htt3 (Hb3 r Hr))) as K.
+    destruct (Req_EM_T (mv d (Wup Q) z r) 0) as [Z|_]; [exfalso; exact (HQz r Hr Z)|].
+    transitivity (Wdown Q k r * (relu (mv d (Wup Q) z r + t * mv d (Wup Q) v r) +
+                                 relu (mv d (Wup Q) z r + - t * mv d (Wup Q) v r) -
+                                 2 * relu (mv d (Wup Q) z r + 0 * mv d (Wup Q) v r))); [ring|].
+    rewrite K. ring. }
+  assert (HsF : sum (width L2) (fun j' => Wdown L2 k j' * relu (dot d (Arow D j') z + t * dot d (Arow D j') v)) +
+                sum (width L2) (fun j' => Wdown L2 k j' * relu (dot d (Arow D j') z + - t * dot d (Arow D j') v)) -
+                2 * sum (width L2) (fun j' => Wdown L2 k j' * relu (dot d (Arow D j') z + 0 * dot d (Arow D j') v))
+                = t * (Wdown L2 k j * Rabs (dot d (Arow D j) v))).
+  { rewrite <- !sum_scal_l, <- sum_plus, <- sum_minus.
+    rewrite (sum_ext (width L2) _ (fun j' => kron j j' * (t * (Wdown L2 k j * Rabs (dot d (Arow D j) v))))).
+    - rewrite (sum_kron_l (width L2) (fun _ => t * (Wdown L2 k j * Rabs (dot d (Arow D j) v))) j Hj).
+      reflexivity.
+    - intros j' Hj'.
+      pose proof (relu_second (dot d (Arow D j') z) (dot d (Arow D j') v) t Ht
+                    (Rle_trans _ _ _ Htt2 (Hb2 j' Hj'))) as K.
+      transitivity (Wdown L2 k j' * (relu (dot d (Arow D j') z + t * dot d (Arow D j') v) +
+                                     relu (dot d (Arow D j') z + - t * dot d (Arow D j') v) -
+                                     2 * relu (dot d (Arow D j') z + 0 * dot d (Arow D j') v))); [ring|].
+      rewrite K. unfold kron. destruct (Nat.eq_dec j j') as [<-|Hne].
+      + destruct (Req_EM_T (dot d (Arow D j) z) 0) as [_|Z]; [ring|exfalso; exact (Z HA)].
+      + destruct (Req_EM_T (dot d (Arow D j') z) 0) as [Z|_]; [|ring].
+        exfalso. exact (Hu2 j' Hj' (not_eq_sym Hne) Z). }
+  assert (Hzero : t * (Wdown L2 k j * Rabs (dot d (Arow D j) v)) = 0) by lra.
+  apply Rmult_integral in Hzero. destruct Hzero as [Z|Z]; [lra|].
+  apply Rmult_integral in Z. destruct Z as [Z|Z]; [exact (Hwk Z)|].
+  apply HAv. destruct (Req_dec (dot d (Arow D j) v) 0) as [E|E]; [exact E|].
+  pose proof (Rabs_pos_lt _ E). lra.
+Qed.
+
+(** Steps 4 and 5, as used in Step 6: one fixed activity [D2] of the units of
+    block 2 on the whole image of [G]. *)
+Lemma fixed_activity : exists D2 : nat -> bool, forall x l, (l < width L2)%nat ->
+  relu (mv d (Wup L2) (res_one d L1 x) l) = if D2 l then mv d (Wup L2) (res_one d L1 x) l else 0.
+Proof.
+  destruct (finite_choice bool false
+              (fun l b => forall x, relu (mv d (Wup L2) (res_one d L1 x) l) =
+                                    if b then mv d (Wup L2) (res_one d L1 x) l else 0) (width L2))
+    as (f & Hf).
+  - intros l Hl. destruct (sign_constant l Hl) as [H|H].
+    + exists true. intros x. apply relu_nonneg_id. exact (H x).
+    + exists false. intros x. apply relu_nonpos. exact (H x).
+  - exists f. intros x l Hl. exact (Hf l Hl x).
+Qed.
+
 End Signs.
