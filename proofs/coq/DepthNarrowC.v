@@ -897,3 +897,37 @@ Proof.
 Qed.
 
 End Signs.
+
+(** ** [depth-narrow] (c) *)
+
+(** [depth-narrow] (c): [L = 2], every piece of both blocks invertible, both
+    blocks nondegenerate (rows of [U_l] nonzero and pairwise non-collinear,
+    columns of [W_l] nonzero), and no [(I + W_1 D U_1)^T u2_j] parallel to a
+    row [u1_i] with [i] not in [D]: then [F = (I + B_2) o (I + B_1)] equals
+    no plain relu stack of widths [(m'_1, d)] with [m'_1 <= m_1]. *)
+Theorem depth_narrow_two_blocks :
+  forall (d : nat) (L1 L2 P1 P2 : layer)
+         (d_pos : (0 < d)%nat)
+         (pieces_invertible : Forall (layer_pieces_invertible d) [L1; L2])
+         (nondegenerate : nondegenerate_block d (width L1) (Wdown L1) (Wup L1) /\
+                          nondegenerate_block d (width L2) (Wdown L2) (Wup L2))
+         (kinks_transversal : kinks_transversal_cond d L1 L2)
+         (narrow_width : (width P1 <= width L1)%nat /\ width P2 = d),
+  ~ (forall x i, (i < d)%nat ->
+       res_comp_id (map (layer_block d relu) [L1; L2]) x i =
+       plain_comp (map (layer_block d relu) [P1; P2]) x i).
+Proof.
+  intros d L1 L2 P1 P2 d_pos Hinv [[Hnz1 [Hnc1 Hcol1]] [Hnz2 [Hnc2 Hcol2]]] Htr [Hw1 Hw2] Heq.
+  pose proof (Forall_inv Hinv) as Hinv1. pose proof (Forall_inv (Forall_inv_tail Hinv)) as Hinv2.
+  (* Step 1 *)
+  pose proof (plain_two_is_one d L1 L2 P1 P2 d_pos Hinv Hw2 Heq) as HQ.
+  set (Q := merged d P1 P2) in HQ.
+  assert (HwQ : (width Q <= width L1)%nat) by exact Hw1.
+  (* Steps 2 and 3 *)
+  pose proof (rows_of_Q d L1 Q HwQ Hnc1 (kink_row d L1 L2 Q Hinv2 Hnz1 Hnc1 Hcol1 Htr HQ)) as Hrows.
+  (* Steps 4 and 5 *)
+  destruct (fixed_activity d L1 L2 Q Hinv1 Hnz1 Hnz2 Hnc2 Hcol2 Htr Hrows HQ) as (D2 & HD2).
+  (* Step 6 *)
+  exact (fixed_second_block_not_plain d L1 L2 Q D2 d_pos Hinv1 Hinv2 (conj Hnz1 (conj Hnc1 Hcol1))
+           HD2 HwQ HQ).
+Qed.
