@@ -17,7 +17,7 @@
 
 From Coq Require Import Reals Lra Lia List Classical.
 From SkipAbsorption Require Import Linalg Depth DepthStack RealActivations DepthNarrow Necessity
-  GenericWeights NullSets NonGenericNull GenericWeightsNull DepthNarrowC.
+  GenericWeights NullSets NonGenericNull GenericWeightsNull DepthNarrowC DepthD1.
 Import ListNotations.
 Open Scope R_scope.
 
@@ -169,4 +169,100 @@ Proof.
   - apply null_set_union; [exact (generic_stack_pieces_null d [m1; m2])|].
     apply null_set_union; [exact (generic_stack_nondegenerate_null d [m1; m2] Hd)|].
     exact (transversal_null d m1 m2 Hd).
+Qed.
+
+(** In [d = 1] the consequence holds for [m_1 = 1] (part (a)): *)
+Corollary depth_narrow_first_width_null :
+  forall (d m1 m2 : nat)
+         (d_pos : (0 < d)%nat)
+         (narrow_width : (m1 <= d)%nat),
+  null_stack d [m1; m2] (fun layers =>
+    exists P1 P2 : layer, width P1 = m1 /\ width P2 = m2 /\
+      forall x i, (i < d)%nat ->
+        res_comp_id (map (layer_block d relu) layers) x i =
+        plain_comp (map (layer_block d relu) [P1; P2]) x i).
+Proof.
+  intros d m1 m2 Hd Hm. unfold null_stack.
+  apply null_set_subset with
+    (A := fun w => ~ Forall (layer_pieces_invertible d) (stack_of d [m1; m2] 0 w)).
+  - intros w (P1 & P2 & Hw1 & Hw2 & Heq) Hp.
+    assert (HP1 : (width P1 <= d)%nat) by lia.
+    exact (depth_narrow_first_width d _ [P1; P2] Hd Hp
+             (ex_intro _ P1 (ex_intro _ [P2] (conj eq_refl HP1))) Heq).
+  - exact (generic_stack_pieces_null d [m1; m2]).
+Qed.
+
+(** ** [d = 1], widths [(2, 1)]: an open set of weights gives plain stacks
+
+    Around [U_1 = (1, -1)^T], [W_1 = (1, 3)], [U_2 = W_2 = 1] (the box
+    below: [p, a, w, u] in [[9/10, 11/10]], [q] in [[29/10, 31/10]], [-b] in
+    [[-11/10, -9/10]]), block 1 maps [R] into [[0, oo)], block 2 is
+    multiplication by [1 + w u] there, and
+    [F x = relu (F(1) relu x + F(-1) relu (-x))], a plain stack of widths
+    [(2, 1)].  A set that contains a box is not null. *)
+Definition d1_lo (i : nat) : R :=
+  match i with 0 => 9/10 | 1 => 29/10 | 2 => 9/10 | 3 => -11/10 | 4 => 9/10 | _ => 9/10 end.
+Definition d1_hi (i : nat) : R :=
+  match i with 0 => 11/10 | 1 => 31/10 | 2 => 11/10 | 3 => -9/10 | 4 => 11/10 | _ => 11/10 end.
+
+(** The plain stack of widths [(2, 1)] equal to [F] at the weights [w]. *)
+Definition d1_plain (w : nat -> R) : list layer :=
+  [mk_layer 2 (fun _ l => if Nat.eqb l 0 then (1 + w 4%nat * w 5%nat) * (1 + w 0%nat * w 2%nat)
+                          else (1 + w 4%nat * w 5%nat) * (- (w 1%nat * w 3%nat) - 1))
+              (fun l _ => if Nat.eqb l 0 then 1 else -1);
+   mk_layer 1 (fun _ _ => 1) (fun _ _ => 1)].
+
+Lemma d1_fold_plain : forall w : nat -> R,
+  (forall i, (i < 6)%nat -> d1_lo i <= w i <= d1_hi i) ->
+  forall x i, (i < 1)%nat ->
+    res_comp_id (map (layer_block 1 relu) (stack_of 1 [2%nat; 1%nat] 0 w)) x i =
+    plain_comp (map (layer_block 1 relu) (d1_plain w)) x i.
+Proof.
+  intros w Hw x i Hi. assert (i = 0%nat) as -> by lia.
+  pose proof (Hw 0%nat ltac:(lia)) as H0. pose proof (Hw 1%nat ltac:(lia)) as H1.
+  pose proof (Hw 2%nat ltac:(lia)) as H2. pose proof (Hw 3%nat ltac:(lia)) as H3.
+  pose proof (Hw 4%nat ltac:(lia)) as H4. pose proof (Hw 5%nat ltac:(lia)) as H5.
+  unfold d1_lo, d1_hi in H0, H1, H2, H3, H4, H5.
+  simpl. unfold layer_block, block, readout, mv, down_of, up_of, shifted. simpl.
+  set (X := x 0%nat).
+  assert (Hpa : 0 < w 0%nat * w 2%nat) by nra.
+  assert (Hqb : w 1%nat * w 3%nat < -2) by nra.
+  assert (Hwu : 0 < w 4%nat * w 5%nat) by nra.
+  destruct (Rle_dec 0 X) as [HX|HX].
+  - rewrite (relu_nonneg_id (0 + w 2%nat * X)) by nra.
+    rewrite (relu_nonpos (0 + w 3%nat * X)) by nra.
+    rewrite (relu_nonneg_id (0 + 1 * X)) by lra.
+    rewrite (relu_nonpos (0 + -1 * X)) by lra.
+    assert (HG : 0 <= X + (0 + w 0%nat * (0 + w 2%nat * X) + w 1%nat * 0)) by nra.
+    rewrite (relu_nonneg_id (0 + w 5%nat * (X + (0 + w 0%nat * (0 + w 2%nat * X) + w 1%nat * 0))))
+      by nra.
+    rewrite relu_nonneg_id by nra. ring.
+  - rewrite (relu_nonpos (0 + w 2%nat * X)) by nra.
+    rewrite (relu_nonneg_id (0 + w 3%nat * X)) by nra.
+    rewrite (relu_nonpos (0 + 1 * X)) by lra.
+    rewrite (relu_nonneg_id (0 + -1 * X)) by lra.
+    assert (HG : 0 <= X + (0 + w 0%nat * 0 + w 1%nat * (0 + w 3%nat * X))) by nra.
+    rewrite (relu_nonneg_id (0 + w 5%nat * (X + (0 + w 0%nat * 0 + w 1%nat * (0 + w 3%nat * X)))))
+      by nra.
+    rewrite relu_nonneg_id by nra. ring.
+Qed.
+
+(** [depth-narrow], remark for [d = 1]: for widths [(2, 1)] the residual
+    stacks that equal a plain relu stack of widths [(2, 1)] do not form a
+    null set (they contain a box of weights), so the two-block consequence
+    needs [d >= 2] (or [m_1 = 1]). *)
+Theorem depth_narrow_d1_not_null :
+  ~ null_stack 1 [2%nat; 1%nat] (fun layers =>
+      exists P1 P2 : layer, width P1 = 2%nat /\ width P2 = 1%nat /\
+        forall x i, (i < 1)%nat ->
+          res_comp_id (map (layer_block 1 relu) layers) x i =
+          plain_comp (map (layer_block 1 relu) [P1; P2]) x i).
+Proof.
+  unfold null_stack. apply (null_set_contains_no_box _ d1_lo d1_hi).
+  - intros i Hi. simpl in Hi.
+    destruct i as [|[|[|[|[|[|i]]]]]]; unfold d1_lo, d1_hi; lra || lia.
+  - intros w Hw. exists (nth 0 (d1_plain w) (mk_layer 0 (fun _ _ => 0) (fun _ _ => 0))),
+                        (nth 1 (d1_plain w) (mk_layer 0 (fun _ _ => 0) (fun _ _ => 0))).
+    split; [reflexivity|]. split; [reflexivity|].
+    apply d1_fold_plain. intros i Hi. apply Hw. simpl. exact Hi.
 Qed.
