@@ -192,77 +192,171 @@ Proof.
   - exact (generic_stack_pieces_null d [m1; m2]).
 Qed.
 
-(** ** [d = 1], widths [(2, 1)]: an open set of weights gives plain stacks
+(** ** [d = 1], widths [(m_1, 1)] with [m_1 >= 2]: an open set of weights
+    gives plain stacks
 
-    Around [U_1 = (1, -1)^T], [W_1 = (1, 3)], [U_2 = W_2 = 1] (the box
-    below: [p, a, w, u] in [[9/10, 11/10]], [q] in [[29/10, 31/10]], [-b] in
-    [[-11/10, -9/10]]), block 1 maps [R] into [[0, oo)], block 2 is
-    multiplication by [1 + w u] there, and
+    Around [U_1 = (1, -1, 1, ..., 1)^T], [W_1 = (1, 3, 1, ..., 1)],
+    [U_2 = W_2 = 1] (the box below: [p_0, a_0, W_2, U_2] in
+    [[9/10, 11/10]], [p_1] in [[29/10, 31/10]], [a_1] in [[-11/10, -9/10]],
+    the other [p_l, a_l] in [[1, 2]]), block 1 maps [R] into [[0, oo)]
+    ([x > 0]: [(1 + sum_(a_l > 0) p_l a_l) x]; [x < 0]: [(1 + p_1 a_1) x] with
+    [1 + p_1 a_1 < 0]), block 2 is multiplication by [1 + W_2 U_2] there, and
     [F x = relu (F(1) relu x + F(-1) relu (-x))], a plain stack of widths
-    [(2, 1)].  A set that contains a box is not null. *)
-Definition d1_lo (i : nat) : R :=
-  match i with 0 => 9/10 | 1 => 29/10 | 2 => 9/10 | 3 => -11/10 | 4 => 9/10 | _ => 9/10 end.
-Definition d1_hi (i : nat) : R :=
-  match i with 0 => 11/10 | 1 => 31/10 | 2 => 11/10 | 3 => -9/10 | 4 => 11/10 | _ => 11/10 end.
+    [(m_1, 1)] (units [2 .. m_1 - 1] of its first layer are zero).  A set
+    that contains a box is not null. *)
 
-(** The plain stack of widths [(2, 1)] equal to [F] at the weights [w]. *)
-Definition d1_plain (w : nat -> R) : list layer :=
-  [mk_layer 2 (fun _ l => if Nat.eqb l 0 then (1 + w 4%nat * w 5%nat) * (1 + w 0%nat * w 2%nat)
-                          else (1 + w 4%nat * w 5%nat) * (- (w 1%nat * w 3%nat) - 1))
-              (fun l _ => if Nat.eqb l 0 then 1 else -1);
-   mk_layer 1 (fun _ _ => 1) (fun _ _ => 1)].
+(** *** Widths [(m_1, 1)] with any [m_1 >= 2]
 
-Lemma d1_fold_plain : forall w : nat -> R,
-  (forall i, (i < 6)%nat -> d1_lo i <= w i <= d1_hi i) ->
-  forall x i, (i < 1)%nat ->
-    res_comp_id (map (layer_block 1 relu) (stack_of 1 [2%nat; 1%nat] 0 w)) x i =
-    plain_comp (map (layer_block 1 relu) (d1_plain w)) x i.
+    The same fold with [m_1 - 2] more units of block 1, each with
+    [p_l, a_l] in [[1, 2]] (they add [p_l a_l x] for [x > 0] and nothing for
+    [x < 0]).  [d1_kind] sorts the [2 m_1 + 2] coordinates (the [p_l], then
+    the [a_l], then [W_2], [U_2]) into the five intervals of the box. *)
+Definition d1_kind (m i : nat) : nat :=
+  if Nat.eqb i 0 then 0 else if Nat.eqb i 1 then 1 else if Nat.ltb i m then 2
+  else if Nat.eqb i m then 3 else if Nat.eqb i (S m) then 4
+  else if Nat.ltb i (2 * m) then 2 else 3.
+Definition d1_lo_m (m i : nat) : R :=
+  match d1_kind m i with 0 => 9/10 | 1 => 29/10 | 2 => 1 | 3 => 9/10 | _ => -11/10 end.
+Definition d1_hi_m (m i : nat) : R :=
+  match d1_kind m i with 0 => 11/10 | 1 => 31/10 | 2 => 2 | 3 => 11/10 | _ => -9/10 end.
+
+Ltac kind_tac :=
+  unfold d1_kind;
+  repeat (first [rewrite (proj2 (Nat.eqb_neq _ _)) by lia
+                |rewrite (proj2 (Nat.ltb_ge _ _)) by lia
+                |rewrite (proj2 (Nat.ltb_lt _ _)) by lia
+                |rewrite Nat.eqb_refl]);
+  reflexivity.
+
+Lemma kind_0 : forall m, (2 <= m)%nat -> d1_kind m 0 = 0%nat.
+Proof. intros. kind_tac. Qed.
+Lemma kind_1 : forall m, (2 <= m)%nat -> d1_kind m 1 = 1%nat.
+Proof. intros. kind_tac. Qed.
+Lemma kind_p : forall m l, (2 <= l)%nat -> (l < m)%nat -> d1_kind m l = 2%nat.
+Proof. intros. kind_tac. Qed.
+Lemma kind_a0 : forall m, (2 <= m)%nat -> d1_kind m m = 3%nat.
+Proof. intros. kind_tac. Qed.
+Lemma kind_a1 : forall m, (2 <= m)%nat -> d1_kind m (m + 1) = 4%nat.
+Proof. intros. replace (m + 1)%nat with (S m) by lia. kind_tac. Qed.
+Lemma kind_a : forall m l, (2 <= l)%nat -> (l < m)%nat -> d1_kind m (m + l) = 2%nat.
+Proof. intros. kind_tac. Qed.
+Lemma kind_w2 : forall m, (2 <= m)%nat -> d1_kind m (2 * m) = 3%nat.
+Proof. intros. kind_tac. Qed.
+Lemma kind_u2 : forall m, (2 <= m)%nat -> d1_kind m (2 * m + 1) = 3%nat.
+Proof. intros. kind_tac. Qed.
+
+Section D1Fold.
+
+Variables (m : nat) (w : nat -> R).
+Hypotheses (Hm : (2 <= m)%nat)
+  (Hw : forall i, (i < 2 * m + 2)%nat -> d1_lo_m m i <= w i <= d1_hi_m m i).
+
+Ltac box_at i K :=
+  let H := fresh "Hb" in
+  pose proof (Hw i ltac:(lia)) as H; unfold d1_lo_m, d1_hi_m in H; rewrite K in H by lia.
+
+Let pp (l : nat) : R := down_of 1 m (shifted 0 w) 0%nat l.
+Let aa (l : nat) : R := up_of 1 m (shifted 0 w) l 0%nat.
+Let S2 : R := sum m (fun l => if Nat.ltb l 2 then 0 else pp l * aa l).
+Let cpos : R := 1 + pp 0%nat * aa 0%nat + S2.
+Let cneg : R := - (1 + pp 1%nat * aa 1%nat).
+Let k2 : R := 1 + w (2 * m)%nat * w (2 * m + 1)%nat.
+
+Lemma d1_pp : forall l, (l < m)%nat -> pp l = w l.
+Proof. intros l Hl. unfold pp. rewrite down_of_in by lia. reflexivity. Qed.
+
+Lemma d1_aa : forall l, (l < m)%nat -> aa l = w (m + l)%nat.
+Proof. intros l Hl. unfold aa. rewrite up_of_in by lia. unfold shifted. f_equal. lia. Qed.
+
+Lemma d1_facts : 0 < k2 /\ 0 < cpos /\ 0 < cneg /\
+  (forall l, (2 <= l)%nat -> (l < m)%nat -> 0 < pp l /\ 0 < aa l) /\
+  0 < aa 0%nat /\ aa 1%nat < 0.
 Proof.
-  intros w Hw x i Hi. assert (i = 0%nat) as -> by lia.
-  pose proof (Hw 0%nat ltac:(lia)) as H0. pose proof (Hw 1%nat ltac:(lia)) as H1.
-  pose proof (Hw 2%nat ltac:(lia)) as H2. pose proof (Hw 3%nat ltac:(lia)) as H3.
-  pose proof (Hw 4%nat ltac:(lia)) as H4. pose proof (Hw 5%nat ltac:(lia)) as H5.
-  unfold d1_lo, d1_hi in H0, H1, H2, H3, H4, H5.
-  simpl. unfold layer_block, block, readout, mv, down_of, up_of, shifted. simpl.
-  set (X := x 0%nat).
-  assert (Hpa : 0 < w 0%nat * w 2%nat) by nra.
-  assert (Hqb : w 1%nat * w 3%nat < -2) by nra.
-  assert (Hwu : 0 < w 4%nat * w 5%nat) by nra.
-  destruct (Rle_dec 0 X) as [HX|HX].
-  - rewrite (relu_nonneg_id (0 + w 2%nat * X)) by nra.
-    rewrite (relu_nonpos (0 + w 3%nat * X)) by nra.
-    rewrite (relu_nonneg_id (0 + 1 * X)) by lra.
-    rewrite (relu_nonpos (0 + -1 * X)) by lra.
-    assert (HG : 0 <= X + (0 + w 0%nat * (0 + w 2%nat * X) + w 1%nat * 0)) by nra.
-    rewrite (relu_nonneg_id (0 + w 5%nat * (X + (0 + w 0%nat * (0 + w 2%nat * X) + w 1%nat * 0))))
-      by nra.
-    rewrite relu_nonneg_id by nra. ring.
-  - rewrite (relu_nonpos (0 + w 2%nat * X)) by nra.
-    rewrite (relu_nonneg_id (0 + w 3%nat * X)) by nra.
-    rewrite (relu_nonpos (0 + 1 * X)) by lra.
-    rewrite (relu_nonneg_id (0 + -1 * X)) by lra.
-    assert (HG : 0 <= X + (0 + w 0%nat * 0 + w 1%nat * (0 + w 3%nat * X))) by nra.
-    rewrite (relu_nonneg_id (0 + w 5%nat * (X + (0 + w 0%nat * 0 + w 1%nat * (0 + w 3%nat * X)))))
-      by nra.
-    rewrite relu_nonneg_id by nra. ring.
+  box_at (2 * m)%nat kind_w2. box_at (2 * m + 1)%nat kind_u2.
+  box_at 0%nat kind_0. box_at 1%nat kind_1. box_at m kind_a0. box_at (m + 1)%nat kind_a1.
+  assert (HS : 0 <= S2).
+  { unfold S2. apply sum_nonneg. intros l Hl. destruct (Nat.ltb l 2) eqn:E; [lra|].
+    apply Nat.ltb_ge in E. rewrite d1_pp, d1_aa by lia.
+    box_at l kind_p. box_at (m + l)%nat kind_a. nra. }
+  unfold k2, cpos, cneg. rewrite !d1_pp, !d1_aa by lia.
+  replace (m + 0)%nat with m by lia.
+  split; [nra|]. split; [nra|]. split; [nra|]. split; [|split; lra].
+  intros l Hl1 Hl2. rewrite d1_pp, d1_aa by lia. box_at l kind_p. box_at (m + l)%nat kind_a. lra.
 Qed.
 
-(** [depth-narrow], remark for [d = 1]: for widths [(2, 1)] the residual
-    stacks that equal a plain relu stack of widths [(2, 1)] do not form a
-    null set (they contain a box of weights), so the two-block consequence
-    needs [d >= 2] (or [m_1 = 1]). *)
-Theorem depth_narrow_d1_not_null :
-  ~ null_stack 1 [2%nat; 1%nat] (fun layers =>
-      exists P1 P2 : layer, width P1 = 2%nat /\ width P2 = 1%nat /\
+Lemma d1_G : forall y, y + lay1 (first_layer_of 1 m w) y = cpos * relu y + cneg * relu (- y).
+Proof.
+  intros y. destruct d1_facts as (Hk2 & Hcp & Hcn & Hrest & Ha0 & Ha1).
+  unfold lay1. change (Wdown (first_layer_of 1 m w) 0%nat) with pp.
+  change (fun l => pp l * relu (Wup (first_layer_of 1 m w) l 0%nat * y))
+    with (fun l => pp l * relu (aa l * y)).
+  rewrite (sum_peel2 m _ Hm). destruct (Rle_dec 0 y) as [Hy|Hy].
+  - rewrite (relu_nonneg_id (aa 0%nat * y)) by nra. rewrite (relu_nonpos (aa 1%nat * y)) by nra.
+    rewrite (relu_nonneg_id y) by lra. rewrite (relu_nonpos (- y)) by lra.
+    rewrite (sum_ext m _ (fun l => (if Nat.ltb l 2 then 0 else pp l * aa l) * y)).
+    + rewrite sum_scal_r. unfold cpos, S2. ring.
+    + intros l Hl. destruct (Nat.ltb l 2) eqn:E; [ring|]. apply Nat.ltb_ge in E.
+      destruct (Hrest l E Hl). rewrite relu_nonneg_id by nra. ring.
+  - rewrite (relu_nonpos (aa 0%nat * y)) by nra. rewrite (relu_nonneg_id (aa 1%nat * y)) by nra.
+    rewrite (relu_nonpos y) by lra. rewrite (relu_nonneg_id (- y)) by lra.
+    rewrite (sum_zero m).
+    + unfold cneg. ring.
+    + intros l Hl. destruct (Nat.ltb l 2) eqn:E; [reflexivity|]. apply Nat.ltb_ge in E.
+      destruct (Hrest l E Hl). rewrite relu_nonpos by nra. ring.
+Qed.
+
+Lemma d1_fold_m : exists P1 P2 : layer, width P1 = m /\ width P2 = 1%nat /\
+  forall x i, (i < 1)%nat ->
+    res_comp_id (map (layer_block 1 relu) (stack_of 1 [m; 1%nat] 0 w)) x i =
+    plain_comp (map (layer_block 1 relu) [P1; P2]) x i.
+Proof.
+  destruct d1_facts as (Hk2 & Hcp & Hcn & _).
+  exists (mk_layer m (fun _ l => if Nat.eqb l 0 then k2 * cpos else if Nat.eqb l 1 then k2 * cneg else 0)
+                     (fun l _ => if Nat.eqb l 0 then 1 else if Nat.eqb l 1 then -1 else 0)),
+         (mk_layer 1 (fun _ _ => 1) (fun _ _ => 1)).
+  split; [reflexivity|]. split; [reflexivity|].
+  apply coord0. intros x.
+  change (stack_of 1 [m; 1%nat] 0 w) with [first_layer_of 1 m w; second_layer_of 1 m 1 w].
+  simpl. rewrite !layer_block_1. cbv beta. rewrite d1_G.
+  assert (HW2 : Wdown (second_layer_of 1 m 1 w) 0%nat 0%nat = w (2 * m)%nat).
+  { unfold second_layer_of. cbn [Wdown]. rewrite down_of_in by lia. unfold shifted. f_equal. lia. }
+  assert (HU2 : Wup (second_layer_of 1 m 1 w) 0%nat 0%nat = w (2 * m + 1)%nat).
+  { unfold second_layer_of. cbn [Wup]. rewrite up_of_in by lia. unfold shifted. f_equal. lia. }
+  assert (HL2 : forall z, lay1 (second_layer_of 1 m 1 w) z = w (2 * m)%nat * relu (w (2 * m + 1)%nat * z)).
+  { intros z. unfold lay1. change (width (second_layer_of 1 m 1 w)) with 1%nat. cbn [sum].
+    rewrite HW2, HU2. ring. }
+  assert (HP2 : forall z, 0 <= z -> lay1 (mk_layer 1 (fun _ _ => 1) (fun _ _ => 1)) z = z).
+  { intros z Hz. unfold lay1. cbn [sum width Wdown Wup]. rewrite relu_nonneg_id by lra. ring. }
+  assert (HP1 : forall y, lay1 (mk_layer m (fun _ l => if Nat.eqb l 0 then k2 * cpos else if Nat.eqb l 1 then k2 * cneg else 0)
+                     (fun l _ => if Nat.eqb l 0 then 1 else if Nat.eqb l 1 then -1 else 0)) y =
+                k2 * cpos * relu y + k2 * cneg * relu (- y)).
+  { intros y. unfold lay1. cbn [width Wdown Wup]. rewrite (sum_peel2 m _ Hm). cbn [Nat.eqb].
+    rewrite (sum_zero m); [|intros l Hl; destruct (Nat.ltb l 2) eqn:E; [reflexivity|];
+      apply Nat.ltb_ge in E; destruct l as [|[|l]]; [lia|lia|simpl; ring]].
+    replace (1 * y) with y by ring. replace (-1 * y) with (- y) by ring. ring. }
+  rewrite HL2, HP1.
+  assert (Hg : 0 <= cpos * relu (x 0%nat) + cneg * relu (- x 0%nat)).
+  { pose proof (relu_ge0 (x 0%nat)). pose proof (relu_ge0 (- x 0%nat)). nra. }
+  rewrite HP2 by (pose proof (relu_ge0 (x 0%nat)); pose proof (relu_ge0 (- x 0%nat)); nra).
+  box_at (2 * m + 1)%nat kind_u2.
+  rewrite (relu_nonneg_id (w (2 * m + 1)%nat * _)) by nra.
+  unfold k2. ring.
+Qed.
+
+End D1Fold.
+
+(** [depth-narrow], remark for [d = 1]: for widths [(m_1, 1)] with
+    [m_1 >= 2], the residual stacks that equal a plain relu stack of widths
+    [(m_1, 1)] do not form a null set (they contain a box of weights): the
+    two-block consequence needs [d >= 2] there. *)
+Theorem depth_narrow_d1_not_null : forall (m1 : nat) (m1_ge_2 : (2 <= m1)%nat),
+  ~ null_stack 1 [m1; 1%nat] (fun layers =>
+      exists P1 P2 : layer, width P1 = m1 /\ width P2 = 1%nat /\
         forall x i, (i < 1)%nat ->
           res_comp_id (map (layer_block 1 relu) layers) x i =
           plain_comp (map (layer_block 1 relu) [P1; P2]) x i).
 Proof.
-  unfold null_stack. apply (null_set_contains_no_box _ d1_lo d1_hi).
-  - intros i Hi. simpl in Hi.
-    destruct i as [|[|[|[|[|[|i]]]]]]; unfold d1_lo, d1_hi; lra || lia.
-  - intros w Hw. exists (nth 0 (d1_plain w) (mk_layer 0 (fun _ _ => 0) (fun _ _ => 0))),
-                        (nth 1 (d1_plain w) (mk_layer 0 (fun _ _ => 0) (fun _ _ => 0))).
-    split; [reflexivity|]. split; [reflexivity|].
-    apply d1_fold_plain. intros i Hi. apply Hw. simpl. exact Hi.
+  intros m1 Hm. unfold null_stack. apply (null_set_contains_no_box _ (d1_lo_m m1) (d1_hi_m m1)).
+  - intros i _. unfold d1_lo_m, d1_hi_m. destruct (d1_kind m1 i) as [|[|[|[|]]]]; lra.
+  - intros w Hw. apply (d1_fold_m m1 w Hm). intros i Hi. apply Hw. simpl. lia.
 Qed.
