@@ -249,14 +249,6 @@ Qed.
     every such [x].  By continuity [z_k < 0] on a segment from [x0], whose
     points avoid those hyperplanes except at finitely many places. *)
 
-Lemma dot_readout : forall d m (a : vec) (W : mat) (h : nat -> R),
-  dot d a (readout m W h) = sum m (fun l => sum d (fun i => a i * W i l) * h l).
-Proof.
-  intros. unfold dot, readout.
-  rewrite (sum_ext d _ (fun i => sum m (fun l => a i * W i l * h l)))
-    by (intros; rewrite <- sum_scal_l; apply sum_ext; intros; ring).
-  rewrite sum_swap. apply sum_ext. intros l _. rewrite sum_scal_r. reflexivity.
-Qed.
 
 Lemma layer_block_ext : forall d sigma L x y i, (forall j, (j < d)%nat -> x j = y j) ->
   layer_block d sigma L x i = layer_block d sigma L y i.
@@ -584,11 +576,6 @@ Qed.
 
 (** ** Steps 4 and 5: each unit of block 2 has one sign on the image of [G] *)
 
-Lemma dot_lin2 : forall d (a b : R) (c1 c2 v : vec),
-  dot d (fun k => a * c2 k - b * c1 k) v = a * dot d c2 v - b * dot d c1 v.
-Proof.
-  intros. unfold dot. rewrite <- !sum_scal_l, <- sum_minus. apply sum_ext. intros; ring.
-Qed.
 
 Lemma res_one_ext : forall d L x y, (forall j, (j < d)%nat -> x j = y j) ->
   forall k, (k < d)%nat -> res_one d L x k = res_one d L y k.
