@@ -64,7 +64,7 @@ def test_table_shows_the_formal_scope_never_a_bare_checked(quick_doc):
         assert rows["homogeneous-impossible"][coq_col] == "full"
         assert rows["non-generic"][coq_col] == "full"
         assert rows["depth-width"][coq_col] == "full"
-        assert rows["depth-narrow"][coq_col] == "parts (a) and (b)"
+        assert rows["depth-narrow"][coq_col] == "full"
         assert rows["relu-complete"][coq_col] == "full"
     assert rows["depth-any"][lean_col] == "flat blocks only*"
     assert rows["relu-gelu-iff"][lean_col] == "relu half*"

@@ -84,8 +84,10 @@ def test_every_formal_claim_has_a_scope_label_and_an_instance():
     # non-generic and generic-weights are full in measure form (proofs/coq/NullSets.v).
     assert C.scope_label(reg["non-generic"], "coq") == "full"
     assert C.scope_label(reg["generic-weights"], "coq") == "full"
-    for cid, label in (("depth-dimension", "GL(d) invariance"),
-                       ("depth-narrow", "parts (a) and (b)")):
+    # depth-narrow is full with part (c) and the measure forms (proofs/coq/DepthNarrowC.v,
+    # DepthNarrowCNull.v); its note still says where each part is proved.
+    assert C.scope_label(reg["depth-narrow"], "coq") == "full" and C.scope_note(reg["depth-narrow"], "coq")
+    for cid, label in (("depth-dimension", "GL(d) invariance"),):
         assert C.scope_label(reg[cid], "coq") == label and C.scope_note(reg[cid], "coq"), cid
     # Lean mirrors the impossibility, the gap, c_k and c_2, c_3, c_1/2; the note names what is Coq only.
     assert C.scope_label(reg["homogeneous-any-width"], "lean") == "gap, c_k, 3 constants"
@@ -242,8 +244,9 @@ def test_missing_lean_declaration_is_caught(copy):
     ("relu-gelu-iff", 'formal_scope = "full"', 'formal_scope = "checked"', "must be a short label"),
     ("relu-gelu-iff", 'formal_hypotheses_reason = "', 'formal_hypotheses_rsn = "',
      "'formal_hypotheses' weakens the binder check and needs a reason"),
-    # (a partial scope needs its note; non-generic, the claim this used, is full since NullSets.v)
-    ("depth-narrow", 'formal_scope_note = "', 'formal_scope_nte = "', "needs a formal_scope_note"),
+    # (a partial scope needs its note; non-generic and then depth-narrow, the claims this used,
+    # are full since NullSets.v and DepthNarrowC.v)
+    ("depth-dimension", 'formal_scope_note = "', 'formal_scope_nte = "', "needs a formal_scope_note"),
     ("depth-dimension", 'formal_scope = "GL(d) invariance"',
      'formal_scope = "the GL(d) invariance of plain stacks"', "must be a short label"),
     ("glu-flip", 'coq_instance = "SkipAbsorption.Instances.sigmoid_glu_flip_2x2"\n', '',

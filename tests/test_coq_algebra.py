@@ -192,7 +192,8 @@ def test_depth_claims_register_their_scope_and_extra_premises():
     assert ("Rank.row_rank d (DepthStack.width L) (DepthStack.Wup L) r /\\ "
             "DepthStack.width P = (DepthStack.width L + 2 * d - r)%nat" in pinned.conclusion(main))
     narrow = _claim("depth-narrow")
-    assert narrow["formal_scope"] == "parts (a) and (b)"
+    assert narrow["formal_scope"] == "full"
+    assert "SkipAbsorption.DepthNarrowC.depth_narrow_two_blocks" in narrow["coq"]
     assert narrow["coq_hypotheses"] == ["pieces_invertible", "narrow_width"]
     assert set(narrow["coq_extra_hypotheses"]) == {"d_pos"}
 

@@ -237,7 +237,8 @@ def test_measure_claims_are_the_ones_using_nullsets():
     coqdir = C.ROOT / COQ
     mods = coqcheck.measure_modules(coqdir)
     assert {"SkipAbsorption.NullSets", "SkipAbsorption.NonGenericNull", "SkipAbsorption.GenericWeightsNull",
-            "SkipAbsorption.AbsorbableNull", "SkipAbsorption.DepthNarrowNull", "SkipAbsorption.WidthNull"} == mods
+            "SkipAbsorption.AbsorbableNull", "SkipAbsorption.DepthNarrowNull", "SkipAbsorption.WidthNull",
+            "SkipAbsorption.DepthNarrowCNull"} == mods
     measure = C.measure_claims(C.load_registry(), coqdir)
     assert measure == {"non-generic", "generic-weights", "absorption-width", "depth-width", "depth-narrow"}
 

@@ -418,8 +418,10 @@ Qed.
 (** The two-block case of the claim's consequence, for the widths handled by
     (a) and (b): with invertible pieces, [F = (I + B_2) o (I + B_1)] is no
     plain relu stack of the same widths [(m_1, m_2)] when [m_1 <= d] or
-    [m_2 < d].  (The case [m_2 = d < m_1] is part (c), and "almost every
-    weight" is the measure statement, both informal.) *)
+    [m_2 < d].  (The case [m_2 = d < m_1] is part (c),
+    [DepthNarrowC.depth_narrow_two_blocks]; "almost every weight" is
+    [DepthNarrowNull.depth_narrow_null] and
+    [DepthNarrowCNull.depth_narrow_two_blocks_null].) *)
 Corollary depth_narrow_two_blocks_same_widths :
   forall (d : nat) (L1 L2 P1 P2 : layer)
          (d_pos : (0 < d)%nat)

@@ -641,3 +641,20 @@ Ltac align H :=
           let e := fresh in assert (e : a = b) by ring; rewrite e in H; clear e
       end
   end.
+
+(** A covector against a read-out: [a . (W h) = sum_l (a . w_l) h_l]. *)
+Lemma dot_readout : forall d m (a : vec) (W : mat) (h : nat -> R),
+  dot d a (readout m W h) = sum m (fun l => sum d (fun i => a i * W i l) * h l).
+Proof.
+  intros. unfold dot, readout.
+  rewrite (sum_ext d _ (fun i => sum m (fun l => a i * W i l * h l)))
+    by (intros; rewrite <- sum_scal_l; apply sum_ext; intros; ring).
+  rewrite sum_swap. apply sum_ext. intros l _. rewrite sum_scal_r. reflexivity.
+Qed.
+
+(** A covector against the combination [a c2 - b c1]. *)
+Lemma dot_lin2 : forall d (a b : R) (c1 c2 v : vec),
+  dot d (fun k => a * c2 k - b * c1 k) v = a * dot d c2 v - b * dot d c1 v.
+Proof.
+  intros. unfold dot. rewrite <- !sum_scal_l, <- sum_minus. apply sum_ext. intros; ring.
+Qed.
