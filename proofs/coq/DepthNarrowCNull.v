@@ -360,3 +360,20 @@ Proof.
   - intros i _. unfold d1_lo_m, d1_hi_m. destruct (d1_kind m1 i) as [|[|[|[|]]]]; lra.
   - intros w Hw. apply (d1_fold_m m1 w Hm). intros i Hi. apply Hw. simpl. lia.
 Qed.
+
+(** The remark's "open set": the box [d1_lo_m, d1_hi_m] of weights has sides
+    of positive length, and every weight vector in it gives a residual stack
+    of widths [(m_1, 1)] equal to a plain relu stack of widths [(m_1, 1)];
+    its interior is a nonempty open set of such weights. *)
+Theorem depth_narrow_d1_box : forall (m1 : nat) (m1_ge_2 : (2 <= m1)%nat),
+  (forall i, (i < 2 * m1 + 2)%nat -> d1_lo_m m1 i < d1_hi_m m1 i) /\
+  (forall w, (forall i, (i < 2 * m1 + 2)%nat -> d1_lo_m m1 i <= w i <= d1_hi_m m1 i) ->
+    exists P1 P2 : layer, width P1 = m1 /\ width P2 = 1%nat /\
+      forall x i, (i < 1)%nat ->
+        res_comp_id (map (layer_block 1 relu) (stack_of 1 [m1; 1%nat] 0 w)) x i =
+        plain_comp (map (layer_block 1 relu) [P1; P2]) x i).
+Proof.
+  intros m1 Hm. split.
+  - intros i _. unfold d1_lo_m, d1_hi_m. destruct (d1_kind m1 i) as [|[|[|[|]]]]; lra.
+  - intros w Hw. exact (d1_fold_m m1 w Hm Hw).
+Qed.

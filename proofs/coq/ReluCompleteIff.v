@@ -44,6 +44,22 @@ Proof.
   - exact (relu_complete_sufficiency_bias_free d m m' M Wd Wu).
 Qed.
 
+(** A bias-free relu block is 0 at [x = 0] ([relu 0 = 0]), and so is
+    [M x]; hence when [M x + B x] is not 0 at [x = 0] (some coordinate [i]),
+    no bias-free relu block, of any width [m'], equals it.  [B] may carry
+    biases. *)
+Theorem relu_bias_free_value_at_zero : forall d m m' M Wd Wu bu bd i,
+  (i < d)%nat ->
+  mv d M (fun _ => 0) i + bblock d m relu Wd Wu bu bd (fun _ => 0) i <> 0 ->
+  ~ (exists Wd' Wu' : mat, forall x j, (j < d)%nat ->
+       mv d M x j + bblock d m relu Wd Wu bu bd x j = block d m' relu Wd' Wu' x j).
+Proof.
+  intros d m m' M Wd Wu bu bd i Hi H0 (Wd' & Wu' & H).
+  apply H0. rewrite (H _ i Hi). unfold block, readout. apply sum_zero. intros l _.
+  assert (Z : mv d Wu' (fun _ => 0) l = 0) by (unfold mv; apply sum_zero; intros; ring).
+  rewrite Z. unfold relu. rewrite Rmax_left by lra. ring.
+Qed.
+
 (** In [d = 1], two nonzero units without biases share the kink [x = 0]. *)
 Lemma same_kink_d1_zero_bias : forall Wu, Wu 0%nat 0%nat <> 0 -> Wu 1%nat 0%nat <> 0 ->
   same_kink 1 Wu (fun _ => 0) 0 1 = true.
