@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from true_docs import draws, hand  # noqa: E402
+from true_docs import draws, hand, planted  # noqa: E402
 
 from oracle.decide import decide  # noqa: E402
 from oracle.decide.document import Refused, check_block_document  # noqa: E402
@@ -106,7 +106,7 @@ def forgeries(doc):
 
 def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 40
-    blocks = hand() + (draws(n) if n else [])
+    blocks = hand() + planted(n // 2) + (draws(n) if n else [])
     held = tried = refused_true = 0
     seen = {}
     for i, b in enumerate(blocks):

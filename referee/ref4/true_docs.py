@@ -94,10 +94,40 @@ def hand() -> list[Block]:
     return o
 
 
+def planted(n: int) -> list[Block]:
+    """gelu-family blocks with planted class structure: rows repeated, opposite (with opposite
+    biases), doubled, zero; output columns cancelling in pairs; d = 1..3; biases or not."""
+    rng = np.random.default_rng(77)
+    out = []
+    for k in range(n):
+        act = ["gelu", "gelu_tanh", "silu", "relu"][k % 4]
+        d = int(rng.integers(1, 4)); base = int(rng.integers(1, 4))
+        U0 = rng.integers(-2, 3, size=(base, d)).astype(float)
+        U0[np.all(U0 == 0, axis=1), 0] = 1.0
+        c0 = rng.integers(-2, 3, size=base) / 2.0
+        rows, bs = [], []
+        for i in range(base):
+            for op in rng.choice(["same", "neg", "dbl", "zero", "none"], size=2):
+                rows.append(U0[i]); bs.append(c0[i])
+                if op == "same": rows.append(U0[i]); bs.append(c0[i])
+                elif op == "neg": rows.append(-U0[i]); bs.append(-c0[i])
+                elif op == "dbl": rows.append(2 * U0[i]); bs.append(2 * c0[i])
+                elif op == "zero": rows.append(0 * U0[i]); bs.append(c0[i])
+        U = np.array(rows); m = U.shape[0]
+        W = rng.integers(-2, 3, size=(d, m)).astype(float)
+        for j in range(0, m - 1, 2):
+            if rng.random() < .4:
+                W[:, j + 1] = -W[:, j] if rng.random() < .5 else W[:, j]
+        biased = rng.random() < .6
+        out.append(Block(act, W_up=U, W_down=W, b_up=np.array(bs) if biased else None,
+                         b_down=rng.integers(-2, 3, size=d).astype(float) if biased else None))
+    return out
+
+
 def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 40
     quick = "--quick" in sys.argv
-    blocks = hand() + (draws(n) if n else [])
+    blocks = hand() + planted(n // 2) + (draws(n) if n else [])
     modes = [("auto",), ("allowed",), ("none",)]
     bad = 0
     total = 0
