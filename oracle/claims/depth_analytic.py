@@ -140,13 +140,21 @@ def analytic_index_sets() -> Certificate:
     agree = bool(plain) and all(balls_overlap(eval_stack_ball("gelu", layers, x, True),
                                                eval_stack_ball("gelu", plain, x, False)) for x in pts)
     rank = certify("gelu", layers, random_points(2, point_count(2, [3, 3]), random.Random("index-sets")))
+    return index_sets_certificate(CLAIM, layers, plain, sets, pts, rank, agree)
+
+
+def index_sets_certificate(claim: str, layers: Any, plain: Any, sets: Any, pts: Any, rank: dict[str, Any],
+                           agree: bool) -> Certificate:
+    """The certificate of an index-set boundary instance: the residual gelu stack, its flipped plain
+    stack, the index sets, the points where they agree and the rank certificate; it holds when the two
+    stacks agree at the points and the rank is certified full."""
     holds = agree and rank["certified"]
     data = {"kind": "analytic_index_sets", "activation": "gelu",
             "residual": [{"W_up": smat(U), "W_down": smat(W)} for U, W in layers],
             "plain": [{"W_up": smat(U), "W_down": smat(W)} for U, W in plain],
             "index_sets": [[list(s) for s in S] for S in sets], "points": [svec(x) for x in pts],
             "rank_certificate": rank}
-    return Certificate(CLAIM, holds, True, "exact index sets (rationals); values and rank in arb balls", data,
+    return Certificate(claim, holds, True, "exact index sets (rationals); values and rank in arb balls", data,
                        "" if holds else "boundary facts failed")
 
 

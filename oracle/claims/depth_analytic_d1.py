@@ -511,14 +511,7 @@ def analytic_d1_index_sets() -> Certificate:
     plain, sets, pts, rank = _flip_and_compare(layers, "index-sets", "d1-index-sets")
     agree = bool(plain) and all(an.balls_overlap(an.eval_stack_ball("gelu", layers, x, True),
                                                  an.eval_stack_ball("gelu", plain, x, False)) for x in pts)
-    holds = agree and rank["certified"]
-    data = {"kind": "analytic_index_sets", "activation": "gelu",
-            "residual": [{"W_up": smat(U), "W_down": smat(W)} for U, W in layers],
-            "plain": [{"W_up": smat(U), "W_down": smat(W)} for U, W in plain],
-            "index_sets": [[list(s) for s in S] for S in sets], "points": [svec(x) for x in pts],
-            "rank_certificate": rank}
-    return Certificate(CLAIM, holds, True, "exact index sets (rationals); values and rank in arb balls", data,
-                       "" if holds else "boundary facts failed")
+    return da.index_sets_certificate(CLAIM, layers, plain, sets, pts, rank, agree)
 
 
 @counterexample(claims=(CLAIM,), dropped="sigma_analytic",
