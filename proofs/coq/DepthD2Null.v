@@ -1,0 +1,180 @@
+(** * [depth-d2], consequence (ii), in measure form: for [d = 2] and two
+    residual layers the polynomial side conditions fail only on a null set.
+
+    The weights of a stack of two layers of widths [m1], [m2] are the points
+    of R^(stack_dim 2 [m1; m2]) read by [GenericWeightsNull.stack_of]: layer 1
+    ([W_1] row by row, then [U_1] row by row) from coordinate 0 on, layer 2
+    from coordinate [2 m1 + m1 2] on.  The conditions covered here:
+    - nondegeneracy of each block ([GenericWeights.nondegenerate_weights]:
+      nonzero rows of [U_l], pairwise non-collinear rows, nonzero columns of
+      [W_l]);
+    - (H3): [u2_j^T (I + W_1 D U_1) J u1_i <> 0] for every unit [i] of layer 1,
+      every unit [j] of layer 2 and every 0/1 diagonal [D] with [D_ii = 0]
+      ([J] the rotation by pi/2, [rotJ]; [u1_i], [u2_j] the rows of [U_1],
+      [U_2]; [I + W_1 D U_1] is [DepthNarrow.piece]);
+    - the index condition: every [I + W_{l,S} U_{l,S}] is invertible
+      ([DepthNarrow.layer_pieces_invertible], a trivial kernel, which for a
+      square matrix is [det <> 0]), for both layers.
+    Each (H3) expression is a polynomial in the coordinates
+    ([h3_expr], read back by [h3_expr_eval]); at the point [W_1 = 0],
+    [u1_i = (1, 0)], [u2_j = (0, 1)] it is [1] ([h3_witness_value]), so
+    [NullSets.poly_zero_set_null] makes its zero set null.  Nondegeneracy and
+    the index condition come from GenericWeightsNull.v
+    ([nondegenerate_null_at], [pieces_null_at]) at the offsets of the two
+    layers.  Not covered: the condition (H4) of depth-d2 (the determinants
+    [det[adj(I + W_1 D U_1) s, adj(I + W_1 D^c U_1) s']]). *)
+
+From Coq Require Import Reals Lra Lia List Classical.
+From SkipAbsorption Require Import Linalg DepthStack DepthNarrow NonGeneric GenericWeights NullSets
+  NonGenericNull GenericWeightsNull.
+Import ListNotations.
+Open Scope R_scope.
+
+(** The rotation by pi/2 of R^2: [J (x, y) = (-y, x)]. *)
+Definition rotJ : mat := fun a b =>
+  match a, b with
+  | O, S O => -1
+  | S O, O => 1
+  | _, _ => 0
+  end.
+
+(** [u2^T A J u1] for a 2 x 2 matrix [A]. *)
+Definition h3_form (A : mat) (u1 u2 : vec) : R := dot 2 u2 (mv 2 A (mv 2 rotJ u1)).
+
+(** The (H3) quantity [u2_j^T (I + W_1 D U_1) J u1_i]. *)
+Definition h3_value (m1 : nat) (D : nat -> bool) (i j : nat) (W1 U1 U2 : mat) : R :=
+  h3_form (piece 2 m1 D W1 U1) (U1 i) (U2 j).
+
+(** (H3) for two layers: the quantity is nonzero for every [i], [j] and
+    every [D] that does not contain [i]. *)
+Definition h3_holds (L1 L2 : layer) : Prop :=
+  forall (i j : nat) (D : nat -> bool), (i < width L1)%nat -> (j < width L2)%nat -> D i = false ->
+    h3_value (width L1) D i j (Wdown L1) (Wup L1) (Wup L2) <> 0.
+
+(** The side conditions of depth-d2 covered here, for two layers of [R^2]. *)
+Definition d2_side_conditions (L1 L2 : layer) : Prop :=
+  nondegenerate_weights 2 (width L1) (Wdown L1) (Wup L1) /\
+  nondegenerate_weights 2 (width L2) (Wdown L2) (Wup L2) /\
+  h3_holds L1 L2 /\
+  layer_pieces_invertible 2 L1 /\
+  layer_pieces_invertible 2 L2.
+
+(** [h3_form] reads only the entries in range. *)
+Lemma h3_form_ext : forall (A A' : mat) (u1 u1' u2 u2' : vec),
+  (forall a b, (a < 2)%nat -> (b < 2)%nat -> A a b = A' a b) ->
+  (forall c, (c < 2)%nat -> u1 c = u1' c) ->
+  (forall c, (c < 2)%nat -> u2 c = u2' c) ->
+  h3_form A u1 u2 = h3_form A' u1' u2'.
+Proof.
+  intros A A' u1 u1' u2 u2' HA H1 H2. unfold h3_form, dot, mv.
+  apply sum_ext. intros a Ha. rewrite (H2 a Ha). f_equal.
+  apply sum_ext. intros b Hb. rewrite (HA a b Ha Hb). f_equal.
+  apply sum_ext. intros c Hc. rewrite (H1 c Hc). reflexivity.
+Qed.
+
+(** [placed o y] reads [y] from coordinate [o] on. *)
+Lemma eval_placed_at : forall o (y : nat -> R) k, placed o y (o + k) = y k.
+Proof.
+  intros o y k. unfold placed.
+  replace (o <=? o + k)%nat with true by (symmetry; apply Nat.leb_le; lia). f_equal. lia.
+Qed.
+
+(** The offset of layer 2 in the point of a stack of widths [m1], [m2]. *)
+Definition off2 (m1 : nat) : nat := (0 + (2 * m1 + m1 * 2))%nat.
+
+(** [J u1_i] as polynomial expressions (coordinate [b]). *)
+Definition rot_expr (m1 i b : nat) : poly_expr :=
+  match b with
+  | O => POpp (up_var 2 m1 i 1)
+  | _ => up_var 2 m1 i 0
+  end.
+
+(** The (H3) quantity as a polynomial expression in the coordinates. *)
+Definition h3_expr (m1 m2 : nat) (D : nat -> bool) (i j : nat) : poly_expr :=
+  psum 2 (fun a => PMul (poly_shift (off2 m1) (up_var 2 m2 j a))
+    (psum 2 (fun b => PMul (piece_expr 2 m1 ident D a b) (rot_expr m1 i b)))).
+
+Lemma h3_expr_eval : forall m1 m2 D i j w, (i < m1)%nat -> (j < m2)%nat ->
+  poly_eval (h3_expr m1 m2 D i j) w =
+  h3_value m1 D i j (down_of 2 m1 w) (up_of 2 m1 w) (up_of 2 m2 (shifted (off2 m1) w)).
+Proof.
+  intros m1 m2 D i j w Hi Hj. unfold h3_expr, h3_value, h3_form, dot.
+  rewrite poly_eval_psum. apply sum_ext. intros a Ha. cbn [poly_eval].
+  rewrite poly_eval_shift, up_var_eval by lia. f_equal.
+  rewrite poly_eval_psum. unfold mv. apply sum_ext. intros b Hb. cbn [poly_eval].
+  rewrite piece_expr_eval by lia. f_equal.
+  destruct b as [|[|b]]; [| |lia]; unfold rot_expr; cbn [poly_eval];
+    rewrite up_var_eval by lia; unfold rotJ; simpl; ring.
+Qed.
+
+(** At [W_1 = 0], [u1_i = (1, 0)], [u2_j = (0, 1)] the (H3) quantity is 1. *)
+Lemma h3_witness_value : forall m1 D,
+  h3_form (piece 2 m1 D (fun _ _ => 0) (fun _ c => kron c 0)) (fun c => kron c 0) (fun c => kron c 1) = 1.
+Proof.
+  intros m1 D.
+  rewrite (h3_form_ext _ ident _ (fun c => kron c 0) _ (fun c => kron c 1)).
+  - unfold h3_form, dot, mv, ident, kron, rotJ. simpl. ring.
+  - intros a b _ _. unfold piece. rewrite sum_zero; [ring|]. intros l _. destruct (D l); ring.
+  - reflexivity.
+  - reflexivity.
+Qed.
+
+(** A block's matrices read from two points that agree on its coordinates
+    agree in range. *)
+Lemma read_agree : forall m (w w' : nat -> R),
+  (forall k, (k < 2 * m + m * 2)%nat -> w k = w' k) ->
+  (forall i l, (i < 2)%nat -> (l < m)%nat -> down_of 2 m w i l = down_of 2 m w' i l) /\
+  (forall l c, (l < m)%nat -> (c < 2)%nat -> up_of 2 m w l c = up_of 2 m w' l c).
+Proof.
+  intros m w w' H. split.
+  - intros i l Hi Hl. rewrite !down_of_in by assumption. apply H. nia.
+  - intros l c Hl Hc. rewrite !up_of_in by assumption. apply H. nia.
+Qed.
+
+(** (H3) fails only on a null set of R^N, for the layers read at offsets 0
+    and [off2 m1], when they fit below [N]. *)
+Lemma h3_null : forall m1 m2 N, (off2 m1 + (2 * m2 + m2 * 2) <= N)%nat ->
+  null_set N (fun w => exists (i j : nat) (D : nat -> bool), (i < m1)%nat /\ (j < m2)%nat /\
+    h3_value m1 D i j (down_of 2 m1 w) (up_of 2 m1 w) (up_of 2 m2 (shifted (off2 m1) w)) = 0).
+Proof.
+  intros m1 m2 N HN.
+  apply null_set_subset with (A := fun w => exists p : nat * nat,
+    In p (list_prod (seq 0 m1) (seq 0 m2)) /\ exists T, In T (subsets m1) /\
+    poly_eval (h3_expr m1 m2 T (fst p) (snd p)) w = 0).
+  - intros w (i & j & D & Hi & Hj & E). exists (i, j). cbn [fst snd].
+    split; [apply in_prod; apply in_seq; lia|].
+    destruct (subsets_complete m1 D) as (T & HT & HDT). exists T. split; [exact HT|].
+    rewrite h3_expr_eval by assumption. rewrite <- E. unfold h3_value.
+    apply h3_form_ext; [|reflexivity|reflexivity].
+    intros a b _ _. unfold piece. f_equal. apply sum_ext. intros l Hl. rewrite (HDT l Hl). reflexivity.
+  - apply null_set_list_union. intros (i, j) Hp. cbn [fst snd].
+    apply in_prod_iff in Hp. destruct Hp as (Hi & Hj). apply in_seq in Hi. apply in_seq in Hj.
+    apply null_set_list_union. intros T _. apply poly_zero_set_null.
+    set (Wz := fun _ _ : nat => 0).
+    set (U1w := fun (_ c : nat) => kron c 0). set (U2w := fun (_ c : nat) => kron c 1).
+    set (y := fun k => weights_of 2 m1 Wz U1w k + placed (off2 m1) (weights_of 2 m2 Wz U2w) k).
+    destruct (weights_of_read 2 m1 Wz U1w) as (R1d & R1u & R1o).
+    destruct (weights_of_read 2 m2 Wz U2w) as (R2d & R2u & R2o).
+    assert (Ylow : forall k, (k < 2 * m1 + m1 * 2)%nat -> y k = weights_of 2 m1 Wz U1w k).
+    { intros k Hk. unfold y, placed.
+      replace (off2 m1 <=? k)%nat with false by (symmetry; apply Nat.leb_gt; unfold off2; lia). ring. }
+    assert (Yhigh : forall k, (k < 2 * m2 + m2 * 2)%nat ->
+              shifted (off2 m1) y k = weights_of 2 m2 Wz U2w k).
+    { intros k Hk. unfold shifted, y. rewrite R1o by (unfold off2; lia).
+      rewrite eval_placed_at. ring. }
+    destruct (read_agree m1 _ _ Ylow) as (A1d & A1u).
+    destruct (read_agree m2 _ _ Yhigh) as (_ & A2u).
+    exists y. split.
+    + intros k Hk. unfold y. rewrite R1o by (unfold off2 in HN; lia).
+      rewrite (placed_out (off2 m1) 2 m2 Wz U2w N HN k Hk). ring.
+    + rewrite h3_expr_eval by lia. unfold h3_value.
+      pose proof (h3_witness_value m1 T) as V.
+      change (h3_form (piece 2 m1 T Wz U1w) (fun c => kron c 0) (fun c => kron c 1) = 1) in V.
+      rewrite (h3_form_ext _ (piece 2 m1 T Wz U1w) _ (fun c => kron c 0) _ (fun c => kron c 1)).
+      { rewrite V. lra. }
+      * intros a b Ha Hb. unfold piece. f_equal. apply sum_ext. intros l Hl.
+        destruct (T l); [|reflexivity].
+        rewrite A1d, A1u, R1d, R1u by lia. reflexivity.
+      * intros c Hc. rewrite A1u, R1u by lia. reflexivity.
+      * intros c Hc. rewrite A2u, R2u by lia. reflexivity.
+Qed.
