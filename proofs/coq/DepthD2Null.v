@@ -178,3 +178,52 @@ Proof.
       * intros c Hc. rewrite A1u, R1u by lia. reflexivity.
       * intros c Hc. rewrite A2u, R2u by lia. reflexivity.
 Qed.
+
+(** [depth-d2], consequence (ii), measure form, for the conditions listed at
+    the top of this file: for [d = 2] and any widths [m1], [m2], the stacks of
+    two residual layers of [R^2] for which nondegeneracy of a block, (H3) or
+    the index condition of a layer fails form a null set of
+    R^(stack_dim 2 [m1; m2]). *)
+Theorem depth_d2_side_conditions_null : forall m1 m2 : nat,
+  null_stack 2 [m1; m2] (fun layers =>
+    exists L1 L2 : layer, layers = [L1; L2] /\ ~ d2_side_conditions L1 L2).
+Proof.
+  intros m1 m2. unfold null_stack. cbn [stack_of stack_dim].
+  set (N := (2 * m1 + m1 * 2 + (2 * m2 + m2 * 2 + 0))%nat).
+  assert (HN1 : (0 + (2 * m1 + m1 * 2) <= N)%nat) by (unfold N; lia).
+  assert (HN2 : (off2 m1 + (2 * m2 + m2 * 2) <= N)%nat) by (unfold N, off2; lia).
+  apply null_set_subset with (A := fun w =>
+    ~ nondegenerate_weights 2 m1 (down_of 2 m1 (shifted 0 w)) (up_of 2 m1 (shifted 0 w)) \/
+    ~ nondegenerate_weights 2 m2 (down_of 2 m2 (shifted (off2 m1) w))
+                                 (up_of 2 m2 (shifted (off2 m1) w)) \/
+    (exists (i j : nat) (D : nat -> bool), (i < m1)%nat /\ (j < m2)%nat /\
+       h3_value m1 D i j (down_of 2 m1 w) (up_of 2 m1 w) (up_of 2 m2 (shifted (off2 m1) w)) = 0) \/
+    (exists S : nat -> bool,
+       ~ trivial_kernel 2 (skip_piece m1 ident S (down_of 2 m1 (shifted 0 w)) (up_of 2 m1 (shifted 0 w)))) \/
+    (exists S : nat -> bool,
+       ~ trivial_kernel 2 (skip_piece m2 ident S (down_of 2 m2 (shifted (off2 m1) w))
+                                                 (up_of 2 m2 (shifted (off2 m1) w))))).
+  - intros w (L1 & L2 & E & Hn). injection E as E1 E2. subst L1 L2.
+    destruct (classic (nondegenerate_weights 2 m1 (down_of 2 m1 (shifted 0 w)) (up_of 2 m1 (shifted 0 w))))
+      as [N1|N1]; [|left; exact N1].
+    destruct (classic (nondegenerate_weights 2 m2 (down_of 2 m2 (shifted (off2 m1) w))
+                                                  (up_of 2 m2 (shifted (off2 m1) w))))
+      as [N2|N2]; [|right; left; exact N2].
+    destruct (classic (exists (i j : nat) (D : nat -> bool), (i < m1)%nat /\ (j < m2)%nat /\
+       h3_value m1 D i j (down_of 2 m1 w) (up_of 2 m1 w) (up_of 2 m2 (shifted (off2 m1) w)) = 0))
+      as [H3|H3]; [right; right; left; exact H3|].
+    destruct (classic (exists S : nat -> bool,
+       ~ trivial_kernel 2 (skip_piece m1 ident S (down_of 2 m1 (shifted 0 w)) (up_of 2 m1 (shifted 0 w)))))
+      as [P1|P1]; [right; right; right; left; exact P1|].
+    right; right; right; right. apply NNPP. intros P2. apply Hn.
+    split; [exact N1|]. split; [exact N2|]. split; [|split].
+    + intros i j D Hi Hj _ E. apply H3. exists i, j, D. split; [exact Hi|]. split; [exact Hj|].
+      exact E.
+    + intros S. apply NNPP. intros HS. apply P1. exists S. exact HS.
+    + intros S. apply NNPP. intros HS. apply P2. exists S. exact HS.
+  - apply null_set_union; [exact (nondegenerate_null_at N 0 2 m1 (le_n 2) HN1)|].
+    apply null_set_union; [exact (nondegenerate_null_at N (off2 m1) 2 m2 (le_n 2) HN2)|].
+    apply null_set_union; [exact (h3_null m1 m2 N HN2)|].
+    apply null_set_union; [exact (pieces_null_at N 0 2 m1 ident (ident_trivial_kernel 2))|].
+    exact (pieces_null_at N (off2 m1) 2 m2 ident (ident_trivial_kernel 2)).
+Qed.
