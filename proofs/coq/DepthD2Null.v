@@ -227,3 +227,83 @@ Proof.
     apply null_set_union; [exact (pieces_null_at N 0 2 m1 ident (ident_trivial_kernel 2))|].
     exact (pieces_null_at N (off2 m1) 2 m2 ident (ident_trivial_kernel 2)).
 Qed.
+
+(** ** (H4) *)
+
+(** The adjugate of a 2 x 2 matrix: [adj [[a, b], [c, d]] = [[d, -b], [-c, a]]]. *)
+Definition adj2 (A : mat) : mat := fun a b =>
+  match a, b with
+  | O, O => A 1%nat 1%nat
+  | O, S O => - A 0%nat 1%nat
+  | S O, O => - A 1%nat 0%nat
+  | S O, S O => A 0%nat 0%nat
+  | _, _ => 0
+  end.
+
+(** The determinant of the 2 x 2 matrix with columns [v] and [v']. *)
+Definition det2 (v v' : vec) : R := v 0%nat * v' 1%nat - v 1%nat * v' 0%nat.
+
+(** The (H4) quantity [det[adj(I + W_1 D U_1) J u2_j, adj(I + W_1 D^c U_1) J u2_j']]. *)
+Definition h4_value (m1 : nat) (D : nat -> bool) (j j' : nat) (W1 U1 U2 : mat) : R :=
+  det2 (mv 2 (adj2 (piece 2 m1 D W1 U1)) (mv 2 rotJ (U2 j)))
+       (mv 2 (adj2 (piece 2 m1 (fun l => negb (D l)) W1 U1)) (mv 2 rotJ (U2 j'))).
+
+(** (H4) for two layers: the quantity is nonzero for every [D] and all [j],
+    [j'] (the case [j = j'] is the antipodal pair [s' = -s]). *)
+Definition h4_holds (L1 L2 : layer) : Prop :=
+  forall (j j' : nat) (D : nat -> bool), (j < width L2)%nat -> (j' < width L2)%nat ->
+    h4_value (width L1) D j j' (Wdown L1) (Wup L1) (Wup L2) <> 0.
+
+(** With signs [s = e J u2_j], [s' = e' J u2_j'] the determinant is
+    [e e'] times [h4_value]: (H4) for [J u2_j] covers all four sign choices. *)
+Lemma h4_signs : forall m1 D j j' W1 U1 U2 (e e' : R),
+  det2 (mv 2 (adj2 (piece 2 m1 D W1 U1)) (fun c => e * mv 2 rotJ (U2 j) c))
+       (mv 2 (adj2 (piece 2 m1 (fun l => negb (D l)) W1 U1)) (fun c => e' * mv 2 rotJ (U2 j') c)) =
+  e * e' * h4_value m1 D j j' W1 U1 U2.
+Proof.
+  intros. unfold h4_value, det2, mv. cbn [sum]. ring.
+Qed.
+
+Lemma piece_eval2 : forall m T i j w, (i < 2)%nat -> (j < 2)%nat ->
+  poly_eval (piece_expr 2 m ident T i j) w = piece 2 m T (down_of 2 m w) (up_of 2 m w) i j.
+Proof. intros. rewrite piece_expr_eval by assumption. reflexivity. Qed.
+
+Lemma u2_eval : forall m1 m2 j c w, (j < m2)%nat -> (c < 2)%nat ->
+  poly_eval (poly_shift (off2 m1) (up_var 2 m2 j c)) w = up_of 2 m2 (shifted (off2 m1) w) j c.
+Proof. intros. rewrite poly_eval_shift, up_var_eval by assumption. reflexivity. Qed.
+
+Definition adj2_expr (E : nat -> nat -> poly_expr) (a b : nat) : poly_expr :=
+  match a, b with
+  | O, O => E 1%nat 1%nat
+  | O, S O => POpp (E 0%nat 1%nat)
+  | S O, O => POpp (E 1%nat 0%nat)
+  | S O, S O => E 0%nat 0%nat
+  | _, _ => PConst 0
+  end.
+
+Definition mv2_expr (E : nat -> nat -> poly_expr) (v : nat -> poly_expr) (a : nat) : poly_expr :=
+  PAdd (PMul (E a 0%nat) (v 0%nat)) (PMul (E a 1%nat) (v 1%nat)).
+
+Definition rot_v_expr (v : nat -> poly_expr) (b : nat) : poly_expr :=
+  match b with O => POpp (v 1%nat) | _ => v 0%nat end.
+
+Definition det2_expr (v v' : nat -> poly_expr) : poly_expr :=
+  PSub (PMul (v 0%nat) (v' 1%nat)) (PMul (v 1%nat) (v' 0%nat)).
+
+(** The (H4) quantity as a polynomial expression in the coordinates. *)
+Definition h4_expr (m1 m2 : nat) (D : nat -> bool) (j j' : nat) : poly_expr :=
+  det2_expr
+    (mv2_expr (adj2_expr (piece_expr 2 m1 ident D))
+              (rot_v_expr (fun c => poly_shift (off2 m1) (up_var 2 m2 j c))))
+    (mv2_expr (adj2_expr (piece_expr 2 m1 ident (fun l => negb (D l))))
+              (rot_v_expr (fun c => poly_shift (off2 m1) (up_var 2 m2 j' c)))).
+
+Lemma h4_expr_eval : forall m1 m2 D j j' w, (j < m2)%nat -> (j' < m2)%nat ->
+  poly_eval (h4_expr m1 m2 D j j') w =
+  h4_value m1 D j j' (down_of 2 m1 w) (up_of 2 m1 w) (up_of 2 m2 (shifted (off2 m1) w)).
+Proof.
+  intros m1 m2 D j j' w Hj Hj'.
+  unfold h4_expr, det2_expr, mv2_expr, adj2_expr, rot_v_expr. cbn [poly_eval].
+  rewrite !piece_eval2 by lia. rewrite !(u2_eval m1 m2) by lia.
+  unfold h4_value, det2, mv, adj2, rotJ. cbn [sum]. ring.
+Qed.
