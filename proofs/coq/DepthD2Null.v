@@ -244,9 +244,11 @@ Definition adj2 (A : mat) : mat := fun a b =>
 Definition det2 (v v' : vec) : R := v 0%nat * v' 1%nat - v 1%nat * v' 0%nat.
 
 (** The (H4) quantity [det[adj(I + W_1 D U_1) J u2_j, adj(I + W_1 D^c U_1) J u2_j']]. *)
+Definition h4_form (A B : mat) (v v' : vec) : R :=
+  det2 (mv 2 (adj2 A) (mv 2 rotJ v)) (mv 2 (adj2 B) (mv 2 rotJ v')).
+
 Definition h4_value (m1 : nat) (D : nat -> bool) (j j' : nat) (W1 U1 U2 : mat) : R :=
-  det2 (mv 2 (adj2 (piece 2 m1 D W1 U1)) (mv 2 rotJ (U2 j)))
-       (mv 2 (adj2 (piece 2 m1 (fun l => negb (D l)) W1 U1)) (mv 2 rotJ (U2 j'))).
+  h4_form (piece 2 m1 D W1 U1) (piece 2 m1 (fun l => negb (D l)) W1 U1) (U2 j) (U2 j').
 
 (** (H4) for two layers: the quantity is nonzero for every [D] and all [j],
     [j'] (the case [j = j'] is the antipodal pair [s' = -s]). *)
@@ -261,7 +263,7 @@ Lemma h4_signs : forall m1 D j j' W1 U1 U2 (e e' : R),
        (mv 2 (adj2 (piece 2 m1 (fun l => negb (D l)) W1 U1)) (fun c => e' * mv 2 rotJ (U2 j') c)) =
   e * e' * h4_value m1 D j j' W1 U1 U2.
 Proof.
-  intros. unfold h4_value, det2, mv. cbn [sum]. ring.
+  intros. unfold h4_value, h4_form, det2, mv. cbn [sum]. ring.
 Qed.
 
 Lemma piece_eval2 : forall m T i j w, (i < 2)%nat -> (j < 2)%nat ->
@@ -305,5 +307,95 @@ Proof.
   intros m1 m2 D j j' w Hj Hj'.
   unfold h4_expr, det2_expr, mv2_expr, adj2_expr, rot_v_expr. cbn [poly_eval].
   rewrite !piece_eval2 by lia. rewrite !(u2_eval m1 m2) by lia.
-  unfold h4_value, det2, mv, adj2, rotJ. cbn [sum]. ring.
+  unfold h4_value, h4_form, det2, mv, adj2, rotJ. cbn [sum]. ring.
+Qed.
+
+(** [h4_form] reads only the entries in range. *)
+Lemma h4_form_ext : forall (A A' B B' : mat) (v u v' u' : vec),
+  (forall a b, (a < 2)%nat -> (b < 2)%nat -> A a b = A' a b) ->
+  (forall a b, (a < 2)%nat -> (b < 2)%nat -> B a b = B' a b) ->
+  (forall c, (c < 2)%nat -> v c = u c) ->
+  (forall c, (c < 2)%nat -> v' c = u' c) ->
+  h4_form A B v v' = h4_form A' B' u u'.
+Proof.
+  intros A A' B B' v u v' u' HA HB Hv Hv'.
+  unfold h4_form, det2, mv, adj2, rotJ. cbn [sum].
+  rewrite !HA, !HB, !Hv, !Hv' by lia. reflexivity.
+Qed.
+
+(** A point of R^N that reads as given matrices [W_1], [U_1] (layer 1) and
+    [U_2] (layer 2; [W_2 = 0]) in range and vanishes from [N] on. *)
+Lemma two_layer_point : forall m1 m2 N (W1 U1 U2 : mat), (off2 m1 + (2 * m2 + m2 * 2) <= N)%nat ->
+  exists y : nat -> R, (forall k, le N k -> y k = 0) /\
+    (forall i l, (i < 2)%nat -> (l < m1)%nat -> down_of 2 m1 y i l = W1 i l) /\
+    (forall l c, (l < m1)%nat -> (c < 2)%nat -> up_of 2 m1 y l c = U1 l c) /\
+    (forall l c, (l < m2)%nat -> (c < 2)%nat -> up_of 2 m2 (shifted (off2 m1) y) l c = U2 l c).
+Proof.
+  intros m1 m2 N W1 U1 U2 HN. set (Wz := fun _ _ : nat => 0).
+  set (y := fun k => weights_of 2 m1 W1 U1 k + placed (off2 m1) (weights_of 2 m2 Wz U2) k).
+  destruct (weights_of_read 2 m1 W1 U1) as (R1d & R1u & R1o).
+  destruct (weights_of_read 2 m2 Wz U2) as (R2d & R2u & R2o).
+  assert (Ylow : forall k, (k < 2 * m1 + m1 * 2)%nat -> y k = weights_of 2 m1 W1 U1 k).
+  { intros k Hk. unfold y, placed.
+    replace (off2 m1 <=? k)%nat with false by (symmetry; apply Nat.leb_gt; unfold off2; lia). ring. }
+  assert (Yhigh : forall k, (k < 2 * m2 + m2 * 2)%nat ->
+            shifted (off2 m1) y k = weights_of 2 m2 Wz U2 k).
+  { intros k Hk. unfold shifted, y. rewrite R1o by (unfold off2; lia).
+    rewrite eval_placed_at. ring. }
+  destruct (read_agree m1 _ _ Ylow) as (A1d & A1u).
+  destruct (read_agree m2 _ _ Yhigh) as (_ & A2u).
+  exists y. split; [|split; [|split]].
+  - intros k Hk. unfold y. rewrite R1o by (unfold off2 in HN; lia).
+    rewrite (placed_out (off2 m1) 2 m2 Wz U2 N HN k Hk). ring.
+  - intros i l Hi Hl. rewrite A1d, R1d by assumption. reflexivity.
+  - intros l c Hl Hc. rewrite A1u, R1u by assumption. reflexivity.
+  - intros l c Hl Hc. rewrite A2u, R2u by assumption. reflexivity.
+Qed.
+
+(** Witness for [j <> j']: at [W_1 = 0], [u2_l = (1, l)] the quantity is [j' - j]. *)
+Lemma h4_witness_distinct : forall m1 D (j j' : nat),
+  h4_form (piece 2 m1 D (fun _ _ => 0) (fun _ _ => 0))
+          (piece 2 m1 (fun l => negb (D l)) (fun _ _ => 0) (fun _ _ => 0))
+          (fun c => match c with O => 1 | _ => INR j end)
+          (fun c => match c with O => 1 | _ => INR j' end) = INR j' - INR j.
+Proof.
+  intros m1 D j j'.
+  rewrite (h4_form_ext _ ident _ ident _ (fun c => match c with O => 1 | _ => INR j end)
+                       _ (fun c => match c with O => 1 | _ => INR j' end)).
+  - unfold h4_form, det2, mv, adj2, rotJ, ident, kron. simpl. ring.
+  - intros a b _ _. unfold piece. rewrite sum_zero; [ring|]. intros l _. destruct (D l); ring.
+  - intros a b _ _. unfold piece. rewrite sum_zero; [ring|]. intros l _. destruct (D l); simpl; ring.
+  - reflexivity.
+  - reflexivity.
+Qed.
+
+(** Witness for [j = j'] ([m1 >= 1]): [W_1] with the single nonzero entry
+    [(W_1)_00 = 1], [u1_l = (0, 1)], [u2_j = (1, 0)]: the quantity is [-1] or
+    [1] as unit 0 is in [D] or not. *)
+Lemma h4_witness_same : forall m1 D, (1 <= m1)%nat ->
+  h4_form (piece 2 m1 D (fun a l => kron a 0 * kron l 0) (fun _ c => kron c 1))
+          (piece 2 m1 (fun l => negb (D l)) (fun a l => kron a 0 * kron l 0) (fun _ c => kron c 1))
+          (fun c => kron c 0) (fun c => kron c 0) = if D 0%nat then -1 else 1.
+Proof.
+  intros m1 D Hm.
+  assert (P : forall T : nat -> bool, forall a b,
+    piece 2 m1 T (fun a l => kron a 0 * kron l 0) (fun _ c => kron c 1) a b =
+    ident a b + (if T 0%nat then kron a 0 * kron b 1 else 0)).
+  { intros T a b. unfold piece. f_equal.
+    rewrite (sum_ext m1 _ (fun l => kron 0 l * (if T 0%nat then kron a 0 * kron b 1 else 0))).
+    - apply sum_kron_l. lia.
+    - intros l _. destruct (Nat.eq_dec l 0) as [->|Hl].
+      + replace (kron 0 0) with 1 by (unfold kron; destruct (Nat.eq_dec 0 0); [reflexivity|lia]).
+        destruct (T 0%nat); ring.
+      + replace (kron l 0) with 0 by (unfold kron; destruct (Nat.eq_dec l 0); [lia|reflexivity]).
+        replace (kron 0 l) with 0 by (unfold kron; destruct (Nat.eq_dec 0 l); [lia|reflexivity]).
+        destruct (T l); ring. }
+  rewrite (h4_form_ext _ (fun a b => ident a b + (if D 0%nat then kron a 0 * kron b 1 else 0))
+                       _ (fun a b => ident a b + (if negb (D 0%nat) then kron a 0 * kron b 1 else 0))
+                       _ (fun c => kron c 0) _ (fun c => kron c 0)).
+  - unfold h4_form, det2, mv, adj2, rotJ, ident, kron. destruct (D 0%nat); simpl; ring.
+  - intros a b _ _. apply P.
+  - intros a b _ _. apply (P (fun l => negb (D l))).
+  - reflexivity.
+  - reflexivity.
 Qed.
