@@ -399,3 +399,56 @@ Proof.
   - reflexivity.
   - reflexivity.
 Qed.
+
+(** (H4) fails only on a null set of R^N ([m1 >= 1]), for the layers read at
+    offsets 0 and [off2 m1], when they fit below [N]. *)
+Lemma h4_null : forall m1 m2 N, (1 <= m1)%nat -> (off2 m1 + (2 * m2 + m2 * 2) <= N)%nat ->
+  null_set N (fun w => exists (j j' : nat) (D : nat -> bool), (j < m2)%nat /\ (j' < m2)%nat /\
+    h4_value m1 D j j' (down_of 2 m1 w) (up_of 2 m1 w) (up_of 2 m2 (shifted (off2 m1) w)) = 0).
+Proof.
+  intros m1 m2 N Hm HN.
+  apply null_set_subset with (A := fun w => exists p : nat * nat,
+    In p (list_prod (seq 0 m2) (seq 0 m2)) /\ exists T, In T (subsets m1) /\
+    poly_eval (h4_expr m1 m2 T (fst p) (snd p)) w = 0).
+  - intros w (j & j' & D & Hj & Hj' & E). exists (j, j'). cbn [fst snd].
+    split; [apply in_prod; apply in_seq; lia|].
+    destruct (subsets_complete m1 D) as (T & HT & HDT). exists T. split; [exact HT|].
+    rewrite h4_expr_eval by assumption. rewrite <- E. unfold h4_value.
+    apply h4_form_ext; [| |reflexivity|reflexivity].
+    + intros a b _ _. unfold piece. f_equal. apply sum_ext. intros l Hl. rewrite (HDT l Hl). reflexivity.
+    + intros a b _ _. unfold piece. f_equal. apply sum_ext. intros l Hl. rewrite (HDT l Hl). reflexivity.
+  - apply null_set_list_union. intros (j, j') Hp. cbn [fst snd].
+    apply in_prod_iff in Hp. destruct Hp as (Hj & Hj'). apply in_seq in Hj. apply in_seq in Hj'.
+    apply null_set_list_union. intros T _. apply poly_zero_set_null.
+    destruct (Nat.eq_dec j j') as [<-|Hne].
+    + set (W1w := fun a l : nat => kron a 0 * kron l 0). set (U1w := fun _ c : nat => kron c 1).
+      destruct (two_layer_point m1 m2 N W1w U1w (fun _ c => kron c 0) HN) as (y & Hy & Yd & Yu & Y2).
+      exists y. split; [exact Hy|]. rewrite h4_expr_eval by lia. unfold h4_value.
+      pose proof (h4_witness_same m1 T Hm) as V.
+      change (h4_form (piece 2 m1 T W1w U1w) (piece 2 m1 (fun l => negb (T l)) W1w U1w)
+                (fun c => kron c 0) (fun c => kron c 0) = if T 0%nat then -1 else 1) in V.
+      rewrite (h4_form_ext _ (piece 2 m1 T W1w U1w) _ (piece 2 m1 (fun l => negb (T l)) W1w U1w)
+                           _ (fun c => kron c 0) _ (fun c => kron c 0)).
+      * rewrite V. destruct (T 0%nat); lra.
+      * intros a b Ha Hb. unfold piece. f_equal. apply sum_ext. intros l Hl.
+        destruct (T l); [rewrite Yd, Yu by lia|]; reflexivity.
+      * intros a b Ha Hb. unfold piece. f_equal. apply sum_ext. intros l Hl.
+        destruct (negb (T l)); [rewrite Yd, Yu by lia|]; reflexivity.
+      * intros c Hc. rewrite Y2 by lia. reflexivity.
+      * intros c Hc. rewrite Y2 by lia. reflexivity.
+    + set (U2w := fun l c : nat => match c with O => 1 | _ => INR l end).
+      destruct (two_layer_point m1 m2 N (fun _ _ => 0) (fun _ _ => 0) U2w HN) as (y & Hy & Yd & Yu & Y2).
+      exists y. split; [exact Hy|]. rewrite h4_expr_eval by lia. unfold h4_value.
+      pose proof (h4_witness_distinct m1 T j j') as V.
+      rewrite (h4_form_ext _ (piece 2 m1 T (fun _ _ => 0) (fun _ _ => 0))
+                           _ (piece 2 m1 (fun l => negb (T l)) (fun _ _ => 0) (fun _ _ => 0))
+                           _ (fun c => match c with O => 1 | _ => INR j end)
+                           _ (fun c => match c with O => 1 | _ => INR j' end)).
+      * rewrite V. intros E. apply Hne. apply INR_eq. lra.
+      * intros a b Ha Hb. unfold piece. f_equal. apply sum_ext. intros l Hl.
+        destruct (T l); [rewrite Yd, Yu by lia|]; reflexivity.
+      * intros a b Ha Hb. unfold piece. f_equal. apply sum_ext. intros l Hl.
+        destruct (negb (T l)); [rewrite Yd, Yu by lia|]; reflexivity.
+      * intros c Hc. rewrite Y2 by lia. reflexivity.
+      * intros c Hc. rewrite Y2 by lia. reflexivity.
+Qed.
