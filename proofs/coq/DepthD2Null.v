@@ -452,3 +452,45 @@ Proof.
       * intros c Hc. rewrite Y2 by lia. reflexivity.
       * intros c Hc. rewrite Y2 by lia. reflexivity.
 Qed.
+
+(** [depth-d2], consequence (ii), measure form, with (H4): for [d = 2],
+    widths [m1 >= 1] and [m2], the stacks of two residual layers of [R^2] for
+    which nondegeneracy of a block, (H3), (H4) or the index condition of a
+    layer fails form a null set of R^(stack_dim 2 [m1; m2]). *)
+Theorem depth_d2_side_conditions_h4_null : forall m1 m2 : nat, (1 <= m1)%nat ->
+  null_stack 2 [m1; m2] (fun layers =>
+    exists L1 L2 : layer, layers = [L1; L2] /\ ~ (d2_side_conditions L1 L2 /\ h4_holds L1 L2)).
+Proof.
+  intros m1 m2 Hm. pose proof (depth_d2_side_conditions_null m1 m2) as H0.
+  unfold null_stack in *. cbn [stack_of stack_dim] in *.
+  apply null_set_subset with (A := fun w =>
+    (exists L1 L2 : layer,
+       [mk_layer m1 (down_of 2 m1 (shifted 0 w)) (up_of 2 m1 (shifted 0 w));
+        mk_layer m2 (down_of 2 m2 (shifted (0 + (2 * m1 + m1 * 2)) w))
+                    (up_of 2 m2 (shifted (0 + (2 * m1 + m1 * 2)) w))] = [L1; L2] /\
+       ~ d2_side_conditions L1 L2) \/
+    (exists (j j' : nat) (D : nat -> bool), (j < m2)%nat /\ (j' < m2)%nat /\
+       h4_value m1 D j j' (down_of 2 m1 w) (up_of 2 m1 w) (up_of 2 m2 (shifted (off2 m1) w)) = 0)).
+  - intros w (L1 & L2 & E & Hn).
+    destruct (classic (d2_side_conditions L1 L2)) as [Hs|Hs]; [|left; exists L1, L2; split; assumption].
+    right. injection E as E1 E2. subst L1 L2.
+    apply NNPP. intros H4. apply Hn. split; [exact Hs|].
+    intros j j' D Hj Hj' E. apply H4. exists j, j', D. split; [exact Hj|]. split; [exact Hj'|]. exact E.
+  - apply null_set_union; [exact H0|].
+    apply h4_null; [exact Hm|]. unfold off2. lia.
+Qed.
+
+(** Without [m1 >= 1] the statement with (H4) is false: with no unit in
+    layer 1, [G = I] and the rays [J u2_j] and [-J u2_j] are antipodal at
+    every weight ([h4_value] of [j = j'] is [det[s, s] = 0]), so the failing
+    set is all of R^(stack_dim 2 [0; m2]), which is not null ([m2 >= 1]). *)
+Lemma depth_d2_h4_needs_layer1_unit : forall m2 : nat, (1 <= m2)%nat ->
+  ~ null_stack 2 [0%nat; m2] (fun layers =>
+      exists L1 L2 : layer, layers = [L1; L2] /\ ~ (d2_side_conditions L1 L2 /\ h4_holds L1 L2)).
+Proof.
+  intros m2 Hm2 H. apply (all_stacks_not_null 2 [0%nat; m2]).
+  eapply null_set_subset; [|exact H]. intros w _. cbn [stack_of].
+  eexists; eexists; split; [reflexivity|]. intros (_ & H4).
+  apply (H4 0%nat 0%nat (fun _ => true)); [simpl; lia|simpl; lia|].
+  unfold h4_value, h4_form, piece, det2, mv, adj2, rotJ, ident, kron. simpl. ring.
+Qed.
