@@ -21,8 +21,21 @@
     [NullSets.poly_zero_set_null] makes its zero set null.  Nondegeneracy and
     the index condition come from GenericWeightsNull.v
     ([nondegenerate_null_at], [pieces_null_at]) at the offsets of the two
-    layers.  Not covered: the condition (H4) of depth-d2 (the determinants
-    [det[adj(I + W_1 D U_1) s, adj(I + W_1 D^c U_1) s']]). *)
+    layers.
+    - (H4): [det[adj(I + W_1 D U_1) J u2_j, adj(I + W_1 D^c U_1) J u2_j'] <> 0]
+      for all units [j], [j'] of layer 2 and every [D] ([h4_value]; the signs
+      of [s = +-J u2_j], [s' = +-J u2_j'] only change the sign, [h4_signs]).
+      For [j <> j'] the witness is [W_1 = 0], [u2_l = (1, l)] (value
+      [j' - j]); for [j = j'] (the antipodal pair [s' = -s]) it is [W_1] with
+      the single entry [(W_1)_00 = 1], [u1_l = (0, 1)], [u2_j = (1, 0)]
+      (value [-1] or [1]), which needs a unit in layer 1: with [m1 = 0] the
+      (H4) polynomial of [j = j'] is identically zero
+      ([depth_d2_h4_needs_layer1_unit]).
+    [depth_d2_side_conditions_null] covers nondegeneracy, (H3) and the index
+    condition for all widths; [depth_d2_side_conditions_h4_null] adds (H4)
+    for [m1 >= 1].  Not covered: that the geometric conditions of depth-d2
+    follow from these polynomial ones (the sector argument of
+    proofs/informal/depth-d2.md). *)
 
 From Coq Require Import Reals Lra Lia List Classical.
 From SkipAbsorption Require Import Linalg DepthStack DepthNarrow NonGeneric GenericWeights NullSets
