@@ -144,6 +144,35 @@ Proof.
   - intros l c Hl Hc. rewrite !up_of_in by assumption. apply H. nia.
 Qed.
 
+(** A point of R^N that reads as given matrices [W_1], [U_1] (layer 1) and
+    [U_2] (layer 2; [W_2 = 0]) in range and vanishes from [N] on. *)
+Lemma two_layer_point : forall m1 m2 N (W1 U1 U2 : mat), (off2 m1 + (2 * m2 + m2 * 2) <= N)%nat ->
+  exists y : nat -> R, (forall k, le N k -> y k = 0) /\
+    (forall i l, (i < 2)%nat -> (l < m1)%nat -> down_of 2 m1 y i l = W1 i l) /\
+    (forall l c, (l < m1)%nat -> (c < 2)%nat -> up_of 2 m1 y l c = U1 l c) /\
+    (forall l c, (l < m2)%nat -> (c < 2)%nat -> up_of 2 m2 (shifted (off2 m1) y) l c = U2 l c).
+Proof.
+  intros m1 m2 N W1 U1 U2 HN. set (Wz := fun _ _ : nat => 0).
+  set (y := fun k => weights_of 2 m1 W1 U1 k + placed (off2 m1) (weights_of 2 m2 Wz U2) k).
+  destruct (weights_of_read 2 m1 W1 U1) as (R1d & R1u & R1o).
+  destruct (weights_of_read 2 m2 Wz U2) as (R2d & R2u & R2o).
+  assert (Ylow : forall k, (k < 2 * m1 + m1 * 2)%nat -> y k = weights_of 2 m1 W1 U1 k).
+  { intros k Hk. unfold y, placed.
+    replace (off2 m1 <=? k)%nat with false by (symmetry; apply Nat.leb_gt; unfold off2; lia). ring. }
+  assert (Yhigh : forall k, (k < 2 * m2 + m2 * 2)%nat ->
+            shifted (off2 m1) y k = weights_of 2 m2 Wz U2 k).
+  { intros k Hk. unfold shifted, y. rewrite R1o by (unfold off2; lia).
+    rewrite eval_placed_at. ring. }
+  destruct (read_agree m1 _ _ Ylow) as (A1d & A1u).
+  destruct (read_agree m2 _ _ Yhigh) as (_ & A2u).
+  exists y. split; [|split; [|split]].
+  - intros k Hk. unfold y. rewrite R1o by (unfold off2 in HN; lia).
+    rewrite (placed_out (off2 m1) 2 m2 Wz U2 N HN k Hk). ring.
+  - intros i l Hi Hl. rewrite A1d, R1d by assumption. reflexivity.
+  - intros l c Hl Hc. rewrite A1u, R1u by assumption. reflexivity.
+  - intros l c Hl Hc. rewrite A2u, R2u by assumption. reflexivity.
+Qed.
+
 (** (H3) fails only on a null set of R^N, for the layers read at offsets 0
     and [off2 m1], when they fit below [N]. *)
 Lemma h3_null : forall m1 m2 N, (off2 m1 + (2 * m2 + m2 * 2) <= N)%nat ->
@@ -165,31 +194,17 @@ Proof.
     apply null_set_list_union. intros T _. apply poly_zero_set_null.
     set (Wz := fun _ _ : nat => 0).
     set (U1w := fun (_ c : nat) => kron c 0). set (U2w := fun (_ c : nat) => kron c 1).
-    set (y := fun k => weights_of 2 m1 Wz U1w k + placed (off2 m1) (weights_of 2 m2 Wz U2w) k).
-    destruct (weights_of_read 2 m1 Wz U1w) as (R1d & R1u & R1o).
-    destruct (weights_of_read 2 m2 Wz U2w) as (R2d & R2u & R2o).
-    assert (Ylow : forall k, (k < 2 * m1 + m1 * 2)%nat -> y k = weights_of 2 m1 Wz U1w k).
-    { intros k Hk. unfold y, placed.
-      replace (off2 m1 <=? k)%nat with false by (symmetry; apply Nat.leb_gt; unfold off2; lia). ring. }
-    assert (Yhigh : forall k, (k < 2 * m2 + m2 * 2)%nat ->
-              shifted (off2 m1) y k = weights_of 2 m2 Wz U2w k).
-    { intros k Hk. unfold shifted, y. rewrite R1o by (unfold off2; lia).
-      rewrite eval_placed_at. ring. }
-    destruct (read_agree m1 _ _ Ylow) as (A1d & A1u).
-    destruct (read_agree m2 _ _ Yhigh) as (_ & A2u).
-    exists y. split.
-    + intros k Hk. unfold y. rewrite R1o by (unfold off2 in HN; lia).
-      rewrite (placed_out (off2 m1) 2 m2 Wz U2w N HN k Hk). ring.
-    + rewrite h3_expr_eval by lia. unfold h3_value.
-      pose proof (h3_witness_value m1 T) as V.
-      change (h3_form (piece 2 m1 T Wz U1w) (fun c => kron c 0) (fun c => kron c 1) = 1) in V.
-      rewrite (h3_form_ext _ (piece 2 m1 T Wz U1w) _ (fun c => kron c 0) _ (fun c => kron c 1)).
-      { rewrite V. lra. }
-      * intros a b Ha Hb. unfold piece. f_equal. apply sum_ext. intros l Hl.
-        destruct (T l); [|reflexivity].
-        rewrite A1d, A1u, R1d, R1u by lia. reflexivity.
-      * intros c Hc. rewrite A1u, R1u by lia. reflexivity.
-      * intros c Hc. rewrite A2u, R2u by lia. reflexivity.
+    destruct (two_layer_point m1 m2 N Wz U1w U2w HN) as (y & Hy & Yd & Yu & Y2).
+    exists y. split; [exact Hy|].
+    rewrite h3_expr_eval by lia. unfold h3_value.
+    pose proof (h3_witness_value m1 T) as V.
+    change (h3_form (piece 2 m1 T Wz U1w) (fun c => kron c 0) (fun c => kron c 1) = 1) in V.
+    rewrite (h3_form_ext _ (piece 2 m1 T Wz U1w) _ (fun c => kron c 0) _ (fun c => kron c 1)).
+    + rewrite V. lra.
+    + intros a b Ha Hb. unfold piece. f_equal. apply sum_ext. intros l Hl.
+      destruct (T l); [rewrite Yd, Yu by lia|]; reflexivity.
+    + intros c Hc. rewrite Yu by lia. reflexivity.
+    + intros c Hc. rewrite Y2 by lia. reflexivity.
 Qed.
 
 (** [depth-d2], consequence (ii), measure form, for the conditions listed at
@@ -334,35 +349,6 @@ Proof.
   intros A A' B B' v u v' u' HA HB Hv Hv'.
   unfold h4_form, det2, mv, adj2, rotJ. cbn [sum].
   rewrite !HA, !HB, !Hv, !Hv' by lia. reflexivity.
-Qed.
-
-(** A point of R^N that reads as given matrices [W_1], [U_1] (layer 1) and
-    [U_2] (layer 2; [W_2 = 0]) in range and vanishes from [N] on. *)
-Lemma two_layer_point : forall m1 m2 N (W1 U1 U2 : mat), (off2 m1 + (2 * m2 + m2 * 2) <= N)%nat ->
-  exists y : nat -> R, (forall k, le N k -> y k = 0) /\
-    (forall i l, (i < 2)%nat -> (l < m1)%nat -> down_of 2 m1 y i l = W1 i l) /\
-    (forall l c, (l < m1)%nat -> (c < 2)%nat -> up_of 2 m1 y l c = U1 l c) /\
-    (forall l c, (l < m2)%nat -> (c < 2)%nat -> up_of 2 m2 (shifted (off2 m1) y) l c = U2 l c).
-Proof.
-  intros m1 m2 N W1 U1 U2 HN. set (Wz := fun _ _ : nat => 0).
-  set (y := fun k => weights_of 2 m1 W1 U1 k + placed (off2 m1) (weights_of 2 m2 Wz U2) k).
-  destruct (weights_of_read 2 m1 W1 U1) as (R1d & R1u & R1o).
-  destruct (weights_of_read 2 m2 Wz U2) as (R2d & R2u & R2o).
-  assert (Ylow : forall k, (k < 2 * m1 + m1 * 2)%nat -> y k = weights_of 2 m1 W1 U1 k).
-  { intros k Hk. unfold y, placed.
-    replace (off2 m1 <=? k)%nat with false by (symmetry; apply Nat.leb_gt; unfold off2; lia). ring. }
-  assert (Yhigh : forall k, (k < 2 * m2 + m2 * 2)%nat ->
-            shifted (off2 m1) y k = weights_of 2 m2 Wz U2 k).
-  { intros k Hk. unfold shifted, y. rewrite R1o by (unfold off2; lia).
-    rewrite eval_placed_at. ring. }
-  destruct (read_agree m1 _ _ Ylow) as (A1d & A1u).
-  destruct (read_agree m2 _ _ Yhigh) as (_ & A2u).
-  exists y. split; [|split; [|split]].
-  - intros k Hk. unfold y. rewrite R1o by (unfold off2 in HN; lia).
-    rewrite (placed_out (off2 m1) 2 m2 Wz U2 N HN k Hk). ring.
-  - intros i l Hi Hl. rewrite A1d, R1d by assumption. reflexivity.
-  - intros l c Hl Hc. rewrite A1u, R1u by assumption. reflexivity.
-  - intros l c Hl Hc. rewrite A2u, R2u by assumption. reflexivity.
 Qed.
 
 (** Witness for [j <> j']: at [W_1 = 0], [u2_l = (1, l)] the quantity is [j' - j]. *)
