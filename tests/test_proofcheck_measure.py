@@ -238,7 +238,7 @@ def test_measure_claims_are_the_ones_using_nullsets():
     mods = coqcheck.measure_modules(coqdir)
     assert {"SkipAbsorption.NullSets", "SkipAbsorption.NonGenericNull", "SkipAbsorption.GenericWeightsNull",
             "SkipAbsorption.AbsorbableNull", "SkipAbsorption.DepthNarrowNull", "SkipAbsorption.WidthNull",
-            "SkipAbsorption.DepthNarrowCNull"} == mods
+            "SkipAbsorption.DepthNarrowCNull", "SkipAbsorption.DepthD2Null"} == mods
     measure = C.measure_claims(C.load_registry(), coqdir)
     assert measure == {"non-generic", "generic-weights", "absorption-width", "depth-width", "depth-narrow"}
 
