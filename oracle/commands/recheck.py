@@ -274,12 +274,21 @@ def _recheck_stack(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:
         if len(files) != 1:
             raise InputError("an undecided stack document without a claim is checked against its stack file: "
                              "absorb recheck CERT.json STACK")
-        fresh = _rerun_json(decide_stack(stackfiles.read_stack(files[0])))
-        try:
-            _same_run({k: v for k, v in doc.items() if k not in ("input", "plain_block")}, fresh, "document")
-        except Refused as e:
-            return False, str(e)
-        return True, "the undecided stack document (no claim) re-runs identically from the stack file"
+        stack = stackfiles.read_stack(files[0])
+        stated = {k: v for k, v in doc.items() if k not in ("input", "plain_block")}
+        # the document does not name the question it was asked (--replacing-biases): it holds when it
+        # is exactly the decision of one of the questions; otherwise each question's first difference
+        # is reported
+        misses = []
+        for question in ("auto", "allowed", "none"):
+            try:
+                _same_run(stated, _rerun_json(decide_stack(stack, question)), "document")
+            except Refused as e:
+                misses.append(f"--replacing-biases {question}: {e}")
+                continue
+            return True, (f"the undecided stack document (no claim) re-runs identically from the stack file "
+                          f"(--replacing-biases {question})")
+        return False, "the re-run of no question gives this document (" + "; ".join(misses) + ")"
     if files:
         raise InputError("a stack document with a claim carries its stack: absorb recheck CERT.json")
     if not recheck_decision(doc):
