@@ -461,8 +461,8 @@ def test_gated_exact_values_recomputed_catch_an_evaluator_without_b_down(monkeyp
 def test_gated_test_functionals_recomputed_catch_a_wrong_sequence(monkeypatch):
     # the mutant flips.py `int(x >> 60) - 8` -> `- 9`: the solve stays sound, its functionals are
     # not those its docstring states
-    real = flips._func_vectors
-    monkeypatch.setattr(flips, "_func_vectors", lambda d, j: tuple([v - 1 for v in vec] for vec in real(d, j)))
+    real = flips.func_vectors
+    monkeypatch.setattr(flips, "func_vectors", lambda d, j: tuple([v - 1 for v in vec] for vec in real(d, j)))
     assert "check failed" in _fails("gated-biased", corner=True)
 
 

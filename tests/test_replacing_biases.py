@@ -174,11 +174,15 @@ def test_flat_stack_verdict_is_about_bias_free_plain_stacks():
 
 
 def test_zero_skip_with_biases_answers_only_the_biased_question():
-    """M = 0: B itself replaces the block, but B carries a bias, so it answers 'allowed' only."""
+    """M = 0: B itself replaces the block, but B carries a bias, so it answers 'allowed' only; the
+    bias-free question is answered by F(0) = relu(1) = 1 != 0 (relu-complete: a bias-free relu block
+    vanishes at 0), exactly, with a value_at_zero certificate that re-checks."""
     b = Block("relu", W_up=np.array([[1.0]]), W_down=np.array([[1.0]]), b_up=np.array([1.0]), M=np.zeros((1, 1)))
     assert decide(b, replacing_biases="allowed").verdict == "absorbable"
     v = decide(b, replacing_biases="none")
-    assert v.verdict == "undecided" and not v.exact and v.answers["none"] is None
+    assert v.verdict == "not_absorbable" and v.exact and v.claim == "relu-complete"
+    assert v.certificate["kind"] == "value_at_zero" and v.answers["none"]["verdict"] == "not_absorbable"
+    assert recheck_certificate(b, v.certificate)
     free = Block("relu", W_up=np.array([[1.0]]), W_down=np.array([[1.0]]), M=np.zeros((1, 1)))
     assert decide(free, replacing_biases="none").verdict == "absorbable"
 

@@ -117,7 +117,7 @@ def unit_factors(fd: FlipData, i: int) -> tuple[list[fmpq], list[fmpq], fmpq, fm
     return [fmpq(0)] * fd.d, fd.U[i], fmpq(1), fd.b[i]
 
 
-def _func_vectors(d: int, j: int) -> tuple[list[int], list[int], list[int], list[int]]:
+def func_vectors(d: int, j: int) -> tuple[list[int], list[int], list[int], list[int]]:
     """The j-th test functional: integer vectors r, y, z, l with entries in [-8, 7], from a 64-bit
     linear congruential sequence seeded by j (a fixed recipe, so a certificate needs only j)."""
     x = (j + 1) * 0x9E3779B97F4A7C15 % (1 << 64)
@@ -141,7 +141,7 @@ def compressed_system(fd: FlipData, k: Optional[int] = None) -> tuple[fmpq_mat, 
     m, d = fd.m, fd.d
     k = m + 8 if k is None else k
     facs = [unit_factors(fd, i) for i in range(m)]
-    vecs = [_func_vectors(d, j) for j in range(k)]
+    vecs = [func_vectors(d, j) for j in range(k)]
     R = fmpq_mat(k, d, [fmpq(v) for r, _, _, _ in vecs for v in r])
     cols = lambda idx: fmpq_mat(d, k, [fmpq(vecs[j][idx][a]) for a in range(d) for j in range(k)])  # noqa: E731
     Y, Z, L = cols(1), cols(2), cols(3)

@@ -54,9 +54,7 @@ from oracle.algebra.stacks import analytic as an
 from oracle.claims import coverage, depth_boundary
 from oracle.claims import depth_analytic as da
 from oracle.claims.base import Certificate, counterexample, oracle_check
-from oracle.core.rational import arb, ctx, smat, svec, to_arb
-
-from flint import fmpq
+from oracle.core.rational import arb, ctx, fmpq, smat, svec, to_arb
 
 CLAIM = "depth-analytic-d1"
 MAX_WIDTH = 16          # widths drawn 1..16 (depth-analytic's sweep stops at 6)
@@ -168,14 +166,28 @@ def reference_value(act: str, z: arb) -> arb:
     """s(z) in balls from its definition, written here apart from the catalog's slopes that the
     Jacobians use: gelu z/2 (1 + erf(z/sqrt 2)), gelu_tanh z/2 (1 + tanh(sqrt(2/pi) (z + a z^3)))
     with a = 44715/10^6, silu z/(1 + exp(-z))."""
-    if act == "gelu":
-        return z / 2 * (1 + (z / arb(2).sqrt()).erf())
-    if act == "gelu_tanh":
-        c = (arb(2) / arb.pi()).sqrt()
-        return z / 2 * (1 + (c * (z + arb(GELU_TANH_A) * z ** 3)).tanh())
-    if act == "silu":
-        return z / (1 + (-z).exp())
-    raise ValueError(f"no reference definition for {act!r}")
+    definition = _REFERENCE.get(act)
+    if definition is None:
+        raise ValueError(f"no reference definition for {act!r}")
+    return definition(z)
+
+
+def _gelu_reference(z: arb) -> arb:
+    return z / 2 * (1 + (z / arb(2).sqrt()).erf())
+
+
+def _gelu_tanh_reference(z: arb) -> arb:
+    c = (arb(2) / arb.pi()).sqrt()
+    return z / 2 * (1 + (c * (z + arb(GELU_TANH_A) * z ** 3)).tanh())
+
+
+def _silu_reference(z: arb) -> arb:
+    return z / (1 + (-z).exp())
+
+
+# the definitions by name, written apart from the catalog on purpose (an independent check of the
+# values the Jacobians use); the family itself is the catalog's (an.ACTIVATIONS)
+_REFERENCE = {"gelu": _gelu_reference, "gelu_tanh": _gelu_tanh_reference, "silu": _silu_reference}
 
 
 def activation_matches(act: str, prec: int = 128) -> bool:

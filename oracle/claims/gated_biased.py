@@ -255,7 +255,7 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
     subsets = [[i] for i in range(len(U))] + [list(range(len(U)))] + ([list(res.S)] if res.status == "found" else [])
     wrong = [T for T in subsets if not _same_residual(flips.flip_residual(fd, T), indep_residual(gate, G, c, U, e, W, M, T))]
     k = res.certificate.get("functionals") if isinstance(res.certificate, dict) else None
-    funcs_ok = k is None or all(tuple(flips._func_vectors(d, j)) == indep_func_vectors(d, j) for j in range(int(k)))
+    funcs_ok = k is None or all(tuple(flips.func_vectors(d, j)) == indep_func_vectors(d, j) for j in range(int(k)))
     values_ok = activations.get(gate).exact is None or all(
         eval_plain_q(gate, U, W, p, M=M, b_up=e, b_down=bd, W_gate=G, b_gate=c) == indep_value(gate, G, c, U, e, W, M, bd, p)
         for p in pts)
