@@ -32,6 +32,8 @@ from typing import Any, Optional
 from oracle.commands.output import emit_json
 from oracle.core import families
 from oracle.core.errors import InputError
+from oracle.core.formats import open_checkpoint
+from oracle.decide import compile_safetensors
 from oracle.decide.compile import check_compilable, compile_checkpoint, load_tokenizer, verify
 from oracle.decide.scan import SCAN_FORMAT, scan
 
@@ -90,6 +92,8 @@ def _compile(args: argparse.Namespace, out: Path, progress: Any) -> dict[str, An
     ``out`` only when the check passed; the temporary file is removed in every other case (a
     refusal, an error, an interruption, or a check above the tolerance), so no partial or
     unverified model is ever left on disk."""
+    if _is_safetensors(args.checkpoint):
+        return _compile_safetensors(args, out, progress)
     fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent)
     os.close(fd)
     tmp = Path(name)
@@ -114,6 +118,54 @@ def _compile(args: argparse.Namespace, out: Path, progress: Any) -> dict[str, An
         tmp.unlink(missing_ok=True)
 
 
+def _is_safetensors(path: str) -> bool:
+    return open_checkpoint(path).format == "safetensors"
+
+
+def _compile_safetensors(args: argparse.Namespace, out: Path, progress: Any) -> dict[str, Any]:
+    """The safetensors path of ``_compile``: the checkpoint and its config.json are written to two
+    temporary files beside ``out``, checked end to end with the numpy encoder, and renamed (the
+    config first, then the checkpoint) only when the check passed; both temporary files are
+    removed in every other case."""
+    cfg_out = compile_safetensors.config_target(out)
+    tmps = []
+    for n in (out.name, cfg_out.name):
+        fd, name = tempfile.mkstemp(prefix=f".{n}.", suffix=".partial", dir=out.parent)
+        os.close(fd)
+        tmps.append(Path(name))
+    tmp, tmp_cfg = tmps
+    renamed: list[Path] = []
+    try:
+        t1 = time.perf_counter()
+        comp = compile_safetensors.compile_checkpoint(args.checkpoint, tmp, tmp_cfg, progress=progress)
+        progress(f"compiled in {time.perf_counter() - t1:.1f}s; checking end to end (numpy encoder)")
+        comp["end_to_end"] = v = compile_safetensors.verify(args.checkpoint, str(tmp), getattr(args, "tokenizer", None),
+                                                            config=tmp_cfg)
+        if not v["verified"]:
+            raise InputError(f"the compiled checkpoint could not be checked end to end ({v['reason']}); not written")
+        passed = v["within_tolerance"]
+        if passed:
+            for t, final in ((tmp_cfg, cfg_out), (tmp, out)):
+                if final.exists():
+                    raise InputError(f"{final} appeared while compiling; refusing to overwrite it")
+                os.replace(t, final)
+                renamed.append(final)
+        comp.update({"output": str(out) if passed else None, "config": str(cfg_out) if passed else None,
+                     "written": passed})
+        if not passed:
+            comp["not_written"] = (f"the end-to-end difference {v['max_relative_difference']:.3g} (float32; float64 "
+                                   f"{v['float64']['max_relative_difference']:.3g}) exceeds {v['tolerance']:g}; "
+                                   "the compiled checkpoint and its config.json were deleted")
+        return comp
+    except BaseException:
+        for f in renamed:  # a failure after a rename (the second one) leaves neither file
+            f.unlink(missing_ok=True)
+        raise
+    finally:
+        for t in tmps:
+            t.unlink(missing_ok=True)
+
+
 def _emit_target(args: argparse.Namespace) -> Optional[Path]:
     """The --emit path, refused before any work when it exists, is the input or sits in a
     missing folder."""
@@ -131,6 +183,16 @@ def _emit_target(args: argparse.Namespace) -> Optional[Path]:
         if not Path(args.tokenizer).is_file():
             raise InputError(f"--tokenizer {args.tokenizer}: no such file")
         load_tokenizer(Path(args.tokenizer))  # refused now, not after the model is written
+    if src.exists() and _is_safetensors(args.checkpoint):
+        if out.suffix != ".safetensors":
+            raise InputError(f"--emit {out}: a safetensors checkpoint is compiled into a .safetensors file "
+                             "(safetensors in, safetensors out)")
+        cfg = compile_safetensors.config_target(out)
+        if cfg.exists():
+            raise InputError(f"--emit {out}: {cfg} exists (the compiled checkpoint's config.json is written "
+                             "there); refusing to overwrite it, choose another folder")
+        compile_safetensors.check_compilable(args.checkpoint)  # refused before the scan
+        return out
     try:
         import onnxruntime  # noqa: F401  (optional: the end-to-end check needs it)
     except ImportError:
@@ -143,20 +205,25 @@ def _emit_target(args: argparse.Namespace) -> Optional[Path]:
 def _compiled_lines(c: dict[str, Any]) -> None:
     """The compiled model: one row per block (widths, construction, float32 rounding), sizes and the
     end-to-end measurement."""
+    st = c.get("format") == "safetensors"
+    removed = (f"{c['skips_removed']} MLP skips removed; config.json: absorb.mlp_skip = false, intermediate_sizes "
+               f"{c['intermediate_sizes']}") if st else f"{c['skip_adds_removed']} skip Add nodes removed"
     if c["written"]:
-        print(f"compiled: {c['output']} ({c['skip_adds_removed']} skip Add nodes removed)")
+        print(f"compiled: {c['output']} ({removed})" + (f" and {c['config']}" if st else ""))
     else:
-        print(f"compiled: not written ({c['not_written']}); it removed {c['skip_adds_removed']} skip Add nodes")
+        print(f"compiled: not written ({c['not_written']}); {removed}")
+    if st:
+        print(f"loaders: {c['loaders']}")
     bw = max(22, min(40, max(len(e["block"]) + 1 for e in c["blocks"])))
     print(f"{'block':<{bw}} {'m':>6} {'width':>6} {'added':>6} {'construction':<14} {'float32 storage':<30} "
-          "norm after skip")
+          + ("" if st else "norm after skip"))
     for e in c["blocks"]:
         r = e["float32"]
         store = "exact" if r["exact_in_float32"] else \
             "rounded, max err " + f"{max(r['max_entry_error'].values()):.2g}"
         print(f"{e['block']:<{bw}} {e['width_before']:>6} {e['width_after']:>6} "
               f"{e['width_after'] - e['width_before']:>+6} {e['construction']:<14} "
-              f"{store:<30} {e['norm_after_skip'] or '-'}")
+              f"{store:<30} " + ("" if st else (e['norm_after_skip'] or '-')))
     for kind in dict.fromkeys(e["construction"] for e in c["blocks"]):
         first = next(e for e in c["blocks"] if e["construction"] == kind)
         print(f"{kind}: {first['why']}")
@@ -165,6 +232,12 @@ def _compiled_lines(c: dict[str, Any]) -> None:
     v = c["end_to_end"]
     if not v["verified"]:
         print(f"end to end: not verified: {v['reason']}")
+        return
+    if st:
+        print(f"end to end ({v['inputs']}): largest relative difference {v['max_relative_difference']:.3g} "
+              f"(float32 numpy encoder; float64: {v['float64']['max_relative_difference']:.3g}; "
+              + ", ".join(f"{o['output']}: {o['relative_difference']:.2g} (abs {o['max_abs_difference']:.2g})"
+                          for o in v["outputs"]) + ")")
         return
     print(f"end to end ({v['inputs']}): largest relative difference {v['max_relative_difference']:.3g} "
           f"(float32 measurement, onnxruntime {v['onnxruntime']}; "

@@ -51,7 +51,8 @@ from oracle.core.errors import InputError
 from oracle.core.formats import onnx_emit, open_checkpoint
 from oracle.decide.min_width import applies, plain_block, statement
 
-__all__ = ["COMPILE_FORMAT", "SENTENCES", "TOLERANCE", "check_compilable", "compile_checkpoint", "load_tokenizer", "plan_block", "verify"]
+__all__ = ["COMPILE_FORMAT", "SENTENCES", "TOLERANCE", "check_compilable", "compile_checkpoint", "float32_arrays",
+           "load_tokenizer", "plan_block", "token_inputs", "verify"]
 
 COMPILE_FORMAT = "absorb-compile-1"
 TOLERANCE = 1e-4  # the largest relative difference expected of float32 runs of two equal models
@@ -110,7 +111,7 @@ def plan_block(block: Block) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
 def _poorly_stored(block: Block, arrays: dict[str, np.ndarray], rec: dict[str, Any]) -> Optional[str]:
     """Why the construction's float32 storage is too poor to write (FLOAT32_ERROR_MAX), or None."""
     try:
-        _, rounding = _float32(arrays, rec["float64_rounding"])
+        _, rounding = float32_arrays(arrays, rec["float64_rounding"])
     except InputError as e:  # an entry beyond float32's range
         return str(e).replace("; not compiled", "")
     worst = max(rounding["max_entry_error"].values(), default=0.0)
@@ -184,7 +185,7 @@ def _upper_plan(block: Block, st: Optional[dict[str, Any]]) -> Optional[tuple[di
     return arrays, rec
 
 
-def _float32(arrays: dict[str, np.ndarray], f64_err: dict[str, float]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+def float32_arrays(arrays: dict[str, np.ndarray], f64_err: dict[str, float]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """The arrays in float32 and, per array, a bound on |stored entry - exact entry|: the float32
     rounding of the float64 value (computed exactly in rationals) plus the float64 rounding bound."""
     out, err = {}, {}
@@ -338,7 +339,7 @@ def compile_checkpoint(path: str, out: Path, progress: Callable[[str], None] = l
         progress(f"compile [{k}/{len(specs)}] {spec['prefix']}")
         block = families.load_block(ck, spec, act)
         arrays, rec = plan_block(block)
-        arrays32, rounding = _float32(arrays, rec.pop("float64_rounding"))
+        arrays32, rounding = float32_arrays(arrays, rec.pop("float64_rounding"))
         site = onnx_emit.find_site(g, spec["tensors"], spec["biases"])
         skip = g.node[site.skip]
         rec.update({"block": spec["prefix"], "activation": act, "d": block.d,
@@ -371,25 +372,7 @@ def _inputs(sess: Any, tokenizer: Optional[str], rng: np.random.Generator) -> tu
     feed: dict[str, np.ndarray] = {}
     what = "random normal float inputs (seed 0)"
     if "input_ids" in names:
-        if tokenizer:
-            p = Path(tokenizer)
-            tok = load_tokenizer(p)
-            enc = [tok.encode(s) for s in SENTENCES]
-            L = max(len(e.ids) for e in enc)
-            ids = np.zeros((len(enc), L), dtype=np.int64)
-            mask = np.zeros((len(enc), L), dtype=np.int64)
-            for r, e in enumerate(enc):
-                ids[r, :len(e.ids)] = e.ids
-                # the tokenizer's own mask: a tokenizer.json may pad to a fixed length
-                mask[r, :len(e.ids)] = e.attention_mask
-            kind = "a Hugging Face tokenizer file" if p.suffix == ".json" else "a WordPiece vocabulary"
-            what = (f"{len(SENTENCES)} sentences (oracle/decide/compile.py SENTENCES) tokenized with the --tokenizer "
-                    f"file ({kind}), "
-                    f"{int(mask.sum())} real tokens, padded to {L} (attention_mask 0 on padding)")
-        else:
-            ids = rng.integers(1000, 2000, size=(2, 12), dtype=np.int64)
-            mask = np.ones_like(ids)
-            what = "random token ids in [1000, 2000) (no --tokenizer given), 2 x 12"
+        ids, mask, what = token_inputs(tokenizer, rng)
         feed["input_ids"] = ids
         for nm in names:
             if nm == "attention_mask":
@@ -405,6 +388,31 @@ def _inputs(sess: Any, tokenizer: Optional[str], rng: np.random.Generator) -> tu
         dt = np.float64 if "double" in i.type else np.float32
         feed[i.name] = rng.standard_normal(shape).astype(dt)
     return feed, what
+
+
+def token_inputs(tokenizer: Optional[str], rng: np.random.Generator, pad_id: int = 0
+                 ) -> tuple[np.ndarray, np.ndarray, str]:
+    """Token ids and attention mask for a text model's end-to-end check, and what they are: the
+    SENTENCES tokenized with the tokenizer file (padded with ``pad_id``, mask 0 there), or random
+    token ids in [1000, 2000) without one."""
+    if tokenizer:
+        p = Path(tokenizer)
+        tok = load_tokenizer(p)
+        enc = [tok.encode(s) for s in SENTENCES]
+        L = max(len(e.ids) for e in enc)
+        ids = np.full((len(enc), L), pad_id, dtype=np.int64)
+        mask = np.zeros((len(enc), L), dtype=np.int64)
+        for r, e in enumerate(enc):
+            ids[r, :len(e.ids)] = e.ids
+            # the tokenizer's own mask: a tokenizer.json may pad to a fixed length
+            mask[r, :len(e.ids)] = e.attention_mask
+        kind = "a Hugging Face tokenizer file" if p.suffix == ".json" else "a WordPiece vocabulary"
+        what = (f"{len(SENTENCES)} sentences (oracle/decide/compile.py SENTENCES) tokenized with the --tokenizer "
+                f"file ({kind}), "
+                f"{int(mask.sum())} real tokens, padded to {L} (attention_mask 0 on padding)")
+        return ids, mask, what
+    ids = rng.integers(1000, 2000, size=(2, 12), dtype=np.int64)
+    return ids, np.ones_like(ids), "random token ids in [1000, 2000) (no --tokenizer given), 2 x 12"
 
 
 def load_tokenizer(p: Path) -> Any:

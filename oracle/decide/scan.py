@@ -39,6 +39,7 @@ from oracle.core.formats import open_checkpoint
 from oracle.core.io import reuse_freed_memory
 from oracle.core.jsontypes import jsonable
 from oracle.decide.block import decide, recheck_certificate
+from oracle.decide.compile_safetensors import CONFIG_KEY, has_no_mlp_skip
 
 __all__ = ["SCAN_FORMAT", "bias_free_distance", "distance_at", "recheck_scan", "scan"]
 
@@ -85,6 +86,10 @@ def scan(path: str, progress: Callable[[str], None] = lambda s: None,
     every linear layer that is in no block, with the reason it was skipped."""
     reuse_freed_memory()
     ck = open_checkpoint(path)
+    if getattr(ck, "format", None) == "safetensors" and has_no_mlp_skip(ck.config()):
+        raise InputError(f"config.json says {CONFIG_KEY}.mlp_skip = false: this checkpoint was compiled by absorb "
+                         "scan --emit and its MLP blocks have no skip, so there is no x + B(x) to decide; its "
+                         "intermediate_sizes are under the same key")
     specs, skipped = families.discover(ck)
     out_blocks = []
     t0 = time.perf_counter()

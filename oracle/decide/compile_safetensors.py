@@ -1,0 +1,276 @@
+"""Compile a BERT-family safetensors checkpoint's MLP skips away: ``absorb scan MODEL.safetensors
+--emit OUT.safetensors`` (safetensors in, safetensors out, with its config.json).
+
+The checkpoints compiled are post-LN encoders of model_type bert or roberta (config.json beside the
+file, or a Hugging Face directory): each layer's MLP block x + B(x) is read from
+``intermediate.dense`` (up) and ``output.dense`` (down) and replaced by the residual-free block
+that oracle/decide/compile.py plans for it (``plan_block``: the minimal construction where a claim
+settles m*, gelu-complete's upper-bound plan, or the identity pair; the same float32 guard), stored
+in float32 under the same tensor names at the new width.  Every other tensor is copied unchanged.
+The file is written with safetensors' own writer (``safetensors.numpy.save_file``), as one file
+(the shards of a directory are merged), its metadata extended with ``absorb_mlp_skip = false``.
+
+The config.json written beside OUT is the input's with these changes, stated under the key
+``absorb`` (CONFIG_KEY):
+
+* ``mlp_skip: false`` -- the layer computes LN(W_down s(W_up a + b_up) + b_down), without adding a;
+* ``intermediate_sizes`` -- the width of each layer's MLP block, in layer order;
+* ``original_model_type``, ``original_intermediate_size`` and the compile format.
+
+``model_type`` becomes COMPILED_MODEL_TYPE: no standard loader (transformers) has a BERT without
+the MLP skip, and one that took this file for a BERT would add the skip back and compute another
+function (silently, where a layer kept its width).  The file is for loaders that read the
+``absorb`` key; the end-to-end check here is one (oracle/decide/bert_numpy.py).
+
+Refused (InputError, one line, before any work): another family than the BERT names; pre-norm
+layouts (Llama, GPT-2, ViT's ``layernorm_before``, ...: the skip adds h while the block reads
+norm(h)); a model_type other than bert/roberta; no config.json or one without
+num_attention_heads; a float tensor in another type than float32 (named by its type); a block
+found with a guess or whose activation the forward does not compute; a tensor the encoder needs
+that is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import numpy as np
+from safetensors import safe_open
+from safetensors.numpy import save_file
+
+from oracle.core import families
+from oracle.core.errors import InputError
+from oracle.core.formats import open_checkpoint
+from oracle.decide import bert_numpy
+from oracle.decide.compile import COMPILE_FORMAT, TOLERANCE, float32_arrays, plan_block, token_inputs
+
+__all__ = ["COMPILED_MODEL_TYPE", "CONFIG_KEY", "check_compilable", "compile_checkpoint", "config_target",
+           "has_no_mlp_skip", "verify"]
+
+CONFIG_KEY = "absorb"
+COMPILED_MODEL_TYPE = "absorb_bert_without_mlp_skip"
+LOADER_NOTE = ("standard loaders (transformers) have no BERT without its MLP skip: this file is for loaders that "
+               "read config.json's 'absorb' key (mlp_skip false, intermediate_sizes); model_type is changed so "
+               "that it is not taken for a BERT, which would add the skip back")
+# families of the name table whose blocks read a normalised input while the skip adds the raw one
+_PRE_NORM = {"gpt2", "llama", "gemma", "qwen_moe", "mixtral", "t5", "t5_gated", "gpt_neox", "fc", "phi3", "opt"}
+_PRE_NORM_REASON = ("pre-norm block: the skip adds h while the block reads norm(h), so x + B(x) is not this "
+                    "model's map; the scan decides the block as a map of its own input, and nothing is compiled")
+
+
+def has_no_mlp_skip(cfg: dict[str, Any]) -> bool:
+    """Whether a config.json says its MLP blocks have no skip (written by this module)."""
+    a = cfg.get(CONFIG_KEY)
+    return isinstance(a, dict) and a.get("mlp_skip") is False
+
+
+def config_target(out: Path) -> Path:
+    """The config.json written beside OUT."""
+    return out.parent / "config.json"
+
+
+def _base(prefix: str) -> str:
+    """The prefix before ``encoder.layer.N`` ('' or e.g. 'bert.')."""
+    i = prefix.rfind("encoder.layer.")
+    return prefix[:i] if i >= 0 else ""
+
+
+def _compilable(path: str) -> tuple[Any, list[tuple[dict[str, Any], str]], dict[str, Any]]:
+    """The checkpoint, its blocks with their activations, and the encoder's layout; InputError with
+    the reason when it cannot be compiled (headers and config.json only: no tensor is loaded)."""
+    ck = open_checkpoint(path)
+    if ck.format != "safetensors":
+        raise InputError(f"not a safetensors checkpoint ({ck.format})")
+    specs, _ = families.discover(ck)
+    if not specs:
+        raise InputError("no MLP block found; nothing to compile")
+    for spec in specs:
+        where = f"block {spec['prefix'] or '<root>'}"
+        if spec.get("error"):
+            raise InputError(f"{where}: {spec['error']}")
+        if spec["family"] in _PRE_NORM:
+            raise InputError(f"{where} ({spec['family']}-style names): {_PRE_NORM_REASON}")
+        if spec["family"] != "bert":
+            raise InputError(f"{where} ({spec['family']}-style names): safetensors --emit compiles BERT-family "
+                             "(bert, roberta) post-LN checkpoints only")
+        if spec["discovery"]["guessed"]:
+            raise InputError(f"{where}: the scan found this block with a guess ("
+                             + "; ".join(spec["discovery"]["guessed"]) + ")")
+    names = set(ck.names())
+    if any("layernorm_before" in n for n in names):
+        raise InputError(f"block {specs[0]['prefix']}: {_PRE_NORM_REASON} (tensors named layernorm_before: "
+                         "a ViT-style layer)")
+    cfg = ck.config()
+    if not cfg:
+        raise InputError("no config.json beside the checkpoint: the model type, the number of attention heads, "
+                         "the activation and LayerNorm's epsilon come from it; not compiled")
+    if has_no_mlp_skip(cfg):
+        raise InputError(f"config.json says {CONFIG_KEY}.mlp_skip = false: this checkpoint's MLP blocks already "
+                         "have no skip; nothing to compile")
+    mt = cfg.get("model_type")
+    if mt not in bert_numpy.MODEL_TYPES:
+        raise InputError(f"config.json model_type {mt!r}: safetensors --emit compiles model_type "
+                         f"{' and '.join(bert_numpy.MODEL_TYPES)} only (the post-LN encoder its end-to-end "
+                         "check runs)")
+    if cfg.get("position_embedding_type", "absolute") != "absolute" or cfg.get("is_decoder") \
+            or cfg.get("add_cross_attention"):
+        raise InputError("config.json asks for relative positions, a decoder or cross-attention: the end-to-end "
+                         "check runs the absolute-position encoder only; not compiled")
+    if not isinstance(cfg.get("num_attention_heads"), int) or cfg["num_attention_heads"] < 1:
+        raise InputError("config.json has no num_attention_heads; not compiled")
+    for n in ck.names():
+        t = ck.dtype(n)
+        if "float" in t and t != "float32":
+            raise InputError(f"tensor {n!r} is {t}; only float32 checkpoints are compiled")
+    bases = {_base(s["prefix"]) for s in specs}
+    want = [f"{b}encoder.layer.{i}" for b in bases for i in range(len(specs))]
+    if len(bases) != 1 or [s["prefix"] for s in specs] != want:
+        raise InputError("the MLP blocks are not the layers encoder.layer.0 .. N-1 of one encoder; not compiled")
+    base = bases.pop()
+    layout = bert_numpy.encoder_names(base, len(specs), names)
+    out = []
+    for spec in specs:
+        act, src = families.spec_activation(ck, spec)
+        if act not in bert_numpy.ACTIVATIONS or families.GUESS in src:
+            raise InputError(f"block {spec['prefix']}: activation {act!r} ({src}) is not one the end-to-end check "
+                             f"computes ({', '.join(bert_numpy.ACTIVATIONS)}); not compiled")
+        out.append((spec, act))
+    if len({a for _, a in out}) != 1:
+        raise InputError("the layers have different activations; not compiled")
+    return ck, out, {"base": base, "model_type": mt, "layout": layout}
+
+
+def check_compilable(path: str) -> int:
+    """Refuse (InputError) a checkpoint that cannot be compiled, before any other work; returns
+    the number of blocks it would compile."""
+    return len(_compilable(path)[1])
+
+
+def _read_all(ck: Any) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """Every tensor as stored (safetensors' own reader) and the first file's metadata."""
+    tensors: dict[str, np.ndarray] = {}
+    meta: dict[str, str] = {}
+    for k, f in enumerate(ck.files):
+        with safe_open(str(f), framework="np") as fh:
+            if k == 0:
+                meta = dict(fh.metadata() or {})
+            for n in fh.keys():
+                tensors[n] = fh.get_tensor(n)
+    return tensors, meta
+
+
+def compile_checkpoint(path: str, out: Path, config_out: Path,
+                       progress: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
+    """Write ``out`` (safetensors) and ``config_out`` (its config.json): the checkpoint at ``path``
+    with every MLP skip compiled away; returns the document (per block: widths, construction,
+    float32 rounding; sizes; seconds)."""
+    t0 = time.perf_counter()
+    ck, specs, info = _compilable(path)
+    tensors, meta = _read_all(ck)
+    entries, widths = [], []
+    for k, (spec, act) in enumerate(specs, 1):
+        progress(f"compile [{k}/{len(specs)}] {spec['prefix']}")
+        block = families.load_block(ck, spec, act)
+        arrays, rec = plan_block(block)
+        arrays32, rounding = float32_arrays(arrays, rec.pop("float64_rounding"))
+        p = spec["prefix"] + "."
+        for role, name in (("W_up", "intermediate.dense.weight"), ("b_up", "intermediate.dense.bias"),
+                           ("W_down", "output.dense.weight"), ("b_down", "output.dense.bias")):
+            tensors[p + name] = np.ascontiguousarray(arrays32[role])
+        rec.update({"block": spec["prefix"], "activation": act, "d": block.d, "float32": rounding,
+                    "skip_removed": f"{p}output: LN(a + B(a)) becomes LN(P(a)) (config.json "
+                                    f"{CONFIG_KEY}.mlp_skip = false)"})
+        entries.append(rec)
+        widths.append(int(rec["width_after"]))
+        del block, arrays
+    cfg = dict(ck.config())
+    cfg[CONFIG_KEY] = {"compile_format": COMPILE_FORMAT, "mlp_skip": False, "intermediate_sizes": widths,
+                       "original_model_type": info["model_type"],
+                       "original_intermediate_size": cfg.get("intermediate_size"),
+                       "note": LOADER_NOTE + "; each layer computes LN(W_down s(W_up a + b_up) + b_down) with "
+                               "W_up of intermediate_sizes[i] rows, where the original computed "
+                               "LN(a + W_down s(W_up a + b_up) + b_down)"}
+    cfg["model_type"] = COMPILED_MODEL_TYPE
+    save_file(tensors, str(out), metadata={**meta, "absorb_mlp_skip": "false"})
+    config_out.write_text(json.dumps(cfg, indent=2) + "\n")
+    before = sum(f.stat().st_size for f in ck.files)
+    size = out.stat().st_size
+    return {"compile_format": COMPILE_FORMAT, "format": "safetensors", "checkpoint": str(path), "output": str(out),
+            "config": str(config_out), "blocks": entries, "intermediate_sizes": widths,
+            "size_bytes": {"before": before, "after": size, "ratio": round(size / before, 4)},
+            "skips_removed": len(entries), "loaders": LOADER_NOTE,
+            "note": "each block's replacing block equals x + B(x) exactly in real arithmetic; the file stores "
+                    "it in float32 (float32.max_entry_error bounds |stored - exact| per array)",
+            "seconds": round(time.perf_counter() - t0, 3)}
+
+
+# ---------------------------------------------------------------------- end to end
+
+def _model(path: str, config: Optional[Path] = None) -> dict[str, Any]:
+    """A checkpoint for the forward: its tensor getter, config, layout, whether its MLP blocks have
+    the skip (config.json's ``absorb`` key), the base model type and the activation."""
+    ck = open_checkpoint(path)
+    cfg = json.loads(config.read_text()) if config is not None else ck.config()
+    skip = not has_no_mlp_skip(cfg)
+    specs = families.find_blocks(ck)
+    if not specs:
+        raise InputError(f"{path}: no MLP block found for the end-to-end check")
+    if skip:
+        mt, n = cfg.get("model_type"), len(specs)
+    else:
+        mt, n = cfg[CONFIG_KEY].get("original_model_type"), len(cfg[CONFIG_KEY]["intermediate_sizes"])
+    layout = bert_numpy.encoder_names(_base(specs[0]["prefix"]), n, set(ck.names()))
+    if not skip:
+        for i, w in enumerate(cfg[CONFIG_KEY]["intermediate_sizes"]):
+            got = ck.shape(layout["layers"][i]["up"][0])[0]
+            if got != w:
+                raise InputError(f"layer {i}: config.json says intermediate size {w}, the file has {got}")
+    return {"get": ck.tensor, "cfg": cfg, "layout": layout, "skip": skip, "model_type": mt,
+            "activation": families.spec_activation(ck, specs[0])[0],
+            "vocab": int(ck.shape(layout["word"])[0])}
+
+
+def verify(original: str, compiled: str, tokenizer: Optional[str] = None, config: Optional[Path] = None
+           ) -> dict[str, Any]:
+    """Run the numpy encoder (oracle/decide/bert_numpy.py) on the original checkpoint (with its MLP
+    skips) and on the compiled one (as ``config``, its config.json, says: without them) on the same
+    inputs, in float32 and in float64; per output the largest absolute and relative difference
+    max|a - b| / max|a|.  ``within_tolerance`` needs both runs within TOLERANCE."""
+    a, b = _model(original), _model(compiled, config)
+    if not a["skip"] or b["skip"] or a["model_type"] != b["model_type"]:
+        return {"verified": False, "reason": "the compiled checkpoint's config.json does not say its MLP blocks "
+                                             f"have no skip ({CONFIG_KEY}.mlp_skip = false) for the same model type"}
+    mt, act = a["model_type"], a["activation"]
+    pad = int(a["cfg"].get("pad_token_id") or (1 if mt == "roberta" else 0))
+    rng = np.random.default_rng(0)
+    if tokenizer or a["vocab"] >= 2000:
+        ids, mask, what = token_inputs(tokenizer, rng, pad_id=pad)
+    else:  # a small vocabulary (the tests' models): ids drawn below its size
+        ids = rng.integers(0, a["vocab"], size=(2, 12), dtype=np.int64)
+        mask = np.ones_like(ids)
+        what = f"random token ids in [0, {a['vocab']}) (no --tokenizer given; the vocabulary has {a['vocab']}), 2 x 12"
+    runs: dict[str, Any] = {}
+    for dt in ("float32", "float64"):
+        ra = bert_numpy.forward(a["get"], a["cfg"], a["layout"], mt, act, ids, mask, dt, mlp_skip=True)
+        rb = bert_numpy.forward(b["get"], b["cfg"], b["layout"], mt, act, ids, mask, dt, mlp_skip=False)
+        outs = []
+        for n, x in ra.items():
+            y = rb[n]
+            scale = float(np.max(np.abs(x)))
+            diff = float(np.max(np.abs(x.astype(np.float64) - y.astype(np.float64))))
+            outs.append({"output": n, "shape": list(x.shape), "max_abs_difference": diff,
+                         "relative_difference": diff / scale if scale else diff})
+        runs[dt] = {"outputs": outs, "max_relative_difference": max(o["relative_difference"] for o in outs)}
+    rel = runs["float32"]["max_relative_difference"]
+    ok = all(r["max_relative_difference"] <= TOLERANCE for r in runs.values())
+    return {"verified": True, "inputs": what, "outputs": runs["float32"]["outputs"], "max_relative_difference": rel,
+            "float64": runs["float64"], "within_tolerance": ok, "tolerance": TOLERANCE,
+            "measurement": "float32 and float64 numpy forward passes of the encoder (oracle/decide/bert_numpy.py): "
+                           "the original with its MLP skips, the compiled checkpoint without them, as its "
+                           "config.json says; relative difference = max|original - compiled| / max|original| per "
+                           "output (outputs and max_relative_difference: the float32 run; float64: the float64 "
+                           "run); a measurement, not exact",
+            "runtime": f"numpy {np.__version__}"}
