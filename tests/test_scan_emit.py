@@ -301,7 +301,10 @@ def test_bad_emit_targets_are_refused_before_any_work(tmp_path: Path) -> None:
     assert taken.read_bytes() == b"keep"
 
 
-def test_safetensors_emit_is_refused_with_the_reason(tmp_path: Path) -> None:
+def test_safetensors_emit_without_its_config_is_refused_with_the_reason(tmp_path: Path) -> None:
+    """safetensors out is written for BERT-family checkpoints with their config.json
+    (tests/test_scan_emit_safetensors.py); without config.json the encoder's heads, activation and
+    model type are unknown, and the emit is refused before any work."""
     from safetensors.numpy import save_file
     rng = np.random.default_rng(45)
     p = tmp_path / "model.safetensors"
@@ -309,7 +312,7 @@ def test_safetensors_emit_is_refused_with_the_reason(tmp_path: Path) -> None:
                "encoder.layer.0.output.dense.weight": _ints(rng, D, M)}, str(p))
     out = tmp_path / "c.safetensors"
     r = _absorb("scan", str(p), "--emit", str(out))
-    _refused(r, out, "not implemented")
+    _refused(r, out, "no config.json beside the checkpoint")
 
 
 # The real registry model (paraphrase-MiniLM-L3-v2) is not a test: the suite never depends on an
