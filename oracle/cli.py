@@ -84,7 +84,8 @@ DESCRIPTIONS: dict[str, tuple[str, str]] = {
         "--report R --scan FILE.json puts it in the report).",
         _codes("exit codes:", [(0, "every block found was decided (and, with --emit, the model written)"),
                                (1, "--emit: the compiled model's outputs differ from the original's by more "
-                                   "than 1e-4 (relative, float32 onnxruntime runs); it is deleted, not written"),
+                                   "than 1e-4 (relative, float32 onnxruntime runs; for safetensors, numpy encoder runs "
+                                   "in float32 and float64); it is deleted, not written"),
                                (2, "bad arguments or input, or a block could not be read (the others "
                                    "are still listed), or --emit refused (the reason on stderr)"),
                                (3, "the checkpoint was read but holds no MLP block (the skipped linear "
@@ -186,9 +187,12 @@ def _parser() -> "_Parser":
     s.add_argument("checkpoint", help="model checkpoint: .safetensors file or Hugging Face directory, .gguf, "
                    ".onnx, PyTorch state dict (.bin/.pt)")
     s.add_argument("--json", action="store_true", help="print every block's entry as one JSON document")
-    s.add_argument("--emit", metavar="OUT", help="ONNX models: write the model with every MLP skip compiled away "
-                   "(post-LN blocks x + B(x) replaced by equal residual-free blocks) and check it end to end "
-                   "with onnxruntime; refused (exit 2) where the architecture does not allow it")
+    s.add_argument("--emit", metavar="OUT", help="ONNX models, and BERT-family (bert, roberta) safetensors "
+                   "checkpoints with config.json: write the model with every MLP skip compiled away (post-LN "
+                   "blocks x + B(x) replaced by equal residual-free blocks; safetensors out with a config.json "
+                   "beside OUT saying absorb.mlp_skip = false, which standard loaders do not read) and check it "
+                   "end to end (onnxruntime; a numpy encoder for safetensors); refused (exit 2) where the "
+                   "architecture does not allow it")
     s.add_argument("--tokenizer", metavar="FILE", help="with --emit: a Hugging Face tokenizer file (JSON) or a vocab.txt for the "
                    "end-to-end check of a text model (else random token ids)")
     pn = _sub(sub, "pin")

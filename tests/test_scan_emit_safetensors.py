@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -140,6 +141,11 @@ def test_emit_writes_a_checkpoint_without_mlp_skips_that_matches(tmp_path: Path,
     assert r.returncode == 0, r.stderr
     comp = json.loads(r.stdout)["compiled"]
     assert comp["written"] is True and comp["output"] == str(out) and out.is_file()
+    # ordinary permissions (the process's umask), not the temporary file's 0600
+    mask = os.umask(0)
+    os.umask(mask)
+    for f in (out, out.parent / "config.json"):
+        assert f.stat().st_mode & 0o777 == 0o666 & ~mask, oct(f.stat().st_mode)
     assert comp["format"] == "safetensors" and comp["skips_removed"] == LAYERS
     # nothing else is left in the folder: the checkpoint and its config
     assert sorted(p.name for p in out.parent.iterdir()) == ["compiled.safetensors", "config.json"]
@@ -332,8 +338,6 @@ def test_nothing_is_left_when_the_check_raises(tmp_path: Path, monkeypatch, caps
 def test_a_second_rename_failure_leaves_neither_file(tmp_path: Path, monkeypatch, capsys) -> None:
     """The config is renamed first; when the checkpoint's rename then fails, the renamed config.json
     is removed too."""
-    import os
-
     from oracle.cli import main
     real = os.replace
     calls: list[str] = []

@@ -145,7 +145,10 @@ def _compile_safetensors(args: argparse.Namespace, out: Path, progress: Any) -> 
             raise InputError(f"the compiled checkpoint could not be checked end to end ({v['reason']}); not written")
         passed = v["within_tolerance"]
         if passed:
+            mask = os.umask(0)
+            os.umask(mask)
             for t, final in ((tmp_cfg, cfg_out), (tmp, out)):
+                os.chmod(t, 0o666 & ~mask)  # the permissions of an ordinary new file, not mkstemp's 0600
                 if final.exists():
                     raise InputError(f"{final} appeared while compiling; refusing to overwrite it")
                 os.replace(t, final)

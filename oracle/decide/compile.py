@@ -26,7 +26,8 @@ rewrite is oracle/core/formats/onnx_emit.py.  ``verify`` runs the original and t
 with onnxruntime and measures the largest relative difference of their float outputs (a float32
 measurement, never called exact).
 
-Refused (InputError, exit 2, one line): another format than ONNX (safetensors out is not written),
+Refused (InputError, exit 2, one line): another format than ONNX (BERT-family safetensors
+checkpoints are compiled by oracle/decide/compile_safetensors.py, with the same plan_block),
 a quantized graph, weights in another float type than float32, a block the scan found with a guess
 or without a catalog activation, an activation subgraph identified by sampling that uses operators
 outside the closed-form exports or deviates by more than COMPILE_MATCH_TOL (the exactness above is
@@ -293,7 +294,8 @@ def _compilable(path: str) -> tuple[Any, list[tuple[dict[str, Any], str]]]:
     the model cannot be compiled (checked from the graph alone: no block is loaded)."""
     ck = open_checkpoint(path)
     if ck.format != "onnx":
-        raise InputError(f"--emit writes ONNX models only; {ck.format} out (with its config) is not implemented")
+        raise InputError(f"--emit writes ONNX models and BERT-family safetensors checkpoints; {ck.format} out is "
+                         "not implemented")
     g = ck.model.graph
     quant = sorted({n.op_type for n in g.node if n.op_type in _QUANT_OPS})
     if quant:
