@@ -319,19 +319,30 @@ def test_a_corrupted_compiled_weight_fails_the_end_to_end_check(tmp_path: Path, 
     assert list(out.parent.iterdir()) == []
 
 
-def test_nothing_is_left_when_the_check_raises(tmp_path: Path, monkeypatch, capsys) -> None:
+@pytest.mark.parametrize("exc,code_want", [(RuntimeError, 2), (KeyboardInterrupt, 130)])
+def test_nothing_is_left_when_the_check_raises(tmp_path: Path, monkeypatch, capsys, exc: type,
+                                               code_want: int) -> None:
+    """An error or Ctrl-C during the end-to-end check (after both files were written under their
+    temporary names) leaves nothing in OUT's folder."""
     from oracle.cli import main
     from oracle.decide import compile_safetensors as cs
+    seen: list[list[str]] = []
 
     def boom(*a: Any, **k: Any) -> dict:
-        raise RuntimeError("the check broke")
+        seen.append(sorted(p.name for p in out.parent.iterdir()))
+        raise exc("the check broke")
 
     monkeypatch.setattr(cs, "verify", boom)
     src = _write(tmp_path / "in", _weights(23), _config())
     out = tmp_path / "out" / "c.safetensors"
     out.parent.mkdir()
     code = main(["scan", str(src), "--emit", str(out)])
-    assert code == 2 and "the check broke" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert code == code_want, err
+    if exc is RuntimeError:
+        assert "the check broke" in err
+    # both temporary files existed while the check ran, and are gone
+    assert len(seen) == 1 and len(seen[0]) == 2 and all(n.endswith(".partial") for n in seen[0])
     assert list(out.parent.iterdir()) == []
 
 
