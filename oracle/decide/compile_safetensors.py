@@ -45,7 +45,8 @@ from oracle.core import families
 from oracle.core.errors import InputError
 from oracle.core.formats import open_checkpoint
 from oracle.decide import bert_numpy
-from oracle.decide.compile import COMPILE_FORMAT, TOLERANCE, float32_arrays, plan_block, token_inputs
+from oracle.decide import compile as onnx_compile
+from oracle.decide.compile import COMPILE_FORMAT, TOLERANCE, float32_arrays, token_inputs
 
 __all__ = ["COMPILED_MODEL_TYPE", "CONFIG_KEY", "check_compilable", "compile_checkpoint", "config_target",
            "has_no_mlp_skip", "verify"]
@@ -174,7 +175,8 @@ def compile_checkpoint(path: str, out: Path, config_out: Path,
     for k, (spec, act) in enumerate(specs, 1):
         progress(f"compile [{k}/{len(specs)}] {spec['prefix']}")
         block = families.load_block(ck, spec, act)
-        arrays, rec = plan_block(block)
+        # compile.plan_block looked up at each call, not bound when this module was first imported
+        arrays, rec = onnx_compile.plan_block(block)
         arrays32, rounding = float32_arrays(arrays, rec.pop("float64_rounding"))
         p = spec["prefix"] + "."
         for role, name in (("W_up", "intermediate.dense.weight"), ("b_up", "intermediate.dense.bias"),
