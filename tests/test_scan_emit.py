@@ -289,6 +289,18 @@ def test_block_without_skip_is_refused(tmp_path: Path) -> None:
     _refused(_absorb("scan", str(src), "--emit", str(out)), out, "no x + B(x) skip")
 
 
+def test_onnx_into_another_format_is_refused(tmp_path: Path) -> None:
+    """An ONNX model compiled into a file named for another format would be an ONNX file under a
+    misleading name: refused before any work, nothing written."""
+    src = bert_like(tmp_path / "b.onnx", _layers(44, 1))
+    for name in ("c.safetensors", "c.bin", "c"):
+        target = tmp_path / name
+        r = _absorb("scan", str(src), "--emit", str(target))
+        assert r.returncode == 2 and "ends in .onnx" in r.stderr, r.stderr
+        assert "[1/1]" not in r.stderr and not target.exists()
+        assert list(tmp_path.iterdir()) == [src]
+
+
 def test_bad_emit_targets_are_refused_before_any_work(tmp_path: Path) -> None:
     src = bert_like(tmp_path / "b.onnx", _layers(44, 1))
     taken = tmp_path / "taken.onnx"

@@ -201,6 +201,9 @@ def _emit_target(args: argparse.Namespace) -> Optional[Path]:
     except ImportError:
         raise InputError("--emit needs onnxruntime (pip install onnxruntime): a compiled model is written only "
                          "after it matched the original end to end") from None
+    if out.suffix != ".onnx":
+        raise InputError(f"--emit {out}: an ONNX model is compiled into an ONNX file, whose name ends in .onnx "
+                         "(the output keeps the input's format)")
     check_compilable(args.checkpoint)  # an architecture that cannot be compiled is refused before the scan
     return out
 
