@@ -12,6 +12,7 @@ Claims exercised: relu-complete (its bias-free sentence).
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 import subprocess
 import sys
 from pathlib import Path
@@ -85,3 +86,95 @@ def test_any_relu_block_with_f0_nonzero(d, m, seed):
     with pytest.raises(Refused):
         check_block_document(zero, doc)
     assert decide(zero, replacing_biases="none").certificate["kind"] != "value_at_zero"
+
+
+
+# relu2 and the gates (relu2-biased (E), gated-biased (E)): a bias-free relu2 block vanishes at 0
+# (relu2(0) = 0), and so does a bias-free gated block whatever g(0) is (its value map W_up x is 0 at
+# 0).  Each block is absorbable with biases by a flip of part (A) and is not affine, so only
+# F(0) != 0 answers the bias-free question.  Odd-part gates (and relu2): units (x + 1)-gate times
+# (x + 1)-value and x-gate times x-value with outputs 1, -1 remove (x + 1)^2 - x^2 = 2x + 1 when
+# flipped, so M = -2; F(0) = g(1) (silu(1) = sigmoid(1), gelu(1) = Phi(1), gelu_tanh(1) are
+# transcendental: an arb ball).  The sigmoid gate (glu) flips with W_S U_S = -M: M = -1 and gate
+# rows 1 without gate bias; F(0) = sigmoid(0) * 1 = 1/2, or sigmoid(1/2) with gate bias 1/2.
+_ODD = dict(W_gate=[[1.0], [1.0]], b_gate=[1.0, 0.0], W_up=[[1.0], [1.0]], b_up=[1.0, 0.0], W_down=[[1.0, -1.0]],
+            M=[[-2.0]])
+F0_BLOCKS = {
+    "relu2": ("relu2", dict(W_up=[[1.0], [1.0]], b_up=[1.0, 0.0], W_down=[[1.0, -1.0]], M=[[-2.0]]), "1"),
+    "reglu": ("reglu", _ODD, "1"),
+    "swiglu": ("swiglu", _ODD, "[0.731058578630004879251159"),
+    "geglu": ("geglu", _ODD, "[0.841344746068542948585232"),
+    "geglu_tanh": ("geglu_tanh", _ODD, "[0.841191990608276704781995"),
+    "glu": ("glu", dict(W_gate=[[1.0], [1.0]], W_up=[[1.0], [1.0]], b_up=[1.0, 0.0], W_down=[[1.0, -1.0]],
+                        M=[[-1.0]]), "1/2"),
+    "glu_gate_bias": ("glu", dict(W_gate=[[1.0], [2.0]], b_gate=[0.5, 0.0], W_up=[[1.0], [1.0]], b_up=[1.0, 0.0],
+                                  W_down=[[1.0, -1.0]], M=[[-1.0]]), "[0.622459331201854564638900"),
+}
+F0_CLAIM = {"relu2": "relu2-biased"}
+
+
+@pytest.mark.parametrize("name", sorted(F0_BLOCKS))
+def test_relu2_and_gated_blocks_with_f0_nonzero(tmp_path, name):
+    """check --replacing-biases none decides not_absorbable (exact) by value_at_zero, naming the
+    claim of the activation; allowed stays absorbable; recheck (CLI) holds, and refuses a changed
+    value, another claim, the certificate moved to the other question, and the block with b_down
+    chosen so that F(0) = 0."""
+    act, kw, F0 = F0_BLOCKS[name]
+    claim = F0_CLAIM.get(act, "gated-biased")
+    f = tmp_path / "b.npz"
+    np.savez(f, activation=np.array(act), kind=np.array("residual"), **{k: np.array(v) for k, v in kw.items()})
+    r = _cli("check", f, "--replacing-biases", "none", "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    c = doc["certificate"]
+    assert (doc["verdict"], doc["claim"], doc["exact"]) == ("not_absorbable", claim, True), doc["reason"]
+    assert c["kind"] == "value_at_zero" and c["coordinate"] == 0, c
+    assert c["F_at_0"] == F0 if not F0.startswith("[") else (c["F_at_0"].startswith(F0) and "+/-" in c["F_at_0"])
+    assert c["other_convention"]["verdict"] == "absorbable" and c["other_convention"]["claim"] == claim
+    allowed = json.loads(_cli("check", f, "--replacing-biases", "allowed", "--json").stdout)
+    assert allowed["verdict"] == "absorbable" and allowed["biases_none"]["verdict"] == "not_absorbable"
+    p = tmp_path / "d.json"
+    p.write_text(r.stdout)
+    ok = _cli("recheck", p, f)
+    assert ok.returncode == 0 and ok.stdout.startswith("holds: the 'value_at_zero' certificate"), ok.stdout
+    other_claim = "relu-complete" if act != "relu2" else "gated-biased"
+    for path, value, field in ((("certificate", "F_at_0"), "-1/4", "certificate"),
+                               (("certificate", "coordinate"), 1, "certificate"),
+                               (("claim",), other_claim, "claim"),
+                               (("certificate", "replacing_biases"), "allowed", "")):
+        p.write_text(json.dumps(put(doc, path, value)))
+        bad = _cli("recheck", p, f)
+        assert bad.returncode == 1 and bad.stdout.startswith(f"does not hold: {field}"), (path, bad.stdout)
+        assert path[-1] in bad.stdout.splitlines()[0] or field, (path, bad.stdout)
+    # b_down = -F(0) (exact for the rational cases): then F(0) = 0 and the certificate is refused
+    if not F0.startswith("["):
+        g = tmp_path / "z.npz"
+        np.savez(g, activation=np.array(act), kind=np.array("residual"), b_down=np.array([-float(Fraction(F0))]),
+                 **{k: np.array(v) for k, v in kw.items()})
+        p.write_text(r.stdout)
+        bad = _cli("recheck", p, g)
+        assert bad.returncode == 1 and bad.stdout.startswith("does not hold:"), bad.stdout
+        z = json.loads(_cli("check", g, "--replacing-biases", "none", "--json").stdout)
+        assert z["certificate"]["kind"] != "value_at_zero", z
+
+
+def test_a_bias_free_gated_block_vanishes_at_zero_whatever_the_gate():
+    """The sentence's reason, in exact rationals and arb balls: every catalog gate, random bias-free
+    weights, F(0) = 0 exactly (the glu gate has g(0) = 1/2); and with a value bias the same weights
+    give F(0) != 0, found by value_at_zero."""
+    from oracle.core import activations
+    from oracle.algebra.exact import eval_ball
+    from oracle.decide.block import value_at_zero
+    rng = np.random.default_rng(4)
+    gates = [a for a in activations.BIASED_FLIP if activations.get(a).gated]
+    assert set(gates) == {"reglu", "swiglu", "geglu", "geglu_tanh", "glu"}
+    for a in gates:
+        G, U, W = (rng.integers(-3, 4, s).astype(float) for s in ((3, 2), (3, 2), (2, 3)))
+        vals = eval_ball(a, U, W, [0.0, 0.0], W_gate=G)
+        assert all(v.is_zero() for v in vals), (a, vals)
+        b = Block(a, W_gate=G, W_up=U, W_down=W)
+        assert value_at_zero(b) is None
+        W[:, 0] = [1.0, 0.0]
+        b = Block(a, W_gate=G, W_up=U, W_down=W, b_up=np.array([1.0, 0.0, 0.0]), b_gate=np.array([0.5, 0.0, 0.0]))
+        hit = value_at_zero(b)
+        assert hit is not None and hit[0] == 0, (a, hit)

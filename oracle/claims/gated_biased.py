@@ -310,9 +310,44 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
     good, upd = _check_part_d(inst, pts)
     data.update(upd)
     ok = ok and good
+    built = (e, c2, bd2) if res.status == "found" else None
+    good, data["value_at_zero"] = _check_value_at_zero(gate, G, c, U, e, W, M, bd, built)
+    ok = ok and good
     if inst["kind"] == "affine":
         ok = ok and "part_d" in data
     return ok, data
+
+
+def _check_value_at_zero(gate: str, G: list, c: list, U: list, e: list, W: list, M: list, bd: list,
+                         built: Optional[tuple[list, list, list]]) -> tuple[bool, dict[str, Any]]:
+    """Part (E): F(0) = W_down (g(b_gate) * b_up) + b_down, by the separately written evaluator (plain
+    Fractions for a gate with an exact form, else 60-digit mpmath) against eval_ball's enclosure;
+    when a coordinate is proved nonzero (exact, or a ball excluding 0), the sentence says no bias-free
+    gated block equals F: the block's own weights without biases give exactly 0 at 0 whatever g(0) is
+    (so differ from F there), and a flip of (A) equal to F carries a nonzero bias."""
+    d = len(M)
+    zero = [Q(0)] * d
+    ball = eval_ball(gate, U, W, zero, M=M, W_gate=G, b_up=e, b_gate=c, b_down=bd)
+    if activations.get(gate).exact is not None:
+        F0 = indep_value(gate, G, c, U, e, W, M, bd, zero)
+        out: dict[str, Any] = {"F_at_0": svec(F0), "exact": True}
+        nonzero = any(v != 0 for v in F0)
+    else:
+        F0 = indep_value_mp(gate, G, c, U, e, W, M, bd, zero)
+        out = {"F_at_0": [mpmath.nstr(v, 20) for v in F0], "exact": False}
+        nonzero = any(not b_.contains(0) for b_ in ball)
+    out["enclosure_agrees"] = _ball_holds(ball, F0) if not out["exact"] else all(
+        b_.contains(to_arb(v)) for b_, v in zip(ball, F0))
+    ok = out["enclosure_agrees"]
+    out["nonzero"] = nonzero
+    if nonzero:
+        free = eval_ball(gate, U, W, zero, W_gate=G)
+        out["bias_free_weights_vanish_at_0"] = all(v.is_zero() for v in free)
+        ok = ok and out["bias_free_weights_vanish_at_0"]
+        if built is not None:
+            out["constructed_biased"] = any(v != 0 for part in built for v in part)
+            ok = ok and out["constructed_biased"]
+    return ok, out
 
 
 def _check_part_d(inst: dict[str, Any], pts: list) -> tuple[bool, dict[str, Any]]:
@@ -646,6 +681,6 @@ def recheck(cert: dict[str, Any]) -> bool:
     data = cert["data"]
     ok, again = evaluate(data)
     keys = ("search_status", "S", "verdict", "c_S", "nondegenerate", "nondegenerate_recomputed",
-            "flip_set_recomputed", "part_d")
+            "flip_set_recomputed", "part_d", "value_at_zero")
     same_vals = [r.get("value") for r in again.get("comparisons", [])] == [r.get("value") for r in data.get("comparisons", [])]
     return ok and same_vals and all(again.get(k) == data.get(k) for k in keys)

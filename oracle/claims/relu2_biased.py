@@ -288,9 +288,34 @@ def evaluate(inst: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
             ok = ok and again in ("found", None)
     if inst["kind"] == "planted":
         ok = ok and res.status == "found"
+    built = (b2, bd2) if res.status == "found" else (
+        (qvec(data["constructed"]["b_up"]), qvec(data["constructed"]["b_down"])) if "constructed" in data else None)
+    good, data["value_at_zero"] = _check_value_at_zero(U, b, W, M, bd, built)
+    ok = ok and good
     if inst["kind"] == "zero_outputs":  # d = 1, W_down = 0, M != 0: absorbable iff m >= 4 (closed form)
         ok = ok and data["verdict"] == ("absorbable (C)" if len(U) >= 4 else "not absorbable (C)")
     return ok, data
+
+
+def _check_value_at_zero(U: list, b: list, W: list, M: list, bd: list,
+                         built: Optional[tuple[list, list]]) -> tuple[bool, dict[str, Any]]:
+    """Part (E): F(0) = W_down relu2(b_up) + b_down by plain sums (written apart from eval_plain_q,
+    which must agree); when it is not 0, the sentence says no bias-free relu2 block equals F: the
+    block's own weights without biases give 0 at 0 (so differ from F there), and every block the
+    claim constructs equal to F, (A)'s flip or the plan of (C) / (D), carries a nonzero bias."""
+    d, m = len(W), len(U)
+    zero = [Q(0)] * d
+    F0 = [sum((W[a][i] * max(b[i], Q(0)) ** 2 for i in range(m)), Q(0)) + bd[a] for a in range(d)]
+    out: dict[str, Any] = {"F_at_0": svec(F0), "evaluator_agrees": eval_plain_q("relu2", U, W, zero, M=M, b_up=b,
+                                                                                 b_down=bd) == F0}
+    ok = out["evaluator_agrees"]
+    if any(v != 0 for v in F0):
+        out["bias_free_weights_vanish_at_0"] = all(v == 0 for v in eval_plain_q("relu2", U, W, zero))
+        ok = ok and out["bias_free_weights_vanish_at_0"]
+        if built is not None:
+            out["constructed_biased"] = any(v != 0 for v in list(built[0]) + list(built[1]))
+            ok = ok and out["constructed_biased"]
+    return ok, out
 
 
 def relu2_corners() -> list[Relu2Instance]:
@@ -379,7 +404,7 @@ def recheck(cert: dict[str, Any]) -> bool:
     data = cert["data"]
     ok, again = evaluate(data)
     keys = ("search_status", "S", "verdict", "values", "c_S", "constructed", "nondegenerate",
-            "nondegenerate_recomputed", "part_c_recomputed", "part_d", "part_d_recomputed")
+            "nondegenerate_recomputed", "part_c_recomputed", "part_d", "part_d_recomputed", "value_at_zero")
     return ok and all(again.get(k) == data.get(k) for k in keys)
 
 

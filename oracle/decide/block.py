@@ -39,7 +39,8 @@ from typing import Any, Optional
 import numpy as np
 
 from oracle.core import activations, linalg
-from oracle.core import rational
+from oracle.core import arith, rational
+from oracle.core.rational import to_arb
 from oracle.decide import biased as biased_decide
 from oracle.decide import min_width
 from oracle.decide import relu as relu_decide
@@ -375,49 +376,94 @@ def _answers(block: Block, stored: Verdict, progress: Progress) -> dict[str, Opt
         if r is not None:
             r["certificate"]["block"] = block_info(block)
             out["none"] = Verdict(r["verdict"], r["claim"], r["exact"], r["reason"], r["certificate"], r["plain"])
-    if out["none"] is None:
-        out["none"] = _value_at_zero(block)
+    if out["none"] is None or out["none"].verdict == "undecided":
+        out["none"] = _value_at_zero(block) or out["none"]
     return out
 
 
 # activation -> the registered claim whose statement says that, its bias-free blocks vanishing at 0,
-# F(0) != 0 rules out every bias-free block (proofs/claims.toml); gelu, gelu_tanh and silu are decided
-# by gelu-complete's own statement (oracle/decide/min_width.py)
-VALUE_AT_ZERO_CLAIMS = {"relu": "relu-complete"}
+# F(0) != 0 rules out every bias-free block (proofs/claims.toml): relu-complete for relu, relu2-biased
+# for relu2 (relu2(0) = 0), gated-biased for its gates (a bias-free gated block multiplies g(W_gate x)
+# by W_up x, which is 0 at x = 0 whatever g(0) is, the sigmoid's 1/2 included); gelu, gelu_tanh and
+# silu are decided by gelu-complete's own statement (oracle/decide/min_width.py)
+VALUE_AT_ZERO_CLAIMS = {"relu": "relu-complete", "relu2": "relu2-biased",
+                        **{a: "gated-biased" for a in activations.BIASED_FLIP if activations.get(a).gated}}
 VALUE_AT_ZERO_NOTE = "no bias-free block of any width works (F(0) != 0, while every bias-free block vanishes at 0)"
+# the precision (bits) of the balls that enclose a transcendental F(0) coordinate (a gated block
+# whose gate is evaluated at a nonzero gate bias); check and recheck use the same, so the ball's
+# text is recomputed exactly
+VALUE_AT_ZERO_PREC = 200
 
 
-def value_at_zero(block: Block) -> Optional[tuple[int, Fraction]]:
-    """The first coordinate a with F(0)_a = (W_down s(b_up) + b_down)_a != 0, and that value, in exact
-    rationals; None when F(0) = 0 or the activation has no exact evaluator."""
+def _unit_values_at_zero(block: Block) -> list[tuple[Fraction, Optional[Fraction]]]:
+    """Per unit i, (factor, value) with h_i(0) = factor * value: for an ungated block (1, s(b_up_i))
+    (s exact), for a gated one (b_up_i, g(b_gate_i)), the gate value None when it is transcendental
+    (a nonzero gate bias of a gate without an exact form)."""
     act = block.act
-    if block.gated or act.exact is None or act.value_at_0 != 0:
-        return None
     b_up = block.b_up if block.b_up is not None else np.zeros(block.m)
-    sv = [act.exact(Fraction(float(c))) for c in b_up.tolist()]
-    live = [i for i, v in enumerate(sv) if v != 0]
+    if not block.gated:
+        return [(Fraction(1), act.exact(Fraction(float(c)))) for c in b_up.tolist()]
+    b_gate = block.b_gate if block.b_gate is not None else np.zeros(block.m)
+    out: list[tuple[Fraction, Optional[Fraction]]] = []
+    for c, e in zip(b_gate.tolist(), b_up.tolist()):
+        c_q = Fraction(float(c))
+        g = act.value_at_0 if c_q == 0 else (act.exact(c_q) if act.exact is not None else None)
+        out.append((Fraction(float(e)), g))
+    return out
+
+
+def value_at_zero(block: Block) -> Optional[tuple[int, Fraction | str]]:
+    """The first coordinate a with F(0)_a = (W_down h(0) + b_down)_a proved nonzero, and its value:
+    an exact rational, or (when a gate value at a nonzero gate bias is transcendental) the text of
+    an arb ball of VALUE_AT_ZERO_PREC bits that encloses it and excludes 0.  h(0) = s(b_up) for an
+    ungated block (needs s(0) = 0 and an exact s), g(b_gate) * b_up for a gated one.  None when no
+    coordinate is proved nonzero."""
+    act = block.act
+    if not block.gated and (act.exact is None or act.value_at_0 != 0):
+        return None
+    units = [(i, f, g) for i, (f, g) in enumerate(_unit_values_at_zero(block)) if f != 0 and g != 0]
     for a in range(block.d):
-        v = sum((Fraction(float(block.W_down[a, i])) * sv[i] for i in live), Fraction(0))
-        if block.b_down is not None:
-            v += Fraction(float(block.b_down[a]))
-        if v != 0:
-            return a, v
+        v = Fraction(float(block.b_down[a])) if block.b_down is not None else Fraction(0)
+        balls = []
+        for i, f, g in units:
+            w = Fraction(float(block.W_down[a, i]))
+            if w == 0:
+                continue
+            if g is None:
+                balls.append((w * f, float(block.b_gate[i])))
+            else:
+                v += w * f * g
+        if not balls:
+            if v != 0:
+                return a, v
+            continue
+        with arith.precision("ball", VALUE_AT_ZERO_PREC):
+            acc = to_arb(v)
+            for wf, c in balls:
+                acc += to_arb(wf) * act.ball(to_arb(c))
+            if not acc.contains(0):
+                return a, acc.str(radius=True)
     return None
 
 
 def _value_at_zero(block: Block) -> Optional[Verdict]:
-    """The bias-free question when F(0) != 0: every bias-free block of an activation with s(0) = 0
-    vanishes at 0 (M 0 + W_down s(0) = 0), so none equals F, whatever its width."""
+    """The bias-free question when F(0) != 0: every bias-free block of an activation with s(0) = 0,
+    and every bias-free gated block (its value map W_up x is 0 at 0), vanishes at 0
+    (M 0 + W_down h(0) = 0), so none equals F, whatever its width."""
     claim = VALUE_AT_ZERO_CLAIMS.get(block.activation)
     hit = value_at_zero(block) if claim is not None else None
     if hit is None:
         return None
     a, v = hit
+    exact = isinstance(v, Fraction)
     cert = {"kind": "value_at_zero", "block": block_info(block), "coordinate": a, "F_at_0": str(v),
-            "method": "exact rationals: F(0) = W_down s(b_up) + b_down",
+            "method": ("exact rationals: F(0) = W_down h(0) + b_down" if exact else
+                       f"an arb ball ({VALUE_AT_ZERO_PREC} bits) enclosing F(0) = W_down h(0) + b_down excludes 0"),
             "absorption_width": {"value": None, "note": VALUE_AT_ZERO_NOTE}}
-    reason = (f"F(0) = B(0) has coordinate {a} equal to {v} != 0, while every bias-free {block.activation} block "
-              f"vanishes at 0 (s(0) = 0): no bias-free block of any width equals x -> Mx + B(x) ({claim})")
+    why = ("(its value map W_up x is 0 at x = 0)" if block.gated else "(s(0) = 0)")
+    reason = (f"F(0) = B(0) has coordinate {a} {'equal to' if exact else 'in the ball'} {v} != 0, while every "
+              f"bias-free {block.activation} block vanishes at 0 {why}: no bias-free block of any width equals "
+              f"x -> Mx + B(x) ({claim})")
     return Verdict("not_absorbable", claim, True, reason, cert)
 
 
@@ -1035,8 +1081,8 @@ def recheck_certificate(block: Block, cert: dict[str, Any]) -> bool:
         if kind == "value_at_zero":
             hit = value_at_zero(block)
             return (block.activation in VALUE_AT_ZERO_CLAIMS and hit is not None
-                    and int(cert["coordinate"]) == hit[0] and Fraction(cert["F_at_0"]) == hit[1]
-                    and str(hit[1]) == cert["F_at_0"])
+                    and int(cert["coordinate"]) == hit[0] and str(hit[1]) == cert["F_at_0"]
+                    and (not isinstance(hit[1], Fraction) or Fraction(cert["F_at_0"]) == hit[1]))
         if kind == "convention_not_decided":
             return cert.get("replacing_biases") in ("allowed", "none")  # states only that nothing was proved
         if kind == "zero_skip":

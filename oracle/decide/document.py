@@ -713,6 +713,10 @@ def _check_answer(block: Block, doc: dict[str, Any], conventions: bool = False) 
     if doc.get("claim") not in claims or (kind == "biased_flip" and doc.get("claim") != cert.get("claim")):
         raise Refused("claim", f"the document names claim {doc.get('claim')!r}; a {kind!r} certificate rests on "
                       + " or ".join(repr(c) for c in sorted(claims, key=str)))
+    if kind == "value_at_zero" and doc.get("claim") != single.VALUE_AT_ZERO_CLAIMS.get(block.activation):
+        # each activation's sentence sits in one claim's statement
+        raise Refused("claim", f"the document names claim {doc.get('claim')!r}; for a {block.activation} block a "
+                      f"'value_at_zero' certificate rests on {single.VALUE_AT_ZERO_CLAIMS.get(block.activation)!r}")
     if not isinstance(doc.get("exact"), bool):
         raise Refused("exact", "is not true or false")
     _check_minimal_width_fields(doc, cert)
@@ -904,7 +908,11 @@ def _conventions_answered(block: Block, cert: dict[str, Any], verdict: str,
         # 4 forged biases_allowed on such a document).  relu-complete, relu-limit and the flip-set
         # parts of relu2-biased / gated-biased compare with blocks that may carry biases, whichever
         # question was asked.
-        if kind in _BIASES_ALLOWED_KINDS or (kind == "biased_flip" and cert.get("part") != "D"):
+        # Part (D) states the question its own computation answered (``convention``, re-derived by
+        # part_d_supported): not absorbable with biases answers the bias-free question too, whichever
+        # question the document asked (check shares that certificate between the two answers).
+        if kind in _BIASES_ALLOWED_KINDS or (kind == "biased_flip" and (
+                cert.get("part") != "D" or cert.get("convention", "allowed") == "allowed")):
             return set(CONVENTIONS), None
         return (set(CONVENTIONS) if (question or cert.get("replacing_biases", "allowed")) == "allowed"
                 else {"none"}), None
@@ -985,17 +993,19 @@ def _check_conventions(block: Block, doc: dict[str, Any], want: str) -> list[str
                 raise Refused(f"biases_{other}", "is null, though certificate.other_convention answers it")
             same(stated_other, _summary(oc), f"biases_{other}")
     elif stated_other is not None:
-        # without a certificate of its own (check attaches one where the answers differ), the other
-        # question's answer must be the main verdict; it is verified when the main certificate
-        # answers that question too, and named as not verified otherwise
+        # without a certificate of its own (check attaches one whenever some certificate decides the
+        # other question), the other question's answer must be the main verdict, and a decided one
+        # must be an answer the main certificate itself gives (referee ref6d F1: a forged answer to
+        # the other question held, named only as not verified)
         same(sorted(stated_other) if isinstance(stated_other, dict) else stated_other,
              ["claim", "exact", "verdict"], f"biases_{other}")
         if stated_other["verdict"] != want:
             raise Refused(f"biases_{other}.verdict", f"states {_short(stated_other['verdict'])} without a certificate "
                           f"(certificate.other_convention); the main answer is {want!r}")
         if other not in answered or other == open_conv:
-            unverified.append(f"biases_{other} (the same verdict for the question {other!r}, stated without a "
-                              "certificate)")
+            raise Refused(f"biases_{other}", f"states the {want} answer to the question {other!r} without a "
+                          f"certificate (certificate.other_convention), and the {cert['kind']!r} certificate "
+                          f"does not answer that question")
         elif stated_other != mine:
             unverified.append(f"biases_{other}.claim, biases_{other}.exact (stated without a certificate; the "
                               "verdict is the main one's)")

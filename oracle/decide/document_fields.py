@@ -76,7 +76,10 @@ CERT_FIELDS: dict[str, frozenset[str]] = {k: frozenset(_COMMON | v) for k, v in 
         "rank_method", "rank_of_active_directions_at_least", "S_classes", "S_units", "upper_by_unit_index_set",
         "unit_search", "class_problem_is_unit_problem", "class_problem_scale", "note", "float_search", "cost_one",
         "cost_two", "T", "s", "cost", "method", "construction_check", "seconds", "time"},
+    # (a glu flip's b_down_correction, b_down_exact and b_down_max_rounding_error are compared with the
+    # flip rebuilt from the weights, as for the index-set flips)
     "biased_flip": {"S", "size", "absorption_width", "activation_property", "affine", "b_down_rounded", "c_S", "claim",
+                    "b_down_correction", "b_down_exact", "b_down_max_rounding_error",
                     "classes", "construction", "convention", "emitted_block", "emitted_block_exact", "nondegeneracy",
                     "outcome", "padding", "part", "part_d", "plan", "search", "spot_check", "zero_units"},
     "gelu_complete": {"emitted_block", "relu_limit_said", "width_asked"},

@@ -213,3 +213,97 @@ Corollary glu_biased_flip_poly :
 Proof. intros. apply biased_glu_flip_poly; [exact sigmoid_flip|assumption|assumption]. Qed.
 
 (** The instance lemmas (stated with the standard library only) are in Instances.v. *)
+
+(** ** Bias-free blocks vanish at [x = 0]
+
+    A bias-free ungated block is [W_down s(W_up 0)] = [W_down s(0)] at [x = 0],
+    which is 0 when [s 0 = 0] (relu2).  A bias-free gated block is
+    [W_down (g(W_gate 0) .* (W_up 0))] there, and [W_up 0 = 0], so it is 0
+    for every gate [g], whatever [g 0] is (the sigmoid has [g 0 = 1/2]).  Hence
+    when [M x + B x] is not 0 at [x = 0] (in some coordinate [i]), no bias-free
+    block of any width [m'] equals it.  [B] may carry biases. *)
+
+Lemma mv_at_zero : forall d A l, mv d A (fun _ => 0) l = 0.
+Proof. intros. unfold mv. apply sum_zero. intros. ring. Qed.
+
+Lemma block_vanishes_at_zero : forall d m (s : R -> R) Wd Wu i,
+  s 0 = 0 -> block d m s Wd Wu (fun _ => 0) i = 0.
+Proof.
+  intros d m s Wd Wu i Hs. unfold block, readout. apply sum_zero. intros l _.
+  rewrite mv_at_zero, Hs. ring.
+Qed.
+
+Lemma gblock_vanishes_at_zero : forall d m (g : R -> R) Wd Wg Wu i,
+  gblock d m g Wd Wg Wu (fun _ => 0) i = 0.
+Proof.
+  intros. unfold gblock, readout. apply sum_zero. intros l _. rewrite (mv_at_zero d Wu l). ring.
+Qed.
+
+(** The general form for an ungated activation with [s 0 = 0]. *)
+Theorem bias_free_value_at_zero : forall d m m' (s : R -> R) M Wd Wu bu bd i,
+  s 0 = 0 -> (i < d)%nat ->
+  mv d M (fun _ => 0) i + bblock d m s Wd Wu bu bd (fun _ => 0) i <> 0 ->
+  ~ (exists Wd' Wu' : mat, forall x j, (j < d)%nat ->
+       mv d M x j + bblock d m s Wd Wu bu bd x j = block d m' s Wd' Wu' x j).
+Proof.
+  intros d m m' s M Wd Wu bu bd i Hs Hi H0 (Wd' & Wu' & H).
+  apply H0. rewrite (H _ i Hi). apply block_vanishes_at_zero. exact Hs.
+Qed.
+
+Corollary relu2_bias_free_value_at_zero : forall d m m' M Wd Wu bu bd i,
+  (i < d)%nat ->
+  mv d M (fun _ => 0) i + bblock d m relu2 Wd Wu bu bd (fun _ => 0) i <> 0 ->
+  ~ (exists Wd' Wu' : mat, forall x j, (j < d)%nat ->
+       mv d M x j + bblock d m relu2 Wd Wu bu bd x j = block d m' relu2 Wd' Wu' x j).
+Proof.
+  intros d m m' M Wd Wu bu bd i. apply bias_free_value_at_zero.
+  unfold relu2, relu. rewrite Rmax_left by lra. ring.
+Qed.
+
+(** Gated blocks: the gate [g] of [B] and the gate [g'] of the bias-free
+    block are arbitrary functions. *)
+Theorem gated_bias_free_value_at_zero : forall d m m' (g g' : R -> R) M Wd Wg Wu cg eu bd i,
+  (i < d)%nat ->
+  mv d M (fun _ => 0) i + gbblock d m g Wd Wg Wu cg eu bd (fun _ => 0) i <> 0 ->
+  ~ (exists Wd' Wg' Wu' : mat, forall x j, (j < d)%nat ->
+       mv d M x j + gbblock d m g Wd Wg Wu cg eu bd x j = gblock d m' g' Wd' Wg' Wu' x j).
+Proof.
+  intros d m m' g g' M Wd Wg Wu cg eu bd i Hi H0 (Wd' & Wg' & Wu' & H).
+  apply H0. rewrite (H _ i Hi). apply gblock_vanishes_at_zero.
+Qed.
+
+(** The catalog's gates, each with the same gate in the bias-free block. *)
+Corollary reglu_bias_free_value_at_zero : forall d m m',
+  forall M Wd Wg Wu cg eu bd i, (i < d)%nat ->
+  mv d M (fun _ => 0) i + gbblock d m reglu_gate Wd Wg Wu cg eu bd (fun _ => 0) i <> 0 ->
+  ~ (exists Wd' Wg' Wu' : mat, forall x j, (j < d)%nat ->
+       mv d M x j + gbblock d m reglu_gate Wd Wg Wu cg eu bd x j = gblock d m' reglu_gate Wd' Wg' Wu' x j).
+Proof. intros d m m'. exact (gated_bias_free_value_at_zero d m m' reglu_gate reglu_gate). Qed.
+
+Corollary swiglu_bias_free_value_at_zero : forall d m m',
+  forall M Wd Wg Wu cg eu bd i, (i < d)%nat ->
+  mv d M (fun _ => 0) i + gbblock d m swiglu_gate Wd Wg Wu cg eu bd (fun _ => 0) i <> 0 ->
+  ~ (exists Wd' Wg' Wu' : mat, forall x j, (j < d)%nat ->
+       mv d M x j + gbblock d m swiglu_gate Wd Wg Wu cg eu bd x j = gblock d m' swiglu_gate Wd' Wg' Wu' x j).
+Proof. intros d m m'. exact (gated_bias_free_value_at_zero d m m' swiglu_gate swiglu_gate). Qed.
+
+Corollary geglu_bias_free_value_at_zero : forall d m m',
+  forall M Wd Wg Wu cg eu bd i, (i < d)%nat ->
+  mv d M (fun _ => 0) i + gbblock d m gelu Wd Wg Wu cg eu bd (fun _ => 0) i <> 0 ->
+  ~ (exists Wd' Wg' Wu' : mat, forall x j, (j < d)%nat ->
+       mv d M x j + gbblock d m gelu Wd Wg Wu cg eu bd x j = gblock d m' gelu Wd' Wg' Wu' x j).
+Proof. intros d m m'. exact (gated_bias_free_value_at_zero d m m' gelu gelu). Qed.
+
+Corollary geglu_tanh_bias_free_value_at_zero : forall d m m',
+  forall M Wd Wg Wu cg eu bd i, (i < d)%nat ->
+  mv d M (fun _ => 0) i + gbblock d m gelu_tanh Wd Wg Wu cg eu bd (fun _ => 0) i <> 0 ->
+  ~ (exists Wd' Wg' Wu' : mat, forall x j, (j < d)%nat ->
+       mv d M x j + gbblock d m gelu_tanh Wd Wg Wu cg eu bd x j = gblock d m' gelu_tanh Wd' Wg' Wu' x j).
+Proof. intros d m m'. exact (gated_bias_free_value_at_zero d m m' gelu_tanh gelu_tanh). Qed.
+
+Corollary glu_bias_free_value_at_zero : forall d m m',
+  forall M Wd Wg Wu cg eu bd i, (i < d)%nat ->
+  mv d M (fun _ => 0) i + gbblock d m sigmoid Wd Wg Wu cg eu bd (fun _ => 0) i <> 0 ->
+  ~ (exists Wd' Wg' Wu' : mat, forall x j, (j < d)%nat ->
+       mv d M x j + gbblock d m sigmoid Wd Wg Wu cg eu bd x j = gblock d m' sigmoid Wd' Wg' Wu' x j).
+Proof. intros d m m'. exact (gated_bias_free_value_at_zero d m m' sigmoid sigmoid). Qed.
