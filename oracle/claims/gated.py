@@ -231,14 +231,15 @@ RAY_FORGERIES: list[tuple[str, Callable[[dict[str, Any]], None]]] = [
 
 
 def forged_accepted(cert: dict[str, Any], recheck: Callable[[dict[str, Any]], bool],
-                    extra: Sequence[tuple[str, Callable[[dict[str, Any]], None]]] = ()) -> list[str]:
-    """The names of the forgeries of a holding certificate (RAY_FORGERIES and ``extra``) that
-    ``recheck`` accepts; empty when it refuses every one."""
+                    extra: Sequence[tuple[str, Callable[[dict[str, Any]], None]]] = (),
+                    base: Sequence[tuple[str, Callable[[dict[str, Any]], None]]] = RAY_FORGERIES) -> list[str]:
+    """The names of the forgeries of a holding certificate (``base``, by default RAY_FORGERIES,
+    and ``extra``) that ``recheck`` accepts; empty when it refuses every one."""
     def forged(edit: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
         bad = json.loads(json.dumps(cert))
         edit(bad)
         return bad
-    return [name for name, edit in [*RAY_FORGERIES, *extra] if recheck(forged(edit))]
+    return [name for name, edit in [*base, *extra] if recheck(forged(edit))]
 
 
 # ================================================================ hypotheses and Jacobians
