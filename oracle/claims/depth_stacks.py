@@ -295,10 +295,31 @@ def recheck_narrow(cert: dict[str, Any]) -> bool:
     return True
 
 
+def _bump_difference(c: dict[str, Any]) -> None:
+    w = c["data"]["difference"]
+    w["P"] = w["F"]  # the stored candidate value made equal to F's: no longer a difference
+
+
+CONDITION_FORGERIES = [("conditions", lambda c: c["data"]["conditions"].update(forged=True))]
+CANDIDATE_FORGERIES = [
+    ("candidate of other widths", lambda c: c["data"]["candidate"].append(c["data"]["candidate"][-1])),
+    ("difference", _bump_difference),
+]
+CONE_FORGERIES = [("cone point 0", lambda c: c["data"].update(cone_point=["0"] * len(c["data"]["cone_point"])))]
+
+
+def _narrow_forgeries(cert: Certificate) -> list[tuple[str, Any]]:
+    data = cert.data
+    return CONDITION_FORGERIES + (CANDIDATE_FORGERIES if "candidate" in data else []) \
+        + (CONE_FORGERIES if "cone_point" in data else [])
+
+
 @oracle_check(CLAIM_NARROW, narrow_instances(), recheck_narrow, "exact rationals (python-flint)")
 def check_narrow(inst: Any) -> Certificate:
-    """Certify depth-narrow's hypotheses exactly and refute a candidate plain stack of narrow widths."""
-    return narrow_certificate(_as_layers(inst))
+    """Certify depth-narrow's hypotheses exactly and refute a candidate plain stack of narrow widths;
+    the re-check must refuse every forgery of STACK_FORGERIES and _narrow_forgeries."""
+    cert = narrow_certificate(_as_layers(inst))
+    return refuse_forgeries(cert, recheck_narrow, _narrow_forgeries(cert))
 
 
 # ================================================================ depth-d2
@@ -361,10 +382,18 @@ def recheck_d2(cert: dict[str, Any]) -> bool:
     return True
 
 
+def _d2_forgeries(cert: Certificate) -> list[tuple[str, Any]]:
+    flip = [("plain_same_widths", lambda c: c["data"].update(plain_same_widths=not c["data"]["plain_same_widths"]))]
+    cand = [("difference", _bump_difference)] if "difference" in cert.data else []
+    return CONDITION_FORGERIES + flip + cand
+
+
 @oracle_check(CLAIM_D2, d2_instances(), recheck_d2, "exact rationals (ray geometry, python-flint)")
 def check_d2(inst: Any) -> Certificate:
-    """Certify depth-d2's hypotheses exactly (d = 2, two homeomorphic blocks) and its verdict."""
-    return d2_certificate(_as_layers(inst))
+    """Certify depth-d2's hypotheses exactly (d = 2, two homeomorphic blocks) and its verdict; the
+    re-check must refuse every forgery of STACK_FORGERIES and _d2_forgeries."""
+    cert = d2_certificate(_as_layers(inst))
+    return refuse_forgeries(cert, recheck_d2, _d2_forgeries(cert))
 
 
 # ================================================================ depth-dimension
