@@ -16,6 +16,7 @@ the only possible form exists), and builds and verifies the width m + C block of
 from __future__ import annotations
 
 import itertools
+import json
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional, Sequence
@@ -30,6 +31,7 @@ from oracle.algebra.canonical import relu_form_exact
 from oracle.algebra.pl_check import ExactRelu, pl_equal
 from oracle.algebra.relu_width import minimal_width
 from oracle.core.strategies import blocks, nondegenerate_blocks
+from oracle.algebra.stacks.layers import canonical_form
 from oracle.claims.base import Certificate, oracle_check
 from oracle.core.rational import qmat, qvec, smat, svec
 from oracle.algebra.exact import (
@@ -303,11 +305,55 @@ def width_corners() -> list[WidthInstance]:
     return [planted, narrow, line, near, third]
 
 
+def _bump(rows: list[list[str]]) -> None:
+    rows[0][0] = str(Fraction(rows[0][0]) + 1)
+
+
+# Edits of a holding certificate that the re-check must refuse.  On the construction: its width,
+# its factor b, its points (none), its weights; dropped while rank W_up = d.  On the lower bound:
+# C, the determinant table, the minimal block's width, its weights, the overlapping-pair records.
+CONSTRUCTION_FORGERIES: list[tuple[str, Any]] = [
+    ("dropped construction", lambda c: c["data"].update(construction=None)),
+    ("construction width", lambda c: c["data"]["construction"]["W_up"].pop()),
+    ("construction factor b", lambda c: _bump(c["data"]["construction"]["b"])),
+    ("no construction points", lambda c: c["data"]["construction"]["points"].update(relu=[])),
+    ("construction weight", lambda c: _bump(c["data"]["construction"]["W_down"])),
+]
+LOWER_BOUND_FORGERIES: list[tuple[str, Any]] = [
+    ("C", lambda c: c["data"]["lower_bound"].update(C=c["data"]["lower_bound"]["C"] + 1)),
+    ("determinants", lambda c: c["data"]["lower_bound"].update(dets=["forged"])),
+    ("minimal block width", lambda c: c["data"]["lower_bound"]["min_block"]["W_up"].append(
+        c["data"]["lower_bound"]["min_block"]["W_up"][0])),
+    ("minimal block weight", lambda c: _bump(c["data"]["lower_bound"]["min_block"]["W_down"])),
+    ("overlapping pairs", lambda c: c["data"]["lower_bound"].update(overlapping=["forged"])),
+]
+
+
+def _forged(cert: dict[str, Any], edit: Any) -> dict[str, Any]:
+    bad = json.loads(json.dumps(cert))
+    edit(bad)
+    return bad
+
+
 @oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c),
               precision="exact (relu, lower bound); arb 128 bits as evidence (gelu, gelu_tanh, silu)",
               examples=width_corners)
 def check(inst: WidthInstance) -> Certificate:
-    """Build and verify the width m + d block; compute the exact minimal relu width m + C."""
+    """Build and verify the width m + d block; compute the exact minimal relu width m + C; the
+    re-check must refuse every forgery (CONSTRUCTION_FORGERIES, LOWER_BOUND_FORGERIES) of the
+    parts the certificate has."""
+    cert = _check(inst)
+    data = cert.data
+    tries = (CONSTRUCTION_FORGERIES if data.get("construction") else []) \
+        + (LOWER_BOUND_FORGERIES if "lower_bound" in data else []) if cert.holds else []
+    d = cert.as_dict()
+    accepted = [n for n, edit in tries if recheck(_forged(d, edit))]
+    cert.data["forgeries_refused"] = not accepted
+    return cert if not accepted else Certificate(
+        CLAIM, False, False, cert.method, cert.data, "the re-check accepts forged certificates: " + ", ".join(accepted))
+
+
+def _check(inst: WidthInstance) -> Certificate:
     b = inst.block
     biased = carried_biases(b)
     if biased:
@@ -403,6 +449,9 @@ def recheck(cert: dict[str, Any]) -> bool:
             pts = [qvec(r["x"]) for r in con["points"]["relu"]]
             if not pts or not verify_equal(U, W, up, down, pts, M=M)[0]:
                 return False
+            # the construction as a function, exactly (the points may all lie where a unit is off)
+            if canonical_form(U, W, M) != canonical_form(up, down):
+                return False
             dy = _all_dyadic(up, down)
             if not dy and any(inv is not None and all(is_dyadic(v) for r in inv for v in r)
                               for inv in (exact_inverse([U[i] for i in rows_])
@@ -421,6 +470,10 @@ def recheck(cert: dict[str, Any]) -> bool:
             if len(up2) != m + fresh["C"]:
                 return False
             if d <= 2 and not _referee_equal(U, W, M, up2, down2):
+                return False
+            # the minimal block as a function, exactly and for every d (Lemma R's canonical form):
+            # the points alone miss a unit that is off at all of them
+            if canonical_form(U, W, M) != canonical_form(up2, down2):
                 return False
             again = [overlap_block_check(U, W, M, S, T, pts) for S, T in overlap_pairs(m)]
             if again != lb.get("overlapping") or not all(r["ok"] for r in again):

@@ -12,6 +12,7 @@ not empty) and depth one (the count gives nothing).
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass
 from fractions import Fraction
@@ -93,13 +94,60 @@ def recheck_analytic(cert: dict[str, Any]) -> bool:
     return cert.get("claim") == CLAIM and bool(cert.get("holds")) and recheck(cert["data"]["certificate"])
 
 
+def _omit_one_more(c: dict[str, Any]) -> None:
+    omitted = set(c["rows_omitted"])
+    c["rows_omitted"].append(next(i for i in range(len(c["points"]) * c["d"]) if i not in omitted))
+
+
+def _repeat_point(c: dict[str, Any]) -> None:
+    c["points"][1] = list(c["points"][0])
+
+
+# Edits of a rank certificate (the dict of oracle/algebra/stacks/analytic.py's certify) that
+# recheck_det must refuse, each breaking one stored fact: the claim, the verdict, N, D_plain, an
+# activation outside the family, the widths, a point's length, the omitted rows (out of range, one
+# too many), two equal points, the precision, the determinant (not a string, a ball holding 0, a
+# ball far from the recomputed one).
+RANK_FORGERIES: list[tuple[str, Any]] = [
+    ("claim", lambda c: c.update(claim="forged")),
+    ("certified", lambda c: c.update(certified=False)),
+    ("N", lambda c: c.update(N=c["N"] + 1)),
+    ("D_plain", lambda c: c.update(D_plain=c["D_plain"] + 1)),
+    ("activation", lambda c: c.update(activation="relu")),
+    ("widths", lambda c: c.update(widths=[])),
+    ("point length", lambda c: c["points"].__setitem__(0, c["points"][0][:-1])),
+    ("omitted row out of range", lambda c: c.update(rows_omitted=[-1])),
+    ("one more omitted row", _omit_one_more),
+    ("equal points", _repeat_point),
+    ("precision", lambda c: c.update(precision=7)),
+    ("determinant not a string", lambda c: c.update(det=1.0)),
+    ("determinant ball holding 0", lambda c: c.update(det="[0 +/- 1.00]")),
+    ("determinant far from the recomputed one", lambda c: c.update(det="[1.00e+300 +/- 1.00]")),
+]
+
+
+def rank_forgeries_accepted(cert: dict[str, Any], key: str, recheck_fn: Any) -> list[str]:
+    """The forgeries of RANK_FORGERIES, applied to the rank certificate cert["data"][key], that
+    recheck_fn accepts (empty when it refuses every one)."""
+    def forged(edit: Any) -> dict[str, Any]:
+        bad = json.loads(json.dumps(cert))
+        edit(bad["data"][key])
+        return bad
+    return [name for name, edit in RANK_FORGERIES if recheck_fn(forged(edit))]
+
+
 @oracle_check(CLAIM, analytic_instances(), recheck_analytic,
               "arb balls at 128-512 bits (python-flint): a determinant enclosure that excludes 0")
 def check(inst: Any) -> Certificate:
-    """Certify full Jacobian rank N (gelu, gelu_tanh, silu; L >= 2) in ball arithmetic."""
-    if not isinstance(inst, AnalyticInstance):
+    """Certify full Jacobian rank N (gelu, gelu_tanh, silu; L >= 2) in ball arithmetic; the re-check
+    must refuse every forgery of RANK_FORGERIES."""
+    if not isinstance(inst, AnalyticInstance):  # pragma: no branch the strategy draws AnalyticInstances only
         raise TypeError("expected an AnalyticInstance")
-    return analytic_certificate(inst)
+    cert = analytic_certificate(inst)
+    accepted = rank_forgeries_accepted(cert.as_dict(), "certificate", recheck_analytic) if cert.holds else []
+    cert.data["forgeries_refused"] = not accepted
+    return cert if not accepted else Certificate(
+        CLAIM, False, True, cert.method, cert.data, "the re-check accepts forged certificates: " + ", ".join(accepted))
 
 
 # ================================================================ boundary instances

@@ -25,6 +25,7 @@ look at, not a disproof).
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass
 from fractions import Fraction
@@ -36,6 +37,7 @@ from oracle.algebra.exact import identity, line_key, safe_recheck
 from oracle.algebra.stacks import analytic as an
 from oracle.claims import coverage
 from oracle.claims.base import Certificate, oracle_check
+from oracle.claims.depth_analytic import rank_forgeries_accepted
 
 CLAIM = "depth-analytic-generic"
 MAX_D = 4
@@ -220,6 +222,45 @@ def generic_corners() -> list[GenericInstance]:
 def check(inst: Any) -> Certificate:
     """Certify full Jacobian rank N for a drawn gelu-family stack with d >= 2 (any widths up to 8),
     and for the one-block limit of the all-widths proof."""
-    if not isinstance(inst, GenericInstance):
+    if not isinstance(inst, GenericInstance):  # pragma: no branch the strategy and the corners are GenericInstances
         raise TypeError("expected a GenericInstance")
-    return generic_certificate(inst)
+    cert = generic_certificate(inst)
+    accepted = (rank_forgeries_accepted(cert.as_dict(), "stack", recheck_generic)
+                + [n for n, edit in LIMIT_FORGERIES if cert.data["limit"] is not None
+                   and recheck_generic(_forged_limit(cert.as_dict(), edit))]) if cert.holds else []
+    cert.data["forgeries_refused"] = not accepted
+    return cert if not accepted else Certificate(
+        CLAIM, False, True, cert.method, cert.data, "the re-check accepts forged certificates: " + ", ".join(accepted))
+
+
+def _zero_output_column(c: dict[str, Any]) -> None:
+    """The limit block's output column of unit 0 set to 0 (theta holds W_up row-major, then W_down)."""
+    c = c["limit"]
+    d, m = c["d"], c["widths"][0]
+    for a in range(d):
+        c["theta"][m * d + a * m] = 0
+
+
+def _parallel_rows(c: dict[str, Any]) -> None:
+    """The limit block's second W_up row made equal to its first."""
+    c = c["limit"]
+    d = c["d"]
+    c["theta"][d:2 * d] = c["theta"][0:d]
+
+
+# Edits of the one-block limit that recheck_generic must refuse: dropped, of another width, of
+# another dimension, two layers, parallel rows, a zero output column.
+LIMIT_FORGERIES: list[tuple[str, Any]] = [
+    ("dropped limit", lambda c: c.update(limit=None)),
+    ("limit of another width", lambda c: c["limit"].update(widths=[c["limit"]["widths"][0] + 1])),
+    ("limit of another dimension", lambda c: c["limit"].update(d=c["limit"]["d"] + 1)),
+    ("limit with two layers", lambda c: c["limit"].update(widths=[1, c["limit"]["widths"][0] - 1])),
+    ("limit with parallel rows", _parallel_rows),
+    ("limit with a zero output column", _zero_output_column),
+]
+
+
+def _forged_limit(cert: dict[str, Any], edit: Any) -> dict[str, Any]:
+    bad = json.loads(json.dumps(cert))
+    edit(bad["data"])
+    return bad

@@ -416,7 +416,14 @@ def check_d1(inst: Any) -> Certificate:
     if cert.holds and not extra["ok"]:
         cert.holds = False
         cert.reason = "cross-check failed: " + "; ".join(extra["problems"])
-    return cert
+    # the re-check must refuse the certificate for another claim and with a skip added (both are
+    # refused before anything is recomputed, so they cost nothing on every instance)
+    d = cert.as_dict()
+    forged = [{**d, "claim": "forged"}] + ([{**d, "data": {**d["data"], "skips": d["data"]["skips"] + ["1"]}}]
+                                           if "skips" in d["data"] else [])
+    accepted = cert.holds and any(recheck_d1_all(f) for f in forged)
+    return cert if not accepted else Certificate(CLAIM_D1, False, True, cert.method, cert.data,
+                                                 "the re-check accepts a forged certificate")
 
 
 # ================================================================ boundary instance (bias_free)
@@ -631,5 +638,9 @@ def recheck_d1_biased_cert(cert: dict[str, Any]) -> bool:
 
 @oracle_check(CLAIM_D1B, d1_biased_instances(), recheck_d1_biased_cert, "exact rationals (1-D piecewise-linear maps)")
 def check_d1_biased(inst: Any) -> Certificate:
-    """Certify depth-d1-biased on a biased d = 1 stack: the decision, its plain stack, and brute force."""
-    return d1_biased_certificate(inst)
+    """Certify depth-d1-biased on a biased d = 1 stack: the decision, its plain stack, and brute force;
+    the re-check must refuse the certificate for another claim."""
+    cert = d1_biased_certificate(inst)
+    accepted = cert.holds and recheck_d1_biased_cert({**cert.as_dict(), "claim": "forged"})
+    return cert if not accepted else Certificate(CLAIM_D1B, False, True, cert.method, cert.data,
+                                                 "the re-check accepts a forged certificate")

@@ -11,6 +11,7 @@ c_2 <= alpha . c - u . e_1, and fire at x* = V^{-1}(-c) otherwise.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
@@ -129,6 +130,47 @@ def _fold_plain(V: QMat, c: list[Fraction], e1: list[Fraction], m1: int) -> dict
     return {"W_up": up, "b_up": bu, "W_down": down, "b_down": bd}
 
 
+def _first(regs: list[dict[str, Any]], key: str) -> Optional[dict[str, Any]]:
+    return next((r for r in regs if key in r and any(r[key])), None)
+
+
+def _set_all(mult: dict[str, str], value: str) -> None:
+    for k in mult:
+        mult[k] = value
+
+
+def _region_forgeries(cert: dict[str, Any], m1: int) -> list[tuple[str, Any]]:
+    """Edits of a dead certificate that check_dead_certificate must refuse: not dead, a dropped
+    region, and in a bounding region: a bound dropped, a multiplier negative, of a unit outside
+    block 1, all 0, one scaled (the linear identity or the bound fails).  (The drawn dead
+    instances have no empty region, whose multipliers are not forged here.)"""
+    regs = cert["regions"]
+    out: list[tuple[str, Any]] = [("not dead", lambda c: c.update(dead=False)),
+                                  ("dropped region", lambda c: c["regions"].pop())]
+    b = _first(regs, "bounds")
+    if b is not None:
+        i = regs.index(b)
+        j = next(j for j, lam in enumerate(b["bounds"]) if lam)
+        k = next(iter(b["bounds"][j]))
+        out += [("dropped bound", lambda c: c["regions"][i]["bounds"].pop()),
+                ("negative lambda", lambda c: c["regions"][i]["bounds"][j].update({k: "-1"})),
+                ("lambda of a unit outside block 1", lambda c: c["regions"][i]["bounds"][j].update({str(m1): "1"})),
+                ("lambda = 0", lambda c: _set_all(c["regions"][i]["bounds"][j], "0")),
+                ("lambda scaled", lambda c: c["regions"][i]["bounds"][j].update(
+                    {k: str(2 * Q(c["regions"][i]["bounds"][j][k]) + 1)}))]
+    return out
+
+
+def forged_dead_accepted(b1: dict[str, Any], b2: dict[str, Any], cert: dict[str, Any]) -> list[str]:
+    """The names of the forgeries of a dead certificate (_region_forgeries) that
+    dead.check_dead_certificate accepts; empty when it refuses every one."""
+    def forged(edit: Any) -> dict[str, Any]:
+        bad = json.loads(json.dumps(cert))
+        edit(bad)
+        return bad
+    return [n for n, edit in _region_forgeries(cert, len(b1["U"])) if dead.check_dead_certificate(b1, b2, forged(edit))]
+
+
 def dead_block_certificate(inst: DeadInstance) -> Certificate:
     """Decide dead_on_image exactly and cross-check (a), (b), (c) against the fold's known answer."""
     b1, b2 = inst.b1, inst.b2
@@ -139,6 +181,8 @@ def dead_block_certificate(inst: DeadInstance) -> Certificate:
     ok = dc["dead"] == (inst.kind == "planted")
     if dc["dead"]:
         ok = ok and dead.check_dead_certificate(b1, b2, dc)
+        data["forged_dead_certificates_accepted"] = accepted = forged_dead_accepted(b1, b2, dc)
+        ok = ok and not accepted
     pts = _points(d, inst.V, inst.c)
     F = [dead.evaluate(b2, dead.evaluate(b1, x)) for x in pts]
     G = [dead.evaluate(b1, x) for x in pts]
@@ -192,8 +236,13 @@ def recheck_dead_block(cert: dict[str, Any]) -> bool:
 
 @oracle_check(CLAIM, dead_instances(), recheck_dead_block, "exact rationals (Farkas multipliers, exact evaluation)")
 def check_dead_block(inst: Any) -> Certificate:
-    """Certify depth-dead-block on a drawn two-block stack."""
-    return dead_block_certificate(inst)
+    """Certify depth-dead-block on a drawn two-block stack; the re-check must refuse the certificate
+    with another claim or another verdict."""
+    cert = dead_block_certificate(inst)
+    forged = [dict(cert.as_dict(), claim="forged"), dict(cert.as_dict(), holds=False)]
+    accepted = cert.holds and any(recheck_dead_block(f) for f in forged)
+    return cert if not accepted else Certificate(CLAIM, False, True, cert.method, cert.data,
+                                                 "the re-check accepts a forged certificate")
 
 
 # ================================================================ boundary instance (dead_on_image)

@@ -48,6 +48,7 @@ from oracle.algebra.stacks.rank import check_rank_certificate, rank_certificate
 from oracle.claims import coverage
 from oracle.claims.absorption_width import build_block
 from oracle.claims.base import Certificate, oracle_check
+from oracle.claims.gated import forged_accepted
 
 CLAIM_NARROW = "depth-narrow"
 CLAIM_D2 = "depth-d2"
@@ -190,9 +191,47 @@ def width_instances(draw: st.DrawFn) -> StackInstance:
 def _as_layers(inst: Any) -> StackInstance:
     if isinstance(inst, StackInstance):
         return inst
-    if isinstance(inst, Stack):
+    if isinstance(inst, Stack):  # pragma: no branch every instance is a StackInstance or a Stack (strategies, corners)
         return StackInstance(layers_of(inst))
     raise TypeError("expected a StackInstance or a Stack")
+
+
+# ================================================================ corners and forgeries shared by the stack claims
+
+def corner_stack() -> Stack:
+    """Two near-identity relu blocks in d = 3 (widths 1 and 2, identity skips), given as a Stack:
+    depth-dimension certifies rank 15 > D_plain = 8 on it, depth-width builds its plain stack."""
+    U1, W1 = [[0.625, -1.0, -0.125]], [[-0.0625], [0.03125], [0.0625]]
+    U2 = [[-1.0, 0.125, -0.25], [-0.125, -0.625, -0.625]]
+    W2 = [[-0.0078125, -0.03125], [0.0078125, -0.015625], [0.03125, -0.015625]]
+    return Stack([Block("relu", W_up=np.array(U), W_down=np.array(W), M=np.eye(3)) for U, W in ((U1, W1), (U2, W2))])
+
+
+def _layer0(c: dict[str, Any]) -> dict[str, Any]:
+    return c["data"]["residual"][0]
+
+
+def _mismatched_layer(c: dict[str, Any]) -> None:
+    L0 = _layer0(c)
+    c["data"]["residual"].append({"W_up": [r + ["1"] for r in L0["W_up"]], "W_down": L0["W_down"]})
+
+
+# Edits of the residual stack a certificate stores that layers_from_json must refuse, and of the claim.
+STACK_FORGERIES: list[tuple[str, Any]] = [
+    ("claim", lambda c: c.update(claim="forged")),
+    ("ragged W_up", lambda c: _layer0(c)["W_up"][0].append("1")),
+    ("layer of another dimension", _mismatched_layer),
+    ("W_down of the wrong shape", lambda c: _layer0(c).update(W_down=_layer0(c)["W_down"][1:])),
+    ("empty stack", lambda c: c["data"].update(residual=[])),
+]
+
+
+def refuse_forgeries(cert: Certificate, recheck: Any, extra: Sequence[tuple[str, Any]] = ()) -> Certificate:
+    """cert, or a failing certificate when ``recheck`` accepts one of STACK_FORGERIES or ``extra``."""
+    accepted = forged_accepted(cert.as_dict(), recheck, extra, base=STACK_FORGERIES) if cert.holds else []
+    cert.data["forgeries_refused"] = not accepted
+    return cert if not accepted else Certificate(
+        cert.claim, False, True, cert.method, cert.data, "the re-check accepts forged certificates: " + ", ".join(accepted))
 
 
 # ================================================================ depth-narrow
@@ -256,10 +295,31 @@ def recheck_narrow(cert: dict[str, Any]) -> bool:
     return True
 
 
+def _bump_difference(c: dict[str, Any]) -> None:
+    w = c["data"]["difference"]
+    w["P"] = w["F"]  # the stored candidate value made equal to F's: no longer a difference
+
+
+CONDITION_FORGERIES = [("conditions", lambda c: c["data"]["conditions"].update(forged=True))]
+CANDIDATE_FORGERIES = [
+    ("candidate of other widths", lambda c: c["data"]["candidate"].append(c["data"]["candidate"][-1])),
+    ("difference", _bump_difference),
+]
+CONE_FORGERIES = [("cone point 0", lambda c: c["data"].update(cone_point=["0"] * len(c["data"]["cone_point"])))]
+
+
+def _narrow_forgeries(cert: Certificate) -> list[tuple[str, Any]]:
+    data = cert.data
+    return CONDITION_FORGERIES + (CANDIDATE_FORGERIES if "candidate" in data else []) \
+        + (CONE_FORGERIES if "cone_point" in data else [])
+
+
 @oracle_check(CLAIM_NARROW, narrow_instances(), recheck_narrow, "exact rationals (python-flint)")
 def check_narrow(inst: Any) -> Certificate:
-    """Certify depth-narrow's hypotheses exactly and refute a candidate plain stack of narrow widths."""
-    return narrow_certificate(_as_layers(inst))
+    """Certify depth-narrow's hypotheses exactly and refute a candidate plain stack of narrow widths;
+    the re-check must refuse every forgery of STACK_FORGERIES and _narrow_forgeries."""
+    cert = narrow_certificate(_as_layers(inst))
+    return refuse_forgeries(cert, recheck_narrow, _narrow_forgeries(cert))
 
 
 # ================================================================ depth-d2
@@ -322,10 +382,18 @@ def recheck_d2(cert: dict[str, Any]) -> bool:
     return True
 
 
+def _d2_forgeries(cert: Certificate) -> list[tuple[str, Any]]:
+    flip = [("plain_same_widths", lambda c: c["data"].update(plain_same_widths=not c["data"]["plain_same_widths"]))]
+    cand = [("difference", _bump_difference)] if "difference" in cert.data else []
+    return CONDITION_FORGERIES + flip + cand
+
+
 @oracle_check(CLAIM_D2, d2_instances(), recheck_d2, "exact rationals (ray geometry, python-flint)")
 def check_d2(inst: Any) -> Certificate:
-    """Certify depth-d2's hypotheses exactly (d = 2, two homeomorphic blocks) and its verdict."""
-    return d2_certificate(_as_layers(inst))
+    """Certify depth-d2's hypotheses exactly (d = 2, two homeomorphic blocks) and its verdict; the
+    re-check must refuse every forgery of STACK_FORGERIES and _d2_forgeries."""
+    cert = d2_certificate(_as_layers(inst))
+    return refuse_forgeries(cert, recheck_d2, _d2_forgeries(cert))
 
 
 # ================================================================ depth-dimension
@@ -351,11 +419,29 @@ def recheck_dimension(cert: dict[str, Any]) -> bool:
     return check_rank_certificate(layers_from_json(data["residual"]), data["rank"])
 
 
+def _bump_rank_field(c: dict[str, Any], key: str) -> None:
+    c["data"]["rank"][key] += 1
+
+
+def _repeat_minor_row(c: dict[str, Any]) -> None:
+    r = c["data"]["rank"]["minor_rows"]
+    r[0] = r[-1]
+
+
+DIMENSION_FORGERIES = [
+    ("D_plain", lambda c: _bump_rank_field(c, "D_plain")),
+    ("pattern", lambda c: c["data"]["rank"]["patterns"].__setitem__(0, None)),
+    ("dropped pattern", lambda c: c["data"]["rank"]["patterns"].pop()),
+    ("repeated minor row", _repeat_minor_row),
+]
+
+
 @oracle_check(CLAIM_DIM, dimension_instances(), recheck_dimension,
-              "exact rationals (python-flint rank and a nonzero minor)")
+              "exact rationals (python-flint rank and a nonzero minor)", examples=lambda: [corner_stack()])
 def check_dimension(inst: Any) -> Certificate:
-    """Certify rank DPhi > D_plain exactly at a concrete stack and rational points."""
-    return dimension_certificate(_as_layers(inst))
+    """Certify rank DPhi > D_plain exactly at a concrete stack and rational points; the re-check
+    must refuse every forgery of STACK_FORGERIES and DIMENSION_FORGERIES."""
+    return refuse_forgeries(dimension_certificate(_as_layers(inst)), recheck_dimension, DIMENSION_FORGERIES)
 
 
 # ================================================================ depth-width
@@ -402,7 +488,28 @@ def recheck_width(cert: dict[str, Any]) -> bool:
     return all(eval_stack(layers, x, True) == eval_stack(plain, x, False) for x in pts)
 
 
-@oracle_check(CLAIM_WIDTH, width_instances(), recheck_width, "exact rationals (canonical forms)")
+def _zero_unit(c: dict[str, Any]) -> None:
+    p = c["data"]["layers"][0]
+    p["W_up"].append(["0"] * len(p["W_up"][0]))
+    for r in p["W_down"]:
+        r.append("0")
+
+
+def _double_output(c: dict[str, Any]) -> None:
+    p = c["data"]["layers"][0]
+    p["W_down"] = [[str(2 * Fraction(v)) for v in r] for r in p["W_down"]]
+
+
+WIDTH_FORGERIES = [
+    ("dropped plain block", lambda c: c["data"]["layers"].pop()),
+    ("plain W_down of the wrong shape", lambda c: c["data"]["layers"][0].update(W_down=c["data"]["layers"][0]["W_down"][1:])),
+    ("plain block of another map", _double_output),
+    ("plain block with a zero unit added (same map, another width)", _zero_unit),
+]
+
+
+@oracle_check(CLAIM_WIDTH, width_instances(), recheck_width, "exact rationals (canonical forms)",
+              examples=lambda: [corner_stack()])
 def check_width(inst: Any) -> Certificate:
     """Construct the wider plain stack and verify it exactly (bias-free stacks only: a Stack whose
     blocks carry biases fails the hypothesis, its biases are not dropped)."""
@@ -410,9 +517,9 @@ def check_width(inst: Any) -> Certificate:
         biased = [f"block {k}: {n}" for k, b in enumerate(inst.blocks)
                   for n in ("b_up", "b_gate", "b_down")
                   if getattr(b, n, None) is not None and any(v != 0 for v in getattr(b, n))]
-        if biased:
+        if biased:  # pragma: no branch a biased stack lies outside the declared samples (biased = false); tests/test_claim_bias_hypothesis.py gives one
             return Certificate(CLAIM_WIDTH, False, True, "exact (the hypothesis read from the stack)",
                                {"hypotheses": {"bias_free": False}, "biases": biased},
                                "hypothesis fails: bias_free (" + "; ".join(biased) + "); the claim does not apply")
-    return width_certificate(_as_layers(inst))
+    return refuse_forgeries(width_certificate(_as_layers(inst)), recheck_width, WIDTH_FORGERIES)
 

@@ -18,10 +18,12 @@ rational distance of M v (less than half of max |(M v)_i|).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Optional, Sequence
 
+import numpy as np
 from hypothesis import strategies as st
 
 from oracle.core import activations, arith
@@ -94,7 +96,7 @@ def ray_witness(f: Evaluator, p: Evaluator, v: list[Fraction], Pv: list[Fraction
     target = max(abs(a) for a in Pv) / 2
     out: dict[str, Any] = {"v": svec(v), "Pv": svec(Pv), "backend": backend,
                            "witness": None, "quotient": None}
-    for j in range(max_j + 1):
+    for j in range(max_j + 1):  # pragma: no branch the quotient error is O(t) (flat B, small dyadic weights) and M v != 0: the loop breaks long before j = 200
         t = Fraction(1, 2**j)
         x = [t * a for a in v]
         D = _diff_at(f, p, x, backend)
@@ -192,6 +194,54 @@ def verify_ray_witness(f: Evaluator, p: Evaluator, w: dict[str, Any]) -> bool:
     return half == max(abs(a) for a in Pv) / 2 and err <= bound < half and shown == qu["quotient"]
 
 
+def _bump(values: list[str], i: int = 0) -> None:
+    values[i] = q_str(q_parse(values[i]) + 1)
+
+
+def _edit_hypotheses(c: dict[str, Any]) -> None:
+    c["data"]["hypotheses"]["forged"] = True
+
+
+def _edit_backend(c: dict[str, Any]) -> None:
+    r = c["data"]["ray"]
+    r["backend"] = "exact" if r["backend"] == "ball" else "forged"
+
+
+def _edit_difference(c: dict[str, Any]) -> None:
+    w = c["data"]["ray"]["witness"]
+    w["difference"] = w["difference"][1:] + w["difference"][:1] if len(set(w["difference"])) > 1 \
+        else [x + "0" for x in w["difference"]]
+
+
+# Edits of a holding certificate that a re-check must refuse: each breaks one stored fact
+# (the claim, the recomputed hypotheses, P v = M v, the backend, the witness point and its
+# value, the quotient's error bound).  The quotient's step is not among them: where B' is F's own B,
+# (F - B')(tv)/t = M v at every t, so another step holds the same quotient.
+RAY_FORGERIES: list[tuple[str, Callable[[dict[str, Any]], None]]] = [
+    ("claim", lambda c: c.update(claim="forged")),
+    ("hypotheses", _edit_hypotheses),
+    ("Pv", lambda c: _bump(c["data"]["ray"]["Pv"])),
+    ("backend", _edit_backend),
+    ("dropped witness", lambda c: c["data"]["ray"].update(witness=None)),
+    ("witness point", lambda c: _bump(c["data"]["ray"]["witness"]["x"])),
+    ("witness difference", _edit_difference),
+    ("error bound", lambda c: c["data"]["ray"]["quotient"].update(
+        error_bound=c["data"]["ray"]["quotient"]["half_max_Pv"])),
+]
+
+
+def forged_accepted(cert: dict[str, Any], recheck: Callable[[dict[str, Any]], bool],
+                    extra: Sequence[tuple[str, Callable[[dict[str, Any]], None]]] = (),
+                    base: Sequence[tuple[str, Callable[[dict[str, Any]], None]]] = RAY_FORGERIES) -> list[str]:
+    """The names of the forgeries of a holding certificate (``base``, by default RAY_FORGERIES,
+    and ``extra``) that ``recheck`` accepts; empty when it refuses every one."""
+    def forged(edit: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+        bad = json.loads(json.dumps(cert))
+        edit(bad)
+        return bad
+    return [name for name, edit in [*base, *extra] if recheck(forged(edit))]
+
+
 # ================================================================ hypotheses and Jacobians
 
 def _gate_facts(name: str) -> dict[str, bool]:
@@ -216,22 +266,32 @@ def jacobian_at_0(b: Block) -> list[list[Fraction]]:
     return matmul([[w * g0 for w in row] for row in W], U)
 
 
-def _hypotheses(F: Block, P: Block, jac: bool) -> dict[str, Any]:
+def _hypotheses_common(F: Block, P: Block) -> dict[str, Any]:
     gF, gP = _gate_facts(F.activation), _gate_facts(P.activation)
     M = skip_matrix(F) if F.kind == "residual" else None
-    h = {
+    return {
         "residual_is_residual": F.kind == "residual", "candidate_is_plain": P.kind == "plain",
         "bias_free": not F.has_bias and not P.has_bias,
         "gated": gF["gated"] and gP["gated"],
         "gate_zero_at_0": gF["gate_zero_at_0"] and gP["gate_zero_at_0"],
         "M_nonzero": M is not None and not is_zero_matrix(M),
     }
-    if jac:
-        h["gate_differentiable_at_0"] = gF["gate_differentiable_at_0"] and \
-            gP["gate_differentiable_at_0"]
-        h["same_gate_and_width"] = F.activation == P.activation and F.m == P.m
-    else:
-        h["gate_continuous_at_0"] = gF["gate_continuous_at_0"] and gP["gate_continuous_at_0"]
+
+
+def hypotheses_jacobian(F: Block, P: Block) -> dict[str, Any]:
+    """gated-impossible's hypotheses: the common ones, a gate differentiable at 0, same gate and width."""
+    h = _hypotheses_common(F, P)
+    h["gate_differentiable_at_0"] = _gate_facts(F.activation)["gate_differentiable_at_0"] and \
+        _gate_facts(P.activation)["gate_differentiable_at_0"]
+    h["same_gate_and_width"] = F.activation == P.activation and F.m == P.m
+    return h
+
+
+def hypotheses_continuity(F: Block, P: Block) -> dict[str, Any]:
+    """gated-continuity's hypotheses: the common ones and gates continuous at 0."""
+    h = _hypotheses_common(F, P)
+    h["gate_continuous_at_0"] = _gate_facts(F.activation)["gate_continuous_at_0"] and \
+        _gate_facts(P.activation)["gate_continuous_at_0"]
     return h
 
 
@@ -243,16 +303,50 @@ def choose_direction(M: list[list[Fraction]], given: Optional[list[Fraction]]
     d = len(M)
     cols = [max(abs(M[i][j]) for i in range(d)) for j in range(d)]
     best = max(range(d), key=lambda j: cols[j])
-    if cols[best] == 0:
+    if cols[best] == 0:  # pragma: no branch every caller decides M != 0 first (M_nonzero, skip_product_nonzero) and returns before the ray when it fails
         return None
     return [Fraction(int(i == best)) for i in range(d)]
 
 
+def _jacobian_record(F: Block, P: Block, M: list[list[Fraction]], out: dict[str, Any]) -> bool:
+    """gated-impossible's Jacobians at 0 into out["jacobian"]; whether J_B = J_B' = 0, J_F = M != J_B'."""
+    JB, JP = jacobian_at_0(F.without_skip()), jacobian_at_0(P)
+    JF = [[m + b for m, b in zip(r1, r2)] for r1, r2 in zip(M, JB)]
+    out["jacobian"] = {"g0_residual": q_str(F.act.value_at_0),
+                       "g0_candidate": q_str(P.act.value_at_0),
+                       "J_B": smat(JB), "J_candidate": smat(JP), "J_F": smat(JF),
+                       "J_B_is_zero": is_zero_matrix(JB), "J_candidate_is_zero": is_zero_matrix(JP),
+                       "J_F_equals_M": JF == M, "jacobians_differ": JF != JP}
+    return is_zero_matrix(JB) and is_zero_matrix(JP) and JF == M and JF != JP
+
+
+def _no_record(F: Block, P: Block, M: list[list[Fraction]], out: dict[str, Any]) -> bool:
+    return True  # gated-continuity uses no derivative: the ray record alone certifies
+
+
+def _jacobian_recheck(F: Block, P: Block, M: list[list[Fraction]], data: dict[str, Any]) -> bool:
+    JB, JP = jacobian_at_0(F.without_skip()), jacobian_at_0(P)
+    j = data["jacobian"]
+    return (is_zero_matrix(JB) and is_zero_matrix(JP) and j["J_F"] == smat(M)
+            and M != JP and j["J_B"] == smat(JB) and j["J_candidate"] == smat(JP))
+
+
+def _no_recheck(F: Block, P: Block, M: list[list[Fraction]], data: dict[str, Any]) -> bool:
+    return True
+
+
+# claim -> (its hypotheses, its record beyond the ray, the re-check of that record)
+VARIANTS: dict[str, tuple[Callable[..., dict[str, Any]], Callable[..., bool], Callable[..., bool]]] = {
+    CLAIM_JAC: (hypotheses_jacobian, _jacobian_record, _jacobian_recheck),
+    CLAIM_CONT: (hypotheses_continuity, _no_record, _no_recheck),
+}
+
+
 @arith.precision("ball", BALL_PREC)  # every ball of the certificate at BALL_PREC bits
-def _certify(data: dict[str, Any], jac: bool) -> Certificate:
-    claim = CLAIM_JAC if jac else CLAIM_CONT
+def _certify(data: dict[str, Any], claim: str) -> Certificate:
+    hypotheses, record, _ = VARIANTS[claim]
     F, P = block_from_json(data["residual"]), block_from_json(data["plain"])
-    hyp = _hypotheses(F, P, jac)
+    hyp = hypotheses(F, P)
     out: dict[str, Any] = {"residual": data["residual"], "plain": data["plain"],
                            "hypotheses": hyp, "direction": data.get("direction")}
     method = f"exact rationals + arb balls at {BALL_PREC} bits"
@@ -260,38 +354,23 @@ def _certify(data: dict[str, Any], jac: bool) -> Certificate:
     if failed:
         return Certificate(claim, False, True, method, out, "hypothesis fails: " + ", ".join(failed))
     M = skip_matrix(F)
-    ok = True
-    if jac:
-        JB, JP = jacobian_at_0(F.without_skip()), jacobian_at_0(P)
-        JF = [[m + b for m, b in zip(r1, r2)] for r1, r2 in zip(M, JB)]
-        out["jacobian"] = {"g0_residual": q_str(F.act.value_at_0),
-                           "g0_candidate": q_str(P.act.value_at_0),
-                           "J_B": smat(JB), "J_candidate": smat(JP), "J_F": smat(JF),
-                           "J_B_is_zero": is_zero_matrix(JB), "J_candidate_is_zero": is_zero_matrix(JP),
-                           "J_F_equals_M": JF == M, "jacobians_differ": JF != JP}
-        ok = is_zero_matrix(JB) and is_zero_matrix(JP) and JF == M and JF != JP
+    ok = record(F, P, M, out)
     out["ray"], found = ray_certificate(F, P, M, data.get("direction"), backend_for([F, P]))
     ok = ok and found
     return Certificate(claim, ok, ok, method, out, DIFFER if ok else NO_WITNESS)
 
 
-def _recheck(cert: dict[str, Any], jac: bool) -> bool:
-    F, P = stored_pair(cert, CLAIM_JAC if jac else CLAIM_CONT, block_from_json,
-                       lambda F, P: _hypotheses(F, P, jac))
+def _recheck(cert: dict[str, Any], claim: str) -> bool:
+    hypotheses, _, rerecord = VARIANTS[claim]
+    F, P = stored_pair(cert, claim, block_from_json, hypotheses)
     data = cert["data"]
     M = skip_matrix(F)
-    if jac:
-        JB, JP = jacobian_at_0(F.without_skip()), jacobian_at_0(P)
-        j = data["jacobian"]
-        if not (is_zero_matrix(JB) and is_zero_matrix(JP) and j["J_F"] == smat(M)
-                and M != JP and j["J_B"] == smat(JB) and j["J_candidate"] == smat(JP)):
-            return False
-    return recheck_ray(F, P, M, data["ray"], backend_for([F, P]) == "exact")
+    return rerecord(F, P, M, data) and recheck_ray(F, P, M, data["ray"], backend_for([F, P]) == "exact")
 
 
-recheck_jacobian = recheck_variant(_recheck, True, "recheck_jacobian",
+recheck_jacobian = recheck_variant(_recheck, CLAIM_JAC, "recheck_jacobian",
                                    "Re-verify a gated-impossible certificate from its JSON alone.")
-recheck_continuity = recheck_variant(_recheck, False, "recheck_continuity",
+recheck_continuity = recheck_variant(_recheck, CLAIM_CONT, "recheck_continuity",
                                      "Re-verify a gated-continuity certificate from its JSON alone.")
 
 
@@ -317,17 +396,122 @@ def continuity_instances(draw: st.DrawFn) -> GatedInstance:
     return GatedInstance(F, P, draw(directions(F.d)))
 
 
+# ================================================================ corner instances
+# Always checked before the drawn ones (examples=...): blocks with exact forms (the exact backend:
+# bilinear for gated-impossible, reglu for gated-continuity; both are in the claims' statements), an
+# instance given as a tuple, and one instance per hypothesis that fails it alone.  On the latter
+# the check must say that the claim does not apply, and code written apart from the hypothesis
+# tests (INDEPENDENT_FAILS) must confirm that this hypothesis fails, so that a hypothesis test
+# that says "holds" too often shows here instead of hiding behind true conclusions.
+
+@dataclass
+class FailingHypothesisInstance(GatedInstance):
+    """A pair on which exactly the hypothesis ``expect`` fails."""
+
+    expect: str = ""
+
+
+def gate_at_0(name: str) -> Any:
+    """g(0) in an arb ball, from the block map x -> g(x_1) x_2 at x = (0, 1) (no catalog value)."""
+    one = Block(name, kind="plain", W_up=np.array([[0.0, 1.0]]), W_down=np.array([[1.0], [0.0]]),
+                W_gate=np.array([[1.0, 0.0]]))
+    return one.evaluate([Fraction(0), Fraction(1)], "ball", BALL_PREC)[0]
+
+
+INDEPENDENT_FAILS: dict[str, Callable[[Block, Block], bool]] = {
+    "M_nonzero": lambda F, P: F.M is None or not np.any(np.asarray(F.M) != 0),
+    "gate_zero_at_0": lambda F, P: any(not gate_at_0(b.activation).contains(0) for b in (F, P)),
+    "same_gate_and_width": lambda F, P: F.activation != P.activation or F.W_down.shape[1] != P.W_down.shape[1],
+}
+
+
+def corner_block(act: str, rows: list[list[list[float]]], M: Optional[list[list[float]]]) -> Block:
+    up, gate, down = (np.array(r, dtype=np.float64) for r in rows)
+    if M is None:
+        return Block(act, kind="plain", W_up=up, W_gate=gate, W_down=down)
+    return Block(act, W_up=up, W_gate=gate, W_down=down, M=np.array(M, dtype=np.float64))
+
+
+# (W_up, W_gate, W_down) of width 2 and 1 in d = 2
+_W2 = [[[1, -1], [0.5, 2]], [[2, 1], [-1, 0.5]], [[1, 0], [-0.5, 1]]]
+_W2b = [[[-1, 0.5], [1, 1]], [[0.5, -2], [1, 1]], [[2, 1], [0, -1]]]
+_W1 = [[[1, 2]], [[-1, 1]], [[1], [-0.5]]]
+_I2, _R1, _Z2 = [[1, 0], [0, 1]], [[1, 2], [0.5, 1]], [[0, 0], [0, 0]]
+
+
+def jacobian_corners() -> list[Any]:
+    """gated-impossible's corners: bilinear (exact backend), a tuple whose direction M maps to 0 (the
+    check then takes a basis vector), and M = 0 / g(0) != 0 /
+    another width, each failing alone."""
+    return [GatedInstance(corner_block("bilinear", _W2, _I2), corner_block("bilinear", _W2b, None), None),
+            (corner_block("swiglu", _W2, _R1), corner_block("swiglu", _W2b, None), [Fraction(2), Fraction(-1)]),
+            FailingHypothesisInstance(corner_block("swiglu", _W2, _Z2), corner_block("swiglu", _W2b, None), None, "M_nonzero"),
+            FailingHypothesisInstance(corner_block("glu", _W2, _I2), corner_block("glu", _W2b, None), None, "gate_zero_at_0"),
+            FailingHypothesisInstance(corner_block("geglu", _W2, _I2), corner_block("geglu", _W1, None), None,
+                                      "same_gate_and_width")]
+
+
+def continuity_corners() -> list[Any]:
+    """gated-continuity's corners: reglu (exact backend), a tuple with a direction, and M = 0 /
+    g(0) != 0, each failing alone."""
+    return [GatedInstance(corner_block("reglu", _W2, _R1), corner_block("reglu", _W1, None), [Fraction(0), Fraction(1)]),
+            (corner_block("geglu", _W2, _I2), corner_block("swiglu", _W1, None), [Fraction(1), Fraction(-1)]),
+            FailingHypothesisInstance(corner_block("geglu", _W2, _Z2), corner_block("reglu", _W2b, None), None, "M_nonzero"),
+            FailingHypothesisInstance(corner_block("glu", _W2, _R1), corner_block("glu", _W1, None), None, "gate_zero_at_0")]
+
+
+def _checked(instance: Any, claim: str, recheck: Callable[[dict[str, Any]], bool]) -> Certificate:
+    """The claim's certificate of a drawn or corner instance; a holding one also has every
+    forgery of RAY_FORGERIES (and of its Jacobians) refused by ``recheck``; on a failing-hypothesis
+    corner: that the claim does not apply, the one failing hypothesis confirmed independently."""
+    cert = _certify(pair_data(instance, block_to_json), claim)
+    if isinstance(instance, FailingHypothesisInstance):
+        failed = [k for k, v in cert.data["hypotheses"].items() if v is False]
+        indep = INDEPENDENT_FAILS[instance.expect](instance.residual, instance.plain)
+        holds = not cert.holds and failed == [instance.expect] and indep
+        data = {**cert.data, "kind": "failing_hypothesis", "expect": instance.expect, "failed": failed,
+                "independently_fails": indep}
+        return Certificate(claim, holds, True, cert.method, data,
+                           f"the claim does not apply: {instance.expect} fails (re-decided apart)" if holds else
+                           f"failing-hypothesis corner {instance.expect}: the check found {failed}, "
+                           f"the independent test {indep}")
+    extra = [("J_F", lambda c: _bump(c["data"]["jacobian"]["J_F"][0]))] if claim == CLAIM_JAC else []
+    accepted = forged_accepted(cert.as_dict(), recheck, extra) if cert.holds else []
+    cert.data["forgeries_refused"] = not accepted
+    return cert if not accepted else Certificate(
+        claim, False, True, cert.method, cert.data, "the re-check accepts forged certificates: " + ", ".join(accepted))
+
+
+def _recheck_any(cert: dict[str, Any], claim: str) -> bool:
+    data = cert.get("data") or {}
+    if data.get("kind") != "failing_hypothesis":
+        return _recheck(cert, claim)
+    F, P = block_from_json(data["residual"]), block_from_json(data["plain"])
+    hyp = VARIANTS[claim][0](F, P)
+    failed = [k for k, v in hyp.items() if v is False]
+    return (cert.get("claim") == claim and cert.get("holds") is True and hyp == data["hypotheses"]
+            and failed == [data["expect"]] == data["failed"] and INDEPENDENT_FAILS[data["expect"]](F, P))
+
+
+recheck_jacobian_any = recheck_variant(_recheck_any, CLAIM_JAC, "recheck_jacobian_any",
+                                       "recheck_jacobian, or for a failing-hypothesis corner: recomputed.")
+recheck_continuity_any = recheck_variant(_recheck_any, CLAIM_CONT, "recheck_continuity_any",
+                                         "recheck_continuity, or for a failing-hypothesis corner: recomputed.")
+
+
 # ================================================================ registered checks
 
-@oracle_check(CLAIM_JAC, jacobian_instances(), recheck_jacobian,
-              f"exact Jacobians + arb balls at {BALL_PREC} bits")
+@oracle_check(CLAIM_JAC, jacobian_instances(), recheck_jacobian_any,
+              f"exact Jacobians + arb balls at {BALL_PREC} bits", examples=jacobian_corners)
 def check_jacobian(instance: Any) -> Certificate:
-    """Certify F != B' for a smooth gate (g(0) = 0): Jacobians M and 0 at the origin, plus a witness."""
-    return _certify(pair_data(instance, block_to_json), True)
+    """Certify F != B' for a smooth gate (g(0) = 0): Jacobians M and 0 at the origin, plus a witness
+    (on a failing-hypothesis corner: that the claim does not apply)."""
+    return _checked(instance, CLAIM_JAC, recheck_jacobian)
 
 
-@oracle_check(CLAIM_CONT, continuity_instances(), recheck_continuity,
-              f"arb balls at {BALL_PREC} bits")
+@oracle_check(CLAIM_CONT, continuity_instances(), recheck_continuity_any,
+              f"arb balls at {BALL_PREC} bits", examples=continuity_corners)
 def check_continuity(instance: Any) -> Certificate:
-    """Certify F != B' for any-width candidates with a gate vanishing and continuous at 0."""
-    return _certify(pair_data(instance, block_to_json), False)
+    """Certify F != B' for any-width candidates with a gate vanishing and continuous at 0 (on a
+    failing-hypothesis corner: that the claim does not apply)."""
+    return _checked(instance, CLAIM_CONT, recheck_continuity)

@@ -111,19 +111,9 @@ def _skip(draw: st.DrawFn, d: int) -> QMat:
     return [[Q(draw(small)) for _ in range(d)] for _ in range(d)]
 
 
-@st.composite
-def gelu_instances(draw: st.DrawFn, max_d: int = 3) -> GeluInstance:
-    """Small blocks of every kind in exact dyadic rationals (degenerate, biased, d = 1 included)."""
-    act = draw(st.sampled_from(FAMILY))
-    d = draw(st.integers(1, max_d))
-    m = draw(st.integers(1, 4 if d < 3 else 3))
-    kind = draw(st.sampled_from(INSTANCE_KINDS))
-    small = st.integers(-3, 3)
-    U = [[Q(draw(small)) for _ in range(d)] for _ in range(m)]
-    W = [[Q(draw(small), draw(st.sampled_from([1, 2]))) for _ in range(m)] for _ in range(d)]
-    bias = draw(st.sampled_from(["none", "none", "up", "down", "both"]))
-    c = [Q(draw(st.integers(-2, 2))) for _ in range(m)] if bias in ("up", "both") else None
-    bd = [Q(draw(st.integers(-2, 2))) for _ in range(d)] if bias in ("down", "both") else None
+def apply_kind(kind: str, U: QMat, W: QMat, c: Optional[list[Fraction]]) -> Optional[list[Fraction]]:
+    """Give the weights (in place) the structure the kind names; the (possibly new) b_up."""
+    d, m = len(W), len(U)
     if m >= 2:
         i, j = 0, 1
         if kind in ("equal_rows", "opposite", "doubled", "gamma_zero"):
@@ -147,6 +137,23 @@ def gelu_instances(draw: st.DrawFn, max_d: int = 3) -> GeluInstance:
     elif kind == "identity_like" and m >= d:
         for a in range(d):
             U[a] = [Q(int(a == b)) for b in range(d)]
+    return c
+
+
+@st.composite
+def gelu_instances(draw: st.DrawFn, max_d: int = 3) -> GeluInstance:
+    """Small blocks of every kind in exact dyadic rationals (degenerate, biased, d = 1 included)."""
+    act = draw(st.sampled_from(FAMILY))
+    d = draw(st.integers(1, max_d))
+    m = draw(st.integers(1, 4 if d < 3 else 3))
+    kind = draw(st.sampled_from(INSTANCE_KINDS))
+    small = st.integers(-3, 3)
+    U = [[Q(draw(small)) for _ in range(d)] for _ in range(m)]
+    W = [[Q(draw(small), draw(st.sampled_from([1, 2]))) for _ in range(m)] for _ in range(d)]
+    bias = draw(st.sampled_from(["none", "none", "up", "down", "both"]))
+    c = [Q(draw(st.integers(-2, 2))) for _ in range(m)] if bias in ("up", "both") else None
+    bd = [Q(draw(st.integers(-2, 2))) for _ in range(d)] if bias in ("down", "both") else None
+    c = apply_kind(kind, U, W, c)
     return GeluInstance(kind, act, U, W, _skip(draw, d), c, bd)
 
 
@@ -290,9 +297,44 @@ def _holds(ev: dict[str, Any]) -> bool:
     return all(ev[k] for k in _ALWAYS) and all(ev[k] for k in _IF_PRESENT if k in ev)
 
 
+def gelu_corners() -> list[GeluInstance]:
+    """Always checked before the drawn instances: one block of every kind of apply_kind (d = 2,
+    width 3; parallel and opposite rows with and without b_up), a width-1 block in d = 1, and an
+    identity_like kind narrower than d (left generic)."""
+    base_U = [[Q(1), Q(-2)], [Q(2), Q(1)], [Q(-1), Q(3)]]
+    base_W = [[Q(1), Q(-1, 2), Q(2)], [Q(-3, 2), Q(1), Q(1, 2)]]
+    acts = [FAMILY[k % len(FAMILY)] for k in range(12)]
+    out = []
+    for k, (kind, c) in enumerate([("equal_rows", None), ("opposite", [Q(1), Q(0), Q(-1)]), ("doubled", None),
+                                   ("gamma_zero", [Q(2), Q(1), Q(0)]), ("parallel", None),
+                                   ("parallel", [Q(0), Q(1), Q(2)]), ("zero_row", None), ("zero_column", None),
+                                   ("identity_like", None)]):
+        U, W = [list(r) for r in base_U], [list(r) for r in base_W]
+        c = apply_kind(kind, U, W, None if c is None else list(c))
+        out.append(GeluInstance(kind, acts[k], U, W, identity(2) if k % 2 else [[Q(1), Q(1)], [Q(0), Q(1)]], c, None))
+    one = [[Q(2)]], [[Q(-1)]]
+    out.append(GeluInstance("generic", acts[9], *one, identity(1), apply_kind("generic", *one, None), None))
+    narrow = [[Q(1), Q(2)]], [[Q(1)], [Q(-1)]]
+    out.append(GeluInstance("identity_like", acts[10], *narrow, identity(2), apply_kind("identity_like", *narrow, None), None))
+    return out
+
+
 @oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c),
-              precision="exact rationals (python-flint); arb balls at 128 bits for the point comparison")
+              precision="exact rationals (python-flint); arb balls at 128 bits for the point comparison",
+              examples=gelu_corners)
 def check(inst: GeluInstance) -> Certificate:
+    """Compute m* exactly, build the width-m* block, verify it exactly and in balls, cross-check; the
+    re-check must refuse the certificate with an activation outside the family or another m*."""
+    cert = _check(inst)
+    d = cert.as_dict()
+    forged = [{**d, "data": {**d["data"], "instance": {**d["data"]["instance"], "activation": "relu"}}},
+              {**d, "data": {**d["data"], "m_star": d["data"]["m_star"] + 1}}]
+    accepted = cert.holds and any(recheck(f) for f in forged)
+    return cert if not accepted else Certificate(CLAIM, False, False, cert.method, cert.data,
+                                                 "the re-check accepts a forged certificate")
+
+
+def _check(inst: GeluInstance) -> Certificate:
     """Compute m* exactly, build the width-m* block, verify it exactly and in balls, cross-check."""
     ev = _evaluate(inst)
     data: dict[str, Any] = {"instance": inst.as_json(), **ev}

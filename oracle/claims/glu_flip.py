@@ -10,6 +10,7 @@ pre-activation it used. The ball comparisons are evidence; the identity itself i
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -90,7 +91,7 @@ def verify(U: list, W: list, G: list, M: list, S: Any, pts: list,
     if near_miss:
         d = len(M)
         j = next((j for j in range(d) if any(gap[a][j] for a in range(d))), None)
-        if j is not None:
+        if j is not None:  # pragma: no branch j is None only when M + W_S U_S = 0, i.e. alg, which a near miss already fails (ok = alg != near_miss)
             e = [Fraction(int(i == j)) for i in range(d)]
             same, width = balls_agree(eval_ball("glu", U, W, e, M=M, W_gate=G), eval_ball("glu", U, W2, e, W_gate=G2))
             apart = {"x": svec(e), "told_apart": not same, "diff_bound": width}
@@ -110,9 +111,35 @@ def verify(U: list, W: list, G: list, M: list, S: Any, pts: list,
                                              "max_bound": sym_worst}}
 
 
+def _third(c: dict[str, Any]) -> None:
+    c["data"]["W_gate"][0][0] = "1/3"
+
+
+# Edits of a holding certificate that the re-check must refuse: an index outside the block, no
+# points, a gate weight no float64 holds (the flip is read back through float64 blocks), a point.
+FORGERIES = [("index out of range", lambda c: c["data"]["S"].append(len(c["data"]["W_up"]))),
+             ("no points", lambda c: c["data"].update(points=[])),
+             ("gate weight 1/3", _third),
+             ("told_apart", lambda c: c["data"].update(told_apart={"forged": True}))]
+
+
+def _forged(cert: dict[str, Any], edit: Any) -> dict[str, Any]:
+    bad = json.loads(json.dumps(cert))
+    edit(bad)
+    return bad
+
+
 @oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c), precision=f"arb {BALL_PREC} bits")
 def check(inst: GluInstance) -> Certificate:
-    """Check the glu sign flip on one instance."""
+    """Check the glu sign flip on one instance; the re-check must refuse every forgery of FORGERIES."""
+    cert = _check(inst)
+    accepted = [n for n, edit in FORGERIES if cert.holds and recheck(_forged(cert.as_dict(), edit))]
+    cert.data["forgeries_refused"] = not accepted
+    return cert if not accepted else Certificate(
+        CLAIM, False, False, cert.method, cert.data, "the re-check accepts forged certificates: " + ", ".join(accepted))
+
+
+def _check(inst: GluInstance) -> Certificate:
     b = inst.block
     U, W, G, M = qmat(b.W_up), qmat(b.W_down), qmat(b.W_gate), qmat(b.skip())
     pts = [qvec(p) for p in inst.points] + [[Fraction(0)] * b.d]

@@ -40,6 +40,7 @@ from oracle.algebra.exact import (
     recheck_variant, safe_recheck, skip_matrix
 )
 from oracle.core.rational import q_str, qmat, qvec, svec
+from oracle.claims.gated import forged_accepted
 
 CLAIM_SAME = "homogeneous-impossible"
 CLAIM_ANY_WIDTH = "homogeneous-any-width"
@@ -141,8 +142,9 @@ def general_k_constants() -> dict[str, Any]:
 
 # ================================================================ the certificate
 
-def _hypotheses(F: Block, P: Block, same_width: bool) -> dict[str, Any]:
-    """Exact and symbolic checks of the claim's hypotheses on this pair."""
+def _hypotheses(F: Block, P: Block) -> dict[str, Any]:
+    """Exact and symbolic checks of the hypotheses on this pair (homogeneous-any-width's; the same-width
+    claim adds one)."""
     kF, kP = F.act.block_degree, P.act.block_degree
     M = skip_matrix(F) if F.kind == "residual" else None
     h = {
@@ -159,9 +161,12 @@ def _hypotheses(F: Block, P: Block, same_width: bool) -> dict[str, Any]:
         "sigma_homogeneous": kF is not None and property_is_proved(F.activation, "homogeneity_degree"),
         "tau_homogeneous": kP is not None and property_is_proved(P.activation, "homogeneity_degree"),
     }
-    if same_width:
-        h["same_kind_and_width"] = F.activation == P.activation and F.m == P.m
     return h
+
+
+def hypotheses_same_width(F: Block, P: Block) -> dict[str, Any]:
+    """homogeneous-impossible's hypotheses: the common ones and the same kind and width."""
+    return {**_hypotheses(F, P), "same_kind_and_width": F.activation == P.activation and F.m == P.m}
 
 
 def _choose_point(F: Block, point: Optional[list[Fraction]]) -> Optional[list[Fraction]]:
@@ -169,7 +174,7 @@ def _choose_point(F: Block, point: Optional[list[Fraction]]) -> Optional[list[Fr
     M = skip_matrix(F)
     if point is not None and any(v != 0 for v in matvec_q(M, point)):
         return point
-    for j in range(F.d):
+    for j in range(F.d):  # pragma: no branch M != 0 is decided before (M_nonzero), so some column of M is nonzero
         e = [Fraction(int(i == j)) for i in range(F.d)]
         if any(v != 0 for v in matvec_q(M, e)):
             return e
@@ -209,11 +214,21 @@ def _quantitative(F: Block, P: Block, v: list[Fraction]) -> dict[str, Any]:
             "numeric_constants": general_k_constants()}
 
 
+def _quantitative_holds(F: Block, P: Block, x: list[Fraction], out: dict[str, Any]) -> bool:
+    """homogeneous-any-width's quantitative record into out["quantitative"], and whether it holds."""
+    q = _quantitative(F, P, x)
+    out["quantitative"] = q
+    return q["k2"]["holds"] and all(q["k2"]["constant_vs_sqrt2"].values()) \
+        and q["k3"]["holds"] and q["k3"]["constant_is_one_third"] \
+        and q["k_half"]["lower_bound"] and q["k_half"]["within_1e-6"] \
+        and all(c["matches_closed_form"] for c in q["numeric_constants"].values())
+
+
 def _certify(data: dict[str, Any], same_width: bool) -> Certificate:
     """Recompute a homogeneous certificate from its data (used by the checks and their rechecks)."""
     claim = CLAIM_SAME if same_width else CLAIM_ANY_WIDTH
     F, P = block_from_json(data["residual"]), block_from_json(data["plain"])
-    hyp = _hypotheses(F, P, same_width)
+    hyp = (hypotheses_same_width if same_width else _hypotheses)(F, P)
     out: dict[str, Any] = {"residual": data["residual"], "plain": data["plain"],
                            "hypotheses": hyp}
     failed = [k for k, v in hyp.items() if v is False]
@@ -223,7 +238,7 @@ def _certify(data: dict[str, Any], same_width: bool) -> Certificate:
     k = hyp["k"]
     given = qvec(data["point"]) if data.get("point") is not None else None
     x = _choose_point(F, given)
-    if x is None:  # cannot happen when M != 0; kept as a guard
+    if x is None:  # pragma: no branch cannot happen when M != 0 (decided above); kept as a guard
         return Certificate(claim, False, True, "exact rationals", out, "no x with Mx != 0")
     out["point"] = svec(given) if given is not None else None
     ident = scaling_identity(F, P, x, k)
@@ -235,13 +250,7 @@ def _certify(data: dict[str, Any], same_width: bool) -> Certificate:
                       "candidate": svec([Fraction(v) for v in P.evaluate(w, "exact")]),
                       "difference": svec(ew), "differs": any(ew)}
     ok = ident["holds"] and any(v != 0 for v in qvec(ident["Mx"])) and any(ew)
-    if not same_width:
-        q = _quantitative(F, P, x)
-        out["quantitative"] = q
-        ok = ok and q["k2"]["holds"] and all(q["k2"]["constant_vs_sqrt2"].values()) \
-            and q["k3"]["holds"] and q["k3"]["constant_is_one_third"] \
-            and q["k_half"]["lower_bound"] and q["k_half"]["within_1e-6"] \
-            and all(c["matches_closed_form"] for c in q["numeric_constants"].values())
+    ok = ok and (same_width or _quantitative_holds(F, P, x, out))
     reason = (f"e(2x) - 2^{k} e(x) = (2 - 2^{k}) M x != 0 exactly, so F != B' at the witness"
               if ok else "the scaling certificate did not verify")
     return Certificate(claim, ok, ok, "exact rationals (mpmath only for the reported c_k values)",
@@ -341,21 +350,134 @@ def any_width_instances(draw: st.DrawFn) -> HomogeneousInstance:
     return HomogeneousInstance(F, P, draw(optional_vector(F.d, 6, 4)))
 
 
+# ================================================================ corner instances
+# Always checked before the drawn ones: an instance given as a tuple, an M with a zero first column
+# (the check passes over e_1 to e_2), and one instance per hypothesis that fails it alone.  On the
+# latter the check must say that the claim does not apply, and code written apart from the
+# hypothesis tests (INDEPENDENT_FAILS) must confirm that this hypothesis fails.
+
+@dataclass
+class FailingHypothesisInstance(HomogeneousInstance):
+    """A pair on which exactly the hypothesis ``expect`` fails."""
+
+    expect: str = ""
+
+
+def _degree_one(b: Block) -> bool:
+    """b's block map is not of degree 2 but of degree 1 at a point: B(2x) = 2 B(x) != 0, exactly."""
+    B = b.without_skip() if b.kind == "residual" else b
+    x = [Fraction(1)] + [Fraction(1, 2)] * (b.d - 1)
+    bx = [Fraction(v) for v in B.evaluate(x, "exact")]
+    b2x = [Fraction(v) for v in B.evaluate([2 * t for t in x], "exact")]
+    return any(bx) and b2x == [2 * v for v in bx]
+
+
+INDEPENDENT_FAILS: dict[str, Any] = {
+    "M_nonzero": lambda F, P: F.M is None or not np.any(np.asarray(F.M) != 0),
+    "same_kind_and_width": lambda F, P: F.activation != P.activation or F.W_down.shape[1] != P.W_down.shape[1],
+    "k_ne_1": lambda F, P: _degree_one(F) and _degree_one(P),
+}
+
+
+def _corner_block(act: str, up: list, down: list, M: Optional[list]) -> Block:
+    kw = {"W_up": np.array(up, dtype=np.float64), "W_down": np.array(down, dtype=np.float64)}
+    if activations.get(act).gated:
+        kw["W_gate"] = np.array(up, dtype=np.float64)[::-1] if len(up) > 1 else -np.array(up, dtype=np.float64)
+    if M is None:
+        return Block(act, kind="plain", **kw)
+    return Block(act, M=np.array(M, dtype=np.float64), **kw)
+
+
+_U2, _D2 = [[1, -1], [0.5, 2]], [[1, 0], [-0.5, 1]]
+_U2b, _D2b = [[-1, 0.5], [1, 1]], [[2, 1], [0, -1]]
+_U1, _D1 = [[1, 2]], [[1], [-0.5]]
+_N2, _I2, _Z2 = [[0, 1], [0, 0]], [[1, 0], [0, 1]], [[0, 0], [0, 0]]
+
+
+def _corners(same_width: bool) -> list[Any]:
+    """Both claims' corners; the same-width claim's last one fails same_kind_and_width, the any-width
+    claim's last one is a pair of two kinds (relu2 against reglu of another width), which it covers."""
+    other = _corner_block("bilinear", _U2b, _D2b, None) if same_width else _corner_block("reglu", _U1, _D1, None)
+    last = FailingHypothesisInstance(_corner_block("relu2", _U2, _D2, _I2), other, None, "same_kind_and_width") \
+        if same_width else HomogeneousInstance(_corner_block("relu2", _U2, _D2, _I2), other, None)
+    return [(_corner_block("relu2", _U2, _D2, _I2), _corner_block("relu2", _U2b, _D2b, None)),
+            HomogeneousInstance(_corner_block("reglu", _U2, _D2, _N2), _corner_block("reglu", _U2b, _D2b, None), None),
+            FailingHypothesisInstance(_corner_block("relu2", _U2, _D2, _Z2), _corner_block("relu2", _U2b, _D2b, None),
+                                      None, "M_nonzero"),
+            FailingHypothesisInstance(_corner_block("relu", _U2, _D2, _I2), _corner_block("relu", _U2b, _D2b, None),
+                                      None, "k_ne_1"),
+            last]
+
+
+def _failing_certificate(inst: FailingHypothesisInstance, cert: Certificate) -> Certificate:
+    failed = [k for k, v in cert.data["hypotheses"].items() if v is False]
+    indep = bool(INDEPENDENT_FAILS[inst.expect](inst.residual, inst.plain))
+    holds = not cert.holds and failed == [inst.expect] and indep
+    data = {**cert.data, "kind": "failing_hypothesis", "expect": inst.expect, "failed": failed,
+            "independently_fails": indep}
+    return Certificate(cert.claim, holds, True, cert.method, data,
+                       f"the claim does not apply: {inst.expect} fails (re-decided apart)" if holds else
+                       f"failing-hypothesis corner {inst.expect}: the check found {failed}, the independent test {indep}")
+
+
+# Edits of a holding certificate that the re-check must refuse.
+FORGERIES = [("claim", lambda c: c.update(claim="forged")), ("holds", lambda c: c.update(holds=False)),
+             ("witness difference", lambda c: c["data"]["witness"].update(
+                 difference=[q_str(Fraction(v) + 1) for v in c["data"]["witness"]["difference"]])),
+             ("hypotheses", lambda c: c["data"]["hypotheses"].update(forged=True))]
+
+
+def _forgeries_refused(cert: Certificate, recheck: Any) -> Certificate:
+    accepted = forged_accepted(cert.as_dict(), recheck, base=FORGERIES) if cert.holds else []
+    cert.data["forgeries_refused"] = not accepted
+    return cert if not accepted else Certificate(
+        cert.claim, False, True, cert.method, cert.data, "the re-check accepts forged certificates: " + ", ".join(accepted))
+
+
+def _recheck_failing(cert: dict[str, Any], same_width: bool) -> bool:
+    data = cert["data"]
+    F, P = block_from_json(data["residual"]), block_from_json(data["plain"])
+    hyp = (hypotheses_same_width if same_width else _hypotheses)(F, P)
+    failed = [k for k, v in hyp.items() if v is False]
+    return (cert.get("claim") == (CLAIM_SAME if same_width else CLAIM_ANY_WIDTH) and cert.get("holds") is True
+            and hyp == data["hypotheses"] and failed == [data["expect"]] == data["failed"]
+            and bool(INDEPENDENT_FAILS[data["expect"]](F, P)))
+
+
+def _is_failing(cert: dict[str, Any]) -> bool:
+    return (cert.get("data") or {}).get("kind") == "failing_hypothesis"
+
+
+@safe_recheck
+def recheck_same_width_any(cert: dict[str, Any]) -> bool:
+    """The same-width re-check with the break attempt's, or for a failing-hypothesis corner: recomputed."""
+    return _recheck_failing(cert, True) if _is_failing(cert) else recheck_same_width(cert) and _recheck_break(cert)
+
+
+@safe_recheck
+def recheck_any_width_any(cert: dict[str, Any]) -> bool:
+    """recheck_any_width, or for a failing-hypothesis corner: recomputed."""
+    return _recheck_failing(cert, False) if _is_failing(cert) else recheck_any_width(cert)
+
+
 # ================================================================ registered checks
 
-@oracle_check(CLAIM_SAME, same_width_instances(), lambda c: recheck_same_width(c) and _recheck_break(c),
-              "exact rationals")
+@oracle_check(CLAIM_SAME, same_width_instances(), lambda c: recheck_same_width_any(c),
+              "exact rationals", examples=lambda: _corners(True))
 def check_same_width(instance: Any) -> Certificate:
     """Certify F != B' for a degree-2 residual block and a same-kind, same-width plain block;
-    also try to break the claim with least-squares fits and refute the best fit exactly."""
+    also try to break the claim with least-squares fits and refute the best fit exactly (on a
+    failing-hypothesis corner: that the claim does not apply)."""
     cert = _certify(_instance_data(instance), True)
+    if isinstance(instance, FailingHypothesisInstance):
+        return _failing_certificate(instance, cert)
     if cert.holds and cert.data["residual"]["W_up"] and len(cert.data["residual"]["W_up"]) <= 3:
         F, P = block_from_json(cert.data["residual"]), block_from_json(cert.data["plain"])
         x = _choose_point(F, qvec(cert.data["point"]) if cert.data.get("point") else None)
         att = break_attempt(F, P, x, seed=F.d * 100 + F.m)
         cert.data["break_attempt"] = att
         cert.holds = cert.exact = att["best_refuted_exactly"]
-    return cert
+    return _forgeries_refused(cert, lambda c: recheck_same_width(c) and _recheck_break(c))
 
 
 @safe_recheck
@@ -370,7 +492,12 @@ def _recheck_break(cert: dict[str, Any]) -> bool:
     return att["best_refuted_exactly"] and _refuted_exactly(F, cand, x)
 
 
-@oracle_check(CLAIM_ANY_WIDTH, any_width_instances(), recheck_any_width, "exact rationals")
+@oracle_check(CLAIM_ANY_WIDTH, any_width_instances(), lambda c: recheck_any_width_any(c), "exact rationals",
+              examples=lambda: _corners(False))
 def check_any_width(instance: Any) -> Certificate:
-    """Certify F != B' for any-width degree-2 candidates, with the quantitative gap for k = 2."""
-    return _certify(_instance_data(instance), False)
+    """Certify F != B' for any-width degree-2 candidates, with the quantitative gap for k = 2 (on a
+    failing-hypothesis corner: that the claim does not apply)."""
+    cert = _certify(_instance_data(instance), False)
+    if isinstance(instance, FailingHypothesisInstance):
+        return _failing_certificate(instance, cert)
+    return _forgeries_refused(cert, recheck_any_width)

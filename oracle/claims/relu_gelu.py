@@ -16,6 +16,7 @@ The check covers both directions on generated instances:
 from __future__ import annotations
 
 import itertools
+import json
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Optional, Sequence
@@ -198,9 +199,52 @@ def _check_function_identity(act: str, U: QMat, W: QMat, M: QMat, Uf: QMat,
     return ok, exact, rows
 
 
+def _relu_value(c: dict[str, Any]) -> None:
+    c["data"]["points"]["relu"][0]["value"] = "forged"
+
+
+# Edits of a holding certificate that the re-check must refuse.  On every kind: the width, a
+# claimed index set that is none, relu-complete's m*.  Where the certificate has them: the
+# near-miss record, the S of the construction, the activations compared, the points, a relu value,
+# and (necessity without index sets) the activation.
+FORGERIES: dict[str, list[tuple[str, Any]]] = {
+    "any": [("m", lambda c: c["data"].update(m=c["data"]["m"] + 1)),
+            ("index sets", lambda c: c["data"]["index_sets"].append([-1])),
+            ("m*", lambda c: c["data"].update(relu_complete_m_star=c["data"]["relu_complete_m_star"] + 1))],
+    "near_miss": [("near-miss record", lambda c: c["data"]["near_miss"].update(forged=True))],
+    "S": [("S", lambda c: c["data"].update(S=[0, 0]))],
+    "points": [("activations compared", lambda c: c["data"]["points"].update(forged=[])),
+               ("no relu points", lambda c: c["data"]["points"].update(relu=[])),
+               ("relu value", _relu_value)],
+    "witnesses": [("activation", lambda c: c["data"].update(activation="gelu"))],
+}
+
+
+def _forgeries(data: dict[str, Any]) -> list[tuple[str, Any]]:
+    keys = ["any"] + [k for k in ("near_miss", "S", "witnesses") if k in data] \
+        + (["points"] if "relu" in data.get("points", {}) else [])
+    return [f for k in keys for f in FORGERIES[k]]
+
+
+def _forged(cert: dict[str, Any], edit: Any) -> dict[str, Any]:
+    bad = json.loads(json.dumps(cert))
+    edit(bad)
+    return bad
+
+
 @oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c), precision=f"exact (relu) / arb {BALL_PREC} bits")
 def check(inst: Instance) -> Certificate:
-    """Check relu-gelu-iff on one instance (sufficiency by sign flip, necessity by exhaustive search)."""
+    """Check relu-gelu-iff on one instance (sufficiency by sign flip, necessity by exhaustive search);
+    the re-check must refuse every forgery of FORGERIES that applies to the certificate."""
+    cert = _check(inst)
+    d = cert.as_dict()
+    accepted = [n for n, edit in (_forgeries(cert.data) if cert.holds else []) if recheck(_forged(d, edit))]
+    cert.data["forgeries_refused"] = not accepted
+    return cert if not accepted else Certificate(
+        CLAIM, False, False, cert.method, cert.data, "the re-check accepts forged certificates: " + ", ".join(accepted))
+
+
+def _check(inst: Instance) -> Certificate:
     b = inst.block
     U, W, M = qmat(b.W_up), qmat(b.W_down), _skip(b)
     d, m = b.d, b.m

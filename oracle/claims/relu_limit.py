@@ -16,6 +16,7 @@ block absorbs its skip at the same width iff W_down[:,S] W_up[S,:] = -M for some
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Optional
@@ -158,10 +159,51 @@ def _limit_width(U: list, W: list, M: list) -> dict[str, Any]:
     return wr.as_json()
 
 
+def _bump_first(rows: list[list[str]]) -> None:
+    rows[0][0] = str(Q(rows[0][0]) + 1)
+
+
+def _collinear(c: dict[str, Any]) -> None:
+    U = c["data"]["W_up"]
+    U[-1] = list(U[0])
+
+
+# Edits of a holding certificate that the re-check must refuse, on every kind: an activation
+# outside the family, a claimed index set that is none; on sufficiency: an S that is no index set,
+# a flipped weight, a stored relu value; on necessity: a block with two equal rows (degenerate).
+FORGERIES = {
+    "any": [("activation", lambda c: c["data"].update(activation="forged")),
+            ("index sets", lambda c: c["data"]["index_sets"].append([-1]))],
+    "sufficiency": [("S", lambda c: c["data"].update(S=[0, 0])),
+                    ("flipped W_up", lambda c: _bump_first(c["data"]["flipped"]["W_up"])),
+                    ("relu value", lambda c: c["data"]["points"][0].update(value="forged"))],
+    "necessity": [("equal rows", _collinear)],
+}
+
+
+def _forged(cert: dict[str, Any], edit: Any) -> dict[str, Any]:
+    bad = json.loads(json.dumps(cert))
+    edit(bad)
+    return bad
+
+
 @oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c),
               precision=f"exact (algebra, relu, limit widths); arb {BALL_PREC} bits (limits, gelu family)")
 def check(inst: LimitInstance) -> Certificate:
-    """Check relu-limit on one instance (limit enclosures; biased flip; necessity via the relu limit)."""
+    """Check relu-limit on one instance (limit enclosures; biased flip; necessity via the relu limit);
+    the re-check must refuse every forgery of FORGERIES that applies to the instance's kind."""
+    cert = _check(inst)
+    d = cert.as_dict()
+    tries = FORGERIES["any"] + FORGERIES.get(inst.kind, []) if cert.holds else []
+    relu_value = [n for n, _ in tries if n == "relu value" and inst.block.activation != "relu"]
+    many = [n for n, _ in tries if n == "equal rows" and inst.block.m < 2]
+    accepted = [n for n, edit in tries if n not in relu_value + many and recheck(_forged(d, edit))]
+    cert.data["forgeries_refused"] = not accepted
+    return cert if not accepted else Certificate(
+        CLAIM, False, False, cert.method, cert.data, "the re-check accepts forged certificates: " + ", ".join(accepted))
+
+
+def _check(inst: LimitInstance) -> Certificate:
     b = inst.block
     act = b.activation
     U, W, M, c, bd = _exact_parts(b)

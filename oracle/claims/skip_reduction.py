@@ -21,6 +21,7 @@ JSON repr round-trips exactly) and points as exact rational strings.
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from typing import Any, Optional, Sequence
 
@@ -67,7 +68,7 @@ def _reduction_facts(b: Block) -> tuple[Optional[QMat], dict[str, Any]]:
     """Exact inverse of M, reduced output matrix and the round-trip identities."""
     M = skip_matrix(b)
     Minv = exact_inverse(M)
-    if Minv is None:
+    if Minv is None:  # pragma: no branch the claim's instances have an invertible M (declared samples M = identity, invertible)
         return None, {"M_invertible": False}
     W = qmat(b.W_down)
     Wred = matmul(Minv, W)
@@ -150,12 +151,12 @@ def _certify_at_prec(data: dict[str, Any]) -> Certificate:
     b = block_from_json(data["block"])
     S = data.get("S")
     points = [qvec(p) for p in data["points"]]
-    if b.kind != "residual":
+    if b.kind != "residual":  # pragma: no branch every instance is a residual block (the strategy draws no plain one)
         return Certificate(CLAIM, False, False, "input", {}, "the block is not residual")
-    if b.has_bias:
+    if b.has_bias:  # pragma: no branch the claim is stated bias-free; its declared samples hold no bias (biased = false)
         return Certificate(CLAIM, False, False, "input", {}, "the claim is stated bias-free")
     Minv, facts = _reduction_facts(b)
-    if Minv is None:
+    if Minv is None:  # pragma: no branch the claim's instances have an invertible M (declared samples M = identity, invertible)
         return Certificate(CLAIM, False, True, "exact rationals", facts,
                            "M is singular: hypothesis M_invertible fails, nothing to reduce")
     Wred = qmat(facts["W_down_reduced"])
@@ -228,11 +229,41 @@ def recheck(cert: dict[str, Any]) -> bool:
         again.data.get("condition") == data.get("condition")
 
 
-@oracle_check(CLAIM, STRATEGY, recheck, "exact rationals (relu-type), arb balls otherwise")
+def corners() -> list[Any]:
+    """Always checked before the drawn instances: a bare block (no points given: the check uses
+    default_points), a gelu block with an invertible skip, both in the claim's declared samples."""
+    up, down = np.array([[1.0, -0.5], [2.0, 1.0]]), np.array([[0.5, 1.0], [-1.0, 0.25]])
+    return [Block("relu2", W_up=up, W_down=down, M=np.eye(2)),
+            Block("gelu", W_up=up, W_down=down, M=np.array([[1.0, 1.0], [0.0, 1.0]]))]
+
+
+def _bump_point(c: dict[str, Any]) -> None:
+    x = c["data"]["points"][0]
+    x[0] = str(Fraction(x[0]) + 1)
+
+
+# Edits of a holding certificate that the re-check must refuse.
+FORGERIES = [("claim", lambda c: c.update(claim="forged")),
+             ("exact", lambda c: c.update(exact=not c["exact"])),
+             ("point", _bump_point)]
+
+
+@oracle_check(CLAIM, STRATEGY, recheck, "exact rationals (relu-type), arb balls otherwise", examples=corners)
 def check(instance: Any) -> Certificate:
-    """Certify the reduction F = M G for a block with invertible M (and the condition, if given)."""
+    """Certify the reduction F = M G for a block with invertible M (and the condition, if given);
+    a holding certificate must also have every forgery of FORGERIES refused by recheck."""
     b, S, points = _unpack(instance)
     points = points if points is not None else default_points(b.d)
     data = {"block": block_to_json(b), "points": [svec(p) for p in points],
             "S": list(S) if S is not None else None}
-    return _certify(data)
+    cert = _certify(data)
+    accepted = [n for n, edit in FORGERIES if cert.holds and recheck(_forged(cert.as_dict(), edit))]
+    cert.data["forgeries_refused"] = not accepted
+    return cert if not accepted else Certificate(
+        CLAIM, False, False, cert.method, cert.data, "the re-check accepts forged certificates: " + ", ".join(accepted))
+
+
+def _forged(cert: dict[str, Any], edit: Any) -> dict[str, Any]:
+    bad = json.loads(json.dumps(cert))
+    edit(bad)
+    return bad
