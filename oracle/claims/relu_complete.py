@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 from oracle.algebra.canonical import relu_form_exact, relu_function_equal
 from oracle.algebra.pl_check import ExactRelu, pl_equal
-from oracle.algebra.relu_width import build_construction, construction_form, cost, minimal_width
+from oracle.algebra.relu_width import Construction, build_construction, construction_form, cost, minimal_width
 from oracle.claims import coverage
 from oracle.claims.base import Certificate, counterexample, oracle_check
 from oracle.core.blocks import Block
@@ -251,6 +251,62 @@ def grid_lower_bound(inst: ReluInstance, below: int) -> dict[str, Any]:
     return out
 
 
+# ---------------------------------------------------------------------------- hypotheses, re-decided
+# The cross-checks below run only where their hypothesis holds (nondegenerate and bias-free;
+# singleton classes).  A wrong hypothesis test would skip a cross-check silently, so each
+# hypothesis is decided a second time here from the weights alone (plain Fractions, no line_key,
+# no canonical form) and the two decisions must agree.
+
+def _proportional(r: list, s: list) -> bool:
+    """Rows r, s (nonzero) on one line through 0: every 2 x 2 minor vanishes."""
+    return all(r[a] * s[b] == r[b] * s[a] for a in range(len(r)) for b in range(a + 1, len(r)))
+
+
+def nondegenerate_indep(U: list, W: list) -> bool:
+    """No zero row of U, no two rows of U proportional, no zero column of W (2 x 2 minors)."""
+    m, d = len(U), len(W)
+    if any(all(v == 0 for v in r) for r in U) or any(all(W[a][i] == 0 for a in range(d)) for i in range(m)):
+        return False
+    return not any(_proportional(U[i], U[j]) for i in range(m) for j in range(i + 1, m))
+
+
+def singleton_classes_indep(U: list, W: list, b_up: Optional[list]) -> bool:
+    """Every unit alone on its hyperplane {u . x + c = 0} and active: u_i != 0, column i of W
+    nonzero, and no two units with proportional (u, c)."""
+    m, d = len(U), len(W)
+    c = list(b_up) if b_up is not None else [Q(0)] * m
+    rows = [list(U[i]) + [c[i]] for i in range(m)]
+    if any(all(v == 0 for v in U[i]) for i in range(m)) or \
+            any(all(W[a][i] == 0 for a in range(d)) for i in range(m)):
+        return False
+    return not any(_proportional(rows[i], rows[j]) for i in range(m) for j in range(i + 1, m))
+
+
+def _controls(inst: "ReluInstance", con: Construction) -> list[Construction]:
+    """Blocks that differ from F (negative controls for the two equality tests): the construction
+    plus one unit e_1 relu(u . x + c) with u != 0, so the difference is a nonzero, non-affine
+    function.  One control per kink line of F moved by +1 (at most two; the difference vanishes on
+    one side of a line next to F's own) and one with the kink x_1 = T far out (the difference
+    vanishes on every cell that holds 0, 1 and the kinks of F and the construction)."""
+    d = inst.d
+    lines = [(list(r), Q(cc)) for r, cc in zip(inst.W_up, inst.b_up or [Q(0)] * inst.m) if any(v != 0 for v in r)]
+    lines += [(list(r), Q(cc)) for r, cc in zip(con.W_up, con.b_up) if any(v != 0 for v in r)]
+    far = Q(3)
+    for r, cc in lines:
+        far += (abs(cc) + 1) / min(abs(v) for v in r if v != 0)
+    picks = [(r, cc + 1) for r, cc in lines[:2]] + [([Q(1)] + [Q(0)] * (d - 1), -far)]
+    Wd = con.W_down if con.W_up else [[] for _ in range(d)]
+    return [Construction([list(r) for r in con.W_up] + [u], list(con.b_up) + [cc],
+                         [list(row) + [Q(int(a == 0))] for a, row in enumerate(Wd)], list(con.b_down))
+            for u, cc in picks]
+
+
+def _grid_units(con) -> bool:
+    """Whether every unit of the (d = 1) construction is a unit of the grid of grid_lower_bound."""
+    return all(u[0] in (1, -1, 2, -2) and c in (-2, -1, 0, 1, 2) and (2 * w[0]) in (-6, -4, -3, -2, -1, 1, 2, 3, 4, 6)
+               for u, c, w in zip(con.W_up, con.b_up, zip(*con.W_down)))
+
+
 # ---------------------------------------------------------------------------- the check
 
 def _evaluate_points(inst: ReluInstance, con, d: int) -> bool:
@@ -273,7 +329,8 @@ def _evaluate(inst: ReluInstance) -> dict[str, Any]:
                            # the enumeration's optimum, re-priced by the cost function itself
                            "m_star_is_cost_at_optimum": wr.lower == len(form.active) + cost(form, wr.s, wr.T),
                            "construction_width_is_m_star": con.width == wr.lower,
-                           "construction_equal_by_forms": same_form}
+                           "construction_equal_by_forms": same_form,
+                           "construction_in_grid": d == 1 and wr.lower <= 3 and _grid_units(con)}
     G = ExactRelu(con.W_up, con.W_down if con.W_up else [[] for _ in range(d)], con.b_up, con.b_down, None, d=d)
     if d <= 2:
         out["construction_equal_by_referee"] = pl_equal(inst.function(), G)
@@ -288,7 +345,23 @@ def _evaluate(inst: ReluInstance) -> dict[str, Any]:
     if any(v != 0 for v in F0):
         out["F_at_0"] = [str(v) for v in F0]
         out["F0_nonzero_construction_biased"] = any(v != 0 for v in con.b_up) or any(v != 0 for v in con.b_down)
+    # negative controls: both equality tests must tell the construction plus one kink from F
+    ctl = []
+    for k in _controls(inst, con):
+        by_forms = relu_function_equal(construction_form(k, d), form)[0]
+        by_ref = pl_equal(inst.function(), ExactRelu(k.W_up, k.W_down, k.b_up, k.b_down, None, d=d)) \
+            if d <= 2 else None
+        ctl.append(not by_forms and not by_ref)
+    out["controls_told_apart"] = ctl
+    # the hypotheses of the cross-checks below, decided a second time by separately written code
     biased = form.biased
+    bias_free = all(v == 0 for v in (inst.b_up or []) + (inst.b_down or []))
+    nondeg = _nondegenerate(inst)
+    singles = _singleton_classes(form)
+    out["hypotheses"] = {"nondegenerate": nondeg, "bias_free": not biased, "singleton_classes": singles}
+    out["hypotheses_agree"] = (nondeg == nondegenerate_indep(inst.W_up, inst.W_down)
+                               and (not biased) == bias_free
+                               and singles == singleton_classes_indep(inst.W_up, inst.W_down, inst.b_up))
     if _nondegenerate(inst) and not biased:
 
         C = lower_bound_table(inst.W_up, inst.W_down, inst.M)["C"]
@@ -301,13 +374,20 @@ def _evaluate(inst: ReluInstance) -> dict[str, Any]:
     return out
 
 
-def _holds(ev: dict[str, Any]) -> bool:
-    keys = ["exact_min", "m_star_is_cost_at_optimum", "construction_width_is_m_star", "construction_equal_by_forms"]
-    keys += [k for k in ("m_star_independent_agrees",) if k in ev]
-    keys += [k for k in ("construction_equal_by_referee", "construction_equal_at_points",
-                         "agrees_with_absorption_width", "same_width_iff_index_set",
-                         "F0_nonzero_construction_biased") if k in ev]
-    return all(ev[k] for k in keys)
+def _holds(ev: dict[str, Any], d: int) -> bool:
+    """Every check the instance calls for ran and passed: which ones is decided from d and the
+    re-decided hypotheses, not from which keys the evaluation happened to write."""
+    hyp = ev["hypotheses"]
+    keys = ["exact_min", "m_star_is_cost_at_optimum", "construction_width_is_m_star", "construction_equal_by_forms",
+            "m_star_independent_agrees", "hypotheses_agree",
+            "construction_equal_by_referee" if d <= 2 else "construction_equal_at_points"]
+    if hyp["nondegenerate"] and hyp["bias_free"]:
+        keys.append("agrees_with_absorption_width")
+    if hyp["singleton_classes"]:
+        keys.append("same_width_iff_index_set")
+    keys += [k for k in ("F0_nonzero_construction_biased",) if k in ev]
+    return all(k in ev and ev[k] for k in keys) and len(ev["controls_told_apart"]) >= 1 \
+        and all(ev["controls_told_apart"])
 
 
 # ---------------------------------------------------------------------------- independent m*
@@ -413,6 +493,14 @@ def relu_corners() -> list[ReluInstance]:
     return [zr1, zr2, t2]
 
 
+def _grid_ok(g: dict[str, Any], ev: dict[str, Any]) -> bool:
+    """No grid block below m*; and one of width exactly m* when the construction lies in the grid."""
+    found = g["found"]
+    if not ev["construction_in_grid"]:
+        return found is None
+    return found is not None and len(found) == ev["m_star"]
+
+
 @oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c), precision="exact rationals (python-flint)",
               examples=relu_corners)
 def check(inst: ReluInstance) -> Certificate:
@@ -420,11 +508,13 @@ def check(inst: ReluInstance) -> Certificate:
     ev = _evaluate(inst)
     data: dict[str, Any] = {"instance": inst.as_json(), **ev}
     data["drawn"] = {"planted": ev["m_star"] <= inst.m}  # absorbable at its own width
-    holds = _holds(ev)
+    holds = _holds(ev, inst.d)
     if holds and inst.d == 1 and ev["m_star"] >= 1:
-        g = grid_lower_bound(inst, ev["m_star"])
+        # when the construction's own units are grid units, the search also runs at width m* and
+        # must find a block there (a positive control: a search that misses grid blocks finds none)
+        g = grid_lower_bound(inst, ev["m_star"] + 1 if ev["construction_in_grid"] else ev["m_star"])
         data["grid_search"] = g
-        holds = g["found"] is None
+        holds = _grid_ok(g, ev)
     return Certificate(CLAIM, holds, exact=holds, method="exact rationals (python-flint); independent "
                        "piecewise-linear referee for d <= 2", data=data,
                        reason="" if holds else "construction, cross-check or grid search failed")
@@ -438,9 +528,11 @@ def recheck(cert: dict[str, Any]) -> bool:
     ev = _evaluate(inst)
     if ev["m_star"] != data["m_star"] or ev["construction"] != data["construction"]:
         return False
-    if "grid_search" in data and data["grid_search"]["found"] is not None:
-        return False
-    return _holds(ev) and cert["holds"] is True
+    if inst.d == 1 and ev["m_star"] >= 1:  # the grid search, run again: same result, same verdict
+        g = grid_lower_bound(inst, ev["m_star"] + 1 if ev["construction_in_grid"] else ev["m_star"])
+        if data.get("grid_search") != g or not _grid_ok(g, ev):
+            return False
+    return _holds(ev, inst.d) and cert["holds"] is True
 
 
 # ---------------------------------------------------------------------------- boundary case
