@@ -234,3 +234,48 @@ def test_planted_bug_in_part_iv_fails_the_oracle_run(monkeypatch, module, name, 
     monkeypatch.setattr(module, name, fn)
     res = run_check(gw.check, 20, samples=_samples())
     assert not res.passed and res.failing is not None, name
+
+
+# ---------------------------------------------------------------- planted bugs (issue 28)
+# Each plants, in this process, a bug that once survived the quick audit (docs/mutation.md) and
+# asserts that the claim's quick-audit oracle run (20 instances, seed 0, corners first) fails.
+
+def _quick_run() -> dict:
+    from oracle.commands import audit
+    from oracle.formal import consistency
+    entry = next(c for c in consistency.load_registry() if c["id"] == "generic-weights")
+    return audit.oracle_face(entry, audit.QUICK_INSTANCES, audit.DEFAULT_SEED, progress=lambda *a, **k: None)
+
+
+def test_corners_reach_a_rank_polynomial_without_real_roots():
+    counts = [gw.evaluate(c.W_up, c.W_down, c.M, c.defect, c.eps)["iv"]["rank"]["q_real_roots"]
+              for c in gw.weights_corners()]
+    assert 0 in counts and all(not gw.evaluate(c.W_up, c.W_down, c.M, c.defect, c.eps)["problems"]
+                               for c in gw.weights_corners())
+
+
+def test_rotation_corner_catches_one_candidate_too_few(monkeypatch):
+    # part (iv) tries one candidate fewer than it must (2 * roots instead of roots + 1, as a mutant
+    # did): with no real root it tries none; the rotation corner fails first
+    from oracle.algebra import generic_polys
+    real = generic_polys.candidates
+    monkeypatch.setattr(generic_polys, "candidates", lambda scale, count: real(scale, 2 * (count - 1)))
+    out = _quick_run()
+    assert out["status"] == "FAILED" and out["failing"]["phase"] == "example", out.get("failing")
+
+
+def test_forged_certificate_catches_a_recheck_that_ignores_the_stored_record(monkeypatch):
+    # the re-check accepts whatever is stored as long as the weights re-evaluate without a problem
+    def lax(cert):
+        data = cert["data"]
+        return not gw.evaluate(gw.qmat(data["W_up"]), gw.qmat(data["W_down"]), gw.qmat(data["M"]),
+                               data["defect"], gw.q_parse(data["eps"]))["problems"]
+    monkeypatch.setattr(gw, "recheck", lax)
+    assert _quick_run()["status"] == "FAILED"
+
+
+def test_forged_certificate_is_refused_by_the_real_recheck():
+    c = gw.weights_corners()[0]
+    cert = gw.check(c)
+    assert cert.holds and gw.recheck(cert.as_dict())
+    assert not gw.recheck(gw._forged(cert.as_dict()["data"]))

@@ -41,6 +41,7 @@ check and the re-checks.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations
@@ -360,17 +361,45 @@ def root_count_mismatches(W_up: QMat, W_down: QMat, M: QMat, iv: dict[str, Any])
     return out
 
 
-@oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c), precision="exact rationals")
+def weights_corners() -> list[WeightsInstance]:
+    """Corner instances checked on every run before the drawn ones: leading blocks A of W_up for
+    which det(A + delta I) has no real root (d = 2: a rotation, delta^2 + 1) or a double one
+    (d = 2: a shear, delta^2), so (iv)(i) tries exactly one candidate, or a count the drawn weights
+    rarely give; and a d = 3 block above the width (m = 4 > d) with a zero column of W_down."""
+    I2 = identity(2)
+    rot = WeightsInstance([[Q(0), Q(-1)], [Q(1), Q(0)]], [[Q(0), Q(1)], [Q(0), Q(2)]], I2, "zero_col", Q(1, 3))
+    shear = WeightsInstance([[Q(0), Q(1)], [Q(0), Q(0)]], [[Q(1), Q(1, 2)], [Q(-1), Q(3)]], [[Q(0), Q(1)], [Q(-1), Q(0)]],
+                            "zero_row", Q(1, 10))
+    U3 = [[Q(1), Q(2), Q(0)], [Q(0), Q(1), Q(-1)], [Q(2), Q(0), Q(1)], [Q(1), Q(1), Q(1)]]
+    W3 = [[Q(1), Q(0), Q(-1), Q(1, 2)], [Q(2), Q(0), Q(1), Q(0)], [Q(0), Q(0), Q(3), Q(-1)]]
+    wide = WeightsInstance(U3, W3, identity(3), "zero_col", Q(1))
+    return [rot, shear, wide]
+
+
+def _forged(data: dict[str, Any]) -> dict[str, Any]:
+    """The certificate with one stored value changed (the rank minor at the weights, plus one)
+    and no problem recorded: a re-check that reads the weights again must refuse it."""
+    bad = copy.deepcopy(data)
+    bad["rank"]["minor_at_weights"] = q_str(q_parse(bad["rank"]["minor_at_weights"]) + 1)
+    return {"claim": CLAIM, "holds": True, "exact": True, "data": bad}
+
+
+@oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c), precision="exact rationals",
+              examples=weights_corners)
 def check(inst: WeightsInstance) -> Certificate:
     """Each polynomial is nonzero at its witness and vanishes wherever its property fails; within
     eps of the planted failing weights the constructions of (iv) reach weights where each
-    property holds."""
+    property holds.  The re-check is held to a forged copy of the certificate (one stored value
+    changed): it must refuse it."""
     info = evaluate(inst.W_up, inst.W_down, inst.M, inst.defect, inst.eps)
-    holds = not info["problems"]
+    problems = list(info["problems"])
     data = {"W_up": smat(inst.W_up), "W_down": smat(inst.W_down), "M": smat(inst.M), **info}
+    if not problems and recheck(_forged(data)):
+        problems.append("the re-check accepted a certificate whose stored rank minor is not the weights'")
+    holds = not problems
     return Certificate(CLAIM, holds, exact=True,
                        method="exact rationals (python-flint fmpq determinants and ranks)",
-                       data=data, reason="; ".join(info["problems"]))
+                       data=data, reason="; ".join(problems))
 
 
 @safe_recheck
