@@ -316,3 +316,44 @@ def test_a_check_that_did_not_run_fails():
     bad = dict(ev)
     del bad["agrees_with_absorption_width"]   # the nondegenerate bias-free cross-check skipped
     assert not rc._holds(bad, 2)
+
+
+def _exec_mutant(monkeypatch, module, name, old, new, *targets):
+    """Redefine module.name from its source with `old` replaced by `new`; patch it into targets."""
+    import inspect
+    src = inspect.getsource(getattr(module, name))
+    assert src.count(old) == 1
+    ns: dict = {}
+    exec(src.replace(old, new), vars(module), ns)
+    for t in (module,) + targets:
+        monkeypatch.setattr(t, name, ns[name])
+
+
+def test_parallel_corner_catches_a_referee_that_skips_the_transversal(monkeypatch):
+    # parallel kink lines of different scale counted as different directions, so the transversal
+    # check is skipped; the d = 2 corner with lines u = (2, 0), (-1, 0) fails first
+    from oracle.algebra import pl_check
+    _exec_mutant(monkeypatch, pl_check, "pl_equal", "(u[0] / (u[0] if u[0] else u[1]),",
+                 "(u[0] + (u[0] if u[0] else u[1]),", rc)
+    from oracle.commands import audit
+    entry = next(c for c in consistency.load_registry() if c["id"] == "relu-complete")
+    out = audit.oracle_face(entry, audit.QUICK_INSTANCES, audit.DEFAULT_SEED, progress=lambda *a, **k: None)
+    assert out["status"] == "FAILED" and out["failing"]["phase"] == "example", out.get("failing")
+
+
+def test_bezout_contract_catches_a_wrong_extended_euclid(monkeypatch):
+    from oracle.algebra import relu_width
+    _exec_mutant(monkeypatch, relu_width, "_bezout_vector", "if g == 0:", "if g > 0:", rc)
+    _quick_fails()
+
+
+def test_grid_membership_is_decided_twice(monkeypatch):
+    # a grid description that lost w = -1/2 disagrees with the table on a block with that unit
+    inst = rc.ReluInstance("generic", [[Q(1)]], [[Q(-1, 2)]], [[Q(0)]])  # its construction is itself
+    ev = rc._evaluate(inst)
+    assert ev["grid_membership_agrees"] and ev["construction_in_grid"] and rc._holds(ev, 1)
+    real = rc._grid_units
+    monkeypatch.setattr(rc, "_grid_units", lambda con, biased: real(con, biased) and all(
+        w != Q(-1, 2) for row in con.W_down for w in row))
+    ev = rc._evaluate(inst)
+    assert not ev["grid_membership_agrees"] and not rc._holds(ev, 1)

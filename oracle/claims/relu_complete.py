@@ -29,6 +29,8 @@ from hypothesis import strategies as st
 
 from oracle.algebra.canonical import relu_form_exact, relu_function_equal
 from oracle.algebra.pl_check import ExactRelu, pl_equal
+from oracle.algebra.relu_width import _bezout_vector
+from oracle.core.linalg import primitive
 from oracle.algebra.relu_width import Construction, build_construction, construction_form, cost, minimal_width
 from oracle.claims import coverage
 from oracle.claims.base import Certificate, counterexample, oracle_check
@@ -211,9 +213,14 @@ def _grid_tables(biased: bool) -> tuple[list, list, dict, dict]:
     return units, fps, singles, pairs
 
 
+def _biased(inst: "ReluInstance") -> bool:
+    """Whether the grid search allows biases (the instance carries a bias vector)."""
+    return inst.b_up is not None or inst.b_down is not None
+
+
 def grid_lower_bound(inst: ReluInstance, below: int) -> dict[str, Any]:
     """Search every d = 1 grid block of width < min(below, 4) for one equal to F (exact referee)."""
-    biased = inst.b_up is not None or inst.b_down is not None
+    biased = _biased(inst)
     units, fps, singles, pairs = _grid_tables(biased)
     F = inst.function()
     vals4 = [4 * F(x)[0] for x in _GRID_POINTS]
@@ -301,10 +308,18 @@ def _controls(inst: "ReluInstance", con: Construction) -> list[Construction]:
             for u, cc in picks]
 
 
-def _grid_units(con) -> bool:
-    """Whether every unit of the (d = 1) construction is a unit of the grid of grid_lower_bound."""
-    return all(u[0] in (1, -1, 2, -2) and c in (-2, -1, 0, 1, 2) and (2 * w[0]) in (-6, -4, -3, -2, -1, 1, 2, 3, 4, 6)
+def _grid_units(con, biased: bool) -> bool:
+    """Whether every unit of the (d = 1) construction is a unit of the grid of grid_lower_bound,
+    decided from the grid's description (not from its table; check() compares the two)."""
+    return all(u[0] in (1, -1, 2, -2) and (c in (-2, -1, 0, 1, 2) if biased else c == 0)
+               and (2 * w[0]) in (-6, -4, -3, -2, -1, 1, 2, 3, 4, 6)
                for u, c, w in zip(con.W_up, con.b_up, zip(*con.W_down)))
+
+
+def _grid_units_by_table(con, biased: bool) -> bool:
+    """The same question answered from the table of units grid_lower_bound searches."""
+    units = set(_grid_tables(biased)[0])
+    return all((u[0], c, w[0]) in units for u, c, w in zip(con.W_up, con.b_up, zip(*con.W_down)))
 
 
 # ---------------------------------------------------------------------------- the check
@@ -330,7 +345,9 @@ def _evaluate(inst: ReluInstance) -> dict[str, Any]:
                            "m_star_is_cost_at_optimum": wr.lower == len(form.active) + cost(form, wr.s, wr.T),
                            "construction_width_is_m_star": con.width == wr.lower,
                            "construction_equal_by_forms": same_form,
-                           "construction_in_grid": d == 1 and wr.lower <= 3 and _grid_units(con)}
+                           "construction_in_grid": d == 1 and wr.lower <= 3 and _grid_units(con, _biased(inst))}
+    if d == 1:  # membership in the grid, decided from the grid's description and from its table
+        out["grid_membership_agrees"] = _grid_units(con, _biased(inst)) == _grid_units_by_table(con, _biased(inst))
     G = ExactRelu(con.W_up, con.W_down if con.W_up else [[] for _ in range(d)], con.b_up, con.b_down, None, d=d)
     if d <= 2:
         out["construction_equal_by_referee"] = pl_equal(inst.function(), G)
@@ -345,6 +362,12 @@ def _evaluate(inst: ReluInstance) -> dict[str, Any]:
     if any(v != 0 for v in F0):
         out["F_at_0"] = [str(v) for v in F0]
         out["F0_nonzero_construction_biased"] = any(v != 0 for v in con.b_up) or any(v != 0 for v in con.b_down)
+    # the construction's one-class complement: an integer b with p . b = 1 for the primitive
+    # integer direction p of each kink line (relu_width._bezout_vector's contract, checked here)
+    out["bezout_contract"] = all(sum(a * b for a, b in zip(primitive(r)[0], _bezout_vector(list(r)))) == 1
+                                 for r in inst.W_up if any(v != 0 for v in r))
+    if inst.kind == "needs_T2":  # the corner's purpose: no (s, T) with |T| <= 1 reaches m*
+        out["needs_two_classes_in_T"] = indep_m_star(inst.W_up, inst.W_down, inst.M, inst.b_up, max_T=1) > wr.lower
     # negative controls: both equality tests must tell the construction plus one kink from F
     ctl = []
     for k in _controls(inst, con):
@@ -385,7 +408,10 @@ def _holds(ev: dict[str, Any], d: int) -> bool:
         keys.append("agrees_with_absorption_width")
     if hyp["singleton_classes"]:
         keys.append("same_width_iff_index_set")
-    keys += [k for k in ("F0_nonzero_construction_biased",) if k in ev]
+    if d == 1:
+        keys.append("grid_membership_agrees")
+    keys.append("bezout_contract")
+    keys += [k for k in ("F0_nonzero_construction_biased", "needs_two_classes_in_T") if k in ev]
     return all(k in ev and ev[k] for k in keys) and len(ev["controls_told_apart"]) >= 1 \
         and all(ev["controls_told_apart"])
 
@@ -445,9 +471,9 @@ def _kernel_q(rows: list[list[Fraction]], d: int) -> list[list[Fraction]]:
     return out
 
 
-def indep_m_star(U: list, W: list, M: list, b_up: Optional[list]) -> Optional[int]:
-    """m* = h + min over s, T of |T| + 2 rank(N_s K_T), every T a subset of the h active classes;
-    None when h > INDEP_MAX_CLASSES."""
+def indep_m_star(U: list, W: list, M: list, b_up: Optional[list], max_T: Optional[int] = None) -> Optional[int]:
+    """m* = h + min over s, T of |T| + 2 rank(N_s K_T), every T a subset of the h active classes
+    (of at most max_T classes when given); None when h > INDEP_MAX_CLASSES."""
     m, d = len(U), len(W)
     c = list(b_up) if b_up is not None else [Q(0)] * m
     groups: dict = {}
@@ -467,7 +493,8 @@ def indep_m_star(U: list, W: list, M: list, b_up: Optional[list]) -> Optional[in
             for a in range(d)]
     best = None
     kernels = {T: _kernel_q([active[j][0] for j in T], d)
-               for k in range(h + 1) for T in itertools.combinations(range(h), k)}
+               for k in range(h + 1 if max_T is None else min(h, max_T) + 1)
+               for T in itertools.combinations(range(h), k)}
     for s in itertools.product((1, -1), repeat=h):
         N = [[base[a][b] - sum((sg * al[a] * u[b] for sg, (u, al) in zip(s, active)), Q(0)) for b in range(d)]
              for a in range(d)]
@@ -482,15 +509,21 @@ def indep_m_star(U: list, W: list, M: list, b_up: Optional[list]) -> Optional[in
 def relu_corners() -> list[ReluInstance]:
     """Corner instances checked on every run before the drawn ones: zero rows with a positive bias
     and a nonzero output (a constant unit relu(c) w), in d = 1 and d = 2; a d = 3 block whose optimum
-    needs two classes in T (no (s, T) with |T| <= 1 reaches m*)."""
+    needs two classes in T (no (s, T) with |T| <= 1 reaches m*; the check verifies it); a d = 2
+    block whose kink lines are all parallel."""
     I = lambda d: [[Q(int(a == b)) for b in range(d)] for a in range(d)]  # noqa: E731
     zr1 = ReluInstance("zero_row", [[Q(0)], [Q(1)]], [[Q(3), Q(-1)]], I(1), [Q(2), Q(-1)], None)
     zr2 = ReluInstance("zero_row", [[Q(0), Q(0)], [Q(1), Q(-1)], [Q(2), Q(1)]],
                        [[Q(1), Q(1, 2), Q(-1)], [Q(-2), Q(1), Q(1)]], [[Q(0)] * 2 for _ in range(2)],
                        [Q(3, 2), Q(0), Q(1)], [Q(1), Q(0)])
-    t2 = ReluInstance("generic", [[Q(0), Q(-1), Q(0)], [Q(2), Q(-1), Q(0)], [Q(2), Q(-1), Q(-1)]],
+    t2 = ReluInstance("needs_T2", [[Q(0), Q(-1), Q(0)], [Q(2), Q(-1), Q(0)], [Q(2), Q(-1), Q(-1)]],
                       [[Q(-1), Q(0), Q(0)], [Q(2), Q(0), Q(0)], [Q(2), Q(-2), Q(1)]], I(3))
-    return [zr1, zr2, t2]
+    # d = 2, M = 0, kink lines u = (2, 0) and (-1, 0): the construction needs no linear units, so
+    # every kink line (the controls' too) is parallel and the referee's transversal decides
+    par = ReluInstance("parallel", [[Q(2), Q(0)], [Q(-1), Q(0)]], [[Q(1), Q(1)], [Q(0), Q(2)]],
+                       [[Q(0), Q(0)], [Q(0), Q(0)]],
+                       [Q(-1), Q(1)], None)
+    return [zr1, zr2, t2, par]
 
 
 def _grid_ok(g: dict[str, Any], ev: dict[str, Any]) -> bool:
@@ -555,7 +588,11 @@ def gelu_scales_counterexample() -> Certificate:
     with arith.precision("ball", 128):
         e = lambda z: g(arb(z)) - arb(z) / 2  # noqa: E731
         even = 2 * e(1) - e(2)
-    holds = wr.lower == 2 and wr.exact and lin_F == 1 and 1 not in options and not even.contains(0)
+        # the even part again, as (gelu(z) + gelu(-z)) / 2 (gelu(z) - gelu(-z) = z): the balls must meet
+        e2 = lambda z: (g(arb(z)) + g(-arb(z))) / 2  # noqa: E731
+        even2 = 2 * e2(1) - e2(2)
+    holds = wr.lower == 2 and wr.exact and lin_F == 1 and 1 not in options and not even.contains(0) \
+        and (even - even2).contains(0) and not even2.contains(0)
     return Certificate(CLAIM, holds, exact=True,
                        method="exact rationals for the relu formula; Lemma G of relu-gelu-iff.md for the "
                               "gelu classes; arb ball for 2 e(1) - e(2) != 0",
