@@ -279,3 +279,35 @@ def test_forged_certificate_is_refused_by_the_real_recheck():
     cert = gw.check(c)
     assert cert.holds and gw.recheck(cert.as_dict())
     assert not gw.recheck(gw._forged(cert.as_dict()["data"]))
+
+
+def test_cubic_corner_catches_a_wrong_discriminant_threshold(monkeypatch):
+    import inspect
+    src = inspect.getsource(gw.distinct_real_roots)
+    assert src.count("return 3 if disc > 0 else 1") == 1
+    ns: dict = {}
+    exec(src.replace("return 3 if disc > 0 else 1", "return 3 if disc > 1 else 1"), vars(gw), ns)
+    monkeypatch.setattr(gw, "distinct_real_roots", ns["distinct_real_roots"])
+    out = _quick_run()
+    assert out["status"] == "FAILED" and out["failing"]["phase"] == "example", out.get("failing")
+
+
+def test_a_root_count_comparison_that_did_not_run_fails(monkeypatch):
+    real = gw.root_count_mismatches
+
+    def skips_rank(W_up, W_down, M, iv, checked=None):
+        iv2 = {k: v for k, v in iv.items() if k != "rank"}
+        return real(W_up, W_down, M, iv2, checked)
+    monkeypatch.setattr(gw, "root_count_mismatches", skips_rank)
+    c = gw.weights_corners()[0]
+    assert any("recomputed" in p for p in gw.evaluate(c.W_up, c.W_down, c.M, c.defect, c.eps)["problems"])
+
+
+def test_d1_nondegeneracy_is_checked_both_ways(monkeypatch):
+    # a nondegeneracy test that forgets zero columns calls a d = 1, m = 1 block with W_down = 0
+    # nondegenerate; the two-sided d = 1 check refuses it
+    monkeypatch.setattr(gw, "nondegenerate", lambda U, W: not ga.zero_rows(U) and not ga.collinear_pairs(U))
+    info = gw.evaluate([[Q(2)]], [[Q(0)]], [[Q(1)]], "zero_col", Q(1))
+    assert any(p.startswith("d = 1") for p in info["problems"])
+    monkeypatch.undo()
+    assert not gw.evaluate([[Q(2)]], [[Q(0)]], [[Q(1)]], "zero_col", Q(1))["problems"]
