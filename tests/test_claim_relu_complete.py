@@ -357,3 +357,17 @@ def test_grid_membership_is_decided_twice(monkeypatch):
         w != Q(-1, 2) for row in con.W_down for w in row))
     ev = rc._evaluate(inst)
     assert not ev["grid_membership_agrees"] and not rc._holds(ev, 1)
+
+
+def test_grid_table_is_held_to_its_description(monkeypatch):
+    # a grid table that lost a weight (w = 1/2 replaced by 0, as a mutant did) is not the grid described
+    inst = rc.ReluInstance("opposite", [[Q(1)], [Q(-1)]], [[Q(2), Q(2)]], I1)
+    assert rc._evaluate(inst)["grid_table_is_description"]
+    real = rc._grid_tables.__wrapped__
+
+    def lost(biased):
+        units, fps, singles, pairs = real(biased)
+        return [(u, c, Q(0) if w == Q(1, 2) else w) for u, c, w in units], fps, singles, pairs
+    monkeypatch.setattr(rc, "_grid_tables", lost)
+    ev = rc._evaluate(inst)
+    assert not ev["grid_table_is_description"] and not rc._holds(ev, 1)

@@ -308,12 +308,19 @@ def _controls(inst: "ReluInstance", con: Construction) -> list[Construction]:
             for u, cc in picks]
 
 
+def _grid_description(biased: bool) -> set:
+    """The grid of grid_lower_bound as its description reads (not from its table; _evaluate
+    compares the two): u in {+-1, +-2}, c in {-2..2} (biased) or {0}, w in {+-1/2, +-1, +-3/2,
+    +-2, +-3}, as (u, c, w) triples."""
+    ws = [Q(k, 2) for k in (1, 2, 3, 4, 6)]
+    return {(Q(u), Q(c), sg * w) for u in (1, -1, 2, -2) for c in ((-2, -1, 0, 1, 2) if biased else (0,))
+            for w in ws for sg in (1, -1)}
+
+
 def _grid_units(con, biased: bool) -> bool:
-    """Whether every unit of the (d = 1) construction is a unit of the grid of grid_lower_bound,
-    decided from the grid's description (not from its table; check() compares the two)."""
-    return all(u[0] in (1, -1, 2, -2) and (c in (-2, -1, 0, 1, 2) if biased else c == 0)
-               and (2 * w[0]) in (-6, -4, -3, -2, -1, 1, 2, 3, 4, 6)
-               for u, c, w in zip(con.W_up, con.b_up, zip(*con.W_down)))
+    """Whether every unit of the (d = 1) construction is a unit of the grid, by its description."""
+    grid = _grid_description(biased)
+    return all((u[0], c, w[0]) in grid for u, c, w in zip(con.W_up, con.b_up, zip(*con.W_down)))
 
 
 def _grid_units_by_table(con, biased: bool) -> bool:
@@ -346,7 +353,8 @@ def _evaluate(inst: ReluInstance) -> dict[str, Any]:
                            "construction_width_is_m_star": con.width == wr.lower,
                            "construction_equal_by_forms": same_form,
                            "construction_in_grid": d == 1 and wr.lower <= 3 and _grid_units(con, _biased(inst))}
-    if d == 1:  # membership in the grid, decided from the grid's description and from its table
+    if d == 1:  # the grid searched is the grid described; membership decided from both
+        out["grid_table_is_description"] = set(_grid_tables(_biased(inst))[0]) == _grid_description(_biased(inst))
         out["grid_membership_agrees"] = _grid_units(con, _biased(inst)) == _grid_units_by_table(con, _biased(inst))
     G = ExactRelu(con.W_up, con.W_down if con.W_up else [[] for _ in range(d)], con.b_up, con.b_down, None, d=d)
     if d <= 2:
@@ -409,7 +417,7 @@ def _holds(ev: dict[str, Any], d: int) -> bool:
     if hyp["singleton_classes"]:
         keys.append("same_width_iff_index_set")
     if d == 1:
-        keys.append("grid_membership_agrees")
+        keys += ["grid_membership_agrees", "grid_table_is_description"]
     keys.append("bezout_contract")
     keys += [k for k in ("F0_nonzero_construction_biased", "needs_two_classes_in_T") if k in ev]
     return all(k in ev and ev[k] for k in keys) and len(ev["controls_told_apart"]) >= 1 \
