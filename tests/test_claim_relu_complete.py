@@ -371,3 +371,36 @@ def test_grid_table_is_held_to_its_description(monkeypatch):
     monkeypatch.setattr(rc, "_grid_tables", lost)
     ev = rc._evaluate(inst)
     assert not ev["grid_table_is_description"] and not rc._holds(ev, 1)
+
+
+def test_kind_is_read_from_the_weights():
+    # labels the strategy gives must match the weights (a strategy that plants a pair on the wrong
+    # units, or zeroes the wrong row, draws blocks of another kind than it declares)
+    ok = rc.ReluInstance("parallel", [[Q(1), Q(2)], [Q(1), Q(2)]], [[Q(1), Q(1)], [Q(0), Q(1)]],
+                         [[Q(1), Q(0)], [Q(0), Q(1)]], [Q(0), Q(1)], None)
+    assert rc.kind_present(ok) and rc.check(ok).holds
+    for bad in (rc.ReluInstance("parallel", [[Q(1), Q(2)], [Q(2), Q(4)]], [[Q(1), Q(1)], [Q(0), Q(1)]],
+                                [[Q(1), Q(0)], [Q(0), Q(1)]], [Q(0), Q(1)], None),
+                rc.ReluInstance("zero_row", [[Q(1)], [Q(0)]], [[Q(1), Q(1)]], I1),
+                rc.ReluInstance("identity_like", [[Q(1), Q(1)], [Q(0), Q(1)]], [[Q(1), Q(1)], [Q(0), Q(1)]],
+                                [[Q(1), Q(0)], [Q(0), Q(1)]])):
+        assert not rc.kind_present(bad) and not rc.check(bad).holds
+
+
+def test_kernel_contract_catches_a_wrong_independent_kernel(monkeypatch):
+    # elimination that skips negative entries (a mutant of _kernel_q) returns vectors off the kernel
+    real = rc._kernel_q
+
+    def wrong(rows, d):
+        K = real(rows, d)
+        return [[v + 1 for v in k] for k in K] if rows else K
+    monkeypatch.setattr(rc, "_kernel_q", wrong)
+    _quick_fails()
+
+
+def test_down_only_corner_needs_the_b_down_test():
+    inst = rc.relu_corners()[-1]
+    ev = rc._evaluate(inst)
+    assert rc._holds(ev, 1) and ev["F_at_0"] == ["-1"]
+    assert all(Q(v) == 0 for v in ev["construction"]["b_up"])   # only b_down carries F(0)
+    assert not rc._holds(dict(ev, F0_nonzero_construction_biased=False), 1)

@@ -289,6 +289,33 @@ def singleton_classes_indep(U: list, W: list, b_up: Optional[list]) -> bool:
     return not any(_proportional(rows[i], rows[j]) for i in range(m) for j in range(i + 1, m))
 
 
+def kind_present(inst: "ReluInstance") -> bool:
+    """Whether the block has the structure its kind names (relu_instances), read from the weights:
+    the pair kinds on units 0 and 1 (when m >= 2), every row on one line (all_parallel), a zero row 0, a zero column 0, the first d
+    rows e_1..e_d (identity_like with m >= d); other kinds name no structure."""
+    U, W, d, m, k = inst.W_up, inst.W_down, inst.d, inst.m, inst.kind
+    c = inst.b_up
+    col = lambda i: [W[a][i] for a in range(d)]  # noqa: E731
+    if k in ("collinear_same_plane", "parallel", "opposite", "alpha_zero") and m >= 2:
+        c0, c1 = (c[0], c[1]) if c is not None else (Q(0), Q(0))
+        if k == "collinear_same_plane":
+            return _proportional(list(U[0]) + [c0], list(U[1]) + [c1])
+        if k == "parallel":
+            return list(U[1]) == list(U[0]) and c1 == c0 + 1
+        if k == "opposite":
+            return list(U[1]) == [-v for v in U[0]] and c1 == -c0
+        return list(U[1]) == [2 * v for v in U[0]] and c1 == 2 * c0 and col(1) == [-v / 2 for v in col(0)]
+    if k == "all_parallel":
+        return all(_proportional(U[i], U[j]) for i in range(m) for j in range(i + 1, m))
+    if k == "zero_row":
+        return all(v == 0 for v in U[0])
+    if k == "zero_column":
+        return all(v == 0 for v in col(0))
+    if k == "identity_like" and m >= d:
+        return all(list(U[a]) == [Q(int(a == b)) for b in range(d)] for a in range(d))
+    return True
+
+
 def _controls(inst: "ReluInstance", con: Construction) -> list[Construction]:
     """Blocks that differ from F (negative controls for the two equality tests): the construction
     plus one unit e_1 relu(u . x + c) with u != 0, so the difference is a nonzero, non-affine
@@ -376,6 +403,7 @@ def _evaluate(inst: ReluInstance) -> dict[str, Any]:
                                  for r in inst.W_up if any(v != 0 for v in r))
     if inst.kind == "needs_T2":  # the corner's purpose: no (s, T) with |T| <= 1 reaches m*
         out["needs_two_classes_in_T"] = indep_m_star(inst.W_up, inst.W_down, inst.M, inst.b_up, max_T=1) > wr.lower
+    out["kind_present"] = kind_present(inst)
     # negative controls: both equality tests must tell the construction plus one kink from F
     ctl = []
     for k in _controls(inst, con):
@@ -410,7 +438,7 @@ def _holds(ev: dict[str, Any], d: int) -> bool:
     re-decided hypotheses, not from which keys the evaluation happened to write."""
     hyp = ev["hypotheses"]
     keys = ["exact_min", "m_star_is_cost_at_optimum", "construction_width_is_m_star", "construction_equal_by_forms",
-            "m_star_independent_agrees", "hypotheses_agree",
+            "m_star_independent_agrees", "hypotheses_agree", "kind_present",
             "construction_equal_by_referee" if d <= 2 else "construction_equal_at_points"]
     if hyp["nondegenerate"] and hyp["bias_free"]:
         keys.append("agrees_with_absorption_width")
@@ -479,6 +507,16 @@ def _kernel_q(rows: list[list[Fraction]], d: int) -> list[list[Fraction]]:
     return out
 
 
+def _kernel_q_checked(rows: list[list[Fraction]], d: int) -> list[list[Fraction]]:
+    """_kernel_q held to its contract: every basis vector is orthogonal to every row, and the
+    basis has d - rank vectors (rank-nullity, the rank by _rank_q: two eliminations written apart)."""
+    K = _kernel_q(rows, d)
+    if any(sum((a * b for a, b in zip(r, k)), Q(0)) != 0 for r in rows for k in K) or \
+            len(K) != d - _rank_q(rows):
+        raise ValueError("the independent kernel basis fails its contract (r . k = 0, rank-nullity)")
+    return K
+
+
 def indep_m_star(U: list, W: list, M: list, b_up: Optional[list], max_T: Optional[int] = None) -> Optional[int]:
     """m* = h + min over s, T of |T| + 2 rank(N_s K_T), every T a subset of the h active classes
     (of at most max_T classes when given); None when h > INDEP_MAX_CLASSES."""
@@ -500,7 +538,7 @@ def indep_m_star(U: list, W: list, M: list, b_up: Optional[list], max_T: Optiona
     base = [[Q(M[a][b]) + sum((Q(W[a][i]) * Q(U[i][b]) for i in range(m)), Q(0)) / 2 for b in range(d)]
             for a in range(d)]
     best = None
-    kernels = {T: _kernel_q([active[j][0] for j in T], d)
+    kernels = {T: _kernel_q_checked([active[j][0] for j in T], d)
                for k in range(h + 1 if max_T is None else min(h, max_T) + 1)
                for T in itertools.combinations(range(h), k)}
     for s in itertools.product((1, -1), repeat=h):
@@ -518,7 +556,7 @@ def relu_corners() -> list[ReluInstance]:
     """Corner instances checked on every run before the drawn ones: zero rows with a positive bias
     and a nonzero output (a constant unit relu(c) w), in d = 1 and d = 2; a d = 3 block whose optimum
     needs two classes in T (no (s, T) with |T| <= 1 reaches m*; the check verifies it); a d = 2
-    block whose kink lines are all parallel."""
+    block whose kink lines are all parallel; a d = 1 block whose value at 0 is its b_down alone."""
     I = lambda d: [[Q(int(a == b)) for b in range(d)] for a in range(d)]  # noqa: E731
     zr1 = ReluInstance("zero_row", [[Q(0)], [Q(1)]], [[Q(3), Q(-1)]], I(1), [Q(2), Q(-1)], None)
     zr2 = ReluInstance("zero_row", [[Q(0), Q(0)], [Q(1), Q(-1)], [Q(2), Q(1)]],
@@ -528,10 +566,12 @@ def relu_corners() -> list[ReluInstance]:
                       [[Q(-1), Q(0), Q(0)], [Q(2), Q(0), Q(0)], [Q(2), Q(-2), Q(1)]], I(3))
     # d = 2, M = 0, kink lines u = (2, 0) and (-1, 0): the construction needs no linear units, so
     # every kink line (the controls' too) is parallel and the referee's transversal decides
-    par = ReluInstance("parallel", [[Q(2), Q(0)], [Q(-1), Q(0)]], [[Q(1), Q(1)], [Q(0), Q(2)]],
+    par = ReluInstance("all_parallel", [[Q(2), Q(0)], [Q(-1), Q(0)]], [[Q(1), Q(1)], [Q(0), Q(2)]],
                        [[Q(0), Q(0)], [Q(0), Q(0)]],
                        [Q(-1), Q(1)], None)
-    return [zr1, zr2, t2, par]
+    # d = 1, F(0) = -1 carried by b_down alone (no bias on the hidden unit): F = x + relu(x) - 1
+    down_only = ReluInstance("generic", [[Q(1)]], [[Q(1)]], I(1), None, [Q(-1)])
+    return [zr1, zr2, t2, par, down_only]
 
 
 def _grid_ok(g: dict[str, Any], ev: dict[str, Any]) -> bool:
