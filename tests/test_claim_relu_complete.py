@@ -343,7 +343,7 @@ def test_parallel_corner_catches_a_referee_that_skips_the_transversal(monkeypatc
 
 def test_bezout_contract_catches_a_wrong_extended_euclid(monkeypatch):
     from oracle.algebra import relu_width
-    _exec_mutant(monkeypatch, relu_width, "_bezout_vector", "if g == 0:", "if g > 0:", rc)
+    _exec_mutant(monkeypatch, relu_width, "bezout_vector", "if g == 0:", "if g > 0:", rc)
     _quick_fails()
 
 

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 from oracle.algebra.canonical import relu_form_exact, relu_function_equal
 from oracle.algebra.pl_check import ExactRelu, pl_equal
-from oracle.algebra.relu_width import _bezout_vector
+from oracle.algebra.relu_width import bezout_vector
 from oracle.core.linalg import primitive
 from oracle.algebra.relu_width import Construction, build_construction, construction_form, cost, minimal_width
 from oracle.claims import coverage
@@ -398,8 +398,8 @@ def _evaluate(inst: ReluInstance) -> dict[str, Any]:
         out["F_at_0"] = [str(v) for v in F0]
         out["F0_nonzero_construction_biased"] = any(v != 0 for v in con.b_up) or any(v != 0 for v in con.b_down)
     # the construction's one-class complement: an integer b with p . b = 1 for the primitive
-    # integer direction p of each kink line (relu_width._bezout_vector's contract, checked here)
-    out["bezout_contract"] = all(sum(a * b for a, b in zip(primitive(r)[0], _bezout_vector(list(r)))) == 1
+    # integer direction p of each kink line (relu_width.bezout_vector's contract, checked here)
+    out["bezout_contract"] = all(sum(a * b for a, b in zip(primitive(r)[0], bezout_vector(list(r)))) == 1
                                  for r in inst.W_up if any(v != 0 for v in r))
     if inst.kind == "needs_T2":  # the corner's purpose: no (s, T) with |T| <= 1 reaches m*
         out["needs_two_classes_in_T"] = indep_m_star(inst.W_up, inst.W_down, inst.M, inst.b_up, max_T=1) > wr.lower
