@@ -234,3 +234,80 @@ def test_planted_bug_in_part_iv_fails_the_oracle_run(monkeypatch, module, name, 
     monkeypatch.setattr(module, name, fn)
     res = run_check(gw.check, 20, samples=_samples())
     assert not res.passed and res.failing is not None, name
+
+
+# ---------------------------------------------------------------- planted bugs (issue 28)
+# Each plants, in this process, a bug that once survived the quick audit (docs/mutation.md) and
+# asserts that the claim's quick-audit oracle run (20 instances, seed 0, corners first) fails.
+
+def _quick_run() -> dict:
+    from oracle.commands import audit
+    from oracle.formal import consistency
+    entry = next(c for c in consistency.load_registry() if c["id"] == "generic-weights")
+    return audit.oracle_face(entry, audit.QUICK_INSTANCES, audit.DEFAULT_SEED, progress=lambda *a, **k: None)
+
+
+def test_corners_reach_a_rank_polynomial_without_real_roots():
+    counts = [gw.evaluate(c.W_up, c.W_down, c.M, c.defect, c.eps)["iv"]["rank"]["q_real_roots"]
+              for c in gw.weights_corners()]
+    assert 0 in counts and all(not gw.evaluate(c.W_up, c.W_down, c.M, c.defect, c.eps)["problems"]
+                               for c in gw.weights_corners())
+
+
+def test_rotation_corner_catches_one_candidate_too_few(monkeypatch):
+    # part (iv) tries one candidate fewer than it must (2 * roots instead of roots + 1, as a mutant
+    # did): with no real root it tries none; the rotation corner fails first
+    from oracle.algebra import generic_polys
+    real = generic_polys.candidates
+    monkeypatch.setattr(generic_polys, "candidates", lambda scale, count: real(scale, 2 * (count - 1)))
+    out = _quick_run()
+    assert out["status"] == "FAILED" and out["failing"]["phase"] == "example", out.get("failing")
+
+
+def test_forged_certificate_catches_a_recheck_that_ignores_the_stored_record(monkeypatch):
+    # the re-check accepts whatever is stored as long as the weights re-evaluate without a problem
+    def lax(cert):
+        data = cert["data"]
+        return not gw.evaluate(gw.qmat(data["W_up"]), gw.qmat(data["W_down"]), gw.qmat(data["M"]),
+                               data["defect"], gw.q_parse(data["eps"]))["problems"]
+    monkeypatch.setattr(gw, "recheck", lax)
+    assert _quick_run()["status"] == "FAILED"
+
+
+def test_forged_certificate_is_refused_by_the_real_recheck():
+    c = gw.weights_corners()[0]
+    cert = gw.check(c)
+    assert cert.holds and gw.recheck(cert.as_dict())
+    assert not gw.recheck(gw._forged(cert.as_dict()["data"]))
+
+
+def test_cubic_corner_catches_a_wrong_discriminant_threshold(monkeypatch):
+    import inspect
+    src = inspect.getsource(gw.distinct_real_roots)
+    assert src.count("return 3 if disc > 0 else 1") == 1
+    ns: dict = {}
+    exec(src.replace("return 3 if disc > 0 else 1", "return 3 if disc > 1 else 1"), vars(gw), ns)
+    monkeypatch.setattr(gw, "distinct_real_roots", ns["distinct_real_roots"])
+    out = _quick_run()
+    assert out["status"] == "FAILED" and out["failing"]["phase"] == "example", out.get("failing")
+
+
+def test_a_root_count_comparison_that_did_not_run_fails(monkeypatch):
+    real = gw.root_count_mismatches
+
+    def skips_rank(W_up, W_down, M, iv, checked=None):
+        iv2 = {k: v for k, v in iv.items() if k != "rank"}
+        return real(W_up, W_down, M, iv2, checked)
+    monkeypatch.setattr(gw, "root_count_mismatches", skips_rank)
+    c = gw.weights_corners()[0]
+    assert any("recomputed" in p for p in gw.evaluate(c.W_up, c.W_down, c.M, c.defect, c.eps)["problems"])
+
+
+def test_d1_nondegeneracy_is_checked_both_ways(monkeypatch):
+    # a nondegeneracy test that forgets zero columns calls a d = 1, m = 1 block with W_down = 0
+    # nondegenerate; the two-sided d = 1 check refuses it
+    monkeypatch.setattr(gw, "nondegenerate", lambda U, W: not ga.zero_rows(U) and not ga.collinear_pairs(U))
+    info = gw.evaluate([[Q(2)]], [[Q(0)]], [[Q(1)]], "zero_col", Q(1))
+    assert any(p.startswith("d = 1") for p in info["problems"])
+    monkeypatch.undo()
+    assert not gw.evaluate([[Q(2)]], [[Q(0)]], [[Q(1)]], "zero_col", Q(1))["problems"]

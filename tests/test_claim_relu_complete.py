@@ -223,3 +223,184 @@ def test_counterexample_registered_and_drops_a_real_tag():
     assert info.claims == ("relu-complete",) and info.dropped in reg["relu-complete"]["hypotheses"]
     cert = fn()
     assert cert.holds and cert.data["relu_m_star"] == 2 and "1" not in cert.data["width2_linear_options"]
+
+
+# ---------------------------------------------------------------- planted bugs (issue 28)
+# Each test plants, in this process, a bug that once survived the quick audit (docs/mutation.md)
+# and asserts that the claim's quick-audit oracle run (20 instances, seed 0, corners first) fails.
+
+def _quick_fails() -> str:
+    from oracle.commands import audit
+    entry = next(c for c in consistency.load_registry() if c["id"] == "relu-complete")
+    out = audit.oracle_face(entry, audit.QUICK_INSTANCES, audit.DEFAULT_SEED, progress=lambda *a, **k: None)
+    assert out["status"] == "FAILED", "the planted bug survived the quick audit of relu-complete"
+    return out.get("failure") or ""
+
+
+def test_negative_controls_catch_a_referee_that_probes_too_few_points(monkeypatch):
+    # the d = 1 check probes only 0 and 1 whatever the breakpoints: it calls many unequal pairs equal
+    from oracle.algebra import pl_check
+    monkeypatch.setattr(pl_check, "_check_1d", lambda D, breaks: all(D(t) for t in (Q(0), Q(1))))
+    _quick_fails()
+
+
+def test_negative_controls_catch_a_referee_with_moved_breakpoints(monkeypatch):
+    # every breakpoint moved by 7 (as a wrong breakpoint formula along a d = 2 kink line does)
+    from oracle.algebra import pl_check
+    real = pl_check._check_1d
+    monkeypatch.setattr(pl_check, "_check_1d", lambda D, breaks: real(D, [b + 7 for b in breaks]))
+    _quick_fails()
+
+
+def test_controls_are_unequal_to_F_for_both_equality_tests():
+    for inst in rc.relu_corners() + [rc.ReluInstance("opposite", [[Q(1)], [Q(-1)]], [[Q(2), Q(2)]], I1)]:
+        form = relu_form_exact(inst.W_up, inst.W_down, inst.M, inst.b_up, inst.b_down)
+        r = minimal_width(form)
+        con = build_construction(form, r.s, r.T)
+        ctl = rc._controls(inst, con)
+        assert len(ctl) >= 2
+        for k in ctl:
+            assert not relu_function_equal(construction_form(k, inst.d), form)[0]
+            if inst.d <= 2:
+                assert not pl_equal(inst.function(), ExactRelu(k.W_up, k.W_down, k.b_up, k.b_down, None, d=inst.d))
+
+
+def test_hypotheses_redecided_catch_a_wrong_nondegeneracy_test(monkeypatch):
+    # columns with only positive entries taken for zero columns: the absorption-width cross-check
+    # would be skipped on them; the separately written test disagrees
+    monkeypatch.setattr(rc, "_nondegenerate", lambda inst: all(
+        any(inst.W_down[a][i] < 0 for a in range(inst.d)) for i in range(inst.m))
+        and rc.nondegenerate_indep(inst.W_up, inst.W_down))
+    _quick_fails()
+
+
+def test_hypotheses_redecided_catch_a_wrong_line_key(monkeypatch):
+    # line_key with the sign lost (0 instead of -1): every row with a negative leading entry gets
+    # the same key, so such rows count as collinear
+    from oracle.algebra import exact
+    real = exact.line_key
+
+    def wrong(row):
+        k = real(row)
+        lead = next((v for v in row if v != 0), None)
+        return k if lead is None or lead > 0 else tuple(0 for _ in k)
+    monkeypatch.setattr(rc, "line_key", wrong)
+    _quick_fails()
+
+
+def test_grid_positive_control_catches_a_search_that_finds_nothing(monkeypatch):
+    real = rc.grid_lower_bound
+
+    def blind(inst, below):
+        out = real(inst, below)
+        out["found"] = None
+        return out
+    monkeypatch.setattr(rc, "grid_lower_bound", blind)
+    _quick_fails()
+
+
+def test_a_check_that_did_not_run_fails():
+    inst = rc.ReluInstance("opposite", [[Q(1)], [Q(-1)]], [[Q(2), Q(2)]], I1)
+    ev = rc._evaluate(inst)
+    assert rc._holds(ev, 1) and ev["construction_in_grid"]
+    for key in ("construction_equal_by_referee", "m_star_independent_agrees", "hypotheses_agree"):
+        bad = dict(ev)
+        del bad[key]
+        assert not rc._holds(bad, 1), key
+    bad = dict(ev, controls_told_apart=[True, False])
+    assert not rc._holds(bad, 1)
+    nd = rc.ReluInstance("generic", [[Q(1), Q(0)], [Q(0), Q(1)]], [[Q(1), Q(0)], [Q(0), Q(1)]],
+                         [[Q(1), Q(0)], [Q(0), Q(1)]])
+    ev = rc._evaluate(nd)
+    assert ev["hypotheses"]["nondegenerate"] and ev["hypotheses"]["bias_free"] and rc._holds(ev, 2)
+    bad = dict(ev)
+    del bad["agrees_with_absorption_width"]   # the nondegenerate bias-free cross-check skipped
+    assert not rc._holds(bad, 2)
+
+
+def _exec_mutant(monkeypatch, module, name, old, new, *targets):
+    """Redefine module.name from its source with `old` replaced by `new`; patch it into targets."""
+    import inspect
+    src = inspect.getsource(getattr(module, name))
+    assert src.count(old) == 1
+    ns: dict = {}
+    exec(src.replace(old, new), vars(module), ns)
+    for t in (module,) + targets:
+        monkeypatch.setattr(t, name, ns[name])
+
+
+def test_parallel_corner_catches_a_referee_that_skips_the_transversal(monkeypatch):
+    # parallel kink lines of different scale counted as different directions, so the transversal
+    # check is skipped; the d = 2 corner with lines u = (2, 0), (-1, 0) fails first
+    from oracle.algebra import pl_check
+    _exec_mutant(monkeypatch, pl_check, "pl_equal", "(u[0] / (u[0] if u[0] else u[1]),",
+                 "(u[0] + (u[0] if u[0] else u[1]),", rc)
+    from oracle.commands import audit
+    entry = next(c for c in consistency.load_registry() if c["id"] == "relu-complete")
+    out = audit.oracle_face(entry, audit.QUICK_INSTANCES, audit.DEFAULT_SEED, progress=lambda *a, **k: None)
+    assert out["status"] == "FAILED" and out["failing"]["phase"] == "example", out.get("failing")
+
+
+def test_bezout_contract_catches_a_wrong_extended_euclid(monkeypatch):
+    from oracle.algebra import relu_width
+    _exec_mutant(monkeypatch, relu_width, "bezout_vector", "if g == 0:", "if g > 0:", rc)
+    _quick_fails()
+
+
+def test_grid_membership_is_decided_twice(monkeypatch):
+    # a grid description that lost w = -1/2 disagrees with the table on a block with that unit
+    inst = rc.ReluInstance("generic", [[Q(1)]], [[Q(-1, 2)]], [[Q(0)]])  # its construction is itself
+    ev = rc._evaluate(inst)
+    assert ev["grid_membership_agrees"] and ev["construction_in_grid"] and rc._holds(ev, 1)
+    real = rc._grid_units
+    monkeypatch.setattr(rc, "_grid_units", lambda con, biased: real(con, biased) and all(
+        w != Q(-1, 2) for row in con.W_down for w in row))
+    ev = rc._evaluate(inst)
+    assert not ev["grid_membership_agrees"] and not rc._holds(ev, 1)
+
+
+def test_grid_table_is_held_to_its_description(monkeypatch):
+    # a grid table that lost a weight (w = 1/2 replaced by 0, as a mutant did) is not the grid described
+    inst = rc.ReluInstance("opposite", [[Q(1)], [Q(-1)]], [[Q(2), Q(2)]], I1)
+    assert rc._evaluate(inst)["grid_table_is_description"]
+    real = rc._grid_tables.__wrapped__
+
+    def lost(biased):
+        units, fps, singles, pairs = real(biased)
+        return [(u, c, Q(0) if w == Q(1, 2) else w) for u, c, w in units], fps, singles, pairs
+    monkeypatch.setattr(rc, "_grid_tables", lost)
+    ev = rc._evaluate(inst)
+    assert not ev["grid_table_is_description"] and not rc._holds(ev, 1)
+
+
+def test_kind_is_read_from_the_weights():
+    # labels the strategy gives must match the weights (a strategy that plants a pair on the wrong
+    # units, or zeroes the wrong row, draws blocks of another kind than it declares)
+    ok = rc.ReluInstance("parallel", [[Q(1), Q(2)], [Q(1), Q(2)]], [[Q(1), Q(1)], [Q(0), Q(1)]],
+                         [[Q(1), Q(0)], [Q(0), Q(1)]], [Q(0), Q(1)], None)
+    assert rc.kind_present(ok) and rc.check(ok).holds
+    for bad in (rc.ReluInstance("parallel", [[Q(1), Q(2)], [Q(2), Q(4)]], [[Q(1), Q(1)], [Q(0), Q(1)]],
+                                [[Q(1), Q(0)], [Q(0), Q(1)]], [Q(0), Q(1)], None),
+                rc.ReluInstance("zero_row", [[Q(1)], [Q(0)]], [[Q(1), Q(1)]], I1),
+                rc.ReluInstance("identity_like", [[Q(1), Q(1)], [Q(0), Q(1)]], [[Q(1), Q(1)], [Q(0), Q(1)]],
+                                [[Q(1), Q(0)], [Q(0), Q(1)]])):
+        assert not rc.kind_present(bad) and not rc.check(bad).holds
+
+
+def test_kernel_contract_catches_a_wrong_independent_kernel(monkeypatch):
+    # elimination that skips negative entries (a mutant of _kernel_q) returns vectors off the kernel
+    real = rc._kernel_q
+
+    def wrong(rows, d):
+        K = real(rows, d)
+        return [[v + 1 for v in k] for k in K] if rows else K
+    monkeypatch.setattr(rc, "_kernel_q", wrong)
+    _quick_fails()
+
+
+def test_down_only_corner_needs_the_b_down_test():
+    inst = rc.relu_corners()[-1]
+    ev = rc._evaluate(inst)
+    assert rc._holds(ev, 1) and ev["F_at_0"] == ["-1"]
+    assert all(Q(v) == 0 for v in ev["construction"]["b_up"])   # only b_down carries F(0)
+    assert not rc._holds(dict(ev, F0_nonzero_construction_biased=False), 1)

@@ -189,7 +189,7 @@ def _is_dyadic(v: Any) -> bool:
     return q & (q - 1) == 0
 
 
-def _bezout_vector(row: list[Fraction]) -> list[int]:
+def bezout_vector(row: list[Fraction]) -> list[int]:
     """Integers b with p . b = 1 for the primitive integer vector p proportional to row."""
     p, _ = primitive(row)
     # extended Euclid along the entries: g = sum p_j b_j throughout
@@ -237,7 +237,7 @@ def _dyadic_complement(UT: fmpq_mat, rows: list[list[Fraction]], d: int, tries: 
     N_s, float64-friendly entries."""
     k = len(rows)
     if k == 1:
-        b = _bezout_vector(rows[0])
+        b = bezout_vector(rows[0])
         return fmpq_mat([[fmpq(v)] for v in b])
     Rr, rk = UT.rref()  # rk = |T|: the classes in T have independent directions
     piv = [next(j for j in range(d) if Rr[i, j] != 0) for i in range(rk)]

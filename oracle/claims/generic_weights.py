@@ -41,10 +41,11 @@ check and the re-checks.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations
-from typing import Any
+from typing import Any, Optional
 
 from hypothesis import strategies as st
 
@@ -251,10 +252,13 @@ def evaluate(W_up: QMat, W_down: QMat, M: QMat, defect: str = "none", eps: Fract
             problems.append("(iii) the witness weights are degenerate")
         out["nondegeneracy"] = polys
     else:
-        # not claimed for d = 1; the boundary: with m >= 2 every weight is degenerate
+        # not claimed for d = 1; the boundary: with m >= 2 every weight is degenerate.  Checked both
+        # ways: in one dimension the weights are nondegenerate exactly when m = 1 and both are nonzero
         out["nondegeneracy"] = "not claimed for d = 1"
-        if m >= 2 and nondegenerate(W_up, W_down):
-            problems.append("d = 1 with m >= 2 but the weights are nondegenerate")
+        expected = m == 1 and W_up[0][0] != 0 and W_down[0][0] != 0
+        if nondegenerate(W_up, W_down) != expected:
+            problems.append("d = 1: the weights are nondegenerate for m >= 2 or degenerate for m = 1 with "
+                            "both weights nonzero")
 
     # (iv) the empty-interior form: within eps of these (planted, failing) weights
     if not eps > 0:
@@ -274,7 +278,13 @@ def evaluate(W_up: QMat, W_down: QMat, M: QMat, defect: str = "none", eps: Fract
         else:
             iv["nondegeneracy"] = "not claimed for d = 1"
         out["iv"] = iv
-        problems += root_count_mismatches(W_up, W_down, M, iv)
+        checked: list[str] = []
+        problems += root_count_mismatches(W_up, W_down, M, iv, checked)
+        # every recorded count must have been recomputed (a comparison that did not run fails)
+        recorded = [k for k, field in (("rank", "q_real_roots"), ("pieces", "singular_t"), ("nondegeneracy", "roots"))
+                    if isinstance(iv.get(k), dict) and field in iv[k]]
+        if sorted(checked) != sorted(recorded):
+            problems.append(f"(iv) recorded root counts {recorded} but recomputed {checked}")
     out["problems"] = problems
     return out
 
@@ -321,8 +331,11 @@ def distinct_real_roots(c: list[Fraction]) -> int:
     return 1 if bb * bb == 3 * aa * cc else 2   # a triple root, or a double and a simple one
 
 
-def root_count_mismatches(W_up: QMat, W_down: QMat, M: QMat, iv: dict[str, Any]) -> list[str]:
-    """(iv)'s recorded root counts against distinct_real_roots of the same polynomials."""
+def root_count_mismatches(W_up: QMat, W_down: QMat, M: QMat, iv: dict[str, Any],
+                          checked: Optional[list[str]] = None) -> list[str]:
+    """(iv)'s recorded root counts against distinct_real_roots of the same polynomials; the names
+    of the clauses compared are appended to ``checked``."""
+    checked = [] if checked is None else checked
     m, d = len(W_up), len(M)
     r = min(m, d)
     out = []
@@ -330,6 +343,7 @@ def root_count_mismatches(W_up: QMat, W_down: QMat, M: QMat, iv: dict[str, Any])
     if isinstance(rk, dict) and "q_real_roots" in rk:
         A = [row[:r] for row in W_up[:r]]
         vals = [det([[A[a][b] + (t if a == b else 0) for b in range(r)] for a in range(r)]) for t in range(r + 1)]
+        checked.append("rank")
         if distinct_real_roots(_coeffs(vals)) != rk["q_real_roots"]:
             out.append("(iv)(i) the recorded number of real roots of det(A + delta I) is wrong")
     pc = iv.get("pieces")
@@ -339,6 +353,7 @@ def root_count_mismatches(W_up: QMat, W_down: QMat, M: QMat, iv: dict[str, Any])
             P = index_sum(W_up, W_down, S)
             vals = [det([[M[a][b] + t * P[a][b] for b in range(d)] for a in range(d)]) for t in range(d + 1)]
             counts.append(distinct_real_roots(_coeffs(vals)))
+        checked.append("pieces")
         if counts[:len(pc["singular_t"])] != pc["singular_t"] or len(pc["singular_t"]) != len(counts):
             out.append("(iv)(ii) the recorded numbers of singular t are wrong")
     nd = iv.get("nondegeneracy")
@@ -355,22 +370,55 @@ def root_count_mismatches(W_up: QMat, W_down: QMat, M: QMat, iv: dict[str, Any])
             polys[f"minor_{l}_{k}"] = [pair_minor(U, l, k) for U, _ in pts]
         fresh = {name: distinct_real_roots(_coeffs(v)) for name, v in polys.items()
                  if any(x != 0 for x in _coeffs(v))}
+        checked.append("nondegeneracy")
         if fresh != nd["roots"]:
             out.append("(iv)(iii) the recorded root counts along the line are wrong")
     return out
 
 
-@oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c), precision="exact rationals")
+def weights_corners() -> list[WeightsInstance]:
+    """Corner instances checked on every run before the drawn ones: leading blocks A of W_up for
+    which det(A + delta I) has no real root (d = 2: a rotation, delta^2 + 1) or a double one
+    (d = 2: a shear, delta^2), so (iv)(i) tries exactly one candidate, or three with a discriminant
+    below 1 (d = 3); and a d = 3 block above the width (m = 4 > d) with a zero column of W_down."""
+    I2 = identity(2)
+    rot = WeightsInstance([[Q(0), Q(-1)], [Q(1), Q(0)]], [[Q(0), Q(1)], [Q(0), Q(2)]], I2, "zero_col", Q(1, 3))
+    shear = WeightsInstance([[Q(0), Q(1)], [Q(0), Q(0)]], [[Q(1), Q(1, 2)], [Q(-1), Q(3)]], [[Q(0), Q(1)], [Q(-1), Q(0)]],
+                            "zero_row", Q(1, 10))
+    U3 = [[Q(1), Q(2), Q(0)], [Q(0), Q(1), Q(-1)], [Q(2), Q(0), Q(1)], [Q(1), Q(1), Q(1)]]
+    W3 = [[Q(1), Q(0), Q(-1), Q(1, 2)], [Q(2), Q(0), Q(1), Q(0)], [Q(0), Q(0), Q(3), Q(-1)]]
+    wide = WeightsInstance(U3, W3, identity(3), "zero_col", Q(1))
+    # det(A + delta I) = delta (delta + 1/4) (delta + 1/2): three real roots, discriminant 1/1024 < 1
+    cubic = WeightsInstance([[Q(0), Q(0), Q(0)], [Q(0), Q(1, 4), Q(0)], [Q(0), Q(0), Q(1, 2)]],
+                            [[Q(1), Q(-1), Q(2)], [Q(0), Q(1), Q(1)], [Q(1, 2), Q(0), Q(-1)]], identity(3),
+                            "rank_deficient", Q(1, 3))
+    return [rot, shear, wide, cubic]
+
+
+def _forged(data: dict[str, Any]) -> dict[str, Any]:
+    """The certificate with one stored value changed (the rank minor at the weights, plus one)
+    and no problem recorded: a re-check that reads the weights again must refuse it."""
+    bad = copy.deepcopy(data)
+    bad["rank"]["minor_at_weights"] = q_str(q_parse(bad["rank"]["minor_at_weights"]) + 1)
+    return {"claim": CLAIM, "holds": True, "exact": True, "data": bad}
+
+
+@oracle_check(CLAIM, STRATEGY, recheck=lambda c: recheck(c), precision="exact rationals",
+              examples=weights_corners)
 def check(inst: WeightsInstance) -> Certificate:
     """Each polynomial is nonzero at its witness and vanishes wherever its property fails; within
     eps of the planted failing weights the constructions of (iv) reach weights where each
-    property holds."""
+    property holds.  The re-check is held to a forged copy of the certificate (one stored value
+    changed): it must refuse it."""
     info = evaluate(inst.W_up, inst.W_down, inst.M, inst.defect, inst.eps)
-    holds = not info["problems"]
+    problems = list(info["problems"])
     data = {"W_up": smat(inst.W_up), "W_down": smat(inst.W_down), "M": smat(inst.M), **info}
+    if not problems and recheck(_forged(data)):
+        problems.append("the re-check accepted a certificate whose stored rank minor is not the weights'")
+    holds = not problems
     return Certificate(CLAIM, holds, exact=True,
                        method="exact rationals (python-flint fmpq determinants and ranks)",
-                       data=data, reason="; ".join(info["problems"]))
+                       data=data, reason="; ".join(problems))
 
 
 @safe_recheck
