@@ -6,7 +6,8 @@
    biases_allowed := not_absorbable (the true answer with biases is absorbable): must be refused.
 3. A relu stack document answering 'none' (depth-d1-biased (B0)) relabelled replacing_biases
    allowed / auto: must be refused.
-4. Missed decisions (sound): bilinear and quick_gelu with F(0) != 0 under none."""
+4. Missed decisions (sound): bilinear and quick_gelu with F(0) != 0 under none.
+5. Forgeries inside other_convention's value_at_zero certificate (glu asked allowed)."""
 import json, subprocess, sys, tempfile
 from pathlib import Path
 import numpy as np
@@ -62,3 +63,19 @@ for name, act, kw in (("bilinear", "bilinear", dict(W_gate=[[1.], [1.]], b_gate=
     f = save(name, act, **kw)
     d = json.loads(cli("check", f, "--replacing-biases", "none", "--json").stdout)
     print(f"4. {name} (F(0) != 0): none -> {d['verdict']} ({d['claim']})")
+# 5. the value_at_zero certificate inside other_convention (glu, asked allowed): claim, F_at_0 (a ball
+#    containing 0), coordinate and replacing_biases forged there: must be refused.
+f = save("glu_oc", "glu", W_gate=[[1.], [2.]], b_gate=[.5, 0.], W_up=[[1.], [1.]], b_up=[1., 0.], W_down=[[1., -1.]], M=[[-1.]])
+d = json.loads(cli("check", f, "--replacing-biases", "allowed", "--json").stdout)
+print(f"5. glu allowed -> {d['verdict']}; other_convention {d['certificate']['other_convention']['certificate']['kind']}")
+for name, path, val in (("claim", ("claim",), "relu2-biased"), ("F_at_0", ("certificate", "F_at_0"), "[0 +/- 1.00]"),
+                        ("coordinate", ("certificate", "coordinate"), 1), ("replacing_biases", ("replacing_biases",), "allowed")):
+    g = json.loads(json.dumps(d)); t = g["certificate"]["other_convention"]
+    for k in path[:-1]:
+        t = t[k]
+    t[path[-1]] = val
+    if name == "claim":
+        g["biases_none"]["claim"] = val
+    p = T / f"glu_oc_{name}.json"; p.write_text(json.dumps(g))
+    r = cli("recheck", p, f)
+    print(f"   other_convention {name} forged: recheck exit {r.returncode}: {r.stdout.strip()[:100]}")
