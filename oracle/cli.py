@@ -201,7 +201,9 @@ def _parser() -> "_Parser":
     r.add_argument("certificate", help="the JSON document of absorb check --json, witness --json or audit --json, or a depth-analytic sweep file")
     r.add_argument("files", nargs="*", metavar="FILE",
                    help="the block file of a check document; the residual and plain files of a witness "
-                        "document (default: the paths it names); none for a stack, an audit or a sweep document")
+                        "document (default: the paths it names); for a stack document the stack file when its "
+                        "verdict is undecided without a claim (docs/stacks.md), none for an audit or "
+                        "a sweep document")
     r.add_argument("--json", action="store_true", help="print holds, the reason and the counts as one JSON document")
     r.add_argument("--every", type=int, metavar="K",
                    help="sweep documents only: recompute every K-th entry (the coverage of the claimed "
