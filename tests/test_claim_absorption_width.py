@@ -237,3 +237,35 @@ def test_recheck_holds_the_referee_record_to_d():
     assert aw.recheck(doc3) and "min_block_equal_by_referee" not in doc3["data"]["lower_bound"]
     doc3["data"]["lower_bound"]["min_block_equal_by_referee"] = True
     assert not aw.recheck(doc3)
+
+
+def test_needs_T2_corner_catches_a_search_without_pairs(monkeypatch):
+    """The d = 3 corner's C = 2 is reached only with |T| = 2; relu-complete's m* computed with
+    class sets of size <= 1 (a planted bug in relu_width.independent_subsets) is caught on it."""
+    from oracle.algebra import relu_width
+    inst = _corner(purpose="needs_T2")
+    cert = aw.check(inst)
+    lb = cert.data["lower_bound"]
+    assert cert.holds and cert.data["purpose_met"] and lb["C"] == 2 and len(lb["argmin_T"]) == 2
+    real = relu_width.independent_subsets
+    monkeypatch.setattr(relu_width, "independent_subsets",
+                        lambda vectors, d, limit: [T for T in real(vectors, d, limit) if len(T) <= 1])
+    assert not aw.check(inst).holds
+
+
+def test_dyadic_corner_catches_a_dyadic_test_that_never_holds(monkeypatch):
+    """The corner whose first two rows have the inverse diag(1/3, 1): its construction must be
+    dyadic on other rows. A planted bug in is_dyadic (always False) is caught there."""
+    inst = _corner(purpose="dyadic_rows")
+    cert = aw.check(inst)
+    assert cert.holds and cert.data["construction"]["rows"] == [1, 2] and cert.data["purpose_met"]
+    monkeypatch.setattr(aw, "is_dyadic", lambda v: False)
+    bad = aw.check(inst)
+    assert not bad.holds and bad.data["purpose_met"] is False
+
+
+def test_recheck_refuses_a_wrong_min_width_record():
+    doc = aw.check(_corner(purpose="odd_C")).as_dict()
+    assert aw.recheck(doc) and doc["data"]["lower_bound"]["min_width"] == 3
+    doc["data"]["lower_bound"]["min_width"] = 2
+    assert not aw.recheck(doc)

@@ -142,8 +142,9 @@ def spec_construction(U: list, W: list, M: Optional[list] = None) -> Optional[di
     return {"rows": list(rows), "b": b, "W_up": up, "W_down": transpose(cols)}
 
 
-def lower_bound_table(U: list, W: list, M: Optional[list] = None) -> dict[str, Any]:
-    """Exact C = min over disjoint (S, T) of |T| + 2 rank((M + W_S U_S) P_T), and all det(M + W_S U_S)."""
+def lower_bound_table(U: list, W: list, M: Optional[list] = None, max_T: Optional[int] = None) -> dict[str, Any]:
+    """Exact C = min over disjoint (S, T) of |T| + 2 rank((M + W_S U_S) P_T), and all det(M + W_S U_S)
+    (with max_T: the minimum over |T| <= max_T only, for a corner's purpose)."""
     m, d = len(U), len(W)
     I = identity(d) if M is None else M
     dets, best = {}, None
@@ -154,7 +155,7 @@ def lower_bound_table(U: list, W: list, M: Optional[list] = None) -> dict[str, A
         dets[S] = det(A)
     for S, A in A_of.items():
         rest = [i for i in range(m) if i not in S]
-        for k in range(len(rest) + 1):
+        for k in range(min(len(rest), m if max_T is None else max_T) + 1):
             for T in itertools.combinations(rest, k):
                 K = nullspace([U[i] for i in T], d) if T else identity(d)
                 cost = len(T) + 2 * _rank_cols(A, K)
@@ -297,13 +298,27 @@ def planted_contract(U: list, W: list, M: list, planted: bool, near_miss: bool) 
     return True
 
 
-def _purpose_met(purpose: str, lb: Optional[dict[str, Any]]) -> bool:
-    """A corner's stated purpose, checked on its lower-bound record: "odd_C" needs C = 1 (the
-    optimum removes a kink with a nonempty T: no rank argument alone gives an odd C)."""
+def _purpose_met(purpose: str, lb: Optional[dict[str, Any]], con: Optional[dict[str, Any]] = None,
+                 UWM: Optional[tuple] = None) -> bool:
+    """A corner's stated purpose, checked on its records: "odd_C" needs C = 1 (the optimum removes
+    a kink with a nonempty T: no rank argument alone gives an odd C); "needs_T2" needs C = 2 with
+    every (S, T) with |T| <= 1 costing more (recomputed from UWM = (U, W, M)); "dyadic_rows" needs
+    the m + d construction to be dyadic on rows other than the first d, whose inverse is not."""
     if not purpose:
         return True
     if purpose == "odd_C":
         return lb is not None and lb["C"] == 1 and len(lb["argmin_T"]) == 1
+    if purpose == "needs_T2":
+        return lb is not None and UWM is not None and lb["C"] == 2 \
+            and lower_bound_table(*UWM, max_T=1)["C"] > 2
+    if purpose == "dyadic_rows":
+        if con is None or UWM is None:
+            return False
+        d = len(UWM[1])
+        first = exact_inverse([UWM[0][i] for i in range(d)])
+        return con["dyadic"] is True and con["rows"] != list(range(d)) and first is not None \
+            and not all(Fraction(v).denominator == 1 << (Fraction(v).denominator.bit_length() - 1)
+                        for r in first for v in r)
     return False
 
 
@@ -333,7 +348,8 @@ def width_corners() -> list[WidthInstance]:
     units (M = -W U, so C = 0); d = 3 with two units (m < d, no m + d construction, only the exact
     width); d = 1 with M = 0 and one unit; a d = 2 near miss of a planted M; d = 2 whose first two
     rows have a non-dyadic inverse and a later pair a dyadic one; d = 2 with C = 1 (M + w_1 u_1^T
-    = y u_0^T, so T = {0} removes it: an odd C, and a kink line with u[1] = 0)."""
+    = y u_0^T, so T = {0} removes it: an odd C, and a kink line with u[1] = 0); d = 3 whose C = 2
+    only |T| = 2 reaches."""
     import numpy as np
     F = Fraction
     U3 = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, -1.0], [1.0, 1.0, 0.5]])
@@ -352,12 +368,17 @@ def width_corners() -> list[WidthInstance]:
     # the first two rows have the inverse diag(1/3, 1): the construction must prefer rows 1, 2
     third = WidthInstance(Block("relu", W_up=np.array([[3.0, 0.0], [0.0, 1.0], [1.0, 0.0]]),
                                 W_down=np.array([[1.0, -0.5, 0.25], [0.5, 1.0, -1.0]]), M=np.eye(2)),
-                          [[F(1, 3), F(2)], [F(-1), F(-3, 2)]])
+                          [[F(1, 3), F(2)], [F(-1), F(-3, 2)]], purpose="dyadic_rows")
     # M = y u_0^T - w_1 u_1^T with y = (1, 1), u_0 = e_1, u_1 = e_2, w_0 = (1, -1), w_1 = (1/2, 1)
     odd = WidthInstance(Block("relu", W_up=np.eye(2), W_down=np.array([[1.0, 0.5], [-1.0, 1.0]]),
                               M=np.array([[1.0, -0.5], [1.0, -1.0]])),
                         [[F(1), F(-1)], [F(-2), F(3)]], purpose="odd_C")
-    return [planted, narrow, line, near, third, odd]
+    # d = 3, U = W = I, M = [y1 y2 0] with y1 = (1, 0, 1), y2 = (0, 1, 1): every M + W_S U_S has
+    # rank >= 2 and two nonzero columns, so C = 2 comes only from T = {0, 1} (|T| = 2)
+    two = WidthInstance(Block("relu", W_up=np.eye(3), W_down=np.eye(3),
+                              M=np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0]])),
+                        [[F(1), F(-1), F(2)], [F(-2), F(3), F(-1, 2)]], purpose="needs_T2")
+    return [planted, narrow, line, near, third, odd, two]
 
 
 def _bump(rows: list[list[str]]) -> None:
@@ -488,7 +509,7 @@ def _check(inst: WidthInstance) -> Certificate:
         data["construction"]["control_told_apart"] = controls_told_apart(U, W, M, con["W_up"], con["W_down"])
         holds = holds and data["construction"]["control_told_apart"]
     data["purpose"] = inst.purpose
-    data["purpose_met"] = _purpose_met(inst.purpose, data.get("lower_bound"))
+    data["purpose_met"] = _purpose_met(inst.purpose, data.get("lower_bound"), data.get("construction"), (U, W, M))
     holds = holds and data["purpose_met"]
     return Certificate(CLAIM, holds, exact=holds,
                        method="exact rationals (relu, algebra, lower bound); arb balls as evidence",
@@ -536,7 +557,7 @@ def recheck(cert: dict[str, Any]) -> bool:
             if fresh["all_invertible"] and fresh["C"] != 2 * d - rk:
                 return False
             up2, down2 = qmat(lb["min_block"]["W_up"]), qmat(lb["min_block"]["W_down"])
-            if len(up2) != m + fresh["C"]:
+            if len(up2) != m + fresh["C"] or lb.get("min_width") != m + fresh["C"]:
                 return False
             # the referee is called for exactly when d <= 2, and its recorded verdict must be its own
             referee = _referee_equal(U, W, M, up2, down2) if d <= 2 else None
