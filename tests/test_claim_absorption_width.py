@@ -160,3 +160,112 @@ def test_near_miss_weight_fails():
     down[0][-1] += Q(1, 2 ** 30)
     ok, rows = aw.verify_equal(U, W, up, down, [qvec(p) for p in (["1", "1"], ["-1", "2"])])
     assert not ok
+
+
+def _corner(purpose=None, near=None, planted=None):
+    for c in aw.width_corners():
+        if (purpose is None or c.purpose == purpose) and (near is None or c.near_miss == near) \
+                and (planted is None or c.planted == planted):
+            return c
+    raise LookupError("no such corner")
+
+
+def test_instance_contract_refuses_mislabelled_instances():
+    """Planted bugs in the instance generator: a near miss moved by 1 (not 2^-30), a near miss
+    moved off the wrong index set, a planted label on an ordinary block, both labels at once."""
+    near = _corner(near=True)
+    U, W = [[Q(v) for v in r] for r in near.block.W_up.tolist()], [[Q(v) for v in r] for r in near.block.W_down.tolist()]
+    M = [[Q(v) for v in r] for r in near.block.skip().tolist()]
+    assert aw.planted_contract(U, W, M, False, True)
+    for step in (Q(1), Q(2 ** 30)):
+        moved = [row[:] for row in M]
+        moved[0][1] += step - Q(1, 2 ** 30)
+        assert not aw.planted_contract(U, W, moved, False, True)
+    wrong = [[-(W[a][1] * U[0][b]) for b in range(2)] for a in range(2)]  # -w_1 u_0^T: no S gives it
+    wrong[0][1] += Q(1, 2 ** 30)
+    assert not aw.planted_contract(U, W, wrong, False, True)
+    assert not aw.planted_contract(U, W, M, True, False)
+    assert not aw.planted_contract(U, W, M, True, True)
+    b = Block("relu", W_up=near.block.W_up, W_down=near.block.W_down, M=near.block.skip() + 1.0)
+    cert = aw.check(aw.WidthInstance(b, near.points, near_miss=True))
+    assert not cert.holds and cert.data["instance_contract"] is False
+    planted = _corner(planted=True)
+    assert aw.check(planted).data["instance_contract"] is True
+
+
+def test_negative_controls_catch_a_referee_that_sees_only_the_axis(monkeypatch):
+    """A planted bug in the referee (it compares the two functions only on the x_1-axis, as a
+    slip in pl_check's line parametrisation would): F is still found equal to its own width m + C
+    block, but the control plus e_1 relu(x_2), which is 0 on that axis, is not told apart."""
+    import oracle.algebra.pl_check as pl
+
+    def axis_only(F, G):
+        pts = [[Q(t), Q(0)] for t in range(-3, 4)] if F.d == 2 else [[Q(t)] for t in range(-3, 4)]
+        return all(F(p) == G(p) for p in pts)
+
+    inst = _corner(purpose="odd_C")
+    assert aw.check(inst).holds
+    monkeypatch.setattr(aw, "pl_equal", axis_only)
+    assert axis_only(pl.ExactRelu([[Q(1), Q(0)]], [[Q(1)], [Q(0)]], d=2),
+                     pl.ExactRelu([[Q(1), Q(0)], [Q(0), Q(1)]], [[Q(1), Q(1)], [Q(0), Q(0)]], d=2))
+    cert = aw.check(inst)
+    assert not cert.holds and cert.data["lower_bound"]["control_told_apart"] is False
+
+
+def test_odd_C_corner_needs_a_nonempty_T(monkeypatch):
+    """The C = 1 corner's purpose holds, and a width search that never removes a kink with T (a
+    planted bug in relu-complete's m*: only T = {}) is caught on it."""
+    from oracle.algebra import relu_width
+    inst = _corner(purpose="odd_C")
+    cert = aw.check(inst)
+    assert cert.holds and cert.data["purpose_met"] and cert.data["lower_bound"]["C"] == 1
+    assert not aw._purpose_met("odd_C", {"C": 2, "argmin_T": []})
+    assert not aw._purpose_met("unknown", cert.data["lower_bound"])
+    monkeypatch.setattr(relu_width, "independent_subsets", lambda vectors, d, limit: [()])
+    assert not aw.check(inst).holds
+
+
+def test_recheck_holds_the_referee_record_to_d():
+    """The re-check calls the referee exactly for d <= 2 and requires its recorded verdict: a d = 1
+    certificate without it, or a d = 3 certificate with one, is refused."""
+    line = next(c for c in aw.width_corners() if c.block.d == 1)
+    doc = aw.check(line).as_dict()
+    assert aw.recheck(doc) and doc["data"]["lower_bound"]["min_block_equal_by_referee"] is True
+    del doc["data"]["lower_bound"]["min_block_equal_by_referee"]
+    assert not aw.recheck(doc)
+    doc3 = aw.check(_corner(planted=True)).as_dict()
+    assert aw.recheck(doc3) and "min_block_equal_by_referee" not in doc3["data"]["lower_bound"]
+    doc3["data"]["lower_bound"]["min_block_equal_by_referee"] = True
+    assert not aw.recheck(doc3)
+
+
+def test_needs_T2_corner_catches_a_search_without_pairs(monkeypatch):
+    """The d = 3 corner's C = 2 is reached only with |T| = 2; relu-complete's m* computed with
+    class sets of size <= 1 (a planted bug in relu_width.independent_subsets) is caught on it."""
+    from oracle.algebra import relu_width
+    inst = _corner(purpose="needs_T2")
+    cert = aw.check(inst)
+    lb = cert.data["lower_bound"]
+    assert cert.holds and cert.data["purpose_met"] and lb["C"] == 2 and len(lb["argmin_T"]) == 2
+    real = relu_width.independent_subsets
+    monkeypatch.setattr(relu_width, "independent_subsets",
+                        lambda vectors, d, limit: [T for T in real(vectors, d, limit) if len(T) <= 1])
+    assert not aw.check(inst).holds
+
+
+def test_dyadic_corner_catches_a_dyadic_test_that_never_holds(monkeypatch):
+    """The corner whose first two rows have the inverse diag(1/3, 1): its construction must be
+    dyadic on other rows. A planted bug in is_dyadic (always False) is caught there."""
+    inst = _corner(purpose="dyadic_rows")
+    cert = aw.check(inst)
+    assert cert.holds and cert.data["construction"]["rows"] == [1, 2] and cert.data["purpose_met"]
+    monkeypatch.setattr(aw, "is_dyadic", lambda v: False)
+    bad = aw.check(inst)
+    assert not bad.holds and bad.data["purpose_met"] is False
+
+
+def test_recheck_refuses_a_wrong_min_width_record():
+    doc = aw.check(_corner(purpose="odd_C")).as_dict()
+    assert aw.recheck(doc) and doc["data"]["lower_bound"]["min_width"] == 3
+    doc["data"]["lower_bound"]["min_width"] = 2
+    assert not aw.recheck(doc)

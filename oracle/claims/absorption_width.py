@@ -33,6 +33,7 @@ from oracle.algebra.relu_width import minimal_width
 from oracle.core.strategies import blocks, nondegenerate_blocks
 from oracle.algebra.stacks.layers import canonical_form
 from oracle.claims.base import Certificate, oracle_check
+from oracle.claims.coverage import NEAR_MISS_STEP
 from oracle.core.rational import qmat, qvec, smat, svec
 from oracle.algebra.exact import (
     balls_agree, det, eval_ball, eval_plain_q, identity, index_sum, matmul, nullspace, transpose
@@ -141,8 +142,9 @@ def spec_construction(U: list, W: list, M: Optional[list] = None) -> Optional[di
     return {"rows": list(rows), "b": b, "W_up": up, "W_down": transpose(cols)}
 
 
-def lower_bound_table(U: list, W: list, M: Optional[list] = None) -> dict[str, Any]:
-    """Exact C = min over disjoint (S, T) of |T| + 2 rank((M + W_S U_S) P_T), and all det(M + W_S U_S)."""
+def lower_bound_table(U: list, W: list, M: Optional[list] = None, max_T: Optional[int] = None) -> dict[str, Any]:
+    """Exact C = min over disjoint (S, T) of |T| + 2 rank((M + W_S U_S) P_T), and all det(M + W_S U_S)
+    (with max_T: the minimum over |T| <= max_T only, for a corner's purpose)."""
     m, d = len(U), len(W)
     I = identity(d) if M is None else M
     dets, best = {}, None
@@ -153,7 +155,7 @@ def lower_bound_table(U: list, W: list, M: Optional[list] = None) -> dict[str, A
         dets[S] = det(A)
     for S, A in A_of.items():
         rest = [i for i in range(m) if i not in S]
-        for k in range(len(rest) + 1):
+        for k in range(min(len(rest), m if max_T is None else max_T) + 1):
             for T in itertools.combinations(rest, k):
                 K = nullspace([U[i] for i in T], d) if T else identity(d)
                 cost = len(T) + 2 * _rank_cols(A, K)
@@ -197,6 +199,7 @@ class WidthInstance:
     points: list[list[Fraction]]
     planted: bool = False  # M = -W_S U_S for a drawn S: width m suffices (C = 0)
     near_miss: bool = False  # that M with one entry moved by 2^-30
+    purpose: str = ""  # a corner's reason to exist, verified by _purpose_met ("" for drawn instances)
 
 
 @st.composite
@@ -274,6 +277,68 @@ def overlap_block_check(U: list, W: list, M: list, S: list[int], T: list[int], p
     return {"S": list(S), "T": list(T), "width": len(up), "expected_width": width, "ok": ok}
 
 
+def planted_contract(U: list, W: list, M: list, planted: bool, near_miss: bool) -> bool:
+    """The instance is what it says it is, decided from its weights by trying every index set S:
+    planted means M + W_S U_S = 0 for some nonempty S; a near miss means no S gives 0 and some S
+    leaves exactly one nonzero entry, of size 2^-30 (coverage.NEAR_MISS_STEP); an ordinary
+    instance claims neither."""
+    m = len(U)
+    rests = []
+    for k in range(1, m + 1):
+        for S in itertools.combinations(range(m), k):
+            rests.append([v for ra, rb in zip(M, index_sum(U, W, S)) for v in (x + y for x, y in zip(ra, rb))])
+    zero = any(all(v == 0 for v in r) for r in rests)
+    one_off = any(sorted(abs(v) for v in r if v != 0) == [NEAR_MISS_STEP] for r in rests)
+    if planted and near_miss:
+        return False
+    if planted:
+        return zero
+    if near_miss:
+        return not zero and one_off
+    return True
+
+
+def _purpose_met(purpose: str, lb: Optional[dict[str, Any]], con: Optional[dict[str, Any]] = None,
+                 UWM: Optional[tuple] = None) -> bool:
+    """A corner's stated purpose, checked on its records: "odd_C" needs C = 1 (the optimum removes
+    a kink with a nonempty T: no rank argument alone gives an odd C); "needs_T2" needs C = 2 with
+    every (S, T) with |T| <= 1 costing more (recomputed from UWM = (U, W, M)); "dyadic_rows" needs
+    the m + d construction to be dyadic on rows other than the first d, whose inverse is not."""
+    if not purpose:
+        return True
+    if purpose == "odd_C":
+        return lb is not None and lb["C"] == 1 and len(lb["argmin_T"]) == 1
+    if purpose == "needs_T2":
+        return lb is not None and UWM is not None and lb["C"] == 2 \
+            and lower_bound_table(*UWM, max_T=1)["C"] > 2
+    if purpose == "dyadic_rows":
+        if con is None or UWM is None:
+            return False
+        d = len(UWM[1])
+        first = exact_inverse([UWM[0][i] for i in range(d)])
+        return con["dyadic"] is True and con["rows"] != list(range(d)) and first is not None \
+            and not all(Fraction(v).denominator == 1 << (Fraction(v).denominator.bit_length() - 1)
+                        for r in first for v in r)
+    return False
+
+
+def plus_one_kink(up: list, down: list, d: int) -> tuple[list, list]:
+    """A negative control: the block (up, down) plus the unit e_1 relu(x_d).  It differs from the
+    block by e_1 relu(x_d), which is 0 on the half-space x_d <= 0 (for d = 2: on the x_1-axis)."""
+    e = [Fraction(int(a == d - 1)) for a in range(d)]
+    return [list(r) for r in up] + [e], [list(row) + [Fraction(int(a == 0))] for a, row in enumerate(down)]
+
+
+def controls_told_apart(U: list, W: list, M: list, up: list, down: list) -> bool:
+    """Both equality tests (canonical forms; the referee for d <= 2) refuse the control
+    plus_one_kink(up, down) against F."""
+    d = len(W)
+    cu, cd = plus_one_kink(up, down, d)
+    if canonical_form(U, W, M) == canonical_form(cu, cd):
+        return False
+    return d > 2 or not _referee_equal(U, W, M, cu, cd)
+
+
 def _all_dyadic(*mats: list) -> bool:
     return all(is_dyadic(v) for a in mats for row in a for v in row)
 
@@ -282,7 +347,9 @@ def width_corners() -> list[WidthInstance]:
     """Corner instances checked on every run before the drawn ones: d = 3 planted on all three
     units (M = -W U, so C = 0); d = 3 with two units (m < d, no m + d construction, only the exact
     width); d = 1 with M = 0 and one unit; a d = 2 near miss of a planted M; d = 2 whose first two
-    rows have a non-dyadic inverse and a later pair a dyadic one."""
+    rows have a non-dyadic inverse and a later pair a dyadic one; d = 2 with C = 1 (M + w_1 u_1^T
+    = y u_0^T, so T = {0} removes it: an odd C, and a kink line with u[1] = 0); d = 3 whose C = 2
+    only |T| = 2 reaches."""
     import numpy as np
     F = Fraction
     U3 = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, -1.0], [1.0, 1.0, 0.5]])
@@ -301,8 +368,17 @@ def width_corners() -> list[WidthInstance]:
     # the first two rows have the inverse diag(1/3, 1): the construction must prefer rows 1, 2
     third = WidthInstance(Block("relu", W_up=np.array([[3.0, 0.0], [0.0, 1.0], [1.0, 0.0]]),
                                 W_down=np.array([[1.0, -0.5, 0.25], [0.5, 1.0, -1.0]]), M=np.eye(2)),
-                          [[F(1, 3), F(2)], [F(-1), F(-3, 2)]])
-    return [planted, narrow, line, near, third]
+                          [[F(1, 3), F(2)], [F(-1), F(-3, 2)]], purpose="dyadic_rows")
+    # M = y u_0^T - w_1 u_1^T with y = (1, 1), u_0 = e_1, u_1 = e_2, w_0 = (1, -1), w_1 = (1/2, 1)
+    odd = WidthInstance(Block("relu", W_up=np.eye(2), W_down=np.array([[1.0, 0.5], [-1.0, 1.0]]),
+                              M=np.array([[1.0, -0.5], [1.0, -1.0]])),
+                        [[F(1), F(-1)], [F(-2), F(3)]], purpose="odd_C")
+    # d = 3, U = W = I, M = [y1 y2 0] with y1 = (1, 0, 1), y2 = (0, 1, 1): every M + W_S U_S has
+    # rank >= 2 and two nonzero columns, so C = 2 comes only from T = {0, 1} (|T| = 2)
+    two = WidthInstance(Block("relu", W_up=np.eye(3), W_down=np.eye(3),
+                              M=np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0]])),
+                        [[F(1), F(-1), F(2)], [F(-2), F(3), F(-1, 2)]], purpose="needs_T2")
+    return [planted, narrow, line, near, third, odd, two]
 
 
 def _bump(rows: list[list[str]]) -> None:
@@ -370,6 +446,11 @@ def _check(inst: WidthInstance) -> Certificate:
     nondeg = nondegeneracy(b.W_up, b.W_down).ok
     data: dict[str, Any] = {
         "W_up": smat(U), "W_down": smat(W), "M": smat(M), "d": d, "m": m, "rank_W_up": rk}
+    # the instance held to its contract: planted / near miss as drawn, decided from the weights
+    data["instance_contract"] = planted_contract(U, W, M, inst.planted, inst.near_miss)
+    if not data["instance_contract"]:
+        return Certificate(CLAIM, False, False, "exact (every index set S)", data,
+                           "the instance is not what it says (planted or near miss)")
     con = spec_construction(U, W, M)
     if con is None:
         # rank W_up < d: only the exact-width half applies (nondegenerate blocks, any rank)
@@ -419,8 +500,17 @@ def _check(inst: WidthInstance) -> Certificate:
         # m + |T| + 2 rank(A P_T) and equals F (points; the referee for d <= 2)
         lb["overlapping"] = [overlap_block_check(U, W, M, S, T, pts) for S, T in overlap_pairs(m)]
         bound_ok = bound_ok and all(r["ok"] for r in lb["overlapping"])
+        # negative control: the minimal block plus one kink must be told apart from F
+        lb["control_told_apart"] = controls_told_apart(U, W, M, up2, down2)
+        bound_ok = bound_ok and lb["control_told_apart"]
         data["lower_bound"] = lb
         holds = holds and bound_ok
+    if con is not None:
+        data["construction"]["control_told_apart"] = controls_told_apart(U, W, M, con["W_up"], con["W_down"])
+        holds = holds and data["construction"]["control_told_apart"]
+    data["purpose"] = inst.purpose
+    data["purpose_met"] = _purpose_met(inst.purpose, data.get("lower_bound"), data.get("construction"), (U, W, M))
+    holds = holds and data["purpose_met"]
     return Certificate(CLAIM, holds, exact=holds,
                        method="exact rationals (relu, algebra, lower bound); arb balls as evidence",
                        data=data, reason="" if holds else "construction or lower bound failed")
@@ -467,9 +557,11 @@ def recheck(cert: dict[str, Any]) -> bool:
             if fresh["all_invertible"] and fresh["C"] != 2 * d - rk:
                 return False
             up2, down2 = qmat(lb["min_block"]["W_up"]), qmat(lb["min_block"]["W_down"])
-            if len(up2) != m + fresh["C"]:
+            if len(up2) != m + fresh["C"] or lb.get("min_width") != m + fresh["C"]:
                 return False
-            if d <= 2 and not _referee_equal(U, W, M, up2, down2):
+            # the referee is called for exactly when d <= 2, and its recorded verdict must be its own
+            referee = _referee_equal(U, W, M, up2, down2) if d <= 2 else None
+            if referee is False or lb.get("min_block_equal_by_referee") != referee:
                 return False
             # the minimal block as a function, exactly and for every d (Lemma R's canonical form):
             # the points alone miss a unit that is off at all of them
