@@ -10,7 +10,10 @@ Five kinds of document are read:
 * ``absorb check --json`` of a stack (``"input": "stack"``): the certificate carries the stack,
   re-verified by :func:`oracle.decide.stacks.recheck_decision`; an undecided document without a
   claim states only what the procedures found, checked against the stack file given as FILE (the
-  decision run again and compared field by field);
+  decision run again and compared field by field); the answer to the other bias question
+  (``other_convention``) must carry a certificate that re-verifies
+  (:func:`oracle.decide.stacks.check_other_answer`), and a one-block stack's holds line repeats
+  what the block document's re-check names as not verified;
 * ``absorb witness --json``: the two block files are FILE FILE, or the paths the document names;
   re-verified by :func:`oracle.decide.witness.recheck_witness`;
 * ``absorb audit --json``: the bindings first (the SHA-256 of every proof source and pinned
