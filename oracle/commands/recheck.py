@@ -10,7 +10,10 @@ Five kinds of document are read:
 * ``absorb check --json`` of a stack (``"input": "stack"``): the certificate carries the stack,
   re-verified by :func:`oracle.decide.stacks.recheck_decision`; an undecided document without a
   claim states only what the procedures found, checked against the stack file given as FILE (the
-  decision run again and compared field by field);
+  decision run again and compared field by field); the answer to the other bias question
+  (``other_convention``) must carry a certificate that re-verifies
+  (:func:`oracle.decide.stacks.check_other_answer`), and a one-block stack's holds line repeats
+  what the block document's re-check names as not verified;
 * ``absorb witness --json``: the two block files are FILE FILE, or the paths the document names;
   re-verified by :func:`oracle.decide.witness.recheck_witness`;
 * ``absorb audit --json``: the bindings first (the SHA-256 of every proof source and pinned
@@ -38,6 +41,7 @@ from typing import Any, Callable
 
 import oracle.claims as claim_modules
 from oracle.claims import base
+from oracle.algebra.exact import block_from_json
 from oracle.algebra.stacks import sweep
 from oracle.core import io as bio
 from oracle.core import stackfiles
@@ -48,7 +52,7 @@ from oracle.commands.output import json_safe, load_document
 from oracle.decide.document import Refused, recheck_block_document, same
 from oracle.formal import consistency
 from oracle.decide.scan import recheck_scan
-from oracle.decide.stacks import decide_stack, recheck_decision, stack_convention
+from oracle.decide.stacks import check_other_answer, decide_stack, recheck_decision, stack_convention
 from oracle.decide.stack_witness import recheck_stack_witness
 from oracle.decide.witness import recheck_witness
 
@@ -267,6 +271,12 @@ def _recheck_audit(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:
 
 def _recheck_stack(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:
     cert = doc.get("certificate")
+    try:
+        # an answer to the other bias question must carry a certificate that re-verifies (before the
+        # re-run below, so that the refusal names the field)
+        check_other_answer(doc)
+    except Refused as e:
+        return False, str(e)
     if doc.get("claim") is None and doc.get("verdict") == "undecided" and isinstance(cert, dict) \
             and "block_certificate" not in cert:
         # no claim, no verdict: what such a document states (the stack's summary, what the
@@ -291,16 +301,29 @@ def _recheck_stack(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:
         return False, "the re-run of no question gives this document (" + "; ".join(misses) + ")"
     if files:
         raise InputError("a stack document with a claim carries its stack: absorb recheck CERT.json")
-    if not recheck_decision(doc):
+    held = "the stack decision re-verifies from its certificate"
+    bc = cert.get("block_certificate") if isinstance(cert, dict) else None
+    if isinstance(bc, dict) and "biases_none" not in doc:
+        # a stack of one block: the block document's re-check (as recheck_decision runs it), keeping
+        # what it names as not verified instead of a bare "re-verifies"
+        try:
+            block = block_from_json(cert["block"])
+        except (KeyError, TypeError, ValueError, IndexError):
+            return False, "certificate.block: is not a block the re-check can read"
+        ok, why = recheck_block_document(block, {**{k: doc.get(k) for k in ("verdict", "claim", "exact")},
+                                                 "certificate": bc})
+        if not ok:
+            return False, f"the stack decision does not re-verify from its certificate (one block: {why})"
+        held += f" (one block: {why})"
+    elif not recheck_decision(doc):
         return False, "the stack decision does not re-verify from its certificate"
     # the question the verdict answers follows from the verified verdict and claim; a one-block stack
     # states its block certificate's (verified above), decided or not (oracle/commands/check.py)
-    bc = doc["certificate"].get("block_certificate")
     want = bc.get("replacing_biases") if isinstance(bc, dict) else stack_convention(doc)
     if doc.get("replacing_biases", want) != want:
         return False, (f"replacing_biases: states {_short(doc.get('replacing_biases'))}, a {doc.get('verdict')} "
                        f"verdict of {doc.get('claim')} answers {_short(want)}")
-    return True, "the stack decision re-verifies from its certificate"
+    return True, held
 
 
 def _recheck_witness(doc: dict[str, Any], files: list[str]) -> tuple[bool, str]:

@@ -30,6 +30,7 @@ from oracle.algebra.stacks.rank import check_rank_certificate, rank_certificate
 from oracle.algebra.stacks.sweep import entry_certificate, find_sweep_entry
 from oracle.decide import block as single
 from oracle.decide import document
+from oracle.decide.document_fields import Refused
 
 # Exact procedures run on Fractions; above these sizes the verdict reports what was skipped.
 MAX_EXACT_ENTRIES = 4096      # m * d per block for the exact (Fraction) procedures
@@ -107,6 +108,17 @@ def stack_convention(res: dict[str, Any]) -> Optional[str]:
 
 CONVENTIONS = ("auto", "allowed", "none")
 
+# the fields of the other question's answer (``other_convention``): the block path's shape
+# (oracle/decide/block.py) and, for an absorbable answer, the plain stack its certificate rebuilds
+OTHER_ANSWER_FIELDS = ("replacing_biases", "verdict", "claim", "exact", "reason", "certificate", "plain_stack")
+
+
+def other_answer(res: dict[str, Any]) -> dict[str, Any]:
+    """The answer a decision found to a question other than the one asked, as ``other_convention``:
+    the whole decision (its certificate included, so that recheck_decision verifies it from the
+    document alone), not only its verdict."""
+    return {k: res[k] for k in OTHER_ANSWER_FIELDS if k in res}
+
 
 def decide_stack(stack: Stack, replacing_biases: str = "auto") -> dict[str, Any]:
     """Decide whether a residual stack equals a plain stack of the same depth and widths; the
@@ -142,7 +154,7 @@ def decide_stack(stack: Stack, replacing_biases: str = "auto") -> dict[str, Any]
                   f"{'with biases allowed' if replacing_biases == 'allowed' else 'without biases'}; the verdict "
                   f"{res['verdict']} ({res['claim']}) does not answer it: {why}", res["certificate"])
     out["replacing_biases"] = None
-    out["other_convention"] = {k: res[k] for k in ("verdict", "claim", "exact", "replacing_biases")}
+    out["other_convention"] = other_answer(res)
     return out
 
 
@@ -160,7 +172,7 @@ def _bias_free_decision(stack: Stack, res: dict[str, Any]) -> dict[str, Any]:
                       "stack claim decides the bias-free question here (none states for d >= 2 that a bias-free "
                       "plain stack maps 0 to 0 or is positively homogeneous)", res["certificate"])
         out["replacing_biases"] = None
-        out["other_convention"] = {k: res[k] for k in ("verdict", "claim", "exact", "replacing_biases")}
+        out["other_convention"] = other_answer(res)
         return out
     blocks = _d1_pl_blocks(stack)
     dec = d1.decide_d1_bias_free(blocks, info["widths"])
@@ -541,6 +553,45 @@ def recheck_decision(result: dict[str, Any]) -> bool:
                 and free["verdict"] != result["verdict"] and _recheck_one(free))
     except (KeyError, TypeError):
         return False
+
+
+def check_other_answer(doc: dict[str, Any]) -> None:
+    """Refuse (:class:`Refused`, naming the field) an answer to the other bias question that no
+    certificate in the document answers.  check states that answer in ``other_convention``, only
+    beside an undecided verdict without a claim (decide_stack: the question asked is not the one the
+    decision answered, or _bias_free_decision found no bias-free answer), as a whole decision whose
+    certificate is the document's own; a stack document has no ``biases_allowed``, and its
+    ``biases_none`` is a whole decision that recheck_decision verifies.  Before this, a decided
+    ``other_convention`` carried only a verdict, a claim and exactness, with no certificate."""
+    if "biases_allowed" in doc:
+        raise Refused("biases_allowed", "check writes no biases_allowed in a stack document (the answer with "
+                      "biases allowed is the verdict itself or other_convention)")
+    oc = doc.get("other_convention")
+    if oc is None:
+        return
+    if not isinstance(oc, dict):
+        raise Refused("other_convention", "is not an object")
+    for k in oc:
+        if k not in OTHER_ANSWER_FIELDS:
+            raise Refused(f"other_convention.{k}", "is a field check never writes in the other question's answer")
+    if doc.get("verdict") != "undecided" or doc.get("claim") is not None:
+        raise Refused("other_convention", "check states the other question's answer only beside an undecided "
+                      f"verdict without a claim; this document states {doc.get('verdict')!r} ({doc.get('claim')})")
+    verdict, conv = oc.get("verdict"), oc.get("replacing_biases")
+    if verdict not in ("absorbable", "not_absorbable"):
+        raise Refused("other_convention.verdict", f"states {verdict!r}; check states only a decided answer there")
+    if not isinstance(oc.get("certificate"), dict):
+        raise Refused("other_convention.certificate", f"the {verdict} answer to the question {conv!r} is stated "
+                      "without a certificate, and the undecided verdict's certificate answers no question")
+    if oc["certificate"] != doc.get("certificate"):
+        raise Refused("other_convention.certificate", "is not the document's certificate (check states the "
+                      "decision about the same stack that the undecided verdict reports)")
+    if not recheck_decision(oc):
+        raise Refused("other_convention", f"the {verdict} answer ({oc.get('claim')}) does not re-verify from its "
+                      "certificate")
+    if conv != stack_convention(oc) or conv not in ("allowed", "none", "unstated"):
+        raise Refused("other_convention.replacing_biases", f"states {conv!r}; a {verdict} verdict of "
+                      f"{oc.get('claim')} answers {stack_convention(oc)!r}")
 
 
 def _recheck_one(result: dict[str, Any]) -> bool:
