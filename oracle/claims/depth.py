@@ -32,7 +32,7 @@ from oracle.algebra.exact import (identity, is_zero_matrix, recheck_variant, ski
 from oracle.algebra.stacks.layers import is_flat, skip_product
 from oracle.claims.base import Certificate, oracle_check
 from oracle.claims.gated import (BALL_PREC, NO_WITNESS, corner_block, gate_at_0, backend_for, directions,
-                                 forged_accepted, pair_data, ray_certificate, recheck_ray, stored_pair)
+                                 failing_hypothesis_result, pair_data, refuse_forgeries, ray_certificate, recheck_ray, stored_pair)
 
 CLAIM_ID = "depth-impossible"
 CLAIM_ANY = "depth-any"
@@ -192,21 +192,11 @@ def _checked(instance: Any, claim: str, recheck: Any) -> Certificate:
     apply, the one failing hypothesis confirmed independently."""
     cert = _certify(pair_data(instance, stack_to_json), claim)
     if isinstance(instance, FailingHypothesisInstance):
-        failed = [k for k, v in cert.data["hypotheses"].items() if v is False]
         indep = bool(INDEPENDENT_FAILS[instance.expect](instance.residual, instance.plain))
-        holds = not cert.holds and failed == [instance.expect] and indep
-        data = {**cert.data, "kind": "failing_hypothesis", "expect": instance.expect, "failed": failed,
-                "independently_fails": indep}
-        return Certificate(claim, holds, True, cert.method, data,
-                           f"the claim does not apply: {instance.expect} fails (re-decided apart)" if holds else
-                           f"failing-hypothesis corner {instance.expect}: the check found {failed}, "
-                           f"the independent test {indep}")
+        return failing_hypothesis_result(cert, claim, instance.expect, indep)
     extra = [("skip product", lambda c: c["data"]["skip_product"][0].__setitem__(
         0, q_str(q_parse(c["data"]["skip_product"][0][0]) + 1)))]
-    accepted = forged_accepted(cert.as_dict(), recheck, extra) if cert.holds else []
-    cert.data["forgeries_refused"] = not accepted
-    return cert if not accepted else Certificate(
-        claim, False, True, cert.method, cert.data, "the re-check accepts forged certificates: " + ", ".join(accepted))
+    return refuse_forgeries(cert, recheck, extra)
 
 
 def _recheck_any(cert: dict[str, Any], claim: str) -> bool:

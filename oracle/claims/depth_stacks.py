@@ -48,7 +48,7 @@ from oracle.algebra.stacks.rank import check_rank_certificate, rank_certificate
 from oracle.claims import coverage
 from oracle.claims.absorption_width import build_block
 from oracle.claims.base import Certificate, oracle_check
-from oracle.claims.gated import forged_accepted
+from oracle.claims.gated import refuse_forgeries as refuse_forgeries_of
 
 CLAIM_NARROW = "depth-narrow"
 CLAIM_D2 = "depth-d2"
@@ -228,10 +228,7 @@ STACK_FORGERIES: list[tuple[str, Any]] = [
 
 def refuse_forgeries(cert: Certificate, recheck: Any, extra: Sequence[tuple[str, Any]] = ()) -> Certificate:
     """cert, or a failing certificate when ``recheck`` accepts one of STACK_FORGERIES or ``extra``."""
-    accepted = forged_accepted(cert.as_dict(), recheck, extra, base=STACK_FORGERIES) if cert.holds else []
-    cert.data["forgeries_refused"] = not accepted
-    return cert if not accepted else Certificate(
-        cert.claim, False, True, cert.method, cert.data, "the re-check accepts forged certificates: " + ", ".join(accepted))
+    return refuse_forgeries_of(cert, recheck, extra, base=STACK_FORGERIES)
 
 
 # ================================================================ depth-narrow

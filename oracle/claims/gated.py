@@ -242,6 +242,32 @@ def forged_accepted(cert: dict[str, Any], recheck: Callable[[dict[str, Any]], bo
     return [name for name, edit in [*base, *extra] if recheck(forged(edit))]
 
 
+def refuse_forgeries(cert: Certificate, recheck: Callable[[dict[str, Any]], bool],
+                     extra: Sequence[tuple[str, Callable[[dict[str, Any]], None]]] = (),
+                     base: Sequence[tuple[str, Callable[[dict[str, Any]], None]]] = RAY_FORGERIES) -> Certificate:
+    """``cert`` itself when it does not hold or when ``recheck`` refuses every forgery of it (the
+    record ``forgeries_refused`` says which); otherwise a failing certificate naming the forgeries
+    the re-check let through."""
+    accepted = forged_accepted(cert.as_dict(), recheck, extra, base) if cert.holds else []
+    cert.data["forgeries_refused"] = not accepted
+    return cert if not accepted else Certificate(
+        cert.claim, False, True, cert.method, cert.data, "the re-check accepts forged certificates: " + ", ".join(accepted))
+
+
+def failing_hypothesis_result(cert: Certificate, claim: str, expect: str, indep: bool) -> Certificate:
+    """The outcome on a corner built to fail exactly the hypothesis ``expect``: it holds when the
+    claim's check did not apply, found ``expect`` and nothing else failing, and the separately written
+    test ``indep`` confirms that hypothesis fails."""
+    failed = [k for k, v in cert.data["hypotheses"].items() if v is False]
+    holds = not cert.holds and failed == [expect] and indep
+    data = {**cert.data, "kind": "failing_hypothesis", "expect": expect, "failed": failed,
+            "independently_fails": indep}
+    return Certificate(claim, holds, True, cert.method, data,
+                       f"the claim does not apply: {expect} fails (re-decided apart)" if holds else
+                       f"failing-hypothesis corner {expect}: the check found {failed}, "
+                       f"the independent test {indep}")
+
+
 # ================================================================ hypotheses and Jacobians
 
 def _gate_facts(name: str) -> dict[str, bool]:
@@ -466,20 +492,10 @@ def _checked(instance: Any, claim: str, recheck: Callable[[dict[str, Any]], bool
     corner: that the claim does not apply, the one failing hypothesis confirmed independently."""
     cert = _certify(pair_data(instance, block_to_json), claim)
     if isinstance(instance, FailingHypothesisInstance):
-        failed = [k for k, v in cert.data["hypotheses"].items() if v is False]
         indep = INDEPENDENT_FAILS[instance.expect](instance.residual, instance.plain)
-        holds = not cert.holds and failed == [instance.expect] and indep
-        data = {**cert.data, "kind": "failing_hypothesis", "expect": instance.expect, "failed": failed,
-                "independently_fails": indep}
-        return Certificate(claim, holds, True, cert.method, data,
-                           f"the claim does not apply: {instance.expect} fails (re-decided apart)" if holds else
-                           f"failing-hypothesis corner {instance.expect}: the check found {failed}, "
-                           f"the independent test {indep}")
+        return failing_hypothesis_result(cert, claim, instance.expect, indep)
     extra = [("J_F", lambda c: _bump(c["data"]["jacobian"]["J_F"][0]))] if claim == CLAIM_JAC else []
-    accepted = forged_accepted(cert.as_dict(), recheck, extra) if cert.holds else []
-    cert.data["forgeries_refused"] = not accepted
-    return cert if not accepted else Certificate(
-        claim, False, True, cert.method, cert.data, "the re-check accepts forged certificates: " + ", ".join(accepted))
+    return refuse_forgeries(cert, recheck, extra)
 
 
 def _recheck_any(cert: dict[str, Any], claim: str) -> bool:

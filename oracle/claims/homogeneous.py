@@ -40,7 +40,7 @@ from oracle.algebra.exact import (
     recheck_variant, safe_recheck, skip_matrix
 )
 from oracle.core.rational import q_str, qmat, qvec, svec
-from oracle.claims.gated import forged_accepted
+from oracle.claims.gated import refuse_forgeries
 
 CLAIM_SAME = "homogeneous-impossible"
 CLAIM_ANY_WIDTH = "homogeneous-any-width"
@@ -428,10 +428,7 @@ FORGERIES = [("claim", lambda c: c.update(claim="forged")), ("holds", lambda c: 
 
 
 def _forgeries_refused(cert: Certificate, recheck: Any) -> Certificate:
-    accepted = forged_accepted(cert.as_dict(), recheck, base=FORGERIES) if cert.holds else []
-    cert.data["forgeries_refused"] = not accepted
-    return cert if not accepted else Certificate(
-        cert.claim, False, True, cert.method, cert.data, "the re-check accepts forged certificates: " + ", ".join(accepted))
+    return refuse_forgeries(cert, recheck, base=FORGERIES)
 
 
 def _recheck_failing(cert: dict[str, Any], same_width: bool) -> bool:
