@@ -263,8 +263,15 @@ def _run_stack(args: argparse.Namespace, path: Path, fmt: str) -> int:
             plain_stack = Stack([v.plain])
     else:
         res = stacks.decide_stack(st, replacing_biases=getattr(args, "replacing_biases", "auto"))
-        if res["verdict"] == "absorbable" and "plain_stack" in res:
-            plain_stack = stacks.plain_stack_from_result(res, st.blocks[0].activation)
+        if getattr(args, "emit", None) and res["verdict"] == "absorbable" and "plain_stack" in res:
+            # built only to be written: the document states the plain stack in exact rationals, which
+            # a float64 file can hold only when they are dyadic (otherwise plain_stack_from_result
+            # refuses the --emit, naming why)
+            try:
+                plain_stack = stacks.plain_stack_from_result(res, st.blocks[0].activation)
+            except InputError as e:
+                raise InputError(f"--emit {args.emit}: {e}; the verdict and the exact plain stack are in the "
+                                 "document without --emit") from None
     written = None
     if getattr(args, "emit", None):
         if plain_stack is None:
