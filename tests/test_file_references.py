@@ -43,6 +43,7 @@ ALLOWED = {
     "audit.json": "README.md: absorb recheck audit.json, the document the user's absorb audit --json wrote",
     # files of the user's checkpoint, read beside its weights
     "config.json": "a Hugging Face checkpoint's configuration, next to its weights",
+    "tokenizer.json": "a Hugging Face checkpoint's tokenizer, next to its weights (scan --tokenizer FILE)",
     # written at run time into a temporary folder, never part of the repository
     "ProofCheckQuery.v": "the query file oracle/formal/coqcheck.py writes into a temporary folder",
     # an example of a document the user changed by hand (docs/scan-formats.md)

@@ -876,6 +876,13 @@ def _replacing_biased(block: Block, cert: dict[str, Any]) -> Optional[bool]:
         else:
             fd = biased_decide.block_flip_data(block)
             plain = biased_decide.flipped_block(block, fd, [int(i) for i in cert["S"]])[0]
+    elif kind == "biased_flip" and cert.get("part") == "D":
+        # part (D)'s replacing block for its own question; one computed for blocks with biases
+        # answers the bias-free question too exactly when part_d_supported, asked that question,
+        # rebuilds it without biases (check shares that certificate between the two answers)
+        if cert.get("convention", "allowed") == "none":
+            return False
+        return biased_decide.part_d_supported(block, {**cert, "replacing_biases": "none"}) != "absorbable"
     elif kind == "biased_flip" and cert.get("part") == "C":
         fd = biased_decide.block_flip_data(block)
         r = biased_decide.flips.relu2_decide_classes(fd)
