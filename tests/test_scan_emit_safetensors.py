@@ -367,3 +367,50 @@ def test_a_second_rename_failure_leaves_neither_file(tmp_path: Path, monkeypatch
     assert code == 2 and "disk full" in capsys.readouterr().err
     assert calls == [str(out.parent / "config.json"), str(out)]
     assert list(out.parent.iterdir()) == []
+
+
+_PLANT = r'''
+import sys
+from pathlib import Path
+import numpy as np
+from oracle.cli import main
+from oracle.decide import compile_safetensors as cs
+delta = float(sys.argv[1])
+real = cs.float32_arrays
+def broken(arrays, err):
+    got, rounding = real(arrays, err)
+    got["W_down"] = got["W_down"].copy()
+    got["W_down"][0, 0] += np.float32(delta)
+    return got, rounding
+cs.float32_arrays = broken
+raise SystemExit(main(sys.argv[2:]))
+'''
+
+
+@pytest.mark.parametrize("delta", [5e-5, 1e-5])
+def test_a_small_write_stage_change_is_caught_by_reading_the_file_back(tmp_path: Path, delta: float) -> None:
+    """A change to one written W_down entry, made after plan_block's exact check and too small for
+    the end-to-end tolerance (referee/ref7b/attack_plant.py), is found by comparing the file read
+    back with the float64 construction: exit 1, nothing left in OUT's folder."""
+    src = _write(tmp_path / "in", _weights(19), _config())
+    out = tmp_path / "out" / "c.safetensors"
+    out.parent.mkdir()
+    r = subprocess.run([sys.executable, "-c", _PLANT, str(delta), "scan", str(src), "--emit", str(out), "--json"],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    comp = json.loads(r.stdout)["compiled"]
+    assert comp["end_to_end"]["within_tolerance"]  # the end-to-end check alone would have let it through
+    wc = comp["written_check"]
+    # the plant changes W_down[0, 0] of each block
+    assert not wc["passed"] and [f.split(":")[0] for f in wc["failures"]] == [
+        f"encoder.layer.{i}.output.dense.weight" for i in range(LAYERS)]
+    assert comp["written"] is False and "does not hold the construction" in r.stderr
+    assert list(out.parent.iterdir()) == []
+
+
+def test_the_written_check_reads_every_replaced_array(tmp_path: Path) -> None:
+    src, out, r = _compiled(tmp_path, 31)
+    assert r.returncode == 0, r.stderr
+    wc = json.loads(r.stdout)["compiled"]["written_check"]
+    assert wc["passed"] and wc["blocks_checked"] == LAYERS and wc["arrays_checked"] == 4 * LAYERS
+    assert wc["failures"] == []

@@ -48,7 +48,8 @@ from oracle.decide import bert_numpy
 from oracle.decide import compile as onnx_compile
 from oracle.decide.compile import COMPILE_FORMAT, TOLERANCE, float32_arrays, token_inputs
 
-__all__ = ["COMPILED_MODEL_TYPE", "CONFIG_KEY", "check_compilable", "compile_checkpoint", "config_target",
+__all__ = ["COMPILED_MODEL_TYPE", "CONFIG_KEY", "check_compilable", "check_written", "compile_checkpoint",
+           "config_target",
            "has_no_mlp_skip", "verify"]
 
 CONFIG_KEY = "absorb"
@@ -56,6 +57,9 @@ COMPILED_MODEL_TYPE = "absorb_bert_without_mlp_skip"
 LOADER_NOTE = ("standard loaders (transformers) have no BERT without its MLP skip: this file is for loaders that "
                "read config.json's 'absorb' key (mlp_skip false, intermediate_sizes); model_type is changed so "
                "that it is not taken for a BERT, which would add the skip back")
+# each role of a planned block and the name of its tensor under ``encoder.layer.N.``
+_ROLES = (("W_up", "intermediate.dense.weight"), ("b_up", "intermediate.dense.bias"),
+          ("W_down", "output.dense.weight"), ("b_down", "output.dense.bias"))
 # families of the name table whose blocks read a normalised input while the skip adds the raw one
 _PRE_NORM = {"gpt2", "llama", "gemma", "qwen_moe", "mixtral", "t5", "t5_gated", "gpt_neox", "fc", "phi3", "opt"}
 _PRE_NORM_REASON = ("pre-norm block: the skip adds h while the block reads norm(h), so x + B(x) is not this "
@@ -171,7 +175,7 @@ def compile_checkpoint(path: str, out: Path, config_out: Path,
     t0 = time.perf_counter()
     ck, specs, info = _compilable(path)
     tensors, meta = _read_all(ck)
-    entries, widths = [], []
+    entries, widths, exact = [], [], []
     for k, (spec, act) in enumerate(specs, 1):
         progress(f"compile [{k}/{len(specs)}] {spec['prefix']}")
         block = families.load_block(ck, spec, act)
@@ -179,15 +183,15 @@ def compile_checkpoint(path: str, out: Path, config_out: Path,
         arrays, rec = onnx_compile.plan_block(block)
         arrays32, rounding = float32_arrays(arrays, rec.pop("float64_rounding"))
         p = spec["prefix"] + "."
-        for role, name in (("W_up", "intermediate.dense.weight"), ("b_up", "intermediate.dense.bias"),
-                           ("W_down", "output.dense.weight"), ("b_down", "output.dense.bias")):
+        for role, name in _ROLES:
             tensors[p + name] = np.ascontiguousarray(arrays32[role])
         rec.update({"block": spec["prefix"], "activation": act, "d": block.d, "float32": rounding,
                     "skip_removed": f"{p}output: LN(a + B(a)) becomes LN(P(a)) (config.json "
                                     f"{CONFIG_KEY}.mlp_skip = false)"})
         entries.append(rec)
         widths.append(int(rec["width_after"]))
-        del block, arrays
+        exact.append((p, arrays, rounding["max_entry_error"]))
+        del block
     cfg = dict(ck.config())
     cfg[CONFIG_KEY] = {"compile_format": COMPILE_FORMAT, "mlp_skip": False, "intermediate_sizes": widths,
                        "original_model_type": info["model_type"],
@@ -198,15 +202,45 @@ def compile_checkpoint(path: str, out: Path, config_out: Path,
     cfg["model_type"] = COMPILED_MODEL_TYPE
     save_file(tensors, str(out), metadata={**meta, "absorb_mlp_skip": "false"})
     config_out.write_text(json.dumps(cfg, indent=2) + "\n")
+    del tensors
+    written = check_written(out, exact)
     before = sum(f.stat().st_size for f in ck.files)
     size = out.stat().st_size
     return {"compile_format": COMPILE_FORMAT, "format": "safetensors", "checkpoint": str(path), "output": str(out),
             "config": str(config_out), "blocks": entries, "intermediate_sizes": widths,
             "size_bytes": {"before": before, "after": size, "ratio": round(size / before, 4)},
-            "skips_removed": len(entries), "loaders": LOADER_NOTE,
+            "skips_removed": len(entries), "loaders": LOADER_NOTE, "written_check": written,
             "note": "each block's replacing block equals x + B(x) exactly in real arithmetic; the file stores "
                     "it in float32 (float32.max_entry_error bounds |stored - exact| per array)",
             "seconds": round(time.perf_counter() - t0, 3)}
+
+
+def check_written(out: Path, exact: list[tuple[str, dict[str, np.ndarray], dict[str, float]]]) -> dict[str, Any]:
+    """Read the written file back (safetensors' own reader) and compare each replaced block's four
+    arrays, entry by entry, with the float64 construction plan_block returned: every stored entry
+    must lie within the float32 bound the block table states for that array (float32.max_entry_error).
+    ``exact`` holds, per block, its tensor prefix, the float64 arrays and those bounds.  The
+    comparison is exact: a float32 entry converted to float64 and its difference with a float64
+    value are the same computation float32_arrays made to obtain the bound."""
+    failures: list[str] = []
+    checked = 0
+    with safe_open(str(out), framework="np") as fh:
+        for p, arrays, bound in exact:
+            for role, name in _ROLES:
+                got = fh.get_tensor(p + name)
+                want = arrays[role]
+                checked += 1
+                if got.dtype != np.float32 or got.shape != want.shape:
+                    failures.append(f"{p}{name}: written {got.dtype} {list(got.shape)}, constructed float32 "
+                                    f"{list(want.shape)}")
+                    continue
+                err = float(np.max(np.abs(got.astype(np.float64) - want))) if want.size else 0.0
+                if not err <= bound.get(role, 0.0):  # also false for a NaN
+                    failures.append(f"{p}{name}: written entries differ from the construction by up to {err:.3g}, "
+                                    f"above the stated float32 bound {bound.get(role, 0.0):.3g}")
+    return {"passed": not failures, "arrays_checked": checked, "blocks_checked": len(exact), "failures": failures,
+            "what": "the written file read back; each replaced block's W_up, b_up, W_down, b_down compared entry by "
+                    "entry with the float64 construction, within the float32 bound stated per array"}
 
 
 # ---------------------------------------------------------------------- end to end
