@@ -239,6 +239,10 @@ def _refused(r: subprocess.CompletedProcess, folder: Path, words: str) -> None:
     ("llama", "pre-norm block"), ("gpt2", "pre-norm block"), ("vit", "pre-norm block"),
     ("distilbert_type", "model_type 'distilbert'"), ("no_config", "no config.json"),
     ("float16", "is float16; only float32"), ("relative", "relative positions"),
+    ("layers_5", "num_hidden_layers 5 disagrees"), ("hidden_64", "hidden_size 64 disagrees"),
+    ("intermediate_3", "intermediate_size 3 disagrees"), ("positions_4", "max_position_embeddings 4 disagrees"),
+    ("heads_3", "does not divide the hidden size 8"), ("heads_true", "num_attention_heads is True"),
+    ("eps_text", "layer_norm_eps is 'abc'"), ("layer_without_mlp", "encoder.layer.2 has tensors but no MLP"),
 ])
 def test_refusals_name_the_reason_before_any_work(tmp_path: Path, case: str, words: str) -> None:
     t, cfg = _weights(13), _config()
@@ -263,6 +267,21 @@ def test_refusals_name_the_reason_before_any_work(tmp_path: Path, case: str, wor
         t["encoder.layer.1.attention.self.key.weight"] = t["encoder.layer.1.attention.self.key.weight"].astype(np.float16)
     elif case == "relative":
         cfg["position_embedding_type"] = "relative_key"
+    elif case in ("layers_5", "hidden_64", "intermediate_3", "positions_4", "heads_3", "heads_true", "eps_text"):
+        key, value = {"layers_5": ("num_hidden_layers", 5), "hidden_64": ("hidden_size", 64),
+                      "intermediate_3": ("intermediate_size", 3), "positions_4": ("max_position_embeddings", 4),
+                      "heads_3": ("num_attention_heads", 3), "heads_true": ("num_attention_heads", True),
+                      "eps_text": ("layer_norm_eps", "abc")}[case]
+        cfg[key] = value
+    elif case == "layer_without_mlp":  # a third layer: attention and LayerNorms, no MLP tensors
+        rng = np.random.default_rng(3)
+        for n in ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"):
+            t[f"encoder.layer.2.{n}.weight"] = rng.standard_normal((D, D)).astype(np.float32)
+            t[f"encoder.layer.2.{n}.bias"] = np.zeros(D, np.float32)
+        for n in ("attention.output.LayerNorm", "output.LayerNorm"):
+            t[f"encoder.layer.2.{n}.weight"] = np.ones(D, np.float32)
+            t[f"encoder.layer.2.{n}.bias"] = np.zeros(D, np.float32)
+        cfg["num_hidden_layers"] = 3
     src = _write(tmp_path / "in", t, cfg)
     out = tmp_path / "out"
     out.mkdir()

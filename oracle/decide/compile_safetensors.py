@@ -25,7 +25,10 @@ function (silently, where a layer kept its width).  The file is for loaders that
 Refused (InputError, one line, before any work): another family than the BERT names; pre-norm
 layouts (Llama, GPT-2, ViT's ``layernorm_before``, ...: the skip adds h while the block reads
 norm(h)); a model_type other than bert/roberta; no config.json or one without
-num_attention_heads; a float tensor in another type than float32 (named by its type); a block
+num_attention_heads, or whose num_attention_heads is not a positive integer dividing the hidden size,
+or whose layer_norm_eps is not a positive number; a config.json whose num_hidden_layers,
+hidden_size, intermediate_size or max_position_embeddings disagrees with the tensors; a layer with
+tensors but no MLP block; a float tensor in another type than float32 (named by its type); a block
 found with a guess or whose activation the forward does not compute; a tensor the encoder needs
 that is missing.
 """
@@ -124,8 +127,12 @@ def _compilable(path: str) -> tuple[Any, list[tuple[dict[str, Any], str]], dict[
             or cfg.get("add_cross_attention"):
         raise InputError("config.json asks for relative positions, a decoder or cross-attention: the end-to-end "
                          "check runs the absolute-position encoder only; not compiled")
-    if not isinstance(cfg.get("num_attention_heads"), int) or cfg["num_attention_heads"] < 1:
-        raise InputError("config.json has no num_attention_heads; not compiled")
+    heads = cfg.get("num_attention_heads")
+    if not _is_int(heads) or heads < 1:
+        raise InputError(f"config.json num_attention_heads is {heads!r}, not a positive integer; not compiled")
+    eps = cfg.get("layer_norm_eps", 1e-12)
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 < eps < float("inf"):
+        raise InputError(f"config.json layer_norm_eps is {eps!r}, not a positive number; not compiled")
     for n in ck.names():
         t = ck.dtype(n)
         if "float" in t and t != "float32":
@@ -135,7 +142,9 @@ def _compilable(path: str) -> tuple[Any, list[tuple[dict[str, Any], str]], dict[
     if len(bases) != 1 or [s["prefix"] for s in specs] != want:
         raise InputError("the MLP blocks are not the layers encoder.layer.0 .. N-1 of one encoder; not compiled")
     base = bases.pop()
+    _layers_have_mlps(base, len(specs), names)
     layout = bert_numpy.encoder_names(base, len(specs), names)
+    _config_agrees(ck, cfg, layout)
     out = []
     for spec in specs:
         act, src = families.spec_activation(ck, spec)
@@ -146,6 +155,44 @@ def _compilable(path: str) -> tuple[Any, list[tuple[dict[str, Any], str]], dict[
     if len({a for _, a in out}) != 1:
         raise InputError("the layers have different activations; not compiled")
     return ck, out, {"base": base, "model_type": mt, "layout": layout}
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _layers_have_mlps(base: str, n: int, names: set[str]) -> None:
+    """Every layer ``encoder.layer.K`` that has tensors is one of the n whose MLP block was found:
+    a layer without MLP tensors would be kept in the file but never run by the end-to-end check."""
+    head = f"{base}encoder.layer."
+    present = {int(k) for k in (nm[len(head):].split(".", 1)[0] for nm in names if nm.startswith(head))
+               if k.isdigit()}
+    extra = sorted(present - set(range(n)))
+    if extra:
+        raise InputError(f"layer {head}{extra[0]} has tensors but no MLP block (intermediate.dense, output.dense); "
+                         f"the MLP blocks found are layers 0 .. {n - 1}; not compiled")
+
+
+def _config_agrees(ck: Any, cfg: dict[str, Any], layout: dict[str, Any]) -> None:
+    """config.json's sizes, where it states them, equal the tensors' (it is copied beside OUT, and a
+    loader would read them); the heads divide the hidden size."""
+    d = int(ck.shape(layout["word"])[1])
+    checks = [("num_hidden_layers", len(layout["layers"]), "the layers in the file"),
+              ("hidden_size", d, "the embeddings' width"),
+              ("max_position_embeddings", int(ck.shape(layout["position"])[0]), "the rows of the position table")]
+    widths = {int(ck.shape(lay["up"][0])[0]) for lay in layout["layers"]}
+    if len(widths) == 1:
+        checks.append(("intermediate_size", widths.pop(), "the MLP blocks' width"))
+    elif "intermediate_size" in cfg:
+        raise InputError(f"config.json intermediate_size {cfg['intermediate_size']!r}, but the MLP blocks have "
+                         f"different widths {sorted(widths)}; not compiled")
+    for key, want, what in checks:
+        if key in cfg and (not _is_int(cfg[key]) or cfg[key] != want):
+            raise InputError(f"config.json {key} {cfg[key]!r} disagrees with the tensors ({what}: {want}); "
+                             "not compiled")
+    if d % cfg["num_attention_heads"]:
+        raise InputError(f"config.json num_attention_heads {cfg['num_attention_heads']} does not divide the hidden "
+                         f"size {d}; not compiled")
 
 
 def check_compilable(path: str) -> int:
