@@ -182,7 +182,10 @@ def test_emit_writes_a_checkpoint_without_mlp_skips_that_matches(tmp_path: Path,
     assert 0 <= v["max_relative_difference"] <= 1e-4 and v["float64"]["max_relative_difference"] <= 1e-4
     if all(e["float32"]["exact_in_float32"] for e in comp["blocks"]):  # stored exactly: float64 agrees closely
         assert v["float64"]["max_relative_difference"] <= 1e-12
-    assert "float32 and float64 numpy" in v["measurement"] and "random token ids" in v["inputs"]
+    assert "float32 and float64 numpy" in v["measurement"] and "every token id of the vocabulary (40)" in v["inputs"]
+    # every id of the small vocabulary is fed, and a padded sequence exercises the attention mask
+    assert v["fed"]["every_id"] and v["fed"]["distinct_ids"] == VOCAB and v["fed"]["padded_sequences"] >= 1
+    assert "not a proof" in v["covers"]
 
 
 def test_the_package_forward_matches_the_one_written_here(tmp_path: Path) -> None:
@@ -406,7 +409,7 @@ raise SystemExit(main(sys.argv[2:]))
 '''
 
 
-@pytest.mark.parametrize("delta", [5e-5, 1e-5])
+@pytest.mark.parametrize("delta", [1e-5, 2e-6])
 def test_a_small_write_stage_change_is_caught_by_reading_the_file_back(tmp_path: Path, delta: float) -> None:
     """A change to one written W_down entry, made after plan_block's exact check and too small for
     the end-to-end tolerance (referee/ref7b/attack_plant.py), is found by comparing the file read
@@ -433,3 +436,22 @@ def test_the_written_check_reads_every_replaced_array(tmp_path: Path) -> None:
     wc = json.loads(r.stdout)["compiled"]["written_check"]
     assert wc["passed"] and wc["blocks_checked"] == LAYERS and wc["arrays_checked"] == 4 * LAYERS
     assert wc["failures"] == []
+
+
+def test_the_end_to_end_check_feeds_every_id_of_a_small_vocabulary(tmp_path: Path) -> None:
+    """A compiled checkpoint that differs from the original only on token id 2 (its word embedding
+    row), an id the former fixed draw of 2 x 12 ids never fed (referee/ref7b/report.md F7), fails the
+    check once every id is fed; the unchanged one passes."""
+    from oracle.decide import compile_safetensors as cs
+    src, out, r = _compiled(tmp_path, 37)
+    assert r.returncode == 0, r.stderr
+    assert 2 not in set(np.random.default_rng(0).integers(0, VOCAB, size=(2, 12)).ravel().tolist())
+    good = cs.verify(str(src), str(out), config=out.parent / "config.json")
+    assert good["within_tolerance"] and good["fed"]["every_id"]
+    t = load_file(str(out))
+    t["embeddings.word_embeddings.weight"][2] += np.array([1, -1] * (D // 2), np.float32)  # LN keeps it
+    (tmp_path / "bad").mkdir()
+    save_file(t, str(tmp_path / "bad" / "c.safetensors"))
+    (tmp_path / "bad" / "config.json").write_text((out.parent / "config.json").read_text())
+    bad = cs.verify(str(src), str(tmp_path / "bad" / "c.safetensors"), config=tmp_path / "bad" / "config.json")
+    assert bad["verified"] and not bad["within_tolerance"] and bad["max_relative_difference"] > 1e-2

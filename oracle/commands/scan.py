@@ -259,6 +259,11 @@ def _compiled_lines(c: dict[str, Any]) -> None:
               f"(float32 numpy encoder; float64: {v['float64']['max_relative_difference']:.3g}; "
               + ", ".join(f"{o['output']}: {o['relative_difference']:.2g} (abs {o['max_abs_difference']:.2g})"
                           for o in v["outputs"]) + ")")
+        if "fed" in v:
+            f = v["fed"]
+            print(f"end-to-end inputs: {f['distinct_ids']} distinct token ids of {f['vocabulary']}"
+                  + (" (every id)" if f["every_id"] else "") + f", {f['sequences']} sequences, "
+                  f"{f['padded_sequences']} padded; {v['covers']}")
         return
     print(f"end to end ({v['inputs']}): largest relative difference {v['max_relative_difference']:.3g} "
           f"(float32 measurement, onnxruntime {v['onnxruntime']}; "

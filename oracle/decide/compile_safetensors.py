@@ -316,6 +316,46 @@ def _model(path: str, config: Optional[Path] = None) -> dict[str, Any]:
             "vocab": int(ck.shape(layout["word"])[0])}
 
 
+EVERY_ID_LIMIT = 4096  # up to this vocabulary size (and without --tokenizer) every token id is fed
+_SEQ, _BATCH = 12, 64
+COVERS = ("the end-to-end check is a float measurement on the inputs listed (fed: distinct token ids, padded "
+          "sequences), not a proof for every input; the exact part is the per-block construction, equal to "
+          "x + B(x) in exact arithmetic and compared with the written file within the stated float32 bounds")
+
+
+def _inputs(a: dict[str, Any], tokenizer: Optional[str], pad: int, mt: str) -> tuple[np.ndarray, np.ndarray, str]:
+    """The token ids and attention mask of the end-to-end check, and what they are.  With
+    --tokenizer: its sentences.  Otherwise, for a vocabulary of at most EVERY_ID_LIMIT ids: every id
+    once, in a random order, cut into sequences of _SEQ (fewer when the position table is short), the
+    last one padded (or, when the ids fill the rows exactly, one more padded sequence), so that the
+    attention mask is exercised.  For a larger vocabulary: compile.token_inputs' random ids and one
+    padded sequence made from their first row."""
+    rng = np.random.default_rng(0)
+    vocab = a["vocab"]
+    if tokenizer:
+        return token_inputs(tokenizer, rng, pad_id=pad)
+    if vocab > EVERY_ID_LIMIT:
+        ids, mask, what = token_inputs(None, rng, pad_id=pad)
+        half = ids.shape[1] // 2
+        row = np.concatenate([ids[0, :half], np.full(ids.shape[1] - half, pad, dtype=np.int64)])
+        ids = np.vstack([ids, row[None]])
+        mask = np.vstack([mask, (np.arange(ids.shape[1]) < half).astype(np.int64)[None]])
+        return ids, mask, what + f", and their first row's first {half} ids padded to {ids.shape[1]}"
+    rows = int(a["get"](a["layout"]["position"]).shape[0])
+    seq = max(2, min(_SEQ, rows - (pad + 1 if mt == "roberta" else 0)))
+    perm = rng.permutation(vocab).astype(np.int64)
+    n = -(-vocab // seq) + (1 if vocab % seq == 0 else 0)
+    ids = np.full((n, seq), pad, dtype=np.int64)
+    mask = np.zeros((n, seq), dtype=np.int64)
+    flat = ids.reshape(-1)
+    flat[:vocab] = perm
+    mask.reshape(-1)[:vocab] = 1
+    if vocab % seq == 0:  # the extra row: half of it real ids, the rest padding
+        ids[-1, :seq // 2], mask[-1, :seq // 2] = perm[:seq // 2], 1
+    return ids, mask, (f"every token id of the vocabulary ({vocab}) once, in random order, {n} sequences of {seq} "
+                       "(the last padded, attention_mask 0 on padding; no --tokenizer given)")
+
+
 def verify(original: str, compiled: str, tokenizer: Optional[str] = None, config: Optional[Path] = None
            ) -> dict[str, Any]:
     """Run the numpy encoder (oracle/decide/bert_numpy.py) on the original checkpoint (with its MLP
@@ -328,17 +368,19 @@ def verify(original: str, compiled: str, tokenizer: Optional[str] = None, config
                                              f"have no skip ({CONFIG_KEY}.mlp_skip = false) for the same model type"}
     mt, act = a["model_type"], a["activation"]
     pad = int(a["cfg"].get("pad_token_id") or (1 if mt == "roberta" else 0))
-    rng = np.random.default_rng(0)
-    if tokenizer or a["vocab"] >= 2000:
-        ids, mask, what = token_inputs(tokenizer, rng, pad_id=pad)
-    else:  # a small vocabulary (the tests' models): ids drawn below its size
-        ids = rng.integers(0, a["vocab"], size=(2, 12), dtype=np.int64)
-        mask = np.ones_like(ids)
-        what = f"random token ids in [0, {a['vocab']}) (no --tokenizer given; the vocabulary has {a['vocab']}), 2 x 12"
+    ids, mask, what = _inputs(a, tokenizer, pad, mt)
+    fed = {"distinct_ids": int(np.unique(ids[mask > 0]).size), "vocabulary": a["vocab"],
+           "every_id": bool(np.unique(ids[mask > 0]).size == a["vocab"]), "sequences": int(ids.shape[0]),
+           "padded_sequences": int(np.sum(np.any(mask == 0, axis=1)))}
+
+    def run(m: dict[str, Any], dt: str, skip: bool) -> dict[str, np.ndarray]:
+        parts = [bert_numpy.forward(m["get"], m["cfg"], m["layout"], mt, act, ids[i:i + _BATCH], mask[i:i + _BATCH],
+                                    dt, mlp_skip=skip) for i in range(0, ids.shape[0], _BATCH)]
+        return {n: np.concatenate([q[n] for q in parts]) for n in parts[0]}
+
     runs: dict[str, Any] = {}
     for dt in ("float32", "float64"):
-        ra = bert_numpy.forward(a["get"], a["cfg"], a["layout"], mt, act, ids, mask, dt, mlp_skip=True)
-        rb = bert_numpy.forward(b["get"], b["cfg"], b["layout"], mt, act, ids, mask, dt, mlp_skip=False)
+        ra, rb = run(a, dt, True), run(b, dt, False)
         outs = []
         for n, x in ra.items():
             y = rb[n]
@@ -349,7 +391,7 @@ def verify(original: str, compiled: str, tokenizer: Optional[str] = None, config
         runs[dt] = {"outputs": outs, "max_relative_difference": max(o["relative_difference"] for o in outs)}
     rel = runs["float32"]["max_relative_difference"]
     ok = all(r["max_relative_difference"] <= TOLERANCE for r in runs.values())
-    return {"verified": True, "inputs": what, "outputs": runs["float32"]["outputs"], "max_relative_difference": rel,
+    return {"verified": True, "inputs": what, "fed": fed, "covers": COVERS, "outputs": runs["float32"]["outputs"], "max_relative_difference": rel,
             "float64": runs["float64"], "within_tolerance": ok, "tolerance": TOLERANCE,
             "measurement": "float32 and float64 numpy forward passes of the encoder (oracle/decide/bert_numpy.py): "
                            "the original with its MLP skips, the compiled checkpoint without them, as its "
