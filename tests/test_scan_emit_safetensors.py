@@ -154,6 +154,8 @@ def test_emit_writes_a_checkpoint_without_mlp_skips_that_matches(tmp_path: Path,
     ab = cfg["absorb"]
     assert ab["mlp_skip"] is False and ab["original_model_type"] == model_type
     assert cfg["model_type"] != model_type and "standard loaders" in ab["note"]
+    # no standard class is named: a loader dispatching on architectures would add the skip back
+    assert cfg["architectures"] == ["AbsorbBertWithoutMlpSkip"] and ab["original_architectures"] == ["BertModel"]
     assert ab["intermediate_sizes"] == [e["width_after"] for e in comp["blocks"]] == comp["intermediate_sizes"]
     # every tensor outside the MLP blocks is the input's, bit for bit; the blocks have the new width
     assert set(new) == set(old)

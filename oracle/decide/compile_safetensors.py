@@ -17,7 +17,8 @@ The config.json written beside OUT is the input's with these changes, stated und
 * ``intermediate_sizes`` -- the width of each layer's MLP block, in layer order;
 * ``original_model_type``, ``original_intermediate_size`` and the compile format.
 
-``model_type`` becomes COMPILED_MODEL_TYPE: no standard loader (transformers) has a BERT without
+``model_type`` becomes COMPILED_MODEL_TYPE and ``architectures`` becomes [COMPILED_ARCHITECTURE]
+(the input's list is kept as ``absorb.original_architectures``): no standard loader (transformers) has a BERT without
 the MLP skip, and one that took this file for a BERT would add the skip back and compute another
 function (silently, where a layer kept its width).  The file is for loaders that read the
 ``absorb`` key; the end-to-end check here is one (oracle/decide/bert_numpy.py).
@@ -51,12 +52,13 @@ from oracle.decide import bert_numpy
 from oracle.decide import compile as onnx_compile
 from oracle.decide.compile import COMPILE_FORMAT, TOLERANCE, float32_arrays, token_inputs
 
-__all__ = ["COMPILED_MODEL_TYPE", "CONFIG_KEY", "check_compilable", "check_written", "compile_checkpoint",
+__all__ = ["COMPILED_ARCHITECTURE", "COMPILED_MODEL_TYPE", "CONFIG_KEY", "check_compilable", "check_written", "compile_checkpoint",
            "config_target",
            "has_no_mlp_skip", "verify"]
 
 CONFIG_KEY = "absorb"
 COMPILED_MODEL_TYPE = "absorb_bert_without_mlp_skip"
+COMPILED_ARCHITECTURE = "AbsorbBertWithoutMlpSkip"  # no standard loader has a class of this name
 LOADER_NOTE = ("standard loaders (transformers) have no BERT without its MLP skip: this file is for loaders that "
                "read config.json's 'absorb' key (mlp_skip false, intermediate_sizes); model_type is changed so "
                "that it is not taken for a BERT, which would add the skip back")
@@ -247,6 +249,10 @@ def compile_checkpoint(path: str, out: Path, config_out: Path,
                                "W_up of intermediate_sizes[i] rows, where the original computed "
                                "LN(a + W_down s(W_up a + b_up) + b_down)"}
     cfg["model_type"] = COMPILED_MODEL_TYPE
+    # a loader that picks its class from architectures (BertModel) would add the skip back
+    if "architectures" in cfg:
+        cfg[CONFIG_KEY]["original_architectures"] = cfg["architectures"]
+    cfg["architectures"] = [COMPILED_ARCHITECTURE]
     save_file(tensors, str(out), metadata={**meta, "absorb_mlp_skip": "false"})
     config_out.write_text(json.dumps(cfg, indent=2) + "\n")
     del tensors
