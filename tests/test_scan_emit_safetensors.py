@@ -457,3 +457,34 @@ def test_the_end_to_end_check_feeds_every_id_of_a_small_vocabulary(tmp_path: Pat
     (tmp_path / "bad" / "config.json").write_text((out.parent / "config.json").read_text())
     bad = cs.verify(str(src), str(tmp_path / "bad" / "c.safetensors"), config=tmp_path / "bad" / "config.json")
     assert bad["verified"] and not bad["within_tolerance"] and bad["max_relative_difference"] > 1e-2
+
+
+def test_a_directory_compiles_only_the_files_its_index_names(tmp_path: Path) -> None:
+    """A stray second .safetensors (an adapter) beside model.safetensors is refused, with or
+    without an index that leaves it out; a sharded directory with its index compiles, and OUT holds
+    exactly the model's tensors (referee/ref7b/report.md F5)."""
+    t = _weights(7)
+    stray = tmp_path / "stray"
+    _write(stray, t, _config())
+    save_file({"adapter.lora_A": np.ones((2, D), np.float32)}, str(stray / "adapter_model.safetensors"))
+    (tmp_path / "o1").mkdir()
+    r = _absorb("scan", str(stray), "--emit", str(tmp_path / "o1" / "c.safetensors"))
+    _refused(r, tmp_path / "o1", "no model.safetensors.index.json")
+    assert len(r.stderr.strip().splitlines()) == 1
+    (stray / "model.safetensors.index.json").write_text(json.dumps({"weight_map": {n: "model.safetensors" for n in t}}))
+    r = _absorb("scan", str(stray), "--emit", str(tmp_path / "o1" / "c.safetensors"))
+    _refused(r, tmp_path / "o1", "adapter_model.safetensors is not named in model.safetensors.index.json")
+    shard = tmp_path / "shard"
+    shard.mkdir()
+    names = sorted(t)
+    half = len(names) // 2
+    files = {n: f"model-0000{1 + (i >= half)}-of-00002.safetensors" for i, n in enumerate(names)}
+    for f in sorted(set(files.values())):
+        save_file({n: t[n] for n in names if files[n] == f}, str(shard / f))
+    (shard / "model.safetensors.index.json").write_text(json.dumps({"weight_map": files}))
+    (shard / "config.json").write_text(json.dumps(_config()))
+    (tmp_path / "o2").mkdir()
+    out = tmp_path / "o2" / "c.safetensors"
+    r = _absorb("scan", str(shard), "--emit", str(out))
+    assert r.returncode == 0, r.stderr
+    assert set(load_file(str(out))) == set(t)

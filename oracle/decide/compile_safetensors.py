@@ -23,7 +23,9 @@ the MLP skip, and one that took this file for a BERT would add the skip back and
 function (silently, where a layer kept its width).  The file is for loaders that read the
 ``absorb`` key; the end-to-end check here is one (oracle/decide/bert_numpy.py).
 
-Refused (InputError, one line, before any work): another family than the BERT names; pre-norm
+Refused (InputError, one line, before any work): a directory whose .safetensors files are not
+exactly those its model.safetensors.index.json names (or several files and no index); another family
+than the BERT names; pre-norm
 layouts (Llama, GPT-2, ViT's ``layernorm_before``, ...: the skip adds h while the block reads
 norm(h)); a model_type other than bert/roberta; no config.json or one without
 num_attention_heads, or whose num_attention_heads is not a positive integer dividing the hidden size,
@@ -94,6 +96,7 @@ def _compilable(path: str) -> tuple[Any, list[tuple[dict[str, Any], str]], dict[
     ck = open_checkpoint(path)
     if ck.format != "safetensors":
         raise InputError(f"not a safetensors checkpoint ({ck.format})")
+    _files_are_the_model(Path(path), ck)
     specs, _ = families.discover(ck)
     if not specs:
         raise InputError("no MLP block found; nothing to compile")
@@ -157,6 +160,40 @@ def _compilable(path: str) -> tuple[Any, list[tuple[dict[str, Any], str]], dict[
     if len({a for _, a in out}) != 1:
         raise InputError("the layers have different activations; not compiled")
     return ck, out, {"base": base, "model_type": mt, "layout": layout}
+
+
+INDEX = "model.safetensors.index.json"
+
+
+def _files_are_the_model(path: Path, ck: Any) -> None:
+    """A directory's .safetensors files are the model's: with INDEX, exactly the files its
+    weight_map names, holding exactly its tensors; without it, one file.  Another file (an
+    adapter, a second model) would otherwise be merged into OUT."""
+    if not path.is_dir():
+        return
+    here = {f.name for f in ck.files}
+    index = path / INDEX
+    if not index.is_file():
+        if len(here) > 1:
+            raise InputError(f"{path} holds {len(here)} .safetensors files ({', '.join(sorted(here))}) and no "
+                             f"{INDEX} saying which belong to the model; not compiled (name the file)")
+        return
+    try:
+        wmap = json.loads(index.read_text()).get("weight_map")
+    except (ValueError, OSError, AttributeError) as e:
+        raise InputError(f"{index}: not readable as a safetensors index ({type(e).__name__}); not compiled") from None
+    if not isinstance(wmap, dict) or not all(isinstance(v, str) for v in wmap.values()):
+        raise InputError(f"{index}: no weight_map of tensor names to files; not compiled")
+    named = set(wmap.values())
+    extra, missing = sorted(here - named), sorted(named - here)
+    if extra:
+        raise InputError(f"{path / extra[0]} is not named in {INDEX} (an adapter or another model?): it would be "
+                         "merged into the compiled file; not compiled")
+    if missing:
+        raise InputError(f"{INDEX} names {missing[0]}, which is not in {path}; not compiled")
+    if set(wmap) != set(ck.names()):
+        odd = sorted(set(wmap) ^ set(ck.names()))[0]
+        raise InputError(f"{INDEX} and the files disagree on tensor {odd!r}; not compiled")
 
 
 def _is_int(v: Any) -> bool:
