@@ -54,7 +54,8 @@ from oracle.decide import bert_numpy
 from oracle.decide import compile as onnx_compile
 from oracle.decide.compile import COMPILE_FORMAT, TOLERANCE, float32_arrays, token_inputs
 
-__all__ = ["COMPILED_ARCHITECTURE", "COMPILED_MODEL_TYPE", "CONFIG_KEY", "check_compilable", "check_written", "compile_checkpoint",
+__all__ = ["COMPILED_ARCHITECTURE", "COMPILED_MODEL_TYPE", "CONFIG_KEY", "check_compilable", "check_written",
+           "compile_checkpoint",
            "config_target",
            "has_no_mlp_skip", "verify"]
 
@@ -434,7 +435,8 @@ def verify(original: str, compiled: str, tokenizer: Optional[str] = None, config
         runs[dt] = {"outputs": outs, "max_relative_difference": max(o["relative_difference"] for o in outs)}
     rel = runs["float32"]["max_relative_difference"]
     ok = all(r["max_relative_difference"] <= TOLERANCE for r in runs.values())
-    return {"verified": True, "inputs": what, "fed": fed, "covers": COVERS, "outputs": runs["float32"]["outputs"], "max_relative_difference": rel,
+    return {"verified": True, "inputs": what, "fed": fed, "covers": COVERS, "outputs": runs["float32"]["outputs"],
+            "max_relative_difference": rel,
             "float64": runs["float64"], "within_tolerance": ok, "tolerance": TOLERANCE,
             "measurement": "float32 and float64 numpy forward passes of the encoder (oracle/decide/bert_numpy.py): "
                            "the original with its MLP skips, the compiled checkpoint without them, as its "
