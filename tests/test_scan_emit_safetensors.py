@@ -154,6 +154,8 @@ def test_emit_writes_a_checkpoint_without_mlp_skips_that_matches(tmp_path: Path,
     ab = cfg["absorb"]
     assert ab["mlp_skip"] is False and ab["original_model_type"] == model_type
     assert cfg["model_type"] != model_type and "standard loaders" in ab["note"]
+    # no standard class is named: a loader dispatching on architectures would add the skip back
+    assert cfg["architectures"] == ["AbsorbBertWithoutMlpSkip"] and ab["original_architectures"] == ["BertModel"]
     assert ab["intermediate_sizes"] == [e["width_after"] for e in comp["blocks"]] == comp["intermediate_sizes"]
     # every tensor outside the MLP blocks is the input's, bit for bit; the blocks have the new width
     assert set(new) == set(old)
@@ -182,7 +184,10 @@ def test_emit_writes_a_checkpoint_without_mlp_skips_that_matches(tmp_path: Path,
     assert 0 <= v["max_relative_difference"] <= 1e-4 and v["float64"]["max_relative_difference"] <= 1e-4
     if all(e["float32"]["exact_in_float32"] for e in comp["blocks"]):  # stored exactly: float64 agrees closely
         assert v["float64"]["max_relative_difference"] <= 1e-12
-    assert "float32 and float64 numpy" in v["measurement"] and "random token ids" in v["inputs"]
+    assert "float32 and float64 numpy" in v["measurement"] and "every token id of the vocabulary (40)" in v["inputs"]
+    # every id of the small vocabulary is fed, and a padded sequence exercises the attention mask
+    assert v["fed"]["every_id"] and v["fed"]["distinct_ids"] == VOCAB and v["fed"]["padded_sequences"] >= 1
+    assert "not a proof" in v["covers"]
 
 
 def test_the_package_forward_matches_the_one_written_here(tmp_path: Path) -> None:
@@ -239,6 +244,10 @@ def _refused(r: subprocess.CompletedProcess, folder: Path, words: str) -> None:
     ("llama", "pre-norm block"), ("gpt2", "pre-norm block"), ("vit", "pre-norm block"),
     ("distilbert_type", "model_type 'distilbert'"), ("no_config", "no config.json"),
     ("float16", "is float16; only float32"), ("relative", "relative positions"),
+    ("layers_5", "num_hidden_layers 5 disagrees"), ("hidden_64", "hidden_size 64 disagrees"),
+    ("intermediate_3", "intermediate_size 3 disagrees"), ("positions_4", "max_position_embeddings 4 disagrees"),
+    ("heads_3", "does not divide the hidden size 8"), ("heads_true", "num_attention_heads is True"),
+    ("eps_text", "layer_norm_eps is 'abc'"), ("layer_without_mlp", "encoder.layer.2 has tensors but no MLP"),
 ])
 def test_refusals_name_the_reason_before_any_work(tmp_path: Path, case: str, words: str) -> None:
     t, cfg = _weights(13), _config()
@@ -263,6 +272,21 @@ def test_refusals_name_the_reason_before_any_work(tmp_path: Path, case: str, wor
         t["encoder.layer.1.attention.self.key.weight"] = t["encoder.layer.1.attention.self.key.weight"].astype(np.float16)
     elif case == "relative":
         cfg["position_embedding_type"] = "relative_key"
+    elif case in ("layers_5", "hidden_64", "intermediate_3", "positions_4", "heads_3", "heads_true", "eps_text"):
+        key, value = {"layers_5": ("num_hidden_layers", 5), "hidden_64": ("hidden_size", 64),
+                      "intermediate_3": ("intermediate_size", 3), "positions_4": ("max_position_embeddings", 4),
+                      "heads_3": ("num_attention_heads", 3), "heads_true": ("num_attention_heads", True),
+                      "eps_text": ("layer_norm_eps", "abc")}[case]
+        cfg[key] = value
+    elif case == "layer_without_mlp":  # a third layer: attention and LayerNorms, no MLP tensors
+        rng = np.random.default_rng(3)
+        for n in ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense"):
+            t[f"encoder.layer.2.{n}.weight"] = rng.standard_normal((D, D)).astype(np.float32)
+            t[f"encoder.layer.2.{n}.bias"] = np.zeros(D, np.float32)
+        for n in ("attention.output.LayerNorm", "output.LayerNorm"):
+            t[f"encoder.layer.2.{n}.weight"] = np.ones(D, np.float32)
+            t[f"encoder.layer.2.{n}.bias"] = np.zeros(D, np.float32)
+        cfg["num_hidden_layers"] = 3
     src = _write(tmp_path / "in", t, cfg)
     out = tmp_path / "out"
     out.mkdir()
@@ -367,3 +391,100 @@ def test_a_second_rename_failure_leaves_neither_file(tmp_path: Path, monkeypatch
     assert code == 2 and "disk full" in capsys.readouterr().err
     assert calls == [str(out.parent / "config.json"), str(out)]
     assert list(out.parent.iterdir()) == []
+
+
+_PLANT = r'''
+import sys
+from pathlib import Path
+import numpy as np
+from oracle.cli import main
+from oracle.decide import compile_safetensors as cs
+delta = float(sys.argv[1])
+real = cs.float32_arrays
+def broken(arrays, err):
+    got, rounding = real(arrays, err)
+    got["W_down"] = got["W_down"].copy()
+    got["W_down"][0, 0] += np.float32(delta)
+    return got, rounding
+cs.float32_arrays = broken
+raise SystemExit(main(sys.argv[2:]))
+'''
+
+
+@pytest.mark.parametrize("delta", [1e-5, 2e-6])
+def test_a_small_write_stage_change_is_caught_by_reading_the_file_back(tmp_path: Path, delta: float) -> None:
+    """A change to one written W_down entry, made after plan_block's exact check and too small for
+    the end-to-end tolerance (referee/ref7b/attack_plant.py), is found by comparing the file read
+    back with the float64 construction: exit 1, nothing left in OUT's folder."""
+    src = _write(tmp_path / "in", _weights(19), _config())
+    out = tmp_path / "out" / "c.safetensors"
+    out.parent.mkdir()
+    r = subprocess.run([sys.executable, "-c", _PLANT, str(delta), "scan", str(src), "--emit", str(out), "--json"],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    comp = json.loads(r.stdout)["compiled"]
+    assert comp["end_to_end"]["within_tolerance"]  # the end-to-end check alone would have let it through
+    wc = comp["written_check"]
+    # the plant changes W_down[0, 0] of each block
+    assert not wc["passed"] and [f.split(":")[0] for f in wc["failures"]] == [
+        f"encoder.layer.{i}.output.dense.weight" for i in range(LAYERS)]
+    assert comp["written"] is False and "does not hold the construction" in r.stderr
+    assert list(out.parent.iterdir()) == []
+
+
+def test_the_written_check_reads_every_replaced_array(tmp_path: Path) -> None:
+    src, out, r = _compiled(tmp_path, 31)
+    assert r.returncode == 0, r.stderr
+    wc = json.loads(r.stdout)["compiled"]["written_check"]
+    assert wc["passed"] and wc["blocks_checked"] == LAYERS and wc["arrays_checked"] == 4 * LAYERS
+    assert wc["failures"] == []
+
+
+def test_the_end_to_end_check_feeds_every_id_of_a_small_vocabulary(tmp_path: Path) -> None:
+    """A compiled checkpoint that differs from the original only on token id 2 (its word embedding
+    row), an id the former fixed draw of 2 x 12 ids never fed (referee/ref7b/report.md F7), fails the
+    check once every id is fed; the unchanged one passes."""
+    from oracle.decide import compile_safetensors as cs
+    src, out, r = _compiled(tmp_path, 37)
+    assert r.returncode == 0, r.stderr
+    assert 2 not in set(np.random.default_rng(0).integers(0, VOCAB, size=(2, 12)).ravel().tolist())
+    good = cs.verify(str(src), str(out), config=out.parent / "config.json")
+    assert good["within_tolerance"] and good["fed"]["every_id"]
+    t = load_file(str(out))
+    t["embeddings.word_embeddings.weight"][2] += np.array([1, -1] * (D // 2), np.float32)  # LN keeps it
+    (tmp_path / "bad").mkdir()
+    save_file(t, str(tmp_path / "bad" / "c.safetensors"))
+    (tmp_path / "bad" / "config.json").write_text((out.parent / "config.json").read_text())
+    bad = cs.verify(str(src), str(tmp_path / "bad" / "c.safetensors"), config=tmp_path / "bad" / "config.json")
+    assert bad["verified"] and not bad["within_tolerance"] and bad["max_relative_difference"] > 1e-2
+
+
+def test_a_directory_compiles_only_the_files_its_index_names(tmp_path: Path) -> None:
+    """A stray second .safetensors (an adapter) beside model.safetensors is refused, with or
+    without an index that leaves it out; a sharded directory with its index compiles, and OUT holds
+    exactly the model's tensors (referee/ref7b/report.md F5)."""
+    t = _weights(7)
+    stray = tmp_path / "stray"
+    _write(stray, t, _config())
+    save_file({"adapter.lora_A": np.ones((2, D), np.float32)}, str(stray / "adapter_model.safetensors"))
+    (tmp_path / "o1").mkdir()
+    r = _absorb("scan", str(stray), "--emit", str(tmp_path / "o1" / "c.safetensors"))
+    _refused(r, tmp_path / "o1", "no model.safetensors.index.json")
+    assert len(r.stderr.strip().splitlines()) == 1
+    (stray / "model.safetensors.index.json").write_text(json.dumps({"weight_map": {n: "model.safetensors" for n in t}}))
+    r = _absorb("scan", str(stray), "--emit", str(tmp_path / "o1" / "c.safetensors"))
+    _refused(r, tmp_path / "o1", "adapter_model.safetensors is not named in model.safetensors.index.json")
+    shard = tmp_path / "shard"
+    shard.mkdir()
+    names = sorted(t)
+    half = len(names) // 2
+    files = {n: f"model-0000{1 + (i >= half)}-of-00002.safetensors" for i, n in enumerate(names)}
+    for f in sorted(set(files.values())):
+        save_file({n: t[n] for n in names if files[n] == f}, str(shard / f))
+    (shard / "model.safetensors.index.json").write_text(json.dumps({"weight_map": files}))
+    (shard / "config.json").write_text(json.dumps(_config()))
+    (tmp_path / "o2").mkdir()
+    out = tmp_path / "o2" / "c.safetensors"
+    r = _absorb("scan", str(shard), "--emit", str(out))
+    assert r.returncode == 0, r.stderr
+    assert set(load_file(str(out))) == set(t)

@@ -68,9 +68,14 @@ def run(args: argparse.Namespace) -> int:
         doc["compiled"] = _compile(args, out, progress)
         if not doc["compiled"]["written"]:
             v = doc["compiled"]["end_to_end"]
-            print(f"absorb scan: error: the compiled model differs from the original by "
-                  f"{v['max_relative_difference']:.3g} (relative), more than {v['tolerance']:g}; "
-                  f"{out} is not written", file=sys.stderr)
+            wc = doc["compiled"].get("written_check")
+            why = []
+            if not v["within_tolerance"]:
+                why.append(f"the compiled model differs from the original by {v['max_relative_difference']:.3g} "
+                           f"(relative), more than {v['tolerance']:g}")
+            if wc is not None and not wc["passed"]:
+                why.append("the file read back does not hold the construction: " + "; ".join(wc["failures"]))
+            print(f"absorb scan: error: {'; '.join(why)}; {out} is not written", file=sys.stderr)
             status = 1
     if args.json:
         emit_json(doc)
@@ -143,7 +148,8 @@ def _compile_safetensors(args: argparse.Namespace, out: Path, progress: Any) -> 
                                                             config=tmp_cfg)
         if not v["verified"]:
             raise InputError(f"the compiled checkpoint could not be checked end to end ({v['reason']}); not written")
-        passed = v["within_tolerance"]
+        wc = comp["written_check"]
+        passed = v["within_tolerance"] and wc["passed"]
         if passed:
             mask = os.umask(0)
             os.umask(mask)
@@ -155,7 +161,11 @@ def _compile_safetensors(args: argparse.Namespace, out: Path, progress: Any) -> 
                 renamed.append(final)
         comp.update({"output": str(out) if passed else None, "config": str(cfg_out) if passed else None,
                      "written": passed})
-        if not passed:
+        if not wc["passed"]:
+            comp["not_written"] = ("the file read back does not hold the construction: " + wc["failures"][0]
+                                   + (f" (and {len(wc['failures']) - 1} more)" if len(wc["failures"]) > 1 else "")
+                                   + "; the compiled checkpoint and its config.json were deleted")
+        elif not passed:
             comp["not_written"] = (f"the end-to-end difference {v['max_relative_difference']:.3g} (float32; float64 "
                                    f"{v['float64']['max_relative_difference']:.3g}) exceeds {v['tolerance']:g}; "
                                    "the compiled checkpoint and its config.json were deleted")
@@ -233,6 +243,11 @@ def _compiled_lines(c: dict[str, Any]) -> None:
     for kind in dict.fromkeys(e["construction"] for e in c["blocks"]):
         first = next(e for e in c["blocks"] if e["construction"] == kind)
         print(f"{kind}: {first['why']}")
+    wc = c.get("written_check")
+    if wc is not None:
+        print(f"written file read back: {wc['arrays_checked']} arrays of {wc['blocks_checked']} blocks "
+              + ("equal the construction within the stated float32 bounds" if wc["passed"]
+                 else "NOT within the stated float32 bounds: " + "; ".join(wc["failures"])))
     sb = c["size_bytes"]
     print(f"size: {sb['before']} -> {sb['after']} bytes (x{sb['ratio']})")
     v = c["end_to_end"]
@@ -244,6 +259,11 @@ def _compiled_lines(c: dict[str, Any]) -> None:
               f"(float32 numpy encoder; float64: {v['float64']['max_relative_difference']:.3g}; "
               + ", ".join(f"{o['output']}: {o['relative_difference']:.2g} (abs {o['max_abs_difference']:.2g})"
                           for o in v["outputs"]) + ")")
+        if "fed" in v:
+            f = v["fed"]
+            print(f"end-to-end inputs: {f['distinct_ids']} distinct token ids of {f['vocabulary']}"
+                  + (" (every id)" if f["every_id"] else "") + f", {f['sequences']} sequences, "
+                  f"{f['padded_sequences']} padded; {v['covers']}")
         return
     print(f"end to end ({v['inputs']}): largest relative difference {v['max_relative_difference']:.3g} "
           f"(float32 measurement, onnxruntime {v['onnxruntime']}; "

@@ -17,15 +17,21 @@ The config.json written beside OUT is the input's with these changes, stated und
 * ``intermediate_sizes`` -- the width of each layer's MLP block, in layer order;
 * ``original_model_type``, ``original_intermediate_size`` and the compile format.
 
-``model_type`` becomes COMPILED_MODEL_TYPE: no standard loader (transformers) has a BERT without
+``model_type`` becomes COMPILED_MODEL_TYPE and ``architectures`` becomes [COMPILED_ARCHITECTURE]
+(the input's list is kept as ``absorb.original_architectures``): no standard loader (transformers) has a BERT without
 the MLP skip, and one that took this file for a BERT would add the skip back and compute another
 function (silently, where a layer kept its width).  The file is for loaders that read the
 ``absorb`` key; the end-to-end check here is one (oracle/decide/bert_numpy.py).
 
-Refused (InputError, one line, before any work): another family than the BERT names; pre-norm
+Refused (InputError, one line, before any work): a directory whose .safetensors files are not
+exactly those its model.safetensors.index.json names (or several files and no index); another family
+than the BERT names; pre-norm
 layouts (Llama, GPT-2, ViT's ``layernorm_before``, ...: the skip adds h while the block reads
 norm(h)); a model_type other than bert/roberta; no config.json or one without
-num_attention_heads; a float tensor in another type than float32 (named by its type); a block
+num_attention_heads, or whose num_attention_heads is not a positive integer dividing the hidden size,
+or whose layer_norm_eps is not a positive number; a config.json whose num_hidden_layers,
+hidden_size, intermediate_size or max_position_embeddings disagrees with the tensors; a layer with
+tensors but no MLP block; a float tensor in another type than float32 (named by its type); a block
 found with a guess or whose activation the forward does not compute; a tensor the encoder needs
 that is missing.
 """
@@ -48,14 +54,20 @@ from oracle.decide import bert_numpy
 from oracle.decide import compile as onnx_compile
 from oracle.decide.compile import COMPILE_FORMAT, TOLERANCE, float32_arrays, token_inputs
 
-__all__ = ["COMPILED_MODEL_TYPE", "CONFIG_KEY", "check_compilable", "compile_checkpoint", "config_target",
+__all__ = ["COMPILED_ARCHITECTURE", "COMPILED_MODEL_TYPE", "CONFIG_KEY", "check_compilable", "check_written",
+           "compile_checkpoint",
+           "config_target",
            "has_no_mlp_skip", "verify"]
 
 CONFIG_KEY = "absorb"
 COMPILED_MODEL_TYPE = "absorb_bert_without_mlp_skip"
+COMPILED_ARCHITECTURE = "AbsorbBertWithoutMlpSkip"  # no standard loader has a class of this name
 LOADER_NOTE = ("standard loaders (transformers) have no BERT without its MLP skip: this file is for loaders that "
                "read config.json's 'absorb' key (mlp_skip false, intermediate_sizes); model_type is changed so "
                "that it is not taken for a BERT, which would add the skip back")
+# each role of a planned block and the name of its tensor under ``encoder.layer.N.``
+_ROLES = (("W_up", "intermediate.dense.weight"), ("b_up", "intermediate.dense.bias"),
+          ("W_down", "output.dense.weight"), ("b_down", "output.dense.bias"))
 # families of the name table whose blocks read a normalised input while the skip adds the raw one
 _PRE_NORM = {"gpt2", "llama", "gemma", "qwen_moe", "mixtral", "t5", "t5_gated", "gpt_neox", "fc", "phi3", "opt"}
 _PRE_NORM_REASON = ("pre-norm block: the skip adds h while the block reads norm(h), so x + B(x) is not this "
@@ -85,6 +97,7 @@ def _compilable(path: str) -> tuple[Any, list[tuple[dict[str, Any], str]], dict[
     ck = open_checkpoint(path)
     if ck.format != "safetensors":
         raise InputError(f"not a safetensors checkpoint ({ck.format})")
+    _files_are_the_model(Path(path), ck)
     specs, _ = families.discover(ck)
     if not specs:
         raise InputError("no MLP block found; nothing to compile")
@@ -120,8 +133,12 @@ def _compilable(path: str) -> tuple[Any, list[tuple[dict[str, Any], str]], dict[
             or cfg.get("add_cross_attention"):
         raise InputError("config.json asks for relative positions, a decoder or cross-attention: the end-to-end "
                          "check runs the absolute-position encoder only; not compiled")
-    if not isinstance(cfg.get("num_attention_heads"), int) or cfg["num_attention_heads"] < 1:
-        raise InputError("config.json has no num_attention_heads; not compiled")
+    heads = cfg.get("num_attention_heads")
+    if not _is_int(heads) or heads < 1:
+        raise InputError(f"config.json num_attention_heads is {heads!r}, not a positive integer; not compiled")
+    eps = cfg.get("layer_norm_eps", 1e-12)
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 < eps < float("inf"):
+        raise InputError(f"config.json layer_norm_eps is {eps!r}, not a positive number; not compiled")
     for n in ck.names():
         t = ck.dtype(n)
         if "float" in t and t != "float32":
@@ -131,7 +148,9 @@ def _compilable(path: str) -> tuple[Any, list[tuple[dict[str, Any], str]], dict[
     if len(bases) != 1 or [s["prefix"] for s in specs] != want:
         raise InputError("the MLP blocks are not the layers encoder.layer.0 .. N-1 of one encoder; not compiled")
     base = bases.pop()
+    _layers_have_mlps(base, len(specs), names)
     layout = bert_numpy.encoder_names(base, len(specs), names)
+    _config_agrees(ck, cfg, layout)
     out = []
     for spec in specs:
         act, src = families.spec_activation(ck, spec)
@@ -142,6 +161,78 @@ def _compilable(path: str) -> tuple[Any, list[tuple[dict[str, Any], str]], dict[
     if len({a for _, a in out}) != 1:
         raise InputError("the layers have different activations; not compiled")
     return ck, out, {"base": base, "model_type": mt, "layout": layout}
+
+
+INDEX = "model.safetensors.index.json"
+
+
+def _files_are_the_model(path: Path, ck: Any) -> None:
+    """A directory's .safetensors files are the model's: with INDEX, exactly the files its
+    weight_map names, holding exactly its tensors; without it, one file.  Another file (an
+    adapter, a second model) would otherwise be merged into OUT."""
+    if not path.is_dir():
+        return
+    here = {f.name for f in ck.files}
+    index = path / INDEX
+    if not index.is_file():
+        if len(here) > 1:
+            raise InputError(f"{path} holds {len(here)} .safetensors files ({', '.join(sorted(here))}) and no "
+                             f"{INDEX} saying which belong to the model; not compiled (name the file)")
+        return
+    try:
+        wmap = json.loads(index.read_text()).get("weight_map")
+    except (ValueError, OSError, AttributeError) as e:
+        raise InputError(f"{index}: not readable as a safetensors index ({type(e).__name__}); not compiled") from None
+    if not isinstance(wmap, dict) or not all(isinstance(v, str) for v in wmap.values()):
+        raise InputError(f"{index}: no weight_map of tensor names to files; not compiled")
+    named = set(wmap.values())
+    extra, missing = sorted(here - named), sorted(named - here)
+    if extra:
+        raise InputError(f"{path / extra[0]} is not named in {INDEX} (an adapter or another model?): it would be "
+                         "merged into the compiled file; not compiled")
+    if missing:
+        raise InputError(f"{INDEX} names {missing[0]}, which is not in {path}; not compiled")
+    if set(wmap) != set(ck.names()):
+        odd = sorted(set(wmap) ^ set(ck.names()))[0]
+        raise InputError(f"{INDEX} and the files disagree on tensor {odd!r}; not compiled")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _layers_have_mlps(base: str, n: int, names: set[str]) -> None:
+    """Every layer ``encoder.layer.K`` that has tensors is one of the n whose MLP block was found:
+    a layer without MLP tensors would be kept in the file but never run by the end-to-end check."""
+    head = f"{base}encoder.layer."
+    present = {int(k) for k in (nm[len(head):].split(".", 1)[0] for nm in names if nm.startswith(head))
+               if k.isdigit()}
+    extra = sorted(present - set(range(n)))
+    if extra:
+        raise InputError(f"layer {head}{extra[0]} has tensors but no MLP block (intermediate.dense, output.dense); "
+                         f"the MLP blocks found are layers 0 .. {n - 1}; not compiled")
+
+
+def _config_agrees(ck: Any, cfg: dict[str, Any], layout: dict[str, Any]) -> None:
+    """config.json's sizes, where it states them, equal the tensors' (it is copied beside OUT, and a
+    loader would read them); the heads divide the hidden size."""
+    d = int(ck.shape(layout["word"])[1])
+    checks = [("num_hidden_layers", len(layout["layers"]), "the layers in the file"),
+              ("hidden_size", d, "the embeddings' width"),
+              ("max_position_embeddings", int(ck.shape(layout["position"])[0]), "the rows of the position table")]
+    widths = {int(ck.shape(lay["up"][0])[0]) for lay in layout["layers"]}
+    if len(widths) == 1:
+        checks.append(("intermediate_size", widths.pop(), "the MLP blocks' width"))
+    elif "intermediate_size" in cfg:
+        raise InputError(f"config.json intermediate_size {cfg['intermediate_size']!r}, but the MLP blocks have "
+                         f"different widths {sorted(widths)}; not compiled")
+    for key, want, what in checks:
+        if key in cfg and (not _is_int(cfg[key]) or cfg[key] != want):
+            raise InputError(f"config.json {key} {cfg[key]!r} disagrees with the tensors ({what}: {want}); "
+                             "not compiled")
+    if d % cfg["num_attention_heads"]:
+        raise InputError(f"config.json num_attention_heads {cfg['num_attention_heads']} does not divide the hidden "
+                         f"size {d}; not compiled")
 
 
 def check_compilable(path: str) -> int:
@@ -171,7 +262,7 @@ def compile_checkpoint(path: str, out: Path, config_out: Path,
     t0 = time.perf_counter()
     ck, specs, info = _compilable(path)
     tensors, meta = _read_all(ck)
-    entries, widths = [], []
+    entries, widths, exact = [], [], []
     for k, (spec, act) in enumerate(specs, 1):
         progress(f"compile [{k}/{len(specs)}] {spec['prefix']}")
         block = families.load_block(ck, spec, act)
@@ -179,15 +270,15 @@ def compile_checkpoint(path: str, out: Path, config_out: Path,
         arrays, rec = onnx_compile.plan_block(block)
         arrays32, rounding = float32_arrays(arrays, rec.pop("float64_rounding"))
         p = spec["prefix"] + "."
-        for role, name in (("W_up", "intermediate.dense.weight"), ("b_up", "intermediate.dense.bias"),
-                           ("W_down", "output.dense.weight"), ("b_down", "output.dense.bias")):
+        for role, name in _ROLES:
             tensors[p + name] = np.ascontiguousarray(arrays32[role])
         rec.update({"block": spec["prefix"], "activation": act, "d": block.d, "float32": rounding,
                     "skip_removed": f"{p}output: LN(a + B(a)) becomes LN(P(a)) (config.json "
                                     f"{CONFIG_KEY}.mlp_skip = false)"})
         entries.append(rec)
         widths.append(int(rec["width_after"]))
-        del block, arrays
+        exact.append((p, arrays, rounding["max_entry_error"]))
+        del block
     cfg = dict(ck.config())
     cfg[CONFIG_KEY] = {"compile_format": COMPILE_FORMAT, "mlp_skip": False, "intermediate_sizes": widths,
                        "original_model_type": info["model_type"],
@@ -196,17 +287,51 @@ def compile_checkpoint(path: str, out: Path, config_out: Path,
                                "W_up of intermediate_sizes[i] rows, where the original computed "
                                "LN(a + W_down s(W_up a + b_up) + b_down)"}
     cfg["model_type"] = COMPILED_MODEL_TYPE
+    # a loader that picks its class from architectures (BertModel) would add the skip back
+    if "architectures" in cfg:
+        cfg[CONFIG_KEY]["original_architectures"] = cfg["architectures"]
+    cfg["architectures"] = [COMPILED_ARCHITECTURE]
     save_file(tensors, str(out), metadata={**meta, "absorb_mlp_skip": "false"})
     config_out.write_text(json.dumps(cfg, indent=2) + "\n")
+    del tensors
+    written = check_written(out, exact)
     before = sum(f.stat().st_size for f in ck.files)
     size = out.stat().st_size
     return {"compile_format": COMPILE_FORMAT, "format": "safetensors", "checkpoint": str(path), "output": str(out),
             "config": str(config_out), "blocks": entries, "intermediate_sizes": widths,
             "size_bytes": {"before": before, "after": size, "ratio": round(size / before, 4)},
-            "skips_removed": len(entries), "loaders": LOADER_NOTE,
+            "skips_removed": len(entries), "loaders": LOADER_NOTE, "written_check": written,
             "note": "each block's replacing block equals x + B(x) exactly in real arithmetic; the file stores "
                     "it in float32 (float32.max_entry_error bounds |stored - exact| per array)",
             "seconds": round(time.perf_counter() - t0, 3)}
+
+
+def check_written(out: Path, exact: list[tuple[str, dict[str, np.ndarray], dict[str, float]]]) -> dict[str, Any]:
+    """Read the written file back (safetensors' own reader) and compare each replaced block's four
+    arrays, entry by entry, with the float64 construction plan_block returned: every stored entry
+    must lie within the float32 bound the block table states for that array (float32.max_entry_error).
+    ``exact`` holds, per block, its tensor prefix, the float64 arrays and those bounds.  The
+    comparison is exact: a float32 entry converted to float64 and its difference with a float64
+    value are the same computation float32_arrays made to obtain the bound."""
+    failures: list[str] = []
+    checked = 0
+    with safe_open(str(out), framework="np") as fh:
+        for p, arrays, bound in exact:
+            for role, name in _ROLES:
+                got = fh.get_tensor(p + name)
+                want = arrays[role]
+                checked += 1
+                if got.dtype != np.float32 or got.shape != want.shape:
+                    failures.append(f"{p}{name}: written {got.dtype} {list(got.shape)}, constructed float32 "
+                                    f"{list(want.shape)}")
+                    continue
+                err = float(np.max(np.abs(got.astype(np.float64) - want))) if want.size else 0.0
+                if not err <= bound.get(role, 0.0):  # also false for a NaN
+                    failures.append(f"{p}{name}: written entries differ from the construction by up to {err:.3g}, "
+                                    f"above the stated float32 bound {bound.get(role, 0.0):.3g}")
+    return {"passed": not failures, "arrays_checked": checked, "blocks_checked": len(exact), "failures": failures,
+            "what": "the written file read back; each replaced block's W_up, b_up, W_down, b_down compared entry by "
+                    "entry with the float64 construction, within the float32 bound stated per array"}
 
 
 # ---------------------------------------------------------------------- end to end
@@ -235,6 +360,46 @@ def _model(path: str, config: Optional[Path] = None) -> dict[str, Any]:
             "vocab": int(ck.shape(layout["word"])[0])}
 
 
+EVERY_ID_LIMIT = 4096  # up to this vocabulary size (and without --tokenizer) every token id is fed
+_SEQ, _BATCH = 12, 64
+COVERS = ("the end-to-end check is a float measurement on the inputs listed (fed: distinct token ids, padded "
+          "sequences), not a proof for every input; the exact part is the per-block construction, equal to "
+          "x + B(x) in exact arithmetic and compared with the written file within the stated float32 bounds")
+
+
+def _inputs(a: dict[str, Any], tokenizer: Optional[str], pad: int, mt: str) -> tuple[np.ndarray, np.ndarray, str]:
+    """The token ids and attention mask of the end-to-end check, and what they are.  With
+    --tokenizer: its sentences.  Otherwise, for a vocabulary of at most EVERY_ID_LIMIT ids: every id
+    once, in a random order, cut into sequences of _SEQ (fewer when the position table is short), the
+    last one padded (or, when the ids fill the rows exactly, one more padded sequence), so that the
+    attention mask is exercised.  For a larger vocabulary: compile.token_inputs' random ids and one
+    padded sequence made from their first row."""
+    rng = np.random.default_rng(0)
+    vocab = a["vocab"]
+    if tokenizer:
+        return token_inputs(tokenizer, rng, pad_id=pad)
+    if vocab > EVERY_ID_LIMIT:
+        ids, mask, what = token_inputs(None, rng, pad_id=pad)
+        half = ids.shape[1] // 2
+        row = np.concatenate([ids[0, :half], np.full(ids.shape[1] - half, pad, dtype=np.int64)])
+        ids = np.vstack([ids, row[None]])
+        mask = np.vstack([mask, (np.arange(ids.shape[1]) < half).astype(np.int64)[None]])
+        return ids, mask, what + f", and their first row's first {half} ids padded to {ids.shape[1]}"
+    rows = int(a["get"](a["layout"]["position"]).shape[0])
+    seq = max(2, min(_SEQ, rows - (pad + 1 if mt == "roberta" else 0)))
+    perm = rng.permutation(vocab).astype(np.int64)
+    n = -(-vocab // seq) + (1 if vocab % seq == 0 else 0)
+    ids = np.full((n, seq), pad, dtype=np.int64)
+    mask = np.zeros((n, seq), dtype=np.int64)
+    flat = ids.reshape(-1)
+    flat[:vocab] = perm
+    mask.reshape(-1)[:vocab] = 1
+    if vocab % seq == 0:  # the extra row: half of it real ids, the rest padding
+        ids[-1, :seq // 2], mask[-1, :seq // 2] = perm[:seq // 2], 1
+    return ids, mask, (f"every token id of the vocabulary ({vocab}) once, in random order, {n} sequences of {seq} "
+                       "(the last padded, attention_mask 0 on padding; no --tokenizer given)")
+
+
 def verify(original: str, compiled: str, tokenizer: Optional[str] = None, config: Optional[Path] = None
            ) -> dict[str, Any]:
     """Run the numpy encoder (oracle/decide/bert_numpy.py) on the original checkpoint (with its MLP
@@ -247,17 +412,19 @@ def verify(original: str, compiled: str, tokenizer: Optional[str] = None, config
                                              f"have no skip ({CONFIG_KEY}.mlp_skip = false) for the same model type"}
     mt, act = a["model_type"], a["activation"]
     pad = int(a["cfg"].get("pad_token_id") or (1 if mt == "roberta" else 0))
-    rng = np.random.default_rng(0)
-    if tokenizer or a["vocab"] >= 2000:
-        ids, mask, what = token_inputs(tokenizer, rng, pad_id=pad)
-    else:  # a small vocabulary (the tests' models): ids drawn below its size
-        ids = rng.integers(0, a["vocab"], size=(2, 12), dtype=np.int64)
-        mask = np.ones_like(ids)
-        what = f"random token ids in [0, {a['vocab']}) (no --tokenizer given; the vocabulary has {a['vocab']}), 2 x 12"
+    ids, mask, what = _inputs(a, tokenizer, pad, mt)
+    fed = {"distinct_ids": int(np.unique(ids[mask > 0]).size), "vocabulary": a["vocab"],
+           "every_id": bool(np.unique(ids[mask > 0]).size == a["vocab"]), "sequences": int(ids.shape[0]),
+           "padded_sequences": int(np.sum(np.any(mask == 0, axis=1)))}
+
+    def run(m: dict[str, Any], dt: str, skip: bool) -> dict[str, np.ndarray]:
+        parts = [bert_numpy.forward(m["get"], m["cfg"], m["layout"], mt, act, ids[i:i + _BATCH], mask[i:i + _BATCH],
+                                    dt, mlp_skip=skip) for i in range(0, ids.shape[0], _BATCH)]
+        return {n: np.concatenate([q[n] for q in parts]) for n in parts[0]}
+
     runs: dict[str, Any] = {}
     for dt in ("float32", "float64"):
-        ra = bert_numpy.forward(a["get"], a["cfg"], a["layout"], mt, act, ids, mask, dt, mlp_skip=True)
-        rb = bert_numpy.forward(b["get"], b["cfg"], b["layout"], mt, act, ids, mask, dt, mlp_skip=False)
+        ra, rb = run(a, dt, True), run(b, dt, False)
         outs = []
         for n, x in ra.items():
             y = rb[n]
@@ -268,7 +435,8 @@ def verify(original: str, compiled: str, tokenizer: Optional[str] = None, config
         runs[dt] = {"outputs": outs, "max_relative_difference": max(o["relative_difference"] for o in outs)}
     rel = runs["float32"]["max_relative_difference"]
     ok = all(r["max_relative_difference"] <= TOLERANCE for r in runs.values())
-    return {"verified": True, "inputs": what, "outputs": runs["float32"]["outputs"], "max_relative_difference": rel,
+    return {"verified": True, "inputs": what, "fed": fed, "covers": COVERS, "outputs": runs["float32"]["outputs"],
+            "max_relative_difference": rel,
             "float64": runs["float64"], "within_tolerance": ok, "tolerance": TOLERANCE,
             "measurement": "float32 and float64 numpy forward passes of the encoder (oracle/decide/bert_numpy.py): "
                            "the original with its MLP skips, the compiled checkpoint without them, as its "
