@@ -44,6 +44,7 @@ ALLOWED = {
     # files of the user's checkpoint, read beside its weights
     "config.json": "a Hugging Face checkpoint's configuration, next to its weights",
     "tokenizer.json": "a Hugging Face checkpoint's tokenizer, next to its weights (scan --tokenizer FILE)",
+    "model.safetensors.index.json": "a sharded Hugging Face checkpoint's index of its weight files, next to them",
     # written at run time into a temporary folder, never part of the repository
     "ProofCheckQuery.v": "the query file oracle/formal/coqcheck.py writes into a temporary folder",
     # an example of a document the user changed by hand (docs/scan-formats.md)
